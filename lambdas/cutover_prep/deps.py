@@ -1,0 +1,57 @@
+"""Dependencies of the handlers, built once per Lambda container and injectable in tests."""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+import boto3
+
+from cutover_prep import engines
+from cutover_prep.connection import connection_spec, secrets_manager_reader
+from cutover_prep.engines import ConnectionSpec, Engine
+from cutover_prep.settings import get_settings
+from cutover_prep.store import Store
+
+_engines: dict[tuple[str, str, int, str, str, int], Engine] = {}
+
+
+@lru_cache(maxsize=None)
+def client(service: str) -> Any:
+    return boto3.client(service)
+
+
+def store() -> Store:
+    settings = get_settings()
+    return Store(dynamodb=client("dynamodb"), s3=client("s3"), table=settings.table_name,
+                 bucket=settings.bucket_name)
+
+
+def read_secret(arn: str) -> str:
+    return secrets_manager_reader(client("secretsmanager"))(arn)
+
+
+def open_engine(spec: ConnectionSpec, warmup: dict[str, Any], *, call_timeout_seconds: float | None = None) -> Engine:
+    return engines.open_engine(spec, call_timeout_seconds=call_timeout_seconds,
+                               create_extension=bool(warmup.get("create_extension")))
+
+
+def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
+    """One connection per container and target, reused across invocations."""
+    spec = connection_spec(run, read_secret)
+    key = (spec.engine, spec.host, spec.port, spec.database, spec.user, threading.get_ident())
+    engine = _engines.get(key)
+    if engine is None:
+        engine = open_engine(spec, run["warmup"], call_timeout_seconds=call_timeout_seconds)
+        _engines[key] = engine
+    return engine
+
+
+def reset() -> None:
+    """Forget cached clients and connections (tests, the local runner between runs)."""
+    client.cache_clear()
+    get_settings.cache_clear()
+    for engine in _engines.values():
+        engine.close()
+    _engines.clear()

@@ -1,0 +1,159 @@
+"""The one interface every database engine implements.
+
+An engine knows how to:
+- ``discover``: list every segment (relation fork, table partition, index, LOB segment ...)
+  that must be read, with its size and the block extents that make it up;
+- ``read_range``: read one block range of one segment exactly once and say what it read;
+- ``close``.
+
+Planning (``cutover_prep.planning``) turns segments into work units made of
+``ReadRange`` pieces; the warm-unit Lambda hands each piece back to the engine.
+Engines never write to the customer database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class EngineError(Exception):
+    """Base class of the errors an engine raises. ``error_type`` names it in the workflow."""
+
+    error_type = "EngineError"
+
+
+class DatabaseUnreachable(EngineError):
+    """The database could not be reached or refused the login."""
+
+    error_type = "DatabaseUnreachable"
+
+
+class TransientDatabaseError(EngineError):
+    """A read failed for a reason that may pass (lost connection, timeout, resource busy)."""
+
+    error_type = "TransientDatabaseError"
+
+
+class PermanentReadError(EngineError):
+    """A read failed for a reason retrying will not fix (object dropped, no privilege)."""
+
+    error_type = "PermanentReadError"
+
+
+@dataclass(frozen=True, slots=True)
+class Extent:
+    """A contiguous run of blocks of a segment.
+
+    ``file_id`` is the engine's file number (Oracle relative file number) or 0 where the
+    engine addresses blocks relative to the segment (PostgreSQL).
+    """
+
+    file_id: int
+    first_block: int
+    blocks: int
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Something with storage that must be read.
+
+    ``locator`` holds what the engine needs to read it again (PostgreSQL: database, oid,
+    fork; Oracle: data_object_id, segment type, LOB column ...). It must be JSON-safe.
+    ``splittable`` says whether the engine can read any block sub-range of it on its own.
+    """
+
+    schema: str
+    name: str
+    kind: str
+    bytes: int
+    block_size: int
+    extents: tuple[Extent, ...]
+    locator: dict[str, Any]
+    partition: str | None = None
+    database: str | None = None
+    splittable: bool = True
+
+    @property
+    def blocks(self) -> int:
+        return sum(e.blocks for e in self.extents)
+
+    @property
+    def key(self) -> str:
+        """A stable, human-readable id: ``db/schema.name[:partition]#kind``."""
+        parts = f"{self.schema}.{self.name}"
+        if self.partition:
+            parts += f":{self.partition}"
+        prefix = f"{self.database}/" if self.database else ""
+        return f"{prefix}{parts}#{self.kind}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRange:
+    """A piece of one segment assigned to a work unit: extents of blocks to read."""
+
+    segment_key: str
+    locator: dict[str, Any]
+    extents: tuple[Extent, ...]
+    block_size: int
+    splittable: bool = True
+
+    @property
+    def blocks(self) -> int:
+        return sum(e.blocks for e in self.extents)
+
+    @property
+    def bytes(self) -> int:
+        return self.blocks * self.block_size
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "segment": self.segment_key,
+            "locator": self.locator,
+            "extents": [[e.file_id, e.first_block, e.blocks] for e in self.extents],
+            "block_size": self.block_size,
+            "splittable": self.splittable,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReadRange:
+        return cls(
+            segment_key=data["segment"],
+            locator=data["locator"],
+            extents=tuple(Extent(int(f), int(b), int(n)) for f, b, n in data["extents"]),
+            block_size=int(data["block_size"]),
+            splittable=bool(data.get("splittable", True)),
+        )
+
+
+@dataclass
+class ReadResult:
+    """What one ``read_range`` call read."""
+
+    blocks: int
+    bytes: int
+    seconds: float
+    method: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DiscoveryOptions:
+    """What to include. Patterns are shell-style globs matched case-sensitively."""
+
+    include_schemas: tuple[str, ...] = ()
+    exclude_schemas: tuple[str, ...] = ()
+    databases: tuple[str, ...] = ()
+    include_system: bool = False
+
+
+class Engine(Protocol):
+    """The interface of every engine (see module docstring)."""
+
+    name: str
+
+    def discover(self, options: DiscoveryOptions) -> list[Segment]: ...
+
+    def read_range(self, rng: ReadRange) -> ReadResult: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,127 @@
+"""Findings of a run: aggregate units, write ``findings.json``, close the run item.
+
+``findings.json`` (schema_version 1) is documented in docs/findings.md.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from cutover_prep.store import Store, evidence_key, now_iso
+
+SCHEMA_VERSION = 1
+
+
+def _seconds_between(first: str | None, last: str | None) -> float | None:
+    if not first or not last:
+        return None
+    return max(0.0, (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds())
+
+
+def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
+                   unit_items: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Pure: combine the plan, the unit items and the run item into the findings document."""
+    status_of = {u["unit_id"]: unit_items.get(u["unit_id"], {}).get("status", "PENDING") for u in units}
+    counts = {s: 0 for s in ("DONE", "FAILED", "RUNNING", "PENDING")}
+    for status in status_of.values():
+        counts[status] = counts.get(status, 0) + 1
+    planned_bytes = sum(u["bytes"] for u in units)
+    planned_blocks = sum(u["blocks"] for u in units)
+    covered_bytes = sum(u["bytes"] for u in units if status_of[u["unit_id"]] == "DONE")
+    read_bytes = sum(i.get("bytes_read", 0) for i in unit_items.values())
+    read_blocks = sum(i.get("blocks_read", 0) for i in unit_items.values())
+    busy_seconds = sum(i.get("seconds", 0.0) for i in unit_items.values())
+    starts = sorted(i["started_at"] for i in unit_items.values() if i.get("started_at"))
+    ends = sorted(i["finished_at"] for i in unit_items.values() if i.get("finished_at"))
+    wall = _seconds_between(starts[0] if starts else None, ends[-1] if ends else None)
+
+    segment_done: dict[str, bool] = {}
+    for unit in units:
+        for rng in unit["ranges"]:
+            ok = status_of[unit["unit_id"]] == "DONE"
+            segment_done[rng["segment"]] = segment_done.get(rng["segment"], True) and ok
+    segments = [{**{k: s[k] for k in ("key", "database", "schema", "name", "kind", "bytes", "blocks")},
+                 "status": "READ" if segment_done.get(s["key"], False) else "NOT_READ",
+                 "units": s["units"]} for s in plan["segments"]]
+    failed = [{"unit_id": uid, "error": unit_items[uid].get("error"), "cause": unit_items[uid].get("cause")}
+              for uid, st in status_of.items() if st == "FAILED"]
+    complete = counts["DONE"] == len(units)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_item["run_id"],
+        "status": "SUCCEEDED" if complete else "INCOMPLETE",
+        "target": run_item["target"],
+        "instance": run_item.get("instance"),
+        "engine": plan["engine"],
+        "read_methods": sorted({i.get("method") for i in unit_items.values() if i.get("method")}),
+        "read_methods_by_database": plan["summary"].get("read_methods", {}),
+        "timings": {"started_at": run_item["started_at"], "warmup_started_at": starts[0] if starts else None,
+                    "warmup_finished_at": ends[-1] if ends else None, "finished_at": now_iso(),
+                    "warmup_wall_seconds": wall, "unit_busy_seconds": round(busy_seconds, 3)},
+        "units": {"total": len(units), "done": counts["DONE"], "failed": counts["FAILED"],
+                  "in_progress": counts["RUNNING"], "not_started": counts["PENDING"]},
+        "bytes": {"planned": planned_bytes, "read": read_bytes, "covered": covered_bytes},
+        "blocks": {"planned": planned_blocks, "read": read_blocks},
+        "coverage_pct": round(100.0 * covered_bytes / planned_bytes, 3) if planned_bytes else 100.0,
+        "read_amplification": round(read_blocks / planned_blocks, 4) if planned_blocks else None,
+        "read_rate": {
+            "mib_per_s_wall": round(read_bytes / wall / 2**20, 3) if wall else None,
+            "mib_per_s_per_worker": round(read_bytes / busy_seconds / 2**20, 3) if busy_seconds else None,
+        },
+        "plan": plan["summary"],
+        "failed_units": failed,
+        "segments": segments,
+    }
+
+
+def finalize(run_id: str, *, store: Store) -> dict[str, Any]:
+    run_item = store.get_run(run_id)
+    if run_item is None:
+        raise LookupError(f"run {run_id} has no record")
+    plan = store.get_json(evidence_key(run_id, "plan.json"))
+    units = store.get_json(evidence_key(run_id, "units.json"))
+    unit_items = {i["sk"].removeprefix("UNIT#"): i for i in store.units(run_id)}
+    findings = build_findings(run_item, plan, units, unit_items)
+    key = store.put_json(evidence_key(run_id, "findings.json"), findings)
+    store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
+                     units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
+                     coverage_pct=findings["coverage_pct"], findings_key=key)
+    return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
+            "units": findings["units"], "findings_key": key}
+
+
+KNOWN_ERRORS = {"InvalidInput", "RestoreFailed", "RestoreTimeout", "DatabaseUnreachable",
+                "PermanentReadError", "TransientDatabaseError"}
+
+
+def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store) -> dict[str, str]:
+    """Mark the run FAILED with its cause; return the named error for the Fail state."""
+    name = str(error.get("Error") or "CutoverPrepFailed")
+    cause = str(error.get("Cause") or "")
+    try:
+        cause = json.loads(cause).get("errorMessage", cause)
+    except (ValueError, AttributeError):
+        pass
+    if name not in KNOWN_ERRORS:
+        name = "StepTimedOut" if name == "States.Timeout" else "CutoverPrepFailed"
+    if run_id and store.get_run(run_id) is not None:
+        store.update_run(run_id, status="FAILED", step="failed", error=name, cause=cause[:4000],
+                         finished_at=now_iso())
+        store.put_json(evidence_key(run_id, "failure.json"), {"run_id": run_id, "error": name, "cause": cause})
+    return {"Error": name, "Cause": cause[:4000] or name}
+
+
+def record_unit_failure(event: dict[str, Any], *, store: Store) -> dict[str, Any]:
+    """Called by the workflow's Catch of a unit: count it as FAILED with its error."""
+    run_id, unit_id = event["run"]["run_id"], event["unit"]["unit_id"]
+    error = event.get("error") or {}
+    name = str(error.get("Error") or "UnitFailed")
+    cause = str(error.get("Cause") or "")
+    try:
+        cause = json.loads(cause).get("errorMessage", cause)
+    except (ValueError, AttributeError):
+        pass
+    recorded = store.fail_unit(run_id, unit_id, error=name, cause=cause)
+    return {"unit_id": unit_id, "status": "FAILED", "error": name, "recorded": recorded}

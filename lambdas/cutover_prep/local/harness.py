@@ -1,0 +1,231 @@
+"""Run the real workflow without AWS: moto plays AWS, the real handlers run in-process.
+
+The very ASL files the CDK deploys are loaded from ``statemachines/`` and executed by
+moto's Step Functions interpreter. Each Lambda task calls the real handler module in
+this process (moto would otherwise need Docker) with a fake Lambda context whose
+remaining time counts down from the configured timeout, so time-budget logic behaves
+as in Lambda. Waits and retry back-offs are scaled by ``time_scale`` (0 = no sleeping).
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import threading
+import time
+import traceback
+import uuid
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import boto3
+
+from cutover_prep import deps
+from cutover_prep.store import TABLE_KEYS
+
+REPO_STATEMACHINES = Path(__file__).resolve().parents[3] / "statemachines"
+WARMUP_ASL = "warmup.asl.json"
+
+# ASL substitution key -> handler module (the same keys the CDK passes as definition_substitutions).
+FUNCTIONS: dict[str, str] = {
+    "ValidateInputFunctionArn": "handlers.validate_input",
+    "StartRestoreFunctionArn": "handlers.start_restore",
+    "DescribeInstanceFunctionArn": "handlers.describe_instance",
+    "DiscoverFunctionArn": "handlers.discover",
+    "WarmUnitFunctionArn": "handlers.warm_unit",
+    "UnitFailedFunctionArn": "handlers.unit_failed",
+    "FinalizeFunctionArn": "handlers.finalize",
+    "RunFailedFunctionArn": "handlers.run_failed",
+}
+
+Fault = Callable[[dict[str, Any]], None]
+
+
+def render_definition(path: Path, substitutions: dict[str, str]) -> str:
+    """Apply ``${Key}`` substitutions exactly as CloudFormation's definition_substitutions does."""
+    text = path.read_text()
+    for key, value in substitutions.items():
+        text = text.replace("${" + key + "}", value)
+    if "${" in text:
+        start = text.index("${")
+        raise ValueError(f"{path.name}: unresolved substitution {text[start:text.index('}', start) + 1]}")
+    return text
+
+
+class FakeContext:
+    """The parts of the Lambda context the handlers and Powertools use."""
+
+    def __init__(self, function_name: str, timeout_s: float) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = 512
+        self.invoked_function_arn = f"arn:aws:lambda:us-east-1:123456789012:function:{function_name}"
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = "local"
+        self._deadline = time.monotonic() + timeout_s
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+class LocalAws:
+    """Context manager: moto + in-process handlers + the deployed resources, locally."""
+
+    def __init__(self, *, region: str = "us-east-1", time_scale: float = 0.0, lambda_timeout_s: float = 900,
+                 env: dict[str, str] | None = None, statemachines: Path = REPO_STATEMACHINES) -> None:
+        self.region, self.time_scale, self.lambda_timeout_s = region, time_scale, lambda_timeout_s
+        self.extra_env = env or {}
+        self.statemachines = statemachines
+        self.table, self.bucket = "cutover-prep-local", "cutover-prep-evidence-local"
+        self.faults: dict[str, list[Fault]] = {}  # handler module -> faults applied in order, once each
+        self.invocations: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._patches: list[Any] = []
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def __enter__(self) -> LocalAws:
+        from moto import mock_aws
+
+        env = {
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
+            "AWS_DEFAULT_REGION": self.region, "AWS_REGION": self.region,
+            "TABLE_NAME": self.table, "BUCKET_NAME": self.bucket,
+            "POWERTOOLS_TRACE_DISABLED": "1", "POWERTOOLS_SERVICE_NAME": "cutover-prep",
+            "POWERTOOLS_METRICS_NAMESPACE": "CutoverPrep", "POWERTOOLS_LOG_LEVEL": "WARNING",
+            "POWERTOOLS_METRICS_DISABLED": "true",
+            **self.extra_env,
+        }
+        self._patches.append(mock.patch.dict(os.environ, env))
+        self._patches.append(mock_aws(config={"stepfunctions": {"execute_state_machine": True}}))
+        self._patches.append(mock.patch("moto.awslambda.models.LambdaFunction._invoke_lambda", self._invoker()))
+        scale = self.time_scale
+        self._patches.append(mock.patch(
+            "moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function.WaitFunction._wait_interval",
+            lambda _self, env, wait_seconds: time.sleep(wait_seconds * scale) if scale else None))
+        self._patches.append(mock.patch(
+            "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time.sleep",
+            lambda seconds: time.sleep(seconds * scale) if scale else None))
+        for p in self._patches:
+            p.start()
+        deps.reset()
+        self._create_resources()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        deps.reset()
+        for p in reversed(self._patches):
+            p.stop()
+        self._patches.clear()
+
+    def client(self, service: str) -> Any:
+        return boto3.client(service, region_name=self.region)
+
+    # -- resources ---------------------------------------------------------------------
+    def _create_resources(self) -> None:
+        iam = self.client("iam")
+        role = iam.create_role(RoleName="cutover-prep-local", AssumeRolePolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                    "Principal": {"Service": ["lambda.amazonaws.com",
+                                                                              "states.amazonaws.com"]}}]}))
+        role_arn = role["Role"]["Arn"]
+        ddb = self.client("dynamodb")
+        k = TABLE_KEYS
+        ddb.create_table(
+            TableName=self.table, BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
+                                  for n in (k["pk"], k["sk"], k["gsi_pk"], k["gsi_sk"])],
+            KeySchema=[{"AttributeName": k["pk"], "KeyType": "HASH"}, {"AttributeName": k["sk"], "KeyType": "RANGE"}],
+            GlobalSecondaryIndexes=[{"IndexName": k["gsi"], "Projection": {"ProjectionType": "ALL"},
+                                     "KeySchema": [{"AttributeName": k["gsi_pk"], "KeyType": "HASH"},
+                                                   {"AttributeName": k["gsi_sk"], "KeyType": "RANGE"}]}],
+        )
+        self.client("s3").create_bucket(Bucket=self.bucket)
+        zipped = io.BytesIO()
+        with zipfile.ZipFile(zipped, "w") as zf:
+            zf.writestr("README.txt", "handlers run in-process in the local harness")
+        lam = self.client("lambda")
+        subs = {"EvidenceBucketName": self.bucket}
+        self._module_of: dict[str, str] = {}
+        for key, module in FUNCTIONS.items():
+            name = "cutover-prep-" + module.split(".")[-1].replace("_", "-")
+            arn = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role_arn,
+                                      Handler=f"{module}.handler", Code={"ZipFile": zipped.getvalue()},
+                                      Timeout=int(self.lambda_timeout_s))["FunctionArn"]
+            subs[key] = arn
+            self._module_of[name] = module
+        definition = render_definition(self.statemachines / WARMUP_ASL, subs)
+        self.state_machine_arn = self.client("stepfunctions").create_state_machine(
+            name="cutover-prep-warmup", definition=definition, roleArn=role_arn, type="STANDARD",
+        )["stateMachineArn"]
+
+    def create_secret(self, name: str, value: dict[str, Any]) -> str:
+        return self.client("secretsmanager").create_secret(Name=name, SecretString=json.dumps(value))["ARN"]
+
+    def create_instance(self, identifier: str, *, engine: str = "postgres", db_name: str = "postgres",
+                        instance_class: str = "db.m5.large", storage_type: str = "gp3",
+                        allocated_storage: int = 100) -> dict[str, Any]:
+        return self.client("rds").create_db_instance(
+            DBInstanceIdentifier=identifier, Engine=engine, DBInstanceClass=instance_class, DBName=db_name,
+            AllocatedStorage=allocated_storage, StorageType=storage_type, MasterUsername="admin",
+            MasterUserPassword="not-used-locally",
+        )["DBInstance"]
+
+    # -- running -----------------------------------------------------------------------
+    def start(self, run_input: Any, *, name: str | None = None) -> str:
+        kwargs = {"stateMachineArn": self.state_machine_arn, "input": json.dumps(run_input)}
+        if name:
+            kwargs["name"] = name
+        return self.client("stepfunctions").start_execution(**kwargs)["executionArn"]
+
+    def describe(self, execution_arn: str) -> dict[str, Any]:
+        return self.client("stepfunctions").describe_execution(executionArn=execution_arn)
+
+    def wait(self, execution_arn: str, *, timeout_s: float = 600, poll_s: float = 0.2,
+             on_poll: Callable[[], None] | None = None) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            desc = self.describe(execution_arn)
+            if desc["status"] != "RUNNING":
+                return desc
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"execution still running after {timeout_s:.0f} s")
+            if on_poll:
+                on_poll()
+            time.sleep(poll_s)
+
+    def stop(self, execution_arn: str) -> None:
+        self.client("stepfunctions").stop_execution(executionArn=execution_arn, error="Stopped",
+                                                    cause="stopped by the local harness")
+
+    def history(self, execution_arn: str) -> list[dict[str, Any]]:
+        return self.client("stepfunctions").get_execution_history(executionArn=execution_arn,
+                                                                  maxResults=1000)["events"]
+
+    def _invoker(self) -> Callable[[Any, Any], tuple[str, bool, str]]:
+        harness = self
+
+        def invoke(function: Any, event: Any = None) -> tuple[str, bool, str]:
+            module = harness._module_of[function.function_name]
+            payload = json.loads(event) if isinstance(event, str) else (event or {})
+            with harness._lock:
+                harness.invocations[module] = harness.invocations.get(module, 0) + 1
+                faults = harness.faults.get(module) or []
+                fault = faults.pop(0) if faults else None
+            try:
+                if fault is not None:
+                    fault(payload)
+                handler = importlib.import_module(module).handler
+                result = handler(payload, FakeContext(function.function_name, harness.lambda_timeout_s))
+                return json.dumps(result), False, ""
+            except Exception as exc:  # becomes the task's error, as in Lambda
+                body = {"errorType": type(exc).__name__, "errorMessage": str(exc),
+                        "stackTrace": traceback.format_tb(exc.__traceback__)}
+                return json.dumps(body), True, ""
+
+        return invoke

@@ -1,0 +1,17 @@
+"""Discover the segments to read, plan work units, write the plan to S3."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from cutover_prep import deps
+from cutover_prep.discovery import discover_and_plan
+from cutover_prep.observability import logger, metrics, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(raise_on_empty_metrics=False)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return discover_and_plan(event, store=deps.store(), read_secret=deps.read_secret,
+                             open_engine=deps.open_engine)

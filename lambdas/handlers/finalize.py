@@ -1,0 +1,16 @@
+"""Aggregate the units into findings.json and close the run."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from cutover_prep import deps
+from cutover_prep.findings import finalize
+from cutover_prep.observability import logger, metrics, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(raise_on_empty_metrics=False)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return finalize(event["run_id"], store=deps.store())

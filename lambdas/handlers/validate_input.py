@@ -1,0 +1,15 @@
+"""Validate the execution input and return the normalised run configuration."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from cutover_prep.inputs import parse_run_input
+from cutover_prep.observability import logger, metrics, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(raise_on_empty_metrics=False)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return parse_run_input(event.get("input"), execution_name=event.get("execution_name"))
