@@ -57,6 +57,28 @@ def render_definition(path: Path, substitutions: dict[str, str]) -> str:
     return text
 
 
+DYNAMODB_CALLS = ("get_item", "put_item", "update_item", "delete_item", "query", "scan",
+                  "transact_write_items", "transact_get_items", "batch_write_item", "batch_get_item")
+
+
+def _serialise_dynamodb() -> list[Any]:
+    """moto's DynamoDB backend is not thread-safe (transactions deep-copy tables while
+    other threads write); Lambda containers never share it, the local Map's threads do."""
+    from moto.dynamodb.models import DynamoDBBackend
+
+    lock = threading.RLock()
+
+    def guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                return method(*args, **kwargs)
+
+        return call
+
+    return [mock.patch.object(DynamoDBBackend, name, guarded(getattr(DynamoDBBackend, name)))
+            for name in DYNAMODB_CALLS]
+
+
 class FakeContext:
     """The parts of the Lambda context the handlers and Powertools use."""
 
@@ -111,6 +133,7 @@ class LocalAws:
         self._patches.append(mock.patch(
             "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time.sleep",
             lambda seconds: time.sleep(seconds * scale) if scale else None))
+        self._patches.extend(_serialise_dynamodb())
         for p in self._patches:
             p.start()
         deps.reset()
@@ -226,6 +249,8 @@ class LocalAws:
             except Exception as exc:  # becomes the task's error, as in Lambda
                 body = {"errorType": type(exc).__name__, "errorMessage": str(exc),
                         "stackTrace": traceback.format_tb(exc.__traceback__)}
+                if os.environ.get("CUTOVER_PREP_DEBUG"):
+                    traceback.print_exc()
                 return json.dumps(body), True, ""
 
         return invoke

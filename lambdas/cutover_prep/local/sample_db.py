@@ -35,7 +35,7 @@ def create_sample(conninfo: str, *, size_mb: int = 300) -> dict[str, int]:
                      sql.Literal(f"{year + 1}-01-01")))
         conn.execute("""
             INSERT INTO sales.orders
-            SELECT g, (g * 7919) %% 50000, DATE '2023-01-01' + (g %% 1460),
+            SELECT g, (g::bigint * 7919) %% 50000, DATE '2023-01-01' + (g %% 1460),
                    (g %% 100000) / 100.0, md5(g::text) || md5((g + 1)::text)
             FROM generate_series(1, %s) AS g""", (order_rows,))
         conn.execute("CREATE INDEX orders_customer_idx ON sales.orders (customer_id)")

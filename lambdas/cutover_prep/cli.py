@@ -1,0 +1,108 @@
+"""The ``cutover-prep`` command line.
+
+Exit codes: 0 every planned unit was read; 1 the run finished with units failed or not
+read; 2 a usage or input error; 3 the run failed (unreachable database, restore ...).
+User mistakes are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+import click
+
+EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
+
+
+def _fail(code: int, message: str) -> None:
+    click.echo(f"cutover-prep: {message}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+@click.group(help="Get a restored RDS database ready for a cutover, and prove it.")
+def app() -> None:
+    pass
+
+
+@app.command()
+@click.option("--dsn", help="postgresql://USER:PW@HOST:PORT/DB or oracle://USER:PW@HOST:PORT/SERVICE; "
+              "default: an embedded PostgreSQL with a generated sample database.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False),
+              help="Where to write the evidence; default ./out/<run id>/.")
+@click.option("--size-mb", type=click.IntRange(10, 100_000), default=300, show_default=True,
+              help="Size of the generated sample database.")
+@click.option("--max-concurrency", type=click.IntRange(1, 1000), default=4, show_default=True,
+              help="Units read at the same time.")
+@click.option("--unit-mb", type=click.IntRange(1, 100_000),
+              help="Work unit size; default: from the assumed cold rate and the Lambda time limit.")
+@click.option("--chunk-mb", type=click.IntRange(1, 4096), default=64, show_default=True,
+              help="Bytes read per database call.")
+@click.option("--database", multiple=True, help="PostgreSQL database to warm (glob; repeat). Default: all.")
+@click.option("--include-schema", multiple=True, help="Only these schemas (glob; repeat).")
+@click.option("--exclude-schema", multiple=True, help="Skip these schemas (glob; repeat).")
+@click.option("--priority", multiple=True, help="Read these first: SCHEMA.NAME globs, in order (repeat).")
+@click.option("--create-extension", is_flag=True, help="Allow CREATE EXTENSION pg_prewarm (a write).")
+@click.option("--run-id", help="Run id; reuse one to resume a run.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar.")
+def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int, unit_mb: int | None,
+          chunk_mb: int, database: tuple[str, ...], include_schema: tuple[str, ...],
+          exclude_schema: tuple[str, ...], priority: tuple[str, ...], create_extension: bool,
+          run_id: str | None, progress: bool) -> None:
+    """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
+    from cutover_prep.local.runner import LocalOptions, TargetUnreachable, UsageProblem, run_local
+
+    warmup: dict = {"max_concurrency": max_concurrency, "chunk_mb": chunk_mb, "create_extension": create_extension,
+                    "databases": list(database), "include_schemas": list(include_schema),
+                    "exclude_schemas": list(exclude_schema), "priority": list(priority)}
+    if unit_mb is not None:
+        warmup["unit_mb"] = unit_mb
+    elif not dsn:
+        warmup["unit_mb"] = max(1, size_mb // 25)  # a few dozen units so the demo shows the Map at work
+    try:
+        result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=warmup, run_id=run_id,
+                                        progress=progress))
+    except UsageProblem as exc:
+        _fail(EXIT_USAGE, str(exc))
+    except TargetUnreachable as exc:
+        _fail(EXIT_FAILED, str(exc))
+    click.echo(_summary(result))
+    if result["status"] != "SUCCEEDED":
+        code = EXIT_USAGE if result.get("error") == "InvalidInput" else EXIT_FAILED
+        _fail(code, f"run failed: {result.get('error')}: {result.get('cause')}")
+    if (result.get("output") or {}).get("status") != "SUCCEEDED":
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
+
+
+def _summary(result: dict) -> str:
+    run = result.get("run") or {}
+    out = result.get("output") or {}
+    units = out.get("units") or {}
+    plan = run.get("plan") or {}
+    lines = [
+        f"run {result['run_id']}: {result['status']} in {result['seconds']} s",
+        f"  engine {run.get('engine', '?')}, read method(s) {', '.join(sorted(set((plan.get('read_methods') or {}).values()))) or '?'}",  # noqa: E501
+        f"  units {units.get('done', 0)}/{units.get('total', 0)} done, {units.get('failed', 0)} failed; "
+        f"{run.get('bytes_read', 0) / 2**20:,.1f} MiB read of {run.get('bytes_planned', 0) / 2**20:,.1f} MiB planned; "
+        f"coverage {out.get('coverage_pct', 0)} %",
+        f"  evidence: {result['out']}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: usage errors become one line and exit code 2."""
+    try:
+        code = app.main(args=argv, prog_name="cutover-prep", standalone_mode=False)
+    except click.UsageError as exc:
+        click.echo(f"cutover-prep: {exc.format_message()} (see --help)", err=True)
+        return EXIT_USAGE
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.Abort:
+        click.echo("cutover-prep: interrupted", err=True)
+        return 130
+    return code if isinstance(code, int) else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
