@@ -28,7 +28,6 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
                       open_engine: EngineOpener, lambda_timeout_s: float = 900) -> dict[str, Any]:
     run_id, warmup = run["run_id"], run["warmup"]
     plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
-    store.start_run(run)
     if store.exists(plan_key):  # a restarted run keeps its plan, so unit ids stay the same
         plan_doc = store.get_json(plan_key)
         store.update_run(run_id, step="planned", plan_reused=True)

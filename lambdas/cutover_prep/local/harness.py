@@ -201,9 +201,8 @@ class LocalAws:
 
     # -- running -----------------------------------------------------------------------
     def start(self, run_input: Any, *, name: str | None = None) -> str:
-        kwargs = {"stateMachineArn": self.state_machine_arn, "input": json.dumps(run_input)}
-        if name:
-            kwargs["name"] = name
+        kwargs = {"stateMachineArn": self.state_machine_arn, "input": json.dumps(run_input),
+                  "name": name or str(uuid.uuid4())}  # as AWS does; moto would name it "None"
         return self.client("stepfunctions").start_execution(**kwargs)["executionArn"]
 
     def describe(self, execution_arn: str) -> dict[str, Any]:

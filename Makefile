@@ -1,0 +1,65 @@
+# The single entry point. Needs only Python >= 3.11 and Node >= 20 on the machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+NODE_STAMP := node_modules/.installed-stamp
+PYTEST_ARGS ?=
+
+.PHONY: help install demo test test-unit test-integration test-infra lint synth deploy build-lambda bench clean
+
+help:
+	@echo "make demo     run the whole workflow locally on an embedded sample database"
+	@echo "make test     unit, integration (PostgreSQL, moto workflow) and infrastructure tests"
+	@echo "make lint     ruff + asl-validator"
+	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag runs on every synth)"
+	@echo "make deploy   deploy to the AWS account of your current credentials"
+	@echo "make bench    benchmarks (warm-up rate, planning 1M extents)"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[local,dev]'
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+install: $(STAMP) $(NODE_STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/cutover-prep local
+
+test: $(STAMP) $(NODE_STAMP)
+	POWERTOOLS_TRACE_DISABLED=1 POWERTOOLS_METRICS_DISABLED=true $(PY) -m pytest $(PYTEST_ARGS)
+
+test-unit: $(STAMP)
+	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
+
+test-integration: $(STAMP)
+	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
+
+test-infra: $(STAMP) $(NODE_STAMP)
+	$(PY) -m pytest tests/infrastructure $(PYTEST_ARGS)
+
+lint: $(STAMP) $(NODE_STAMP)
+	$(VENV)/bin/ruff check lambdas cdk tests bench
+	for f in statemachines/*.asl.json; do node_modules/.bin/asl-validator --json-definition-file "$$f" || exit 1; done
+
+build-lambda: $(STAMP)
+	bash scripts/build_lambda_layer.sh
+
+synth: $(STAMP) $(NODE_STAMP) build-lambda
+	npx cdk synth --quiet
+
+deploy: $(STAMP) $(NODE_STAMP) build-lambda
+	npx cdk deploy --require-approval broadening
+
+bench: $(STAMP)
+	$(PY) bench/plan_extents.py
+	$(PY) bench/warmup_rate.py
+
+clean:
+	rm -rf $(VENV) node_modules cdk.out .build out .pytest_cache

@@ -1,0 +1,157 @@
+"""The PostgreSQL engine against a real server: full coverage, exact block counts, no writes."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import replace
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from cutover_prep.engines import DiscoveryOptions, PermanentReadError
+from cutover_prep.engines.postgres import PostgresEngine
+from cutover_prep.local.sample_db import HOSTILE_SCHEMA, HOSTILE_TABLE
+from cutover_prep.planning import PlanOptions, plan_units
+from tests.conftest import conninfo
+
+pytestmark = pytest.mark.postgres
+
+# Independent of the engine's own query: every relation with storage and each fork's size.
+EXPECTED_SQL = """
+SELECT c.oid::bigint, f.fork, pg_relation_size(c.oid, f.fork)
+FROM pg_class c CROSS JOIN (VALUES ('main'), ('fsm'), ('vm'), ('init')) f(fork)
+WHERE c.relkind IN ('r', 'i', 't', 'm', 'S') AND c.relpersistence <> 't'
+  AND c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+  AND NOT (c.relnamespace = 'pg_toast'::regnamespace AND EXISTS (
+        SELECT 1 FROM pg_class o WHERE o.reltoastrelid = c.oid
+          AND o.relnamespace IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)))
+  AND NOT (c.relnamespace = 'pg_toast'::regnamespace AND c.relkind = 'i' AND EXISTS (
+        SELECT 1 FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_class o ON o.reltoastrelid = t.oid
+        WHERE i.indexrelid = c.oid
+          AND o.relnamespace IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)))
+  AND pg_relation_size(c.oid, f.fork) > 0
+"""
+
+
+def expected_forks(spec) -> dict[tuple[int, str], int]:
+    with psycopg.connect(conninfo(spec)) as conn:
+        return {(oid, fork): size for oid, fork, size in conn.execute(EXPECTED_SQL)}
+
+
+def tuple_counters(spec) -> tuple[int, int, int]:
+    with psycopg.connect(conninfo(spec)) as conn:
+        return conn.execute("SELECT tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
+                            "WHERE datname = current_database()").fetchone()
+
+
+def warm_everything(engine: PostgresEngine, database: str, unit_mb: int = 2) -> dict[tuple[int, str], int]:
+    segments = engine.discover(DiscoveryOptions(databases=(database,)))
+    plan = plan_units(segments, PlanOptions(unit_bytes=unit_mb * 2**20))
+    read: dict[tuple[int, str], int] = {}
+    for unit in plan.units:
+        for rng in unit.ranges:
+            result = engine.read_range(rng)
+            key = (rng.locator["oid"], rng.locator["fork"])
+            read[key] = read.get(key, 0) + result.bytes
+    return read
+
+
+def test_discovery_covers_every_relation_fork_with_hostile_names(sample_db):
+    engine = PostgresEngine.connect(sample_db)
+    try:
+        segments = engine.discover(DiscoveryOptions(databases=(sample_db.database,)))
+    finally:
+        engine.close()
+    found = {(s.locator["oid"], s.locator["fork"]): s.bytes for s in segments}
+    assert found == expected_forks(sample_db)
+    kinds = {s.kind.split(".")[0] for s in segments}
+    assert {"table", "partition", "index", "toast", "toast_index", "matview", "sequence"} <= kinds
+    assert {s.kind.split(".")[1] for s in segments} >= {"main", "fsm", "vm"}
+    assert any(s.schema == HOSTILE_SCHEMA and s.name == HOSTILE_TABLE for s in segments)
+    toast = [s for s in segments if s.kind == "toast.main"]
+    assert any(s.schema == "docs" and s.name == "documents(toast)" for s in toast)
+    assert max(s.bytes for s in toast) > 1_000_000  # the TOAST-heavy table really is out of line
+
+
+def test_schema_filters_keep_indexes_and_toast_with_their_table(sample_db):
+    engine = PostgresEngine.connect(sample_db)
+    try:
+        segments = engine.discover(DiscoveryOptions(databases=(sample_db.database,), include_schemas=("docs",)))
+    finally:
+        engine.close()
+    assert {s.schema for s in segments} == {"docs"}
+    assert {s.kind.split(".")[0] for s in segments} == {"table", "index", "toast", "toast_index"}
+
+
+def test_every_block_is_read_exactly_once_and_nothing_is_written(sample_db):
+    before = tuple_counters(sample_db)
+    engine = PostgresEngine.connect(sample_db)
+    try:
+        method = engine.capabilities(sample_db.database).method
+        read = warm_everything(engine, sample_db.database)
+        conn = engine.connection(sample_db.database)
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):  # the engine's sessions cannot write
+            conn.execute(sql.SQL("CREATE TABLE {} (x int)").format(sql.Identifier("should_not_exist")))
+    finally:
+        engine.close()
+    assert method in ("pg_prewarm", "pg_read_binary_file")
+    assert read == expected_forks(sample_db)  # 100 % coverage, byte for byte, no block twice
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and tuple_counters(sample_db) == before:
+        time.sleep(0.2)  # give the stats collector time to show any write (there must be none)
+    assert tuple_counters(sample_db) == before
+
+
+def test_pg_prewarm_method_when_the_extension_is_installed(pg_admin, sample_db):
+    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+        available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'").fetchone()
+        if not available:
+            pytest.skip("this PostgreSQL server has no pg_prewarm (contrib) to test with")
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")  # the test's own database
+    try:
+        engine = PostgresEngine.connect(sample_db)
+        try:
+            assert engine.capabilities(sample_db.database).method == "pg_prewarm"
+            assert warm_everything(engine, sample_db.database) == expected_forks(sample_db)
+        finally:
+            engine.close()
+    finally:
+        with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+            conn.execute("DROP EXTENSION IF EXISTS pg_prewarm")
+
+
+def test_unprivileged_fallback_reads_heaps_and_names_what_it_cannot_read(pg_admin, sample_db):
+    role = f"cp_reader_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'pw'").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA hr TO {}").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA hr TO {}").format(sql.Identifier(role)))
+    try:
+        engine = PostgresEngine.connect(replace(sample_db, user=role, password="pw"))
+        try:
+            assert engine.capabilities(sample_db.database).method == "tid_range_scan"
+            segments = engine.discover(DiscoveryOptions(databases=(sample_db.database,), include_schemas=("hr",)))
+            plan = plan_units(segments, PlanOptions(unit_bytes=2**30))
+            heap = [r for r in plan.units[0].ranges if r.segment_key.endswith("#table.main")]
+            index = [r for r in plan.units[0].ranges if r.segment_key.endswith("#index.main")]
+            result = engine.read_range(heap[0])
+            assert result.method == "tid_range_scan" and result.blocks == heap[0].blocks
+            with pytest.raises(PermanentReadError, match="pg_prewarm"):
+                engine.read_range(index[0])
+        finally:
+            engine.close()
+    finally:
+        with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def test_unreachable_server_is_one_clear_line_without_the_password(sample_db):
+    from cutover_prep.engines import DatabaseUnreachable
+
+    with pytest.raises(DatabaseUnreachable) as err:
+        PostgresEngine.connect(replace(sample_db, host="127.0.0.1", port=1, password="s3cr3t-pw"))
+    assert "s3cr3t-pw" not in str(err.value)
+    assert "\n" not in str(err.value)

@@ -1,0 +1,186 @@
+"""The real ASL file executed by moto's Step Functions interpreter, real handlers in-process,
+a real PostgreSQL database as the target."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import psycopg
+import pytest
+
+from cutover_prep.engines import PermanentReadError, TransientDatabaseError
+from cutover_prep.local.harness import LocalAws
+from cutover_prep.store import Store
+from tests.conftest import conninfo
+
+pytestmark = pytest.mark.postgres
+
+
+def planned_bytes(spec) -> int:
+    from tests.integration.test_postgres_engine import expected_forks
+
+    return sum(expected_forks(spec).values())
+
+
+def run_input(aws: LocalAws, spec, run_id: str | None = None, **warmup: Any) -> dict[str, Any]:
+    secret = aws.create_secret(f"db-{len(aws.invocations)}-{id(warmup)}", {
+        "username": spec.user, "password": spec.password, "engine": "postgres"})
+    return {"target": {"db_instance_identifier": "restored-db", "secret_arn": secret, "engine": "postgres",
+                       "host": spec.host, "port": spec.port, "database": spec.database},
+            "warmup": {"unit_mb": 2, "databases": [spec.database], "max_concurrency": 4, **warmup},
+            **({"run_id": run_id} if run_id else {})}
+
+
+def store_of(aws: LocalAws) -> Store:
+    return Store(dynamodb=aws.client("dynamodb"), s3=aws.client("s3"), table=aws.table, bucket=aws.bucket)
+
+
+def finish(aws: LocalAws, payload: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    desc = aws.wait(aws.start(payload, **kw), timeout_s=300)
+    desc["output_json"] = json.loads(desc["output"]) if desc.get("output") else None
+    return desc
+
+
+@pytest.fixture
+def aws():
+    with LocalAws() as local:
+        local.create_instance("restored-db")
+        yield local
+
+
+def test_happy_path_reads_everything_and_records_matching_findings(aws, sample_db):
+    desc = finish(aws, run_input(aws, sample_db, run_id="happy"))
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    out = desc["output_json"]
+    assert out["status"] == "SUCCEEDED" and out["coverage_pct"] == 100.0
+    store = store_of(aws)
+    findings = store.get_json("runs/happy/findings.json")
+    units = list(store.units("happy"))
+    assert findings["units"]["total"] == len(units) == findings["units"]["done"] > 3
+    assert findings["bytes"]["planned"] == findings["bytes"]["read"] == planned_bytes(sample_db)
+    assert sum(u["bytes_read"] for u in units) == findings["bytes"]["read"]
+    assert findings["read_amplification"] == 1.0
+    assert all(s["status"] == "READ" for s in findings["segments"])
+    run = store.get_run("happy")
+    assert run["status"] == "SUCCEEDED" and run["bytes_read"] == findings["bytes"]["read"]
+    assert store.runs_of_instance("restored-db")[0]["run_id"] == "happy"
+    history = json.dumps(aws.history(desc["executionArn"]), default=str)
+    assert sample_db.password == "" or sample_db.password not in history
+
+
+def test_a_unit_that_fails_then_succeeds_on_retry(aws, sample_db):
+    def flaky(_event):
+        raise TransientDatabaseError("connection reset by peer (injected)")
+
+    aws.faults["handlers.warm_unit"] = [flaky]
+    desc = finish(aws, run_input(aws, sample_db, run_id="retry"))
+    assert desc["status"] == "SUCCEEDED"
+    assert desc["output_json"]["units"]["failed"] == 0 and desc["output_json"]["coverage_pct"] == 100.0
+    units = desc["output_json"]["units"]["total"]
+    assert aws.invocations["handlers.warm_unit"] == units + 1
+
+
+def test_a_unit_that_keeps_failing_is_recorded_and_counted(aws, sample_db):
+    def broken(_event):
+        raise PermanentReadError("relation was dropped (injected)")
+
+    aws.faults["handlers.warm_unit"] = [broken]
+    desc = finish(aws, run_input(aws, sample_db, run_id="broken"))
+    assert desc["status"] == "SUCCEEDED"
+    out = desc["output_json"]
+    assert out["status"] == "INCOMPLETE" and out["units"]["failed"] == 1 and out["coverage_pct"] < 100
+    findings = store_of(aws).get_json("runs/broken/findings.json")
+    assert findings["failed_units"][0]["error"] == "PermanentReadError"
+    assert "dropped" in findings["failed_units"][0]["cause"]
+
+
+def test_a_unit_that_needs_continuations_is_never_cut_off(sample_db):
+    # The remaining time is below the safety margin as soon as one chunk is read.
+    with LocalAws(env={"SAFETY_MARGIN_SECONDS": "899.95"}) as aws:
+        aws.create_instance("restored-db")
+        desc = finish(aws, run_input(aws, sample_db, run_id="cont", unit_mb=6, chunk_mb=1))
+        assert desc["status"] == "SUCCEEDED"
+        out = desc["output_json"]
+        assert out["coverage_pct"] == 100.0 and out["units"]["done"] == out["units"]["total"]
+        assert aws.invocations["handlers.warm_unit"] > 2 * out["units"]["total"]
+        findings = store_of(aws).get_json("runs/cont/findings.json")
+        assert findings["blocks"]["read"] == findings["blocks"]["planned"]  # no chunk read twice
+
+
+def test_a_restarted_run_rereads_no_finished_unit(aws, sample_db):
+    def broken(_event):
+        raise PermanentReadError("stopped midway (injected)")
+
+    aws.faults["handlers.warm_unit"] = [broken] * 4  # the first run leaves 4 units unread
+    first = finish(aws, run_input(aws, sample_db, run_id="again", max_concurrency=1))
+    assert first["output_json"]["units"]["failed"] == 4
+    done_first = first["output_json"]["units"]["done"]
+    calls_first = aws.invocations["handlers.warm_unit"]
+    second = finish(aws, run_input(aws, sample_db, run_id="again"))
+    out = second["output_json"]
+    assert out["status"] == "SUCCEEDED" and out["units"]["done"] == out["units"]["total"] == done_first + 4
+    store = store_of(aws)
+    findings = store.get_json("runs/again/findings.json")
+    assert findings["blocks"]["read"] == findings["blocks"]["planned"]  # finished units were not read again
+    assert store.get_run("again")["restarts"] == 1
+    assert aws.invocations["handlers.warm_unit"] - calls_first == out["units"]["total"]
+
+
+def test_restore_from_snapshot_then_warm(aws, sample_db):
+    rds = aws.client("rds")
+    rds.create_db_snapshot(DBInstanceIdentifier="restored-db", DBSnapshotIdentifier="prod-snap")
+    payload = run_input(aws, sample_db, run_id="restore")
+    payload["target"]["db_instance_identifier"] = "cutover-db"
+    payload["restore"] = {"snapshot_identifier": "prod-snap", "db_instance_class": "db.r6i.large",
+                          "storage_type": "gp3", "iops": 12000, "storage_throughput": 500, "poll_seconds": 5}
+    desc = finish(aws, payload)
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    instance = rds.describe_db_instances(DBInstanceIdentifier="cutover-db")["DBInstances"][0]
+    assert instance["DBInstanceClass"] == "db.r6i.large"
+    assert {"Key": "cutover-prep:run-id", "Value": "restore"} in instance["TagList"]
+
+
+def test_a_restore_that_fails_is_a_named_error_and_recorded(aws, sample_db):
+    payload = run_input(aws, sample_db, run_id="norestore")
+    payload["target"]["db_instance_identifier"] = "cutover-db"
+    payload["restore"] = {"snapshot_identifier": "no-such-snapshot", "poll_seconds": 5}
+    desc = finish(aws, payload)
+    assert desc["status"] == "FAILED" and desc["error"] == "RestoreFailed"
+    assert "no-such-snapshot" in desc["cause"]
+    run = store_of(aws).get_run("norestore")
+    assert run["status"] == "FAILED" and run["error"] == "RestoreFailed"
+
+
+@pytest.mark.parametrize(("payload", "field"), [
+    ({"target": {"db_instance_identifier": "x"}}, "target.secret_arn"),
+    ({"target": {"db_instance_identifier": "db", "secret_arn": "hunter2"}}, "target.secret_arn"),
+    ({"target": {"db_instance_identifier": "db",
+                 "secret_arn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"},
+      "warmup": {"max_concurency": 4}}, "warmup.max_concurency"),
+])
+def test_bad_input_fails_fast_with_invalid_input_naming_the_field(aws, payload, field):
+    desc = finish(aws, payload)
+    assert desc["status"] == "FAILED" and desc["error"] == "InvalidInput"
+    assert field in desc["cause"] and "\n" not in desc["cause"]
+    assert "hunter2" not in desc["cause"] or field == "target.secret_arn"
+    assert "handlers.discover" not in aws.invocations  # nothing started
+
+
+def test_an_unreachable_database_is_a_named_error(aws, sample_db):
+    payload = run_input(aws, sample_db, run_id="unreachable")
+    payload["target"].update(host="127.0.0.1", port=1)
+    desc = finish(aws, payload)
+    assert desc["status"] == "FAILED" and desc["error"] == "DatabaseUnreachable"
+    assert store_of(aws).get_run("unreachable")["status"] == "FAILED"
+
+
+def test_the_customer_database_sees_no_writes_during_a_run(aws, sample_db):
+    def counters():
+        with psycopg.connect(conninfo(sample_db)) as conn:
+            return conn.execute("SELECT tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
+                                "WHERE datname = current_database()").fetchone()
+
+    before = counters()
+    assert finish(aws, run_input(aws, sample_db, run_id="nowrites"))["status"] == "SUCCEEDED"
+    assert counters() == before
