@@ -46,13 +46,18 @@ test-infra: $(STAMP) $(NODE_STAMP)
 
 lint: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check lambdas cdk tests bench
-	for f in statemachines/*.asl.json; do node_modules/.bin/asl-validator --json-definition-file "$$f" || exit 1; done
+	for f in statemachines/*.asl.json; do node_modules/.bin/asl-validator --json-path "$$f" || exit 1; done
 
-build-lambda: $(STAMP)
-	bash scripts/build_lambda_layer.sh
+LAYER_STAMP := .build/layer/.built-stamp
+$(LAYER_STAMP): lambdas/requirements.txt scripts/build_lambda_layer.sh | $(STAMP)
+	PYTHON=$(PY) bash scripts/build_lambda_layer.sh
+	touch $@
+
+build-lambda: $(LAYER_STAMP)
 
 synth: $(STAMP) $(NODE_STAMP) build-lambda
 	npx cdk synth --quiet
+	$(VENV)/bin/cfn-lint --ignore-checks W3005 -- cdk.out/*.template.json
 
 deploy: $(STAMP) $(NODE_STAMP) build-lambda
 	npx cdk deploy --require-approval broadening

@@ -1,0 +1,54 @@
+"""The Cutover Prep stack: composes storage, workers and orchestration; nothing else."""
+
+from __future__ import annotations
+
+from aws_cdk import CfnOutput, Stack
+from constructs import Construct
+
+from .config import STATE_MACHINE_FILE, Config
+from .orchestration import Orchestration
+from .storage import Storage
+from .workers import Workers
+
+
+class CutoverPrepStack(Stack):
+    def __init__(self, scope: Construct, construct_id: str, *, config: Config, **kwargs) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+
+        self.storage = Storage(self, "Storage", evidence_retention_days=config.evidence_retention_days)
+        self.workers = Workers(self, "Workers", config=config, storage=self.storage)
+        self.orchestration = Orchestration(
+            self,
+            "Orchestration",
+            config=config,
+            storage=self.storage,
+            functions=self.workers.functions,
+            definition_file=STATE_MACHINE_FILE,
+        )
+
+        # Plain outputs, no exports: the CLI and docs/deploy.md read them by these names.
+        CfnOutput(
+            self,
+            "StateMachineArn",
+            value=self.orchestration.state_machine.state_machine_arn,
+            description="Start a run: aws stepfunctions start-execution --state-machine-arn ...",
+        )
+        CfnOutput(
+            self,
+            "EvidenceBucketName",
+            value=self.storage.bucket.bucket_name,
+            description="Evidence of each run under runs/<run_id>/",
+        )
+        CfnOutput(
+            self,
+            "TableName",
+            value=self.storage.table.table_name,
+            description="Runs and work units; index by_target lists the runs of one DB instance",
+        )
+        if self.workers.security_group is not None:
+            CfnOutput(
+                self,
+                "FunctionSecurityGroupId",
+                value=self.workers.security_group.security_group_id,
+                description="Allow this security group in the database's security group",
+            )
