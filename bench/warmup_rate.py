@@ -10,9 +10,9 @@ Also prints read amplification (blocks read / blocks planned) from findings.json
 from __future__ import annotations
 
 import argparse
-import warnings
 import json
 import time
+import warnings
 from pathlib import Path
 
 import psycopg

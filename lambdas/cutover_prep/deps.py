@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import boto3
@@ -17,7 +17,7 @@ from cutover_prep.store import Store
 _engines: dict[tuple[str, str, int, str, str, int], Engine] = {}
 
 
-@lru_cache(maxsize=None)
+@cache
 def client(service: str) -> Any:
     return boto3.client(service)
 

@@ -123,7 +123,7 @@ def split_extents(extents: Sequence[Extent], pieces: int) -> Iterator[tuple[Exte
 
 def _pieces(segment: Segment, unit_bytes: int) -> Iterator[ReadRange]:
     if segment.splittable and segment.bytes > unit_bytes:
-        count = math.ceil(segment.bytes / unit_bytes)
+        count = math.ceil(segment.blocks / max(1, unit_bytes // segment.block_size))
         parts: Iterable[tuple[Extent, ...]] = split_extents(segment.extents, count)
     else:
         parts = (segment.extents,)

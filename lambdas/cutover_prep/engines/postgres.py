@@ -24,7 +24,6 @@ from __future__ import annotations
 import fnmatch
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import psycopg
 from psycopg import sql

@@ -1,0 +1,194 @@
+"""Planning: unit size, splitting, grouping, priority order, exact block coverage."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from cutover_prep.engines.base import Extent, Segment
+from cutover_prep.planning import MIB, PlanOptions, WorkUnit, plan_units, unit_bytes_for
+
+BS = 8192
+
+
+def seg(name: str, extents: list[tuple[int, int, int]], *, schema: str = "app", splittable: bool = True,
+        block_size: int = BS) -> Segment:
+    exts = tuple(Extent(*e) for e in extents)
+    blocks = sum(e.blocks for e in exts)
+    return Segment(schema=schema, name=name, kind="table", bytes=blocks * block_size, block_size=block_size,
+                   extents=exts, locator={"name": name}, splittable=splittable)
+
+
+def blocks_of(segment_key: str, units: list[WorkUnit]) -> list[tuple[int, int]]:
+    """Every (file_id, block) planned for one segment, in plan order."""
+    out = []
+    for u in units:
+        for r in u.ranges:
+            if r.segment_key == segment_key:
+                for e in r.extents:
+                    out.extend((e.file_id, b) for b in range(e.first_block, e.first_block + e.blocks))
+    return out
+
+
+def expected_blocks(s: Segment) -> list[tuple[int, int]]:
+    return [(e.file_id, b) for e in s.extents for b in range(e.first_block, e.first_block + e.blocks)]
+
+
+def test_unit_bytes_default_is_2400_mib() -> None:
+    assert unit_bytes_for() == 2400 * MIB
+    assert unit_bytes_for(cold_mib_per_s=8, lambda_timeout_s=900, budget_fraction=1 / 3) == 2400 * MIB
+    assert unit_bytes_for(cold_mib_per_s=16, lambda_timeout_s=600, budget_fraction=0.5) == 4800 * MIB
+    assert PlanOptions().unit_bytes == 2400 * MIB
+
+
+def test_big_splittable_segment_split_near_equal_across_extents() -> None:
+    # 1000 blocks in 3 extents of 2 files; unit holds 300 blocks -> 4 pieces of ~250 blocks.
+    s = seg("big", [(1, 100, 130), (1, 500, 470), (2, 0, 400)])
+    plan = plan_units([s], PlanOptions(unit_bytes=300 * BS))
+    assert len(plan.units) == 4
+    sizes = [u.bytes for u in plan.units]
+    assert max(sizes) / min(sizes) < 1.05
+    assert all(size <= 300 * BS for size in sizes)
+    assert sum(sizes) == s.bytes == plan.bytes
+    assert sum(r.blocks for u in plan.units for r in u.ranges) == 1000
+    # contiguous, non-overlapping, in order: concatenation equals the original block list
+    assert blocks_of(s.key, plan.units) == expected_blocks(s)
+    # at least one piece crosses an extent boundary (has more than one extent)
+    assert any(len(r.extents) > 1 for u in plan.units for r in u.ranges)
+    assert plan.oversized_units == []
+
+
+def test_split_piece_spanning_several_extents() -> None:
+    # many small extents, pieces must each cover several of them
+    s = seg("frag", [(0, i * 10, 7) for i in range(60)])  # 420 blocks
+    plan = plan_units([s], PlanOptions(unit_bytes=100 * BS))
+    assert len(plan.units) == 5
+    assert [u.bytes // BS for u in plan.units] == [84] * 5
+    assert blocks_of(s.key, plan.units) == expected_blocks(s)
+
+
+def test_unsplittable_segment_larger_than_unit_stays_whole_and_is_oversized() -> None:
+    small = seg("small", [(0, 0, 10)])
+    lob = seg("lob", [(3, 0, 500), (3, 1000, 500)], splittable=False)
+    plan = plan_units([small, lob, seg("after", [(0, 0, 10)])], PlanOptions(unit_bytes=100 * BS))
+    lob_units = [u for u in plan.units if any(r.segment_key == lob.key for r in u.ranges)]
+    assert len(lob_units) == 1
+    (u,) = lob_units
+    assert len(u.ranges) == 1 and u.ranges[0].extents == lob.extents
+    assert u.ranges[0].splittable is False
+    assert u.bytes == 1000 * BS
+    assert plan.oversized_units == [u.unit_id]
+    assert plan.summary()["oversized_units"] == 1
+
+
+def test_small_segments_are_grouped_each_once() -> None:
+    segs = [seg(f"t{i}", [(0, 0, 3)]) for i in range(100)]  # 300 blocks
+    plan = plan_units(segs, PlanOptions(unit_bytes=100 * BS))
+    # 33 segments of 3 blocks fit a 100-block unit
+    assert [u.bytes // BS for u in plan.units] == [99, 99, 99, 3]
+    keys = Counter(r.segment_key for u in plan.units for r in u.ranges)
+    assert keys == Counter({s.key: 1 for s in segs})
+    # discovery order kept
+    assert [r.segment_key for u in plan.units for r in u.ranges] == [s.key for s in segs]
+    assert all(u.bytes <= 100 * BS for u in plan.units)
+    assert plan.segments == 100
+
+
+def test_max_ranges_per_unit_cap() -> None:
+    segs = [seg(f"t{i}", [(0, 0, 1)]) for i in range(25)]
+    plan = plan_units(segs, PlanOptions(unit_bytes=10_000 * BS, max_ranges_per_unit=4))
+    assert [len(u.ranges) for u in plan.units] == [4, 4, 4, 4, 4, 4, 1]
+    assert len({u.unit_id for u in plan.units}) == len(plan.units)
+
+
+def test_priority_patterns_first_in_pattern_order_rest_in_discovery_order() -> None:
+    segs = [
+        seg("a", [(0, 0, 5)]),
+        seg("orders", [(0, 0, 5)], schema="sales"),
+        seg("b", [(0, 0, 5)]),
+        seg("hot_1", [(0, 0, 5)]),
+        seg("lines", [(0, 0, 5)], schema="sales"),
+        seg("hot_2", [(0, 0, 5)]),
+        seg("c", [(0, 0, 5)]),
+    ]
+    plan = plan_units(segs, PlanOptions(unit_bytes=1000 * BS, priority=("app.hot_*", "sales")))
+    order = [r.segment_key for u in plan.units for r in u.ranges]
+    assert order == ["app.hot_1#table", "app.hot_2#table", "sales.orders#table", "sales.lines#table",
+                     "app.a#table", "app.b#table", "app.c#table"]
+    # units never mix priority ranks: one unit per rank here
+    assert [u.priority for u in plan.units] == [0, 1, 2]
+    for u in plan.units:
+        assert len({r.segment_key.split(".")[0] for r in u.ranges}) == 1 or u.priority == 2
+
+
+def test_units_never_mix_priority_ranks() -> None:
+    rng = random.Random(7)
+    segs = [seg(f"{'hot' if rng.random() < 0.3 else 'cold'}_{i}", [(0, 0, rng.randint(1, 20))])
+            for i in range(200)]
+    plan = plan_units(segs, PlanOptions(unit_bytes=150 * BS, priority=("app.hot_*",)))
+    for u in plan.units:
+        ranks = {0 if r.segment_key.startswith("app.hot_") else 1 for r in u.ranges}
+        assert ranks == {u.priority}
+    prios = [u.priority for u in plan.units]
+    assert prios == sorted(prios)
+
+
+def test_every_block_planned_exactly_once_random_mix() -> None:
+    rng = random.Random(20240611)
+    unit_blocks = 256
+    segs = []
+    for i in range(300):
+        n_ext = rng.randint(1, 6)
+        exts, pos = [], rng.randint(0, 50)
+        for _ in range(n_ext):
+            size = rng.choice([1, 2, 5, 17, 64, 130, 300, 900])
+            exts.append((rng.randint(0, 4), pos, size))
+            pos += size + rng.randint(0, 20)
+        segs.append(seg(f"s{i}", exts, splittable=rng.random() > 0.15))
+    plan = plan_units(segs, PlanOptions(unit_bytes=unit_blocks * BS, priority=("app.s1*",),
+                                        max_ranges_per_unit=50))
+    for s in segs:
+        assert blocks_of(s.key, plan.units) == expected_blocks(s), s.key
+    assert plan.bytes == sum(s.bytes for s in segs) == sum(u.bytes for u in plan.units)
+    assert plan.segments == len(segs)
+    for u in plan.units:
+        assert u.bytes == sum(r.bytes for r in u.ranges)
+        assert len(u.ranges) <= 50
+        if u.bytes > unit_blocks * BS:  # only an unsplittable range can overflow, and it is alone
+            assert len(u.ranges) == 1 and not u.ranges[0].splittable
+            assert u.unit_id in plan.oversized_units
+        else:
+            assert u.unit_id not in plan.oversized_units
+    assert len({u.unit_id for u in plan.units}) == len(plan.units)
+
+
+def test_unit_json_round_trip_counts_blocks() -> None:
+    plan = plan_units([seg("x", [(1, 0, 10), (1, 20, 5)])], PlanOptions(unit_bytes=100 * BS))
+    data = plan.units[0].to_json()
+    assert data["blocks"] == 15 and data["bytes"] == 15 * BS
+    assert data["ranges"][0]["extents"] == [[1, 0, 10], [1, 20, 5]]
+
+
+@pytest.mark.parametrize("size", [0, -1])
+def test_invalid_unit_size_raises(size: int) -> None:
+    with pytest.raises(ValueError, match="unit size"):
+        plan_units([seg("x", [(0, 0, 1)])], PlanOptions(unit_bytes=size))
+
+
+def test_empty_plan() -> None:
+    plan = plan_units([], PlanOptions(unit_bytes=BS))
+    assert plan.units == [] and plan.bytes == 0
+    assert plan.summary()["max_unit_bytes"] == 0
+
+
+def test_pieces_never_exceed_a_unit_that_is_not_a_whole_number_of_blocks():
+    from cutover_prep.engines.base import Extent, Segment
+    from cutover_prep.planning import PlanOptions, plan_units
+
+    seg = Segment(schema="s", name="t", kind="table.main", bytes=4 * 8192, block_size=8192,
+                  extents=(Extent(0, 0, 4),), locator={})
+    plan = plan_units([seg], PlanOptions(unit_bytes=12288))  # 1.5 blocks
+    assert [u.bytes for u in plan.units] == [8192] * 4
+    assert plan.oversized_units == []

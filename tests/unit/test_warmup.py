@@ -1,0 +1,231 @@
+"""warm_unit: chunked reading, idempotency, time budget resume, retries (moto Store, fake engine)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cutover_prep.engines.base import (
+    Extent,
+    PermanentReadError,
+    ReadRange,
+    ReadResult,
+    TransientDatabaseError,
+)
+from cutover_prep.planning import MIB
+from cutover_prep.store import Store
+from cutover_prep.warmup import Budget, warm_unit
+
+BS = 8192
+CHUNK_BLOCKS = MIB // BS  # chunk_mb=1 -> 128 blocks per chunk
+RUN_ID = "run-1"
+
+
+class FakeEngine:
+    name = "fake"
+
+    def __init__(self, failures: list[Exception] | None = None) -> None:
+        self.reads: list[ReadRange] = []
+        self.calls = 0
+        self.failures = list(failures or [])
+        self.closed = False
+
+    def discover(self, options: Any) -> list[Any]:
+        return []
+
+    def read_range(self, rng: ReadRange) -> ReadResult:
+        self.calls += 1
+        if self.failures:
+            exc = self.failures.pop(0) if not isinstance(self.failures[0], type) else self.failures[0]
+            raise exc if isinstance(exc, Exception) else exc()
+        self.reads.append(rng)
+        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=0.01, method="fake")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def rng(key: str, extents: list[tuple[int, int, int]], splittable: bool = True) -> ReadRange:
+    return ReadRange(key, {"k": key}, tuple(Extent(*e) for e in extents), BS, splittable)
+
+
+def make_event(ranges: list[ReadRange], unit_id: str = "u000001") -> dict[str, Any]:
+    blocks = sum(r.blocks for r in ranges)
+    run = {"run_id": RUN_ID, "warmup": {"assumed_cold_mib_per_s": 8.0, "chunk_mb": 1}}
+    unit = {"unit_id": unit_id, "priority": 0, "bytes": blocks * BS, "blocks": blocks,
+            "ranges": [r.to_json() for r in ranges]}
+    return {"run": run, "unit": unit}
+
+
+def start(store: Store) -> None:
+    store.start_run({"run_id": RUN_ID, "target": {"db_instance_identifier": "db1"},
+                     "started_at": "2024-01-01T00:00:00+00:00", "warmup": {}})
+
+
+def read_blocks(reads: list[ReadRange]) -> list[tuple[str, int, int]]:
+    return [(r.segment_key, e.file_id, b) for r in reads for e in r.extents
+            for b in range(e.first_block, e.first_block + e.blocks)]
+
+
+def planned_blocks(ranges: list[ReadRange]) -> list[tuple[str, int, int]]:
+    return read_blocks(ranges)
+
+
+ALWAYS = Budget(remaining_seconds=lambda: 10_000.0, safety_margin_seconds=30.0)
+NO_SLEEP = {"sleep": lambda s: None}
+
+
+@pytest.fixture
+def ranges() -> list[ReadRange]:
+    # 300 blocks in two extents + 50 blocks in another range -> chunks 128,128,44 | 50 | 50
+    return [rng("app.a#table", [(0, 0, 256), (0, 1000, 44)]), rng("app.b#table", [(1, 10, 50), (1, 100, 50)])]
+
+
+def test_reads_all_chunks_and_marks_done(store: Store, ranges: list[ReadRange]) -> None:
+    start(store)
+    eng = FakeEngine()
+    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
+    assert out["status"] == "DONE"
+    assert [r.blocks for r in eng.reads] == [128, 128, 44, 50, 50]
+    assert all(len(r.extents) == 1 and r.bytes <= MIB for r in eng.reads)
+    assert read_blocks(eng.reads) == planned_blocks(ranges)
+    unit = store.get_unit(RUN_ID, "u000001")
+    assert unit is not None
+    assert unit["status"] == "DONE"
+    assert unit["blocks_read"] == 400 and unit["bytes_read"] == 400 * BS
+    assert unit["seq"] == 5
+    assert unit["method"] == "fake"
+    assert unit.get("cursor") is None
+    run = store.get_run(RUN_ID)
+    assert run is not None
+    assert run["bytes_read"] == 400 * BS and run["blocks_read"] == 400
+    assert run["units_done"] == 1
+
+
+def test_second_call_is_already_done_and_reads_nothing(store: Store, ranges: list[ReadRange]) -> None:
+    start(store)
+    warm_unit(make_event(ranges), store=store, engine=FakeEngine, budget=ALWAYS, **NO_SLEEP)
+    eng = FakeEngine()
+    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
+    assert out["status"] == "ALREADY_DONE"
+    assert eng.calls == 0
+    run = store.get_run(RUN_ID)
+    assert run is not None and run["units_done"] == 1 and run["bytes_read"] == 400 * BS
+
+
+class ShrinkingBudget:
+    """Plenty of time until ``after`` chunks were read, then less than the margin."""
+
+    def __init__(self, eng: FakeEngine, after: int) -> None:
+        self.eng, self.after = eng, after
+
+    def __call__(self) -> float:
+        return 10_000.0 if len(self.eng.reads) < self.after else 5.0
+
+
+def test_time_budget_continue_then_resume_reads_each_block_once(
+        store: Store, ranges: list[ReadRange]) -> None:
+    start(store)
+    event = make_event(ranges)
+    all_reads: list[ReadRange] = []
+    statuses = []
+    for _ in range(20):
+        eng = FakeEngine()
+        budget = Budget(remaining_seconds=ShrinkingBudget(eng, after=1), safety_margin_seconds=30.0)
+        out = warm_unit(event, store=store, engine=lambda eng=eng: eng, budget=budget, **NO_SLEEP)
+        statuses.append(out["status"])
+        all_reads.extend(eng.reads)
+        if out["status"] == "CONTINUE":
+            assert len(eng.reads) >= 1
+            assert out["cursor"] == store.get_unit(RUN_ID, "u000001")["cursor"]
+        else:
+            break
+    # one chunk per invocation: 5 chunks -> 4 CONTINUE then DONE
+    assert statuses == ["CONTINUE"] * 4 + ["DONE"]
+    assert read_blocks(all_reads) == planned_blocks(ranges)
+    assert len(set(read_blocks(all_reads))) == len(read_blocks(all_reads))
+    unit = store.get_unit(RUN_ID, "u000001")
+    assert unit["status"] == "DONE" and unit["blocks_read"] == 400
+    assert store.get_run(RUN_ID)["blocks_read"] == 400
+
+
+def test_continue_cursor_points_after_last_committed_chunk(store: Store, ranges: list[ReadRange]) -> None:
+    start(store)
+    eng = FakeEngine()
+    budget = Budget(remaining_seconds=ShrinkingBudget(eng, after=2), safety_margin_seconds=30.0)
+    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng, budget=budget, **NO_SLEEP)
+    assert out["status"] == "CONTINUE"
+    assert out["cursor"] == {"range": 0, "extent": 1, "offset": 0}
+    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 256
+
+
+def test_first_chunk_always_read_even_without_time(store: Store, ranges: list[ReadRange]) -> None:
+    start(store)
+    eng = FakeEngine()
+    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng,
+                    budget=Budget(remaining_seconds=lambda: 0.0), **NO_SLEEP)
+    assert out["status"] == "CONTINUE"
+    assert len(eng.reads) == 1
+
+
+def test_unsplittable_range_read_in_one_call(store: Store) -> None:
+    start(store)
+    lob = rng("app.lob#lob", [(5, 0, 300), (5, 900, 300)], splittable=False)
+    eng = FakeEngine()
+    out = warm_unit(make_event([lob]), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
+    assert out["status"] == "DONE"
+    assert eng.reads == [lob]
+    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 600
+
+
+def test_transient_error_retried_then_done(store: Store) -> None:
+    start(store)
+    r = rng("app.a#table", [(0, 0, 10)])
+    eng = FakeEngine(failures=[TransientDatabaseError("lost"), TransientDatabaseError("lost again")])
+    slept: list[float] = []
+    out = warm_unit(make_event([r]), store=store, engine=lambda: eng, budget=ALWAYS, sleep=slept.append)
+    assert out["status"] == "DONE"
+    assert eng.calls == 3
+    assert len(slept) == 2
+    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 10
+
+
+def test_permanent_error_not_retried(store: Store) -> None:
+    start(store)
+    eng = FakeEngine(failures=[PermanentReadError("dropped")])
+    with pytest.raises(PermanentReadError):
+        warm_unit(make_event([rng("app.a#table", [(0, 0, 10)])]), store=store, engine=lambda: eng,
+                  budget=ALWAYS, **NO_SLEEP)
+    assert eng.calls == 1
+    assert store.get_unit(RUN_ID, "u000001") is None
+
+
+def test_transient_forever_raises_after_read_attempts(store: Store) -> None:
+    start(store)
+    eng = FakeEngine(failures=[TransientDatabaseError])  # a class: raised on every call
+    with pytest.raises(TransientDatabaseError):
+        warm_unit(make_event([rng("app.a#table", [(0, 0, 10)])]), store=store, engine=lambda: eng,
+                  budget=ALWAYS, read_attempts=4, **NO_SLEEP)
+    assert eng.calls == 4
+    assert store.get_unit(RUN_ID, "u000001") is None
+
+
+def test_resume_mid_extent_after_failure(store: Store, ranges: list[ReadRange]) -> None:
+    """A failure after some chunks leaves the cursor; the retry reads only the rest."""
+    start(store)
+
+    class FailThird(FakeEngine):
+        def read_range(self, r: ReadRange) -> ReadResult:
+            if len(self.reads) == 2:
+                raise PermanentReadError("boom")
+            return super().read_range(r)
+
+    first = FailThird()
+    with pytest.raises(PermanentReadError):
+        warm_unit(make_event(ranges), store=store, engine=lambda: first, budget=ALWAYS, **NO_SLEEP)
+    second = FakeEngine()
+    out = warm_unit(make_event(ranges), store=store, engine=lambda: second, budget=ALWAYS, **NO_SLEEP)
+    assert out["status"] == "DONE"
+    assert read_blocks(first.reads + second.reads) == planned_blocks(ranges)
+    assert store.get_run(RUN_ID)["blocks_read"] == 400
