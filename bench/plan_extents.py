@@ -62,9 +62,11 @@ def main() -> None:
           f"max {summary['max_unit_bytes'] / 2**20:,.0f} MiB  mean {summary['mean_unit_bytes'] / 2**20:,.0f} MiB  "
           f"max/mean {summary['max_unit_bytes'] / max(1, summary['mean_unit_bytes']):.2f}  "
           f"oversized (unsplittable) {summary['oversized_units']}")
-    regular = [u.bytes for u in plan.units if u.unit_id not in set(plan.oversized_units)]
-    print(f"units within target: max {max(regular) / 2**20:,.0f} MiB  mean {sum(regular) / len(regular) / 2**20:,.0f} MiB"
-          f"  max/mean {max(regular) / (sum(regular) / len(regular)):.2f}")
+    oversized = set(plan.oversized_units)
+    regular = [u.bytes for u in plan.units if u.unit_id not in oversized]
+    mean = sum(regular) / len(regular)
+    print(f"units within target: max {max(regular) / 2**20:,.0f} MiB  mean {mean / 2**20:,.0f} MiB"
+          f"  max/mean {max(regular) / mean:.2f}")
     print(f"extent pieces planned: {planned_extents:,}; bytes conserved: {plan.bytes == total}")
 
 
