@@ -92,6 +92,15 @@ def finalize(run_id: str, *, store: Store) -> dict[str, Any]:
             "units": findings["units"], "findings_key": key}
 
 
+def cause_message(error: dict[str, Any]) -> str:
+    """A Lambda error's Cause is JSON with errorMessage (and a stack trace): keep the message."""
+    cause = str(error.get("Cause") or "")
+    try:
+        return str(json.loads(cause).get("errorMessage", cause))
+    except (ValueError, AttributeError):
+        return cause
+
+
 KNOWN_ERRORS = {"InvalidInput", "RestoreFailed", "RestoreTimeout", "DatabaseUnreachable",
                 "PermanentReadError", "TransientDatabaseError"}
 
@@ -99,11 +108,7 @@ KNOWN_ERRORS = {"InvalidInput", "RestoreFailed", "RestoreTimeout", "DatabaseUnre
 def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store) -> dict[str, str]:
     """Mark the run FAILED with its cause; return the named error for the Fail state."""
     name = str(error.get("Error") or "CutoverPrepFailed")
-    cause = str(error.get("Cause") or "")
-    try:
-        cause = json.loads(cause).get("errorMessage", cause)
-    except (ValueError, AttributeError):
-        pass
+    cause = cause_message(error)
     if name not in KNOWN_ERRORS:
         name = "StepTimedOut" if name == "States.Timeout" else "CutoverPrepFailed"
     if run_id and store.get_run(run_id) is not None:
@@ -118,10 +123,6 @@ def record_unit_failure(event: dict[str, Any], *, store: Store) -> dict[str, Any
     run_id, unit_id = event["run"]["run_id"], event["unit"]["unit_id"]
     error = event.get("error") or {}
     name = str(error.get("Error") or "UnitFailed")
-    cause = str(error.get("Cause") or "")
-    try:
-        cause = json.loads(cause).get("errorMessage", cause)
-    except (ValueError, AttributeError):
-        pass
+    cause = cause_message(error)
     recorded = store.fail_unit(run_id, unit_id, error=name, cause=cause)
     return {"unit_id": unit_id, "status": "FAILED", "error": name, "recorded": recorded}
