@@ -37,6 +37,7 @@ def test_local_run_against_a_dsn_writes_the_evidence(sample_db, tmp_path, capsys
     (["local", "--max-concurrency", "0"], 2, "--max-concurrency"),
     (["local", "--no-such-option"], 2, "No such option"),
     (["local", "--dsn", "postgresql://u:topsecret@127.0.0.1:1/db"], 3, "cannot connect to PostgreSQL"),
+    (["local", "--dsn", "oracle://u:topsecret@127.0.0.1:1/svc"], 3, "cannot connect to Oracle"),
 ])
 def test_bad_options_and_unreachable_targets_are_one_line(args, code, needle, capsys):
     assert main(args) == code
