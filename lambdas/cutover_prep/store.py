@@ -6,6 +6,8 @@ same keys):
 - run:  ``pk=RUN#<run_id>``, ``sk=RUN``; listed per DB instance newest first through the
   ``by_target`` index (``gsi1pk=DB#<instance>``, ``gsi1sk=<started_at>#<run_id>``).
 - unit: ``pk=RUN#<run_id>``, ``sk=UNIT#<unit_id>``; status, cursor, blocks/bytes read.
+- benchmark point and probe: ``pk=RUN#<run_id>``, ``sk=POINT#<point_id>`` (probes are the
+  points ``probe-cold`` and ``probe-warm``); its window, rates and latency summary.
 
 Progress is committed per chunk in one transaction that moves the unit's cursor
 (guarded by a sequence number, so a chunk is counted once even when an invocation is
@@ -29,6 +31,7 @@ from botocore.exceptions import ClientError
 TABLE_KEYS = {"pk": "pk", "sk": "sk", "gsi": "by_target", "gsi_pk": "gsi1pk", "gsi_sk": "gsi1sk"}
 RUN_SK = "RUN"
 UNIT_PREFIX = "UNIT#"
+POINT_PREFIX = "POINT#"
 
 _ser = TypeSerializer()
 _deser = TypeDeserializer()
@@ -138,10 +141,27 @@ class Store:
         return _item(raw["Item"]) if "Item" in raw else None
 
     def units(self, run_id: str) -> Iterator[dict[str, Any]]:
+        return self._children(run_id, UNIT_PREFIX)
+
+    # -- benchmark points --------------------------------------------------------------
+    def put_point(self, run_id: str, point_id: str, attrs: dict[str, Any]) -> None:
+        item = {"pk": run_pk(run_id), "sk": POINT_PREFIX + point_id, "point_id": point_id,
+                "updated_at": now_iso(), **attrs}
+        self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items() if v is not None})
+
+    def get_point(self, run_id: str, point_id: str) -> dict[str, Any] | None:
+        raw = self.ddb.get_item(TableName=self.table, Key=self._key(run_id, POINT_PREFIX + point_id),
+                                ConsistentRead=True)
+        return _item(raw["Item"]) if "Item" in raw else None
+
+    def points(self, run_id: str) -> Iterator[dict[str, Any]]:
+        return self._children(run_id, POINT_PREFIX)
+
+    def _children(self, run_id: str, prefix: str) -> Iterator[dict[str, Any]]:
         kwargs: dict[str, Any] = {
             "TableName": self.table, "ConsistentRead": True,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :unit)",
-            "ExpressionAttributeValues": {":pk": _dyn(run_pk(run_id)), ":unit": _dyn(UNIT_PREFIX)},
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": _dyn(run_pk(run_id)), ":prefix": _dyn(prefix)},
         }
         while True:
             page = self.ddb.query(**kwargs)

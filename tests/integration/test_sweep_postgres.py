@@ -1,0 +1,130 @@
+"""Probes and sweep points against the real PostgreSQL server: real reads, real counters,
+nothing written unless the write test is asked for (and then nothing left behind)."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from cutover_prep.engines import DiscoveryOptions
+from cutover_prep.engines.postgres import PostgresEngine
+from cutover_prep.planning import PlanOptions, plan_units
+from cutover_prep.sweep.model import PointSpec, SweepOptions
+from cutover_prep.sweep.postgres import SCRATCH_SCHEMA, PostgresBench
+from cutover_prep.sweep.runner import run_point, run_probe
+from cutover_prep.sweep.sample import BlockPicker, block_readable, scan_target
+from tests.conftest import conninfo
+from tests.integration.test_postgres_engine import tuple_counters
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture(scope="module")
+def units(sample_db):
+    engine = PostgresEngine.connect(sample_db)
+    try:
+        segments = engine.discover(DiscoveryOptions(databases=(sample_db.database,)))
+    finally:
+        engine.close()
+    return [u.to_json() for u in plan_units(segments, PlanOptions(unit_bytes=2 * 2**20)).units]
+
+
+@pytest.fixture
+def bench(sample_db):
+    driver = PostgresBench.from_spec(sample_db, sample_db.database)
+    yield driver
+    driver.close()
+
+
+def all_ranges(units):
+    return [r for u in units for r in u["ranges"]]
+
+
+def test_the_same_seed_picks_the_same_blocks_and_only_heap_blocks(units):
+    a = BlockPicker(all_ranges(units), seed=7).sample(200)
+    b = BlockPicker(all_ranges(units), seed=7).sample(200)
+    assert a == b and len(a) == 200
+    assert len({(x["segment"], x["block"]) for x in a}) == 200
+    assert all(block_readable(x["locator"]) and x["locator"]["fork"] == "main" for x in a)
+    sizes = {r["segment"]: sum(e[2] for e in r["extents"]) for r in all_ranges(units)}
+    assert all(x["block"] < 10**7 for x in a) and sizes
+
+
+def test_scan_target_is_the_biggest_heap(units):
+    target = scan_target(units)
+    heaps = {}
+    for r in all_ranges(units):
+        if block_readable(r["locator"]):
+            heaps[r["segment"]] = heaps.get(r["segment"], 0) + sum(e[2] for e in r["extents"])
+    assert target.segment_key == max(heaps, key=heaps.get)
+    assert sum(e[2] for e in target.extents) == heaps[target.segment_key]
+
+
+def test_probe_reads_each_sampled_block_once_and_times_it(bench, units, sample_db):
+    blocks = BlockPicker(all_ranges(units), seed=1).sample(50)
+    before = tuple_counters(sample_db)
+    result = run_probe(bench, blocks, phase="cold", max_seconds=60)
+    assert result["blocks_read"] == 50 and not result["cut_short"]
+    assert result["iops"] > 0 and result["throughput_kbps"] == pytest.approx(result["iops"] * 8, rel=0.01)
+    assert sum(result["latency_hist_us"].values()) == 50
+    assert result["latency_us"]["p50"] <= result["latency_us"]["p99"] <= result["latency_us"]["max"]
+    assert result["started_at"] < result["finished_at"]
+    assert tuple_counters(sample_db) == before  # read-only
+
+
+def test_probe_stops_at_its_time_limit(bench, units):
+    blocks = BlockPicker(all_ranges(units), seed=2).sample(500)
+    result = run_probe(bench, blocks, phase="warm", max_seconds=0)
+    assert result["blocks_read"] == 0 and result["cut_short"]
+
+
+def test_capabilities_say_which_knobs_apply(bench):
+    caps = bench.capabilities()
+    version = caps["version_num"]
+    assert caps["knobs"]["io_combine_limit"] is (version >= 170000)
+    assert caps["counters"] == ("pg_stat_io" if version >= 160000 else "pg_stat_database")
+    if version < 170000:
+        assert any("io_combine_limit" in n for n in caps["notes"])
+    points = bench.io_size_points(SweepOptions(seconds_per_point=1), scan_target([]) or _dummy_target())
+    assert points[0].kind == "sequential" and points[0].knobs == {}
+    assert (len(points) > 1) is (version >= 170000)
+
+
+def _dummy_target():
+    from cutover_prep.sweep.model import SweepTarget
+
+    return SweepTarget("x", {}, ((0, 0, 1),), 8192)
+
+
+def test_sequential_point_reads_the_target_in_order_for_its_time(bench, units):
+    target = scan_target(units)
+    spec = PointSpec(point_id="seq", kind="sequential", seconds=1.0)
+    m = run_point(bench, spec, target=target, picker=None, block_size=8192)
+    assert m.seconds >= 0.2
+    assert m.client["bytes"] > 0 and m.client["bytes"] % 8192 == 0
+    passes = int(m.notes[0].split(" was read ")[1].split()[0]) if m.notes else 1
+    assert (passes - 1) * target.bytes < m.client["bytes"] <= passes * target.bytes
+    assert m.started_at < m.finished_at
+    assert m.throughput_kbps > 0 and m.to_json()["effective_io_kb"] > 0
+
+
+@pytest.mark.parametrize("sessions", [1, 4])
+def test_random_point_runs_every_session_until_the_deadline(bench, units, sessions):
+    ranges = all_ranges(units)
+    spec = PointSpec(point_id=f"random-{sessions}", kind="random", seconds=0.5, sessions=sessions)
+    m = run_point(bench, spec, target=None, picker=lambda i: BlockPicker(ranges, seed=100 + i), block_size=8192)
+    assert m.notes == []
+    assert m.client["requests"] > sessions * 10
+    assert sum(m.latency_hist_us.values()) == m.client["requests"]
+    assert 0.4 < m.seconds < 5
+    assert m.iops > 0
+
+
+@pytest.mark.parametrize("kind", ["write_direct", "write_random"])
+def test_write_test_writes_only_its_scratch_schema_and_drops_it(bench, sample_db, kind):
+    spec = PointSpec(point_id=kind, kind=kind, seconds=0.5)
+    m = run_point(bench, spec, target=None, picker=None, block_size=8192)
+    assert m.client["requests"] >= 1
+    with psycopg.connect(conninfo(sample_db)) as conn:
+        assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s",
+                            (SCRATCH_SCHEMA,)).fetchone()[0] == 0
