@@ -32,6 +32,12 @@ FUNCTION_PLACEHOLDERS = {
     "UnitFailedFunctionArn": "UnitFailed",
     "FinalizeFunctionArn": "Finalize",
     "RunFailedFunctionArn": "RunFailed",
+    "ProbeFunctionArn": "Probe",
+    "PlanSweepFunctionArn": "PlanSweep",
+    "RunPointFunctionArn": "RunPoint",
+    "CollectMetricsFunctionArn": "CollectMetrics",
+    "AnalyzeFunctionArn": "Analyze",
+    "BenchmarkFailedFunctionArn": "BenchmarkFailed",
 }
 BUCKET_PLACEHOLDER = "EvidenceBucketName"
 

@@ -140,6 +140,57 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         grants=("table_query_update", "s3_read_write"),
     ),
     FunctionSpec(
+        "Probe",
+        "handlers.probe.handler",
+        900,
+        512,
+        "Time reads of a fixed random sample of blocks, cold before the warm-up and warm after.",
+        in_vpc=True,
+        grants=("secrets", "s3_read_write", "table_read_write"),
+    ),
+    FunctionSpec(
+        "PlanSweep",
+        "handlers.plan_sweep.handler",
+        120,
+        512,
+        "Choose the benchmark sweep's points and the segment its scans read.",
+        in_vpc=True,
+        grants=("secrets", "s3_read_write", "table_item_write"),
+    ),
+    FunctionSpec(
+        "RunPoint",
+        "handlers.run_point.handler",
+        900,
+        1024,
+        "Run one benchmark point alone in its own recorded time window.",
+        in_vpc=True,
+        grants=("secrets", "s3_read_write", "table_item_write"),
+    ),
+    FunctionSpec(
+        "CollectMetrics",
+        "handlers.collect_metrics.handler",
+        300,
+        512,
+        "Collect CloudWatch and Enhanced Monitoring data for every point's time window.",
+        grants=("cloudwatch_metrics", "enhanced_monitoring", "rds_describe", "table_query_update", "s3_read_write"),
+    ),
+    FunctionSpec(
+        "Analyze",
+        "handlers.analyze.handler",
+        300,
+        1024,
+        "Analyse the probes and the sweep: IO bounds, crossover, limits, conclusions.",
+        grants=("table_query_update", "s3_read_write"),
+    ),
+    FunctionSpec(
+        "BenchmarkFailed",
+        "handlers.benchmark_failed.handler",
+        30,
+        256,
+        "Record a benchmark step that failed; the run goes on to its findings.",
+        grants=("table_item_write",),
+    ),
+    FunctionSpec(
         "RunFailed",
         "handlers.run_failed.handler",
         60,
@@ -162,6 +213,8 @@ WILDCARD_REASONS = {
     "(kms:ViaService).",
     "s3_read_write": "Evidence objects of every run live under runs/<run_id>/ in this one bucket; run ids "
     "are made at run time.",
+    "enhanced_monitoring": "Enhanced Monitoring writes one log stream per DB instance (its DbiResourceId) in the "
+    "RDSOSMetrics log group; the instance is named in each run's input.",
     "s3_put": "Evidence objects of every run live under runs/<run_id>/ in this one bucket; run ids are "
     "made at run time.",
 }
@@ -321,8 +374,9 @@ class Workers(Construct):
             "AwsSolutions-IAM5[Resource::*]",
             "Only the X-Ray statement that Tracing.ACTIVE adds (xray:PutTraceSegments, "
             "xray:PutTelemetryRecords) and, for functions in a VPC, ec2:DescribeNetworkInterfaces"
-            "/ec2:DescribeSubnets use Resource '*': these actions support no resource-level "
-            "permissions.",
+            "/ec2:DescribeSubnets use Resource '*'"
+            + (" and, for CollectMetrics, cloudwatch:GetMetricData" if "cloudwatch_metrics" in spec.grants else "")
+            + ": these actions support no resource-level permissions.",
         )
 
     # -- permission groups ----------------------------------------------------------------------
@@ -435,6 +489,20 @@ class Workers(Construct):
             )
         ]
 
+    def _cloudwatch_metrics(self) -> list[iam.PolicyStatement]:
+        # GetMetricData supports no resource-level permissions (Resource "*", acknowledged per role).
+        return [iam.PolicyStatement(sid="ReadRdsMetrics", actions=["cloudwatch:GetMetricData"], resources=["*"])]
+
+    def _enhanced_monitoring(self) -> list[iam.PolicyStatement]:
+        group = self._arn("logs", "log-group", "RDSOSMetrics")
+        return [
+            iam.PolicyStatement(
+                sid="ReadEnhancedMonitoring",
+                actions=["logs:GetLogEvents", "logs:FilterLogEvents"],
+                resources=[group, f"{group}:log-stream:*"],
+            )
+        ]
+
     def _eni_statements(self) -> list[iam.PolicyStatement]:
         """The inline equivalent of AWSLambdaVPCAccessExecutionRole's EC2 part, scoped where EC2 allows."""
         cfg = self._config
@@ -472,4 +540,6 @@ class Workers(Construct):
         "table_query_update": _table_query_update,
         "s3_read_write": _s3_read_write,
         "s3_put": _s3_put,
+        "cloudwatch_metrics": _cloudwatch_metrics,
+        "enhanced_monitoring": _enhanced_monitoring,
     }

@@ -48,6 +48,19 @@ def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
     return engine
 
 
+def open_bench(run: dict[str, Any], database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
+    """A benchmark driver for the run's target (its own connections, closed by the caller)."""
+    spec = connection_spec(run, read_secret)
+    if spec.engine == "oracle":
+        from cutover_prep.sweep.oracle import OracleBench
+
+        return OracleBench.from_spec(spec, call_timeout_seconds=call_timeout_seconds)
+    from cutover_prep.sweep.postgres import PostgresBench
+
+    return PostgresBench.from_spec(spec, database or spec.database, call_timeout_seconds=call_timeout_seconds,
+                                   create_extension=bool(run["warmup"].get("create_extension")))
+
+
 def reset() -> None:
     """Forget cached clients and connections (tests, the local runner between runs)."""
     client.cache_clear()

@@ -7,6 +7,7 @@ from typing import Any
 
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
+from cutover_prep.inputs import Benchmark
 from cutover_prep.planning import MIB, PlanOptions, plan_units, unit_bytes_for
 from cutover_prep.store import Store, evidence_key
 
@@ -21,6 +22,7 @@ def run_context(run: dict[str, Any]) -> dict[str, Any]:
         "target": run["target"],
         "instance": run.get("instance") or {},
         "warmup": {k: warmup[k] for k in ("chunk_mb", "assumed_cold_mib_per_s", "create_extension")},
+        "benchmark": run.get("benchmark") or Benchmark().model_dump(mode="json"),
     }
 
 

@@ -111,12 +111,36 @@ class Warmup(_Strict):
     wait_seconds: Annotated[int, Field(ge=0, le=3600)] = 30
 
 
+class Benchmark(_Strict):
+    """Probes before and after the warm-up, then the sweep; each point runs alone."""
+
+    enabled: bool = Field(default=True, description="Run the probes and the benchmark sweep after the warm-up.")
+    probe_blocks: Annotated[int, Field(ge=0, le=100_000)] = Field(
+        default=500, description="Blocks in the cold/warm probe sample (0: no probes).")
+    probe_max_seconds: Annotated[float, Field(gt=0, le=600)] = 60
+    seconds_per_point: Annotated[float, Field(ge=1, le=600)] = Field(
+        default=20, description="Duration of each sweep point; use 60+ to read CloudWatch per point.")
+    mbrc_values: list[Annotated[int, Field(ge=1, le=1024)]] = Field(
+        default_factory=lambda: [1, 2, 4, 8, 16, 32, 64, 128],
+        description="Oracle: db_file_multiblock_read_count values of the IO-size sweep.")
+    io_combine_kb_values: list[Annotated[int, Field(ge=8, le=1024)]] = Field(
+        default_factory=lambda: [8, 16, 32, 64, 128, 256],
+        description="PostgreSQL 17+: io_combine_limit values (kB) of the IO-size sweep.")
+    sessions: list[Annotated[int, Field(ge=1, le=64)]] = Field(
+        default_factory=lambda: [1, 2, 4, 8], description="Sessions of the random single-block read points.")
+    write_test: bool = Field(default=False, description="Opt-in write points in a scratch schema, dropped after.")
+    metrics_wait_minutes: Annotated[int, Field(ge=0, le=60)] = Field(
+        default=10, description="How long to wait for CloudWatch datapoints before recording them missing.")
+    metrics_poll_seconds: Annotated[int, Field(ge=10, le=600)] = 60
+
+
 class RunInput(_Strict):
     """What a user passes to start a run (console, CLI, EventBridge)."""
 
     target: Target
     restore: Restore | None = None
     warmup: Warmup = Field(default_factory=Warmup)
+    benchmark: Benchmark = Field(default_factory=Benchmark)
     run_id: str | None = None
 
     @field_validator("run_id")

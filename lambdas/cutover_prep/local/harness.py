@@ -41,6 +41,12 @@ FUNCTIONS: dict[str, str] = {
     "UnitFailedFunctionArn": "handlers.unit_failed",
     "FinalizeFunctionArn": "handlers.finalize",
     "RunFailedFunctionArn": "handlers.run_failed",
+    "ProbeFunctionArn": "handlers.probe",
+    "PlanSweepFunctionArn": "handlers.plan_sweep",
+    "RunPointFunctionArn": "handlers.run_point",
+    "CollectMetricsFunctionArn": "handlers.collect_metrics",
+    "AnalyzeFunctionArn": "handlers.analyze",
+    "BenchmarkFailedFunctionArn": "handlers.benchmark_failed",
 }
 
 Fault = Callable[[dict[str, Any]], None]

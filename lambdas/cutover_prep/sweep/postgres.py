@@ -247,27 +247,27 @@ class _BlockReader:
     def __init__(self, engine: PostgresEngine, database: str) -> None:
         self._engine = engine
         self._database = database
-        self._caps = engine.capabilities(database)
-        self._paths: dict[tuple[int, str], str] = {}
+        self._paths: dict[tuple[str, int, str], str] = {}
 
     def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
-        if self._caps.method != "pg_read_binary_file":
-            self._engine.read_range(ReadRange("random", locator, (Extent(file_id, block, 1),),
-                                              self._caps.block_size))
+        database = locator.get("database") or self._database
+        caps = self._engine.capabilities(database)
+        if caps.method != "pg_read_binary_file":
+            self._engine.read_range(ReadRange("random", locator, (Extent(file_id, block, 1),), caps.block_size))
             return
-        conn = self._engine.connection(self._database)
-        key = (locator["oid"], locator["fork"])
+        conn = self._engine.connection(database)
+        key = (database, locator["oid"], locator["fork"])
         if key not in self._paths:
             row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (locator["oid"],)).fetchone()
             if row[0] is None:
                 raise PermanentReadError(f"relation {locator['oid']} has no file (dropped?)")
             self._paths[key] = row[0] + ("" if locator["fork"] == "main" else f"_{locator['fork']}")
-        per_file = self._caps.segment_bytes // self._caps.block_size
+        per_file = caps.segment_bytes // caps.block_size
         segno, in_file = divmod(block, per_file)
         path = self._paths[key] if segno == 0 else f"{self._paths[key]}.{segno}"
         try:
             conn.execute("SELECT length(pg_read_binary_file(%s, %s, %s))",
-                         (path, in_file * self._caps.block_size, self._caps.block_size)).fetchone()
+                         (path, in_file * caps.block_size, caps.block_size)).fetchone()
         except psycopg.Error as exc:
             raise _map_error(exc, f"reading block {block} of {locator.get('relname')}") from None
 

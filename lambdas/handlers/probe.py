@@ -1,0 +1,18 @@
+"""Time reads of a fixed random sample of blocks: cold before the warm-up, warm after."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from cutover_prep import deps
+from cutover_prep.benchmark import probe
+from cutover_prep.observability import logger, metrics, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(raise_on_empty_metrics=False)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    timeout = context.get_remaining_time_in_millis() / 1000 - 10
+    return probe(event["run"], event["phase"], store=deps.store(),
+                 open_driver=lambda run, db: deps.open_bench(run, db, call_timeout_seconds=timeout))
