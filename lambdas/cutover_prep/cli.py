@@ -7,6 +7,7 @@ User mistakes are one line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -43,12 +44,17 @@ def app() -> None:
 @click.option("--exclude-schema", multiple=True, help="Skip these schemas (glob; repeat).")
 @click.option("--priority", multiple=True, help="Read these first: SCHEMA.NAME globs, in order (repeat).")
 @click.option("--create-extension", is_flag=True, help="Allow CREATE EXTENSION pg_prewarm (a write).")
+@click.option("--benchmark/--no-benchmark", default=True, show_default=True,
+              help="Probe cold/warm blocks and run the benchmark sweep after the warm-up.")
+@click.option("--point-seconds", type=click.FloatRange(1, 600), default=5, show_default=True,
+              help="Duration of each benchmark point.")
+@click.option("--write-test", is_flag=True, help="Add the opt-in write points (scratch schema, dropped after).")
 @click.option("--run-id", help="Run id; reuse one to resume a run.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar.")
 def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int, unit_mb: int | None,
           chunk_mb: int, database: tuple[str, ...], include_schema: tuple[str, ...],
           exclude_schema: tuple[str, ...], priority: tuple[str, ...], create_extension: bool,
-          run_id: str | None, progress: bool) -> None:
+          benchmark: bool, point_seconds: float, write_test: bool, run_id: str | None, progress: bool) -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
     from cutover_prep.local.runner import LocalOptions, TargetUnreachable, UsageProblem, run_local
 
@@ -60,8 +66,10 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int,
     elif not dsn:
         warmup["unit_mb"] = max(1, size_mb // 25)  # a few dozen units so the demo shows the Map at work
     try:
-        result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=warmup, run_id=run_id,
-                                        progress=progress))
+        bench = {"enabled": benchmark, "seconds_per_point": point_seconds, "write_test": write_test,
+                 "metrics_wait_minutes": 0}  # moto has no CloudWatch datapoints: recorded missing at once
+        result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=warmup, benchmark=bench,
+                                        run_id=run_id, progress=progress))
     except UsageProblem as exc:
         _fail(EXIT_USAGE, str(exc))
     except TargetUnreachable as exc:
@@ -85,9 +93,34 @@ def _summary(result: dict) -> str:
         f"  units {units.get('done', 0)}/{units.get('total', 0)} done, {units.get('failed', 0)} failed; "
         f"{run.get('bytes_read', 0) / 2**20:,.1f} MiB read of {run.get('bytes_planned', 0) / 2**20:,.1f} MiB planned; "
         f"coverage {out.get('coverage_pct', 0)} %",
-        f"  evidence: {result['out']}",
     ]
+    findings_file = Path(result["out"]) / "findings.json"
+    if findings_file.exists():
+        lines += _benchmark_lines(json.loads(findings_file.read_text()).get("benchmark") or {})
+    lines.append(f"  evidence: {result['out']}")
     return "\n".join(lines)
+
+
+def _benchmark_lines(bench: dict) -> list[str]:
+    lines = [f"  benchmark: {bench.get('status', 'NOT_RUN')}"]
+    probes = bench.get("probes") or {}
+    for phase in ("cold", "warm"):
+        p = probes.get(phase) or {}
+        if p.get("status") == "DONE":
+            lat = p.get("latency_us") or {}
+            lines.append(f"    {phase} probe: {p['blocks_read']} blocks, {p['iops']:,.0f} reads/s, "
+                         f"p50 {lat.get('p50', 0):,.0f} us, p99 {lat.get('p99', 0):,.0f} us")
+    for point in bench.get("points") or []:
+        if point.get("status") != "DONE":
+            lines.append(f"    {point['point_id']:<22} {point.get('status')}: {point.get('cause', '')}")
+            continue
+        lat = point.get("latency_us") or {}
+        p99 = f", p99 {lat['p99']:,.0f} us" if lat.get("p99") is not None else ""
+        lines.append(f"    {point['point_id']:<22} {point.get('iops', 0):>12,.0f} IO/s {point.get('throughput_kbps', 0) / 1024:>10,.1f} MiB/s"  # noqa: E501
+                     f"  {point.get('effective_io_kb') or 0:>7,.1f} KiB/IO  {point.get('bound') or '':<10}{p99}")
+    for sentence in bench.get("conclusions") or []:
+        lines.append(f"    - {sentence}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,8 +20,53 @@ def _seconds_between(first: str | None, last: str | None) -> float | None:
     return max(0.0, (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds())
 
 
+def benchmark_section(run_item: dict[str, Any], analysis: dict[str, Any] | None,
+                      point_items: dict[str, dict[str, Any]], cloudwatch: dict[str, Any] | None) -> dict[str, Any]:
+    """Pure: the probes, the sweep points (with their CloudWatch means) and the analysis."""
+    options = (run_item.get("benchmark_options") or {})
+    status = run_item.get("benchmark_status") or ("DISABLED" if options.get("enabled") is False else "NOT_RUN")
+    section: dict[str, Any] = {"status": status}
+    if run_item.get("benchmark_error"):
+        section["error"] = {"error": run_item["benchmark_error"], "cause": run_item.get("benchmark_cause")}
+    probes = {}
+    for phase in ("cold", "warm"):
+        item = point_items.get(f"probe-{phase}")
+        if item:
+            probes[phase] = {k: item.get(k) for k in ("status", "blocks_read", "iops", "throughput_kbps", "latency_us",
+                                                       "latency_hist_us", "started_at", "finished_at", "cut_short",
+                                                       "note", "cause") if item.get(k) is not None}
+    section["probes"] = probes
+    cw_windows = (cloudwatch or {}).get("windows") or {}
+    by_id = {p.get("point_id"): p for p in (analysis or {}).get("points") or []}
+    points = []
+    for pid, item in sorted(point_items.items()):
+        if pid.startswith("probe-"):
+            continue
+        row = {k: item.get(k) for k in ("point_id", "status", "kind", "sessions", "io_size_kb", "effective_io_kb",
+                                         "iops", "throughput_kbps", "latency_us", "latency_hist_us", "source",
+                                         "knobs_applied", "started_at", "finished_at", "seconds", "notes", "error",
+                                         "cause") if item.get(k) not in (None, [], {})}
+        if pid in by_id:
+            row["bound"] = by_id[pid].get("bound")
+        metrics = (cw_windows.get(pid) or {}).get("metrics") or {}
+        row["cloudwatch"] = {name: {"mean": m.get("mean"), "max": m.get("max"), "status": m.get("status")}
+                             for name, m in metrics.items()}
+        points.append(row)
+    section["points"] = points
+    if analysis:
+        for key in ("capabilities", "target", "crossover_kb", "limits", "measured", "burst", "cold_warm",
+                    "conclusions", "notes", "metrics", "failed_points"):
+            if key in analysis:
+                section[key] = analysis[key]
+        if section.get("target"):
+            section["target"] = {"segment": section["target"].get("segment"),
+                                 "bytes": sum(e[2] for e in section["target"]["extents"])
+                                 * section["target"]["block_size"]}
+    return section
+
+
 def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
-                   unit_items: dict[str, dict[str, Any]]) -> dict[str, Any]:
+                   unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None) -> dict[str, Any]:
     """Pure: combine the plan, the unit items and the run item into the findings document."""
     status_of = {u["unit_id"]: unit_items.get(u["unit_id"], {}).get("status", "PENDING") for u in units}
     counts = {s: 0 for s in ("DONE", "FAILED", "RUNNING", "PENDING")}
@@ -72,6 +117,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         },
         "plan": plan["summary"],
         "failed_units": failed,
+        "benchmark": benchmark or {"status": "NOT_RUN"},
         "segments": segments,
     }
 
@@ -83,13 +129,19 @@ def finalize(run_id: str, *, store: Store) -> dict[str, Any]:
     plan = store.get_json(evidence_key(run_id, "plan.json"))
     units = store.get_json(evidence_key(run_id, "units.json"))
     unit_items = {i["sk"].removeprefix("UNIT#"): i for i in store.units(run_id)}
-    findings = build_findings(run_item, plan, units, unit_items)
+    analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")
+    benchmark = benchmark_section(
+        run_item, store.get_json(analysis_key) if store.exists(analysis_key) else None,
+        {p["point_id"]: p for p in store.points(run_id)}, store.get_json(cw_key) if store.exists(cw_key) else None)
+    findings = build_findings(run_item, plan, units, unit_items, benchmark)
     key = store.put_json(evidence_key(run_id, "findings.json"), findings)
     store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
                      units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
                      coverage_pct=findings["coverage_pct"], findings_key=key)
     return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
-            "units": findings["units"], "findings_key": key}
+            "units": findings["units"], "findings_key": key,
+            "benchmark": {"status": benchmark["status"], "points": len(benchmark["points"]),
+                          "conclusions": len(benchmark.get("conclusions") or [])}}
 
 
 def cause_message(error: dict[str, Any]) -> str:

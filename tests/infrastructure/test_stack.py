@@ -24,8 +24,15 @@ FUNCTIONS = {  # handler -> (timeout, memory)
     "handlers.unit_failed.handler": (30, 256),
     "handlers.finalize.handler": (300, 512),
     "handlers.run_failed.handler": (60, 256),
+    "handlers.probe.handler": (900, 512),
+    "handlers.plan_sweep.handler": (120, 512),
+    "handlers.run_point.handler": (900, 1024),
+    "handlers.collect_metrics.handler": (300, 512),
+    "handlers.analyze.handler": (300, 1024),
+    "handlers.benchmark_failed.handler": (30, 256),
 }
-VPC_HANDLERS = {"handlers.discover.handler", "handlers.warm_unit.handler"}
+DB_HANDLERS = ("discover", "warm_unit", "probe", "plan_sweep", "run_point")
+VPC_HANDLERS = {f"handlers.{h}.handler" for h in DB_HANDLERS}
 SUBSTITUTIONS = {
     "ValidateInputFunctionArn",
     "StartRestoreFunctionArn",
@@ -35,6 +42,12 @@ SUBSTITUTIONS = {
     "UnitFailedFunctionArn",
     "FinalizeFunctionArn",
     "RunFailedFunctionArn",
+    "ProbeFunctionArn",
+    "PlanSweepFunctionArn",
+    "RunPointFunctionArn",
+    "CollectMetricsFunctionArn",
+    "AnalyzeFunctionArn",
+    "BenchmarkFailedFunctionArn",
     "EvidenceBucketName",
 }
 # Actions AWS offers no resource-level permissions for: the only ones allowed on Resource "*".
@@ -53,6 +66,7 @@ STAR_RESOURCE_ACTIONS = {
     "logs:DescribeLogGroups",
     "ec2:DescribeNetworkInterfaces",
     "ec2:DescribeSubnets",
+    "cloudwatch:GetMetricData",
 }
 
 
@@ -379,7 +393,7 @@ def test_function_permissions(in_vpc: Synth) -> None:
         "rds:DescribeDBInstances"
     }
 
-    for handler in ("handlers.discover.handler", "handlers.warm_unit.handler"):
+    for handler in sorted(VPC_HANDLERS):
         role = roles[handler]
         assert resources_for(in_vpc, role, "secretsmanager:GetSecretValue") == {
             "arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:*"
@@ -428,6 +442,21 @@ def test_function_permissions(in_vpc: Synth) -> None:
         "dynamodb:UpdateItem",
         "s3:PutObject",
     }
+
+    # Benchmark: database access only where the database is read; metrics only where collected.
+    for handler in ("handlers.probe.handler", "handlers.plan_sweep.handler", "handlers.run_point.handler"):
+        actions = actions_of_role(in_vpc, roles[handler])
+        assert not any(a.startswith(("cloudwatch:", "rds:")) for a in actions), handler
+        assert not {"s3:DeleteObject", "dynamodb:DeleteItem", "dynamodb:Scan"} & actions
+    collect = actions_of_role(in_vpc, roles["handlers.collect_metrics.handler"])
+    assert {"cloudwatch:GetMetricData", "logs:GetLogEvents", "logs:FilterLogEvents", "rds:DescribeDBInstances"} <= collect
+    assert not any(a.startswith("secretsmanager:") for a in collect)
+    assert resources_for(in_vpc, roles["handlers.collect_metrics.handler"], "logs:GetLogEvents") == {
+        "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:RDSOSMetrics",
+        "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:RDSOSMetrics:log-stream:*",
+    }
+    analyze = actions_of_role(in_vpc, roles["handlers.analyze.handler"])
+    assert not any(a.startswith(("secretsmanager:", "rds:", "kms:", "cloudwatch:", "logs:Get")) for a in analyze)
 
     # Objects only under the evidence prefix.
     bucket = _evidence_bucket(in_vpc)[0]

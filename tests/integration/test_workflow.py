@@ -23,12 +23,17 @@ def planned_bytes(spec) -> int:
     return sum(expected_forks(spec).values())
 
 
-def run_input(aws: LocalAws, spec, run_id: str | None = None, **warmup: Any) -> dict[str, Any]:
+QUICK_BENCHMARK = {"seconds_per_point": 1, "sessions": [1, 2], "probe_blocks": 40, "metrics_wait_minutes": 0}
+
+
+def run_input(aws: LocalAws, spec, run_id: str | None = None, benchmark: dict[str, Any] | None = None,
+              **warmup: Any) -> dict[str, Any]:
     secret = aws.create_secret(f"db-{len(aws.invocations)}-{id(warmup)}", {
         "username": spec.user, "password": spec.password, "engine": "postgres"})
     return {"target": {"db_instance_identifier": "restored-db", "secret_arn": secret, "engine": "postgres",
                        "host": spec.host, "port": spec.port, "database": spec.database},
             "warmup": {"unit_mb": 2, "databases": [spec.database], "max_concurrency": 4, **warmup},
+            "benchmark": benchmark or {"enabled": False},
             **({"run_id": run_id} if run_id else {})}
 
 
@@ -182,5 +187,50 @@ def test_the_customer_database_sees_no_writes_during_a_run(aws, sample_db):
                                 "WHERE datname = current_database()").fetchone()
 
     before = counters()
-    assert finish(aws, run_input(aws, sample_db, run_id="nowrites"))["status"] == "SUCCEEDED"
+    assert finish(aws, run_input(aws, sample_db, run_id="nowrites", benchmark=QUICK_BENCHMARK))["status"] == "SUCCEEDED"
     assert counters() == before
+
+
+def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
+    desc = finish(aws, run_input(aws, sample_db, run_id="bench", benchmark=QUICK_BENCHMARK))
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    assert desc["output_json"]["benchmark"]["status"] == "DONE"
+    store = store_of(aws)
+    findings = store.get_json("runs/bench/findings.json")
+    bench = findings["benchmark"]
+    cold, warm = bench["probes"]["cold"], bench["probes"]["warm"]
+    assert cold["status"] == warm["status"] == "DONE" and cold["blocks_read"] == warm["blocks_read"] == 40
+    units = list(store.units("bench"))
+    first_unit_start = min(u["started_at"] for u in units)
+    last_unit_end = max(u["finished_at"] for u in units)
+    assert cold["finished_at"] <= first_unit_start and warm["started_at"] >= last_unit_end
+    points = bench["points"]
+    assert [p["point_id"] for p in points] == sorted(p["point_id"] for p in points)
+    assert {p["point_id"] for p in points} >= {"random-01s", "random-02s"}
+    assert all(p["status"] == "DONE" and p["iops"] > 0 for p in points)
+    windows = sorted((p["started_at"], p["finished_at"]) for p in points)
+    assert all(a[1] <= b[0] for a, b in zip(windows, windows[1:], strict=False))  # each point ran alone
+    for p in points:  # moto has no RDS datapoints: recorded missing, never invented
+        assert p["cloudwatch"]["ReadIOPS"]["mean"] is None
+        assert p["cloudwatch"]["ReadIOPS"]["status"] == "missing"
+    assert bench["metrics"]["complete"] is False and bench["metrics"]["missing"]
+    assert bench["conclusions"] and bench["capabilities"]["read_method"]
+    items = {p["point_id"] for p in store.points("bench")}
+    assert items >= {"probe-cold", "probe-warm", "random-01s", "random-02s"}
+    csv_text = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/sweep/points.csv")["Body"].read()
+    assert csv_text.decode().splitlines()[0].startswith("point_id,kind,sessions,io_size_kb,iops,throughput_kbps")
+
+
+def test_a_failing_benchmark_is_recorded_and_the_warm_up_still_counts(aws, sample_db):
+    def broken(_event):
+        raise PermanentReadError("no privilege on pg_stat_io (injected)")
+
+    aws.faults["handlers.plan_sweep"] = [broken]
+    desc = finish(aws, run_input(aws, sample_db, run_id="benchfail", benchmark=QUICK_BENCHMARK))
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    out = desc["output_json"]
+    assert out["status"] == "SUCCEEDED" and out["coverage_pct"] == 100.0
+    bench = store_of(aws).get_json("runs/benchfail/findings.json")["benchmark"]
+    assert bench["status"] == "FAILED" and bench["error"]["error"] == "PermanentReadError"
+    assert "pg_stat_io" in bench["error"]["cause"]
+    assert bench["probes"]["cold"]["status"] == "DONE"

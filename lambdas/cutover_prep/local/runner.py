@@ -53,6 +53,7 @@ class LocalOptions:
     out: Path | None = None
     size_mb: int = 300
     warmup: dict[str, Any] = field(default_factory=dict)
+    benchmark: dict[str, Any] = field(default_factory=dict)
     run_id: str | None = None
     progress: bool = True
 
@@ -106,6 +107,10 @@ class Progress:
         self.bar.n = min(run.get("bytes_read", 0), self.bar.total)
         self.bar.set_postfix_str(f"{run.get('units_done', 0)}/{run.get('units_total', 0)} units, "
                                  f"{run.get('units_failed', 0)} failed", refresh=False)
+        if run.get("step") == "benchmark":
+            done = sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
+                       and not p["point_id"].startswith("probe-"))
+            self.bar.set_description_str(f"benchmark {done}/{run.get('benchmark_points', 0)} points", refresh=False)
         self.bar.refresh()
 
     def close(self) -> None:
@@ -139,6 +144,7 @@ def _execute(spec: ConnectionSpec, options: LocalOptions) -> dict[str, Any]:
             "target": {"db_instance_identifier": identifier, "secret_arn": secret_arn, "engine": spec.engine,
                        "host": spec.host, "port": spec.port, "database": spec.database},
             "warmup": options.warmup,
+            "benchmark": options.benchmark,
         }
         run_id = options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}"
         run_input["run_id"] = run_id
@@ -154,8 +160,10 @@ def _execute(spec: ConnectionSpec, options: LocalOptions) -> dict[str, Any]:
         s3 = aws.client("s3")
         for obj in s3.list_objects_v2(Bucket=aws.bucket, Prefix=f"runs/{run_id}/").get("Contents", []):
             name = obj["Key"].removeprefix(f"runs/{run_id}/")
-            if name.endswith(".json") and "/" not in name:
-                (out / name).write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
+            if name.startswith("map-results/"):
+                continue
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            (out / name).write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
         summary = {"run_id": run_id, "status": desc["status"], "error": desc.get("error"),
                    "cause": desc.get("cause"), "output": json.loads(desc["output"]) if desc.get("output") else None,
                    "run": store.get_run(run_id), "seconds": round(time.monotonic() - started, 1),
