@@ -14,7 +14,7 @@ help:
 	@echo "make lint     ruff + asl-validator"
 	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag runs on every synth)"
 	@echo "make deploy   deploy to the AWS account of your current credentials"
-	@echo "make bench    benchmarks (warm-up rate, planning 1M extents)"
+	@echo "make bench    benchmarks (warm-up rate, planning 1M extents, sweep overhead)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
@@ -65,6 +65,7 @@ deploy: $(STAMP) $(NODE_STAMP) build-lambda
 bench: $(STAMP)
 	$(PY) bench/plan_extents.py
 	$(PY) bench/warmup_rate.py
+	$(PY) bench/sweep_overhead.py
 
 clean:
 	rm -rf $(VENV) node_modules cdk.out .build out .pytest_cache
