@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from cutover_prep.analyze_cli import analyze
+
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 
 
@@ -121,6 +123,9 @@ def _benchmark_lines(bench: dict) -> list[str]:
     for sentence in bench.get("conclusions") or []:
         lines.append(f"    - {sentence}")
     return lines
+
+
+app.add_command(analyze)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,8 @@ import math
 from datetime import datetime
 from typing import Any
 
-from cutover_prep.analysis import UnknownInstanceClass, analyze, expected_limits
+from cutover_prep.ioanalysis import analyze
+from cutover_prep.iolimits import InvalidStorage, UnknownInstanceClass, expected_limits
 from cutover_prep.rdsmetrics import collect_enhanced, collect_windows
 from cutover_prep.store import Store, evidence_key
 
@@ -107,7 +108,7 @@ def _limits(instance: dict[str, Any], engine: str) -> tuple[dict[str, Any] | Non
         limits = expected_limits(klass, storage, int(instance["allocated_storage_gb"]), iops=instance.get("iops"),
                                  throughput_mbps=instance.get("storage_throughput"), engine=engine)
         return limits, None
-    except (UnknownInstanceClass, ValueError) as exc:
+    except (UnknownInstanceClass, InvalidStorage) as exc:
         return None, f"limits not compared: {exc}"
 
 
