@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from cutover_prep.analyze_cli import analyze
+from cutover_prep.analysis.cli import analyze
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 

@@ -18,8 +18,7 @@ import math
 from datetime import datetime
 from typing import Any
 
-from cutover_prep.ioanalysis import analyze
-from cutover_prep.iolimits import InvalidStorage, UnknownInstanceClass, expected_limits
+from cutover_prep.analysis import InvalidStorage, UnknownInstanceClass, analyze, expected_limits
 from cutover_prep.rdsmetrics import collect_enhanced, collect_windows
 from cutover_prep.store import Store, evidence_key
 

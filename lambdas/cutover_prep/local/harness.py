@@ -13,6 +13,7 @@ import importlib
 import io
 import json
 import os
+import sys
 import threading
 import time
 import traceback
@@ -115,6 +116,7 @@ class LocalAws:
         self.invocations: dict[str, int] = {}
         self._lock = threading.Lock()
         self._patches: list[Any] = []
+        self._clients: dict[str, Any] = {}
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> LocalAws:
@@ -142,18 +144,29 @@ class LocalAws:
         self._patches.extend(_serialise_dynamodb())
         for p in self._patches:
             p.start()
+        # moto's interpreter and the polling client are CPU-bound Python threads; with the default
+        # 5 ms GIL switch interval every database round trip of an in-process handler waits up to
+        # 5 ms for the GIL, which slows the run and falsifies the benchmark's latencies.
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.0002)
         deps.reset()
         self._create_resources()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         deps.reset()
+        self._clients.clear()
+        sys.setswitchinterval(self._switch_interval)
         for p in reversed(self._patches):
             p.stop()
         self._patches.clear()
 
     def client(self, service: str) -> Any:
-        return boto3.client(service, region_name=self.region)
+        """One client per service: creating a boto3 client costs tens of ms of CPU (and the GIL),
+        which would disturb the benchmark points measured in-process."""
+        if service not in self._clients:
+            self._clients[service] = boto3.client(service, region_name=self.region)
+        return self._clients[service]
 
     # -- resources ---------------------------------------------------------------------
     def _create_resources(self) -> None:

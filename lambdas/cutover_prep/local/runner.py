@@ -152,7 +152,7 @@ def _execute(spec: ConnectionSpec, options: LocalOptions) -> dict[str, Any]:
         store = Store(dynamodb=aws.client("dynamodb"), s3=aws.client("s3"), table=aws.table, bucket=aws.bucket)
         progress = Progress(store, run_id, options.progress)
         try:
-            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=0.5, on_poll=progress.poll)
+            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
         finally:
             progress.close()
         out = options.out or Path("out") / run_id

@@ -1,0 +1,533 @@
+"""Expected IO limits of an RDS DB instance: the instance class caps, the storage caps, and the
+effective caps (the lower of the two). Pure data and arithmetic, no AWS calls.
+
+Units: IOPS; throughput in KiB/s (``*_kbps``, the unit of the sweep points and of seed 000's
+"KB/s") and MiB/s (``*_mib_s``). AWS publishes EBS bandwidth in Mbps and the matching
+throughput in "MB/s" = Mbps / 8; like seed 000 (db.m4.large: 450 Mbps -> 57,600 KB/s) that MB
+is read as MiB, so 1 Mbps = 128 KiB/s.
+
+Instance classes
+    ``INSTANCE_CLASSES[cls] = (baseline Mbps, maximum Mbps, baseline IOPS, maximum IOPS)``,
+    IOPS at 16 KiB I/O. Baseline < maximum marks the "up to" classes (asterisk on both pages):
+    they hold the maximum for 30 minutes at least once every 24 hours, then fall back to the
+    baseline. ``None`` marks a class that is not EBS-optimized (db.t2, db.m3.large, ...): AWS
+    publishes no dedicated EBS bandwidth for it, EBS shares the network link.
+    Which classes exist on RDS comes from the RDS page; the numbers come from the EC2 page for
+    the underlying instance type, because the RDS page lists only the maximum bandwidth, no
+    IOPS, and where the two pages differ (``RDS_PAGE_DIFFERS``) the EC2 page is the one the
+    RDS page itself points to for per-type maxima. Classes not listed were not confirmed and
+    are left out (db.m7i, db.r7i, the Oracle db.r5*.tpc* classes, db.x2g, db.z1d, ...).
+
+Storage (RDS stripes gp2/gp3/io1/io2 over 4 volumes from 400 GiB on PostgreSQL, MySQL and
+MariaDB, from 200 GiB on Oracle)
+    gp2: baseline 3 IOPS/GiB, min 100, max 16,000 per volume; a volume below 1,000 GiB bursts
+        to 3,000 IOPS from a bucket of 5.4 million I/O credits (refilled at the baseline
+        rate). Throughput = IOPS x 256 KiB, capped at 250 MiB/s, and at 128 MiB/s for a
+        volume of 170 GiB or less (seed 000 measured 75 MB/s on 100 GiB and 24.5 MB/s on
+        30 GiB at baseline: 300 and 100 IOPS x 256 KiB).
+    gp3: 3,000 IOPS / 125 MiB/s; striped 12,000 IOPS / 500 MiB/s; provisioned IOPS and
+        throughput (MiB/s) above the threshold when given.
+    io1: provisioned IOPS; per volume up to 32,000 IOPS: IOPS x 256 KiB up to 500 MiB/s,
+        above: 16 KiB per IOPS up to 1,000 MiB/s; RDS maximum 500 MiB/s below the striping
+        threshold, 4,000 MiB/s above.
+    io2: provisioned IOPS; Block Express rule 0.256 MiB/s per IOPS up to 4,000 MiB/s.
+    standard (magnetic): about 100 IOPS, RDS maximum 1,000 IOPS, no published throughput:
+        rough, flagged ``rough``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+TABLE_TAKEN = "2026-11-22"
+INSTANCE_SOURCES: tuple[dict[str, str], ...] = (
+    {"title": 'Amazon RDS User Guide, "Hardware specifications for DB instance classes"',
+     "url": "https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/Concepts.DBInstanceClass.Summary.html",
+     "version": "page text of 2023-05-30 (awsdocs/amazon-rds-user-guide, doc_source/Concepts.DBInstanceClass.md)",
+     "used_for": "which DB instance classes exist, which are EBS-optimized"},
+    {"title": 'Amazon EC2 User Guide, "Amazon EBS-optimized instance types"',
+     "url": "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ebs-optimized.html",
+     "version": "page text of 2023-05-11 (awsdocs/amazon-ec2-user-guide, doc_source/ebs-optimized.md)",
+     "used_for": "baseline/maximum bandwidth (Mbps) and IOPS (16 KiB I/O) per instance type"},
+)
+STORAGE_SOURCES: dict[str, dict[str, str]] = {
+    "rds": {"title": 'Amazon RDS User Guide, "Amazon RDS DB instance storage"',
+            "url": "https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/CHAP_Storage.html",
+            "version": "page text of 2023-06 (awsdocs/amazon-rds-user-guide, doc_source/CHAP_Storage.md)"},
+    "gp": {"title": 'Amazon EBS, "General Purpose SSD volumes" (gp2 burst, credits, throughput; gp3)',
+           "url": "https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html",
+           "version": "page text of 2023-05 (awsdocs/amazon-ec2-user-guide, doc_source/general-purpose.md)"},
+    "piops": {"title": 'Amazon EBS, "Provisioned IOPS SSD volumes" (io1 throughput, io2 Block Express)',
+              "url": "https://docs.aws.amazon.com/ebs/latest/userguide/provisioned-iops.html",
+              "version": "page text of 2023-05 (awsdocs/amazon-ec2-user-guide, doc_source/provisioned-iops.md)"},
+    "magnetic": {"title": 'Amazon EBS, "Amazon EBS volume types" (magnetic, previous generation)',
+                 "url": "https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volume-types.html",
+                 "version": "page text of 2023-05 (awsdocs/amazon-ec2-user-guide, doc_source/ebs-volume-types.md)"},
+}
+
+KBPS_PER_MBPS = 128  # 1 Mbps = 1/8 MB/s, MB read as MiB -> 1024/8 KiB/s
+KIB_PER_MIB = 1024
+
+# class: (baseline Mbps, maximum Mbps, baseline IOPS, maximum IOPS); None = not EBS-optimized.
+INSTANCE_CLASSES: dict[str, tuple[int, int, int, int] | None] = {
+    # db.t2
+    "db.t2.2xlarge": None,
+    "db.t2.xlarge": None,
+    "db.t2.large": None,
+    "db.t2.medium": None,
+    "db.t2.small": None,
+    "db.t2.micro": None,
+    # db.t3
+    "db.t3.2xlarge": (695, 2780, 4000, 15700),
+    "db.t3.xlarge": (695, 2780, 4000, 15700),
+    "db.t3.large": (695, 2780, 4000, 15700),
+    "db.t3.medium": (347, 2085, 2000, 11800),
+    "db.t3.small": (174, 2085, 1000, 11800),
+    "db.t3.micro": (87, 2085, 500, 11800),
+    # db.t4g
+    "db.t4g.2xlarge": (695, 2780, 4000, 15700),
+    "db.t4g.xlarge": (695, 2780, 4000, 15700),
+    "db.t4g.large": (695, 2780, 4000, 15700),
+    "db.t4g.medium": (347, 2085, 2000, 11800),
+    "db.t4g.small": (174, 2085, 1000, 11800),
+    "db.t4g.micro": (87, 2085, 500, 11800),
+    # db.m3
+    "db.m3.2xlarge": (1000, 1000, 8000, 8000),
+    "db.m3.xlarge": (500, 500, 4000, 4000),
+    "db.m3.large": None,
+    "db.m3.medium": None,
+    # db.m4
+    "db.m4.16xlarge": (10000, 10000, 65000, 65000),
+    "db.m4.10xlarge": (4000, 4000, 32000, 32000),
+    "db.m4.4xlarge": (2000, 2000, 16000, 16000),
+    "db.m4.2xlarge": (1000, 1000, 8000, 8000),
+    "db.m4.xlarge": (750, 750, 6000, 6000),
+    "db.m4.large": (450, 450, 3600, 3600),
+    # db.m5
+    "db.m5.24xlarge": (19000, 19000, 80000, 80000),
+    "db.m5.16xlarge": (13600, 13600, 60000, 60000),
+    "db.m5.12xlarge": (9500, 9500, 40000, 40000),
+    "db.m5.8xlarge": (6800, 6800, 30000, 30000),
+    "db.m5.4xlarge": (4750, 4750, 18750, 18750),
+    "db.m5.2xlarge": (2300, 4750, 12000, 18750),
+    "db.m5.xlarge": (1150, 4750, 6000, 18750),
+    "db.m5.large": (650, 4750, 3600, 18750),
+    # db.m5d
+    "db.m5d.24xlarge": (19000, 19000, 80000, 80000),
+    "db.m5d.16xlarge": (13600, 13600, 60000, 60000),
+    "db.m5d.12xlarge": (9500, 9500, 40000, 40000),
+    "db.m5d.8xlarge": (6800, 6800, 30000, 30000),
+    "db.m5d.4xlarge": (4750, 4750, 18750, 18750),
+    "db.m5d.2xlarge": (2300, 4750, 12000, 18750),
+    "db.m5d.xlarge": (1150, 4750, 6000, 18750),
+    "db.m5d.large": (650, 4750, 3600, 18750),
+    # db.m6g
+    "db.m6g.16xlarge": (19000, 19000, 80000, 80000),
+    "db.m6g.12xlarge": (14250, 14250, 50000, 50000),
+    "db.m6g.8xlarge": (9500, 9500, 40000, 40000),
+    "db.m6g.4xlarge": (4750, 4750, 20000, 20000),
+    "db.m6g.2xlarge": (2375, 4750, 12000, 20000),
+    "db.m6g.xlarge": (1188, 4750, 6000, 20000),
+    "db.m6g.large": (630, 4750, 3600, 20000),
+    # db.m6gd
+    "db.m6gd.16xlarge": (19000, 19000, 80000, 80000),
+    "db.m6gd.12xlarge": (14250, 14250, 50000, 50000),
+    "db.m6gd.8xlarge": (9500, 9500, 40000, 40000),
+    "db.m6gd.4xlarge": (4750, 4750, 20000, 20000),
+    "db.m6gd.2xlarge": (2375, 4750, 12000, 20000),
+    "db.m6gd.xlarge": (1188, 4750, 6000, 20000),
+    "db.m6gd.large": (630, 4750, 3600, 20000),
+    # db.m6i
+    "db.m6i.32xlarge": (40000, 40000, 160000, 160000),
+    "db.m6i.24xlarge": (30000, 30000, 120000, 120000),
+    "db.m6i.16xlarge": (20000, 20000, 80000, 80000),
+    "db.m6i.12xlarge": (15000, 15000, 60000, 60000),
+    "db.m6i.8xlarge": (10000, 10000, 40000, 40000),
+    "db.m6i.4xlarge": (5000, 10000, 20000, 40000),
+    "db.m6i.2xlarge": (2500, 10000, 12000, 40000),
+    "db.m6i.xlarge": (1250, 10000, 6000, 40000),
+    "db.m6i.large": (650, 10000, 3600, 40000),
+    # db.m7g
+    "db.m7g.16xlarge": (20000, 20000, 80000, 80000),
+    "db.m7g.12xlarge": (15000, 15000, 60000, 60000),
+    "db.m7g.8xlarge": (10000, 10000, 40000, 40000),
+    "db.m7g.4xlarge": (5000, 10000, 20000, 40000),
+    "db.m7g.2xlarge": (2500, 10000, 12000, 40000),
+    "db.m7g.xlarge": (1250, 10000, 6000, 40000),
+    "db.m7g.large": (630, 10000, 3600, 40000),
+    # db.r3
+    "db.r3.8xlarge": None,
+    "db.r3.4xlarge": (2000, 2000, 16000, 16000),
+    "db.r3.2xlarge": (1000, 1000, 8000, 8000),
+    "db.r3.xlarge": (500, 500, 4000, 4000),
+    "db.r3.large": None,
+    # db.r4
+    "db.r4.16xlarge": (14000, 14000, 75000, 75000),
+    "db.r4.8xlarge": (7000, 7000, 37500, 37500),
+    "db.r4.4xlarge": (3500, 3500, 18750, 18750),
+    "db.r4.2xlarge": (1700, 1700, 12000, 12000),
+    "db.r4.xlarge": (850, 850, 6000, 6000),
+    "db.r4.large": (425, 425, 3000, 3000),
+    # db.r5
+    "db.r5.24xlarge": (19000, 19000, 80000, 80000),
+    "db.r5.16xlarge": (13600, 13600, 60000, 60000),
+    "db.r5.12xlarge": (9500, 9500, 40000, 40000),
+    "db.r5.8xlarge": (6800, 6800, 30000, 30000),
+    "db.r5.4xlarge": (4750, 4750, 18750, 18750),
+    "db.r5.2xlarge": (2300, 4750, 12000, 18750),
+    "db.r5.xlarge": (1150, 4750, 6000, 18750),
+    "db.r5.large": (650, 4750, 3600, 18750),
+    # db.r5b
+    "db.r5b.24xlarge": (60000, 60000, 260000, 260000),
+    "db.r5b.16xlarge": (40000, 40000, 173333, 173333),
+    "db.r5b.12xlarge": (30000, 30000, 130000, 130000),
+    "db.r5b.8xlarge": (20000, 20000, 86667, 86667),
+    "db.r5b.4xlarge": (10000, 10000, 43333, 43333),
+    "db.r5b.2xlarge": (5000, 10000, 21667, 43333),
+    "db.r5b.xlarge": (2500, 10000, 10833, 43333),
+    "db.r5b.large": (1250, 10000, 5417, 43333),
+    # db.r5d
+    "db.r5d.24xlarge": (19000, 19000, 80000, 80000),
+    "db.r5d.16xlarge": (13600, 13600, 60000, 60000),
+    "db.r5d.12xlarge": (9500, 9500, 40000, 40000),
+    "db.r5d.8xlarge": (6800, 6800, 30000, 30000),
+    "db.r5d.4xlarge": (4750, 4750, 18750, 18750),
+    "db.r5d.2xlarge": (2300, 4750, 12000, 18750),
+    "db.r5d.xlarge": (1150, 4750, 6000, 18750),
+    "db.r5d.large": (650, 4750, 3600, 18750),
+    # db.r6g
+    "db.r6g.16xlarge": (19000, 19000, 80000, 80000),
+    "db.r6g.12xlarge": (14250, 14250, 50000, 50000),
+    "db.r6g.8xlarge": (9500, 9500, 40000, 40000),
+    "db.r6g.4xlarge": (4750, 4750, 20000, 20000),
+    "db.r6g.2xlarge": (2375, 4750, 12000, 20000),
+    "db.r6g.xlarge": (1188, 4750, 6000, 20000),
+    "db.r6g.large": (630, 4750, 3600, 20000),
+    # db.r6gd
+    "db.r6gd.16xlarge": (19000, 19000, 80000, 80000),
+    "db.r6gd.12xlarge": (14250, 14250, 50000, 50000),
+    "db.r6gd.8xlarge": (9500, 9500, 40000, 40000),
+    "db.r6gd.4xlarge": (4750, 4750, 20000, 20000),
+    "db.r6gd.2xlarge": (2375, 4750, 12000, 20000),
+    "db.r6gd.xlarge": (1188, 4750, 6000, 20000),
+    "db.r6gd.large": (630, 4750, 3600, 20000),
+    # db.r6i
+    "db.r6i.32xlarge": (40000, 40000, 160000, 160000),
+    "db.r6i.24xlarge": (30000, 30000, 120000, 120000),
+    "db.r6i.16xlarge": (20000, 20000, 80000, 80000),
+    "db.r6i.12xlarge": (15000, 15000, 60000, 60000),
+    "db.r6i.8xlarge": (10000, 10000, 40000, 40000),
+    "db.r6i.4xlarge": (5000, 10000, 20000, 40000),
+    "db.r6i.2xlarge": (2500, 10000, 12000, 40000),
+    "db.r6i.xlarge": (1250, 10000, 6000, 40000),
+    "db.r6i.large": (650, 10000, 3600, 40000),
+    # db.r7g
+    "db.r7g.16xlarge": (20000, 20000, 80000, 80000),
+    "db.r7g.12xlarge": (15000, 15000, 60000, 60000),
+    "db.r7g.8xlarge": (10000, 10000, 40000, 40000),
+    "db.r7g.4xlarge": (5000, 10000, 20000, 40000),
+    "db.r7g.2xlarge": (2500, 10000, 12000, 40000),
+    "db.r7g.xlarge": (1250, 10000, 6000, 40000),
+    "db.r7g.large": (630, 10000, 3600, 40000),
+    # db.x2iedn
+    "db.x2iedn.32xlarge": (80000, 80000, 260000, 260000),
+    "db.x2iedn.24xlarge": (60000, 60000, 195000, 195000),
+    "db.x2iedn.16xlarge": (40000, 40000, 130000, 130000),
+    "db.x2iedn.8xlarge": (20000, 20000, 65000, 65000),
+    "db.x2iedn.4xlarge": (10000, 20000, 32500, 65000),
+    "db.x2iedn.2xlarge": (5000, 20000, 16250, 65000),
+    "db.x2iedn.xlarge": (2500, 20000, 8125, 65000),
+}
+
+# Where the RDS page's "Max. EBS bandwidth (Mbps)" differs from the EC2 page used above.
+RDS_PAGE_DIFFERS: dict[str, str] = {
+    "db.m6g.4xlarge": "6,800", "db.m6g.12xlarge": "13,500", "db.m6gd.8xlarge": "9,000",
+    "db.m6gd.12xlarge": "13,500", "db.r6g.8xlarge": "9,000", "db.r6g.12xlarge": "13,500",
+    "db.r6gd.8xlarge": "9,000", "db.r6gd.12xlarge": "13,500",
+    "db.m6i.large": "Up to 12,500", "db.m6i.xlarge": "Up to 12,500", "db.m6i.2xlarge": "Up to 12,500",
+    "db.m6i.4xlarge": "Up to 12,500", "db.m6i.8xlarge": "12,500", "db.m6i.12xlarge": "18,750",
+    "db.m6i.16xlarge": "25,000", "db.m6i.24xlarge": "37,500", "db.m6i.32xlarge": "50,000",
+    "db.t3.micro": "Up to 1,536", "db.t3.small": "Up to 1,536", "db.t3.medium": "Up to 1,536",
+    "db.t3.large": "Up to 2,048", "db.t3.xlarge": "Up to 2,048", "db.t3.2xlarge": "Up to 2,048",
+}
+
+ENGINES = ("postgres", "mysql", "mariadb", "oracle")
+STRIPE_THRESHOLD_GB = {"postgres": 400, "mysql": 400, "mariadb": 400, "oracle": 200}
+STORAGE_TYPES = ("gp2", "gp3", "io1", "io2", "standard")
+STRIPED_VOLUMES = 4
+
+GP2_IOPS_PER_GB, GP2_MIN_IOPS, GP2_MAX_IOPS = 3, 100, 16_000
+GP2_BURST_IOPS, GP2_BURST_BELOW_GB, GP2_CREDITS = 3_000, 1_000, 5_400_000
+GP2_IO_KIB, GP2_MAX_MIB_S, GP2_SMALL_MIB_S, GP2_SMALL_GB = 256, 250, 128, 170
+GP3_IOPS, GP3_MIB_S = 3_000, 125
+IO1_IO_KIB, IO1_VOLUME_MIB_S, IO1_HIGH_IOPS, IO1_HIGH_KIB, IO1_HIGH_MIB_S = 256, 500, 32_000, 16, 1_000
+RDS_PIOPS_MIB_S = {False: 500, True: 4_000}  # RDS maximum throughput, below / above the striping threshold
+IO2_MIB_S_PER_IOPS, IO2_MAX_MIB_S = 0.256, 4_000
+MAGNETIC_IOPS, MAGNETIC_MAX_IOPS = 100, 1_000
+
+
+class LimitsError(ValueError):
+    """A value the limits cannot be computed for."""
+
+
+class UnknownInstanceClass(LimitsError):
+    """The DB instance class is not in ``INSTANCE_CLASSES``."""
+
+
+class InvalidStorage(LimitsError):
+    """Storage type, size, IOPS, throughput or engine that RDS does not have."""
+
+
+def _kbps(mib_s: float | None) -> float | None:
+    return None if mib_s is None else round(float(mib_s) * KIB_PER_MIB, 1)
+
+
+def _normalize_engine(engine: str) -> str:
+    e = (engine or "").strip().lower()
+    for name, prefixes in (("oracle", ("oracle",)), ("postgres", ("postgres",)), ("mariadb", ("mariadb",)),
+                           ("mysql", ("mysql",))):
+        if e.startswith(prefixes):
+            return name
+    raise InvalidStorage(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
+
+
+def known_instance_classes() -> list[str]:
+    return sorted(INSTANCE_CLASSES)
+
+
+def _lookup_class(instance_class: str) -> tuple[str, tuple[int, int, int, int] | None]:
+    name = (instance_class or "").strip().lower()
+    if name and not name.startswith("db."):
+        name = "db." + name
+    if name in INSTANCE_CLASSES:
+        return name, INSTANCE_CLASSES[name]
+    close = difflib.get_close_matches(name, INSTANCE_CLASSES, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    family = ".".join(name.split(".")[:2])
+    listed = sorted({".".join(k.split(".")[:2]) for k in INSTANCE_CLASSES})
+    if not close and family not in listed:
+        hint = f"; known families: {', '.join(listed)}"
+    raise UnknownInstanceClass(f"unknown DB instance class {instance_class!r}{hint} "
+                               "(only classes with published EBS limits are known, see docs/analysis.md)")
+
+
+def instance_caps(instance_class: str) -> dict[str, Any]:
+    """The EBS caps AWS publishes for ``instance_class`` (``db.`` prefix optional)."""
+    name, spec = _lookup_class(instance_class)
+    if spec is None:
+        return {"instance_class": name, "ebs_optimized": False, "burstable": False,
+                "baseline_mbps": None, "max_mbps": None, "baseline_iops": None, "max_iops": None,
+                "baseline_throughput_kbps": None, "max_throughput_kbps": None,
+                "notes": [f"{name} is not EBS-optimized: AWS publishes no dedicated EBS bandwidth for it "
+                          "(EBS traffic shares the network link), so only the storage caps are compared"]}
+    base_mbps, max_mbps, base_iops, max_iops = spec
+    notes = []
+    if base_mbps < max_mbps:
+        notes.append(f"{name} reaches its maximum EBS bandwidth ({max_mbps:,} Mbps, {max_iops:,} IOPS) for "
+                     f"30 minutes at least once every 24 hours, then falls back to {base_mbps:,} Mbps, "
+                     f"{base_iops:,} IOPS")
+    if name in RDS_PAGE_DIFFERS:
+        notes.append(f"the RDS page lists {RDS_PAGE_DIFFERS[name]} Mbps for {name}; the EC2 page's "
+                     f"{max_mbps:,} Mbps is used")
+    return {"instance_class": name, "ebs_optimized": True, "burstable": base_mbps < max_mbps,
+            "baseline_mbps": base_mbps, "max_mbps": max_mbps,
+            "baseline_mb_s": base_mbps / 8, "max_mb_s": max_mbps / 8,
+            "baseline_throughput_kbps": float(base_mbps * KBPS_PER_MBPS),
+            "max_throughput_kbps": float(max_mbps * KBPS_PER_MBPS),
+            "baseline_iops": base_iops, "max_iops": max_iops, "notes": notes}
+
+
+def _check_number(name: str, value: float | None, *, required: bool = False) -> None:
+    if value is None:
+        if required:
+            raise InvalidStorage(f"{name} is required")
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise InvalidStorage(f"{name} must be a positive number, not {value!r}")
+
+
+def _gp2_volume_mib_s(volume_gb: float, volume_iops: float, burst: bool) -> float:
+    cap = GP2_SMALL_MIB_S if volume_gb <= GP2_SMALL_GB else GP2_MAX_MIB_S
+    if burst:
+        return cap
+    return min(cap, volume_iops * GP2_IO_KIB / KIB_PER_MIB)
+
+
+def _gp2(gb: float, volumes: int) -> dict[str, Any]:
+    volume_gb = gb / volumes
+    volume_iops = min(GP2_MAX_IOPS, max(GP2_MIN_IOPS, GP2_IOPS_PER_GB * volume_gb))
+    bursts = volume_iops < GP2_BURST_IOPS and volume_gb < GP2_BURST_BELOW_GB
+    base_mib = volumes * _gp2_volume_mib_s(volume_gb, volume_iops, burst=False)
+    out: dict[str, Any] = {
+        "baseline_iops": round(volumes * volume_iops), "baseline_throughput_mib_s": round(base_mib, 2),
+        "burst_iops": None, "burst_throughput_mib_s": None, "burst_credits": None, "burst_minutes_from_full": None,
+        "notes": [f"gp2 baseline {GP2_IOPS_PER_GB} IOPS/GiB (min {GP2_MIN_IOPS}, max {GP2_MAX_IOPS:,} per volume); "
+                  f"throughput = IOPS x {GP2_IO_KIB} KiB up to {GP2_MAX_MIB_S} MiB/s "
+                  f"({GP2_SMALL_MIB_S} MiB/s for a volume of {GP2_SMALL_GB} GiB or less)"],
+    }
+    if bursts:
+        credits = volumes * GP2_CREDITS
+        out.update(burst_iops=volumes * GP2_BURST_IOPS,
+                   burst_throughput_mib_s=volumes * _gp2_volume_mib_s(volume_gb, volume_iops, burst=True),
+                   burst_credits=credits,
+                   burst_minutes_from_full=round(GP2_CREDITS / (GP2_BURST_IOPS - volume_iops) / 60, 1))
+        out["notes"].append(f"gp2 volumes below {GP2_BURST_BELOW_GB:,} GiB burst to {GP2_BURST_IOPS:,} IOPS each "
+                            f"from {GP2_CREDITS / 1e6:.1f} million I/O credits, about "
+                            f"{out['burst_minutes_from_full']:,} minutes from a full bucket")
+    return out
+
+
+def _gp3(gb: float, volumes: int, iops: float | None, mib_s: float | None) -> dict[str, Any]:
+    base_iops, base_mib = volumes * GP3_IOPS, volumes * GP3_MIB_S
+    striped = " (striped over 4 volumes)" if volumes > 1 else ""
+    notes = [f"gp3 baseline {base_iops:,} IOPS / {base_mib} MiB/s{striped}"]
+    if volumes == 1 and ((iops and iops != base_iops) or (mib_s and mib_s != base_mib)):
+        notes.append("RDS does not provision gp3 IOPS or throughput below the striping threshold; "
+                     "the values given are used as they are")
+    return {"baseline_iops": round(iops or base_iops), "baseline_throughput_mib_s": float(mib_s or base_mib),
+            "burst_iops": None, "burst_throughput_mib_s": None, "burst_credits": None,
+            "burst_minutes_from_full": None, "notes": notes}
+
+
+def _io1_volume_mib_s(volume_iops: float) -> float:
+    if volume_iops <= IO1_HIGH_IOPS:
+        return min(IO1_VOLUME_MIB_S, volume_iops * IO1_IO_KIB / KIB_PER_MIB)
+    return min(IO1_HIGH_MIB_S, volume_iops * IO1_HIGH_KIB / KIB_PER_MIB)
+
+
+def _piops(kind: str, volumes: int, iops: float, mib_s: float | None) -> dict[str, Any]:
+    if kind == "io1":
+        derived = min(RDS_PIOPS_MIB_S[volumes > 1], volumes * _io1_volume_mib_s(iops / volumes))
+        note = (f"io1 throughput = IOPS x {IO1_IO_KIB} KiB per volume up to {IO1_VOLUME_MIB_S} MiB/s "
+                f"({IO1_HIGH_KIB} KiB per IOPS above {IO1_HIGH_IOPS:,} IOPS), RDS maximum "
+                f"{RDS_PIOPS_MIB_S[volumes > 1]:,} MiB/s")
+    else:
+        derived = min(IO2_MAX_MIB_S, iops * IO2_MIB_S_PER_IOPS)
+        note = (f"io2 throughput = {IO2_MIB_S_PER_IOPS} MiB/s per provisioned IOPS up to {IO2_MAX_MIB_S:,} MiB/s "
+                "(EBS io2 Block Express rule)")
+    notes = [note]
+    if mib_s:
+        notes.append(f"throughput {mib_s} MiB/s as given (derived from the IOPS: {derived:g} MiB/s)")
+    return {"baseline_iops": round(iops), "baseline_throughput_mib_s": round(float(mib_s or derived), 2),
+            "burst_iops": None, "burst_throughput_mib_s": None, "burst_credits": None,
+            "burst_minutes_from_full": None, "notes": notes}
+
+
+def _magnetic() -> dict[str, Any]:
+    return {"baseline_iops": MAGNETIC_IOPS, "baseline_throughput_mib_s": None, "burst_iops": MAGNETIC_MAX_IOPS,
+            "burst_throughput_mib_s": None, "burst_credits": None, "burst_minutes_from_full": None, "rough": True,
+            "notes": ["magnetic (standard) storage: about 100 IOPS on average, bursts to hundreds, RDS maximum "
+                      "1,000 IOPS; AWS publishes no throughput limit: rough figures only"]}
+
+
+def storage_caps(storage_type: str, allocated_gb: float, iops: float | None = None,
+                 throughput_mbps: float | None = None, engine: str = "postgres") -> dict[str, Any]:
+    """What the RDS storage can deliver. ``throughput_mbps`` is MiB/s, as RDS ``StorageThroughput``."""
+    kind = (storage_type or "").strip().lower()
+    if kind == "magnetic":
+        kind = "standard"
+    if kind not in STORAGE_TYPES:
+        raise InvalidStorage(f"unknown storage type {storage_type!r}: expected one of {', '.join(STORAGE_TYPES)}")
+    _check_number("allocated storage (GiB)", allocated_gb, required=True)
+    _check_number("IOPS", iops, required=kind in ("io1", "io2"))
+    _check_number("storage throughput (MiB/s)", throughput_mbps)
+    eng = _normalize_engine(engine)
+    threshold = STRIPE_THRESHOLD_GB[eng]
+    volumes = STRIPED_VOLUMES if kind != "standard" and allocated_gb >= threshold else 1
+    if kind == "gp2":
+        caps = _gp2(allocated_gb, volumes)
+    elif kind == "gp3":
+        caps = _gp3(allocated_gb, volumes, iops, throughput_mbps)
+    elif kind in ("io1", "io2"):
+        caps = _piops(kind, volumes, float(iops or 0), throughput_mbps)
+    else:
+        caps = _magnetic()
+    caps.setdefault("rough", False)
+    caps.update(type=kind, allocated_gb=allocated_gb, engine=eng, volumes=volumes, striped=volumes > 1,
+                stripe_threshold_gb=threshold,
+                baseline_throughput_kbps=_kbps(caps["baseline_throughput_mib_s"]),
+                burst_throughput_kbps=_kbps(caps["burst_throughput_mib_s"]),
+                sources=[STORAGE_SOURCES["rds"], STORAGE_SOURCES[_source_key(kind)]])
+    return caps
+
+
+def _source_key(kind: str) -> str:
+    return {"gp2": "gp", "gp3": "gp", "io1": "piops", "io2": "piops"}.get(kind, "magnetic")
+
+
+def _fmt_mb(kbps: float) -> str:
+    mb = kbps / KIB_PER_MIB
+    return f"{mb:,.0f} MB/s" if mb >= 10 else f"{mb:,.1f} MB/s"
+
+
+def _storage_labels(s: dict[str, Any]) -> dict[str, str]:
+    kind, gb = s["type"], s["allocated_gb"]
+    size = f"{gb:,g} GiB"
+    labels = {
+        "gp2": {"iops": f"the gp2 baseline of {s['baseline_iops']:,} IOPS (3 IOPS/GiB x {size})",
+                "burst_iops": f"the gp2 burst limit of {s['burst_iops'] or 0:,} IOPS",
+                "tp": f"the gp2 throughput of {{mb}} ({s['baseline_iops']:,} IOPS x 256 KiB, {size})",
+                "burst_tp": f"the gp2 burst throughput of {{mb}} ({size})"},
+        "gp3": {"iops": f"the gp3 limit of {s['baseline_iops']:,} IOPS", "tp": "the gp3 limit of {mb}"},
+        "io1": {"iops": f"the {s['baseline_iops']:,} provisioned IOPS",
+                "tp": f"the io1 throughput of {{mb}} for {s['baseline_iops']:,} IOPS"},
+        "io2": {"iops": f"the {s['baseline_iops']:,} provisioned IOPS",
+                "tp": f"the io2 throughput of {{mb}} for {s['baseline_iops']:,} IOPS"},
+        "standard": {"iops": "the magnetic storage's ~100 IOPS", "burst_iops": "the magnetic storage's 1,000 IOPS",
+                     "tp": "the magnetic storage's throughput {mb}"},
+    }[kind]
+    return labels
+
+
+def _pick(storage: tuple[float | None, str], instance: tuple[float | None, str]) -> dict[str, Any]:
+    (s_val, s_label), (i_val, i_label) = storage, instance
+    if s_val is None and i_val is None:
+        return {"value": None, "bound_by": None, "label": None}
+    if i_val is None or (s_val is not None and s_val < i_val):
+        return {"value": s_val, "bound_by": "storage", "label": s_label}
+    if s_val is None or i_val < s_val:
+        return {"value": i_val, "bound_by": "instance", "label": i_label}
+    return {"value": s_val, "bound_by": "both", "label": f"{s_label} and {i_label}"}
+
+
+def _level(s: dict[str, Any], inst: dict[str, Any], peak: bool) -> dict[str, Any]:
+    labels = _storage_labels(s)
+    use_burst = peak and s["burst_iops"] is not None
+    s_iops = s["burst_iops"] if use_burst else s["baseline_iops"]
+    s_iops_label = labels.get("burst_iops") if use_burst else labels["iops"]
+    s_tp = s["burst_throughput_kbps"] if peak and s["burst_throughput_kbps"] else s["baseline_throughput_kbps"]
+    s_tp_label = labels["burst_tp" if peak and s["burst_throughput_kbps"] and "burst_tp" in labels else "tp"]
+    s_tp_label = s_tp_label.format(mb=_fmt_mb(s_tp)) if s_tp else s_tp_label.format(mb="(not published)")
+    i_iops = inst["max_iops"] if peak else inst["baseline_iops"]
+    i_tp = inst["max_throughput_kbps"] if peak else inst["baseline_throughput_kbps"]
+    name = inst["instance_class"]
+    i_iops_label = f"the instance's {i_iops:,} IOPS ({name})" if i_iops else ""
+    i_tp_label = f"the instance's {_fmt_mb(i_tp)} ({name})" if i_tp else ""
+    iops, tp = _pick((s_iops, s_iops_label), (i_iops, i_iops_label)), _pick((s_tp, s_tp_label), (i_tp, i_tp_label))
+    crossover = round(tp["value"] / iops["value"], 1) if tp["value"] and iops["value"] else None
+    return {"iops": iops["value"], "iops_bound_by": iops["bound_by"], "iops_label": iops["label"],
+            "throughput_kbps": tp["value"],
+            "throughput_mb_s": round(tp["value"] / KIB_PER_MIB, 1) if tp["value"] else None,
+            "throughput_bound_by": tp["bound_by"], "throughput_label": tp["label"], "crossover_kb": crossover}
+
+
+def expected_limits(instance_class: str, storage_type: str, allocated_gb: float, iops: float | None = None,
+                    throughput_mbps: float | None = None, engine: str = "postgres") -> dict[str, Any]:
+    """Instance caps, storage caps and the effective caps (the lower of both, and which side binds).
+
+    ``effective["peak"]`` is what a short benchmark on a fresh instance meets (gp2 burst, the
+    maximum of an "up to" instance class); ``effective["sustained"]`` holds once the gp2 credits
+    or the instance's 30 minutes of maximum are spent. ``effective`` itself repeats the peak.
+    """
+    inst = instance_caps(instance_class)
+    storage = storage_caps(storage_type, allocated_gb, iops=iops, throughput_mbps=throughput_mbps, engine=engine)
+    peak, sustained = _level(storage, inst, peak=True), _level(storage, inst, peak=False)
+    return {
+        "instance_class": inst["instance_class"], "storage_type": storage["type"], "allocated_gb": allocated_gb,
+        "iops": iops, "throughput_mbps": throughput_mbps, "engine": storage["engine"],
+        "instance": inst, "storage": storage,
+        "effective": {**peak, "peak": peak, "sustained": sustained, "has_burst": peak != sustained},
+        "notes": inst["notes"] + storage["notes"],
+        "sources": {"instance": list(INSTANCE_SOURCES), "storage": storage["sources"], "taken": TABLE_TAKEN},
+    }
