@@ -449,7 +449,8 @@ def test_function_permissions(in_vpc: Synth) -> None:
         assert not any(a.startswith(("cloudwatch:", "rds:")) for a in actions), handler
         assert not {"s3:DeleteObject", "dynamodb:DeleteItem", "dynamodb:Scan"} & actions
     collect = actions_of_role(in_vpc, roles["handlers.collect_metrics.handler"])
-    assert {"cloudwatch:GetMetricData", "logs:GetLogEvents", "logs:FilterLogEvents", "rds:DescribeDBInstances"} <= collect
+    assert {"cloudwatch:GetMetricData", "logs:GetLogEvents", "logs:FilterLogEvents",
+            "rds:DescribeDBInstances"} <= collect
     assert not any(a.startswith("secretsmanager:") for a in collect)
     assert resources_for(in_vpc, roles["handlers.collect_metrics.handler"], "logs:GetLogEvents") == {
         "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:RDSOSMetrics",
