@@ -1,0 +1,202 @@
+"""Oracle benchmark driver against a fake connection (no Oracle here): the SQL of each step,
+session settings, deadlines, counters, histograms, privileges and the write test's cleanup."""
+
+from __future__ import annotations
+
+import time
+
+import oracledb
+import pytest
+
+from cutover_prep.engines import PermanentReadError
+from cutover_prep.sweep.model import PointSpec, SweepOptions, SweepTarget
+from cutover_prep.sweep.oracle import OracleBench, mbrc_sql
+
+
+class Cursor:
+    def __init__(self, conn):
+        self.conn, self._rows = conn, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, sql, parameters=None, **binds):
+        self.conn.log.append((sql, binds))
+        for marker, exc in self.conn.fail.items():
+            if marker in sql:
+                raise exc
+        markers = [m for m in self.conn.answers if m in sql]  # the most specific marker answers
+        self._rows = self.conn.answers[max(markers, key=len)] if markers else [(1,)]
+        if self.conn.delay:
+            time.sleep(self.conn.delay)
+        return iter(self._rows)
+
+    def fetchone(self):
+        return self._rows[0]
+
+
+class Conn:
+    def __init__(self, shared):
+        self.log, self.answers, self.fail = shared["log"], shared["answers"], shared["fail"]
+        self.delay = shared["delay"]
+        self.closed = False
+        self.commits = 0
+        shared["conns"].append(self)
+
+    def cursor(self):
+        return Cursor(self)
+
+    def commit(self):
+        self.commits += 1
+
+    def close(self):
+        self.closed = True
+
+
+def ora_error(code):
+    err = type("E", (), {"code": code, "full_code": f"ORA-{code:05d}", "message": f"ORA-{code:05d}: boom"})()
+    return oracledb.DatabaseError(err)
+
+
+@pytest.fixture
+def shared():
+    return {"log": [], "answers": {"v$": [], "product_component_version": []}, "fail": {}, "delay": 0.0,
+            "conns": []}
+
+
+@pytest.fixture
+def bench(shared):
+    return OracleBench(lambda: Conn(shared))
+
+
+TARGET = SweepTarget("APP.ORDERS#TABLE", {"owner": "App", "table": "Or ders", "partition": "P1", "subpartition": False,
+                                          "data_object_id": 777, "read": "rowid_range"},
+                     ((4, 128, 20000), (5, 8, 100)), 8192)
+
+
+def executed(shared, marker):
+    return [(sql, binds) for sql, binds in shared["log"] if marker in sql]
+
+
+def test_io_size_points_follow_the_mbrc_list():
+    points = OracleBench(lambda: None).io_size_points(SweepOptions(mbrc_values=(1, 8, 128), seconds_per_point=3),
+                                                      TARGET)
+    assert [(p.point_id, p.io_size_kb, p.knobs) for p in points] == [
+        ("mbrc-001", 8.0, {"db_file_multiblock_read_count": 1}),
+        ("mbrc-008", 64.0, {"db_file_multiblock_read_count": 8}),
+        ("mbrc-128", 1024.0, {"db_file_multiblock_read_count": 128})]
+    assert all(p.kind == "sequential" and p.seconds == 3 for p in points)
+
+
+@pytest.mark.parametrize("bad", [0, 1025, "8; DROP TABLE x", 8.5, True])
+def test_mbrc_must_be_a_plain_integer(bad):
+    with pytest.raises(ValueError):
+        mbrc_sql(bad)
+
+
+def test_scan_sets_its_own_session_and_reads_quoted_pieces_until_the_end(bench, shared):
+    result = bench.scan(PointSpec("mbrc-016", "sequential", 60, knobs={"db_file_multiblock_read_count": 16}),
+                        TARGET, deadline=time.monotonic() + 0.05)
+    scan_conn = shared["conns"][1]
+    assert scan_conn.closed and not shared["conns"][0].closed  # settings die with the scan's own session
+    assert executed(shared, "db_file_multiblock_read_count = 16") and executed(shared, '"_serial_direct_read" = ALWAYS')
+    reads = executed(shared, "COUNT(*)")
+    assert 'FROM "App"."Or ders" PARTITION ("P1") t' in reads[0][0] and "FULL(t)" in reads[0][0]
+    assert reads[0][1] == {"objd": 777, "rfno": 4, "lo_block": 128, "hi_block": 128 + 8192 - 1}
+    first_pass = [b for _, b in reads][:4]
+    assert [(b["rfno"], b["lo_block"], b["hi_block"]) for b in first_pass] == [
+        (4, 128, 8319), (4, 8320, 16511), (4, 16512, 20127), (5, 8, 107)]
+    assert result.calls == len(reads) and result.bytes > 0
+
+
+def test_scan_stops_at_the_deadline(bench, shared):
+    shared["delay"] = 0.02
+    started = time.monotonic()
+    result = bench.scan(PointSpec("m", "sequential", 1, knobs={"db_file_multiblock_read_count": 8}), TARGET,
+                        deadline=started + 0.1)
+    assert time.monotonic() - started < 0.5 and 1 <= result.calls <= 8
+
+
+def test_counters_map_sysstat_names(bench, shared):
+    shared["answers"]["v$sysstat"] = [("physical read total IO requests", 10), ("physical read total bytes", 81920),
+                                      ("physical read total multi block requests", 2)]
+    c = bench.counters()
+    assert c["read_requests"] == 10 and c["read_bytes"] == 81920 and c["multiblock_read_requests"] == 2
+    assert c["physical read total bytes"] == 81920
+
+
+def test_histogram_prefers_micro_and_falls_back_to_milli(bench, shared):
+    shared["answers"]["v$event_histogram_micro"] = [(256, 5), (512, 7)]
+    assert bench.latency_histogram() == {"256": 5, "512": 7}
+    shared["fail"]["v$event_histogram_micro"] = ora_error(942)
+    shared["answers"]["v$event_histogram "] = [(1, 3), (8, 2)]
+    assert bench.latency_histogram() == {"1000": 3, "8000": 2}
+    assert "'db file sequential read'" in executed(shared, "v$event_histogram ")[0][0]
+
+
+def test_missing_privileges_are_notes_not_failures(bench, shared):
+    shared["fail"]["v$sysstat"] = ora_error(942)
+    shared["fail"]["v$parameter"] = ora_error(942)
+    shared["fail"]["v$event_histogram"] = ora_error(942)
+    assert bench.counters() == {}
+    caps = bench.capabilities()
+    assert caps["counters"] is None and caps["latency_histogram"] is None
+    assert any("v$sysstat" in n for n in caps["notes"]) and any("v$parameter" in n for n in caps["notes"])
+
+
+def test_capabilities_record_settings(bench, shared):
+    shared["answers"]["v$parameter"] = [("db_block_size", "16384"), ("db_file_multiblock_read_count", "128"),
+                                        ("filesystemio_options", "SETALL")]
+    shared["answers"]["product_component_version"] = [("19.0.0.0.0",)]
+    shared["answers"]["v$sysstat"] = [("physical read total bytes", 1)]
+    shared["answers"]["v$event_histogram"] = []
+    caps = bench.capabilities()
+    assert caps["counters"] == "v$sysstat" and caps["latency_histogram"] == "v$event_histogram"
+    assert caps["block_size"] == 16384 and caps["server_version"] == "19.0.0.0.0"
+    assert any("direct IO" in n for n in caps["notes"])
+
+
+def test_random_reader_uses_the_buffer_cache_one_block_at_a_time(bench, shared):
+    reader = bench.random_reader()
+    reader.read_block(TARGET.locator, 4, 4242)
+    reader.close()
+    assert executed(shared, '"_serial_direct_read" = NEVER')
+    (sql, binds), = executed(shared, "COUNT(*)")
+    assert binds == {"objd": 777, "rfno": 4, "lo_block": 4242, "hi_block": 4242}
+    assert shared["conns"][-1].closed
+
+
+def test_random_reader_maps_errors(bench, shared):
+    shared["fail"]["COUNT(*)"] = ora_error(8103)
+    with pytest.raises(PermanentReadError, match="block 7"):
+        bench.random_reader().read_block(TARGET.locator, 4, 7)
+
+
+@pytest.mark.parametrize("kind", ["write_direct", "write_random"])
+def test_write_test_drops_its_table_even_when_it_fails(bench, shared, kind):
+    shared["fail"]["INSERT"] = ora_error(1536)  # quota exceeded
+    with pytest.raises(PermanentReadError):
+        bench.write_point(PointSpec(kind, kind, 1), deadline=time.monotonic() + 1)
+    assert executed(shared, 'CREATE TABLE "CUTOVER_PREP_SCRATCH"')
+    assert executed(shared, 'DROP TABLE "CUTOVER_PREP_SCRATCH" PURGE')
+    assert shared["conns"][-1].closed
+
+
+def test_write_test_writes_then_drops(bench, shared):
+    result = bench.write_point(PointSpec("w", "write_random", 1), deadline=time.monotonic() + 0.05)
+    assert result.calls >= 1 and executed(shared, "INSERT /*+ APPEND */") and executed(shared, "DROP TABLE")
+    assert shared["conns"][-1].commits == result.calls
+
+
+def test_nothing_is_written_without_the_write_test(bench, shared):
+    bench.capabilities()
+    bench.counters()
+    bench.scan(PointSpec("m", "sequential", 1, knobs={"db_file_multiblock_read_count": 8}), TARGET,
+               deadline=time.monotonic() + 0.01)
+    reader = bench.random_reader()
+    reader.read_block(TARGET.locator, 4, 1)
+    words = ("INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "MERGE", "TRUNCATE")
+    assert not [sql for sql, _ in shared["log"] if sql.lstrip().upper().startswith(words)]
