@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     with embedded_postgres(args.size_mb) as spec:
-        bench = {"seconds_per_point": args.point_seconds, "metrics_wait_minutes": 0}
+        bench = {"seconds_per_point": args.point_seconds, "metrics_wait_minutes": 0, "compare_limits": False}
         started = time.perf_counter()
         result = _execute(spec, LocalOptions(out=Path(args.out), warmup={"unit_mb": 64, "max_concurrency": 4},
                                              benchmark=bench, progress=False))

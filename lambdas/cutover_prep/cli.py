@@ -69,7 +69,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int,
         warmup["unit_mb"] = max(1, size_mb // 25)  # a few dozen units so the demo shows the Map at work
     try:
         bench = {"enabled": benchmark, "seconds_per_point": point_seconds, "write_test": write_test,
-                 "metrics_wait_minutes": 0}  # moto has no CloudWatch datapoints: recorded missing at once
+                 "metrics_wait_minutes": 0,  # moto has no CloudWatch datapoints: recorded missing at once
+                 "compare_limits": False}  # the local stand-in instance's class is not the database's
         result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=warmup, benchmark=bench,
                                         run_id=run_id, progress=progress))
     except UsageProblem as exc:

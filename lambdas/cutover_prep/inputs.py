@@ -132,6 +132,9 @@ class Benchmark(_Strict):
     metrics_wait_minutes: Annotated[int, Field(ge=0, le=60)] = Field(
         default=10, description="How long to wait for CloudWatch datapoints before recording them missing.")
     metrics_poll_seconds: Annotated[int, Field(ge=10, le=600)] = 60
+    compare_limits: bool = Field(
+        default=True, description="Compare with the published limits of the instance class and storage "
+        "(false when the database read is not that RDS instance, e.g. the local run).")
 
 
 class RunInput(_Strict):

@@ -131,7 +131,10 @@ def analyze_run(run: dict[str, Any], *, store: Store) -> dict[str, Any]:
     probes = {phase: items[f"probe-{phase}"] for phase in ("cold", "warm")
               if items.get(f"probe-{phase}", {}).get("status") == "DONE"}
     engine = (run.get("target") or {}).get("engine") or sweep_plan.get("engine") or "postgres"
-    limits, limits_note = _limits(run.get("instance") or {}, engine)
+    if (run.get("benchmark") or {}).get("compare_limits", True):
+        limits, limits_note = _limits(run.get("instance") or {}, engine)
+    else:
+        limits, limits_note = None, "limits not compared: the database read is not an RDS instance (local run)"
     rows = analysis_rows(points, cw)
     result = analyze(rows, limits=limits, probes=probes or None, burst_balance=_burst_series(cw)) if rows or probes \
         else {"points": [], "conclusions": [], "crossover_kb": None, "limits": limits}

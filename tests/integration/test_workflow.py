@@ -215,6 +215,8 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
         assert p["cloudwatch"]["ReadIOPS"]["status"] == "missing"
     assert bench["metrics"]["complete"] is False and bench["metrics"]["missing"]
     assert bench["conclusions"] and bench["capabilities"]["read_method"]
+    # the instance facts from DescribeInstance reach the analysis (moto's instance: db.m5.large, gp3)
+    assert bench["limits"]["instance_class"] == "db.m5.large" and bench["limits"]["storage_type"] == "gp3"
     items = {p["point_id"] for p in store.points("bench")}
     assert items >= {"probe-cold", "probe-warm", "random-01s", "random-02s"}
     csv_text = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/sweep/points.csv")["Body"].read()
