@@ -1,7 +1,8 @@
 """The ``cutover-prep`` command line.
 
-Exit codes: 0 every planned unit was read; 1 the run finished with units failed or not
-read; 2 a usage or input error; 3 the run failed (unreachable database, restore ...).
+Exit codes: 0 READY (every planned unit read, the evidence complete); 1 NOT_READY (the
+reasons are printed); 2 a usage or input error; 3 the run failed (unreachable database,
+restore ...).
 User mistakes are one line on stderr, never a traceback.
 """
 
@@ -81,7 +82,7 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int,
     if result["status"] != "SUCCEEDED":
         code = EXIT_USAGE if result.get("error") == "InvalidInput" else EXIT_FAILED
         _fail(code, f"run failed: {result.get('error')}: {result.get('cause')}")
-    if (result.get("output") or {}).get("status") != "SUCCEEDED":
+    if (result.get("output") or {}).get("verdict") != "READY":
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
@@ -99,7 +100,11 @@ def _summary(result: dict) -> str:
     ]
     findings_file = Path(result["out"]) / "findings.json"
     if findings_file.exists():
-        lines += _benchmark_lines(json.loads(findings_file.read_text()).get("benchmark") or {})
+        findings = json.loads(findings_file.read_text())
+        lines += _benchmark_lines(findings.get("benchmark") or {})
+        verdict = findings.get("verdict") or {}
+        lines.append(f"  verdict: {verdict.get('verdict', '?')}")
+        lines += [f"    - {r['message']}" for r in verdict.get("reasons", []) if not r["ok"]]
     lines.append(f"  evidence: {result['out']}")
     return "\n".join(lines)
 

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.store import Store, evidence_key, now_iso
+from cutover_prep.verdict import Thresholds, decide
 
 SCHEMA_VERSION = 1
 
@@ -134,14 +135,29 @@ def finalize(run_id: str, *, store: Store) -> dict[str, Any]:
         run_item, store.get_json(analysis_key) if store.exists(analysis_key) else None,
         {p["point_id"]: p for p in store.points(run_id)}, store.get_json(cw_key) if store.exists(cw_key) else None)
     findings = build_findings(run_item, plan, units, unit_items, benchmark)
+    findings["verdict"] = judge(run_item, findings, store=store)
     key = store.put_json(evidence_key(run_id, "findings.json"), findings)
     store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
                      units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
-                     coverage_pct=findings["coverage_pct"], findings_key=key)
+                     coverage_pct=findings["coverage_pct"], findings_key=key,
+                     verdict=findings["verdict"]["verdict"],
+                     verdict_reasons=[r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]])
     return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
-            "units": findings["units"], "findings_key": key,
+            "units": findings["units"], "findings_key": key, "verdict": findings["verdict"]["verdict"],
+            "reasons": [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]],
             "benchmark": {"status": benchmark["status"], "points": len(benchmark["points"]),
                           "conclusions": len(benchmark.get("conclusions") or [])}}
+
+
+def judge(run_item: dict[str, Any], findings: dict[str, Any], *, store: Store) -> dict[str, Any]:
+    """READY / NOT_READY from the run's thresholds (and its baseline run's findings, if named)."""
+    thresholds = Thresholds(**(run_item.get("verdict_options") or {}))
+    baseline = None
+    if thresholds.baseline_run_id:
+        key = evidence_key(thresholds.baseline_run_id, "findings.json")
+        baseline = store.get_json(key) if store.exists(key) else None
+    requested = (run_item.get("benchmark_options") or {}).get("enabled", True)
+    return decide(findings, thresholds, baseline, benchmark_requested=bool(requested))
 
 
 def cause_message(error: dict[str, Any]) -> str:

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from cutover_prep.verdict import Thresholds
+
 SECRET_ARN = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
 DB_IDENTIFIER = re.compile(r"^[A-Za-z](?!.*--)[A-Za-z0-9-]{0,62}(?<!-)$")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
@@ -144,6 +146,7 @@ class RunInput(_Strict):
     restore: Restore | None = None
     warmup: Warmup = Field(default_factory=Warmup)
     benchmark: Benchmark = Field(default_factory=Benchmark)
+    verdict: Thresholds = Field(default_factory=Thresholds)
     run_id: str | None = None
 
     @field_validator("run_id")

@@ -92,7 +92,7 @@ class Store:
             "pk": run_pk(run_id), "sk": RUN_SK, "run_id": run_id, "status": "RUNNING", "step": "validated",
             "gsi1pk": f"DB#{target['db_instance_identifier']}", "gsi1sk": f"{config['started_at']}#{run_id}",
             "target": target, "restore": config.get("restore"), "options": config.get("warmup", {}),
-            "benchmark_options": config.get("benchmark", {}),
+            "benchmark_options": config.get("benchmark", {}), "verdict_options": config.get("verdict", {}),
             "started_at": config["started_at"], "updated_at": now_iso(), "restarts": 0,
             "units_done": 0, "units_failed": 0, "bytes_read": 0, "blocks_read": 0,
         }

@@ -24,7 +24,8 @@ class Thresholds(BaseModel):
     require_benchmark: bool = Field(default=True, description="NOT_READY when the probes/sweep were asked for "
                                     "and are missing or failed.")
     max_warm_to_cold_latency: float = Field(
-        default=1.0, gt=0, description="The warm probe's median read latency may be at most this × the cold one's.")
+        default=1.25, gt=0, description="The warm probe's median read latency may be at most this × the cold "
+        "one's (a little slack for noise when both are fast).")
     max_warm_p99_ms: float | None = Field(default=None, gt=0, description="Warm probe p99 read latency limit (ms).")
     expected_read_iops: float | None = Field(default=None, gt=0, description="Best random-read IOPS, at least.")
     expected_read_mibps: float | None = Field(default=None, gt=0, description="Best read throughput (MiB/s), at least.")

@@ -59,6 +59,7 @@ def test_happy_path_reads_everything_and_records_matching_findings(aws, sample_d
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     out = desc["output_json"]
     assert out["status"] == "SUCCEEDED" and out["coverage_pct"] == 100.0
+    assert out["verdict"] == "READY" and out["reasons"] == []  # no benchmark asked for: not required
     store = store_of(aws)
     findings = store.get_json("runs/happy/findings.json")
     units = list(store.units("happy"))
@@ -98,6 +99,9 @@ def test_a_unit_that_keeps_failing_is_recorded_and_counted(aws, sample_db):
     findings = store_of(aws).get_json("runs/broken/findings.json")
     assert findings["failed_units"][0]["error"] == "PermanentReadError"
     assert "dropped" in findings["failed_units"][0]["cause"]
+    assert out["verdict"] == findings["verdict"]["verdict"] == "NOT_READY"  # never READY with a failed unit
+    assert {r["code"] for r in findings["verdict"]["reasons"] if not r["ok"]} >= {"UNITS_FAILED", "COVERAGE"}
+    assert store_of(aws).get_run("broken")["verdict"] == "NOT_READY"
 
 
 def test_a_unit_that_needs_continuations_is_never_cut_off(sample_db):
@@ -195,6 +199,7 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     desc = finish(aws, run_input(aws, sample_db, run_id="bench", benchmark=QUICK_BENCHMARK))
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     assert desc["output_json"]["benchmark"]["status"] == "DONE"
+    assert desc["output_json"]["verdict"] == "READY", desc["output_json"]["reasons"]
     store = store_of(aws)
     findings = store.get_json("runs/bench/findings.json")
     bench = findings["benchmark"]
@@ -234,5 +239,6 @@ def test_a_failing_benchmark_is_recorded_and_the_warm_up_still_counts(aws, sampl
     assert out["status"] == "SUCCEEDED" and out["coverage_pct"] == 100.0
     bench = store_of(aws).get_json("runs/benchfail/findings.json")["benchmark"]
     assert bench["status"] == "FAILED" and bench["error"]["error"] == "PermanentReadError"
+    assert out["verdict"] == "NOT_READY" and any("benchmark FAILED" in r for r in out["reasons"])
     assert "pg_stat_io" in bench["error"]["cause"]
     assert bench["probes"]["cold"]["status"] == "DONE"
