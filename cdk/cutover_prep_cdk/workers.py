@@ -136,8 +136,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "handlers.finalize.handler",
         300,
         512,
-        "Summarise the run into findings.",
-        grants=("table_query_update", "s3_read_write"),
+        "Summarise the run into findings, decide the verdict, publish the completion event.",
+        grants=("table_query_update", "s3_read_write", "completion_event"),
     ),
     FunctionSpec(
         "Probe",
@@ -195,8 +195,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "handlers.run_failed.handler",
         60,
         256,
-        "Record a failed run and its evidence.",
-        grants=("table_item_write", "s3_put"),
+        "Record a failed run and its evidence, publish the completion event.",
+        grants=("table_item_write", "s3_put", "completion_event"),
     ),
 )
 
@@ -503,6 +503,15 @@ class Workers(Construct):
             )
         ]
 
+    def _completion_event(self) -> list[iam.PolicyStatement]:
+        return [
+            iam.PolicyStatement(
+                sid="PublishCompletionEvent",
+                actions=["events:PutEvents"],
+                resources=[self._arn("events", "event-bus", "default", ArnFormat.SLASH_RESOURCE_NAME)],
+            )
+        ]
+
     def _eni_statements(self) -> list[iam.PolicyStatement]:
         """The inline equivalent of AWSLambdaVPCAccessExecutionRole's EC2 part, scoped where EC2 allows."""
         cfg = self._config
@@ -542,4 +551,5 @@ class Workers(Construct):
         "s3_put": _s3_put,
         "cloudwatch_metrics": _cloudwatch_metrics,
         "enhanced_monitoring": _enhanced_monitoring,
+        "completion_event": _completion_event,
     }

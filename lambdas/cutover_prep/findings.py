@@ -9,6 +9,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from cutover_prep.events import completion_detail, publish
 from cutover_prep.store import Store, evidence_key, now_iso
 from cutover_prep.verdict import Thresholds, decide
 
@@ -123,7 +124,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
     }
 
 
-def finalize(run_id: str, *, store: Store) -> dict[str, Any]:
+def finalize(run_id: str, *, store: Store, events: Any = None) -> dict[str, Any]:
     run_item = store.get_run(run_id)
     if run_item is None:
         raise LookupError(f"run {run_id} has no record")
@@ -142,6 +143,11 @@ def finalize(run_id: str, *, store: Store) -> dict[str, Any]:
                      coverage_pct=findings["coverage_pct"], findings_key=key,
                      verdict=findings["verdict"]["verdict"],
                      verdict_reasons=[r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]])
+    reasons = [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]]
+    if events is not None:
+        publish(events, completion_detail({**run_item, "coverage_pct": findings["coverage_pct"]},
+                                          status=findings["status"], verdict=findings["verdict"]["verdict"],
+                                          reasons=reasons, bucket=store.bucket, findings_key=key))
     return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
             "units": findings["units"], "findings_key": key, "verdict": findings["verdict"]["verdict"],
             "reasons": [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]],
@@ -173,7 +179,7 @@ KNOWN_ERRORS = {"InvalidInput", "RestoreFailed", "RestoreTimeout", "DatabaseUnre
                 "PermanentReadError", "TransientDatabaseError"}
 
 
-def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store) -> dict[str, str]:
+def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, events: Any = None) -> dict[str, str]:
     """Mark the run FAILED with its cause; return the named error for the Fail state."""
     name = str(error.get("Error") or "CutoverPrepFailed")
     cause = cause_message(error)
@@ -183,6 +189,10 @@ def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store) -
         store.update_run(run_id, status="FAILED", step="failed", error=name, cause=cause[:4000],
                          finished_at=now_iso())
         store.put_json(evidence_key(run_id, "failure.json"), {"run_id": run_id, "error": name, "cause": cause})
+        if events is not None:
+            publish(events, completion_detail(store.get_run(run_id) or {"run_id": run_id}, status="FAILED",
+                                              verdict="NOT_READY", reasons=[f"the run failed: {name}: {cause[:500]}"],
+                                              bucket=store.bucket, findings_key=None, error=name))
     return {"Error": name, "Cause": cause[:4000] or name}
 
 

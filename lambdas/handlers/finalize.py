@@ -13,4 +13,4 @@ from cutover_prep.observability import logger, metrics, tracer
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return finalize(event["run_id"], store=deps.store())
+    return finalize(event["run_id"], store=deps.store(), events=deps.client("events"))

@@ -441,7 +441,12 @@ def test_function_permissions(in_vpc: Synth) -> None:
         "dynamodb:PutItem",
         "dynamodb:UpdateItem",
         "s3:PutObject",
+        "events:PutEvents",
     }
+    for handler in ("handlers.finalize.handler", "handlers.run_failed.handler"):
+        assert resources_for(in_vpc, roles[handler], "events:PutEvents") == {
+            "arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:event-bus/default"
+        }
 
     # Benchmark: database access only where the database is read; metrics only where collected.
     for handler in ("handlers.probe.handler", "handlers.plan_sweep.handler", "handlers.run_point.handler"):

@@ -37,6 +37,21 @@ def run_input(aws: LocalAws, spec, run_id: str | None = None, benchmark: dict[st
             **({"run_id": run_id} if run_id else {})}
 
 
+def capture_completion_events(aws: LocalAws):
+    """An EventBridge rule on the completion event with an SQS target; returns a reader."""
+    sqs, events = aws.client("sqs"), aws.client("events")
+    queue_url = sqs.create_queue(QueueName="completions")["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    events.put_rule(Name="cutover-prep-finished", EventPattern=json.dumps(
+        {"source": ["cutover-prep"], "detail-type": ["Cutover Prep Run Finished"]}))
+    events.put_targets(Rule="cutover-prep-finished", Targets=[{"Id": "q", "Arn": queue_arn}])
+
+    def read() -> list[dict[str, Any]]:
+        messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10).get("Messages", [])
+        return [json.loads(m["Body"]) for m in messages]
+    return read
+
+
 def store_of(aws: LocalAws) -> Store:
     return Store(dynamodb=aws.client("dynamodb"), s3=aws.client("s3"), table=aws.table, bucket=aws.bucket)
 
@@ -177,10 +192,14 @@ def test_bad_input_fails_fast_with_invalid_input_naming_the_field(aws, payload, 
 
 
 def test_an_unreachable_database_is_a_named_error(aws, sample_db):
+    completions = capture_completion_events(aws)
     payload = run_input(aws, sample_db, run_id="unreachable")
     payload["target"].update(host="127.0.0.1", port=1)
     desc = finish(aws, payload)
     assert desc["status"] == "FAILED" and desc["error"] == "DatabaseUnreachable"
+    (event,) = completions()
+    assert event["detail"]["status"] == "FAILED" and event["detail"]["verdict"] == "NOT_READY"
+    assert event["detail"]["error"] == "DatabaseUnreachable" and event["detail"]["findings"] is None
     assert store_of(aws).get_run("unreachable")["status"] == "FAILED"
 
 
@@ -196,10 +215,17 @@ def test_the_customer_database_sees_no_writes_during_a_run(aws, sample_db):
 
 
 def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
+    completions = capture_completion_events(aws)
     desc = finish(aws, run_input(aws, sample_db, run_id="bench", benchmark=QUICK_BENCHMARK))
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     assert desc["output_json"]["benchmark"]["status"] == "DONE"
     assert desc["output_json"]["verdict"] == "READY", desc["output_json"]["reasons"]
+    (event,) = completions()
+    assert event["source"] == "cutover-prep" and event["detail-type"] == "Cutover Prep Run Finished"
+    assert event["detail"]["run_id"] == "bench" and event["detail"]["verdict"] == "READY"
+    assert event["detail"]["target"]["db_instance_identifier"] == "restored-db"
+    assert event["detail"]["findings"] == f"s3://{aws.bucket}/runs/bench/findings.json"
+    assert "secret" not in json.dumps(event["detail"]).lower()
     store = store_of(aws)
     findings = store.get_json("runs/bench/findings.json")
     bench = findings["benchmark"]

@@ -1,0 +1,46 @@
+"""The completion event: one EventBridge event on the default bus when a run ends.
+
+``source``: ``cutover-prep``; ``detail-type``: ``Cutover Prep Run Finished``. The detail
+carries the run id, the target (identifier only, never the secret), the run status, the
+verdict and its failing reasons, and where the findings are. Publishing is best effort:
+a failure to publish is logged and never changes the run's outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+SOURCE = "cutover-prep"
+DETAIL_TYPE = "Cutover Prep Run Finished"
+logger = logging.getLogger(__name__)
+
+
+def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, reasons: list[str],
+                      bucket: str, findings_key: str | None, error: str | None = None) -> dict[str, Any]:
+    target = run_item.get("target") or {}
+    return {
+        "run_id": run_item["run_id"],
+        "target": {"db_instance_identifier": target.get("db_instance_identifier"), "engine": target.get("engine")},
+        "status": status,
+        "verdict": verdict,
+        "reasons": reasons,
+        "error": error,
+        "coverage_pct": run_item.get("coverage_pct"),
+        "findings": f"s3://{bucket}/{findings_key}" if findings_key else None,
+        "started_at": run_item.get("started_at"),
+    }
+
+
+def publish(events: Any, detail: dict[str, Any]) -> bool:
+    try:
+        result = events.put_events(Entries=[{"Source": SOURCE, "DetailType": DETAIL_TYPE,
+                                             "Detail": json.dumps(detail, default=str), "EventBusName": "default"}])
+    except Exception:  # noqa: BLE001 - best effort, never fails the run
+        logger.exception("could not publish the completion event")
+        return False
+    if result.get("FailedEntryCount"):
+        logger.error("completion event refused: %s", result.get("Entries"))
+        return False
+    return True
