@@ -90,7 +90,8 @@ class Orchestration(Construct):
             description="cutover-prep warm-up state machine",
         )
         invoke_resources: list[str] = []
-        for function in functions.values():
+        for function_id in FUNCTION_PLACEHOLDERS.values():  # only the functions the definition calls
+            function = functions[function_id]
             invoke_resources += [function.function_arn, f"{function.function_arn}:*"]
         self.role.add_to_policy(
             iam.PolicyStatement(

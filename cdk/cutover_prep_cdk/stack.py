@@ -1,4 +1,4 @@
-"""The Cutover Prep stack: composes storage, workers and orchestration; nothing else."""
+"""The Cutover Prep stack: composes storage, workers, orchestration and triggers; nothing else."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from constructs import Construct
 from .config import STATE_MACHINE_FILE, Config
 from .orchestration import Orchestration
 from .storage import Storage
+from .triggers import Triggers
 from .workers import Workers
 
 
@@ -24,6 +25,14 @@ class CutoverPrepStack(Stack):
             storage=self.storage,
             functions=self.workers.functions,
             definition_file=STATE_MACHINE_FILE,
+        )
+
+        self.triggers = Triggers(
+            self,
+            "Triggers",
+            function=self.workers.functions["OnRestore"],
+            role=self.workers.roles["OnRestore"],
+            state_machine=self.orchestration.state_machine,
         )
 
         # Plain outputs, no exports: the CLI and docs/deploy.md read them by these names.

@@ -191,6 +191,14 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         grants=("table_item_write",),
     ),
     FunctionSpec(
+        "OnRestore",
+        "handlers.on_restore.handler",
+        120,
+        256,
+        "Start one run per restore of an opted-in instance (RDS events and a scheduled sweep).",
+        grants=("rds_describe", "table_item_write"),  # states:StartExecution is added by Triggers
+    ),
+    FunctionSpec(
         "RunFailed",
         "handlers.run_failed.handler",
         60,

@@ -30,7 +30,9 @@ FUNCTIONS = {  # handler -> (timeout, memory)
     "handlers.collect_metrics.handler": (300, 512),
     "handlers.analyze.handler": (300, 1024),
     "handlers.benchmark_failed.handler": (30, 256),
+    "handlers.on_restore.handler": (120, 256),
 }
+NOT_IN_WORKFLOW = {"handlers.on_restore.handler"}  # invoked by EventBridge, not by the state machine
 DB_HANDLERS = ("discover", "warm_unit", "probe", "plan_sweep", "run_point")
 VPC_HANDLERS = {f"handlers.{h}.handler" for h in DB_HANDLERS}
 SUBSTITUTIONS = {
@@ -516,7 +518,7 @@ def test_definition_is_the_asl_file_with_every_placeholder_substituted(plain: Sy
     # Every value is resolved by CloudFormation (GetAtt/Ref), none is a literal with "${".
     for name, value in substitutions.items():
         assert isinstance(value, dict) and ({"Fn::GetAtt"} == set(value) or {"Ref"} == set(value)), name
-    functions = {k for k, _ in functions_by_handler(plain).values()}
+    functions = {k for h, (k, _) in functions_by_handler(plain).items() if h not in NOT_IN_WORKFLOW}
     assert {v["Fn::GetAtt"][0] for k, v in substitutions.items() if k.endswith("FunctionArn")} == functions
     assert substitutions["EvidenceBucketName"] == {"Ref": _evidence_bucket(plain)[0]}
 
@@ -524,8 +526,8 @@ def test_definition_is_the_asl_file_with_every_placeholder_substituted(plain: Sy
 def test_state_machine_role(plain: Synth) -> None:
     props = _state_machine(plain)
     role = props["RoleArn"]["Fn::GetAtt"][0]
-    functions = {k for k, _ in functions_by_handler(plain).values()}
-    invoke = resources_for(plain, role, "lambda:InvokeFunction")
+    functions = {k for h, (k, _) in functions_by_handler(plain).items() if h not in NOT_IN_WORKFLOW}
+    invoke = resources_for(plain, role, "lambda:InvokeFunction")  # only what the definition calls
     assert invoke == {f"<{f}.Arn>" for f in functions} | {f"<{f}.Arn>:*" for f in functions}
     assert resources_for(plain, role, "states:StartExecution") == {
         "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:cutover-prep-warmup"
@@ -585,3 +587,20 @@ def test_cli_is_pinned_to_the_2_line() -> None:
     assert re.fullmatch(r"2\.1\d{3}\.\d+", package["devDependencies"]["aws-cdk"])
     lock = json.loads((REPO_ROOT / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/aws-cdk"]["version"] == package["devDependencies"]["aws-cdk"]
+
+
+def test_restore_triggers_start_only_this_state_machine(plain: Synth) -> None:
+    from cutover_prep.trigger import EVENT_PATTERN
+
+    rules = plain.resources("AWS::Events::Rule")
+    patterns = [r["Properties"].get("EventPattern") for r in rules.values() if r["Properties"].get("EventPattern")]
+    assert EVENT_PATTERN in patterns  # the rule is exactly the pattern the trigger code checks
+    schedules = [r["Properties"]["ScheduleExpression"] for r in rules.values()
+                 if r["Properties"].get("ScheduleExpression")]
+    assert schedules == ["rate(15 minutes)"]
+    handler, function = functions_by_handler(plain)["handlers.on_restore.handler"]
+    assert "STATE_MACHINE_ARN" in function["Properties"]["Environment"]["Variables"]
+    role = role_of(function)
+    (start,) = statements_with(plain, role, "states:StartExecution")
+    assert "StateMachine" in flat(start["Resource"]) and "*" not in flat(start["Resource"])
+    assert not any(a.startswith(("secretsmanager:", "s3:", "cloudwatch:")) for a in actions_of_role(plain, role))
