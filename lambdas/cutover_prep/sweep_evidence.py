@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.analysis import InvalidStorage, UnknownInstanceClass, analyze, expected_limits
-from cutover_prep.rdsmetrics import collect_enhanced, collect_windows
+from cutover_prep.metrics import collect_enhanced, collect_windows
 from cutover_prep.store import Store, evidence_key
 
 CSV_COLUMNS = ("point_id", "kind", "sessions", "io_size_kb", "iops", "throughput_kbps", "latency_p50_us",

@@ -26,6 +26,8 @@ class Thresholds(BaseModel):
     max_warm_to_cold_latency: float = Field(
         default=1.25, gt=0, description="The warm probe's median read latency may be at most this × the cold "
         "one's (a little slack for noise when both are fast).")
+    fast_read_ms: float = Field(
+        default=1.0, ge=0, description="A warm median read at or below this is fast whatever the cold one was.")
     max_warm_p99_ms: float | None = Field(default=None, gt=0, description="Warm probe p99 read latency limit (ms).")
     expected_read_iops: float | None = Field(default=None, gt=0, description="Best random-read IOPS, at least.")
     expected_read_mibps: float | None = Field(default=None, gt=0, description="Best read throughput (MiB/s), at least.")
@@ -67,9 +69,11 @@ def _probe_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]
     if not c50 or w50 is None:
         return [_reason("PROBES_MISSING", False, "the probes have no latency figures")]
     ratio = w50 / c50
-    out = [_reason("WARM_VS_COLD", ratio <= t.max_warm_to_cold_latency,
+    fast = w50 / 1000 <= t.fast_read_ms
+    out = [_reason("WARM_VS_COLD", ratio <= t.max_warm_to_cold_latency or fast,
                    f"warm median read {w50 / 1000:.2f} ms vs cold {c50 / 1000:.2f} ms "
-                   f"({ratio:.2f}×, limit {t.max_warm_to_cold_latency:g}×)")]
+                   f"({ratio:.2f}×, limit {t.max_warm_to_cold_latency:g}×"
+                   + (f"; at most {t.fast_read_ms:g} ms counts as fast)" if fast else ")"))]
     if t.max_warm_p99_ms is not None:
         p99 = (warm.get("latency_us") or {}).get("p99")
         out.append(_reason("WARM_P99", p99 is not None and p99 / 1000 <= t.max_warm_p99_ms,

@@ -90,3 +90,10 @@ def test_baseline_comparison_and_missing_baseline():
     assert result["verdict"] == NOT_READY and {"BASELINE_IOPS", "BASELINE_THROUGHPUT"} <= codes(result)
     assert decide(GOOD, Thresholds(baseline_run_id="before"), baseline=GOOD)["verdict"] == READY
     assert "BASELINE" in codes(decide(GOOD, Thresholds(baseline_run_id="gone"), baseline=None))
+
+
+def test_fast_warm_reads_pass_even_when_slower_than_cold():
+    f = mutate(("benchmark", "probes"), {"cold": {"status": "DONE", "latency_us": {"p50": 110.0}},
+                                          "warm": {"status": "DONE", "latency_us": {"p50": 350.0}}})
+    assert decide(f)["verdict"] == READY  # 0.35 ms is fast: noise, not a first-touch penalty
+    assert "WARM_VS_COLD" in codes(decide(f, Thresholds(fast_read_ms=0.2)))
