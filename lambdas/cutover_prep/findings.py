@@ -11,6 +11,7 @@ from typing import Any
 
 from cutover_prep.events import completion_detail, publish
 from cutover_prep.store import Store, evidence_key, now_iso
+from cutover_prep.summary import summary_markdown
 from cutover_prep.verdict import Thresholds, decide
 
 SCHEMA_VERSION = 1
@@ -138,6 +139,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None) -> dict[str, Any]
     findings = build_findings(run_item, plan, units, unit_items, benchmark)
     findings["verdict"] = judge(run_item, findings, store=store)
     key = store.put_json(evidence_key(run_id, "findings.json"), findings)
+    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "summary.md"), ContentType="text/markdown",
+                        Body=summary_markdown(findings, findings_uri=f"s3://{store.bucket}/{key}").encode())
     store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
                      units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
                      coverage_pct=findings["coverage_pct"], findings_key=key,

@@ -117,6 +117,8 @@ def test_a_unit_that_keeps_failing_is_recorded_and_counted(aws, sample_db):
     assert out["verdict"] == findings["verdict"]["verdict"] == "NOT_READY"  # never READY with a failed unit
     assert {r["code"] for r in findings["verdict"]["reasons"] if not r["ok"]} >= {"UNITS_FAILED", "COVERAGE"}
     assert store_of(aws).get_run("broken")["verdict"] == "NOT_READY"
+    summary = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/broken/summary.md")["Body"].read().decode()
+    assert "NOT_READY" in summary.splitlines()[0] and "## Why not ready" in summary and "1 of " in summary
 
 
 def test_a_unit_that_needs_continuations_is_never_cut_off(sample_db):
@@ -220,6 +222,9 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     assert desc["output_json"]["benchmark"]["status"] == "DONE"
     assert desc["output_json"]["verdict"] == "READY", desc["output_json"]["reasons"]
+    summary = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/summary.md")["Body"].read().decode()
+    assert summary.startswith("# Cutover Prep: READY — restored-db") and "| random-02s |" in summary
+    assert "cold probe: 40 blocks" in summary and "Evidence: `s3://" in summary
     (event,) = completions()
     assert event["source"] == "cutover-prep" and event["detail-type"] == "Cutover Prep Run Finished"
     assert event["detail"]["run_id"] == "bench" and event["detail"]["verdict"] == "READY"
