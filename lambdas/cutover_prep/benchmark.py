@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cutover_prep.findings import cause_message
 from cutover_prep.store import Store, evidence_key, now_iso
 from cutover_prep.sweep.model import BenchDriver, PointSpec, SweepOptions, SweepTarget
 from cutover_prep.sweep.runner import run_point, run_probe
@@ -153,8 +154,6 @@ def _point_summary(doc: dict[str, Any], *, reused: bool) -> dict[str, Any]:
 
 def record_benchmark_failure(run_id: str, error: dict[str, Any], *, store: Store) -> dict[str, Any]:
     """The Catch of the benchmark steps: the run goes on to its findings with this recorded."""
-    from cutover_prep.findings import cause_message
-
     name, cause = str(error.get("Error") or "BenchmarkFailed"), cause_message(error)
     store.update_run(run_id, benchmark_status="FAILED", benchmark_error=name, benchmark_cause=cause[:2000])
     return {"status": "FAILED", "error": name, "cause": cause[:2000]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -59,6 +60,12 @@ def open_bench(run: dict[str, Any], database: str | None, *, call_timeout_second
 
     return PostgresBench.from_spec(spec, database or spec.database, call_timeout_seconds=call_timeout_seconds,
                                    create_extension=bool(run["warmup"].get("create_extension")))
+
+
+def bench_opener(context: Any, margin_seconds: float = 10) -> Callable[[dict[str, Any], str | None], Any]:
+    """``open_bench`` with a database call timeout just inside this invocation's remaining time."""
+    timeout = context.get_remaining_time_in_millis() / 1000 - margin_seconds
+    return lambda run, database: open_bench(run, database, call_timeout_seconds=timeout)
 
 
 def reset() -> None:

@@ -89,11 +89,14 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
         if waited > max_wait:
             raise RestoreTimeout(f"DB instance {identifier} is still {status} after {int(waited // 60)} "
                                  f"minutes (restore.max_wait_minutes={max_wait // 60})")
+    return {"status": status, "ready": ready, **instance_facts(instance)}
+
+
+def instance_facts(instance: dict[str, Any]) -> dict[str, Any]:
+    """The facts of a DescribeDBInstances entry the workflow uses (endpoint, engine, class, storage)."""
     endpoint = instance.get("Endpoint") or {}
     engine = instance.get("Engine")
     return {
-        "status": status,
-        "ready": ready,
         "engine": engine,
         "engine_family": RDS_ENGINE_FAMILY.get(engine or ""),
         "engine_version": instance.get("EngineVersion"),

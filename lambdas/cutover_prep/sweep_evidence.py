@@ -20,6 +20,7 @@ from typing import Any
 
 from cutover_prep.analysis import InvalidStorage, UnknownInstanceClass, analyze, expected_limits
 from cutover_prep.metrics import collect_enhanced, collect_windows
+from cutover_prep.rds import instance_facts
 from cutover_prep.store import Store, evidence_key
 
 CSV_COLUMNS = ("point_id", "kind", "sessions", "io_size_kb", "iops", "throughput_kbps", "latency_p50_us",
@@ -35,11 +36,7 @@ def _instance(run: dict[str, Any], rds: Any) -> dict[str, Any]:
     instance = dict(run.get("instance") or {})
     if not instance.get("dbi_resource_id") and rds is not None:
         found = rds.describe_db_instances(DBInstanceIdentifier=run["target"]["db_instance_identifier"])
-        raw = found["DBInstances"][0]
-        instance.update(dbi_resource_id=raw.get("DbiResourceId"), monitoring_interval=raw.get("MonitoringInterval"),
-                        db_instance_class=raw.get("DBInstanceClass"), storage_type=raw.get("StorageType"),
-                        allocated_storage_gb=raw.get("AllocatedStorage"), iops=raw.get("Iops"),
-                        storage_throughput=raw.get("StorageThroughput"))
+        instance.update(instance_facts(found["DBInstances"][0]))
     return instance
 
 

@@ -13,6 +13,5 @@ from cutover_prep.observability import logger, metrics, tracer
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    timeout = context.get_remaining_time_in_millis() / 1000 - 10
     return probe(event["run"], event["phase"], store=deps.store(),
-                 open_driver=lambda run, db: deps.open_bench(run, db, call_timeout_seconds=timeout))
+                 open_driver=deps.bench_opener(context))

@@ -237,17 +237,13 @@ class PostgresEngine:
 
     def _read_files(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
         conn = self.connection(database)
-        row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (loc["oid"],)).fetchone()
-        if row[0] is None:
-            raise PermanentReadError(f"relation {loc['oid']} has no file (dropped?)")
-        base = row[0] + ("" if loc["fork"] == "main" else f"_{loc['fork']}")
+        base = relation_file_base(conn, loc)
         bs, per_file = caps.block_size, caps.segment_bytes // caps.block_size
         read = 0
         block = first
         while block <= last:
-            segno, in_file = divmod(block, per_file)
+            path, in_file = segment_file(base, block, per_file)
             count = min(last - block + 1, per_file - in_file, MAX_READ_BYTES // bs)
-            path = base if segno == 0 else f"{base}.{segno}"
             got = conn.execute("SELECT length(pg_read_binary_file(%s, %s, %s))",
                                (path, in_file * bs, count * bs)).fetchone()[0]
             read += got // bs
@@ -268,6 +264,20 @@ class PostgresEngine:
         ).format(sql.Identifier(loc["schema"], loc["relname"]))
         self.connection(database).execute(query, (f"({first},0)", f"({last + 1},0)")).fetchone()
         return last - first + 1
+
+
+def relation_file_base(conn: psycopg.Connection, loc: dict) -> str:
+    """The data file of a relation fork, relative to the data directory (first 1 GB segment)."""
+    row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (loc["oid"],)).fetchone()
+    if row[0] is None:
+        raise PermanentReadError(f"relation {loc['oid']} has no file (dropped?)")
+    return row[0] + ("" if loc["fork"] == "main" else f"_{loc['fork']}")
+
+
+def segment_file(base: str, block: int, blocks_per_file: int) -> tuple[str, int]:
+    """The segment file holding ``block`` of a fork split into files, and the block's index in it."""
+    segno, in_file = divmod(block, blocks_per_file)
+    return (base if segno == 0 else f"{base}.{segno}"), in_file
 
 
 def _schema_selected(schema: str, options: DiscoveryOptions) -> bool:

@@ -24,8 +24,8 @@ import psycopg
 from psycopg import sql
 
 from cutover_prep.engines import ConnectionSpec, ReadRange
-from cutover_prep.engines.base import Extent, PermanentReadError
-from cutover_prep.engines.postgres import PostgresEngine, _map_error
+from cutover_prep.engines.base import Extent
+from cutover_prep.engines.postgres import PostgresEngine, _map_error, relation_file_base, segment_file
 from cutover_prep.sweep.model import PointSpec, ScanResult, SweepOptions, SweepTarget
 
 SCAN_CALL_BLOCKS = 1024  # 8 MiB per call with 8 KiB blocks
@@ -258,13 +258,8 @@ class _BlockReader:
         conn = self._engine.connection(database)
         key = (database, locator["oid"], locator["fork"])
         if key not in self._paths:
-            row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (locator["oid"],)).fetchone()
-            if row[0] is None:
-                raise PermanentReadError(f"relation {locator['oid']} has no file (dropped?)")
-            self._paths[key] = row[0] + ("" if locator["fork"] == "main" else f"_{locator['fork']}")
-        per_file = caps.segment_bytes // caps.block_size
-        segno, in_file = divmod(block, per_file)
-        path = self._paths[key] if segno == 0 else f"{self._paths[key]}.{segno}"
+            self._paths[key] = relation_file_base(conn, locator)
+        path, in_file = segment_file(self._paths[key], block, caps.segment_bytes // caps.block_size)
         try:
             conn.execute("SELECT length(pg_read_binary_file(%s, %s, %s))",
                          (path, in_file * caps.block_size, caps.block_size)).fetchone()
