@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.events import completion_detail, publish
+from cutover_prep.report import render_report
 from cutover_prep.store import Store, evidence_key, now_iso
 from cutover_prep.summary import summary_markdown
 from cutover_prep.verdict import Thresholds, decide
@@ -139,8 +140,12 @@ def finalize(run_id: str, *, store: Store, events: Any = None) -> dict[str, Any]
     findings = build_findings(run_item, plan, units, unit_items, benchmark)
     findings["verdict"] = judge(run_item, findings, store=store)
     key = store.put_json(evidence_key(run_id, "findings.json"), findings)
+    uris = {name: f"s3://{store.bucket}/{evidence_key(run_id, name)}"
+            for name in ("findings.json", "summary.md", "report.html")}
     store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "summary.md"), ContentType="text/markdown",
-                        Body=summary_markdown(findings, findings_uri=f"s3://{store.bucket}/{key}").encode())
+                        Body=summary_markdown(findings, findings_uri=uris["findings.json"]).encode())
+    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "report.html"),
+                        ContentType="text/html; charset=utf-8", Body=render_report(findings).encode())
     store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
                      units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
                      coverage_pct=findings["coverage_pct"], findings_key=key,
@@ -152,7 +157,9 @@ def finalize(run_id: str, *, store: Store, events: Any = None) -> dict[str, Any]
                                           status=findings["status"], verdict=findings["verdict"]["verdict"],
                                           reasons=reasons, bucket=store.bucket, findings_key=key))
     return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
-            "units": findings["units"], "findings_key": key, "verdict": findings["verdict"]["verdict"],
+            "units": findings["units"], "findings_key": key, "findings_uri": uris["findings.json"],
+            "summary_uri": uris["summary.md"], "report_uri": uris["report.html"],
+            "verdict": findings["verdict"]["verdict"],
             "reasons": [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]],
             "benchmark": {"status": benchmark["status"], "points": len(benchmark["points"]),
                           "conclusions": len(benchmark.get("conclusions") or [])}}
