@@ -67,8 +67,13 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
         "oversized_units": plan.oversized_units,
     })
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units),
-                     bytes_planned=plan.bytes, plan=summary, plan_key=plan_key)
+                     bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run))
     return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run)}
+
+
+def _facts(run: dict[str, Any]) -> dict[str, Any]:
+    """The instance facts DescribeInstance returned, for the findings (without the polling fields)."""
+    return {k: v for k, v in (run.get("instance") or {}).items() if k not in ("status", "ready") and v is not None}
 
 
 def _result(summary: dict[str, Any], plan_key: str, units_key: str, run_id: str) -> dict[str, Any]:

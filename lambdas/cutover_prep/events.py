@@ -2,7 +2,8 @@
 
 ``source``: ``cutover-prep``; ``detail-type``: ``Cutover Prep Run Finished``. The detail
 carries the run id, the target (identifier only, never the secret), the run status, the
-verdict and its failing reasons, and where the findings are. Publishing is best effort:
+verdict and its failing reasons, and where the evidence is (``findings``, ``report`` and
+``summary`` as s3:// URIs; null when the run failed before its findings were written). Publishing is best effort:
 a failure to publish is logged and never changes the run's outcome.
 """
 
@@ -29,6 +30,8 @@ def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, re
         "error": error,
         "coverage_pct": run_item.get("coverage_pct"),
         "findings": f"s3://{bucket}/{findings_key}" if findings_key else None,
+        "report": f"s3://{bucket}/{findings_key.removesuffix('findings.json')}report.html" if findings_key else None,
+        "summary": f"s3://{bucket}/{findings_key.removesuffix('findings.json')}summary.md" if findings_key else None,
         "started_at": run_item.get("started_at"),
     }
 

@@ -13,6 +13,7 @@ from cutover_prep.events import completion_detail, publish
 from cutover_prep.report import render_report
 from cutover_prep.store import Store, evidence_key, now_iso
 from cutover_prep.summary import summary_markdown
+from cutover_prep.timeline import warmup_timeline
 from cutover_prep.verdict import Thresholds, decide
 
 SCHEMA_VERSION = 1
@@ -121,6 +122,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         },
         "plan": plan["summary"],
         "failed_units": failed,
+        "warmup_timeline": warmup_timeline(list(unit_items.values())),
         "benchmark": benchmark or {"status": "NOT_RUN"},
         "segments": segments,
     }

@@ -41,6 +41,9 @@ class StaleProgress(Exception):
     """Another invocation already committed this unit's progress (or finished it)."""
 
 
+MAX_CHUNK_SAMPLES = 1000  # [iso, bytes, seconds] is ~50 bytes: 50 KB at most per unit item
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -67,7 +70,7 @@ def _plain(value: Any) -> Any:
 def _dyn(value: Any) -> dict[str, Any]:
     if isinstance(value, float):
         value = Decimal(str(value))
-    elif isinstance(value, dict):
+    elif isinstance(value, dict | list):
         value = json.loads(json.dumps(value), parse_float=Decimal)
     return _ser.serialize(value)
 
@@ -174,12 +177,19 @@ class Store:
     def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
                         planned_bytes: int) -> None:
-        """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once."""
+        """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
+
+        Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
+        the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,
+        which keeps the item far below DynamoDB's 400 KB (a planned unit has a few dozen chunks).
+        """
         now = now_iso()
         unit_update = {
             "Key": self._key(run_id, UNIT_PREFIX + unit_id), "TableName": self.table,
             "UpdateExpression": "SET #s = :status, seq = :next, #c = :cursor, #m = :method, updated_at = :now, "
                                 "bytes_planned = :planned, started_at = if_not_exists(started_at, :now)"
+                                + (", chunks = list_append(if_not_exists(chunks, :empty), :chunk)"
+                                   if seq < MAX_CHUNK_SAMPLES else "")
                                 + (", finished_at = :now" if done else "")
                                 + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs",
             "ConditionExpression": "(attribute_not_exists(seq) AND :seq = :zero) OR (seq = :seq AND #s <> :done)",
@@ -189,6 +199,8 @@ class Store:
                 ":zero": _dyn(0), ":done": _dyn("DONE"), ":cursor": _dyn(cursor) if cursor else {"NULL": True},
                 ":method": _dyn(method), ":now": _dyn(now), ":blocks": _dyn(blocks), ":bytes": _dyn(bytes_),
                 ":secs": _dyn(round(seconds, 3)), ":planned": _dyn(planned_bytes),
+                **({":empty": {"L": []}, ":chunk": {"L": [_dyn([now, bytes_, round(seconds, 3)])]}}
+                   if seq < MAX_CHUNK_SAMPLES else {}),
             },
         }
         run_update = {

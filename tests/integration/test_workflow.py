@@ -230,9 +230,18 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     assert event["detail"]["run_id"] == "bench" and event["detail"]["verdict"] == "READY"
     assert event["detail"]["target"]["db_instance_identifier"] == "restored-db"
     assert event["detail"]["findings"] == f"s3://{aws.bucket}/runs/bench/findings.json"
+    assert event["detail"]["report"] == f"s3://{aws.bucket}/runs/bench/report.html"
+    assert event["detail"]["summary"] == f"s3://{aws.bucket}/runs/bench/summary.md"
+    assert desc["output_json"]["report_uri"] == event["detail"]["report"]
+    report = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/report.html")
+    assert report["ContentType"].startswith("text/html") and b"READY" in report["Body"].read()
     assert "secret" not in json.dumps(event["detail"]).lower()
     store = store_of(aws)
     findings = store.get_json("runs/bench/findings.json")
+    assert findings["instance"]["db_instance_class"] and findings["instance"]["engine"] == "postgres"
+    timeline = findings["warmup_timeline"]
+    timeline_bytes = sum(p["mib_per_s"] for p in timeline["series"]) * timeline["bucket_seconds"] * 2**20
+    assert timeline["series"] and abs(timeline_bytes - findings["bytes"]["read"]) < 0.01 * findings["bytes"]["read"]
     bench = findings["benchmark"]
     cold, warm = bench["probes"]["cold"], bench["probes"]["warm"]
     assert cold["status"] == warm["status"] == "DONE" and cold["blocks_read"] == warm["blocks_read"] == 40
