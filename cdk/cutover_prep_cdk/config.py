@@ -92,6 +92,8 @@ class Config:
     subnet_ids: tuple[str, ...] = ()
     security_group_id: str | None = None
     availability_zones: tuple[str, ...] = ()
+    notifications: bool = False
+    notify_emails: tuple[str, ...] = ()
 
     @property
     def in_vpc(self) -> bool:
@@ -127,6 +129,8 @@ class Config:
             subnet_ids=tuple(_list(get("subnet_ids"))),
             security_group_id=get("security_group_id"),
             availability_zones=tuple(_list(get("availability_zones"))),
+            notifications=_flag(get("notifications") or False) or bool(_list(get("notify_emails"))),
+            notify_emails=tuple(_list(get("notify_emails"))),
         )
         config.check()
         return config

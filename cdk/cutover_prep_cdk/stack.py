@@ -6,6 +6,7 @@ from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
 from .config import STATE_MACHINE_FILE, Config
+from .notifications import Notifications
 from .orchestration import Orchestration
 from .storage import Storage
 from .triggers import Triggers
@@ -35,6 +36,9 @@ class CutoverPrepStack(Stack):
             state_machine=self.orchestration.state_machine,
         )
 
+        self.notifications = (Notifications(self, "Notifications", emails=config.notify_emails)
+                              if config.notifications else None)
+
         # Plain outputs, no exports: the CLI and docs/deploy.md read them by these names.
         CfnOutput(
             self,
@@ -54,6 +58,13 @@ class CutoverPrepStack(Stack):
             value=self.storage.table.table_name,
             description="Runs and work units; index by_target lists the runs of one DB instance",
         )
+        if self.notifications is not None:
+            CfnOutput(
+                self,
+                "NotificationTopicArn",
+                value=self.notifications.topic.topic_arn,
+                description="Subscribe to hear of every finished run (verdict, reasons, report)",
+            )
         if self.workers.security_group is not None:
             CfnOutput(
                 self,

@@ -79,7 +79,8 @@ def plain(synth_factory) -> Synth:
 
 @pytest.fixture(scope="module")
 def in_vpc(synth_factory) -> Synth:
-    return synth_factory(VPC_CONTEXT)
+    """In a VPC, with the optional notifications topic (so cdk-nag and cfn-lint see it too)."""
+    return synth_factory({**VPC_CONTEXT, "notify_emails": "dba@example.com, oncall@example.com"})
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -604,3 +605,39 @@ def test_restore_triggers_start_only_this_state_machine(plain: Synth) -> None:
     (start,) = statements_with(plain, role, "states:StartExecution")
     assert "StateMachine" in flat(start["Resource"]) and "*" not in flat(start["Resource"])
     assert not any(a.startswith(("secretsmanager:", "s3:", "cloudwatch:")) for a in actions_of_role(plain, role))
+
+
+# -- notifications ---------------------------------------------------------------------------------
+def test_notifications_are_off_unless_asked_for(plain: Synth) -> None:
+    assert plain.resources("AWS::SNS::Topic") == {}
+    assert "NotificationTopicArn" not in plain.template["Outputs"]
+
+
+def test_notifications_topic_gets_the_completion_event(in_vpc: Synth) -> None:
+    from cutover_prep import events
+
+    (topic_id, topic), = in_vpc.resources("AWS::SNS::Topic").items()
+    key_ref = topic["Properties"]["KmsMasterKeyId"]
+    (key_id, key), = in_vpc.resources("AWS::KMS::Key").items()
+    assert key_ref == {"Fn::GetAtt": [key_id, "Arn"]} and key["Properties"]["EnableKeyRotation"] is True
+    (grant,) = [s for s in key["Properties"]["KeyPolicy"]["Statement"] if s.get("Sid") == "EventBridgePublishes"]
+    assert grant["Principal"] == {"Service": "events.amazonaws.com"}
+    assert set(grant["Action"]) == {"kms:Decrypt", "kms:GenerateDataKey*"}
+    rules = [r["Properties"] for r in in_vpc.resources("AWS::Events::Rule").values()
+             if (r["Properties"].get("EventPattern") or {}).get("source") == [events.SOURCE]]
+    (rule,) = rules
+    assert rule["EventPattern"]["detail-type"] == [events.DETAIL_TYPE]
+    (target,) = rule["Targets"]
+    assert target["Arn"] == {"Ref": topic_id}
+    template = target["InputTransformer"]["InputTemplate"]
+    assert "<detail-verdict>" in template and "<detail-report>" in template
+    assert set(target["InputTransformer"]["InputPathsMap"].values()) >= {"$.detail.verdict", "$.detail.report",
+                                                                          "$.detail.run_id"}
+    endpoints = sorted(s["Properties"]["Endpoint"] for s in in_vpc.resources("AWS::SNS::Subscription").values())
+    assert endpoints == ["dba@example.com", "oncall@example.com"]
+    (policy,) = in_vpc.resources("AWS::SNS::TopicPolicy").values()
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert any(s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+               for s in statements)
+    assert any(s["Effect"] == "Allow" and s["Principal"] == {"Service": "events.amazonaws.com"} for s in statements)
+    assert in_vpc.template["Outputs"]["NotificationTopicArn"]["Value"] == {"Ref": topic_id}
