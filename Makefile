@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: help install demo test test-unit test-integration test-infra lint synth deploy build-lambda bench clean
+.PHONY: help install browser demo test test-unit test-integration test-infra lint synth deploy build-lambda bench clean
 
 help:
 	@echo "make demo     run the whole workflow locally on an embedded sample database"
@@ -15,6 +15,7 @@ help:
 	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag runs on every synth)"
 	@echo "make deploy   deploy to the AWS account of your current credentials"
 	@echo "make bench    benchmarks (warm-up rate, planning 1M extents, sweep overhead)"
+	@echo "make browser  install Debian's chromium for the report's browser test (root; skipped without it)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
@@ -61,6 +62,12 @@ synth: $(STAMP) $(NODE_STAMP) build-lambda
 
 deploy: $(STAMP) $(NODE_STAMP) build-lambda
 	npx cdk deploy --require-approval broadening
+
+browser:
+	@command -v chromium >/dev/null 2>&1 && echo "chromium: $$(command -v chromium)" || { \
+	  test "$$(id -u)" = 0 || { echo "make browser: run as root, or apt-get install chromium yourself" >&2; exit 1; }; \
+	  (apt-get install -y --no-install-recommends chromium || \
+	   (apt-get update && apt-get install -y --no-install-recommends chromium)) >/dev/null && command -v chromium; }
 
 bench: $(STAMP)
 	$(PY) bench/plan_extents.py
