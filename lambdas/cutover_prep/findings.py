@@ -145,7 +145,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None) -> dict[str, Any]
     uris = {name: f"s3://{store.bucket}/{evidence_key(run_id, name)}"
             for name in ("findings.json", "summary.md", "report.html")}
     store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "summary.md"), ContentType="text/markdown",
-                        Body=summary_markdown(findings, findings_uri=uris["findings.json"]).encode())
+                        Body=summary_markdown(findings, findings_uri=uris["findings.json"],
+                                              report_uri=uris["report.html"]).encode())
     store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "report.html"),
                         ContentType="text/html; charset=utf-8", Body=render_report(findings).encode())
     store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],

@@ -9,7 +9,8 @@ def _mib(n: float | None) -> str:
     return f"{(n or 0) / 2**20:,.1f} MiB"
 
 
-def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = None) -> str:
+def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = None,
+                     report_uri: str | None = None) -> str:
     verdict = findings.get("verdict") or {}
     target = findings.get("target") or {}
     units = findings.get("units") or {}
@@ -46,6 +47,8 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
                       f"{p.get('effective_io_kb') or 0:,.1f} | {p.get('bound') or ''} |" for p in rows]
         if bench.get("conclusions"):
             lines += ["", *[f"- {c}" for c in bench["conclusions"]]]
-    if findings_uri:
-        lines += ["", f"Evidence: `{findings_uri}`"]
+    links = ([f"- Report (charts): `{report_uri}`"] if report_uri else []) + \
+        ([f"- Evidence: `{findings_uri}`"] if findings_uri else [])
+    if links:
+        lines += ["", *links]
     return "\n".join(lines) + "\n"

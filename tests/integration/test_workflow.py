@@ -224,7 +224,8 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     assert desc["output_json"]["verdict"] == "READY", desc["output_json"]["reasons"]
     summary = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/summary.md")["Body"].read().decode()
     assert summary.startswith("# Cutover Prep: READY — restored-db") and "| random-02s |" in summary
-    assert "cold probe: 40 blocks" in summary and "Evidence: `s3://" in summary
+    assert "cold probe: 40 blocks" in summary and "- Evidence: `s3://" in summary
+    assert f"- Report (charts): `s3://{aws.bucket}/runs/bench/report.html`" in summary
     (event,) = completions()
     assert event["source"] == "cutover-prep" and event["detail-type"] == "Cutover Prep Run Finished"
     assert event["detail"]["run_id"] == "bench" and event["detail"]["verdict"] == "READY"
