@@ -1,8 +1,11 @@
 """The ``cutover-prep`` command line.
 
+``local`` runs the whole workflow on this machine; ``start``, ``status`` and ``report``
+drive the deployed one (see ``remote``); ``analyze`` reads a points CSV.
+
 Exit codes: 0 READY (every planned unit read, the evidence complete); 1 NOT_READY (the
 reasons are printed); 2 a usage or input error; 3 the run failed (unreachable database,
-restore ...).
+restore ...); 4 ``--timeout`` reached or the run is still going.
 User mistakes are one line on stderr, never a traceback.
 """
 
@@ -11,12 +14,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from cutover_prep import remote
 from cutover_prep.analysis.cli import analyze
 
-EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
+EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 2, 3, 4
 
 
 def _fail(code: int, message: str) -> None:
@@ -106,6 +111,8 @@ def _summary(result: dict) -> str:
         lines.append(f"  verdict: {verdict.get('verdict', '?')}")
         lines += [f"    - {r['message']}" for r in verdict.get("reasons", []) if not r["ok"]]
     lines.append(f"  evidence: {result['out']}")
+    if (Path(result["out"]) / "report.html").exists():
+        lines.append(f"  report:   {Path(result['out']) / 'report.html'}")
     return "\n".join(lines)
 
 
@@ -132,6 +139,163 @@ def _benchmark_lines(bench: dict) -> list[str]:
 
 
 app.add_command(analyze)
+
+
+# ---- the deployed workflow -------------------------------------------------------------------
+
+def _deployment_options(command: Any) -> Any:
+    for option in reversed([
+        click.option("--stack", envvar="CUTOVER_PREP_STACK", default="CutoverPrep", show_default=True,
+                      help="The deployed stack whose outputs name the state machine (env CUTOVER_PREP_STACK)."),
+        click.option("--state-machine-arn", envvar="CUTOVER_PREP_STATE_MACHINE_ARN",
+                     help="The state machine itself, instead of the stack's outputs."),
+        click.option("--region", envvar="AWS_REGION", help="AWS region; default: your AWS configuration."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout."),
+    ]):
+        command = option(command)
+    return command
+
+
+class _Aws:
+    """boto3 clients of one session, and the deployment they find."""
+
+    def __init__(self, region: str | None) -> None:
+        import boto3
+
+        self.session = boto3.Session(region_name=region)
+        self._clients: dict[str, Any] = {}
+
+    def client(self, name: str) -> Any:
+        if name not in self._clients:
+            self._clients[name] = remote.aws_call(f"{name} client", lambda: self.session.client(name))
+        return self._clients[name]
+
+    def deployment(self, stack: str, state_machine_arn: str | None) -> remote.Deployment:
+        return remote.aws_call(f"stack {stack}", lambda: remote.find_deployment(
+            None if state_machine_arn else self.client("cloudformation"), stack=stack,
+            state_machine_arn=state_machine_arn))
+
+    def run_reader(self, deployment: remote.Deployment) -> Any:
+        if not deployment.table:
+            return None
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        from cutover_prep.store import Store
+
+        store = Store(dynamodb=self.client("dynamodb"), s3=None, table=deployment.table, bucket="")
+
+        def read(run_id: str) -> dict[str, Any] | None:
+            try:
+                return store.get_run(run_id)
+            except (ClientError, BotoCoreError):  # no dynamodb:GetItem: progress from the state names
+                return None
+        return read
+
+
+def _finish(result: remote.Outcome, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(result.as_json(), indent=1))
+    else:
+        click.echo("\n".join(result.lines()))
+    if result.code == EXIT_TIMEOUT and result.status == "RUNNING":
+        click.echo(f"cutover-prep: run {result.run_id} is still running; later: cutover-prep status {result.run_id}",
+                   err=True)
+    raise click.exceptions.Exit(result.code)
+
+
+def _guard(call: Any) -> Any:
+    try:
+        return call()
+    except remote.CliProblem as exc:
+        _fail(exc.code, str(exc))
+
+
+@app.command()
+@click.option("--target", help="DB instance identifier (target.db_instance_identifier).")
+@click.option("--secret-arn", help="Secrets Manager ARN of the credentials (target.secret_arn); never the secret.")
+@click.option("--engine", type=click.Choice(["postgres", "oracle"]), help="Default: from the RDS instance.")
+@click.option("--database", help="Database (PostgreSQL) or service name (Oracle); default: from the secret.")
+@click.option("--run-id", help="Names the run and its execution; default ci-<UTC time>-<random>.")
+@click.option("--benchmark/--no-benchmark", default=None, help="Run the benchmark after the warm-up (default: on).")
+@click.option("--input", "input_file", metavar="FILE", help="A run input JSON file (- for stdin); flags override it.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="Any input field, e.g. --set warmup.max_concurrency=16 (VALUE is JSON or a string; repeat).")
+@click.option("--wait", is_flag=True, help="Print progress until the verdict; the exit code is the verdict's.")
+@click.option("--timeout", type=click.FloatRange(1), default=6 * 3600, show_default=True,
+              help="Seconds --wait waits before exit code 4 (the run goes on).")
+@click.option("--poll", type=click.FloatRange(0.1, 600), default=15, show_default=True,
+              help="Seconds between progress checks.")
+@_deployment_options
+def start(target: str | None, secret_arn: str | None, engine: str | None, database: str | None,
+          run_id: str | None, benchmark: bool | None, input_file: str | None, sets: tuple[str, ...], wait: bool,
+          timeout: float, poll: float, stack: str, state_machine_arn: str | None, region: str | None,
+          as_json: bool) -> None:
+    """Start a run of the deployed workflow (validated here first)."""
+    run_input = _guard(lambda: remote.build_input(
+        base=remote.read_input_file(input_file) if input_file else None, target=target, secret_arn=secret_arn,
+        engine=engine, database=database, run_id=run_id, benchmark=benchmark, sets=sets))
+    aws = _Aws(region)
+    deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
+    sfn = _guard(lambda: aws.client("stepfunctions"))
+    run = run_input["run_id"]
+    execution_arn = _guard(lambda: remote.aws_call("start", lambda: remote.start(sfn, deployment, run_input)))
+    click.echo(f"started run {run}: {execution_arn}", err=True)
+    if not wait:
+        if as_json:
+            click.echo(json.dumps({"run_id": run, "execution_arn": execution_arn, "status": "RUNNING"}, indent=1))
+        else:
+            click.echo(run)
+        return
+    desc = _guard(lambda: remote.aws_call("wait", lambda: remote.wait(
+        sfn, execution_arn, run, timeout_s=timeout, poll_s=poll, read_run=aws.run_reader(deployment),
+        report=lambda line: click.echo(line, err=True))))
+    _finish(remote.outcome(desc, run), as_json)
+
+
+@app.command()
+@click.argument("run")
+@_deployment_options
+def status(run: str, stack: str, state_machine_arn: str | None, region: str | None, as_json: bool) -> None:
+    """Where a run stands (RUN: run id or execution ARN); exit code as start --wait's."""
+    aws = _Aws(region)
+    deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
+    run_id, arn = _guard(lambda: remote.execution_arn_of(deployment.state_machine_arn, run))
+    desc = _guard(lambda: remote.aws_call("status", lambda: remote.describe(aws.client("stepfunctions"), arn, run_id)))
+    result = remote.outcome(desc, run_id)
+    reader = aws.run_reader(deployment)
+    if result.status == "RUNNING" and not as_json and reader:
+        click.echo(remote.progress_line(reader(run_id), None, 0).split("] ", 1)[1])
+    _finish(result, as_json)
+
+
+@app.command()
+@click.argument("run")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False),
+              help="Where to write findings.json, summary.md, report.html; default ./out/<run id>/.")
+@_deployment_options
+def report(run: str, out: Path | None, stack: str, state_machine_arn: str | None, region: str | None,
+           as_json: bool) -> None:
+    """Download a finished run's evidence and print its summary.md (exit 0 once downloaded)."""
+    aws = _Aws(region)
+    deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
+    run_id, arn = _guard(lambda: remote.execution_arn_of(deployment.state_machine_arn, run))
+    desc = _guard(lambda: remote.aws_call("report", lambda: remote.describe(aws.client("stepfunctions"), arn, run_id)))
+    if desc["status"] == "RUNNING":
+        _fail(EXIT_TIMEOUT, f"run {run_id} is still running: its report is written when it ends")
+    target = out or Path("out") / run_id
+    written = _guard(lambda: remote.aws_call("download", lambda: remote.download_evidence(
+        aws.client("s3"), desc, run_id, deployment.bucket, target)))
+    if not written:
+        result = remote.outcome(desc, run_id)
+        _fail(EXIT_FAILED, f"run {run_id} left no report ({result.status}"
+                           f"{': ' + str(result.error) if result.error else ''}); see cutover-prep status {run_id}")
+    if as_json:
+        click.echo(json.dumps({"run_id": run_id, "files": [str(p) for p in written]}, indent=1))
+        return
+    summary = target / "summary.md"
+    if summary.exists():
+        click.echo(summary.read_text().rstrip())
+    click.echo(f"evidence of run {run_id}: " + ", ".join(str(p) for p in written), err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

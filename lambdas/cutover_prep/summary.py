@@ -22,7 +22,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         f"finished {(findings.get('timings') or {}).get('finished_at', '?')}",
         f"- Warm-up: {units.get('done', 0)}/{units.get('total', 0)} units, {units.get('failed', 0)} failed; "
         f"{_mib(b.get('read'))} read of {_mib(b.get('planned'))} planned; coverage {findings.get('coverage_pct')} %; "
-        f"read amplification {findings.get('read_amplification')}",
+        f"read amplification {findings.get('read_amplification') or 'n/a'}",
     ]
     failing = [r for r in verdict.get("reasons", []) if not r.get("ok")]
     passing = [r for r in verdict.get("reasons", []) if r.get("ok")]

@@ -45,6 +45,11 @@ def _warmup_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     failed, running, pending = units.get("failed", 0), units.get("in_progress", 0), units.get("not_started", 0)
     out = [_reason("UNITS_FAILED", failed == 0,
                    f"{failed} of {total} work units failed" if failed else f"no work unit failed ({total} units)")]
+    planned = (f.get("bytes") or {}).get("planned")
+    if total == 0 or planned == 0:
+        out.append(_reason("NOTHING_PLANNED", False,
+                           "the plan holds nothing to read (0 work units): the database is empty or "
+                           "warmup.databases / include_schemas / exclude_schemas matched nothing"))
     unfinished = running + pending
     out.append(_reason("UNITS_NOT_FINISHED", unfinished == 0,
                        f"{unfinished} work units were cut off or never started ({running} in progress, "

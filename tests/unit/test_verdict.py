@@ -57,6 +57,8 @@ def mutate(path, value):
     (mutate(("benchmark", "probes", "warm"), {"status": "SKIPPED", "cause": "no cold probe"}), "PROBES_MISSING"),
     (mutate(("benchmark", "probes", "warm", "latency_us"), {"p50": 10000.0}), "WARM_VS_COLD"),
     ({k: v for k, v in GOOD.items() if k != "benchmark"}, "BENCHMARK"),
+    (mutate(("units",), {"total": 0, "done": 0, "failed": 0, "in_progress": 0, "not_started": 0}), "NOTHING_PLANNED"),
+    (mutate(("bytes",), {"planned": 0, "read": 0}), "NOTHING_PLANNED"),
 ])
 def test_each_missing_or_bad_piece_of_evidence_is_not_ready(findings, code):
     result = decide(findings)

@@ -107,8 +107,13 @@ class LocalAws:
     """Context manager: moto + in-process handlers + the deployed resources, locally."""
 
     def __init__(self, *, region: str = "us-east-1", time_scale: float = 0.0, lambda_timeout_s: float = 900,
-                 env: dict[str, str] | None = None, statemachines: Path = REPO_STATEMACHINES) -> None:
+                 env: dict[str, str] | None = None, statemachines: Path = REPO_STATEMACHINES,
+                 server: bool = False) -> None:
+        """``server=True`` also serves the same moto backends over HTTP (``endpoint_url``), so a
+        separate process (the CLI under test) talks to AWS as it would in a pipeline."""
         self.region, self.time_scale, self.lambda_timeout_s = region, time_scale, lambda_timeout_s
+        self.server, self.endpoint_url = server, ""
+        self._server: Any = None
         self.extra_env = env or {}
         self.statemachines = statemachines
         self.table, self.bucket = "cutover-prep-local", "cutover-prep-evidence-local"
@@ -151,9 +156,19 @@ class LocalAws:
         sys.setswitchinterval(0.0002)
         deps.reset()
         self._create_resources()
+        if self.server:
+            from moto.server import ThreadedMotoServer
+
+            self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+            self._server.start()
+            host, port = self._server.get_host_and_port()
+            self.endpoint_url = f"http://{host}:{port}"
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
         deps.reset()
         self._clients.clear()
         sys.setswitchinterval(self._switch_interval)
@@ -205,6 +220,21 @@ class LocalAws:
         self.state_machine_arn = self.client("stepfunctions").create_state_machine(
             name="cutover-prep-warmup", definition=definition, roleArn=role_arn, type="STANDARD",
         )["stateMachineArn"]
+
+    def create_stack(self, name: str = "CutoverPrep") -> str:
+        """A CloudFormation stack with the outputs the deployed stack has (the CLI reads them)."""
+        template = {"Resources": {"Marker": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{name}-marker"}}},
+                    "Outputs": {"StateMachineArn": {"Value": self.state_machine_arn},
+                                "EvidenceBucketName": {"Value": self.bucket}, "TableName": {"Value": self.table}}}
+        return self.client("cloudformation").create_stack(StackName=name, TemplateBody=json.dumps(template))["StackId"]
+
+    def client_env(self) -> dict[str, str]:
+        """Environment of a process that talks to this harness's server as if to AWS."""
+        if not self.endpoint_url:
+            raise RuntimeError("LocalAws(server=True) serves AWS to other processes; this one does not")
+        return {"AWS_ENDPOINT_URL": self.endpoint_url, "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing", "AWS_REGION": self.region,
+                "AWS_DEFAULT_REGION": self.region}
 
     def create_secret(self, name: str, value: dict[str, Any]) -> str:
         return self.client("secretsmanager").create_secret(Name=name, SecretString=json.dumps(value))["ARN"]

@@ -1,0 +1,187 @@
+"""`cutover-prep start | status | report` as a pipeline runs them: a separate process talking
+over HTTP to a moto server that executes the real ASL with the real handlers, against a
+real PostgreSQL database. Exit code per verdict, one-line errors, nothing started on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutover_prep.local.harness import LocalAws
+
+pytestmark = pytest.mark.postgres
+PASSWORD_MARK = "pw-must-not-leak-7f3a"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        return json.loads(self.out)
+
+
+@pytest.fixture(scope="module")
+def aws() -> Any:
+    with LocalAws(server=True) as local:
+        local.create_instance("restored-db")
+        local.create_stack("CutoverPrep")
+        yield local
+
+
+@pytest.fixture(scope="module")
+def secret_arn(aws: LocalAws, sample_db: Any) -> str:
+    # With trust authentication the marker is never checked: it only proves no output carries it.
+    return aws.create_secret("restored-db-ro", {"username": sample_db.user, "engine": "postgres",
+                                                "password": sample_db.password or PASSWORD_MARK})
+
+
+def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(aws.client_env())
+    env.pop("CUTOVER_PREP_STACK", None)
+    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli", *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def target_args(db: Any, secret_arn: str, run_id: str, *extra: str) -> list[str]:
+    return ["--target", "restored-db", "--secret-arn", secret_arn, "--engine", "postgres", "--database", db.database,
+            "--run-id", run_id, "--set", f"target.host={db.host}", "--set", f"target.port={db.port}",
+            "--set", "warmup.unit_mb=2", "--set", f"warmup.databases={json.dumps([db.database])}",
+            "--no-benchmark", *extra]
+
+
+def executions(aws: LocalAws) -> int:
+    return len(aws.client("stepfunctions").list_executions(stateMachineArn=aws.state_machine_arn)["executions"])
+
+
+def assert_one_line(result: Result, code: int, needle: str) -> None:
+    err = result.err.strip()
+    assert result.code == code, (result.out, result.err)
+    assert needle in err, err
+    assert "\n" not in err and "Traceback" not in err
+
+
+def test_ready_run_exits_0_then_status_and_report(aws, sample_db, secret_arn, tmp_path):
+    started = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-ready"), "--wait", "--poll", "0.2", "--json")
+    assert started.code == 0, started.err
+    out = started.json
+    assert out["verdict"] == "READY" and out["status"] == "SUCCEEDED" and out["reasons"] == []
+    assert out["execution_arn"].endswith(":execution:cutover-prep-warmup:ci-ready")
+    assert out["report_uri"] == f"s3://{aws.bucket}/runs/ci-ready/report.html"
+    progress = [line for line in started.err.splitlines() if line.startswith("[")]
+    assert progress and any(" units, " in line and " MiB (" in line for line in progress), started.err
+
+    status = cli(aws, "status", "ci-ready")
+    assert status.code == 0 and status.out.startswith("run ci-ready: READY"), status.out
+
+    report = cli(aws, "report", "ci-ready", "--out", str(tmp_path))
+    assert report.code == 0, report.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["findings.json", "report.html", "summary.md"]
+    assert report.out.strip() == (tmp_path / "summary.md").read_text().strip()
+    assert "READY" in report.out.splitlines()[0]
+    assert json.loads((tmp_path / "findings.json").read_text())["coverage_pct"] == 100.0
+    assert "<svg" in (tmp_path / "report.html").read_text() or "not measured" in (tmp_path / "report.html").read_text()
+    for text in (started.out, started.err, status.out, report.out, *(p.read_text() for p in tmp_path.iterdir())):
+        assert PASSWORD_MARK not in text
+
+
+def test_not_ready_run_exits_1_with_its_reasons(aws, sample_db, secret_arn):
+    result = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-not-ready"),
+                 "--set", "verdict.expected_read_iops=100000000", "--wait", "--poll", "0.2")
+    assert result.code == 1, (result.out, result.err)
+    lines = result.out.splitlines()
+    assert lines[0] == "run ci-not-ready: NOT_READY"
+    assert any(line.startswith("  - ") for line in lines), result.out
+    assert cli(aws, "status", "ci-not-ready", "--json").json["exit_code"] == 1
+
+
+def test_unreachable_database_exits_3_with_the_named_error(aws, sample_db, secret_arn):
+    args = target_args(sample_db, secret_arn, "ci-unreachable")
+    args[args.index(f"target.host={sample_db.host}")] = "target.host=127.0.0.1"
+    args[args.index(f"target.port={sample_db.port}")] = "target.port=1"
+    result = cli(aws, "start", *args, "--wait", "--poll", "0.2")
+    assert result.code == 3, (result.out, result.err)
+    assert result.out.startswith("run ci-unreachable: FAILED: DatabaseUnreachable"), result.out
+    assert cli(aws, "status", "ci-unreachable").code == 3
+    report = cli(aws, "report", "ci-unreachable")
+    assert_one_line(report, 3, "left no report (FAILED: DatabaseUnreachable)")
+
+
+def test_timeout_exits_4_and_the_run_goes_on(aws, sample_db, secret_arn):
+    result = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-slow"), "--wait", "--timeout", "1",
+                 "--poll", "0.2")
+    assert result.code == 4, (result.out, result.err)
+    assert "still running; later: cutover-prep status ci-slow" in result.err
+    arn = aws.state_machine_arn.replace(":stateMachine:", ":execution:") + ":ci-slow"
+    assert aws.wait(arn, timeout_s=300)["status"] == "SUCCEEDED"  # it went on
+    assert cli(aws, "status", arn, "--state-machine-arn", aws.state_machine_arn).code == 0
+
+
+def test_start_without_wait_prints_the_run_id(aws, sample_db, secret_arn):
+    result = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-nowait"))
+    assert result.code == 0 and result.out.strip() == "ci-nowait"
+    arn = aws.state_machine_arn.replace(":stateMachine:", ":execution:") + ":ci-nowait"
+    assert aws.wait(arn, timeout_s=300)["status"] == "SUCCEEDED"
+    again = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-nowait"))
+    assert_one_line(again, 2, "run id 'ci-nowait' was used already")
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--target", "restored-db", "--secret-arn", "not-an-arn"], "input: target.secret_arn:"),
+    (["--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"],
+     "input: target.db_instance_identifier: is required"),
+    (["--target", "restored-db", "--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
+      "--set", "warmup.max_concurency=4"], "warmup.max_concurency: unknown field"),
+    (["--target", "restored-db", "--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
+      "--set", "warmup"], "--set 'warmup': write PATH=VALUE"),
+    (["--input", "/nonexistent/run.json"], "--input /nonexistent/run.json: cannot read it"),
+    (["--target", "restored-db", "--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
+      "--stack", "NoSuchStack"], "stack 'NoSuchStack' not found"),
+    (["--target", "restored-db", "--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
+      "--state-machine-arn", "warmup"], "not a state machine ARN"),
+    (["--target", "restored-db", "--timeout", "0"], "Invalid value for '--timeout'"),
+])
+def test_bad_input_exits_2_in_one_line_and_starts_nothing(aws, args, needle):
+    before = executions(aws)
+    assert_one_line(cli(aws, "start", *args), 2, needle)
+    assert executions(aws) == before
+
+
+def test_an_input_file_with_flags_over_it(aws, sample_db, secret_arn, tmp_path):
+    run_file = tmp_path / "run.json"
+    run_file.write_text(json.dumps({"target": {"db_instance_identifier": "other-db", "secret_arn": secret_arn},
+                                    "warmup": {"max_concurrency": 2}}))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert_one_line(cli(aws, "start", "--input", str(bad)), 2, "not JSON (line 1 column 2")
+    result = cli(aws, "start", "--input", str(run_file), *target_args(sample_db, secret_arn, "ci-file"), "--wait",
+                 "--poll", "0.2", "--json")
+    assert result.code == 0, result.err
+    sent = json.loads(aws.describe(result.json["execution_arn"])["input"])
+    assert sent["target"]["db_instance_identifier"] == "restored-db" and sent["warmup"]["max_concurrency"] == 2
+
+
+def test_unknown_run_is_one_line(aws):
+    assert_one_line(cli(aws, "status", "ci-never-started"), 2, "run 'ci-never-started' not found")
+    assert_one_line(cli(aws, "report", "ci-never-started"), 2, "run 'ci-never-started' not found")
+    assert_one_line(cli(aws, "status", "bad id!"), 2, "not a run id")
+
+
+def test_no_region_is_one_line(tmp_path: Path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
+    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli", "status", "ci-x"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "no AWS region" in done.stderr and "Traceback" not in done.stderr, done.stderr
