@@ -1,0 +1,141 @@
+"""report.html in a real browser (headless Debian chromium through playwright): the page opens from
+file:// with no console error or warning and no script error, fetches nothing, draws every chart
+it has data for (an SVG of non-zero size holding series), says "not measured:" for the others and
+shows the verdict first.
+
+Skipped when playwright is not installed or /usr/bin/chromium is missing (``make browser``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason=f"{CHROMIUM} missing: run `make browser` (apt-get install chromium)")
+
+from cutover_prep.report import render_report  # noqa: E402
+from tests.unit.test_report import CHART_IDS, not_ready_findings, sample_findings  # noqa: E402
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1280, "height": 900}
+SERIES = "path.line.reactive, rect.rect.reactive, circle.dot"  # pygal's drawn values (not axes or guides)
+MIN_DRAWN = 2
+
+
+def _no_benchmark() -> dict[str, Any]:
+    f = sample_findings()
+    f["benchmark"] = None
+    return f
+
+
+VARIANTS: dict[str, tuple[Callable[[], dict[str, Any]], int]] = {  # findings, charts drawn
+    "ready": (sample_findings, len(CHART_IDS)),
+    "not-ready": (not_ready_findings, 0),  # benchmark FAILED, no warm-up samples
+    "no-benchmark": (_no_benchmark, 1),  # the warm-up chart only
+}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class Opened:
+    variant: str
+    page: Any
+    console: list[str]
+    errors: list[str]
+    requests: list[str]
+
+
+@pytest.fixture(scope="module", params=list(VARIANTS))
+def opened(request: pytest.FixtureRequest, browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Opened]:
+    build, _ = VARIANTS[request.param]
+    path = tmp_path_factory.mktemp(request.param) / "report.html"
+    path.write_text(render_report(build()), encoding="utf-8")
+    context = browser.new_context(viewport=VIEWPORT, java_script_enabled=True)
+    page = context.new_page()
+    console: list[str] = []
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.as_uri(), wait_until="load")
+    page.wait_for_load_state("networkidle")
+    try:
+        yield Opened(request.param, page, console, errors, requests)
+    finally:
+        context.close()
+
+
+def test_no_console_error_warning_or_script_error(opened: Opened) -> None:
+    assert opened.console == []
+    assert opened.errors == []
+
+
+def test_nothing_is_fetched_but_the_page_itself(opened: Opened) -> None:
+    assert opened.requests, "the page request itself was not recorded"
+    outside = [u for u in opened.requests if not u.startswith(("file://", "data:"))]
+    assert outside == []
+
+
+def test_charts_with_data_are_drawn(opened: Opened) -> None:
+    figures = opened.page.locator("figure.chart:not(.absent)")
+    expected = VARIANTS[opened.variant][1]
+    assert figures.count() == expected
+    for i in range(figures.count()):
+        fig = figures.nth(i)
+        chart_id = fig.get_attribute("id")
+        svgs = fig.locator("svg.pygal-chart")
+        assert svgs.count() >= 1, chart_id
+        for j in range(svgs.count()):
+            svg = svgs.nth(j)
+            box = svg.bounding_box()
+            assert box and box["width"] > 100 and box["height"] > 100, (chart_id, box)
+            drawn = svg.locator(SERIES)
+            assert drawn.count() >= MIN_DRAWN, chart_id
+            lines = svg.locator("path.line.reactive")
+            for d in lines.evaluate_all("els => els.map(e => e.getAttribute('d') || '')"):
+                assert len(d.strip()) > 2, (chart_id, d)
+            sizes = drawn.evaluate_all("els => els.map(e => { const b = e.getBBox(); return b.width + b.height; })")
+            assert any(s > 0 for s in sizes), (chart_id, "every series element has an empty box")
+
+
+def test_absent_charts_say_why(opened: Opened) -> None:
+    absent = opened.page.locator("figure.chart.absent")
+    assert absent.count() == len(CHART_IDS) - opened.page.locator("figure.chart:not(.absent)").count()
+    for i in range(absent.count()):
+        fig = absent.nth(i)
+        assert fig.locator("svg").count() == 0
+        why = fig.locator("p.why")
+        assert why.is_visible() and why.inner_text().startswith("not measured:"), fig.get_attribute("id")
+
+
+def test_verdict_is_visible_and_first(opened: Opened) -> None:
+    header = opened.page.locator("header#verdict")
+    assert header.is_visible()
+    assert opened.page.evaluate("document.body.firstElementChild.id") == "verdict"
+    top = header.bounding_box()["y"]
+    assert top < 200
+    for box in opened.page.locator("figure.chart").evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().top + window.scrollY)"):
+        assert top < box
+
+
+def test_no_horizontal_overflow(opened: Opened) -> None:
+    assert opened.page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
