@@ -73,6 +73,7 @@ bench: $(STAMP)
 	$(PY) bench/plan_extents.py
 	$(PY) bench/warmup_rate.py
 	$(PY) bench/sweep_overhead.py
+	$(PY) bench/report_render.py
 
 clean:
 	rm -rf $(VENV) node_modules cdk.out .build out .pytest_cache
