@@ -23,8 +23,16 @@ from pygal.style import Style
 
 KIND_COLORS = {"sequential": "#1f5fa8", "random": "#d9771c", "write_direct": "#6a3d9a", "write_random": "#b5367a"}
 OTHER_COLORS = ("#2a8a5a", "#8c6d1f", "#4d6b7a", "#a83232")
-COLD, WARM, LIMIT = "#4a6fa5", "#d9771c", "#8a8a8a"
+COLD, WARM = "#4a6fa5", "#d9771c"
+# The limits: dark enough and coloured not to pass for the grey dashed guide lines of the axis.
+LIMIT_COLORS = ("#c62828", "#4a4a4a")  # peak (or expected), sustained
 WIDTH, HEIGHT, MARGIN = 640, 380, 12
+# pygal skips an axis label that falls exactly on the top edge of the plot (its y is 0, falsy):
+# the range goes this little above the top label so that the label is drawn.
+HEADROOM = 1.03
+# pygal's own `#chart-id .reactive{stroke-width:1}` beats the width its `stroke_style` gives each series' group:
+# without this the lines (2.5) and the dashed limits (2) are drawn 1 px wide and faint.
+SERIES_CSS = "inline:.pygal-chart .series .line.reactive{stroke-width:inherit !important;stroke-opacity:.95}"
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,7 @@ def _chart(cls: type, colors: tuple[str, ...], *, font_scale: float = 1.0, opaci
         "js": [], "disable_xml_declaration": True,
         "style": _style(colors, font_scale, opacity), "width": WIDTH, "height": HEIGHT, "legend_at_bottom": True,
         "truncate_legend": -1, "truncate_label": -1, "margin": MARGIN, "dots_size": 4, "stroke_style": {"width": 2.5},
+        "css": (*pygal.Config().css, SERIES_CSS),
     }
     config.update(options)
     chart = cls(**config)
@@ -129,6 +138,23 @@ def _value_ticks(low: float, high: float) -> list[float]:
     return [t for t in ticks if lower <= t <= upper]
 
 
+def _linear_ticks(top: float, most: int = 8) -> list[float]:
+    """0 to at least ``top`` in at most ``most`` 1-2-2.5-5 steps: 0, 500, 1,000 ... rather than pygal's 0, 400, 800."""
+    top = top if top > 0 else 1.0
+    raw = top / most
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw * (1 - 1e-9))
+    return [round(i * step, 9) for i in range(math.ceil(top / step - 1e-9) + 1)]
+
+
+def _tick_formatter(ticks: list[float], unit: str = "") -> Callable[[float], str]:
+    """Every label with the decimals the step needs (0.8, 1.0, 1.2 ms; not 0.8, 1, 1.2)."""
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    decimals = next((d for d in range(7) if abs(round(step, d) - step) < 1e-9 * max(1.0, step)), 6)
+    suffix = f" {unit}" if unit else ""
+    return lambda v: f"{v:,.{decimals}f}{suffix}"
+
+
 # ---- absence -------------------------------------------------------------------------------
 
 def benchmark_absence(bench: Any) -> str | None:
@@ -159,14 +185,18 @@ def warmup_chart(timeline: Any) -> Chart:
         return Chart("chart-warmup", caption, why="no progress samples recorded for this run")
     bucket = num(timeline.get("bucket_seconds"))
     end = max(t for t, _ in samples) + (bucket or 0)
+    # A warm-up of hours reads in minutes or hours, not in "14,400 s".
+    unit, per, word = ("h", 3600.0, "hours") if end > 3 * 3600 else (("min", 60.0, "minutes") if end > 300
+                                                                      else ("s", 1.0, "seconds"))
+    y_ticks = _linear_ticks(max(v for _, v in samples) * 1.05)
     chart = _chart(pygal.XY, ("#2a8a5a",), width=WIDTH * 2, height=HEIGHT, fill=True, opacity=".45",
-                   xrange=(0, end or 1), show_dots=len(samples) <= 40, show_legend=False,
-                   x_title="seconds since the warm-up began", y_title="MiB/s (all workers)",
-                   x_value_formatter=lambda v: f"{fmt_number(v)} s", value_formatter=fmt_number,
-                   range=(0, max(v for _, v in samples) * 1.08 or 1), include_x_axis=True)
+                   xrange=(0, end / per or 1), show_dots=len(samples) <= 40, show_legend=False,
+                   x_title=f"{word} since the warm-up began", y_title="MiB/s (all workers)",
+                   x_value_formatter=lambda v: f"{fmt_number(v)} {unit}", value_formatter=_tick_formatter(y_ticks),
+                   y_labels=y_ticks, range=(0, y_ticks[-1] * HEADROOM), include_x_axis=True)
     # Each sample is the rate over its bucket: draw it at the bucket's middle.
     half = (bucket or 0) / 2
-    chart.add("MiB/s", [(t + half, v) for t, v in sorted(samples)])
+    chart.add("MiB/s", [((t + half) / per, v) for t, v in sorted(samples)])
     return Chart("chart-warmup", caption, _render(chart))
 
 
@@ -219,11 +249,11 @@ def _by_size_chart(bench: Any, limits: Any, *, chart_id: str, caption: str, metr
     ys += [cap for _, cap in caps]
     x_ticks, y_ticks = _log_ticks(min(xs), max(xs)), _value_ticks(min(ys) / 1.2, max(ys) * 1.2)
     kinds = sorted(series)
-    chart = _chart(pygal.XY, _colors_for(kinds) + (LIMIT, "#b0b0b0"), logarithmic=True,
+    chart = _chart(pygal.XY, _colors_for(kinds) + LIMIT_COLORS, logarithmic=True,
                    x_labels=x_ticks, xrange=(x_ticks[0] / 1.25, x_ticks[-1] * 1.25), y_labels=y_ticks,
-                   range=(y_ticks[0], y_ticks[-1]), x_title="KiB per IO (log scale)", y_title=y_title,
+                   range=(y_ticks[0], y_ticks[-1] * HEADROOM), x_title="KiB per IO (log scale)", y_title=y_title,
                    x_value_formatter=fmt_kb, value_formatter=fmt_number,
-                   x_label_rotation=30 if len(x_ticks) > 8 else 0)
+                   x_label_rotation=330 if len(x_ticks) > 8 else 0)
     for kind in kinds:
         points = sorted(series[kind])
         chart.add(kind, points, stroke=len({x for x, _ in points}) > 1)
@@ -271,10 +301,11 @@ def _sessions_chart(bench: Any, *, chart_id: str, caption: str, metric: Callable
         return Chart(chart_id, caption, why=missing)
     names = sorted(series)
     sessions = sorted({s for pts in series.values() for s, _ in pts})
-    top = max(v for pts in series.values() for _, v in pts)
+    y_ticks = _linear_ticks(max(v for pts in series.values() for _, v in pts) * 1.05)
     chart = _chart(pygal.XY, _colors_for([n.split(" ")[0] for n in names]), x_labels=sessions,
-                   x_title="concurrent sessions", y_title=y_title, range=(0, top * 1.1), include_x_axis=True,
-                   x_value_formatter=lambda v: fmt_number(v), value_formatter=fmt_number)
+                   x_title="concurrent sessions", y_title=y_title, y_labels=y_ticks,
+                   range=(0, y_ticks[-1] * HEADROOM), include_x_axis=True,
+                   x_value_formatter=lambda v: fmt_number(v), value_formatter=_tick_formatter(y_ticks))
     for name in names:
         chart.add(name, sorted(series[name]))
     return Chart(chart_id, caption, _render(chart))
@@ -326,12 +357,15 @@ def latency_histogram_chart(bench: Any) -> Chart:
     bounds = sorted({b for h in hists.values() for b in h})
     if all(math.log2(b).is_integer() for b in bounds):  # fill the power-of-two gaps for an even axis
         bounds = [2.0**e for e in range(int(math.log2(bounds[0])), int(math.log2(bounds[-1])) + 1)]
+    shares = {phase: [round(100 * hist.get(b, 0) / sum(hist.values()), 2) for b in bounds]
+              for phase, hist in hists.items()}
+    y_ticks = _linear_ticks(max(max(v) for v in shares.values()) * 1.05)
     chart = _chart(pygal.Bar, tuple(COLD if p == "cold" else WARM for p in hists), x_labels=[bucket_label(b)
                    for b in bounds], x_title="read latency bucket (upper bound)", y_title="% of reads",
-                   value_formatter=lambda v: f"{v:.1f} %", x_label_rotation=35 if len(bounds) > 6 else 0)
+                   y_labels=y_ticks, range=(0, y_ticks[-1] * HEADROOM), value_formatter=_tick_formatter(y_ticks, "%"),
+                   x_label_rotation=325 if len(bounds) > 6 else 0)
     for phase, hist in hists.items():
-        total = sum(hist.values())
-        chart.add(f"{phase} ({total:,.0f} reads)", [round(100 * hist.get(b, 0) / total, 2) for b in bounds])
+        chart.add(f"{phase} ({sum(hist.values()):,.0f} reads)", shares[phase])
     return Chart(chart_id, caption, _render(chart))
 
 
@@ -350,17 +384,23 @@ def cold_warm_charts(bench: Any) -> Chart:
         states = ", ".join(f"{p} {_as_dict(probes.get(p)).get('status') or 'missing'}" for p in ("cold", "warm"))
         return Chart(chart_id, caption, why=f"no probe finished ({states})")
     colors = tuple(COLD if p == "cold" else WARM for p in phases)
-    size = {"width": WIDTH // 2, "height": HEIGHT, "font_scale": 1.4}
-    rate = _chart(pygal.Bar, colors, **size, x_labels=["reads/s"], y_title="reads per second",
-                  value_formatter=fmt_number, print_values=True)
-    latency = _chart(pygal.Bar, colors, **size, x_labels=list(PERCENTILES), y_title="latency, ms",
-                     value_formatter=fmt_number)
-    for phase in phases:
-        probe = _as_dict(probes.get(phase))
-        rate.add(phase, [num(probe.get("iops"))])
-        lat = _as_dict(probe.get("latency_us"))
-        latency.add(phase, [(v / 1000 if v is not None else None) for v in (num(lat.get(k)) for k in PERCENTILES)])
-    return Chart(chart_id, caption, Markup('<div class="pair">{}{}</div>').format(_render(rate), _render(latency)))
+    rates = {p: [num(_as_dict(probes.get(p)).get("iops"))] for p in phases}
+    latencies = {p: [(v / 1000 if v is not None else None) for v in
+                     (num(_as_dict(_as_dict(probes.get(p)).get("latency_us")).get(k)) for k in PERCENTILES)]
+                 for p in phases}
+
+    def small(values: dict[str, list[float | None]], **options: Any) -> Markup:
+        # a few round labels and room above the tallest bar: the half-width charts' fonts are large
+        ticks = _linear_ticks(max((v for vs in values.values() for v in vs if v is not None), default=1) * 1.05, 6)
+        chart = _chart(pygal.Bar, colors, width=WIDTH // 2, height=HEIGHT, font_scale=1.4, y_labels=ticks,
+                       range=(0, ticks[-1] * HEADROOM), value_formatter=_tick_formatter(ticks), **options)
+        for phase in phases:
+            chart.add(phase, values[phase])
+        return _render(chart)
+
+    rate = small(rates, x_labels=["reads/s"], y_title="reads per second", print_values=True)
+    latency = small(latencies, x_labels=list(PERCENTILES), y_title="latency, ms")
+    return Chart(chart_id, caption, Markup('<div class="pair">{}{}</div>').format(rate, latency))
 
 
 # ---- all ---------------------------------------------------------------------------------------

@@ -139,3 +139,26 @@ def test_verdict_is_visible_and_first(opened: Opened) -> None:
 
 def test_no_horizontal_overflow(opened: Opened) -> None:
     assert opened.page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
+
+
+TOPS = """svg => {
+  const mid = e => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; };
+  const labels = [...svg.querySelectorAll('.axis.y .guides text')].map(mid);
+  const values = [...svg.querySelectorAll('circle.dot')].map(mid)
+    .concat([...svg.querySelectorAll('rect.rect.reactive')].map(e => e.getBoundingClientRect().top));
+  return [Math.min(...labels), Math.min(...values)];
+}"""
+
+
+def test_the_y_axis_is_labelled_above_the_highest_value(opened: Opened) -> None:
+    """pygal drops a label on the plot's top edge: without headroom the top of a log axis had no number."""
+    for svg in opened.page.locator("figure.chart svg.pygal-chart").all():
+        top_label, top_value = svg.evaluate(TOPS)
+        assert top_label <= top_value + 1, (svg.evaluate("s => s.closest('figure').id"), top_label, top_value)
+
+
+def test_series_lines_are_drawn_at_their_width(opened: Opened) -> None:
+    """pygal's `.reactive{stroke-width:1}` would otherwise thin every line and limit to 1 px."""
+    widths = opened.page.locator("figure.chart svg .series path.line.reactive").evaluate_all(
+        "els => els.map(e => parseFloat(getComputedStyle(e).strokeWidth))")
+    assert all(w >= 2 for w in widths), widths
