@@ -238,8 +238,9 @@ def start(target: str | None, secret_arn: str | None, engine: str | None, databa
     deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
     sfn = _guard(lambda: aws.client("stepfunctions"))
     run = run_input["run_id"]
-    execution_arn = _guard(lambda: remote.aws_call("start", lambda: remote.start(sfn, deployment, run_input)))
-    click.echo(f"started run {run}: {execution_arn}", err=True)
+    execution_arn, attached = _guard(lambda: remote.aws_call("start", lambda: remote.start(sfn, deployment,
+                                                                                           run_input)))
+    click.echo(f"{'following the running' if attached else 'started'} run {run}: {execution_arn}", err=True)
     if not wait:
         if as_json:
             click.echo(json.dumps({"run_id": run, "execution_arn": execution_arn, "status": "RUNNING"}, indent=1))

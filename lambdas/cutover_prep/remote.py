@@ -188,16 +188,23 @@ def execution_arn_of(state_machine_arn: str, run: str) -> tuple[str, str]:
 
 # ---- running -----------------------------------------------------------------------------------
 
-def start(sfn: Any, deployment: Deployment, run_input: dict[str, Any]) -> str:
+def start(sfn: Any, deployment: Deployment, run_input: dict[str, Any]) -> tuple[str, bool]:
+    """(execution ARN, True when a run of that id was already running and is followed instead).
+
+    A pipeline step that is retried (after exit 4, say) finds its run still going and
+    follows it; a finished run id is not started again."""
     run_id = run_input["run_id"]
     try:
         return sfn.start_execution(stateMachineArn=deployment.state_machine_arn, name=run_id,
-                                   input=json.dumps(run_input))["executionArn"]
+                                   input=json.dumps(run_input))["executionArn"], False
     except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") == "ExecutionAlreadyExists":
-            raise CliProblem(f"run id {run_id!r} was used already: pick another --run-id, or see it with "
-                             f"`cutover-prep status {run_id}`") from None
-        raise
+        if exc.response.get("Error", {}).get("Code") != "ExecutionAlreadyExists":
+            raise
+    _, arn = execution_arn_of(deployment.state_machine_arn, run_id)
+    if describe(sfn, arn, run_id)["status"] == "RUNNING":
+        return arn, True
+    raise CliProblem(f"run id {run_id!r} was used already and has ended: pick another --run-id, or see it with "
+                     f"`cutover-prep status {run_id}`")
 
 
 def describe(sfn: Any, execution_arn: str, run_id: str) -> dict[str, Any]:

@@ -135,7 +135,17 @@ def test_start_without_wait_prints_the_run_id(aws, sample_db, secret_arn):
     arn = aws.state_machine_arn.replace(":stateMachine:", ":execution:") + ":ci-nowait"
     assert aws.wait(arn, timeout_s=300)["status"] == "SUCCEEDED"
     again = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-nowait"))
-    assert_one_line(again, 2, "run id 'ci-nowait' was used already")
+    assert_one_line(again, 2, "run id 'ci-nowait' was used already and has ended")
+
+
+def test_a_retried_step_follows_its_running_run(aws, sample_db, secret_arn):
+    first = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-retry"), "--wait", "--timeout", "1",
+                "--poll", "0.2")
+    assert first.code == 4, (first.out, first.err)
+    again = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-retry", "--set", "warmup.max_concurrency=2"),
+                "--wait", "--poll", "0.2")
+    assert again.code == 0, (again.out, again.err)
+    assert "following the running run ci-retry" in again.err and again.out.startswith("run ci-retry: READY")
 
 
 @pytest.mark.parametrize(("args", "needle"), [
