@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import psycopg
 import pytest
 
 from cutover_prep.cli import main
@@ -26,6 +27,9 @@ def test_local_run_against_a_dsn_writes_the_evidence(sample_db, tmp_path, capsys
     assert "coverage 100.0 %" in out
     findings = json.loads((tmp_path / "findings.json").read_text())
     assert findings["coverage_pct"] == 100.0 and findings["units"]["failed"] == 0
+    with psycopg.connect(conninfo(sample_db)) as conn:  # the stand-in instance carries the server's version
+        assert findings["instance"]["engine_version"] == conn.execute("SHOW server_version").fetchone()[0].split()[0]
+    assert "report:   " in out and (tmp_path / "report.html").exists()
     assert {p.name for p in tmp_path.iterdir()} >= {"plan.json", "units.json", "findings.json", "execution.json"}
     assert sample_db.password == "" or sample_db.password not in (tmp_path / "execution.json").read_text()
     assert conninfo(sample_db)  # the fixture is usable after the run

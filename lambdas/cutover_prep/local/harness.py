@@ -241,11 +241,11 @@ class LocalAws:
 
     def create_instance(self, identifier: str, *, engine: str = "postgres", db_name: str = "postgres",
                         instance_class: str = "db.m5.large", storage_type: str = "gp3",
-                        allocated_storage: int = 100) -> dict[str, Any]:
+                        allocated_storage: int = 100, engine_version: str | None = None) -> dict[str, Any]:
         return self.client("rds").create_db_instance(
             DBInstanceIdentifier=identifier, Engine=engine, DBInstanceClass=instance_class, DBName=db_name,
             AllocatedStorage=allocated_storage, StorageType=storage_type, MasterUsername="admin",
-            MasterUserPassword="not-used-locally",
+            MasterUserPassword="not-used-locally", **({"EngineVersion": engine_version} if engine_version else {}),
         )["DBInstance"]
 
     # -- running -----------------------------------------------------------------------

@@ -119,6 +119,20 @@ class Progress:
             self.bar.close()
 
 
+def _server_version(spec: ConnectionSpec) -> str | None:
+    """The database's own version for the stand-in RDS instance (moto would say postgres 9.3.3)."""
+    if spec.engine != "postgres":
+        return None
+    import psycopg
+
+    try:
+        with psycopg.connect(host=spec.host, port=spec.port, dbname=spec.database, user=spec.user,
+                             password=spec.password or None, connect_timeout=10) as conn:
+            return str(conn.execute("SHOW server_version").fetchone()[0]).split()[0]
+    except psycopg.Error:
+        return None
+
+
 def run_local(options: LocalOptions) -> dict[str, Any]:
     """Run the workflow; return the execution's description plus where the evidence is."""
     warnings.filterwarnings("ignore", message="No application metrics to publish")
@@ -139,7 +153,7 @@ def _execute(spec: ConnectionSpec, options: LocalOptions) -> dict[str, Any]:
             "host": spec.host, "port": spec.port, "dbname": spec.database})
         identifier = "local-target"
         aws.create_instance(identifier, engine="postgres" if spec.engine == "postgres" else "oracle-ee",
-                            db_name=spec.database)
+                            db_name=spec.database, engine_version=_server_version(spec))
         run_input: dict[str, Any] = {
             "target": {"db_instance_identifier": identifier, "secret_arn": secret_arn, "engine": spec.engine,
                        "host": spec.host, "port": spec.port, "database": spec.database},
