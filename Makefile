@@ -14,7 +14,7 @@ help:
 	@echo "make lint     ruff + asl-validator"
 	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag runs on every synth)"
 	@echo "make deploy   deploy to the AWS account of your current credentials"
-	@echo "make bench    benchmarks (warm-up rate, planning 1M extents, sweep overhead)"
+	@echo "make bench    benchmarks (warm-up rate, planning 1M extents, sweep overhead, report rendering)"
 	@echo "make browser  install Debian's chromium for the report's browser test (root; skipped without it)"
 
 $(STAMP): pyproject.toml
