@@ -1,4 +1,5 @@
-"""Optional SNS notification of each finished run: a rule on the completion event → an SNS topic.
+"""Optional SNS notification of each finished run (and of each opted-in restore that could not
+start one): a rule on the completion events → an SNS topic.
 
 The topic is encrypted with a key of its own whose policy lets EventBridge publish (the AWS
 managed key of SNS does not), and denies plain HTTP. The message is one readable line per
@@ -19,6 +20,7 @@ from constructs import Construct
 # The completion event (lambdas/cutover_prep/events.py): the tests assert both sides agree.
 EVENT_SOURCE = "cutover-prep"
 EVENT_DETAIL_TYPE = "Cutover Prep Run Finished"
+EVENT_NOT_STARTED = "Cutover Prep Run Not Started"  # an opted-in restore whose tags make a bad input
 
 
 class Notifications(Construct):
@@ -48,6 +50,7 @@ class Notifications(Construct):
         self.rule = events.Rule(
             self, "RunFinishedRule",
             description="cutover-prep: a run ended; tell the topic's subscribers",
-            event_pattern=events.EventPattern(source=[EVENT_SOURCE], detail_type=[EVENT_DETAIL_TYPE]),
+            event_pattern=events.EventPattern(source=[EVENT_SOURCE],
+                                              detail_type=[EVENT_DETAIL_TYPE, EVENT_NOT_STARTED]),
             targets=[targets.SnsTopic(self.topic, message=message)],
         )

@@ -196,7 +196,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         120,
         256,
         "Start one run per restore of an opted-in instance (RDS events and a scheduled sweep).",
-        grants=("rds_describe", "table_item_write"),  # states:StartExecution is added by Triggers
+        # states:StartExecution is added by Triggers; PutEvents tells of a restore whose tags start no run
+        grants=("rds_describe", "table_item_write", "completion_event"),
     ),
     FunctionSpec(
         "RunFailed",

@@ -5,6 +5,11 @@ carries the run id, the target (identifier only, never the secret), the run stat
 verdict and its failing reasons, and where the evidence is (``findings``, ``report`` and
 ``summary`` as s3:// URIs; null when the run failed before its findings were written). Publishing is best effort:
 a failure to publish is logged and never changes the run's outcome.
+
+``Cutover Prep Run Not Started`` (same source, same fields) tells that an opted-in restore
+started no run because its tags or profile make a bad input: ``status`` ``NOT_STARTED``,
+verdict ``NOT_READY``, the reason ``TRIGGER_REJECTED: <which field and why>``, no run id
+and no evidence.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 SOURCE = "cutover-prep"
 DETAIL_TYPE = "Cutover Prep Run Finished"
+NOT_STARTED = "Cutover Prep Run Not Started"
 logger = logging.getLogger(__name__)
 
 
@@ -36,9 +42,26 @@ def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, re
     }
 
 
-def publish(events: Any, detail: dict[str, Any]) -> bool:
+def not_started_detail(db_instance_identifier: str, engine: str | None, why: str) -> dict[str, Any]:
+    """The completion event's fields for a restore the trigger could not start a run for."""
+    return {
+        "run_id": None,
+        "target": {"db_instance_identifier": db_instance_identifier, "engine": engine},
+        "status": "NOT_STARTED",
+        "verdict": "NOT_READY",
+        "reasons": [f"TRIGGER_REJECTED: {why}"],
+        "error": "InvalidInput",
+        "coverage_pct": None,
+        "findings": None,
+        "report": None,
+        "summary": None,
+        "started_at": None,
+    }
+
+
+def publish(events: Any, detail: dict[str, Any], *, detail_type: str = DETAIL_TYPE) -> bool:
     try:
-        result = events.put_events(Entries=[{"Source": SOURCE, "DetailType": DETAIL_TYPE,
+        result = events.put_events(Entries=[{"Source": SOURCE, "DetailType": detail_type,
                                              "Detail": json.dumps(detail, default=str), "EventBusName": "default"}])
     except Exception:  # noqa: BLE001 - best effort, never fails the run
         logger.exception("could not publish the completion event")

@@ -10,9 +10,17 @@ Either way an instance is considered only when its tag ``cutover-prep:enabled`` 
 ``true``. The run's input is built from a stored profile (tag ``cutover-prep:profile``,
 default ``default``; a DynamoDB item) and the tags ``cutover-prep:secret-arn`` /
 ``cutover-prep:max-concurrency`` / ``cutover-prep:benchmark``. Exactly one run per
-restore: the restore's identity is the instance id plus its creation time; a
+restore: the restore's identity is the new instance's ``DbiResourceId`` and creation time
+(a restore under a name used before is a new instance; a rename keeps both). A
 conditional put claims it, and the execution name is derived from it too, so whichever
-path comes first starts the run and the other one finds it taken.
+path comes first starts the run and the other one finds it taken. A claim whose start was
+not confirmed (Step Functions throttled, the function timed out) is retried by the next
+event or sweep under the same execution name, so a restore is never claimed and lost.
+
+Tags that make a bad input start nothing; the rejection is published once per restore
+and reason as a ``Cutover Prep Run Not Started`` event (the completion event's fields),
+so whoever is told about finished runs is told about it too, and the next sweep starts
+the run once the tags are fixed.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from cutover_prep import events as completion
 from cutover_prep.inputs import InvalidInput, parse_run_input
 
 TAG_ENABLED = "cutover-prep:enabled"
@@ -54,15 +63,24 @@ def opted_in(instance: dict[str, Any]) -> bool:
     return _tags(instance).get(TAG_ENABLED, "").strip().lower() == "true"
 
 
-def restore_key(instance: dict[str, Any]) -> str:
+def restore_key(instance: dict[str, Any]) -> str | None:
+    """``<DbiResourceId>@<InstanceCreateTime>``: one per restored instance, kept across a rename.
+
+    None while the instance has neither yet (still being created): the sweep looks again.
+    """
+    resource = instance.get("DbiResourceId")
     created = instance.get("InstanceCreateTime")
-    created_iso = created.isoformat() if isinstance(created, datetime) else str(created or "unknown")
-    return f"{instance['DBInstanceIdentifier']}@{created_iso}"
+    created_iso = created.isoformat() if isinstance(created, datetime) else None
+    if resource and created_iso:
+        return f"{resource}@{created_iso}"
+    if resource or created_iso:
+        return f"{resource or instance['DBInstanceIdentifier']}@{created_iso or 'pending'}"
+    return None
 
 
-def execution_name(key: str) -> str:
+def execution_name(identifier: str, key: str) -> str:
     """Deterministic, ≤ 80 characters, only the characters Step Functions accepts."""
-    ident = key.split("@", 1)[0][:50]
+    ident = "".join(c if c.isalnum() or c in "-_" else "-" for c in identifier)[:50]
     return f"restore-{ident}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
@@ -91,47 +109,81 @@ def build_input(instance: dict[str, Any], profile: dict[str, Any] | None) -> dic
 class Starter:
     """Claims a restore once and starts its execution. Clients injected."""
 
-    def __init__(self, *, dynamodb: Any, table: str, stepfunctions: Any, state_machine_arn: str, rds: Any) -> None:
+    def __init__(self, *, dynamodb: Any, table: str, stepfunctions: Any, state_machine_arn: str, rds: Any,
+                 events: Any = None) -> None:
         self.ddb, self.table, self.sfn, self.arn, self.rds = dynamodb, table, stepfunctions, state_machine_arn, rds
+        self.events = events
 
     def profile(self, name: str) -> dict[str, Any] | None:
         raw = self.ddb.get_item(TableName=self.table, Key={"pk": {"S": f"PROFILE#{name}"}, "sk": {"S": "PROFILE"}})
         item = raw.get("Item")
         return json.loads(item["input"]["S"]) if item else None
 
-    def claim(self, key: str, via: str) -> bool:
+    def _put_once(self, item: dict[str, Any]) -> bool:
         try:
-            self.ddb.put_item(TableName=self.table, Item={
-                "pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}, "via": {"S": via},
-                "claimed_at": {"S": datetime.now(UTC).isoformat()}},
-                ConditionExpression="attribute_not_exists(pk)")
+            self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(pk)")
             return True
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 return False
             raise
 
+    def claim(self, key: str, via: str) -> dict[str, Any] | None:
+        """None when this call claimed the restore, else the existing claim (``status`` CLAIMED or STARTED)."""
+        claimed = self._put_once({"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}, "via": {"S": via},
+                                  "status": {"S": "CLAIMED"}, "claimed_at": {"S": datetime.now(UTC).isoformat()}})
+        if claimed:
+            return None
+        item = self.ddb.get_item(TableName=self.table, Key={"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}},
+                                 ConsistentRead=True).get("Item") or {}
+        return {k: v.get("S") for k, v in item.items()}
+
+    def _confirm(self, key: str, execution_arn: str) -> None:
+        self.ddb.update_item(TableName=self.table, Key={"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}},
+                             UpdateExpression="SET #s = :s, execution_arn = :a",
+                             ExpressionAttributeNames={"#s": "status"},
+                             ExpressionAttributeValues={":s": {"S": "STARTED"}, ":a": {"S": execution_arn}})
+
+    def reject(self, instance: dict[str, Any], key: str, why: str, via: str) -> bool:
+        """Record the rejection once per restore and reason and publish it; True when it was new."""
+        digest = hashlib.sha256(why.encode()).hexdigest()[:16]
+        new = self._put_once({"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": f"REJECTED#{digest}"}, "why": {"S": why},
+                              "via": {"S": via}, "rejected_at": {"S": datetime.now(UTC).isoformat()}})
+        if new and self.events is not None:
+            completion.publish(self.events, completion.not_started_detail(
+                instance["DBInstanceIdentifier"], instance.get("Engine"), why), detail_type=completion.NOT_STARTED)
+        return new
+
     def consider(self, instance: dict[str, Any], via: str) -> dict[str, Any]:
         ident = instance["DBInstanceIdentifier"]
         if not opted_in(instance):
             return {"instance": ident, "action": "ignored", "why": f"not tagged {TAG_ENABLED}=true"}
         key = restore_key(instance)
+        if key is None:
+            return {"instance": ident, "action": "waiting", "why": "the instance has no resource id yet; "
+                    "the scheduled sweep looks again"}
         profile_name = _tags(instance).get(TAG_PROFILE, "default")
         try:
             run_input = build_input(instance, self.profile(profile_name))
         except InvalidInput as exc:
+            self.reject(instance, key, str(exc), via)
             return {"instance": ident, "action": "rejected", "why": str(exc)}
-        if not self.claim(key, via):
-            return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run"}
-        name = execution_name(key)
+        existing = self.claim(key, via)
+        if existing is not None and existing.get("status") == "STARTED":
+            return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
+                    "execution_arn": existing.get("execution_arn")}
+        name = execution_name(ident, key)
         try:
             started = self.sfn.start_execution(stateMachineArn=self.arn, name=name, input=json.dumps(run_input))
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ExecutionAlreadyExists":
-                return {"instance": ident, "action": "duplicate", "why": f"execution {name} exists"}
-            raise
+            if exc.response["Error"]["Code"] != "ExecutionAlreadyExists":
+                raise  # the claim stays unconfirmed: the retry or the next sweep starts it under the same name
+            arn = self.arn.replace(":stateMachine:", ":execution:", 1) + f":{name}"
+            self._confirm(key, arn)
+            return {"instance": ident, "action": "duplicate", "why": f"execution {name} exists", "execution_arn": arn}
+        self._confirm(key, started["executionArn"])
         return {"instance": ident, "action": "started", "execution_arn": started["executionArn"], "via": via,
-                "restore": key}
+                "restore": key, "retried_claim": existing is not None}
 
     def describe(self, identifier: str) -> dict[str, Any] | None:
         try:
@@ -164,5 +216,9 @@ def sweep(starter: Starter, *, lookback_hours: float = 24, now: datetime | None 
                 continue
             if instance.get("DBInstanceStatus") in ("deleting", "deleted", "failed"):
                 continue
-            results.append(starter.consider(instance, via="schedule"))
+            try:
+                results.append(starter.consider(instance, via="schedule"))
+            except ClientError as exc:  # one instance's trouble does not stop the sweep; the next one retries
+                results.append({"instance": instance["DBInstanceIdentifier"], "action": "error",
+                                "why": f"{exc.response['Error']['Code']}: {exc.response['Error'].get('Message')}"})
     return results

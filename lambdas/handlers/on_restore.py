@@ -17,11 +17,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings = get_settings()
     starter = Starter(dynamodb=deps.client("dynamodb"), table=settings.table_name,
                       stepfunctions=deps.client("stepfunctions"), state_machine_arn=settings.state_machine_arn or "",
-                      rds=deps.client("rds"))
+                      rds=deps.client("rds"), events=deps.client("events"))
     if matches_pattern(event):
         result = on_rds_event(event, starter)
         logger.info("restore event", extra={"result": result})
         return result
     results = sweep(starter, lookback_hours=settings.restore_lookback_hours)
-    logger.info("scheduled sweep", extra={"results": results})
+    trouble = [r for r in results if r["action"] in ("error", "rejected")]
+    (logger.error if trouble else logger.info)("scheduled sweep", extra={"results": results})
     return {"swept": results}

@@ -605,6 +605,8 @@ def test_restore_triggers_start_only_this_state_machine(plain: Synth) -> None:
     (start,) = statements_with(plain, role, "states:StartExecution")
     assert "StateMachine" in flat(start["Resource"]) and "*" not in flat(start["Resource"])
     assert not any(a.startswith(("secretsmanager:", "s3:", "cloudwatch:")) for a in actions_of_role(plain, role))
+    (put_events,) = statements_with(plain, role, "events:PutEvents")  # a rejected restore is told, not lost
+    assert "event-bus/default" in flat(put_events["Resource"])
 
 
 # -- notifications ---------------------------------------------------------------------------------
@@ -626,7 +628,7 @@ def test_notifications_topic_gets_the_completion_event(in_vpc: Synth) -> None:
     rules = [r["Properties"] for r in in_vpc.resources("AWS::Events::Rule").values()
              if (r["Properties"].get("EventPattern") or {}).get("source") == [events.SOURCE]]
     (rule,) = rules
-    assert rule["EventPattern"]["detail-type"] == [events.DETAIL_TYPE]
+    assert rule["EventPattern"]["detail-type"] == [events.DETAIL_TYPE, events.NOT_STARTED]
     (target,) = rule["Targets"]
     assert target["Arn"] == {"Ref": topic_id}
     template = target["InputTransformer"]["InputTemplate"]

@@ -8,8 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
+from moto.events.models import EventPattern
 
+from cutover_prep import events as completion
 from cutover_prep.trigger import (
+    EVENT_PATTERN,
     TAG_ENABLED,
     TAG_PROFILE,
     TAG_SECRET,
@@ -41,6 +45,9 @@ def rds_event(event_id="RDS-EVENT-0043", ident="restored-1", source="aws.rds", d
     (rds_event(detail_type="RDS DB Snapshot Event"), False),
 ])
 def test_rule_pattern(event, matches):
+    # EVENT_PATTERN is the deployed rule's pattern (asserted on the template); moto's EventBridge
+    # matcher applies it, and the handler's own check agrees with it
+    assert EventPattern.load(json.dumps(EVENT_PATTERN)).matches_event(event) is matches
     assert matches_pattern(event) is matches
 
 
@@ -52,8 +59,33 @@ def env(store):
     role = iam.create_role(RoleName="sfn", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
     arn = sfn.create_state_machine(name="m", roleArn=role, definition=json.dumps(
         {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))["stateMachineArn"]
-    starter = Starter(dynamodb=store.ddb, table=TABLE, stepfunctions=sfn, state_machine_arn=arn, rds=rds)
+    starter = Starter(dynamodb=store.ddb, table=TABLE, stepfunctions=sfn, state_machine_arn=arn, rds=rds,
+                      events=Recorder())
     return rds, sfn, arn, starter
+
+
+class Recorder:
+    """EventBridge's put_events, kept."""
+
+    def __init__(self):
+        self.entries = []
+
+    def put_events(self, Entries):  # noqa: N803 - boto3's name
+        self.entries.extend(Entries)
+        return {"FailedEntryCount": 0, "Entries": [{"EventId": str(len(self.entries))}]}
+
+
+class FlakyStepFunctions:
+    """Step Functions that throttles the first ``failures`` starts."""
+
+    def __init__(self, real, failures):
+        self.real, self.failures = real, failures
+
+    def start_execution(self, **kwargs):
+        if self.failures:
+            self.failures -= 1
+            raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}}, "StartExecution")
+        return self.real.start_execution(**kwargs)
 
 
 def make_instance(rds, ident, tags):
@@ -133,8 +165,80 @@ def test_bad_tags_are_rejected_with_the_reason_and_start_nothing(env, tags, need
 
 
 def test_execution_names_are_valid_and_stable():
-    key = "a" * 63 + "@2026-11-22T10:00:00+00:00"
-    name = execution_name(key)
-    assert name == execution_name(key) and len(name) <= 80
-    assert name != execution_name("a" * 63 + "@2026-11-23T10:00:00+00:00")
+    ident, key = "a" * 63, "db-ABC@2026-11-22T10:00:00+00:00"
+    name = execution_name(ident, key)
+    assert name == execution_name(ident, key) and len(name) <= 80
+    assert name != execution_name(ident, "db-ABC@2026-11-23T10:00:00+00:00")
     assert all(c.isalnum() or c in "-_" for c in name)
+
+
+def test_a_start_that_failed_after_the_claim_is_retried_not_lost(env):
+    rds, sfn, arn, starter = env
+    make_instance(rds, "throttled", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    starter.sfn = FlakyStepFunctions(sfn, failures=1)
+    with pytest.raises(ClientError):  # the event path fails loudly: EventBridge and Lambda retry it
+        on_rds_event(rds_event(ident="throttled"), starter)
+    assert executions(sfn, arn) == []
+    (result,) = sweep(starter, lookback_hours=1)  # the claim exists but no run: the sweep starts it
+    assert result["action"] == "started" and result["retried_claim"] is True
+    assert on_rds_event(rds_event(ident="throttled"), starter)["action"] == "duplicate"
+    assert len(executions(sfn, arn)) == 1
+
+
+def test_one_instance_failing_does_not_stop_the_sweep(env):
+    rds, sfn, arn, starter = env
+    make_instance(rds, "first", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    make_instance(rds, "second", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    starter.sfn = FlakyStepFunctions(sfn, failures=1)
+    actions = sorted(r["action"] for r in sweep(starter, lookback_hours=1))
+    assert actions == ["error", "started"]
+    assert sorted(r["action"] for r in sweep(starter, lookback_hours=1)) == ["duplicate", "started"]
+    assert len(executions(sfn, arn)) == 2
+
+
+def test_a_new_restore_under_a_name_used_before_gets_its_own_run(env):
+    rds, sfn, arn, starter = env
+    tags = {TAG_ENABLED: "true", TAG_SECRET: SECRET}
+    make_instance(rds, "rehearsal", tags)
+    assert on_rds_event(rds_event(ident="rehearsal"), starter)["action"] == "started"
+    rds.delete_db_instance(DBInstanceIdentifier="rehearsal", SkipFinalSnapshot=True)
+    make_instance(rds, "rehearsal", tags)  # the second rehearsal: same name, a new instance created later
+    assert on_rds_event(rds_event(ident="rehearsal"), starter)["action"] == "started"
+    assert on_rds_event(rds_event("RDS-EVENT-0019", ident="rehearsal"), starter)["action"] == "duplicate"
+    assert len(executions(sfn, arn)) == 2
+
+
+def test_an_instance_without_identity_yet_is_left_for_the_sweep(env):
+    _, sfn, arn, starter = env
+    instance = {"DBInstanceIdentifier": "creating", "DBInstanceStatus": "creating",
+                "TagList": [{"Key": TAG_ENABLED, "Value": "true"}, {"Key": TAG_SECRET, "Value": SECRET}]}
+    assert starter.consider(instance, via="RDS-EVENT-0043")["action"] == "waiting"
+    assert executions(sfn, arn) == []
+
+
+def test_a_rejected_restore_is_told_once_and_starts_when_the_tags_are_fixed(env):
+    rds, sfn, arn, starter = env
+    make_instance(rds, "untold", {TAG_ENABLED: "true"})
+    assert on_rds_event(rds_event(ident="untold"), starter)["action"] == "rejected"
+    assert [r["action"] for r in sweep(starter, lookback_hours=1)] == ["rejected"]
+    (entry,) = starter.events.entries  # once, not every 15 minutes
+    assert entry["Source"] == completion.SOURCE and entry["DetailType"] == completion.NOT_STARTED
+    detail = json.loads(entry["Detail"])
+    assert detail["status"] == "NOT_STARTED" and detail["verdict"] == "NOT_READY"
+    assert detail["target"]["db_instance_identifier"] == "untold" and TAG_SECRET in detail["reasons"][0]
+    assert set(detail) == set(completion.completion_detail(
+        {"run_id": "r"}, status="SUCCEEDED", verdict="READY", reasons=[], bucket="b", findings_key=None))
+    arn_of_instance = rds.describe_db_instances(DBInstanceIdentifier="untold")["DBInstances"][0]["DBInstanceArn"]
+    rds.add_tags_to_resource(ResourceName=arn_of_instance, Tags=[{"Key": TAG_SECRET, "Value": SECRET}])
+    assert [r["action"] for r in sweep(starter, lookback_hours=1)] == ["started"]
+    assert len(executions(sfn, arn)) == 1 and len(starter.events.entries) == 1
+
+
+def test_a_renamed_restore_is_still_the_same_restore(env):
+    rds, sfn, arn, starter = env
+    make_instance(rds, "restored-tmp", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    assert on_rds_event(rds_event(ident="restored-tmp"), starter)["action"] == "started"
+    instance = rds.describe_db_instances(DBInstanceIdentifier="restored-tmp")["DBInstances"][0]
+    renamed = {**instance, "DBInstanceIdentifier": "prod"}  # a rename keeps DbiResourceId and the creation time
+    assert starter.consider(renamed, via="schedule")["action"] == "duplicate"
+    assert len(executions(sfn, arn)) == 1
