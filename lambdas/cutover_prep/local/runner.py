@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import tempfile
 import time
 import warnings
@@ -89,16 +90,23 @@ def check_reachable(spec: ConnectionSpec) -> None:
 class Progress:
     """A progress bar fed from the run item's counters in DynamoDB (units, MB, MB/s)."""
 
+    NON_TTY_INTERVAL_S = 10.0  # a log file or CI console gets a frame every 10 s, not 5 per second
+
     def __init__(self, store: Store, run_id: str, enabled: bool) -> None:
         self.store, self.run_id, self.enabled = store, run_id, enabled
         self.bar: Any = None
+        self._tty = sys.stderr.isatty()
+        self._drawn = 0.0
 
-    def poll(self) -> None:
+    def poll(self, *, final: bool = False) -> None:
         if not self.enabled:
+            return
+        if not (self._tty or final) and time.monotonic() - self._drawn < self.NON_TTY_INTERVAL_S:
             return
         run = self.store.get_run(self.run_id)
         if not run or "bytes_planned" not in run:
             return
+        self._drawn = time.monotonic()
         if self.bar is None:
             from tqdm import tqdm
 
@@ -107,7 +115,7 @@ class Progress:
         self.bar.n = min(run.get("bytes_read", 0), self.bar.total)
         self.bar.set_postfix_str(f"{run.get('units_done', 0)}/{run.get('units_total', 0)} units, "
                                  f"{run.get('units_failed', 0)} failed", refresh=False)
-        if run.get("step") == "benchmark":
+        if run.get("benchmark_points"):  # planned: from then on, to the end of the run
             done = sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
                        and not p["point_id"].startswith("probe-"))
             self.bar.set_description_str(f"benchmark {done}/{run.get('benchmark_points', 0)} points", refresh=False)
@@ -115,7 +123,7 @@ class Progress:
 
     def close(self) -> None:
         if self.bar is not None:
-            self.poll()
+            self.poll(final=True)
             self.bar.close()
 
 
