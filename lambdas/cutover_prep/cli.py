@@ -162,7 +162,8 @@ class _Aws:
     def __init__(self, region: str | None) -> None:
         import boto3
 
-        self.session = boto3.Session(region_name=region)
+        # a bad AWS_PROFILE is a configuration mistake (exit 2), not a verdict
+        self.session = remote.aws_call("AWS configuration", lambda: boto3.Session(region_name=region))
         self._clients: dict[str, Any] = {}
 
     def client(self, name: str) -> Any:
@@ -234,7 +235,7 @@ def start(target: str | None, secret_arn: str | None, engine: str | None, databa
     run_input = _guard(lambda: remote.build_input(
         base=remote.read_input_file(input_file) if input_file else None, target=target, secret_arn=secret_arn,
         engine=engine, database=database, run_id=run_id, benchmark=benchmark, sets=sets))
-    aws = _Aws(region)
+    aws = _guard(lambda: _Aws(region))
     deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
     sfn = _guard(lambda: aws.client("stepfunctions"))
     run = run_input["run_id"]
@@ -247,9 +248,9 @@ def start(target: str | None, secret_arn: str | None, engine: str | None, databa
         else:
             click.echo(run)
         return
-    desc = _guard(lambda: remote.aws_call("wait", lambda: remote.wait(
+    desc = _guard(lambda: remote.wait(  # AWS errors while waiting are its own (exit 4, the run goes on)
         sfn, execution_arn, run, timeout_s=timeout, poll_s=poll, read_run=aws.run_reader(deployment),
-        report=lambda line: click.echo(line, err=True))))
+        report=lambda line: click.echo(line, err=True)))
     _finish(remote.outcome(desc, run), as_json)
 
 
@@ -258,7 +259,7 @@ def start(target: str | None, secret_arn: str | None, engine: str | None, databa
 @_deployment_options
 def status(run: str, stack: str, state_machine_arn: str | None, region: str | None, as_json: bool) -> None:
     """Where a run stands (RUN: run id or execution ARN); exit code as start --wait's."""
-    aws = _Aws(region)
+    aws = _guard(lambda: _Aws(region))
     deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
     run_id, arn = _guard(lambda: remote.execution_arn_of(deployment.state_machine_arn, run))
     desc = _guard(lambda: remote.aws_call("status", lambda: remote.describe(aws.client("stepfunctions"), arn, run_id)))
@@ -277,7 +278,7 @@ def status(run: str, stack: str, state_machine_arn: str | None, region: str | No
 def report(run: str, out: Path | None, stack: str, state_machine_arn: str | None, region: str | None,
            as_json: bool) -> None:
     """Download a finished run's evidence and print its summary.md (exit 0 once downloaded)."""
-    aws = _Aws(region)
+    aws = _guard(lambda: _Aws(region))
     deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
     run_id, arn = _guard(lambda: remote.execution_arn_of(deployment.state_machine_arn, run))
     desc = _guard(lambda: remote.aws_call("report", lambda: remote.describe(aws.client("stepfunctions"), arn, run_id)))

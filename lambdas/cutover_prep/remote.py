@@ -100,6 +100,8 @@ def read_input_file(path: str, stdin: Any = None) -> dict[str, Any]:
         text = (stdin or sys.stdin).read() if path == "-" else Path(path).read_text()
     except OSError as exc:
         raise CliProblem(f"--input {path}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise CliProblem(f"--input {path}: not UTF-8 text (save the JSON as UTF-8)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -146,7 +148,8 @@ def build_input(*, base: dict[str, Any] | None, target: str | None, secret_arn: 
         apply_set(data, assignment)
     if run_id is not None:
         data["run_id"] = run_id
-    data.setdefault("run_id", new_run_id())
+    if data.get("run_id") is None:  # absent, or null in the file
+        data["run_id"] = new_run_id()
     try:
         parse_run_input(data)
     except InvalidInput as exc:
@@ -259,17 +262,36 @@ def last_state(sfn: Any, execution_arn: str) -> str | None:
     return None
 
 
+LOST_CONTACT_AFTER = 5  # failed polls in a row
+
+
 def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s: float,
          read_run: Callable[[str], dict[str, Any] | None] | None, report: Callable[[str], None],
          clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
-    """Poll until the execution ends or ``timeout_s`` passes (then return it still RUNNING)."""
-    started, said = clock(), None
+    """Poll until the execution ends or ``timeout_s`` passes (then return it still RUNNING).
+
+    The run is started by now: an AWS error while polling (a network blip, throttling, a role
+    session that expired during a long run) is reported and polled again; after
+    ``LOST_CONTACT_AFTER`` in a row it is exit code 4, the run going on, never 2 or 3."""
+    started, said, failures = clock(), None, 0
     while True:
-        desc = describe(sfn, execution_arn, run_id)
-        if desc["status"] != "RUNNING" or clock() - started >= timeout_s:
-            return desc
-        run = read_run(run_id) if read_run else None
-        line = progress_line(run, None if run else last_state(sfn, execution_arn), clock() - started)
+        try:
+            desc = describe(sfn, execution_arn, run_id)
+            if desc["status"] != "RUNNING" or clock() - started >= timeout_s:
+                return desc
+            run = read_run(run_id) if read_run else None
+            line = progress_line(run, None if run else last_state(sfn, execution_arn), clock() - started)
+            failures = 0
+        except (ClientError, BotoCoreError) as exc:
+            failures += 1
+            problem = (f"{exc.response.get('Error', {}).get('Code', 'error')}: "
+                       f"{exc.response.get('Error', {}).get('Message', exc)}" if isinstance(exc, ClientError)
+                       else str(exc))
+            if failures >= LOST_CONTACT_AFTER or clock() - started >= timeout_s:
+                raise CliProblem(f"wait: lost contact with AWS ({problem}); run {run_id} goes on: "
+                                 f"cutover-prep status {run_id}", code=EXIT_TIMEOUT) from None
+            elapsed = int(clock() - started)
+            line = f"[{elapsed // 60:02d}:{elapsed % 60:02d}] AWS did not answer ({problem}); asking again"
         if line.split("] ", 1)[1] != said:
             report(line)
             said = line.split("] ", 1)[1]

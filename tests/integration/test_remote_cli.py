@@ -195,3 +195,16 @@ def test_no_region_is_one_line(tmp_path: Path):
     done = subprocess.run([sys.executable, "-m", "cutover_prep.cli", "status", "ci-x"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "no AWS region" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_bad_profile_or_input_encoding_is_one_line_and_exit_2(aws, tmp_path: Path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_PROFILE="no-such-profile", AWS_CONFIG_FILE=str(tmp_path / "none"),
+               AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
+    for args in (["status", "ci-x"], ["start", "--target", "db", "--secret-arn", "arn:aws:secretsmanager:"
+                                      "us-east-1:123456789012:secret:x-AbCdEf"]):
+        done = subprocess.run([sys.executable, "-m", "cutover_prep.cli", *args], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert_one_line(Result(done.returncode, done.stdout, done.stderr), 2, "no-such-profile")
+    (tmp_path / "latin1.json").write_bytes('{"target": {"db_instance_identifier": "caf\xe9"}}'.encode("latin-1"))
+    assert_one_line(cli(aws, "start", "--input", str(tmp_path / "latin1.json")), 2, "not UTF-8 text")

@@ -75,6 +75,14 @@ def test_input_file_errors(tmp_path):
     import io
 
     assert remote.read_input_file("-", stdin=io.StringIO('{"a": 1}')) == {"a": 1}
+    (tmp_path / "utf16.json").write_bytes('{"a": 1}'.encode("utf-16"))
+    with pytest.raises(CliProblem, match="not UTF-8 text"):
+        remote.read_input_file(str(tmp_path / "utf16.json"))
+
+
+def test_a_null_run_id_in_the_file_gets_a_fresh_one():
+    data = build(base={"run_id": None})
+    assert data["run_id"].startswith("ci-")
 
 
 def test_run_id_and_execution_arn():
@@ -201,3 +209,43 @@ def test_wait_returns_the_running_execution_at_the_timeout():
                          clock=clock, sleep=clock.sleep)
     assert result["status"] == "RUNNING" and clock.now == 100
     assert remote.outcome(result, "r").code == 4
+
+
+class FlakySfn(FakeSfn):
+    """describe_execution fails at the given call numbers (1-based)."""
+
+    def __init__(self, polls: int, failing: set[int], error: Exception) -> None:
+        super().__init__(polls)
+        self.failing, self.error, self.attempts = failing, error, 0
+
+    def describe_execution(self, executionArn: str) -> dict[str, Any]:  # noqa: N803
+        self.attempts += 1
+        if self.attempts in self.failing:
+            raise self.error
+        return super().describe_execution(executionArn)
+
+
+def test_wait_rides_out_aws_errors_while_the_run_goes_on():
+    from botocore.exceptions import EndpointConnectionError
+
+    clock, lines = Clock(), []
+    sfn = FlakySfn(3, {2, 3}, EndpointConnectionError(endpoint_url="https://states.eu-west-1.amazonaws.com"))
+    result = remote.wait(sfn, "arn", "r", timeout_s=3600, poll_s=15, read_run=None, report=lines.append,
+                         clock=clock, sleep=clock.sleep)
+    assert result["status"] == "SUCCEEDED" and remote.outcome(result, "r").code == 0
+    assert lines[0] == "[00:00] Discover" and "AWS did not answer (Could not connect" in lines[1]
+    assert lines[2] == "[00:45] Discover"
+
+
+def test_wait_gives_up_with_exit_4_not_2_when_aws_stays_away():
+    from botocore.exceptions import ClientError
+
+    clock = Clock()
+    expired = ClientError({"Error": {"Code": "ExpiredTokenException", "Message": "The security token expired"}},
+                          "DescribeExecution")
+    sfn = FlakySfn(10**6, set(range(2, 100)), expired)
+    with pytest.raises(CliProblem) as err:
+        remote.wait(sfn, "arn", "r", timeout_s=3600, poll_s=15, read_run=None, report=lambda _: None,
+                    clock=clock, sleep=clock.sleep)
+    assert err.value.code == 4 and "ExpiredTokenException" in str(err.value)
+    assert "cutover-prep status r" in str(err.value) and sfn.attempts == 1 + remote.LOST_CONTACT_AFTER
