@@ -175,8 +175,9 @@ def judge(run_item: dict[str, Any], findings: dict[str, Any], *, store: Store) -
     if thresholds.baseline_run_id:
         key = evidence_key(thresholds.baseline_run_id, "findings.json")
         baseline = store.get_json(key) if store.exists(key) else None
-    requested = (run_item.get("benchmark_options") or {}).get("enabled", True)
-    return decide(findings, thresholds, baseline, benchmark_requested=bool(requested))
+    options = run_item.get("benchmark_options") or {}
+    return decide(findings, thresholds, baseline, benchmark_requested=bool(options.get("enabled", True)),
+                  probes_requested=int(options.get("probe_blocks", 1)) > 0)
 
 
 def cause_message(error: dict[str, Any]) -> str:

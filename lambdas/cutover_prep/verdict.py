@@ -50,7 +50,8 @@ def _warmup_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
         out.append(_reason("NOTHING_PLANNED", False,
                            "the plan holds nothing to read (0 work units): the database is empty or "
                            "warmup.databases / include_schemas / exclude_schemas matched nothing"))
-    unfinished = running + pending
+    # counted both ways: findings without the in-progress/not-started counts still cannot pass
+    unfinished = max(running + pending, total - done - failed)
     out.append(_reason("UNITS_NOT_FINISHED", unfinished == 0,
                        f"{unfinished} work units were cut off or never started ({running} in progress, "
                        f"{pending} not started)" if unfinished else f"all {done} work units finished"))
@@ -75,16 +76,22 @@ def _probe_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]
         return [_reason("PROBES_MISSING", False, "the probes have no latency figures")]
     ratio = w50 / c50
     fast = w50 / 1000 <= t.fast_read_ms
-    out = [_reason("WARM_VS_COLD", ratio <= t.max_warm_to_cold_latency or fast,
-                   f"warm median read {w50 / 1000:.2f} ms vs cold {c50 / 1000:.2f} ms "
-                   f"({ratio:.2f}×, limit {t.max_warm_to_cold_latency:g}×"
-                   + (f"; at most {t.fast_read_ms:g} ms counts as fast)" if fast else ")"))]
-    if t.max_warm_p99_ms is not None:
-        p99 = (warm.get("latency_us") or {}).get("p99")
-        out.append(_reason("WARM_P99", p99 is not None and p99 / 1000 <= t.max_warm_p99_ms,
-                           f"warm p99 read {p99 / 1000:.2f} ms (limit {t.max_warm_p99_ms:g} ms)" if p99 is not None
-                           else "the warm probe has no p99"))
-    return out
+    return [_reason("WARM_VS_COLD", ratio <= t.max_warm_to_cold_latency or fast,
+                    f"warm median read {w50 / 1000:.2f} ms vs cold {c50 / 1000:.2f} ms "
+                    f"({ratio:.2f}×, limit {t.max_warm_to_cold_latency:g}×"
+                    + (f"; at most {t.fast_read_ms:g} ms counts as fast)" if fast else ")"))]
+
+
+def _p99_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """A p99 limit the user set is judged whatever else is required: no warm probe, no READY."""
+    if t.max_warm_p99_ms is None:
+        return []
+    warm = (bench.get("probes") or {}).get("warm") or {}
+    p99 = (warm.get("latency_us") or {}).get("p99") if warm.get("status") == "DONE" else None
+    return [_reason("WARM_P99", p99 is not None and p99 / 1000 <= t.max_warm_p99_ms,
+                    f"warm p99 read {p99 / 1000:.2f} ms (limit {t.max_warm_p99_ms:g} ms)" if p99 is not None
+                    else f"no warm probe p99 to hold to the limit of {t.max_warm_p99_ms:g} ms "
+                    "(verdict.max_warm_p99_ms)")]
 
 
 def best_rates(bench: dict[str, Any]) -> tuple[float | None, float | None]:
@@ -131,7 +138,8 @@ def _baseline_reasons(bench: dict[str, Any], baseline: dict[str, Any] | None, t:
 
 
 def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
-           baseline: dict[str, Any] | None = None, *, benchmark_requested: bool = True) -> dict[str, Any]:
+           baseline: dict[str, Any] | None = None, *, benchmark_requested: bool = True,
+           probes_requested: bool = True) -> dict[str, Any]:
     """The verdict and its reasons (failing reasons first)."""
     t = thresholds or Thresholds()
     reasons = _warmup_reasons(findings, t)
@@ -146,7 +154,12 @@ def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
             failed = bench.get("failed_points") or []
             reasons.append(_reason("BENCHMARK", not failed, f"{len(failed)} benchmark points failed" if failed
                                    else "benchmark complete"))
-        reasons += _probe_reasons(bench, t)
+        if probes_requested:
+            reasons += _probe_reasons(bench, t)
+        else:
+            reasons.append(_reason("PROBES_OFF", True, "warm vs cold not judged: the probes were turned off "
+                                   "(benchmark.probe_blocks: 0)"))
+    reasons += _p99_reasons(bench, t)
     reasons += _expected_reasons(bench, t)
     reasons += _baseline_reasons(bench, baseline, t)
     verdict = READY if all(r["ok"] for r in reasons) else NOT_READY

@@ -269,6 +269,17 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     assert csv_text.decode().splitlines()[0].startswith("point_id,kind,sessions,io_size_kb,iops,throughput_kbps")
 
 
+def test_probes_turned_off_still_give_a_verdict(aws, sample_db):
+    desc = finish(aws, run_input(aws, sample_db, run_id="noprobes", benchmark={**QUICK_BENCHMARK, "probe_blocks": 0}))
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    out = desc["output_json"]
+    assert out["verdict"] == "READY", out["reasons"]
+    findings = json.loads(aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/noprobes/findings.json")
+                          ["Body"].read())
+    codes = {r["code"]: r["ok"] for r in findings["verdict"]["reasons"]}
+    assert codes["PROBES_OFF"] is True and "WARM_VS_COLD" not in codes and codes["BENCHMARK"] is True
+
+
 def test_a_failing_benchmark_is_recorded_and_the_warm_up_still_counts(aws, sample_db):
     def broken(_event):
         raise PermanentReadError("no privilege on pg_stat_io (injected)")

@@ -59,6 +59,7 @@ def mutate(path, value):
     ({k: v for k, v in GOOD.items() if k != "benchmark"}, "BENCHMARK"),
     (mutate(("units",), {"total": 0, "done": 0, "failed": 0, "in_progress": 0, "not_started": 0}), "NOTHING_PLANNED"),
     (mutate(("bytes",), {"planned": 0, "read": 0}), "NOTHING_PLANNED"),
+    (mutate(("units",), {"total": 10, "done": 7, "failed": 0}), "UNITS_NOT_FINISHED"),  # counts absent
 ])
 def test_each_missing_or_bad_piece_of_evidence_is_not_ready(findings, code):
     result = decide(findings)
@@ -84,6 +85,23 @@ def test_expected_rates_with_tolerance():
 def test_warm_p99_limit():
     assert "WARM_P99" in codes(decide(GOOD, Thresholds(max_warm_p99_ms=5)))
     assert "WARM_P99" in codes(decide(GOOD, Thresholds(max_warm_p99_ms=10)), True)
+
+
+def test_a_p99_limit_is_judged_even_when_the_benchmark_is_not_required():
+    lenient = {"require_benchmark": False, "max_warm_p99_ms": 5}
+    assert "WARM_P99" in codes(decide(GOOD, Thresholds(**lenient)))  # 9 ms > 5 ms
+    no_probes = mutate(("benchmark", "probes"), {})
+    result = decide(no_probes, Thresholds(**lenient))
+    assert result["verdict"] == NOT_READY and "no warm probe p99" in result["reasons"][0]["message"]
+    assert decide(no_probes, Thresholds(require_benchmark=False))["verdict"] == READY  # no limit set
+
+
+def test_probes_turned_off_are_not_missing_evidence():
+    no_probes = mutate(("benchmark", "probes"), {"cold": {"status": "SKIPPED"}, "warm": {"status": "SKIPPED"}})
+    assert "PROBES_MISSING" in codes(decide(no_probes))
+    result = decide(no_probes, probes_requested=False)
+    assert result["verdict"] == READY and "PROBES_OFF" in codes(result, True)
+    assert "BENCHMARK" in codes(result, True)  # the sweep is still judged
 
 
 def test_baseline_comparison_and_missing_baseline():
