@@ -190,3 +190,19 @@ def parse_run_input(raw: Any, *, execution_name: str | None = None) -> dict[str,
     config["run_id"] = run_id
     config["started_at"] = datetime.now(UTC).isoformat()
     return config
+
+
+def check_baseline(config: dict[str, Any], get_run: Any) -> None:
+    """A named baseline must be a finished run of this deployment: known at the start, not hours later."""
+    baseline = (config.get("verdict") or {}).get("baseline_run_id")
+    if not baseline:
+        return
+    if baseline == config["run_id"]:
+        raise InvalidInput("verdict.baseline_run_id: is this run's own id; name an earlier run")
+    run = get_run(baseline)
+    if run is None:
+        raise InvalidInput(f"verdict.baseline_run_id: no run {baseline!r} in this deployment "
+                           "(check the id with `cutover-prep status`, or drop the field)")
+    if run.get("step") != "finished":
+        raise InvalidInput(f"verdict.baseline_run_id: run {baseline!r} has no findings to compare with "
+                           f"(it is {str(run.get('status') or 'unknown').lower()}); name a finished run")

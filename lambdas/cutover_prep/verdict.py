@@ -32,7 +32,8 @@ class Thresholds(BaseModel):
     expected_read_iops: float | None = Field(default=None, gt=0, description="Best random-read IOPS, at least.")
     expected_read_mibps: float | None = Field(default=None, gt=0, description="Best read throughput (MiB/s), at least.")
     tolerance_pct: float = Field(default=10.0, ge=0, le=100, description="Slack for expected values and baselines.")
-    baseline_run_id: str | None = Field(default=None, description="Compare with this earlier run's findings.")
+    baseline_run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$",
+                                        description="Compare with this earlier, finished run's findings.")
 
 
 def _reason(code: str, ok: bool, message: str) -> dict[str, Any]:

@@ -184,6 +184,9 @@ def test_a_restore_that_fails_is_a_named_error_and_recorded(aws, sample_db):
     ({"target": {"db_instance_identifier": "db",
                  "secret_arn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"},
       "warmup": {"max_concurency": 4}}, "warmup.max_concurency"),
+    ({"target": {"db_instance_identifier": "db",
+                 "secret_arn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"},
+      "verdict": {"baseline_run_id": "never-ran"}}, "verdict.baseline_run_id: no run 'never-ran'"),
 ])
 def test_bad_input_fails_fast_with_invalid_input_naming_the_field(aws, payload, field):
     desc = finish(aws, payload)

@@ -121,3 +121,17 @@ def test_secret_value_never_echoed() -> None:
     # a user pasting the secret JSON instead of its ARN must not see it logged back
     msg = error_of(with_("target.secret_arn", '{"password": "s3cr3t-pw"}'))
     assert "s3cr3t-pw" not in msg
+
+
+def test_a_baseline_must_be_a_finished_run_of_this_deployment() -> None:
+    from cutover_prep.inputs import check_baseline
+
+    runs = {"before": {"status": "SUCCEEDED", "step": "finished"}, "busy": {"status": "RUNNING", "step": "warmup"}}
+    config = parse_run_input({**minimal(), "run_id": "now", "verdict": {"baseline_run_id": "before"}})
+    check_baseline(config, runs.get)  # fine
+    for baseline, needle in (("gone", "no run 'gone'"), ("busy", "has no findings"), ("now", "own id")):
+        config["verdict"]["baseline_run_id"] = baseline
+        with pytest.raises(InvalidInput, match=needle):
+            check_baseline(config, runs.get)
+    with pytest.raises(InvalidInput, match="verdict.baseline_run_id"):
+        parse_run_input({**minimal(), "verdict": {"baseline_run_id": "../other"}})
