@@ -6,10 +6,11 @@ verdict and its failing reasons, and where the evidence is (``findings``, ``repo
 ``summary`` as s3:// URIs; null when the run failed before its findings were written). Publishing is best effort:
 a failure to publish is logged and never changes the run's outcome.
 
-``Cutover Prep Run Not Started`` (same source, same fields) tells that an opted-in restore
-started no run because its tags or profile make a bad input: ``status`` ``NOT_STARTED``,
-verdict ``NOT_READY``, the reason ``TRIGGER_REJECTED: <which field and why>``, no run id
-and no evidence.
+``Cutover Prep Run Not Started`` (same source, same fields) tells that no run started
+because its input was bad: an opted-in restore whose tags or profile make a bad input
+(``TRIGGER_REJECTED: <which field and why>``, no run id), or an execution whose input
+failed validation (``INPUT_REJECTED: ...``, the execution's name as run id); ``status``
+``NOT_STARTED``, verdict ``NOT_READY``, no evidence.
 """
 
 from __future__ import annotations
@@ -42,14 +43,15 @@ def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, re
     }
 
 
-def not_started_detail(db_instance_identifier: str, engine: str | None, why: str) -> dict[str, Any]:
-    """The completion event's fields for a restore the trigger could not start a run for."""
+def not_started_detail(db_instance_identifier: str | None, engine: str | None, why: str, *,
+                       code: str = "TRIGGER_REJECTED", run_id: str | None = None) -> dict[str, Any]:
+    """The completion event's fields for a run that never started (bad input)."""
     return {
-        "run_id": None,
+        "run_id": run_id,
         "target": {"db_instance_identifier": db_instance_identifier, "engine": engine},
         "status": "NOT_STARTED",
         "verdict": "NOT_READY",
-        "reasons": [f"TRIGGER_REJECTED: {why}"],
+        "reasons": [f"{code}: {why}"],
         "error": "InvalidInput",
         "coverage_pct": None,
         "findings": None,

@@ -9,7 +9,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from cutover_prep.events import completion_detail, publish
+from cutover_prep.events import NOT_STARTED, completion_detail, not_started_detail, publish
 from cutover_prep.report import render_report
 from cutover_prep.store import Store, evidence_key, now_iso
 from cutover_prep.summary import summary_markdown
@@ -193,8 +193,12 @@ KNOWN_ERRORS = {"InvalidInput", "RestoreFailed", "RestoreTimeout", "DatabaseUnre
                 "PermanentReadError", "TransientDatabaseError"}
 
 
-def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, events: Any = None) -> dict[str, str]:
-    """Mark the run FAILED with its cause; return the named error for the Fail state."""
+def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, events: Any = None,
+                   rejected_input: Any = None, execution_name: str | None = None) -> dict[str, str]:
+    """Mark the run FAILED with its cause; return the named error for the Fail state.
+
+    A run that never started (its input was rejected: no run item) is told as a
+    ``Cutover Prep Run Not Started`` event naming the target, when the input names one."""
     name = str(error.get("Error") or "CutoverPrepFailed")
     cause = cause_message(error)
     if name not in KNOWN_ERRORS:
@@ -207,6 +211,13 @@ def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, e
             publish(events, completion_detail(store.get_run(run_id) or {"run_id": run_id}, status="FAILED",
                                               verdict="NOT_READY", reasons=[f"the run failed: {name}: {cause[:500]}"],
                                               bucket=store.bucket, findings_key=None, error=name))
+    elif events is not None and name == "InvalidInput":
+        target = (rejected_input.get("target") if isinstance(rejected_input, dict) else None) or {}
+        target = target if isinstance(target, dict) else {}
+        ident, engine = target.get("db_instance_identifier"), target.get("engine")
+        publish(events, not_started_detail(ident if isinstance(ident, str) else None,
+                                           engine if isinstance(engine, str) else None, cause[:500],
+                                           code="INPUT_REJECTED", run_id=execution_name), detail_type=NOT_STARTED)
     return {"Error": name, "Cause": cause[:4000] or name}
 
 

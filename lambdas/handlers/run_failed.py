@@ -14,4 +14,5 @@ from cutover_prep.observability import logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return record_failure(event.get("run_id"), event.get("error") or {}, store=deps.store(),
-                          events=deps.client("events"))
+                          events=deps.client("events"), rejected_input=event.get("input"),
+                          execution_name=event.get("execution_name"))

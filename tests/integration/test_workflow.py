@@ -37,13 +37,13 @@ def run_input(aws: LocalAws, spec, run_id: str | None = None, benchmark: dict[st
             **({"run_id": run_id} if run_id else {})}
 
 
-def capture_completion_events(aws: LocalAws):
+def capture_completion_events(aws: LocalAws, detail_type: str = "Cutover Prep Run Finished"):
     """An EventBridge rule on the completion event with an SQS target; returns a reader."""
     sqs, events = aws.client("sqs"), aws.client("events")
     queue_url = sqs.create_queue(QueueName="completions")["QueueUrl"]
     queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     events.put_rule(Name="cutover-prep-finished", EventPattern=json.dumps(
-        {"source": ["cutover-prep"], "detail-type": ["Cutover Prep Run Finished"]}))
+        {"source": ["cutover-prep"], "detail-type": [detail_type]}))
     events.put_targets(Rule="cutover-prep-finished", Targets=[{"Id": "q", "Arn": queue_arn}])
 
     def read() -> list[dict[str, Any]]:
@@ -189,11 +189,18 @@ def test_a_restore_that_fails_is_a_named_error_and_recorded(aws, sample_db):
       "verdict": {"baseline_run_id": "never-ran"}}, "verdict.baseline_run_id: no run 'never-ran'"),
 ])
 def test_bad_input_fails_fast_with_invalid_input_naming_the_field(aws, payload, field):
-    desc = finish(aws, payload)
+    not_started = capture_completion_events(aws, "Cutover Prep Run Not Started")
+    desc = finish(aws, payload, name="console-start")
     assert desc["status"] == "FAILED" and desc["error"] == "InvalidInput"
     assert field in desc["cause"] and "\n" not in desc["cause"]
     assert "hunter2" not in desc["cause"] or field == "target.secret_arn"
     assert "handlers.discover" not in aws.invocations  # nothing started
+    (event,) = not_started()  # whoever follows the completion events hears of it too
+    detail = event["detail"]
+    assert detail["status"] == "NOT_STARTED" and detail["run_id"] == "console-start"
+    assert detail["target"]["db_instance_identifier"] == payload["target"]["db_instance_identifier"]
+    assert detail["reasons"][0].startswith("INPUT_REJECTED: ") and field in detail["reasons"][0]
+    assert "hunter2" not in json.dumps(detail)
 
 
 def test_an_unreachable_database_is_a_named_error(aws, sample_db):
