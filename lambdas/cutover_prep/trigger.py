@@ -34,6 +34,7 @@ from botocore.exceptions import ClientError
 
 from cutover_prep import events as completion
 from cutover_prep.inputs import InvalidInput, parse_run_input
+from cutover_prep.rds import RUN_TAG
 
 TAG_ENABLED = "cutover-prep:enabled"
 TAG_PROFILE = "cutover-prep:profile"
@@ -158,6 +159,9 @@ class Starter:
         ident = instance["DBInstanceIdentifier"]
         if not opted_in(instance):
             return {"instance": ident, "action": "ignored", "why": f"not tagged {TAG_ENABLED}=true"}
+        if _tags(instance).get(RUN_TAG):  # its own restore event would start a second run on it
+            return {"instance": ident, "action": "ignored",
+                    "why": f"restored by run {_tags(instance)[RUN_TAG]}, which warms it"}
         key = restore_key(instance)
         if key is None:
             return {"instance": ident, "action": "waiting", "why": "the instance has no resource id yet; "

@@ -242,3 +242,13 @@ def test_a_renamed_restore_is_still_the_same_restore(env):
     renamed = {**instance, "DBInstanceIdentifier": "prod"}  # a rename keeps DbiResourceId and the creation time
     assert starter.consider(renamed, via="schedule")["action"] == "duplicate"
     assert len(executions(sfn, arn)) == 1
+
+
+def test_an_instance_a_run_restored_itself_is_not_started_twice(env):
+    rds, sfn, arn, starter = env
+    # restore.tags may carry the opt-in tag; the workflow's own restore is still warmed by its own run
+    make_instance(rds, "restored-by-run", {TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:run-id": "r1"})
+    result = on_rds_event(rds_event(ident="restored-by-run"), starter)
+    assert result["action"] == "ignored" and "restored by run r1" in result["why"]
+    assert sweep(starter, lookback_hours=1)[0]["action"] == "ignored"
+    assert executions(sfn, arn) == []
