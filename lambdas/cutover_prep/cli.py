@@ -300,6 +300,67 @@ def report(run: str, out: Path | None, stack: str, state_machine_arn: str | None
     click.echo(f"evidence of run {run_id}: " + ", ".join(str(p) for p in written), err=True)
 
 
+@app.group()
+def profile() -> None:
+    """Stored profiles: the options the restore trigger starts runs with (tag cutover-prep:profile)."""
+
+
+def _profile_table(stack: str, region: str | None) -> tuple[Any, str]:
+    aws = _guard(lambda: _Aws(region))
+    deployment = _guard(lambda: aws.deployment(stack, None))
+    if not deployment.table:
+        _fail(EXIT_USAGE, f"stack {stack!r} has no TableName output: is it a Cutover Prep stack?")
+    return _guard(lambda: aws.client("dynamodb")), str(deployment.table)
+
+
+_profile_stack = click.option("--stack", envvar="CUTOVER_PREP_STACK", default="CutoverPrep", show_default=True,
+                              help="The deployed stack whose table holds the profiles (env CUTOVER_PREP_STACK).")
+_profile_region = click.option("--region", envvar="AWS_REGION", help="AWS region; default: your AWS configuration.")
+
+
+@profile.command("put")
+@click.argument("name")
+@click.option("--input", "input_file", metavar="FILE", required=True,
+              help="A run input JSON file (- for stdin) without target.db_instance_identifier, run_id or restore.")
+@_profile_stack
+@_profile_region
+def profile_put(name: str, input_file: str, stack: str, region: str | None) -> None:
+    """Validate a profile as the workflow would, then store it as NAME ('default' when untagged)."""
+    from cutover_prep import profiles
+    from cutover_prep.inputs import InvalidInput
+
+    data = _guard(lambda: remote.read_input_file(input_file))
+    try:
+        profiles.check_name(name)
+        profiles.check(data)
+    except InvalidInput as exc:
+        _fail(EXIT_USAGE, str(exc))
+    ddb, table = _profile_table(stack, region)
+    _guard(lambda: remote.aws_call("profile put", lambda: profiles.save(ddb, table, name, data)))
+    click.echo(f"profile {name!r} stored in {table}; instances tagged cutover-prep:profile={name} "
+               f"start with it", err=True)
+
+
+@profile.command("show")
+@click.argument("name")
+@_profile_stack
+@_profile_region
+def profile_show(name: str, stack: str, region: str | None) -> None:
+    """Print a stored profile as JSON (exit 2 when there is none)."""
+    from cutover_prep import profiles
+    from cutover_prep.inputs import InvalidInput
+
+    ddb, table = _profile_table(stack, region)
+    try:
+        data = _guard(lambda: remote.aws_call("profile show", lambda: profiles.load(ddb, table, name)))
+    except InvalidInput as exc:
+        _fail(EXIT_USAGE, str(exc))
+    if data is None:
+        _fail(EXIT_USAGE, f"no profile {name!r} in {table}: store one with `cutover-prep profile put {name} "
+                          "--input FILE`")
+    click.echo(json.dumps(data, indent=2, sort_keys=True))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors become one line and exit code 2."""
     try:

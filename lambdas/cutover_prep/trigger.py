@@ -33,6 +33,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from cutover_prep import events as completion
+from cutover_prep import profiles
 from cutover_prep.inputs import InvalidInput, parse_run_input
 from cutover_prep.rds import RUN_TAG
 
@@ -116,9 +117,12 @@ class Starter:
         self.events = events
 
     def profile(self, name: str) -> dict[str, Any] | None:
-        raw = self.ddb.get_item(TableName=self.table, Key={"pk": {"S": f"PROFILE#{name}"}, "sk": {"S": "PROFILE"}})
-        item = raw.get("Item")
-        return json.loads(item["input"]["S"]) if item else None
+        """The stored profile; a named one that is missing is an error, a missing ``default`` is defaults."""
+        data = profiles.load(self.ddb, self.table, name)
+        if data is None and name != profiles.DEFAULT:
+            raise InvalidInput(f"profile {name!r} (tag {TAG_PROFILE}) not found: store it with "
+                               f"`cutover-prep profile put {name} --input FILE`")
+        return data
 
     def _put_once(self, item: dict[str, Any]) -> bool:
         try:
@@ -166,7 +170,7 @@ class Starter:
         if key is None:
             return {"instance": ident, "action": "waiting", "why": "the instance has no resource id yet; "
                     "the scheduled sweep looks again"}
-        profile_name = _tags(instance).get(TAG_PROFILE, "default")
+        profile_name = _tags(instance).get(TAG_PROFILE, profiles.DEFAULT)
         try:
             run_input = build_input(instance, self.profile(profile_name))
         except InvalidInput as exc:

@@ -208,3 +208,21 @@ def test_a_bad_profile_or_input_encoding_is_one_line_and_exit_2(aws, tmp_path: P
         assert_one_line(Result(done.returncode, done.stdout, done.stderr), 2, "no-such-profile")
     (tmp_path / "latin1.json").write_bytes('{"target": {"db_instance_identifier": "caf\xe9"}}'.encode("latin-1"))
     assert_one_line(cli(aws, "start", "--input", str(tmp_path / "latin1.json")), 2, "not UTF-8 text")
+
+
+def test_profiles_are_validated_stored_and_read_by_the_trigger(aws, tmp_path: Path):
+    from cutover_prep.trigger import Starter
+
+    good = {"warmup": {"max_concurrency": 16}, "benchmark": {"seconds_per_point": 60}}
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    stored = cli(aws, "profile", "put", "rehearsal", "--input", str(tmp_path / "good.json"))
+    assert stored.code == 0 and "profile 'rehearsal' stored" in stored.err, stored.err
+    shown = cli(aws, "profile", "show", "rehearsal")
+    assert shown.code == 0 and json.loads(shown.out) == good
+    starter = Starter(dynamodb=aws.client("dynamodb"), table=aws.table, stepfunctions=None, state_machine_arn="",
+                      rds=None)
+    assert starter.profile("rehearsal") == good  # what the restore trigger starts runs with
+    (tmp_path / "bad.json").write_text(json.dumps({"target": {"db_instance_identifier": "x"}}))
+    assert_one_line(cli(aws, "profile", "put", "bad", "--input", str(tmp_path / "bad.json")), 2,
+                    "target.db_instance_identifier comes from the restored instance")
+    assert_one_line(cli(aws, "profile", "show", "bad"), 2, "no profile 'bad'")

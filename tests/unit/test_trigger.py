@@ -252,3 +252,16 @@ def test_an_instance_a_run_restored_itself_is_not_started_twice(env):
     assert result["action"] == "ignored" and "restored by run r1" in result["why"]
     assert sweep(starter, lookback_hours=1)[0]["action"] == "ignored"
     assert executions(sfn, arn) == []
+
+
+def test_a_named_profile_that_is_missing_or_broken_is_a_rejection_not_defaults(env, store):
+    rds, sfn, arn, starter = env
+    make_instance(rds, "named", {TAG_ENABLED: "true", TAG_SECRET: SECRET, TAG_PROFILE: "oracle-prod"})
+    result = on_rds_event(rds_event(ident="named"), starter)
+    assert result["action"] == "rejected" and "profile 'oracle-prod'" in result["why"] and "not found" in result["why"]
+    store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
+                                              "input": {"S": "{oops"}})
+    assert "not JSON" in on_rds_event(rds_event(ident="named"), starter)["why"]
+    make_instance(rds, "untagged-profile", {TAG_ENABLED: "true", TAG_SECRET: SECRET})  # no default: defaults
+    assert on_rds_event(rds_event(ident="untagged-profile"), starter)["action"] == "started"
+    assert len(executions(sfn, arn)) == 1
