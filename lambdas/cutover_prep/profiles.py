@@ -67,8 +67,11 @@ def load(dynamodb: Any, table: str, name: str) -> dict[str, Any] | None:
     except (KeyError, TypeError, ValueError):
         raise InvalidInput(f"profile {name!r}: its stored input is not JSON; store it again with "
                            f"`cutover-prep profile put {name} --input FILE`") from None
-    if not isinstance(data, dict):
-        raise InvalidInput(f"profile {name!r}: its stored input is not a JSON object; store it again")
+    try:
+        check(data)  # stored by hand, or before a release that checks more
+    except InvalidInput as exc:
+        raise InvalidInput(f"stored {exc} (store it again with `cutover-prep profile put {name} --input FILE`)") \
+            from None
     return data
 
 

@@ -10,8 +10,8 @@ Either way an instance is considered only when its tag ``cutover-prep:enabled`` 
 ``true``. The run's input is built from a stored profile (tag ``cutover-prep:profile``,
 default ``default``; a DynamoDB item) and the tags ``cutover-prep:secret-arn`` /
 ``cutover-prep:max-concurrency`` / ``cutover-prep:benchmark``. Exactly one run per
-restore: the restore's identity is the new instance's ``DbiResourceId`` and creation time
-(a restore under a name used before is a new instance; a rename keeps both). A
+restore: the restore's identity is the new instance's ``DbiResourceId`` (a restore under a
+name used before is a new instance with a new one; a rename keeps it). A
 conditional put claims it, and the execution name is derived from it too, so whichever
 path comes first starts the run and the other one finds it taken. A claim whose start was
 not confirmed (Step Functions throttled, the function timed out) is retried by the next
@@ -20,17 +20,24 @@ event or sweep under the same execution name, so a restore is never claimed and 
 Tags that make a bad input start nothing; the rejection is published once per restore
 and reason as a ``Cutover Prep Run Not Started`` event (the completion event's fields),
 so whoever is told about finished runs is told about it too, and the next sweep starts
-the run once the tags are fixed.
+the run once the tags are fixed (within ``lookback_hours`` of the restore).
+
+The sweep cannot tell a restore from any other new instance (DescribeDBInstances does not
+say), so it takes every opted-in instance created within the window: a read replica's or
+a new instance's volume is made from a snapshot and loaded lazily as well, and the tag is
+the owner's say-so. Instances a run restored itself (tag ``cutover-prep:run-id``) are
+left to that run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep import events as completion
 from cutover_prep import profiles
@@ -66,18 +73,13 @@ def opted_in(instance: dict[str, Any]) -> bool:
 
 
 def restore_key(instance: dict[str, Any]) -> str | None:
-    """``<DbiResourceId>@<InstanceCreateTime>``: one per restored instance, kept across a rename.
-
-    None while the instance has neither yet (still being created): the sweep looks again.
-    """
-    resource = instance.get("DbiResourceId")
+    """The instance's ``DbiResourceId``: one per restored instance, the same from ``creating`` on
+    and across a rename. Without one (never seen from RDS), the name and creation time; None
+    while neither is known: the sweep looks again."""
+    if instance.get("DbiResourceId"):
+        return str(instance["DbiResourceId"])
     created = instance.get("InstanceCreateTime")
-    created_iso = created.isoformat() if isinstance(created, datetime) else None
-    if resource and created_iso:
-        return f"{resource}@{created_iso}"
-    if resource or created_iso:
-        return f"{resource or instance['DBInstanceIdentifier']}@{created_iso or 'pending'}"
-    return None
+    return f"{instance['DBInstanceIdentifier']}@{created.isoformat()}" if isinstance(created, datetime) else None
 
 
 def execution_name(identifier: str, key: str) -> str:
@@ -102,7 +104,10 @@ def build_input(instance: dict[str, Any], profile: dict[str, Any] | None) -> dic
         except ValueError:
             raise InvalidInput(f"tag {TAG_MAX_CONCURRENCY}={tags[TAG_MAX_CONCURRENCY]!r} is not a number") from None
     if tags.get(TAG_BENCHMARK):
-        run.setdefault("benchmark", {})["enabled"] = tags[TAG_BENCHMARK].strip().lower() != "false"
+        value = tags[TAG_BENCHMARK].strip().lower()
+        if value not in ("true", "false"):
+            raise InvalidInput(f"tag {TAG_BENCHMARK}={tags[TAG_BENCHMARK]!r}: true or false")
+        run.setdefault("benchmark", {})["enabled"] = value == "true"
     run.pop("run_id", None)
     parse_run_input(run)  # fail here, with the field named, rather than in the workflow
     return run
@@ -137,8 +142,10 @@ class Starter:
         """None when this call claimed the restore, else the existing claim (``status`` CLAIMED or STARTED)."""
         claimed = self._put_once({"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}, "via": {"S": via},
                                   "status": {"S": "CLAIMED"}, "claimed_at": {"S": datetime.now(UTC).isoformat()}})
-        if claimed:
-            return None
+        return None if claimed else self.claimed(key)
+
+    def claimed(self, key: str) -> dict[str, Any]:
+        """The restore's claim (``status`` CLAIMED or STARTED), or {} when it has none."""
         item = self.ddb.get_item(TableName=self.table, Key={"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}},
                                  ConsistentRead=True).get("Item") or {}
         return {k: v.get("S") for k, v in item.items()}
@@ -170,6 +177,10 @@ class Starter:
         if key is None:
             return {"instance": ident, "action": "waiting", "why": "the instance has no resource id yet; "
                     "the scheduled sweep looks again"}
+        known = self.claimed(key)
+        if known.get("status") == "STARTED":  # before the tags and the profile: they may have changed since
+            return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
+                    "execution_arn": known.get("execution_arn")}
         profile_name = _tags(instance).get(TAG_PROFILE, profiles.DEFAULT)
         try:
             run_input = build_input(instance, self.profile(profile_name))
@@ -213,20 +224,43 @@ def on_rds_event(event: dict[str, Any], starter: Starter) -> dict[str, Any]:
     return starter.consider(instance, via=detail["EventID"])
 
 
-def sweep(starter: Starter, *, lookback_hours: float = 24, now: datetime | None = None) -> list[dict[str, Any]]:
-    """The scheduled fallback: opted-in instances created within the lookback window."""
+# Statuses from which an instance will not become available by itself: not ours to start.
+NOT_STARTABLE = frozenset({
+    "deleting", "deleted", "failed", "stopped", "stopping", "storage-full", "restore-error",
+    "incompatible-restore", "incompatible-parameters", "incompatible-network", "incompatible-option-group",
+    "inaccessible-encryption-credentials", "inaccessible-encryption-credentials-recoverable",
+})
+
+
+def sweep(starter: Starter, *, lookback_hours: float = 24, now: datetime | None = None,
+          time_left_s: Callable[[], float] | None = None, reserve_s: float = 20.0) -> list[dict[str, Any]]:
+    """The scheduled fallback: opted-in instances created within the lookback window.
+
+    Oldest first (the next to fall out of the window); when ``time_left_s()`` drops below
+    ``reserve_s`` the rest is ``deferred`` to the next sweep rather than cut off mid-call.
+    """
     since = (now or datetime.now(UTC)) - timedelta(hours=lookback_hours)
-    results = []
+    candidates = []
     for page in starter.rds.get_paginator("describe_db_instances").paginate():
         for instance in page["DBInstances"]:
             created = instance.get("InstanceCreateTime")
             if not isinstance(created, datetime) or created < since or not opted_in(instance):
                 continue
-            if instance.get("DBInstanceStatus") in ("deleting", "deleted", "failed"):
+            if instance.get("DBInstanceStatus") in NOT_STARTABLE:
                 continue
-            try:
-                results.append(starter.consider(instance, via="schedule"))
-            except ClientError as exc:  # one instance's trouble does not stop the sweep; the next one retries
-                results.append({"instance": instance["DBInstanceIdentifier"], "action": "error",
-                                "why": f"{exc.response['Error']['Code']}: {exc.response['Error'].get('Message')}"})
+            candidates.append(instance)
+    candidates.sort(key=lambda i: i["InstanceCreateTime"])
+    results: list[dict[str, Any]] = []
+    for instance in candidates:
+        ident = instance["DBInstanceIdentifier"]
+        if time_left_s is not None and time_left_s() < reserve_s:
+            results.append({"instance": ident, "action": "deferred", "why": "out of time; the next sweep"})
+            continue
+        try:
+            results.append(starter.consider(instance, via="schedule"))
+        except ClientError as exc:  # one instance's trouble does not stop the sweep; the next one retries
+            results.append({"instance": ident, "action": "error",
+                            "why": f"{exc.response['Error']['Code']}: {exc.response['Error'].get('Message')}"})
+        except BotoCoreError as exc:
+            results.append({"instance": ident, "action": "error", "why": str(exc)})
     return results

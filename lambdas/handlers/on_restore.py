@@ -22,7 +22,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         result = on_rds_event(event, starter)
         logger.info("restore event", extra={"result": result})
         return result
-    results = sweep(starter, lookback_hours=settings.restore_lookback_hours)
+    results = sweep(starter, lookback_hours=settings.restore_lookback_hours,
+                    time_left_s=lambda: context.get_remaining_time_in_millis() / 1000)
     trouble = [r for r in results if r["action"] in ("error", "rejected")]
     (logger.error if trouble else logger.info)("scheduled sweep", extra={"results": results})
     return {"swept": results}

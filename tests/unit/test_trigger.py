@@ -51,6 +51,21 @@ def test_rule_pattern(event, matches):
     assert matches_pattern(event) is matches
 
 
+@pytest.fixture(autouse=True)
+def unique_resource_ids(monkeypatch):
+    """moto gives every DB instance the same DbiResourceId; AWS gives each new instance its own."""
+    import itertools
+
+    from moto.rds.models import DBInstance
+
+    counter, init = itertools.count(1), DBInstance.__init__
+
+    def init_with_own_id(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.dbi_resource_id = f"db-TEST{next(counter):022d}"
+    monkeypatch.setattr(DBInstance, "__init__", init_with_own_id)
+
+
 @pytest.fixture
 def env(store):
     rds = boto3.client("rds", region_name="us-east-1")
@@ -155,6 +170,7 @@ def test_profile_supplies_options_and_tags_override(env, store):
     ({TAG_ENABLED: "true"}, TAG_SECRET),
     ({TAG_ENABLED: "true", TAG_SECRET: "not-an-arn"}, "target.secret_arn"),
     ({TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:max-concurrency": "lots"}, "not a number"),
+    ({TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:benchmark": "flase"}, "true or false"),
 ])
 def test_bad_tags_are_rejected_with_the_reason_and_start_nothing(env, tags, needle):
     rds, sfn, arn, starter = env
@@ -202,10 +218,60 @@ def test_a_new_restore_under_a_name_used_before_gets_its_own_run(env):
     make_instance(rds, "rehearsal", tags)
     assert on_rds_event(rds_event(ident="rehearsal"), starter)["action"] == "started"
     rds.delete_db_instance(DBInstanceIdentifier="rehearsal", SkipFinalSnapshot=True)
-    make_instance(rds, "rehearsal", tags)  # the second rehearsal: same name, a new instance created later
+    make_instance(rds, "rehearsal", tags)  # the second rehearsal: same name, a new instance
     assert on_rds_event(rds_event(ident="rehearsal"), starter)["action"] == "started"
     assert on_rds_event(rds_event("RDS-EVENT-0019", ident="rehearsal"), starter)["action"] == "duplicate"
     assert len(executions(sfn, arn)) == 2
+
+
+def test_a_restore_seen_while_creating_and_again_when_available_is_one_run(env):
+    rds, sfn, arn, starter = env
+    make_instance(rds, "fresh", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    available = rds.describe_db_instances(DBInstanceIdentifier="fresh")["DBInstances"][0]
+    creating = {k: v for k, v in available.items() if k != "InstanceCreateTime"} | {"DBInstanceStatus": "creating"}
+    assert starter.consider(creating, via="RDS-EVENT-0043")["action"] == "started"
+    assert starter.consider(available, via="schedule")["action"] == "duplicate"
+    assert len(executions(sfn, arn)) == 1
+
+
+def test_a_run_already_started_is_a_duplicate_whatever_its_tags_or_profile_say_now(env, store):
+    rds, sfn, arn, starter = env
+    make_instance(rds, "changed", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    assert on_rds_event(rds_event(ident="changed"), starter)["action"] == "started"
+    instance = rds.describe_db_instances(DBInstanceIdentifier="changed")["DBInstances"][0]
+    rds.remove_tags_from_resource(ResourceName=instance["DBInstanceArn"], TagKeys=[TAG_SECRET])
+    assert [r["action"] for r in sweep(starter, lookback_hours=1)] == ["duplicate"]  # not "rejected"
+    assert starter.events.entries == []  # no false "Run Not Started"
+
+
+def test_the_sweep_skips_what_will_not_come_up_and_defers_when_out_of_time(env):
+    rds, sfn, arn, starter = env
+    for ident in ("one", "two", "three"):
+        make_instance(rds, ident, {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    rds.stop_db_instance(DBInstanceIdentifier="two")
+    budget = iter([60.0, 5.0])
+    results = sweep(starter, lookback_hours=1, time_left_s=lambda: next(budget))
+    assert [(r["instance"], r["action"]) for r in results] == [("one", "started"), ("three", "deferred")]
+    assert [(r["instance"], r["action"]) for r in sweep(starter, lookback_hours=1)] == [
+        ("one", "duplicate"), ("three", "started")]
+
+
+def test_a_network_error_on_one_instance_does_not_stop_the_sweep(env):
+    from botocore.exceptions import EndpointConnectionError
+
+    rds, sfn, arn, starter = env
+    make_instance(rds, "first", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+    make_instance(rds, "second", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
+
+    class Unreachable(FlakyStepFunctions):
+        def start_execution(self, **kwargs):
+            if self.failures:
+                self.failures -= 1
+                raise EndpointConnectionError(endpoint_url="https://states.us-east-1.amazonaws.com")
+            return self.real.start_execution(**kwargs)
+
+    starter.sfn = Unreachable(sfn, failures=1)
+    assert sorted(r["action"] for r in sweep(starter, lookback_hours=1)) == ["error", "started"]
 
 
 def test_an_instance_without_identity_yet_is_left_for_the_sweep(env):
@@ -262,6 +328,9 @@ def test_a_named_profile_that_is_missing_or_broken_is_a_rejection_not_defaults(e
     store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
                                               "input": {"S": "{oops"}})
     assert "not JSON" in on_rds_event(rds_event(ident="named"), starter)["why"]
+    store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
+                                              "input": {"S": '{"target": "x"}'}})  # stored by hand, wrong shape
+    assert "target must be an object" in on_rds_event(rds_event(ident="named"), starter)["why"]
     make_instance(rds, "untagged-profile", {TAG_ENABLED: "true", TAG_SECRET: SECRET})  # no default: defaults
     assert on_rds_event(rds_event(ident="untagged-profile"), starter)["action"] == "started"
     assert len(executions(sfn, arn)) == 1
