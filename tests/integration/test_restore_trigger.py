@@ -29,7 +29,7 @@ def route_rds_events(aws: LocalAws):
         instance_arn = f"arn:aws:rds:{aws.region}:123456789012:db:{identifier}"
         events.put_events(Entries=[{
             "Source": "aws.rds", "DetailType": "RDS DB Instance Event", "Resources": [instance_arn],
-            "Detail": json.dumps({"EventCategories": ["notification"], "SourceType": "DB_INSTANCE",
+            "Detail": json.dumps({"EventCategories": ["restoration"], "SourceType": "DB_INSTANCE",
                                   "SourceArn": instance_arn, "SourceIdentifier": identifier,
                                   "Message": "Restored from snapshot", "EventID": event_id})}])
         messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])

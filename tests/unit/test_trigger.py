@@ -32,7 +32,7 @@ def rds_event(event_id="RDS-EVENT-0043", ident="restored-1", source="aws.rds", d
     return {"version": "0", "id": "e1", "detail-type": detail_type, "source": source, "account": "123456789012",
             "time": "2026-11-22T10:00:00Z", "region": "us-east-1",
             "resources": [f"arn:aws:rds:us-east-1:123456789012:db:{ident}"],
-            "detail": {"EventCategories": ["notification"], "SourceType": "DB_INSTANCE",
+            "detail": {"EventCategories": ["restoration"], "SourceType": "DB_INSTANCE",
                        "SourceArn": f"arn:aws:rds:us-east-1:123456789012:db:{ident}", "Date": "2026-11-22T10:00:00Z",
                        "Message": "Restored from snapshot", "SourceIdentifier": ident, "EventID": event_id}}
 
