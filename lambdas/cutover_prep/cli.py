@@ -143,13 +143,20 @@ app.add_command(analyze)
 
 # ---- the deployed workflow -------------------------------------------------------------------
 
+def _stack_option(what: str) -> Any:
+    return click.option("--stack", envvar="CUTOVER_PREP_STACK", default="CutoverPrep", show_default=True,
+                        help=f"The deployed stack whose outputs name {what} (env CUTOVER_PREP_STACK).")
+
+
+_region_option = click.option("--region", envvar="AWS_REGION", help="AWS region; default: your AWS configuration.")
+
+
 def _deployment_options(command: Any) -> Any:
     for option in reversed([
-        click.option("--stack", envvar="CUTOVER_PREP_STACK", default="CutoverPrep", show_default=True,
-                      help="The deployed stack whose outputs name the state machine (env CUTOVER_PREP_STACK)."),
+        _stack_option("the state machine"),
         click.option("--state-machine-arn", envvar="CUTOVER_PREP_STATE_MACHINE_ARN",
                      help="The state machine itself, instead of the stack's outputs."),
-        click.option("--region", envvar="AWS_REGION", help="AWS region; default: your AWS configuration."),
+        _region_option,
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout."),
     ]):
         command = option(command)
@@ -313,17 +320,12 @@ def _profile_table(stack: str, region: str | None) -> tuple[Any, str]:
     return _guard(lambda: aws.client("dynamodb")), str(deployment.table)
 
 
-_profile_stack = click.option("--stack", envvar="CUTOVER_PREP_STACK", default="CutoverPrep", show_default=True,
-                              help="The deployed stack whose table holds the profiles (env CUTOVER_PREP_STACK).")
-_profile_region = click.option("--region", envvar="AWS_REGION", help="AWS region; default: your AWS configuration.")
-
-
 @profile.command("put")
 @click.argument("name")
 @click.option("--input", "input_file", metavar="FILE", required=True,
               help="A run input JSON file (- for stdin) without target.db_instance_identifier, run_id or restore.")
-@_profile_stack
-@_profile_region
+@_stack_option("the table that holds the profiles")
+@_region_option
 def profile_put(name: str, input_file: str, stack: str, region: str | None) -> None:
     """Validate a profile as the workflow would, then store it as NAME ('default' when untagged)."""
     from cutover_prep import profiles
@@ -343,8 +345,8 @@ def profile_put(name: str, input_file: str, stack: str, region: str | None) -> N
 
 @profile.command("show")
 @click.argument("name")
-@_profile_stack
-@_profile_region
+@_stack_option("the table that holds the profiles")
+@_region_option
 def profile_show(name: str, stack: str, region: str | None) -> None:
     """Print a stored profile as JSON (exit 2 when there is none)."""
     from cutover_prep import profiles

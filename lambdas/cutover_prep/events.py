@@ -46,19 +46,10 @@ def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, re
 def not_started_detail(db_instance_identifier: str | None, engine: str | None, why: str, *,
                        code: str = "TRIGGER_REJECTED", run_id: str | None = None) -> dict[str, Any]:
     """The completion event's fields for a run that never started (bad input)."""
-    return {
-        "run_id": run_id,
-        "target": {"db_instance_identifier": db_instance_identifier, "engine": engine},
-        "status": "NOT_STARTED",
-        "verdict": "NOT_READY",
-        "reasons": [f"{code}: {why}"],
-        "error": "InvalidInput",
-        "coverage_pct": None,
-        "findings": None,
-        "report": None,
-        "summary": None,
-        "started_at": None,
-    }
+    return completion_detail({"run_id": run_id, "target": {"db_instance_identifier": db_instance_identifier,
+                                                           "engine": engine}},
+                             status="NOT_STARTED", verdict="NOT_READY", reasons=[f"{code}: {why}"], bucket="",
+                             findings_key=None, error="InvalidInput")
 
 
 def publish(events: Any, detail: dict[str, Any], *, detail_type: str = DETAIL_TYPE) -> bool:

@@ -13,11 +13,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from cutover_prep.verdict import Thresholds
+from cutover_prep.verdict import RUN_ID_PATTERN, Thresholds
 
 SECRET_ARN = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
 DB_IDENTIFIER = re.compile(r"^[A-Za-z](?!.*--)[A-Za-z0-9-]{0,62}(?<!-)$")
-RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
+RUN_ID = re.compile(RUN_ID_PATTERN)
+
+
+def execution_arn(state_machine_arn: str, name: str) -> str:
+    """The ARN of the state machine's execution called ``name``."""
+    return state_machine_arn.replace(":stateMachine:", ":execution:", 1) + ":" + name
 
 
 class InvalidInput(Exception):

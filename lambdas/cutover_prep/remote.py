@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-from cutover_prep.inputs import RUN_ID, InvalidInput, parse_run_input
+from cutover_prep.inputs import RUN_ID, InvalidInput, execution_arn, parse_run_input
 
 EXIT_READY, EXIT_NOT_READY, EXIT_USAGE, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 2, 3, 4
 DEFAULT_STACK = "CutoverPrep"
@@ -74,6 +74,14 @@ class Outcome:
         return [f"run {self.run_id}: {self.status}: {self.error or 'no error named'}: {self.cause or ''}".rstrip(": ")]
 
 
+def aws_problem(exc: ClientError | BotoCoreError) -> str:
+    """``Code: Message`` of an AWS error, or botocore's own sentence."""
+    if isinstance(exc, ClientError):
+        err = exc.response.get("Error", {})
+        return f"{err.get('Code', 'error')}: {err.get('Message', exc)}"
+    return str(exc)
+
+
 def aws_call(what: str, call: Callable[[], Any]) -> Any:
     """Call AWS; turn the mistakes a pipeline makes (credentials, region, access) into one line."""
     try:
@@ -82,11 +90,8 @@ def aws_call(what: str, call: Callable[[], Any]) -> Any:
         raise CliProblem(f"{what}: no AWS credentials found (configure a role or AWS_PROFILE)") from None
     except NoRegionError:
         raise CliProblem(f"{what}: no AWS region (pass --region or set AWS_REGION)") from None
-    except ClientError as exc:
-        err = exc.response.get("Error", {})
-        raise CliProblem(f"{what}: {err.get('Code', 'error')}: {err.get('Message', exc)}") from None
-    except BotoCoreError as exc:
-        raise CliProblem(f"{what}: {exc}") from None
+    except (ClientError, BotoCoreError) as exc:
+        raise CliProblem(f"{what}: {aws_problem(exc)}") from None
 
 
 # ---- the input -------------------------------------------------------------------------------
@@ -186,7 +191,7 @@ def execution_arn_of(state_machine_arn: str, run: str) -> tuple[str, str]:
         return run.rsplit(":", 1)[1], run
     if not RUN_ID.match(run):
         raise CliProblem(f"{run!r}: not a run id (1-80 letters, digits, '.', '_' or '-')")
-    return run, state_machine_arn.replace(":stateMachine:", ":execution:", 1) + ":" + run
+    return run, execution_arn(state_machine_arn, run)
 
 
 # ---- running -----------------------------------------------------------------------------------
@@ -284,9 +289,7 @@ def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s:
             failures = 0
         except (ClientError, BotoCoreError) as exc:
             failures += 1
-            problem = (f"{exc.response.get('Error', {}).get('Code', 'error')}: "
-                       f"{exc.response.get('Error', {}).get('Message', exc)}" if isinstance(exc, ClientError)
-                       else str(exc))
+            problem = aws_problem(exc)
             if failures >= LOST_CONTACT_AFTER or clock() - started >= timeout_s:
                 raise CliProblem(f"wait: lost contact with AWS ({problem}); run {run_id} goes on: "
                                  f"cutover-prep status {run_id}", code=EXIT_TIMEOUT) from None

@@ -41,7 +41,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep import events as completion
 from cutover_prep import profiles
-from cutover_prep.inputs import InvalidInput, parse_run_input
+from cutover_prep.inputs import InvalidInput, execution_arn, parse_run_input
 from cutover_prep.rds import RUN_TAG
 
 TAG_ENABLED = "cutover-prep:enabled"
@@ -113,6 +113,15 @@ def build_input(instance: dict[str, Any], profile: dict[str, Any] | None) -> dic
     return run
 
 
+def _claim_key(key: str) -> dict[str, Any]:
+    return {"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}}
+
+
+def _duplicate(ident: str, key: str, claim: dict[str, Any]) -> dict[str, Any]:
+    return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
+            "execution_arn": claim.get("execution_arn")}
+
+
 class Starter:
     """Claims a restore once and starts its execution. Clients injected."""
 
@@ -140,18 +149,17 @@ class Starter:
 
     def claim(self, key: str, via: str) -> dict[str, Any] | None:
         """None when this call claimed the restore, else the existing claim (``status`` CLAIMED or STARTED)."""
-        claimed = self._put_once({"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}, "via": {"S": via},
+        claimed = self._put_once({**_claim_key(key), "via": {"S": via},
                                   "status": {"S": "CLAIMED"}, "claimed_at": {"S": datetime.now(UTC).isoformat()}})
         return None if claimed else self.claimed(key)
 
     def claimed(self, key: str) -> dict[str, Any]:
         """The restore's claim (``status`` CLAIMED or STARTED), or {} when it has none."""
-        item = self.ddb.get_item(TableName=self.table, Key={"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}},
-                                 ConsistentRead=True).get("Item") or {}
+        item = self.ddb.get_item(TableName=self.table, Key=_claim_key(key), ConsistentRead=True).get("Item") or {}
         return {k: v.get("S") for k, v in item.items()}
 
     def _confirm(self, key: str, execution_arn: str) -> None:
-        self.ddb.update_item(TableName=self.table, Key={"pk": {"S": f"RESTORE#{key}"}, "sk": {"S": "RESTORE"}},
+        self.ddb.update_item(TableName=self.table, Key=_claim_key(key),
                              UpdateExpression="SET #s = :s, execution_arn = :a",
                              ExpressionAttributeNames={"#s": "status"},
                              ExpressionAttributeValues={":s": {"S": "STARTED"}, ":a": {"S": execution_arn}})
@@ -179,8 +187,7 @@ class Starter:
                     "the scheduled sweep looks again"}
         known = self.claimed(key)
         if known.get("status") == "STARTED":  # before the tags and the profile: they may have changed since
-            return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
-                    "execution_arn": known.get("execution_arn")}
+            return _duplicate(ident, key, known)
         profile_name = _tags(instance).get(TAG_PROFILE, profiles.DEFAULT)
         try:
             run_input = build_input(instance, self.profile(profile_name))
@@ -189,15 +196,14 @@ class Starter:
             return {"instance": ident, "action": "rejected", "why": str(exc)}
         existing = self.claim(key, via)
         if existing is not None and existing.get("status") == "STARTED":
-            return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
-                    "execution_arn": existing.get("execution_arn")}
+            return _duplicate(ident, key, existing)
         name = execution_name(ident, key)
         try:
             started = self.sfn.start_execution(stateMachineArn=self.arn, name=name, input=json.dumps(run_input))
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ExecutionAlreadyExists":
                 raise  # the claim stays unconfirmed: the retry or the next sweep starts it under the same name
-            arn = self.arn.replace(":stateMachine:", ":execution:", 1) + f":{name}"
+            arn = execution_arn(self.arn, name)
             self._confirm(key, arn)
             return {"instance": ident, "action": "duplicate", "why": f"execution {name} exists", "execution_arn": arn}
         self._confirm(key, started["executionArn"])

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 READY, NOT_READY = "READY", "NOT_READY"
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"  # a run id, also an execution name
 
 
 class Thresholds(BaseModel):
@@ -32,7 +33,7 @@ class Thresholds(BaseModel):
     expected_read_iops: float | None = Field(default=None, gt=0, description="Best random-read IOPS, at least.")
     expected_read_mibps: float | None = Field(default=None, gt=0, description="Best read throughput (MiB/s), at least.")
     tolerance_pct: float = Field(default=10.0, ge=0, le=100, description="Slack for expected values and baselines.")
-    baseline_run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$",
+    baseline_run_id: str | None = Field(default=None, pattern=RUN_ID_PATTERN,
                                         description="Compare with this earlier, finished run's findings.")
 
 
