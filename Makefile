@@ -1,21 +1,34 @@
-# The single entry point. Needs only Python >= 3.11 and Node >= 20 on the machine.
+# The single entry point. Needs only Python >= 3.11 and Node 22 or 24 on the machine (Node 20 works;
+# jsii no longer supports it and prints an end-of-life banner, silenced below: README, "Node").
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 PYTEST_ARGS ?=
+# jsii (the CDK's Python bridge) prints a boxed warning on every start under a Node it deprecates
+# or no longer supports. Quiet for the quick start; set either to empty to see it again.
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION ?= 1
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
+# make deploy VPC_ID=vpc-... SUBNET_IDS=subnet-a,subnet-b SG_ID=sg-... [CDK_ARGS='-c notify_emails=...']
+VPC_ID ?=
+SUBNET_IDS ?=
+SG_ID ?=
+CDK_ARGS ?=
+DEPLOY_CONTEXT := $(if $(VPC_ID),-c vpc_id=$(VPC_ID)) $(if $(SUBNET_IDS),-c subnet_ids=$(SUBNET_IDS)) \
+                  $(if $(SG_ID),-c security_group_id=$(SG_ID))
 
-.PHONY: help install browser demo test test-unit test-integration test-infra lint synth deploy build-lambda bench clean
+.PHONY: help install browser fuse demo test test-unit test-integration test-infra lint synth deploy build-lambda bench clean
 
 help:
 	@echo "make demo     run the whole workflow locally on an embedded sample database"
 	@echo "make test     unit, integration (PostgreSQL, moto workflow) and infrastructure tests"
 	@echo "make lint     ruff + asl-validator"
 	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag runs on every synth)"
-	@echo "make deploy   deploy to the AWS account of your current credentials"
+	@echo "make deploy   deploy to the AWS account of your current credentials (VPC_ID=... SUBNET_IDS=... SG_ID=...)"
 	@echo "make bench    benchmarks (warm-up rate, planning 1M extents, sweep overhead, report rendering)"
 	@echo "make browser  install Debian's chromium for the report's browser test (root; skipped without it)"
+	@echo "make fuse     install Debian's fuse3 for the emulated restored volume (root; the demo runs without it)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
@@ -31,6 +44,7 @@ $(NODE_STAMP): package.json package-lock.json
 install: $(STAMP) $(NODE_STAMP)
 
 demo: $(STAMP)
+	@$(MAKE) --no-print-directory fuse >/dev/null 2>&1 || true  # the emulated restored volume, when it can be had
 	$(VENV)/bin/cutover-prep local
 
 test: $(STAMP) $(NODE_STAMP)
@@ -61,7 +75,7 @@ synth: $(STAMP) $(NODE_STAMP) build-lambda
 	$(VENV)/bin/cfn-lint --ignore-checks W3005 -- cdk.out/*.template.json
 
 deploy: $(STAMP) $(NODE_STAMP) build-lambda
-	npx cdk deploy --require-approval broadening
+	npx cdk deploy --require-approval broadening $(strip $(DEPLOY_CONTEXT) $(CDK_ARGS))
 
 browser:
 	@command -v chromium >/dev/null 2>&1 && echo "chromium: $$(command -v chromium)" || { \
@@ -69,11 +83,19 @@ browser:
 	  (apt-get install -y --no-install-recommends chromium || \
 	   (apt-get update && apt-get install -y --no-install-recommends chromium)) >/dev/null && command -v chromium; }
 
+fuse:
+	@command -v fusermount3 >/dev/null 2>&1 && /sbin/ldconfig -p | grep -q libfuse3.so.3 && echo "fuse3: $$(command -v fusermount3)" || { \
+	  test "$$(id -u)" = 0 || { echo "make fuse: run as root, or apt-get install fuse3 yourself" >&2; exit 1; }; \
+	  (apt-get install -y --no-install-recommends fuse3 || \
+	   (apt-get update && apt-get install -y --no-install-recommends fuse3)) >/dev/null && command -v fusermount3; }
+
 bench: $(STAMP)
 	$(PY) bench/plan_extents.py
 	$(PY) bench/warmup_rate.py
 	$(PY) bench/sweep_overhead.py
 	$(PY) bench/report_render.py
+	$(PY) bench/emulator.py
+	$(PY) bench/hydration.py
 
 clean:
 	rm -rf $(VENV) node_modules cdk.out .build out .pytest_cache

@@ -12,7 +12,7 @@ import time
 import tracemalloc
 
 from cutover_prep.engines.base import Extent, Segment
-from cutover_prep.planning import PlanOptions, plan_units
+from cutover_prep.warmup.planning import PlanOptions, plan_units
 
 TARGET_EXTENTS = 1_000_000
 BLOCK = 8192

@@ -20,7 +20,8 @@ import warnings
 from datetime import datetime
 from pathlib import Path
 
-from cutover_prep.local.runner import LocalOptions, _execute, embedded_postgres
+from cutover_prep.engines.postgres.sample_db import embedded_postgres
+from cutover_prep.local.runner import LocalOptions, _execute
 
 
 def seconds(a: str, b: str) -> float:
@@ -34,7 +35,7 @@ def main() -> None:
     parser.add_argument("--out", default="out/bench-sweep")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    with embedded_postgres(args.size_mb) as spec:
+    with embedded_postgres(args.size_mb) as (spec, _):
         bench = {"seconds_per_point": args.point_seconds, "metrics_wait_minutes": 0, "compare_limits": False}
         started = time.perf_counter()
         result = _execute(spec, LocalOptions(out=Path(args.out), warmup={"unit_mb": 64, "max_concurrency": 4},

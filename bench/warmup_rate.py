@@ -17,7 +17,8 @@ from pathlib import Path
 
 import psycopg
 
-from cutover_prep.local.runner import LocalOptions, _execute, embedded_postgres
+from cutover_prep.engines.postgres.sample_db import embedded_postgres
+from cutover_prep.local.runner import LocalOptions, _execute
 
 
 def raw_read(spec, plan: dict) -> tuple[int, float]:
@@ -46,7 +47,7 @@ def main() -> None:
     parser.add_argument("--out", default="out/bench-warmup")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    with embedded_postgres(args.size_mb) as spec:
+    with embedded_postgres(args.size_mb) as (spec, _):
         warmup = {"unit_mb": 64, "max_concurrency": 4}
         started = time.perf_counter()
         result = _execute(spec, LocalOptions(out=Path(args.out), warmup=warmup, progress=False))

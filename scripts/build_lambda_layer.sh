@@ -18,11 +18,9 @@ mkdir -p "$out/python"
   --platform manylinux2014_x86_64 --only-binary=:all: --implementation cp --python-version 3.12 \
   --target "$out/python" -r "$requirements"
 
-# The runtime ships boto3/botocore/s3transfer; aws-xray-sdk (tracer extra) pulls botocore in
-# again, which would only make the layer bigger and shadow the runtime's SDK.
-for pkg in boto3 botocore s3transfer; do
-  rm -rf "$out/python/$pkg" "$out/python/$pkg"-*.dist-info
-done
+# boto3/botocore stay in the layer (requirements.txt pins them): the runtime's SDK may be older than
+# the RDS model with StorageOperationStatus / StorageOperationPercentProgress, and an older botocore
+# drops those fields from DescribeDBInstances without a word.
 rm -rf "$out/python/bin"  # console scripts of the wheels; nothing runs them in Lambda
 find "$out/python" -name __pycache__ -type d -prune -exec rm -rf {} +
 

@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import psycopg
 import pytest
@@ -19,9 +20,12 @@ from psycopg import sql
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "1")
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+# The PostgreSQL servers of the tests (the machine's, pgserver) offer no TLS; the tests of TLS set
+# CUTOVER_PREP_TLS=require themselves. A deployed function has no such variable: it requires TLS.
+os.environ.setdefault("CUTOVER_PREP_TLS", "disable")
 
 from cutover_prep.engines import ConnectionSpec  # noqa: E402
-from cutover_prep.local.sample_db import create_sample  # noqa: E402
+from cutover_prep.engines.postgres.sample_db import create_sample  # noqa: E402
 
 
 def _spec_from_conninfo(conninfo: str) -> ConnectionSpec:
@@ -72,3 +76,61 @@ def sample_db(pg_admin: ConnectionSpec) -> Iterator[ConnectionSpec]:
     finally:
         with psycopg.connect(conninfo(pg_admin), autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+# -- MySQL / MariaDB -------------------------------------------------------------------------
+# CUTOVER_PREP_TEST_MYSQL (host:port, user root without password unless MYSQL_TEST_USER/PASSWORD),
+# else the server on 127.0.0.1:3306 when one answers, else a private MariaDB started from the
+# machine's binaries (engines.mysql.sample_db.PrivateServer), else the tests skip saying so.
+# Tests create databases named MYSQL_TEST_PREFIX + ... and drop only those.
+MYSQL_TEST_PREFIX = f"cptest_{uuid.uuid4().hex[:8]}_"
+
+
+@pytest.fixture(scope="session")
+def mysql_admin() -> Iterator[ConnectionSpec]:
+    import pymysql
+
+    from cutover_prep.engines.mysql.sample_db import PrivateServer, PrivateServerUnavailable
+
+    host, _, port = os.environ.get("CUTOVER_PREP_TEST_MYSQL", "127.0.0.1:3306").partition(":")
+    spec = ConnectionSpec(engine="mariadb", host=host, port=int(port or 3306), database="information_schema",
+                          user=os.environ.get("MYSQL_TEST_USER", "root"),
+                          password=os.environ.get("MYSQL_TEST_PASSWORD", ""))
+    try:
+        pymysql.connect(host=spec.host, port=spec.port, user=spec.user, password=spec.password,
+                        connect_timeout=3).close()
+        yield spec
+        return
+    except pymysql.err.OperationalError:
+        pass
+    try:
+        server = PrivateServer().start()
+    except PrivateServerUnavailable as exc:
+        pytest.skip(f"no MySQL/MariaDB server on {spec.host}:{spec.port} and no private one: {exc}")
+    try:
+        yield replace(spec, host="127.0.0.1", port=server.port, user="root", password="")
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def mysql_database(mysql_admin: ConnectionSpec) -> Iterator[Any]:
+    """``make(name)`` -> a database name of this test session; every one made is dropped afterwards."""
+    import pymysql
+
+    made: list[str] = []
+
+    def make(suffix: str) -> str:
+        made.append(f"{MYSQL_TEST_PREFIX}{suffix}")
+        return made[-1]
+
+    yield make
+    conn = pymysql.connect(host=mysql_admin.host, port=mysql_admin.port, user=mysql_admin.user,
+                           password=mysql_admin.password, autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            for name in made:
+                assert name.startswith(MYSQL_TEST_PREFIX)
+                cur.execute("DROP DATABASE IF EXISTS `" + name.replace("`", "``") + "`")
+    finally:
+        conn.close()

@@ -6,43 +6,57 @@ credentials. ``docs/deploy.md`` lists the keys for users.
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aws_cdk import aws_logs as logs
 from constructs import Node
+
+from .catalogue import TRIGGERED_WORKFLOW, WORKFLOWS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LAMBDA_DIR = REPO_ROOT / "lambdas"
-STATE_MACHINE_FILE = REPO_ROOT / "statemachines" / "warmup.asl.json"
 DEFAULT_LAYER_DIR = ".build/layer"
 PLACEHOLDER_LAYER_DIR = REPO_ROOT / ".build" / "placeholder-layer"
+DEFAULT_STATE_MACHINE_NAME = WORKFLOWS[TRIGGERED_WORKFLOW].state_machine_name
 
-# The retention periods CloudWatch Logs accepts.
-LOG_RETENTION_DAYS = (
-    1,
-    3,
-    5,
-    7,
-    14,
-    30,
-    60,
-    90,
-    120,
-    150,
-    180,
-    365,
-    400,
-    545,
-    731,
-    1096,
-    1827,
-    2192,
-    2557,
-    2922,
-    3288,
-    3653,
-)
+# The retention periods CloudWatch Logs accepts (days -> the CDK's name for it): the one table.
+RETENTION = {
+    1: logs.RetentionDays.ONE_DAY,
+    3: logs.RetentionDays.THREE_DAYS,
+    5: logs.RetentionDays.FIVE_DAYS,
+    7: logs.RetentionDays.ONE_WEEK,
+    14: logs.RetentionDays.TWO_WEEKS,
+    30: logs.RetentionDays.ONE_MONTH,
+    60: logs.RetentionDays.TWO_MONTHS,
+    90: logs.RetentionDays.THREE_MONTHS,
+    120: logs.RetentionDays.FOUR_MONTHS,
+    150: logs.RetentionDays.FIVE_MONTHS,
+    180: logs.RetentionDays.SIX_MONTHS,
+    365: logs.RetentionDays.ONE_YEAR,
+    400: logs.RetentionDays.THIRTEEN_MONTHS,
+    545: logs.RetentionDays.EIGHTEEN_MONTHS,
+    731: logs.RetentionDays.TWO_YEARS,
+    1096: logs.RetentionDays.THREE_YEARS,
+    1827: logs.RetentionDays.FIVE_YEARS,
+    2192: logs.RetentionDays.SIX_YEARS,
+    2557: logs.RetentionDays.SEVEN_YEARS,
+    2922: logs.RetentionDays.EIGHT_YEARS,
+    3288: logs.RetentionDays.NINE_YEARS,
+    3653: logs.RetentionDays.TEN_YEARS,
+}
+LOG_RETENTION_DAYS = tuple(RETENTION)
+
+
+# A host name label (RFC 1123): letters, digits and inner hyphens, at most 63 characters.
+_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+# Lambda allows 4 KB for all environment variables of a function together.
+MAX_ALLOWED_HOSTS_CHARS = 2048
+# arn:<partition>:secretsmanager:<region>:<account>:secret:<name>; region and account may be wildcards.
+_SECRET_ARN = re.compile(r"arn:aws[a-z-]*:secretsmanager:[a-z0-9*?-]*:(?:\d{12}|[*?]+):secret:(?P<name>.+)")
 
 
 class ConfigError(Exception):
@@ -67,6 +81,53 @@ def _list(value: Any) -> list[str]:
     return [str(part).strip() for part in value if str(part).strip()]
 
 
+def _host(value: str) -> str:
+    """One entry of allowed_db_hosts, compared the way the functions compare target.host: lower
+    case, no trailing dot. A host name (RFC 1123) or an IP address; no port, scheme or wildcard."""
+    host = value.strip().lower().rstrip(".")
+    try:
+        ipaddress.ip_address(host)
+        return host  # as written: the functions compare text, not addresses
+    except ValueError:
+        pass
+    labels = host.split(".")
+    if len(host) <= 253 and all(_HOST_LABEL.fullmatch(label) for label in labels) and not labels[-1].isdigit():
+        return host
+    raise ConfigError(
+        f"context allowed_db_hosts: {value.strip()!r} is not a host name; list host names or IP addresses "
+        "only (e.g. -c allowed_db_hosts=proxy.example.internal,10.0.0.5), without port, scheme or wildcard"
+    )
+
+
+def _hosts(value: Any) -> tuple[str, ...]:
+    hosts = tuple(dict.fromkeys(_host(entry) for entry in _list(value)))
+    if len(",".join(hosts)) > MAX_ALLOWED_HOSTS_CHARS:
+        raise ConfigError(
+            f"context allowed_db_hosts is longer than {MAX_ALLOWED_HOSTS_CHARS} characters; list only the "
+            "proxy or tunnel hosts runs really use"
+        )
+    return hosts
+
+
+def _secret_arn_pattern(value: Any) -> str | None:
+    if value is None:
+        return None
+    pattern = str(value).strip()
+    match = _SECRET_ARN.fullmatch(pattern)
+    if match is None:
+        raise ConfigError(
+            f"context secret_arn_pattern must be a Secrets Manager secret ARN (pattern), e.g. "
+            f"arn:aws:secretsmanager:eu-west-1:111122223333:secret:cutover/*, got {pattern!r}"
+        )
+    if set(match["name"]) <= {"*", "?"}:
+        raise ConfigError(
+            "context secret_arn_pattern must not match every secret (secret:*): name a prefix such as "
+            "secret:cutover/*, or leave it out and tag the database secrets cutover-prep:access=read "
+            "(docs/deploy.md)"
+        )
+    return pattern
+
+
 def _int(key: str, value: Any, low: int, high: int) -> int:
     try:
         number = int(value)
@@ -82,7 +143,7 @@ class Config:
     stack_name: str = "CutoverPrep"
     account: str | None = None
     region: str | None = None
-    state_machine_name: str = "cutover-prep-warmup"
+    state_machine_name: str = DEFAULT_STATE_MACHINE_NAME
     layer_dir: Path = REPO_ROOT / DEFAULT_LAYER_DIR
     skip_layer_build: bool = False
     log_retention_days: int = 90
@@ -94,6 +155,10 @@ class Config:
     availability_zones: tuple[str, ...] = ()
     notifications: bool = False
     notify_emails: tuple[str, ...] = ()
+    allowed_db_hosts: tuple[str, ...] = ()
+    restore_trigger: bool = True  # the RDS restore events rule and the sweep (docs/deploy.md)
+    restore_sweep: bool = True  # the scheduled sweep alone
+    restore_lookback_hours: int = 24  # how far back the sweep looks (RESTORE_LOOKBACK_HOURS)
 
     @property
     def in_vpc(self) -> bool:
@@ -117,20 +182,24 @@ class Config:
             stack_name=str(get("stack_name") or "CutoverPrep"),
             account=get("account"),
             region=get("region"),
-            state_machine_name=str(get("state_machine_name") or "cutover-prep-warmup"),
+            state_machine_name=str(get("state_machine_name") or DEFAULT_STATE_MACHINE_NAME),
             layer_dir=layer_dir,
             skip_layer_build=_flag(get("skip_layer_build") or False),
             log_retention_days=retention,
             evidence_retention_days=_int(
                 "evidence_retention_days", get("evidence_retention_days") or 365, 1, 36500
             ),
-            secret_arn_pattern=get("secret_arn_pattern"),
+            secret_arn_pattern=_secret_arn_pattern(get("secret_arn_pattern")),
             vpc_id=get("vpc_id"),
             subnet_ids=tuple(_list(get("subnet_ids"))),
             security_group_id=get("security_group_id"),
             availability_zones=tuple(_list(get("availability_zones"))),
             notifications=_flag(get("notifications") or False) or bool(_list(get("notify_emails"))),
             notify_emails=tuple(_list(get("notify_emails"))),
+            allowed_db_hosts=_hosts(get("allowed_db_hosts")),
+            restore_trigger=_flag(get("restore_trigger") if get("restore_trigger") is not None else True),
+            restore_sweep=_flag(get("restore_sweep") if get("restore_sweep") is not None else True),
+            restore_lookback_hours=_int("restore_lookback_hours", get("restore_lookback_hours") or 24, 1, 24 * 14),
         )
         config.check()
         return config

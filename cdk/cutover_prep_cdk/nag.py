@@ -3,6 +3,12 @@
 cdk-nag 3 is a CDK policy-validation plugin (``Validations.of(app).add_plugins``); an
 unacknowledged finding makes ``app.synth()`` raise ``ValidationFailed`` and is written to
 ``cdk.out/validation-report.json``. Each acknowledgment names one finding and says why.
+
+cdk-nag names a wildcard-resource finding by the resource only (``AwsSolutions-IAM5[Resource::*]``),
+not by the statement, and an acknowledgment covers the construct it is given on and everything
+under it. So a statement on Resource "*" is never put in a role's default policy: ``star_policy``
+gives it a policy of its own that carries its own acknowledgment and reason. No role acknowledges
+``Resource::*``, so a new ``role.add_to_policy(... resources=["*"])`` fails the synth.
 """
 
 from __future__ import annotations
@@ -10,10 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from aws_cdk import Acknowledgment, App, Stack, Validations
+from aws_cdk import aws_iam as iam
 from cdk_nag import AwsSolutionsChecks
 from constructs import IConstruct
 
 PLUGIN = "AwsSolutions"
+STAR_FINDING = "AwsSolutions-IAM5[Resource::*]"
 
 
 def register(app: App) -> None:
@@ -30,6 +38,17 @@ def acknowledge(scope: IConstruct, rule_id: str, reason: str) -> None:
 def acknowledge_wildcard_resource(scope: IConstruct, resource: str, reason: str) -> None:
     """Acknowledge ``AwsSolutions-IAM5[Resource::...]`` for one resource ARN (tokens allowed)."""
     acknowledge(scope, f"AwsSolutions-IAM5[Resource::{nag_format(scope, resource)}]", reason)
+
+
+def star_policy(role: iam.Role, statement: iam.PolicyStatement, reason: str) -> iam.Policy:
+    """Attach ``statement`` (Resource "*", a Sid) to ``role`` as a policy of its own, under the role
+    (whatever depends on the role waits for it), with the ``Resource::*`` acknowledgment on it alone."""
+    if statement.resources != ["*"] or not statement.sid:
+        raise ValueError(f"star_policy takes one statement with a Sid on Resource '*', got {statement.to_json()}")
+    policy = iam.Policy(role, f"{statement.sid}Policy", statements=[statement])
+    role.attach_inline_policy(policy)
+    acknowledge(policy, STAR_FINDING, reason)
+    return policy
 
 
 def nag_format(scope: IConstruct, value: str) -> str:

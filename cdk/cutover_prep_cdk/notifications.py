@@ -17,7 +17,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
-# The completion event (lambdas/cutover_prep/events.py): the tests assert both sides agree.
+# The completion event (lambdas/cutover_prep/completion.py): the tests assert both sides agree.
 EVENT_SOURCE = "cutover-prep"
 EVENT_DETAIL_TYPE = "Cutover Prep Run Finished"
 EVENT_NOT_STARTED = "Cutover Prep Run Not Started"  # an opted-in restore whose tags make a bad input

@@ -1,6 +1,8 @@
-"""The warm-up workflow: a STANDARD state machine loaded from the ASL file, its own role
-and its execution log group. The ASL file is the single source of the workflow; this
-construct only fills in the ``${...}`` placeholders (CloudFormation DefinitionSubstitutions).
+"""One workflow of the catalogue (``lambdas/cutover_prep/workflows.py``): a STANDARD state
+machine loaded from its ASL file, its own role and its execution log group. The ASL file is the
+single source of the workflow; this construct only fills in the ``${...}`` placeholders
+(CloudFormation DefinitionSubstitutions): ``<ConstructId>FunctionArn`` for each function the
+catalogue says the workflow calls, and ``EvidenceBucketName``.
 """
 
 from __future__ import annotations
@@ -17,29 +19,40 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from .config import Config
-from .nag import acknowledge, acknowledge_wildcard_resource
+from .catalogue import BUCKET_SUBSTITUTION, FUNCTIONS, Workflow
+from .config import RETENTION, Config
+from .nag import acknowledge_wildcard_resource, star_policy
 from .storage import EVIDENCE_PREFIX, Storage
-from .workers import RETENTION
 
-# Placeholder in the ASL file -> construct id of the function it stands for.
-FUNCTION_PLACEHOLDERS = {
-    "ValidateInputFunctionArn": "ValidateInput",
-    "StartRestoreFunctionArn": "StartRestore",
-    "DescribeInstanceFunctionArn": "DescribeInstance",
-    "DiscoverFunctionArn": "Discover",
-    "WarmUnitFunctionArn": "WarmUnit",
-    "UnitFailedFunctionArn": "UnitFailed",
-    "FinalizeFunctionArn": "Finalize",
-    "RunFailedFunctionArn": "RunFailed",
-    "ProbeFunctionArn": "Probe",
-    "PlanSweepFunctionArn": "PlanSweep",
-    "RunPointFunctionArn": "RunPoint",
-    "CollectMetricsFunctionArn": "CollectMetrics",
-    "AnalyzeFunctionArn": "Analyze",
-    "BenchmarkFailedFunctionArn": "BenchmarkFailed",
-}
-BUCKET_PLACEHOLDER = "EvidenceBucketName"
+# What aws_stepfunctions.StateMachine grants its role for logging and for tracing.
+LOG_DELIVERY_ACTIONS = [
+    "logs:CreateLogDelivery",
+    "logs:GetLogDelivery",
+    "logs:UpdateLogDelivery",
+    "logs:DeleteLogDelivery",
+    "logs:ListLogDeliveries",
+    "logs:PutResourcePolicy",
+    "logs:DescribeResourcePolicies",
+    "logs:DescribeLogGroups",
+]
+XRAY_ACTIONS = ["xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets"]
+
+
+def grant_logging_and_tracing(role: iam.Role) -> None:
+    """What LogLevel.ALL and tracing need on a state machine's role, each in a policy of its own:
+    Resource "*" only because AWS supports no resource-level permissions for these actions."""
+    star_policy(
+        role,
+        iam.PolicyStatement(sid="DeliverExecutionLogs", actions=LOG_DELIVERY_ACTIONS, resources=["*"]),
+        "Execution logging (LogLevel.ALL): the CloudWatch Logs log-delivery actions (logs:CreateLogDelivery, "
+        "...) support no resource-level permissions.",
+    )
+    star_policy(
+        role,
+        iam.PolicyStatement(sid="WriteXRayTraces", actions=XRAY_ACTIONS, resources=["*"]),
+        "Tracing: xray:PutTraceSegments, xray:PutTelemetryRecords, xray:GetSamplingRules and "
+        "xray:GetSamplingTargets support no resource-level permissions.",
+    )
 
 
 class Orchestration(Construct):
@@ -51,11 +64,13 @@ class Orchestration(Construct):
         config: Config,
         storage: Storage,
         functions: dict[str, lambda_.IFunction],
-        definition_file: Path,
+        workflow: Workflow,
     ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         name = config.state_machine_name
+        definition_file = workflow.asl_path
+        called = {fid: functions[fid] for fid in workflow.functions}  # only the functions it calls
 
         # Built from the fixed name, not from the state machine's attributes: the role's
         # policy must not depend on the state machine that depends on the role.
@@ -90,8 +105,7 @@ class Orchestration(Construct):
             description="cutover-prep warm-up state machine",
         )
         invoke_resources: list[str] = []
-        for function_id in FUNCTION_PLACEHOLDERS.values():  # only the functions the definition calls
-            function = functions[function_id]
+        for function in called.values():
             invoke_resources += [function.function_arn, f"{function.function_arn}:*"]
         self.role.add_to_policy(
             iam.PolicyStatement(
@@ -134,6 +148,10 @@ class Orchestration(Construct):
             )
         )
 
+        # What LogLevel.ALL and tracing would add to the role's default policy, each in a policy of its
+        # own (the role is passed without policy updates): Resource "*" only where AWS requires it.
+        grant_logging_and_tracing(self.role)
+
         self.log_group = logs.LogGroup(
             self,
             "ExecutionLogs",
@@ -141,8 +159,8 @@ class Orchestration(Construct):
             removal_policy=RemovalPolicy.RETAIN,
         )
 
-        substitutions = {key: functions[fid].function_arn for key, fid in FUNCTION_PLACEHOLDERS.items()}
-        substitutions[BUCKET_PLACEHOLDER] = storage.bucket.bucket_name
+        substitutions = {FUNCTIONS[fid].substitution: f.function_arn for fid, f in called.items()}
+        substitutions[BUCKET_SUBSTITUTION] = storage.bucket.bucket_name
 
         self.state_machine = sfn.StateMachine(
             self,
@@ -151,7 +169,7 @@ class Orchestration(Construct):
             state_machine_type=sfn.StateMachineType.STANDARD,
             definition_body=sfn.DefinitionBody.from_file(str(definition_file)),
             definition_substitutions=substitutions,
-            role=self.role,
+            role=self.role.without_policy_updates(),
             tracing_enabled=True,
             # Execution data is safe to log: credentials are read inside the functions by
             # secret ARN and never travel through the workflow.
@@ -160,13 +178,6 @@ class Orchestration(Construct):
             ),
         )
 
-        acknowledge(
-            self.role,
-            "AwsSolutions-IAM5[Resource::*]",
-            "Added by CDK for LogLevel.ALL and tracing: the CloudWatch Logs log-delivery actions "
-            "(logs:CreateLogDelivery, ...) and X-Ray (xray:PutTraceSegments, ...) support no "
-            "resource-level permissions.",
-        )
         acknowledge_wildcard_resource(
             self.role,
             storage.evidence_objects_arn,
@@ -193,7 +204,7 @@ class Orchestration(Construct):
             "DescribeExecution/StopExecution on the Distributed Map child executions of this state "
             "machine, whose ids are only known at run time.",
         )
-        for function in functions.values():
+        for function in called.values():
             acknowledge_wildcard_resource(
                 self.role,
                 f"{function.function_arn}:*",

@@ -5,7 +5,9 @@ from __future__ import annotations
 from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
-from .config import STATE_MACHINE_FILE, Config
+from .catalogue import REAPER_FUNCTION, TRIGGER_FUNCTION, TRIGGERED_WORKFLOW, WORKFLOWS
+from .comparison import Comparison
+from .config import Config
 from .notifications import Notifications
 from .orchestration import Orchestration
 from .storage import Storage
@@ -25,26 +27,57 @@ class CutoverPrepStack(Stack):
             config=config,
             storage=self.storage,
             functions=self.workers.functions,
-            definition_file=STATE_MACHINE_FILE,
+            workflow=WORKFLOWS[TRIGGERED_WORKFLOW],
         )
 
         self.triggers = Triggers(
             self,
             "Triggers",
-            function=self.workers.functions["OnRestore"],
-            role=self.workers.roles["OnRestore"],
+            function=self.workers.functions[TRIGGER_FUNCTION],
+            role=self.workers.roles[TRIGGER_FUNCTION],
             state_machine=self.orchestration.state_machine,
+            sweep=config.restore_sweep,
+            lookback_hours=config.restore_lookback_hours,
+        ) if config.restore_trigger else None
+
+        # The second workflow: a child run per configuration, then cleanup; the hourly reaper.
+        compare = WORKFLOWS["compare"]
+        self.comparison = Comparison(
+            self,
+            "Comparison",
+            config=config,
+            storage=self.storage,
+            functions=self.workers.functions,
+            workflow=compare,
+            children={TRIGGERED_WORKFLOW: (self.orchestration.state_machine, config.state_machine_name)},
+            reaper=self.workers.functions[REAPER_FUNCTION],
+            reaper_role=self.workers.roles[REAPER_FUNCTION],
         )
 
         self.notifications = (Notifications(self, "Notifications", emails=config.notify_emails)
                               if config.notifications else None)
 
-        # Plain outputs, no exports: the CLI and docs/deploy.md read them by these names.
+        # Plain outputs, no exports: the CLI and docs/deploy.md read them by these names. The
+        # workflow's output has its catalogue name; its older names stay for one release.
+        workflow = WORKFLOWS[TRIGGERED_WORKFLOW]
         CfnOutput(
             self,
-            "StateMachineArn",
+            workflow.output_name,
             value=self.orchestration.state_machine.state_machine_arn,
             description="Start a run: aws stepfunctions start-execution --state-machine-arn ...",
+        )
+        for legacy in workflow.legacy_output_names:
+            CfnOutput(
+                self,
+                legacy,
+                value=self.orchestration.state_machine.state_machine_arn,
+                description=f"Deprecated: the same as {workflow.output_name}; removed in the next release",
+            )
+        CfnOutput(
+            self,
+            compare.output_name,
+            value=self.comparison.state_machine.state_machine_arn,
+            description="Start a comparison: cutover-prep compare --input FILE",
         )
         CfnOutput(
             self,

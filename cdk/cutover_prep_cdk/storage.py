@@ -1,7 +1,8 @@
 """Findings store: the DynamoDB table (runs, units, history per DB instance) and the S3
 evidence bucket (plans, Map items, findings, reports), plus the bucket's access-log bucket.
 
-The key names match ``cutover_prep.store.TABLE_KEYS`` in the Lambda code.
+The key names come from the catalogue's ``TABLE_KEYS`` (``lambdas/cutover_prep/workflows.py``),
+which the Lambda code's store writes with.
 """
 
 from __future__ import annotations
@@ -11,16 +12,26 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from .catalogue import TABLE_KEYS, TABLE_TTL_ATTRIBUTE
 from .nag import acknowledge
 
-TABLE_PARTITION_KEY = "pk"
-TABLE_SORT_KEY = "sk"
-TARGET_INDEX = "by_target"
-TARGET_INDEX_PARTITION_KEY = "gsi1pk"
-TARGET_INDEX_SORT_KEY = "gsi1sk"
-TTL_ATTRIBUTE = "expires_at"
+TABLE_PARTITION_KEY = TABLE_KEYS["pk"]
+TABLE_SORT_KEY = TABLE_KEYS["sk"]
+TARGET_INDEX = TABLE_KEYS["gsi"]
+TARGET_INDEX_PARTITION_KEY = TABLE_KEYS["gsi_pk"]
+TARGET_INDEX_SORT_KEY = TABLE_KEYS["gsi_sk"]
+TTL_ATTRIBUTE = TABLE_TTL_ATTRIBUTE
 # Every object the workflow and the functions read or write lives under this prefix.
 EVIDENCE_PREFIX = "runs/"
+
+# Every bucket of the stack: SSE-S3, no public access, no ACLs, TLS 1.2+ only.
+PRIVATE_BUCKET = {
+    "encryption": s3.BucketEncryption.S3_MANAGED,
+    "block_public_access": s3.BlockPublicAccess.BLOCK_ALL,
+    "object_ownership": s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    "enforce_ssl": True,
+    "minimum_tls_version": 1.2,
+}
 
 
 class Storage(Construct):
@@ -53,12 +64,7 @@ class Storage(Construct):
         self.access_log_bucket = s3.Bucket(
             self,
             "AccessLogBucket",
-            # S3 server access logging delivers only to SSE-S3 buckets.
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            enforce_ssl=True,
-            minimum_tls_version=1.2,
+            **PRIVATE_BUCKET,  # S3 server access logging delivers only to SSE-S3 buckets
             lifecycle_rules=[
                 s3.LifecycleRule(
                     id="expire-access-logs",
@@ -78,11 +84,7 @@ class Storage(Construct):
         self.bucket = s3.Bucket(
             self,
             "EvidenceBucket",
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            enforce_ssl=True,
-            minimum_tls_version=1.2,
+            **PRIVATE_BUCKET,
             versioned=True,
             server_access_logs_bucket=self.access_log_bucket,
             server_access_logs_prefix="evidence-bucket/",

@@ -16,9 +16,11 @@ RESTORE_EVENT_IDS = ["RDS-EVENT-0043", "RDS-EVENT-0019"]  # restored from snapsh
 
 class Triggers(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, function: lambda_.Function, role: iam.Role,
-                 state_machine: sfn.IStateMachine, sweep_minutes: int = 15) -> None:
+                 state_machine: sfn.IStateMachine, sweep_minutes: int = 15, sweep: bool = True,
+                 lookback_hours: int = 24) -> None:
         super().__init__(scope, construct_id)
         function.add_environment("STATE_MACHINE_ARN", state_machine.state_machine_arn)
+        function.add_environment("RESTORE_LOOKBACK_HOURS", str(lookback_hours))
         role.add_to_policy(iam.PolicyStatement(sid="StartRuns", actions=["states:StartExecution"],
                                                resources=[state_machine.state_machine_arn]))
         self.restore_rule = events.Rule(
@@ -33,4 +35,4 @@ class Triggers(Construct):
             description="cutover-prep: RDS events are best effort; find opted-in restores they missed",
             schedule=events.Schedule.rate(Duration.minutes(sweep_minutes)),
             targets=[targets.LambdaFunction(function, retry_attempts=2)],
-        )
+        ) if sweep else None

@@ -1,8 +1,17 @@
 """Build a ``ConnectionSpec`` from the run's target and its Secrets Manager secret.
 
 The secret is read inside the Lambda at run time and never returned, logged or stored.
-Host and port come, in this order, from the target's explicit override, the RDS
-instance's endpoint (a restored instance has a new one), then the secret.
+
+The credentials go only to the target: the endpoint RDS reports for the instance
+(``run["instance"]["address"]``, from DescribeDBInstances; a restored instance has a new
+one), or a host the deployment allow-listed (``ALLOWED_DB_HOSTS``, e.g. an RDS Proxy).
+- ``target.host`` (an override, for a proxy) must be one of those two, else the run is
+  refused with ``DatabaseUnreachable`` before the secret's password is used;
+- the secret's own ``host`` field is used only when RDS reports no endpoint, and only if it
+  is allow-listed: a secret cannot redirect the password elsewhere either.
+Port: the target's, else the instance's (not with a host override), else the secret's,
+else the engine's default (``engines.registry``). The connection's TLS mode is the deployment's
+(``CUTOVER_PREP_TLS``, default ``require``, see ``engines.transport``).
 """
 
 from __future__ import annotations
@@ -12,9 +21,11 @@ from collections.abc import Callable
 from typing import Any
 
 from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable
+from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
+from cutover_prep.settings import ConnectionPolicy, connection_policy, normalize_host
 
-DEFAULT_PORT = {"postgres": 5432, "oracle": 1521, "mysql": 3306}
-DEFAULT_DATABASE = {"postgres": "postgres", "oracle": "ORCL", "mysql": "mysql"}
+DEFAULT_PORT = {f.name: f.default_port for f in families()}
+DEFAULT_DATABASE = {f.name: f.default_database for f in families()}
 
 SecretReader = Callable[[str], str]
 
@@ -26,7 +37,39 @@ def secrets_manager_reader(client: Any) -> SecretReader:
     return read
 
 
-def connection_spec(run: dict[str, Any], read_secret: SecretReader) -> ConnectionSpec:
+def allowed_host(host: str, endpoint: str | None, policy: ConnectionPolicy) -> bool:
+    """Whether credentials may be sent to ``host``: the RDS endpoint or an allow-listed host."""
+    return (bool(endpoint) and normalize_host(host) == normalize_host(str(endpoint))) or policy.host_allowed(host)
+
+
+def target_host(run: dict[str, Any], secret_host: Any, policy: ConnectionPolicy) -> str:
+    """The host the credentials go to, by the rules in the module docstring; one-line error otherwise."""
+    target, instance = run["target"], run.get("instance") or {}
+    ident, endpoint = target.get("db_instance_identifier"), instance.get("address")
+    override = target.get("host")
+    if override:
+        if not allowed_host(str(override), endpoint, policy):
+            raise DatabaseUnreachable(
+                f"target.host {override!r} is neither the endpoint RDS reports for {ident} ({endpoint or 'none yet'}) "
+                "nor in the deployment's ALLOWED_DB_HOSTS: the credentials go only there; remove target.host, "
+                "or add the host (e.g. an RDS Proxy endpoint) to the stack's allowed database hosts")
+        return str(override)
+    if endpoint:
+        return str(endpoint)
+    if secret_host and allowed_host(str(secret_host), None, policy):
+        return str(secret_host)
+    if secret_host:
+        raise DatabaseUnreachable(
+            f"no endpoint for {ident}: RDS reports none yet, and the secret's host is not in the deployment's "
+            "ALLOWED_DB_HOSTS (a secret cannot send the credentials elsewhere); wait for the instance or "
+            "allow-list the host")
+    raise DatabaseUnreachable(f"no endpoint for {ident}: the instance has none yet and the secret has no host")
+
+
+def connection_spec(run: dict[str, Any], read_secret: SecretReader,
+                    policy: ConnectionPolicy | None = None) -> ConnectionSpec:
+    """The spec for the run's target; ``policy`` defaults to the environment's (``connection_policy``)."""
+    policy = policy or connection_policy()
     target, instance = run["target"], run.get("instance") or {}
     try:
         secret = json.loads(read_secret(target["secret_arn"]))
@@ -37,19 +80,22 @@ def connection_spec(run: dict[str, Any], read_secret: SecretReader) -> Connectio
         ) from None
     if not isinstance(secret, dict) or "username" not in secret or "password" not in secret:
         raise DatabaseUnreachable(f"secret {target['secret_arn']} must be JSON with username and password")
-    engine = target.get("engine") or instance.get("engine_family") or secret.get("engine")
-    if engine in ("postgresql",):
-        engine = "postgres"
-    if engine not in DEFAULT_PORT:
+    # the instance's RDS engine when RDS reports no family: an engine the run cannot warm is named as such
+    engine = (target.get("engine") or instance.get("engine_family") or instance.get("engine")
+              or secret.get("engine"))
+    if not engine:
         raise DatabaseUnreachable(f"cannot tell the engine of {target['db_instance_identifier']}: "
-                                  "set target.engine to postgres or oracle")
-    host = target.get("host") or instance.get("address") or secret.get("host")
-    if not host:
-        raise DatabaseUnreachable(f"no endpoint for {target['db_instance_identifier']}: "
-                                  "the instance has none yet and the secret has no host")
+                                  f"set target.engine to {' or '.join(engine_names())}")
+    try:
+        fam = family(engine)
+    except UnknownEngine as exc:
+        raise DatabaseUnreachable(f"{target['db_instance_identifier']}: {exc}") from None
+    host = target_host(run, secret.get("host"), policy)
     port = int(target.get("port") or (instance.get("port") if not target.get("host") else None)
-               or secret.get("port") or DEFAULT_PORT[engine])
+               or secret.get("port") or fam.default_port)
+    # TLS on its own port (Oracle TCPS: the SSL option's, not the endpoint's); a port the user named is used as is.
+    tls_port = fam.tls_port if not target.get("port") else None
     database = (target.get("database") or secret.get("dbname") or instance.get("db_name")
-                or DEFAULT_DATABASE[engine])
-    return ConnectionSpec(engine=engine, host=host, port=port, database=database,
-                          user=secret["username"], password=secret["password"])
+                or fam.default_database)
+    return ConnectionSpec(engine=fam.name, host=host, port=port, database=database,
+                          user=secret["username"], password=secret["password"], tls=policy.tls, tls_port=tls_port)

@@ -8,19 +8,28 @@ from functools import cache
 from typing import Any
 
 import boto3
+from botocore.config import Config
 
 from cutover_prep import engines
 from cutover_prep.connection import connection_spec, secrets_manager_reader
-from cutover_prep.engines import ConnectionSpec, Engine
+from cutover_prep.dal.store import Store
+from cutover_prep.engines import ConnectionSpec, Engine, registry
 from cutover_prep.settings import get_settings
-from cutover_prep.store import Store
 
-_engines: dict[tuple[str, str, int, str, str, int], Engine] = {}
+_engines: dict[tuple[str, str, int, str, str, str | None, int], Engine] = {}
 
 
 @cache
 def client(service: str) -> Any:
     return boto3.client(service)
+
+
+@cache
+def progress_client() -> Any:
+    """An RDS client for sampling the storage progress (``rds_progress``): one attempt, short timeouts,
+    so that a throttled or unreachable RDS API costs a step seconds, not minutes (it is a gap)."""
+    return boto3.client("rds", config=Config(connect_timeout=3, read_timeout=5,
+                                             retries={"max_attempts": 1, "mode": "standard"}))
 
 
 def store() -> Store:
@@ -39,9 +48,12 @@ def open_engine(spec: ConnectionSpec, warmup: dict[str, Any], *, call_timeout_se
 
 
 def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
-    """One connection per container and target, reused across invocations."""
+    """One connection per container and target, reused across invocations.
+
+    ``connection_spec`` refuses a host that is neither the RDS endpoint nor allow-listed, and
+    carries the deployment's TLS mode; ``engine.transport`` then says what protected it."""
     spec = connection_spec(run, read_secret)
-    key = (spec.engine, spec.host, spec.port, spec.database, spec.user, threading.get_ident())
+    key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, threading.get_ident())
     engine = _engines.get(key)
     if engine is None:
         engine = open_engine(spec, run["warmup"], call_timeout_seconds=call_timeout_seconds)
@@ -50,16 +62,11 @@ def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
 
 
 def open_bench(run: dict[str, Any], database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
-    """A benchmark driver for the run's target (its own connections, closed by the caller)."""
+    """A benchmark driver for the run's target (its own connections, closed by the caller), from its
+    engine's family in ``engines.registry``."""
     spec = connection_spec(run, read_secret)
-    if spec.engine == "oracle":
-        from cutover_prep.sweep.oracle import OracleBench
-
-        return OracleBench.from_spec(spec, call_timeout_seconds=call_timeout_seconds)
-    from cutover_prep.sweep.postgres import PostgresBench
-
-    return PostgresBench.from_spec(spec, database or spec.database, call_timeout_seconds=call_timeout_seconds,
-                                   create_extension=bool(run["warmup"].get("create_extension")))
+    return registry.family(spec.engine).open_bench(spec, database, call_timeout_seconds=call_timeout_seconds,
+                                                   create_extension=bool(run["warmup"].get("create_extension")))
 
 
 def bench_opener(context: Any, margin_seconds: float = 10) -> Callable[[dict[str, Any], str | None], Any]:
@@ -71,6 +78,7 @@ def bench_opener(context: Any, margin_seconds: float = 10) -> Callable[[dict[str
 def reset() -> None:
     """Forget cached clients and connections (tests, the local runner between runs)."""
     client.cache_clear()
+    progress_client.cache_clear()
     get_settings.cache_clear()
     for engine in _engines.values():
         engine.close()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep.engines import RDS_ENGINE_FAMILY
+from cutover_prep.rds_progress import blue_green_of, sample_storage_progress
 
 FAILED_STATES = {
     "failed", "incompatible-restore", "incompatible-parameters", "incompatible-network",
@@ -40,7 +41,8 @@ def start_restore(run: dict[str, Any], rds: Any) -> dict[str, Any]:
     }
     optional = {
         "DBInstanceClass": "db_instance_class", "StorageType": "storage_type", "Iops": "iops",
-        "StorageThroughput": "storage_throughput", "DBSubnetGroupName": "db_subnet_group_name",
+        "StorageThroughput": "storage_throughput", "AllocatedStorage": "allocated_gb",
+        "DBSubnetGroupName": "db_subnet_group_name",
         "DBParameterGroupName": "db_parameter_group_name", "OptionGroupName": "option_group_name",
     }
     params.update({api: restore[key] for api, key in optional.items() if restore.get(key) is not None})
@@ -63,8 +65,12 @@ def _created_by(rds: Any, identifier: str, run_id: str) -> bool:
     return any(t["Key"] == RUN_TAG and t["Value"] == run_id for t in tags)
 
 
-def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = None) -> dict[str, Any]:
-    """The instance's state and facts; raise when it failed or the wait ran out."""
+def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = None,
+                      store: Any = None) -> dict[str, Any]:
+    """The instance's state and facts; raise when it failed or the wait ran out.
+
+    With ``store``, each answer is also a sample of RDS's storage progress (``rds_progress``), and
+    once the instance is available the facts say whether it is a Blue/Green deployment's green one."""
     identifier = run["target"]["db_instance_identifier"]
     try:
         instance = rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
@@ -78,6 +84,8 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
         else:
             raise
     status = instance.get("DBInstanceStatus", "unknown")
+    if store is not None and instance.get("DBInstanceIdentifier"):
+        sample_storage_progress(run, rds=rds, store=store, step="DescribeInstance", instance=instance)
     if status in FAILED_STATES:
         raise RestoreFailed(f"DB instance {identifier} is {status}")
     ready = status == "available"
@@ -89,7 +97,10 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
         if waited > max_wait:
             raise RestoreTimeout(f"DB instance {identifier} is still {status} after {int(waited // 60)} "
                                  f"minutes (restore.max_wait_minutes={max_wait // 60})")
-    return {"status": status, "ready": ready, **instance_facts(instance)}
+    facts = {"status": status, "ready": ready, **instance_facts(instance)}
+    if ready and store is not None:
+        facts["blue_green"] = blue_green_of(rds, instance.get("DBInstanceArn"))
+    return facts
 
 
 def instance_facts(instance: dict[str, Any]) -> dict[str, Any]:
@@ -109,5 +120,20 @@ def instance_facts(instance: dict[str, Any]) -> dict[str, Any]:
         "iops": instance.get("Iops"),
         "storage_throughput": instance.get("StorageThroughput"),
         "dbi_resource_id": instance.get("DbiResourceId"),
+        "db_instance_arn": instance.get("DBInstanceArn"),
         "monitoring_interval": instance.get("MonitoringInterval"),
     }
+
+
+def free_storage_bytes(cloudwatch: Any, db_instance_identifier: str) -> float | None:
+    """The free storage RDS reports (CloudWatch ``FreeStorageSpace``, newest datapoint of the last
+    hour), or None when there is none (a new instance, a local run, no permission)."""
+    now = datetime.now(UTC)
+    try:
+        points = cloudwatch.get_metric_statistics(
+            Namespace="AWS/RDS", MetricName="FreeStorageSpace", Statistics=["Minimum"], Period=60,
+            Dimensions=[{"Name": "DBInstanceIdentifier", "Value": db_instance_identifier}],
+            StartTime=now - timedelta(hours=1), EndTime=now)["Datapoints"]
+    except (ClientError, BotoCoreError):  # no permission, no CloudWatch endpoint in the VPC: not known
+        return None
+    return float(max(points, key=lambda p: p["Timestamp"])["Minimum"]) if points else None

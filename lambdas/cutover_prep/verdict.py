@@ -1,18 +1,23 @@
 """READY / NOT_READY from the findings, with every reason (pure).
 
 Each rule yields a reason ``{"code", "ok", "message"}``; the verdict is READY only when
-every rule is ok. Rules never give READY on missing evidence: a unit that failed, was
-not started or was cut off, a probe or benchmark that was asked for and is absent, a
-baseline that cannot be read, all give NOT_READY with the reason saying what is missing.
+every rule is ok. A reason that is ok but could not be judged on this run's evidence
+also carries ``"judged": False`` (the report lists it apart from the checks passed).
+Rules never give READY on missing evidence: a unit that failed, was not started or was
+cut off, a probe or benchmark that was asked for and is absent, a baseline that cannot
+be read, all give NOT_READY with the reason saying what is missing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-READY, NOT_READY = "READY", "NOT_READY"
+from cutover_prep.models.status import READ_KINDS, BenchmarkStatus, PointKind, PointStatus, Verdict, is_cached
+from cutover_prep.rds_progress import progress_sentence
+
+READY, NOT_READY = Verdict.READY, Verdict.NOT_READY
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"  # a run id, also an execution name
 
 
@@ -22,19 +27,29 @@ class Thresholds(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     min_coverage_pct: float = Field(default=100.0, ge=0, le=100, description="Planned bytes read, at least.")
-    require_benchmark: bool = Field(default=True, description="NOT_READY when the probes/sweep were asked for "
+    require_benchmark: StrictBool = Field(default=True, description="NOT_READY when the probes/sweep were asked for "
                                     "and are missing or failed.")
     max_warm_to_cold_latency: float = Field(
-        default=1.25, gt=0, description="The warm probe's median read latency may be at most this × the cold "
-        "one's (a little slack for noise when both are fast).")
+        default=1.25, gt=0, description="Noise allowance: a warm median read above this × the cold one (and more "
+        "than latency_noise_ms above it) is slower than cold, which fails WARM_VS_COLD.")
     fast_read_ms: float = Field(
-        default=1.0, ge=0, description="A warm median read at or below this is fast whatever the cold one was.")
+        default=1.0, ge=0, description="A median single-block read at or below this is fast: a cold probe above it "
+        "measured a first-touch penalty, a warm probe at or below it shows the penalty gone.")
+    min_warm_speedup: float = Field(
+        default=2.0, ge=1, description="When the cold probe measured a penalty, a warm median above fast_read_ms "
+        "still passes when the cold median is at least this many times the warm one.")
+    latency_noise_ms: float = Field(
+        default=0.2, ge=0, description="Two medians closer than this are alike whatever their ratio (round-trip "
+        "jitter of fast reads).")
     max_warm_p99_ms: float | None = Field(default=None, gt=0, description="Warm probe p99 read latency limit (ms).")
     expected_read_iops: float | None = Field(default=None, gt=0, description="Best random-read IOPS, at least.")
     expected_read_mibps: float | None = Field(default=None, gt=0, description="Best read throughput (MiB/s), at least.")
     tolerance_pct: float = Field(default=10.0, ge=0, le=100, description="Slack for expected values and baselines.")
     baseline_run_id: str | None = Field(default=None, pattern=RUN_ID_PATTERN,
                                         description="Compare with this earlier, finished run's findings.")
+    require_storage_initialized: StrictBool = Field(
+        default=False, description="NOT_READY while RDS still reports a storage operation (StorageOperationStatus, "
+        "e.g. Initializing) at the end of the run, or when its storage progress could not be read.")
 
 
 def _reason(code: str, ok: bool, message: str) -> dict[str, Any]:
@@ -66,22 +81,95 @@ def _warmup_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     return out
 
 
+def _benchmark_reason(bench: dict[str, Any]) -> dict[str, Any]:
+    """Complete means every planned point measured: PARTIAL, RUNNING or NOT_RUN is missing evidence."""
+    status = bench.get("status") or BenchmarkStatus.NOT_RUN
+    failed = bench.get("failed_points") or []
+    if status == BenchmarkStatus.DONE and not failed:
+        return _reason("BENCHMARK", True, "benchmark complete")
+    if failed:
+        named = "; ".join(f"{p.get('point_id')}: {p.get('error') or 'failed'}" for p in failed[:5])
+        more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
+        return _reason("BENCHMARK", False, f"benchmark {status}: {len(failed)} points not measured ({named}{more}); "
+                       "set verdict.require_benchmark false to waive the benchmark")
+    error = bench.get("error") or {}
+    return _reason("BENCHMARK", False, f"benchmark {status}"
+                   + (f": {error.get('error')}: {error.get('cause')}" if error else "")
+                   + "; set verdict.require_benchmark false to waive the benchmark")
+
+
+def _scratch_reasons(scratch: dict[str, Any]) -> list[dict[str, Any]]:
+    """Anything the write test left in the customer database fails the verdict, by name."""
+    if not scratch.get("created") and not scratch.get("left"):
+        return []
+    left = scratch.get("left") or []
+    return [_reason("SCRATCH_LEFT", not left,
+                    f"the write test left {', '.join(left)} in the database (drop it after checking it holds "
+                    "only the run's scratch data)" if left
+                    else f"the write test's scratch objects were removed ({', '.join(scratch.get('removed') or [])})")]
+
+
 def _probe_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """WARM_VS_COLD, read as a DBA reads the two probes' median single-block read latency.
+
+    ``c`` and ``w`` are the cold and warm medians. The warm probe reads a fresh sample
+    that the cold probe did not touch (``overlap_blocks`` in its findings), so a block
+    the warm-up missed reads at cold speed there. In this order:
+
+    1. Warm slower than cold beyond noise fails, whatever the absolute figures:
+       ``w > c × max_warm_to_cold_latency`` and ``w - c > latency_noise_ms``. Reads that
+       got slower after a warm-up (missed blocks, eviction, a busy instance) are
+       something to look at before a cutover, not a pass.
+    2. Cold already fast (``c <= fast_read_ms``): no first-touch penalty was measured, so
+       there is nothing the warm-up could be shown to have removed. Not a failure, and
+       not a passed check either: the reason is ``ok`` with ``judged: False`` and says
+       "no first-touch penalty measured" (a volume not restored from a snapshot, or one
+       already initialized).
+    3. Cold slow (``c > fast_read_ms``): a penalty was measured. It passes, with the
+       ratio, when warm is fast (``w <= fast_read_ms``) or at least ``min_warm_speedup``
+       times faster than cold; otherwise the fresh sample still reads at first-touch
+       speed and it fails: the warm-up did not reach those blocks.
+    """
     probes = bench.get("probes") or {}
     cold, warm = probes.get("cold") or {}, probes.get("warm") or {}
-    if cold.get("status") != "DONE" or warm.get("status") != "DONE":
-        missing = [p for p, d in (("cold", cold), ("warm", warm)) if d.get("status") != "DONE"]
+    if cold.get("status") != PointStatus.DONE or warm.get("status") != PointStatus.DONE:
+        missing = [p for p, d in (("cold", cold), ("warm", warm)) if d.get("status") != PointStatus.DONE]
         return [_reason("PROBES_MISSING", False, f"the {' and '.join(missing)} probe is missing "
-                        f"({'; '.join(str(d.get('cause') or d.get('status') or 'not run') for d in (cold, warm) if d.get('status') != 'DONE')})")]  # noqa: E501
+                        f"({'; '.join(str(d.get('cause') or d.get('status') or 'not run') for d in (cold, warm) if d.get('status') != PointStatus.DONE)})")]  # noqa: E501
     c50, w50 = (cold.get("latency_us") or {}).get("p50"), (warm.get("latency_us") or {}).get("p50")
     if not c50 or w50 is None:
         return [_reason("PROBES_MISSING", False, "the probes have no latency figures")]
-    ratio = w50 / c50
-    fast = w50 / 1000 <= t.fast_read_ms
-    return [_reason("WARM_VS_COLD", ratio <= t.max_warm_to_cold_latency or fast,
-                    f"warm median read {w50 / 1000:.2f} ms vs cold {c50 / 1000:.2f} ms "
-                    f"({ratio:.2f}×, limit {t.max_warm_to_cold_latency:g}×"
-                    + (f"; at most {t.fast_read_ms:g} ms counts as fast)" if fast else ")"))]
+    return [warm_vs_cold(c50 / 1000, w50 / 1000, t, overlap=warm.get("overlap_blocks"))]
+
+
+def warm_vs_cold(c: float, w: float, t: Thresholds, *, overlap: int | None) -> dict[str, Any]:
+    """The rule of ``_probe_reasons`` on the two medians in ms."""
+    figures = f"warm median read {w:.2f} ms vs cold {c:.2f} ms"
+    if overlap:
+        figures += f"; the warm probe re-read {overlap} of the cold probe's blocks"
+    if w > c * t.max_warm_to_cold_latency and w - c > t.latency_noise_ms and w <= t.fast_read_ms:
+        # both fast: a loaded machine's noise as often as anything; said, never passed, not a failure
+        return {**_reason("WARM_VS_COLD", True,
+                          f"warm reads are slower than cold, though fast: {figures} ({w / c:.2f}× the cold median); "
+                          f"at most {t.fast_read_ms:g} ms is fast, so no first-touch penalty is measured either way"),
+                "judged": False}
+    if w > c * t.max_warm_to_cold_latency and w - c > t.latency_noise_ms:
+        return _reason("WARM_VS_COLD", False,
+                       f"warm reads are slower than cold: {figures} ({w / c:.2f}× the cold median, noise allowance "
+                       f"{t.max_warm_to_cold_latency:g}× or {t.latency_noise_ms:g} ms): blocks the warm-up missed, "
+                       "evicted or a busy instance; look at the warm probe's histogram before the cutover")
+    if c <= t.fast_read_ms:
+        return {**_reason("WARM_VS_COLD", True,
+                          f"no first-touch penalty measured: {figures}; the cold reads were already at most "
+                          f"{t.fast_read_ms:g} ms (a volume not restored from a snapshot, or already initialized), "
+                          "so the probes cannot show what the warm-up removed"), "judged": False}
+    speedup = c / w if w > 0 else float("inf")
+    if w <= t.fast_read_ms or speedup >= t.min_warm_speedup:
+        return _reason("WARM_VS_COLD", True, f"first-touch penalty removed: {figures} (cold/warm {speedup:.2f}×)")
+    return _reason("WARM_VS_COLD", False,
+                   f"the first-touch penalty remains: {figures} (cold/warm {speedup:.2f}×; needs warm at most "
+                   f"{t.fast_read_ms:g} ms or {t.min_warm_speedup:g}× faster): the warm probe's fresh blocks still "
+                   "read at first-touch speed, so the warm-up did not reach them")
 
 
 def _p99_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
@@ -89,7 +177,7 @@ def _p99_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     if t.max_warm_p99_ms is None:
         return []
     warm = (bench.get("probes") or {}).get("warm") or {}
-    p99 = (warm.get("latency_us") or {}).get("p99") if warm.get("status") == "DONE" else None
+    p99 = (warm.get("latency_us") or {}).get("p99") if warm.get("status") == PointStatus.DONE else None
     return [_reason("WARM_P99", p99 is not None and p99 / 1000 <= t.max_warm_p99_ms,
                     f"warm p99 read {p99 / 1000:.2f} ms (limit {t.max_warm_p99_ms:g} ms)" if p99 is not None
                     else f"no warm probe p99 to hold to the limit of {t.max_warm_p99_ms:g} ms "
@@ -97,11 +185,12 @@ def _p99_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
 
 
 def best_rates(bench: dict[str, Any]) -> tuple[float | None, float | None]:
-    """Best random-read IOPS and best read MiB/s over the measured points."""
-    points = [p for p in bench.get("points") or [] if p.get("status") == "DONE"]
-    iops = [p["iops"] for p in points if p.get("kind") == "random" and p.get("iops") is not None]
+    """Best random-read IOPS and best read MiB/s over the measured points; a point whose rate includes
+    re-reads a cache served (``measure.model.is_cached``) is not storage evidence."""
+    points = [p for p in bench.get("points") or [] if p.get("status") == PointStatus.DONE and not is_cached(p)]
+    iops = [p["iops"] for p in points if p.get("kind") == PointKind.RANDOM and p.get("iops") is not None]
     mibps = [p["throughput_kbps"] / 1024 for p in points
-             if p.get("kind") in ("sequential", "random") and p.get("throughput_kbps") is not None]
+             if p.get("kind") in READ_KINDS and p.get("throughput_kbps") is not None]
     return (max(iops) if iops else None), (max(mibps) if mibps else None)
 
 
@@ -139,6 +228,42 @@ def _baseline_reasons(bench: dict[str, Any], baseline: dict[str, Any] | None, t:
     return out or [_reason("BASELINE", False, f"baseline run {t.baseline_run_id} has no benchmark points")]
 
 
+def _storage_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """RDS's storage operation at the end of the run, judged only with require_storage_initialized
+    (``decide`` states how far RDS says it is either way)."""
+    if not t.require_storage_initialized:
+        return []
+    section = f.get("storage_initialization") if isinstance(f.get("storage_initialization"), dict) else {}
+    said = progress_sentence(section)
+    done = section.get("initialized_at_end")
+    if done is None:  # no answer from RDS at all: missing evidence
+        return [_reason("STORAGE_INITIALIZING", False, f"{said}: whether RDS still initializes the volume is not "
+                        "known (verdict.require_storage_initialized)")]
+    if done:
+        return [_reason("STORAGE_INITIALIZING", True, said if section.get("reported")
+                        else f"{said}: no StorageOperationStatus at the end of the run")]
+    return [_reason("STORAGE_INITIALIZING", False, f"{said}: RDS still reports StorageOperationStatus "
+                    f"{(section.get('last') or {}).get('status')} (verdict.require_storage_initialized); wait and "
+                    "run again, or set it false")]
+
+
+def _oversized_reasons(f: dict[str, Any]) -> list[dict[str, Any]]:
+    """Segments too big for one work unit (``warmup.modes``): were they read, and by what?"""
+    big = [s for s in f.get("oversized_segments") or [] if isinstance(s, dict)]
+    if not big:
+        return []
+    unread = [s for s in big if s.get("status") != "READ"]
+    by_pass = sum(1 for s in big if s.get("read_by") == "datafile_pass")
+    how = (f"{by_pass} by the datafile pass, {len(big) - by_pass} by their own unit" if by_pass
+           else "by their own unit; where the engine offers it, warmup.mode both reads them with the datafile pass")
+    if unread:
+        names = ", ".join(str(s.get("key")) for s in unread[:3])
+        names += f" and {len(unread) - 3} more" if len(unread) > 3 else ""
+        return [_reason("OVERSIZED_SEGMENTS", False, f"{len(unread)} of {len(big)} segments too big for one work unit "
+                        f"were not read: {names} ({how})")]
+    return [_reason("OVERSIZED_SEGMENTS", True, f"all {len(big)} segments too big for one work unit were read ({how})")]
+
+
 def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
            baseline: dict[str, Any] | None = None, *, benchmark_requested: bool = True,
            probes_requested: bool = True) -> dict[str, Any]:
@@ -147,23 +272,19 @@ def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
     reasons = _warmup_reasons(findings, t)
     bench = findings.get("benchmark") or {}
     if benchmark_requested and t.require_benchmark:
-        status = bench.get("status")
-        if status not in ("DONE", "PARTIAL"):
-            error = (bench.get("error") or {})
-            reasons.append(_reason("BENCHMARK", False, f"benchmark {status or 'NOT_RUN'}"
-                                   + (f": {error.get('error')}: {error.get('cause')}" if error else "")))
-        else:
-            failed = bench.get("failed_points") or []
-            reasons.append(_reason("BENCHMARK", not failed, f"{len(failed)} benchmark points failed" if failed
-                                   else "benchmark complete"))
+        reasons.append(_benchmark_reason(bench))
         if probes_requested:
             reasons += _probe_reasons(bench, t)
         else:
             reasons.append(_reason("PROBES_OFF", True, "warm vs cold not judged: the probes were turned off "
                                    "(benchmark.probe_blocks: 0)"))
+    reasons += _scratch_reasons(findings.get("scratch") or {})
     reasons += _p99_reasons(bench, t)
     reasons += _expected_reasons(bench, t)
     reasons += _baseline_reasons(bench, baseline, t)
+    reasons += _storage_reasons(findings, t)
+    reasons += _oversized_reasons(findings)
     verdict = READY if all(r["ok"] for r in reasons) else NOT_READY
     reasons.sort(key=lambda r: r["ok"])
-    return {"verdict": verdict, "reasons": reasons, "thresholds": t.model_dump()}
+    return {"verdict": verdict, "reasons": reasons, "thresholds": t.model_dump(),
+            "storage_initialization": progress_sentence(findings.get("storage_initialization"))}

@@ -1,16 +1,22 @@
-"""Record a benchmark step that failed; the run goes on to its findings."""
+"""Record a benchmark step, or one sweep point, that failed; the run goes on to its findings."""
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.benchmark import record_benchmark_failure
+from cutover_prep.benchmark.steps import record_benchmark_failure, record_point_failure
+from cutover_prep.models.steps import BenchmarkFailedEvent
 from cutover_prep.observability import logger, metrics, tracer
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return record_benchmark_failure(event["run_id"], event["error"], store=deps.store())
+@event_parser(model=BenchmarkFailedEvent)
+def handler(event: BenchmarkFailedEvent, context: LambdaContext) -> dict[str, Any]:
+    error = event.error.model_dump(exclude_none=True)
+    if event.point_id:
+        return record_point_failure(event.run_id, event.point_id, error, store=deps.store())
+    return record_benchmark_failure(event.run_id, error, store=deps.store())

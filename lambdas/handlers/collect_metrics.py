@@ -2,16 +2,23 @@
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
+from cutover_prep.benchmark.evidence import collect_metrics
+from cutover_prep.models.steps import CollectMetricsEvent
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.sweep_evidence import collect_metrics
+from cutover_prep.rds_progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return collect_metrics(event["run"], int(event.get("attempt") or 0), store=deps.store(),
+@event_parser(model=CollectMetricsEvent)
+def handler(event: CollectMetricsEvent, context: LambdaContext) -> dict[str, Any]:
+    run = event.run.logic_input()
+    sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="CollectMetrics",
+                            min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
+    return collect_metrics(run, event.attempt, store=deps.store(),
                            cloudwatch=deps.client("cloudwatch"), logs=deps.client("logs"), rds=deps.client("rds"))

@@ -2,9 +2,11 @@
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
+from cutover_prep.models.steps import RunState
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.rds import describe_instance
 
@@ -12,5 +14,6 @@ from cutover_prep.rds import describe_instance
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return describe_instance(event, deps.client("rds"))
+@event_parser(model=RunState)
+def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
+    return describe_instance(event.logic_input(), deps.client("rds"), store=deps.store())

@@ -2,16 +2,19 @@
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.discovery import discover_and_plan
+from cutover_prep.models.steps import RunState
 from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.warmup.discovery import discover_and_plan
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return discover_and_plan(event, store=deps.store(), read_secret=deps.read_secret,
+@event_parser(model=RunState)
+def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
+    return discover_and_plan(event.logic_input(), store=deps.store(), read_secret=deps.read_secret,
                              open_engine=deps.open_engine)

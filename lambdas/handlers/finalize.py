@@ -2,15 +2,18 @@
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.findings import finalize
+from cutover_prep.findings.finalize import finalize
+from cutover_prep.models.steps import FinalizeEvent
 from cutover_prep.observability import logger, metrics, tracer
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return finalize(event["run_id"], store=deps.store(), events=deps.client("events"))
+@event_parser(model=FinalizeEvent)
+def handler(event: FinalizeEvent, context: LambdaContext) -> dict[str, Any]:
+    return finalize(event.run_id, store=deps.store(), events=deps.client("events"), rds=deps.progress_client())

@@ -2,24 +2,28 @@
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
+from cutover_prep.models.steps import TriggerEvent
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.settings import get_settings
-from cutover_prep.trigger import Starter, matches_pattern, on_rds_event, sweep
+from cutover_prep.trigger.restore import Starter, matches_pattern, on_rds_event, sweep
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+@event_parser(model=TriggerEvent)
+def handler(event: TriggerEvent, context: LambdaContext) -> dict[str, Any]:
     settings = get_settings()
     starter = Starter(dynamodb=deps.client("dynamodb"), table=settings.table_name,
                       stepfunctions=deps.client("stepfunctions"), state_machine_arn=settings.state_machine_arn or "",
                       rds=deps.client("rds"), events=deps.client("events"))
-    if matches_pattern(event):
-        result = on_rds_event(event, starter)
+    raw = event.logic_input()
+    if matches_pattern(raw):
+        result = on_rds_event(raw, starter)
         logger.info("restore event", extra={"result": result})
         return result
     results = sweep(starter, lookback_hours=settings.restore_lookback_hours,

@@ -2,16 +2,19 @@
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.benchmark import probe
+from cutover_prep.benchmark.steps import probe
+from cutover_prep.models.steps import ProbeEvent
 from cutover_prep.observability import logger, metrics, tracer
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return probe(event["run"], event["phase"], store=deps.store(),
+@event_parser(model=ProbeEvent)
+def handler(event: ProbeEvent, context: LambdaContext) -> dict[str, Any]:
+    return probe(event.run.logic_input(), event.phase, store=deps.store(),
                  open_driver=deps.bench_opener(context))

@@ -3,17 +3,20 @@
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.findings import record_unit_failure
+from cutover_prep.findings.failures import record_unit_failure
+from cutover_prep.models.steps import UnitFailedEvent
 from cutover_prep.observability import logger, metrics, tracer
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = record_unit_failure(event, store=deps.store())
+@event_parser(model=UnitFailedEvent)
+def handler(event: UnitFailedEvent, context: LambdaContext) -> dict[str, Any]:
+    result = record_unit_failure(event.logic_input(), store=deps.store())
     metrics.add_metric(name="UnitsFailed", unit=MetricUnit.Count, value=1)
     return result

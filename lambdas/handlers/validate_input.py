@@ -2,19 +2,20 @@
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.inputs import check_baseline, parse_run_input
+from cutover_prep.models.steps import ValidateInputEvent
 from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.restart import begin_run
+from cutover_prep.settings import connection_policy
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    config = parse_run_input(event.get("input"), execution_name=event.get("execution_name"))
-    store = deps.store()
-    check_baseline(config, store.get_run)
-    store.start_run(config)  # the run is visible (RUNNING) from here on, also while a restore runs
-    return config
+@event_parser(model=ValidateInputEvent)
+def handler(event: ValidateInputEvent, context: LambdaContext) -> dict[str, Any]:
+    return begin_run(event.input, execution_name=event.execution_name, store=deps.store(),
+                     allowed_hosts=connection_policy().allowed_db_hosts)

@@ -3,25 +3,33 @@
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
+from cutover_prep.models.status import WarmStep
+from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.rds_progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
 from cutover_prep.settings import get_settings
-from cutover_prep.warmup import Budget, warm_unit
+from cutover_prep.warmup.unit import Budget, warm_unit
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+@event_parser(model=WarmUnitEvent)
+def handler(event: WarmUnitEvent, context: LambdaContext) -> dict[str, Any]:
     settings = get_settings()
     remaining = lambda: context.get_remaining_time_in_millis() / 1000  # noqa: E731
+    run = event.run.logic_input()
+    sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="WarmUnit",
+                            min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
     result = warm_unit(
-        event, store=deps.store(),
-        engine=lambda: deps.cached_engine(event["run"], max(1.0, remaining() - settings.safety_margin_seconds / 2)),
+        event.logic_input(), store=deps.store(),
+        engine=lambda: deps.cached_engine(run, max(1.0, remaining() - settings.safety_margin_seconds / 2)),
         budget=Budget(remaining, settings.safety_margin_seconds), read_attempts=settings.read_attempts,
     )
-    if result["status"] == "DONE":
+    if result["status"] == WarmStep.DONE:
         metrics.add_metric(name="UnitsWarmed", unit=MetricUnit.Count, value=1)
     return result

@@ -68,3 +68,62 @@ def synth_factory(tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict[st
         return synthesize(tmp_path_factory.mktemp("cdk.out"), context)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    return synthesize(tmp_path_factory.mktemp("cdk.out"), {})
+
+
+@pytest.fixture(scope="session")
+def in_vpc(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    """In a VPC, with the optional notifications topic (so cdk-nag and cfn-lint see it too)."""
+    return synthesize(
+        tmp_path_factory.mktemp("cdk.out"), {**VPC_CONTEXT, "notify_emails": "dba@example.com, oncall@example.com"}
+    )
+
+
+# -- reading the template -------------------------------------------------------------------------
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def functions_by_handler(synth: Synth) -> dict[str, tuple[str, dict[str, Any]]]:
+    return {r["Properties"]["Handler"]: (k, r) for k, r in synth.resources("AWS::Lambda::Function").items()}
+
+
+def role_of(function: dict[str, Any]) -> str:
+    return function["Properties"]["Role"]["Fn::GetAtt"][0]
+
+
+def statements_of_role(synth: Synth, role_id: str) -> list[dict[str, Any]]:
+    statements = []
+    for policy in synth.resources("AWS::IAM::Policy").values():
+        if {"Ref": role_id} in policy["Properties"]["Roles"]:
+            statements += policy["Properties"]["PolicyDocument"]["Statement"]
+    return statements
+
+
+def actions_of_role(synth: Synth, role_id: str) -> set[str]:
+    return {a for s in statements_of_role(synth, role_id) for a in as_list(s["Action"])}
+
+
+def flat(value: Any) -> str:
+    """A resource value as one string, intrinsics rendered as <Logical.Attr>/<Ref>."""
+    if isinstance(value, str):
+        return value
+    if "Fn::Join" in value:
+        return value["Fn::Join"][0].join(flat(v) for v in value["Fn::Join"][1])
+    if "Ref" in value:
+        return f"<{value['Ref']}>"
+    if "Fn::GetAtt" in value:
+        return f"<{'.'.join(value['Fn::GetAtt'])}>"
+    return json.dumps(value)
+
+
+def statements_with(synth: Synth, role_id: str, action: str) -> list[dict[str, Any]]:
+    return [s for s in statements_of_role(synth, role_id) if action in as_list(s["Action"])]
+
+
+def resources_for(synth: Synth, role_id: str, action: str) -> set[str]:
+    return {flat(r) for s in statements_with(synth, role_id, action) for r in as_list(s["Resource"])}

@@ -11,122 +11,38 @@ import pytest
 from aws_cdk import App
 from aws_cdk.assertions import Match, Template
 
-from .conftest import REPO_ROOT, VPC_CONTEXT, Synth
+from cutover_prep.workflows import FUNCTIONS as CATALOGUE
+from cutover_prep.workflows import TRIGGERED_WORKFLOW, WORKFLOWS
 
-ASL_FILE = REPO_ROOT / "statemachines" / "warmup.asl.json"
+from .conftest import (
+    REPO_ROOT,
+    VPC_CONTEXT,
+    Synth,
+    actions_of_role,
+    as_list,
+    flat,
+    functions_by_handler,
+    resources_for,
+    role_of,
+    statements_with,
+)
 
-FUNCTIONS = {  # handler -> (timeout, memory)
-    "handlers.validate_input.handler": (30, 256),
-    "handlers.start_restore.handler": (60, 256),
-    "handlers.describe_instance.handler": (30, 256),
-    "handlers.discover.handler": (900, 1024),
-    "handlers.warm_unit.handler": (900, 512),
-    "handlers.unit_failed.handler": (30, 256),
-    "handlers.finalize.handler": (300, 512),
-    "handlers.run_failed.handler": (60, 256),
-    "handlers.probe.handler": (900, 512),
-    "handlers.plan_sweep.handler": (120, 512),
-    "handlers.run_point.handler": (900, 1024),
-    "handlers.collect_metrics.handler": (300, 512),
-    "handlers.analyze.handler": (300, 1024),
-    "handlers.benchmark_failed.handler": (30, 256),
-    "handlers.on_restore.handler": (120, 256),
-}
-NOT_IN_WORKFLOW = {"handlers.on_restore.handler"}  # invoked by EventBridge, not by the state machine
-DB_HANDLERS = ("discover", "warm_unit", "probe", "plan_sweep", "run_point")
-VPC_HANDLERS = {f"handlers.{h}.handler" for h in DB_HANDLERS}
-SUBSTITUTIONS = {
-    "ValidateInputFunctionArn",
-    "StartRestoreFunctionArn",
-    "DescribeInstanceFunctionArn",
-    "DiscoverFunctionArn",
-    "WarmUnitFunctionArn",
-    "UnitFailedFunctionArn",
-    "FinalizeFunctionArn",
-    "RunFailedFunctionArn",
-    "ProbeFunctionArn",
-    "PlanSweepFunctionArn",
-    "RunPointFunctionArn",
-    "CollectMetricsFunctionArn",
-    "AnalyzeFunctionArn",
-    "BenchmarkFailedFunctionArn",
-    "EvidenceBucketName",
-}
+# What the stack must deploy comes from the catalogue (tests/unit/test_workflows.py pins its values).
+WORKFLOW = WORKFLOWS[TRIGGERED_WORKFLOW]
+ASL_FILE = WORKFLOW.asl_path
+FUNCTIONS = {f.handler: (f.timeout_seconds, f.memory_mb) for f in CATALOGUE.values()}  # handler -> limits
+# EventBridge invokes them, or another workflow (the comparison) calls them
+NOT_IN_WORKFLOW = {f.handler for f in CATALOGUE.values() if f.construct_id not in WORKFLOW.functions}
+VPC_HANDLERS = {f.handler for f in CATALOGUE.values() if f.in_vpc}
+SUBSTITUTIONS = WORKFLOW.substitution_keys()
 # Actions AWS offers no resource-level permissions for: the only ones allowed on Resource "*".
-STAR_RESOURCE_ACTIONS = {
-    "xray:PutTraceSegments",
-    "xray:PutTelemetryRecords",
-    "xray:GetSamplingRules",
-    "xray:GetSamplingTargets",
-    "logs:CreateLogDelivery",
-    "logs:GetLogDelivery",
-    "logs:UpdateLogDelivery",
-    "logs:DeleteLogDelivery",
-    "logs:ListLogDeliveries",
-    "logs:PutResourcePolicy",
-    "logs:DescribeResourcePolicies",
-    "logs:DescribeLogGroups",
-    "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeSubnets",
-    "cloudwatch:GetMetricData",
-}
-
-
-@pytest.fixture(scope="module")
-def plain(synth_factory) -> Synth:
-    return synth_factory({})
-
-
-@pytest.fixture(scope="module")
-def in_vpc(synth_factory) -> Synth:
-    """In a VPC, with the optional notifications topic (so cdk-nag and cfn-lint see it too)."""
-    return synth_factory({**VPC_CONTEXT, "notify_emails": "dba@example.com, oncall@example.com"})
-
-
-# -- helpers ------------------------------------------------------------------------------------
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
-
-
-def functions_by_handler(synth: Synth) -> dict[str, tuple[str, dict[str, Any]]]:
-    return {r["Properties"]["Handler"]: (k, r) for k, r in synth.resources("AWS::Lambda::Function").items()}
-
-
-def role_of(function: dict[str, Any]) -> str:
-    return function["Properties"]["Role"]["Fn::GetAtt"][0]
-
-
-def statements_of_role(synth: Synth, role_id: str) -> list[dict[str, Any]]:
-    statements = []
-    for policy in synth.resources("AWS::IAM::Policy").values():
-        if {"Ref": role_id} in policy["Properties"]["Roles"]:
-            statements += policy["Properties"]["PolicyDocument"]["Statement"]
-    return statements
-
-
-def actions_of_role(synth: Synth, role_id: str) -> set[str]:
-    return {a for s in statements_of_role(synth, role_id) for a in _as_list(s["Action"])}
-
-
-def flat(value: Any) -> str:
-    """A resource value as one string, intrinsics rendered as <Logical.Attr>/<Ref>."""
-    if isinstance(value, str):
-        return value
-    if "Fn::Join" in value:
-        return value["Fn::Join"][0].join(flat(v) for v in value["Fn::Join"][1])
-    if "Ref" in value:
-        return f"<{value['Ref']}>"
-    if "Fn::GetAtt" in value:
-        return f"<{'.'.join(value['Fn::GetAtt'])}>"
-    return json.dumps(value)
-
-
-def statements_with(synth: Synth, role_id: str, action: str) -> list[dict[str, Any]]:
-    return [s for s in statements_of_role(synth, role_id) if action in _as_list(s["Action"])]
-
-
-def resources_for(synth: Synth, role_id: str, action: str) -> set[str]:
-    return {flat(r) for s in statements_with(synth, role_id, action) for r in _as_list(s["Resource"])}
+STAR_RESOURCE_ACTIONS = (
+    {f"xray:{a}" for a in ("PutTraceSegments", "PutTelemetryRecords", "GetSamplingRules", "GetSamplingTargets")}
+    | {f"logs:{a}" for a in ("CreateLogDelivery", "GetLogDelivery", "UpdateLogDelivery", "DeleteLogDelivery",
+                             "ListLogDeliveries", "PutResourcePolicy", "DescribeResourcePolicies", "DescribeLogGroups")}
+    | {"ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets", "cloudwatch:GetMetricData",
+       "cloudwatch:GetMetricStatistics", "pricing:GetProducts"}
+)
 
 
 def asl_state_names(definition: dict[str, Any]) -> set[str]:
@@ -357,9 +273,9 @@ def test_policies_have_no_wildcard_actions_and_star_only_where_required(
     synth: Synth = request.getfixturevalue(variant)
     for name, policy in synth.resources("AWS::IAM::Policy").items():
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
-            actions = _as_list(statement["Action"])
+            actions = as_list(statement["Action"])
             assert not any("*" in a for a in actions), (name, actions)
-            if "*" in _as_list(statement["Resource"]):
+            if "*" in as_list(statement["Resource"]):
                 assert set(actions) <= STAR_RESOURCE_ACTIONS, (name, actions)
 
 
@@ -392,15 +308,20 @@ def test_function_permissions(in_vpc: Synth) -> None:
     assert {a.rsplit(":", 2)[-2] for a in restore_arns} == {"db", "snapshot", "subgrp", "og", "pg", "secgrp"}
     assert all(a.startswith("arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:") for a in restore_arns)
 
+    # Each answer is a sample of RDS's storage progress (UpdateItem); once available, is it a green instance?
     assert actions_of_role(in_vpc, roles["handlers.describe_instance.handler"]) == logs_and_xray | {
-        "rds:DescribeDBInstances"
+        "rds:DescribeDBInstances", "rds:DescribeBlueGreenDeployments",
+        "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
     }
+    assert resources_for(in_vpc, roles["handlers.describe_instance.handler"], "rds:DescribeBlueGreenDeployments") == {
+        "arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:deployment:*"}
 
     for handler in sorted(VPC_HANDLERS):
         role = roles[handler]
-        assert resources_for(in_vpc, role, "secretsmanager:GetSecretValue") == {
-            "arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:*"
-        }
+        (read_secret,) = statements_with(in_vpc, role, "secretsmanager:GetSecretValue")
+        secrets = "arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:*"
+        assert flat(read_secret["Resource"]) == secrets
+        assert read_secret["Condition"] == {"StringEquals": {"secretsmanager:ResourceTag/cutover-prep:access": "read"}}
         (decrypt,) = statements_with(in_vpc, role, "kms:Decrypt")
         assert (
             flat(decrypt["Condition"]["StringEquals"]["kms:ViaService"])
@@ -424,6 +345,7 @@ def test_function_permissions(in_vpc: Synth) -> None:
         "dynamodb:PutItem",
         "dynamodb:UpdateItem",
     }
+    assert {a for a in warm if a.startswith("rds:")} == {"rds:DescribeDBInstances"}  # RDS's storage progress
 
     unit_failed = actions_of_role(in_vpc, roles["handlers.unit_failed.handler"])
     assert unit_failed == logs_and_xray | {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
@@ -436,7 +358,9 @@ def test_function_permissions(in_vpc: Synth) -> None:
         "s3:GetObject",
         "s3:PutObject",
     } <= finalize
-    assert not any(a.startswith(("secretsmanager:", "rds:", "kms:")) for a in finalize)
+    assert not any(a.startswith(("secretsmanager:", "kms:")) for a in finalize)
+    # RDS's storage progress at the end of the run (verdict.require_storage_initialized): describe only
+    assert {a for a in finalize if a.startswith("rds:")} == {"rds:DescribeDBInstances"}
 
     run_failed = actions_of_role(in_vpc, roles["handlers.run_failed.handler"])
     assert run_failed == logs_and_xray | {
@@ -454,8 +378,16 @@ def test_function_permissions(in_vpc: Synth) -> None:
     # Benchmark: database access only where the database is read; metrics only where collected.
     for handler in ("handlers.probe.handler", "handlers.plan_sweep.handler", "handlers.run_point.handler"):
         actions = actions_of_role(in_vpc, roles[handler])
-        assert not any(a.startswith(("cloudwatch:", "rds:")) for a in actions), handler
+        assert not any(a.startswith("rds:") for a in actions), handler
         assert not {"s3:DeleteObject", "dynamodb:DeleteItem", "dynamodb:Scan"} & actions
+        # PlanSweep caps the opt-in write test by the free storage RDS reports (FreeStorageSpace).
+        expected = {"cloudwatch:GetMetricStatistics"} if handler == "handlers.plan_sweep.handler" else set()
+        assert {a for a in actions if a.startswith("cloudwatch:")} == expected, handler
+    cleanup = actions_of_role(in_vpc, roles["handlers.cleanup_scratch.handler"])
+    assert {"secretsmanager:GetSecretValue", "rds:DescribeDBInstances", "s3:GetObject", "s3:PutObject",
+            "dynamodb:Query", "dynamodb:UpdateItem"} <= cleanup
+    assert not {"s3:DeleteObject", "dynamodb:DeleteItem", "dynamodb:Scan", "rds:AddTagsToResource"} & cleanup
+    assert not any(a.startswith("cloudwatch:") for a in cleanup)
     collect = actions_of_role(in_vpc, roles["handlers.collect_metrics.handler"])
     assert {"cloudwatch:GetMetricData", "logs:GetLogEvents", "logs:FilterLogEvents",
             "rds:DescribeDBInstances"} <= collect
@@ -486,7 +418,9 @@ def test_secret_pattern_comes_from_context(synth_factory) -> None:
 
 # -- state machine ---------------------------------------------------------------------------------
 def _state_machine(synth: Synth) -> dict[str, Any]:
-    (state_machine,) = synth.resources("AWS::StepFunctions::StateMachine").values()
+    # the run workflow's (the comparison's is tested in test_compare_stack.py)
+    (state_machine,) = [r for r in synth.resources("AWS::StepFunctions::StateMachine").values()
+                        if r["Properties"]["StateMachineName"] == WORKFLOW.state_machine_name]
     return state_machine["Properties"]
 
 
@@ -562,11 +496,13 @@ def _result_writer_prefixes(definition: dict[str, Any]) -> list[str]:
 
 def test_outputs_for_the_cli(plain: Synth) -> None:
     outputs = plain.template["Outputs"]
-    assert {"StateMachineArn", "EvidenceBucketName", "TableName"} <= set(outputs)
+    # CutoverRunStateMachineArn, and StateMachineArn (its name before the rename) for one more release.
+    assert {"CutoverRunStateMachineArn", "StateMachineArn", "EvidenceBucketName", "TableName"} <= set(outputs)
     assert all("Export" not in o for o in outputs.values())
-    assert outputs["StateMachineArn"]["Value"] == {
-        "Ref": next(iter(plain.resources("AWS::StepFunctions::StateMachine")))
-    }
+    for name in ("CutoverRunStateMachineArn", "StateMachineArn"):
+        assert outputs[name]["Value"] == {"Ref": next(k for k, r in plain.resources(
+            "AWS::StepFunctions::StateMachine").items()
+            if r["Properties"]["StateMachineName"] == WORKFLOW.state_machine_name)}
 
 
 # -- cfn-lint --------------------------------------------------------------------------------------
@@ -591,15 +527,16 @@ def test_cli_is_pinned_to_the_2_line() -> None:
 
 
 def test_restore_triggers_start_only_this_state_machine(plain: Synth) -> None:
-    from cutover_prep.trigger import EVENT_PATTERN
+    from cutover_prep.trigger.restore import EVENT_PATTERN
 
     rules = plain.resources("AWS::Events::Rule")
     patterns = [r["Properties"].get("EventPattern") for r in rules.values() if r["Properties"].get("EventPattern")]
     assert EVENT_PATTERN in patterns  # the rule is exactly the pattern the trigger code checks
-    schedules = [r["Properties"]["ScheduleExpression"] for r in rules.values()
-                 if r["Properties"].get("ScheduleExpression")]
-    assert schedules == ["rate(15 minutes)"]
     handler, function = functions_by_handler(plain)["handlers.on_restore.handler"]
+    schedules = [r["Properties"]["ScheduleExpression"] for r in rules.values()
+                 if r["Properties"].get("ScheduleExpression")
+                 and r["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [handler, "Arn"]}]
+    assert schedules == ["rate(15 minutes)"]  # the reaper's schedule: test_compare_stack.py
     assert "STATE_MACHINE_ARN" in function["Properties"]["Environment"]["Variables"]
     role = role_of(function)
     (start,) = statements_with(plain, role, "states:StartExecution")
@@ -616,7 +553,7 @@ def test_notifications_are_off_unless_asked_for(plain: Synth) -> None:
 
 
 def test_notifications_topic_gets_the_completion_event(in_vpc: Synth) -> None:
-    from cutover_prep import events
+    from cutover_prep import completion as events
 
     (topic_id, topic), = in_vpc.resources("AWS::SNS::Topic").items()
     key_ref = topic["Properties"]["KmsMasterKeyId"]
@@ -643,3 +580,16 @@ def test_notifications_topic_gets_the_completion_event(in_vpc: Synth) -> None:
                for s in statements)
     assert any(s["Effect"] == "Allow" and s["Principal"] == {"Service": "events.amazonaws.com"} for s in statements)
     assert in_vpc.template["Outputs"]["NotificationTopicArn"]["Value"] == {"Ref": topic_id}
+
+
+def test_the_function_code_asset_ships_no_cli_and_no_local_run(plain: Synth) -> None:
+    """The Lambda asset is the function code: no CLI (click), no local run (moto, pgserver), no sample database."""
+    code = {fn["Properties"]["Code"]["S3Key"] for fn in plain.resources("AWS::Lambda::Function").values()}
+    assert len(code) == 1  # one code asset for every function
+    [asset_dir] = [d for d in plain.outdir.glob("asset.*") if (d / "handlers").is_dir()]
+    shipped = {str(p.relative_to(asset_dir)) for p in asset_dir.rglob("*.py")}
+    assert "handlers/run_point.py" in shipped and "cutover_prep/workflows.py" in shipped
+    assert not [p for p in shipped if p.startswith(("cutover_prep/cli/", "cutover_prep/local/"))
+                or p.endswith("sample_db.py") or p == "cutover_prep/analysis/cli.py"], shipped
+    assert (asset_dir / "cutover_prep/report/templates/report.html.j2").exists()
+    assert (asset_dir / "cutover_prep/certs/rds-ca-bundle.pem").exists()

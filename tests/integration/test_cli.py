@@ -7,7 +7,7 @@ import json
 import psycopg
 import pytest
 
-from cutover_prep.cli import main
+from cutover_prep.cli.main import main
 from tests.conftest import conninfo
 
 
@@ -36,15 +36,123 @@ def test_local_run_against_a_dsn_writes_the_evidence(sample_db, tmp_path, capsys
 
 
 @pytest.mark.parametrize(("args", "code", "needle"), [
-    (["local", "--dsn", "mysql://u@h/db"], 2, "--dsn must start with"),
+    (["local", "--dsn", "db2://u@h/db"], 2, "--dsn must start with"),
+    (["local", "--dsn", "mysql://u:topsecret@127.0.0.1:1/db"], 3, "cannot connect to MySQL/MariaDB"),
     (["local", "--dsn", "postgresql://h/db"], 2, "--dsn needs user, host and database"),
     (["local", "--max-concurrency", "0"], 2, "--max-concurrency"),
     (["local", "--no-such-option"], 2, "No such option"),
     (["local", "--dsn", "postgresql://u:topsecret@127.0.0.1:1/db"], 3, "cannot connect to PostgreSQL"),
     (["local", "--dsn", "oracle://u:topsecret@127.0.0.1:1/svc"], 3, "cannot connect to Oracle"),
+    # issue 11, finding 7: nothing is started, nothing written outside ./out, no traceback, no password
+    (["local", "--run-id", "../../x"], 2, "--run-id: must be"),
+    (["local", "--run-id", "a/b"], 2, "--run-id: must be"),
+    (["local", "--dsn", "postgresql://u:topsecret@[::1:5432/db"], 2, "--dsn: "),
+    (["local", "--dsn", "postgresql://u:topsecret@[zz]/db"], 2, "--dsn: "),
+    (["local", "--dsn", "//u:topsecret@127.0.0.1/db"], 2, "--dsn must start with"),
+    (["local", "--dsn", "topsecret"], 2, "--dsn must start with"),
+    (["local", "--dsn", "postgresql://u:topsecret@127.0.0.1:99999/db"], 2, "--dsn has a port"),
+    (["local", "--dsn", "postgresql://u:topsecret@127.0.0.1/d\x00b"], 2, "--dsn: "),
+    (["local", "--dsn", "postgresql://u:topsecret@127.0.0.1:1/db", "--database", "d" * 300], 2,
+     "warmup.databases.0: "),
+    (["local", "--dsn", "postgresql://u:topsecret@127.0.0.1:1/db", "--include-schema", "a\x00b"], 2,
+     "warmup.include_schemas.0: "),
 ])
 def test_bad_options_and_unreachable_targets_are_one_line(args, code, needle, capsys):
     assert main(args) == code
     err = capsys.readouterr().err.strip()
     assert needle in err and "\n" not in err and "Traceback" not in err
     assert "topsecret" not in err
+
+
+def test_the_evidence_stays_inside_the_out_directory(tmp_path):
+    from cutover_prep.local.runner import UsageProblem, evidence_dir, evidence_file
+
+    assert evidence_dir(None, "run-1", base=tmp_path) == tmp_path / "run-1"
+    assert evidence_dir(tmp_path / "mine", "run-1") == tmp_path / "mine"  # --out is the user's choice
+    for bad in ("../../x", "..", "a/b", "/etc", ""):
+        with pytest.raises(UsageProblem, match="--run-id"):
+            evidence_dir(None, bad, base=tmp_path)
+    assert evidence_file(tmp_path, "units/u-1.json") == (tmp_path / "units" / "u-1.json").resolve()
+    for bad in ("../x", "units/../../x", "/etc/passwd"):
+        with pytest.raises(UsageProblem, match="outside"):
+            evidence_file(tmp_path, bad)
+
+
+@pytest.mark.postgres
+def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sample_db, tmp_path):
+    """`cutover-prep local` killed by the user mid-write: the scratch schema is dropped before it exits."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    if sample_db.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo / "lambdas"), str(repo)])}
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
+         "local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-progress", "--unit-mb", "8",
+         "--database", sample_db.database, "--write-test", "--point-seconds", "5", "--run-id", "ctrl-c"],
+        env=env, stderr=subprocess.PIPE, text=True)
+
+    def scratch_schemas() -> int:
+        with psycopg.connect(conninfo(sample_db)) as conn:
+            return conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'cutover_prep_scratch%'"
+                                ).fetchone()[0]
+    try:
+        deadline = time.monotonic() + 240
+        while not scratch_schemas():
+            assert child.poll() is None and time.monotonic() < deadline, "the write point never started"
+            time.sleep(0.2)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 130, err
+    assert "interrupted: stopping the run" in err and "run ctrl-c stopped" in err and "Traceback" not in err
+    assert scratch_schemas() == 0
+
+
+@pytest.mark.parametrize(("when", "last_line"), [
+    ("building the", "cutover-prep: interrupted before the run started; nothing was read"),
+    ("warm-up: ", "cutover-prep: interrupted: stopping the run and removing its scratch objects ... "
+                  "run ctrl-c-demo stopped; it had written nothing"),
+])
+def test_ctrl_c_is_one_line_exit_130_and_nothing_on_stdout(tmp_path, when, last_line):
+    """issue 16: Ctrl-C while the sample is built or while the run warms: exit 130, its line on stderr,
+    no interpreter's exceptions (moto logged the stopped state's failure as kilobytes of repr), stdout empty."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo / "lambdas"), str(repo)])}
+    err_file = tmp_path / "stderr"
+    with err_file.open("w") as err:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
+             "local", "--size-mb", "20", "--no-storage-emulation", "--out", str(tmp_path / "out"),
+             "--run-id", "ctrl-c-demo"], env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            deadline = time.monotonic() + 240
+            while when not in err_file.read_text():
+                assert child.poll() is None and time.monotonic() < deadline, err_file.read_text()
+                time.sleep(0.05)
+            child.send_signal(signal.SIGINT)
+            out, _ = child.communicate(timeout=120)
+        finally:
+            if child.poll() is None:
+                child.kill()
+    lines = err_file.read_text().splitlines()
+    assert child.returncode == 130, lines
+    assert out == ""
+    assert lines[-1] == last_line
+    assert all(line.startswith("cutover-prep: ") for line in lines), lines  # no tracebacks, no moto logs
+    assert sum("interrupted" in line for line in lines) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
 import pytest
 
@@ -14,8 +15,8 @@ if not DSN:
                 allow_module_level=True)
 
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions  # noqa: E402
-from cutover_prep.engines.oracle import OracleEngine  # noqa: E402
-from cutover_prep.planning import PlanOptions, plan_units  # noqa: E402
+from cutover_prep.engines.oracle.engine import OracleEngine, allow_writes  # noqa: E402
+from cutover_prep.warmup.planning import PlanOptions, plan_units  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 
@@ -24,11 +25,47 @@ pytestmark = pytest.mark.oracle
 def spec() -> ConnectionSpec:
     m = re.match(r"^(?P<user>[^/]+)/(?P<pw>[^@]+)@(?P<host>[^:/]+)(:(?P<port>\d+))?/(?P<svc>.+)$", DSN)
     assert m, "ORACLE_DSN must look like user/password@host:port/service"
-    return ConnectionSpec("oracle", m["host"], int(m["port"] or 1521), m["svc"], m["user"], m["pw"])
+    # A local test database (gvenzl/oracle-free) has no TCPS listener: TLS is off unless CUTOVER_PREP_TLS says.
+    return ConnectionSpec("oracle", m["host"], int(m["port"] or 1521), m["svc"], m["user"], m["pw"],
+                          tls=os.environ.get("CUTOVER_PREP_TLS", "disable"))
+
+
+def test_reads_run_read_only_and_writes_are_refused(spec):
+    import oracledb
+
+    setup = OracleEngine.connect(spec, call_timeout_seconds=120)
+    allow_writes(setup.conn)  # the test's own table, written by another session
+    with setup.conn.cursor() as cur:
+        cur.execute("CREATE TABLE cp_ro_probe (x NUMBER)")
+    engine = OracleEngine.connect(spec, call_timeout_seconds=120)
+    try:
+        assert engine.read_only_guard in ("transaction", "session+transaction")
+        assert engine.transport in ("tcps-verified", "tls-unverified", "plaintext")
+        with engine.conn.cursor() as cur:  # what every read runs in: SET TRANSACTION READ ONLY
+            engine._read_only_transaction(cur)
+            with pytest.raises(oracledb.DatabaseError) as err:
+                cur.execute("INSERT INTO cp_ro_probe VALUES (1)")
+            if engine.read_only_guard == "transaction":
+                assert getattr(err.value.args[0], "code", 0) == 1456  # ORA-01456: READ ONLY transaction
+        engine._end_transaction()
+        if engine.read_only_guard == "session+transaction":  # 23ai+: the session itself refuses writes and DDL
+            with engine.conn.cursor() as cur:
+                for statement in ("INSERT INTO cp_ro_probe VALUES (2)", "CREATE TABLE cp_ro_probe2 (x NUMBER)"):
+                    with pytest.raises(oracledb.DatabaseError):
+                        cur.execute(statement)
+        with setup.conn.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM cp_ro_probe")
+            assert cur.fetchone()[0] == 0
+    finally:
+        engine.close()
+        with setup.conn.cursor() as cur:
+            cur.execute("DROP TABLE cp_ro_probe PURGE")
+        setup.close()
 
 
 def test_warm_a_table_index_and_lob_with_hostile_names(spec):
     engine = OracleEngine.connect(spec, call_timeout_seconds=120)
+    allow_writes(engine.conn)  # the test's own setup writes through this session
     cur = engine.conn.cursor()
     cur.execute('CREATE TABLE "Mixed ""Case"" T#1" ("Id" NUMBER PRIMARY KEY, "b$" CLOB)'.replace('""', ""))
     try:
@@ -50,12 +87,14 @@ def test_warm_a_table_index_and_lob_with_hostile_names(spec):
 
 
 def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
-    from cutover_prep.sweep.model import PointSpec, SweepOptions
-    from cutover_prep.sweep.oracle import SCRATCH_TABLE, OracleBench
-    from cutover_prep.sweep.runner import run_point, run_probe
-    from cutover_prep.sweep.sample import BlockPicker, scan_target
+    from cutover_prep.benchmark.scratch import Scratch
+    from cutover_prep.engines.oracle.bench import OracleBench
+    from cutover_prep.measure.model import PointSpec, SweepOptions
+    from cutover_prep.measure.runner import run_point, run_probe
+    from cutover_prep.measure.sample import BlockPicker, scan_target
 
     engine = OracleEngine.connect(spec, call_timeout_seconds=120)
+    allow_writes(engine.conn)  # the test's own setup writes through this session
     cur = engine.conn.cursor()
     cur.execute('CREATE TABLE "CP Bench" (id NUMBER, pad VARCHAR2(400))')
     try:
@@ -71,16 +110,68 @@ def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
         probe = run_probe(bench, BlockPicker(ranges, seed=1).sample(20), phase="cold", max_seconds=60)
         assert probe["blocks_read"] == 20
         target = scan_target(units)
-        (point,) = bench.io_size_points(SweepOptions(mbrc_values=(16,), seconds_per_point=2), target)
+        (point,) = bench.io_size_points(SweepOptions(mbrc_values=[16], seconds_per_point=2), target)
         m = run_point(bench, point, target=target, picker=None, block_size=target.block_size)
         assert m.client["bytes"] > 0
         r = run_point(bench, PointSpec("random-02s", "random", 1, sessions=2), target=None,
                       picker=lambda i: BlockPicker(ranges, seed=i), block_size=target.block_size)
         assert r.client["requests"] > 0
-        run_point(bench, PointSpec("w", "write_direct", 1), target=None, picker=None, block_size=8192)
-        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name = :t", t=SCRATCH_TABLE)
+        scratch = Scratch.for_run("oracle-live", "oracle", 8 * 2**20)
+        w = run_point(bench, PointSpec("w", "write_direct", 30), target=None, picker=None, block_size=8192,
+                      scratch=scratch)
+        assert any("size cap" in n for n in w.notes)  # 8 MiB long before 30 s
+        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name = :t", t=scratch.name)
         assert cur.fetchone()[0] == 0
         bench.close()
     finally:
         cur.execute('DROP TABLE "CP Bench" PURGE')
+        engine.close()
+
+
+def test_a_table_holding_the_scratch_name_is_never_dropped(spec):
+    from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists
+    from cutover_prep.engines.oracle.bench import OracleBench
+    from cutover_prep.measure.model import PointSpec
+
+    scratch = Scratch.for_run("oracle-live-taken", "oracle", 8 * 2**20)
+    engine = OracleEngine.connect(spec, call_timeout_seconds=120)
+    allow_writes(engine.conn)
+    cur = engine.conn.cursor()
+    cur.execute(f'CREATE TABLE "{scratch.name}" (payroll NUMBER)')
+    cur.execute(f'INSERT INTO "{scratch.name}" SELECT LEVEL FROM dual CONNECT BY LEVEL <= 77')
+    engine.conn.commit()
+    bench = OracleBench.from_spec(spec, call_timeout_seconds=120)
+    try:
+        with pytest.raises(ScratchExists):
+            bench.write_point(PointSpec("w", "write_direct", 1), deadline=time.monotonic() + 1,
+                              scratch=scratch)
+        assert bench.drop_scratch(scratch) is Dropped.NOT_OURS
+        cur.execute(f'SELECT COUNT(*) FROM "{scratch.name}"')
+        assert cur.fetchone()[0] == 77
+    finally:
+        bench.close()
+        cur.execute(f'DROP TABLE "{scratch.name}" PURGE')  # the test's own stand-in for a customer table
+        engine.close()
+
+
+def test_datafiles_are_listed_and_a_block_range_is_validated_where_rdsadmin_exists(spec):
+    """DBA_DATA_FILES anywhere; the RMAN call only on RDS for Oracle (rdsadmin), else skipped."""
+    from cutover_prep.engines.base import ReadRange
+    from cutover_prep.engines.oracle import datafiles
+
+    engine = OracleEngine.connect(spec, call_timeout_seconds=600)
+    try:
+        files = engine.discover_datafiles()
+        assert files and all(f.kind == "DATAFILE" and f.extents[0].first_block == 1 for f in files)
+        with engine.conn.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM all_objects WHERE owner = 'RDSADMIN' AND object_name = "
+                        "'RDSADMIN_RMAN_UTIL'")
+            if not cur.fetchone()[0]:
+                pytest.skip("no rdsadmin.rdsadmin_rman_util: not RDS for Oracle, or EXECUTE not granted")
+        first = files[0]
+        extent = type(first.extents[0])(first.extents[0].file_id, 1, min(1024, first.blocks))
+        rng = ReadRange(first.key, first.locator, (extent,), first.block_size)
+        result = engine.read_range(rng)
+        assert result.method == datafiles.METHOD and result.blocks == extent.blocks
+    finally:
         engine.close()

@@ -11,12 +11,18 @@ import pytest
 from psycopg import sql
 
 from cutover_prep.engines import DiscoveryOptions, PermanentReadError
-from cutover_prep.engines.postgres import PostgresEngine
-from cutover_prep.local.sample_db import HOSTILE_SCHEMA, HOSTILE_TABLE
-from cutover_prep.planning import PlanOptions, plan_units
+from cutover_prep.engines.postgres.engine import PostgresEngine
+from cutover_prep.engines.postgres.sample_db import HOSTILE_SCHEMA, HOSTILE_TABLE
+from cutover_prep.warmup.planning import PlanOptions, plan_units
 from tests.conftest import conninfo
 
 pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture(autouse=True)
+def _local_server_has_no_tls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test server has no TLS; a Lambda requires it (tests/integration/test_tls.py)."""
+    monkeypatch.setenv("CUTOVER_PREP_TLS", "disable")
 
 # Independent of the engine's own query: every relation with storage and each fork's size.
 EXPECTED_SQL = """
@@ -104,22 +110,50 @@ def test_every_block_is_read_exactly_once_and_nothing_is_written(sample_db):
     assert tuple_counters(sample_db) == before
 
 
-def test_pg_prewarm_method_when_the_extension_is_installed(pg_admin, sample_db):
+@pytest.fixture
+def prewarm_installed(pg_admin, sample_db):
+    """pg_prewarm in the test's own database for the test, dropped after (skips without contrib)."""
     with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
-        available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'").fetchone()
-        if not available:
+        if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'").fetchone():
             pytest.skip("this PostgreSQL server has no pg_prewarm (contrib) to test with")
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")  # the test's own database
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+    yield
+    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+        conn.execute("DROP EXTENSION IF EXISTS pg_prewarm")
+
+
+def test_pg_prewarm_method_when_the_extension_is_installed(prewarm_installed, sample_db):
+    engine = PostgresEngine.connect(sample_db)
     try:
-        engine = PostgresEngine.connect(sample_db)
+        assert engine.capabilities(sample_db.database).method == "pg_prewarm"
+        assert warm_everything(engine, sample_db.database) == expected_forks(sample_db)
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("mode", ["read", "prefetch", "buffer"])
+def test_a_forced_method_and_prewarm_mode_read_every_block(prewarm_installed, sample_db, mode):
+    """What bench/hydration.py compares: each pg_prewarm mode, and pg_read_binary_file although pg_prewarm
+    is there, each confirming every planned block."""
+    for method in ("pg_prewarm", "pg_read_binary_file"):
+        engine = PostgresEngine.connect(sample_db, read_method=method, prewarm_mode=mode)
         try:
-            assert engine.capabilities(sample_db.database).method == "pg_prewarm"
             assert warm_everything(engine, sample_db.database) == expected_forks(sample_db)
         finally:
             engine.close()
+
+
+def test_a_forced_method_the_database_lacks_is_a_named_error(sample_db):
+    engine = PostgresEngine.connect(sample_db, read_method="pg_prewarm")
+    try:
+        segments = engine.discover(DiscoveryOptions(databases=(sample_db.database,)))
+        rng = plan_units(segments, PlanOptions(unit_bytes=2**20)).units[0].ranges[0]
+        with pytest.raises(PermanentReadError, match="pg_prewarm was asked for"):
+            engine.read_range(rng)
     finally:
-        with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
-            conn.execute("DROP EXTENSION IF EXISTS pg_prewarm")
+        engine.close()
+    with pytest.raises(ValueError, match="read_method must be one of"):
+        PostgresEngine(sample_db, read_method="dd")
 
 
 def test_unprivileged_fallback_reads_heaps_and_names_what_it_cannot_read(pg_admin, sample_db):

@@ -50,7 +50,7 @@ def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(aws.client_env())
     env.pop("CUTOVER_PREP_STACK", None)
-    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli", *args], env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", *args], env=env, capture_output=True,
                           text=True, timeout=timeout)
     return Result(done.returncode, done.stdout, done.stderr)
 
@@ -151,7 +151,8 @@ def test_a_retried_step_follows_its_running_run(aws, sample_db, secret_arn):
 @pytest.mark.parametrize(("args", "needle"), [
     (["--target", "restored-db", "--secret-arn", "not-an-arn"], "input: target.secret_arn:"),
     (["--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"],
-     "input: target.db_instance_identifier: is required"),
+     "input: --target (target.db_instance_identifier): is required"),
+    ([], "input: --target and --secret-arn are required"),
     (["--target", "restored-db", "--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
       "--set", "warmup.max_concurency=4"], "warmup.max_concurency: unknown field"),
     (["--target", "restored-db", "--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
@@ -192,7 +193,7 @@ def test_unknown_run_is_one_line(aws):
 def test_no_region_is_one_line(tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
-    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli", "status", "ci-x"], env=env,
+    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", "status", "ci-x"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "no AWS region" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
@@ -203,7 +204,7 @@ def test_a_bad_profile_or_input_encoding_is_one_line_and_exit_2(aws, tmp_path: P
                AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
     for args in (["status", "ci-x"], ["start", "--target", "db", "--secret-arn", "arn:aws:secretsmanager:"
                                       "us-east-1:123456789012:secret:x-AbCdEf"]):
-        done = subprocess.run([sys.executable, "-m", "cutover_prep.cli", *args], env=env, capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", *args], env=env, capture_output=True,
                               text=True, timeout=60)
         assert_one_line(Result(done.returncode, done.stdout, done.stderr), 2, "no-such-profile")
     (tmp_path / "latin1.json").write_bytes('{"target": {"db_instance_identifier": "caf\xe9"}}'.encode("latin-1"))
@@ -211,7 +212,7 @@ def test_a_bad_profile_or_input_encoding_is_one_line_and_exit_2(aws, tmp_path: P
 
 
 def test_profiles_are_validated_stored_and_read_by_the_trigger(aws, tmp_path: Path):
-    from cutover_prep.trigger import Starter
+    from cutover_prep.trigger.restore import Starter
 
     good = {"warmup": {"max_concurrency": 16}, "benchmark": {"seconds_per_point": 60}}
     (tmp_path / "good.json").write_text(json.dumps(good))

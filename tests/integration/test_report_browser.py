@@ -1,13 +1,17 @@
 """report.html in a real browser (headless Debian chromium through playwright): the page opens from
 file:// with no console error or warning and no script error, fetches nothing, draws every chart
 it has data for (an SVG of non-zero size holding series), says "not measured:" for the others and
-shows the verdict first.
+shows the verdict first; at a phone's 420 px and a desktop's 1,400 px the page does not overflow
+sideways, a table wider than the screen scrolls inside its own box, the charts fit their boxes with
+text still readable, and the verdict is on the first screen.
 
-Skipped when playwright is not installed or /usr/bin/chromium is missing (``make browser``).
+Chromium is found on PATH (chromium, chromium-browser, google-chrome), then at /usr/bin/chromium.
+Skipped when playwright is not installed or no chromium is found (``make browser``).
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +19,23 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+
+
+def find_chromium() -> Path | None:
+    """Chromium on PATH under any of its usual names, else Debian's /usr/bin/chromium."""
+    for name in BROWSERS:
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    fallback = Path("/usr/bin/chromium")
+    return fallback if fallback.exists() else None
+
+
+CHROMIUM = find_chromium()
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason=f"{CHROMIUM} missing: run `make browser` (apt-get install chromium)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=f"no {', '.join(BROWSERS)} on PATH nor /usr/bin/chromium: "
+                                "run `make browser` (apt-get install chromium)")
 
 from cutover_prep.report import render_report  # noqa: E402
 from tests.unit.test_report import CHART_IDS, not_ready_findings, sample_findings  # noqa: E402
@@ -101,7 +118,7 @@ def test_charts_with_data_are_drawn(opened: Opened) -> None:
     for i in range(figures.count()):
         fig = figures.nth(i)
         chart_id = fig.get_attribute("id")
-        svgs = fig.locator("svg.pygal-chart")
+        svgs = fig.locator("svg.pygal-chart:visible")  # the warm-up chart has a narrow twin for phones
         assert svgs.count() >= 1, chart_id
         for j in range(svgs.count()):
             svg = svgs.nth(j)
@@ -162,3 +179,84 @@ def test_series_lines_are_drawn_at_their_width(opened: Opened) -> None:
     widths = opened.page.locator("figure.chart svg .series path.line.reactive").evaluate_all(
         "els => els.map(e => parseFloat(getComputedStyle(e).strokeWidth))")
     assert all(w >= 2 for w in widths), widths
+
+
+# ---- every screen: a phone's 420 px and a desktop's 1,400 px ------------------------------------------
+
+WIDTHS = (420, 1400)
+SCREEN_HEIGHT = 900
+MIN_TEXT_PX = 9  # a chart's smallest label as drawn on the screen
+LAYOUT = """() => {
+  const W = document.documentElement.clientWidth;
+  const out = {page: document.documentElement.scrollWidth, tables: [], charts: [], text: []};
+  for (const t of document.querySelectorAll('table')) {
+    const box = t.closest('.scroll');
+    const r = (box || t).getBoundingClientRect();
+    const name = t.id || t.className;
+    if (!box && t.getBoundingClientRect().right > W + 0.5) out.tables.push(`${name}: not in a scroll box`);
+    if (r.right > W + 0.5 || r.left < -0.5) out.tables.push(`${name}: box ${r.left}-${r.right}`);
+  }
+  for (const f of document.querySelectorAll('figure.chart')) {
+    const r = f.getBoundingClientRect();
+    if (r.right > W + 0.5) out.charts.push(`${f.id}: figure right ${r.right}`);
+    if (f.scrollWidth > f.clientWidth + 1) out.charts.push(`${f.id}: ${f.scrollWidth} px wide in ${f.clientWidth}`);
+    for (const svg of f.querySelectorAll('svg.pygal-chart')) {
+      const s = svg.getBoundingClientRect();
+      if (!s.width) continue;  // the twin for the other screen size
+      if (s.right > r.right + 0.5) out.charts.push(`${f.id}: svg right ${s.right} > ${r.right}`);
+      const scale = s.width / svg.viewBox.baseVal.width;
+      const sizes = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+        .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+      out.text.push([f.id, Math.min(...sizes)]);
+    }
+  }
+  return out;
+}"""
+
+
+def _engineer() -> dict[str, Any]:
+    from tests.unit.test_report_engineer import engineer_findings
+
+    f = sample_findings()
+    built = engineer_findings()
+    for key in ("segments", "coverage", "priority", "unread_units", "time_to_warm", "units", "failed_units"):
+        f[key] = built[key]
+    f["benchmark"]["points"][0]["point_id"] = "seq-pg-read-binary-file-with-a-long-id"
+    f["benchmark"]["points"][0].update(notes=["the target (117.0 MiB) was read 106 times"], passes=106, cached=True)
+    return f
+
+
+SCREENS = {"ready": sample_findings, "not-ready": not_ready_findings, "engineer": _engineer}
+
+
+@pytest.fixture(scope="module", params=[(v, w) for v in SCREENS for w in WIDTHS], ids=lambda p: f"{p[0]}-{p[1]}px")
+def screen(request: pytest.FixtureRequest, browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    variant, width = request.param
+    path = tmp_path_factory.mktemp(f"{variant}-{width}") / "report.html"
+    path.write_text(render_report(SCREENS[variant]()), encoding="utf-8")
+    context = browser.new_context(viewport={"width": width, "height": SCREEN_HEIGHT})
+    page = context.new_page()
+    page.goto(path.as_uri(), wait_until="load")
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def test_no_sideways_overflow_of_page_tables_or_charts(screen: Any) -> None:
+    layout = screen.evaluate(LAYOUT)
+    width = screen.viewport_size["width"]
+    assert layout["page"] <= width, f"the page is {layout['page']} px wide at {width} px"
+    assert layout["tables"] == []
+    assert layout["charts"] == []
+
+
+def test_chart_text_stays_readable(screen: Any) -> None:
+    small = [(chart, round(px, 1)) for chart, px in screen.evaluate(LAYOUT)["text"] if px < MIN_TEXT_PX]
+    assert small == []
+
+
+def test_verdict_is_on_the_first_screen(screen: Any) -> None:
+    box = screen.locator("header#verdict").bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= SCREEN_HEIGHT
+

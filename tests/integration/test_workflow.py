@@ -9,9 +9,9 @@ from typing import Any
 import psycopg
 import pytest
 
+from cutover_prep.dal.store import Store
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
 from cutover_prep.local.harness import LocalAws
-from cutover_prep.store import Store
 from tests.conftest import conninfo
 
 pytestmark = pytest.mark.postgres
@@ -28,6 +28,7 @@ QUICK_BENCHMARK = {"seconds_per_point": 1, "sessions": [1, 2], "probe_blocks": 4
 
 def run_input(aws: LocalAws, spec, run_id: str | None = None, benchmark: dict[str, Any] | None = None,
               **warmup: Any) -> dict[str, Any]:
+    aws.allow_db_host(spec.host)  # pgserver's socket directory on a machine without a PostgreSQL server
     secret = aws.create_secret(f"db-{len(aws.invocations)}-{id(warmup)}", {
         "username": spec.user, "password": spec.password, "engine": "postgres"})
     return {"target": {"db_instance_identifier": "restored-db", "secret_arn": secret, "engine": "postgres",
@@ -90,9 +91,13 @@ def test_happy_path_reads_everything_and_records_matching_findings(aws, sample_d
     assert sample_db.password == "" or sample_db.password not in history
 
 
-def test_a_unit_that_fails_then_succeeds_on_retry(aws, sample_db):
+# What Lambda itself throws when it cannot run the function; the workflow retries it.
+LambdaServiceException = type("Lambda.ServiceException", (Exception,), {})
+
+
+def test_a_unit_whose_invocation_fails_then_succeeds_on_retry(aws, sample_db):
     def flaky(_event):
-        raise TransientDatabaseError("connection reset by peer (injected)")
+        raise LambdaServiceException("Lambda was unable to run the function (injected)")
 
     aws.faults["handlers.warm_unit"] = [flaky]
     desc = finish(aws, run_input(aws, sample_db, run_id="retry"))
@@ -100,6 +105,22 @@ def test_a_unit_that_fails_then_succeeds_on_retry(aws, sample_db):
     assert desc["output_json"]["units"]["failed"] == 0 and desc["output_json"]["coverage_pct"] == 100.0
     units = desc["output_json"]["units"]["total"]
     assert aws.invocations["handlers.warm_unit"] == units + 1
+
+
+def test_a_database_error_that_outlasts_the_functions_retries_is_not_retried_again(aws, sample_db):
+    """WarmUnit retries transient database errors itself (counted in the findings); the ASL does not
+    retry them a second time (before, one chunk could be read up to 9 times)."""
+    def exhausted(_event):
+        raise TransientDatabaseError("connection reset by peer, 3 attempts (injected)")
+
+    aws.faults["handlers.warm_unit"] = [exhausted]
+    desc = finish(aws, run_input(aws, sample_db, run_id="noretry"))
+    out = desc["output_json"]
+    assert out["units"]["failed"] == 1
+    assert aws.invocations["handlers.warm_unit"] == out["units"]["total"]  # the failed unit was called once
+    findings = store_of(aws).get_json("runs/noretry/findings.json")
+    assert findings["failed_units"][0]["error"] == "TransientDatabaseError"
+    assert findings["retries"] == {"warmup_reads": 0, "benchmark_steps": 0}
 
 
 def test_a_unit_that_keeps_failing_is_recorded_and_counted(aws, sample_db):
@@ -139,11 +160,13 @@ def test_a_restarted_run_rereads_no_finished_unit(aws, sample_db):
         raise PermanentReadError("stopped midway (injected)")
 
     aws.faults["handlers.warm_unit"] = [broken] * 4  # the first run leaves 4 units unread
-    first = finish(aws, run_input(aws, sample_db, run_id="again", max_concurrency=1))
+    payload = run_input(aws, sample_db, run_id="again", max_concurrency=1)
+    first = finish(aws, payload)
     assert first["output_json"]["units"]["failed"] == 4
     done_first = first["output_json"]["units"]["done"]
     calls_first = aws.invocations["handlers.warm_unit"]
-    second = finish(aws, run_input(aws, sample_db, run_id="again"))
+    payload["warmup"]["max_concurrency"] = 4  # concurrency cannot change what is read: a restart may change it
+    second = finish(aws, payload)
     out = second["output_json"]
     assert out["status"] == "SUCCEEDED" and out["units"]["done"] == out["units"]["total"] == done_first + 4
     store = store_of(aws)
@@ -151,6 +174,24 @@ def test_a_restarted_run_rereads_no_finished_unit(aws, sample_db):
     assert findings["blocks"]["read"] == findings["blocks"]["planned"]  # finished units were not read again
     assert store.get_run("again")["restarts"] == 1
     assert aws.invocations["handlers.warm_unit"] - calls_first == out["units"]["total"]
+
+
+def test_a_restart_against_another_target_fails_by_name_and_reads_nothing(aws, sample_db):
+    """The old code reused the saved plan for any target: READY for an instance it never read."""
+    payload = run_input(aws, sample_db, run_id="bound")
+    assert finish(aws, payload)["output_json"]["verdict"] == "READY"
+    calls = aws.invocations["handlers.warm_unit"]
+    aws.create_instance("other-db")
+    payload["target"]["db_instance_identifier"] = "other-db"
+    payload["verdict"] = {"min_coverage_pct": 50}
+    second = finish(aws, payload)
+    assert second["status"] == "FAILED" and second["error"] == "RunIdReused"
+    assert "target.db_instance_identifier: 'restored-db' -> 'other-db'" in second["cause"]
+    assert "verdict.min_coverage_pct: 100 -> 50.0" in second["cause"]
+    assert aws.invocations["handlers.warm_unit"] == calls  # nothing read
+    first = store_of(aws).get_run("bound")
+    assert first["target"]["db_instance_identifier"] == "restored-db" and first["verdict"] == "READY"
+    assert first["restarts"] == 0
 
 
 def test_restore_from_snapshot_then_warm(aws, sample_db):
@@ -234,7 +275,7 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     assert desc["output_json"]["verdict"] == "READY", desc["output_json"]["reasons"]
     summary = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/summary.md")["Body"].read().decode()
     assert summary.startswith("# Cutover Prep: READY — restored-db") and "| random-02s |" in summary
-    assert "cold probe: 40 blocks" in summary and "- Evidence: `s3://" in summary
+    assert "| blocks read | 40 | 40 |" in summary and "- Evidence: `s3://" in summary  # cold | warm
     assert f"- Report (charts): `s3://{aws.bucket}/runs/bench/report.html`" in summary
     (event,) = completions()
     assert event["source"] == "cutover-prep" and event["detail-type"] == "Cutover Prep Run Finished"
@@ -304,3 +345,41 @@ def test_a_failing_benchmark_is_recorded_and_the_warm_up_still_counts(aws, sampl
     assert out["verdict"] == "NOT_READY" and any("benchmark FAILED" in r for r in out["reasons"])
     assert "pg_stat_io" in bench["error"]["cause"]
     assert bench["probes"]["cold"]["status"] == "DONE"
+
+
+class SandboxTimedout(Exception):
+    """What a RunPoint cut off by Lambda's time limit looks like to Step Functions: no record of its own."""
+
+
+def test_points_killed_before_they_record_anything_are_failed_and_not_ready(aws, sample_db):
+    """The old code went to a Pass state, recorded nothing, and judged PARTIAL complete: READY."""
+    def killed(_event):
+        raise SandboxTimedout("Task timed out after 900.00 seconds (injected)")
+
+    aws.faults["handlers.run_point"] = [killed] * 20
+    desc = finish(aws, run_input(aws, sample_db, run_id="killedpoints", benchmark=QUICK_BENCHMARK))
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    findings = store_of(aws).get_json("runs/killedpoints/findings.json")
+    bench = findings["benchmark"]
+    assert bench["status"] == "PARTIAL" and bench["points"]
+    assert all(p["status"] == "FAILED" and p["error"] == "SandboxTimedout" and "timed out" in p["cause"]
+               for p in bench["points"])
+    assert findings["verdict"]["verdict"] == "NOT_READY"
+    assert any(r["code"] == "BENCHMARK" and not r["ok"] and "not measured" in r["message"]
+               for r in findings["verdict"]["reasons"])
+
+
+def test_the_write_test_leaves_nothing_and_the_findings_say_so(aws, sample_db):
+    bench = {**QUICK_BENCHMARK, "sessions": [1], "write_test": True}
+    desc = finish(aws, run_input(aws, sample_db, run_id="writes", benchmark=bench))
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    findings = store_of(aws).get_json("runs/writes/findings.json")
+    scratch = findings["scratch"]
+    assert scratch["left"] == [] and scratch["created"] == scratch["removed"] == [scratch["created"][0]]
+    assert scratch["created"][0].startswith("cutover_prep_scratch_")
+    assert {p["point_id"] for p in findings["benchmark"]["points"] if p["status"] == "DONE"} >= {"write-direct",
+                                                                                                 "write-random"}
+    assert any(r["code"] == "SCRATCH_LEFT" and r["ok"] for r in findings["verdict"]["reasons"])
+    with psycopg.connect(conninfo(sample_db)) as conn:
+        assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'cutover_prep_scratch%'"
+                            ).fetchone()[0] == 0

@@ -8,7 +8,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from cutover_prep.store import TABLE_KEYS, Store
+from cutover_prep.dal.store import Store
+from cutover_prep.workflows import table_definition
 
 TABLE = "cutover-prep-test"
 BUCKET = "cutover-prep-test-evidence"
@@ -24,20 +25,6 @@ def store(monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     with mock_aws():
         ddb = boto3.client("dynamodb", region_name="us-east-1")
         s3 = boto3.client("s3", region_name="us-east-1")
-        k = TABLE_KEYS
-        ddb.create_table(
-            TableName=TABLE,
-            BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
-                                  for n in (k["pk"], k["sk"], k["gsi_pk"], k["gsi_sk"])],
-            KeySchema=[{"AttributeName": k["pk"], "KeyType": "HASH"},
-                       {"AttributeName": k["sk"], "KeyType": "RANGE"}],
-            GlobalSecondaryIndexes=[{
-                "IndexName": k["gsi"],
-                "KeySchema": [{"AttributeName": k["gsi_pk"], "KeyType": "HASH"},
-                              {"AttributeName": k["gsi_sk"], "KeyType": "RANGE"}],
-                "Projection": {"ProjectionType": "ALL"},
-            }],
-        )
+        ddb.create_table(**table_definition(TABLE))
         s3.create_bucket(Bucket=BUCKET)
         yield Store(dynamodb=ddb, s3=s3, table=TABLE, bucket=BUCKET)

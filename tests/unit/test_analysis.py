@@ -196,11 +196,11 @@ def test_io1_large_instance_with_limits():
     assert p32["pct_iops_limit"] == 102.0 and p32["iops_above_limit"] is False
     assert p64["iops_above_limit"] is True and p64["pct_throughput_limit"] == pytest.approx(97.6, abs=0.1)
     first = result["conclusions"][0]
-    assert first.startswith("Reads of 64 KB and larger are capped by")
-    assert "250 MB/s (db.m4.4xlarge)" in first and "not by the 1,000 provisioned IOPS" in first
-    assert result["conclusions"][1] == ("Reads up to 32 KB are IOPS-bound at about 1,012 IO/s, "
+    assert first.startswith("Reads of 64 KiB and larger are capped by")
+    assert "250 MiB/s (db.m4.4xlarge)" in first and "not by the 1,000 provisioned IOPS" in first
+    assert result["conclusions"][1] == ("Reads up to 32 KiB are IOPS-bound at about 1,012 IO/s, "
                                         "101 % of the 1,000 provisioned IOPS.")
-    assert any("instead of the 256 KB" in s for s in result["conclusions"])
+    assert any("instead of the 256 KiB" in s for s in result["conclusions"])
     assert result["measured"]["max_throughput_at_kb"] == 128
     assert result["measured"]["max_iops"] == 3905
 
@@ -212,7 +212,7 @@ def test_io1_small_instance_is_capped_by_the_instance():
     # 64 KB: 88 % of the IOPS and 98 % of the instance's 57,600 KB/s: the nearer cap wins
     assert result["points"][3]["pct_throughput_limit"] == pytest.approx(97.8, abs=0.1)
     assert result["crossover_kb"] == 64
-    assert "the instance's 56 MB/s (db.m4.large)" in result["conclusions"][0]
+    assert "the instance's 56 MiB/s (db.m4.large)" in result["conclusions"][0]
 
 
 def test_io1_without_limits_from_the_shape():
@@ -245,7 +245,7 @@ def test_gp2_baseline_after_burst():
     assert {p["limit_level"] for p in result["points"]} == {"sustained"}
     assert result["crossover_kb"] == 32
     assert result["crossover_theoretical_kb"] == 256.0  # sustained: 75 MiB/s / 300 IOPS
-    assert "gp2 throughput of 75 MB/s" in result["conclusions"][0]
+    assert "gp2 throughput of 75 MiB/s" in result["conclusions"][0]
     assert "not by the gp2 baseline of 300 IOPS" in result["conclusions"][0]
     assert result["burst"]["empty"] is True
     assert any("burst balance is empty" in s for s in result["conclusions"])
@@ -309,8 +309,19 @@ def test_cold_warm_first_touch_penalty_seed_002():
     result = analyze([], probes=probes)
     cw = result["cold_warm"]
     assert cw["ratio"] == 3.38 and cw["penalty_pct"] == 70.4 and cw["latency_p50_ratio"] == 3.39
-    assert any(s.startswith("The first read of a restored block was 3.4x slower than a warm read (128 vs 433 IOPS")
-               for s in result["conclusions"])
+    assert "Cold vs warm (128 vs 433 IOPS): first-touch penalty removed: warm median read 2.30 ms vs cold 7.80 ms " \
+           "(cold/warm 3.39×)." in result["conclusions"]
+
+
+def test_cold_warm_says_what_the_verdict_says_when_both_medians_are_fast():
+    """The old sentence claimed a first-touch penalty from the IOPS ratio (5,228 vs 431 IOPS) although
+    both medians were below a millisecond; the verdict calls that 'no first-touch penalty measured'."""
+    probes = {"cold": {"iops": 5228, "latency_us": {"p50": 50}}, "warm": {"iops": 431, "latency_us": {"p50": 440}}}
+    (sentence,) = [s for s in analyze([], probes=probes)["conclusions"] if s.startswith("Cold vs warm")]
+    assert "no first-touch penalty is measured" in sentence and "slower than a warm read" not in sentence
+    probes = {"cold": {"iops": 431, "latency_us": {"p50": 440}}, "warm": {"iops": 5228, "latency_us": {"p50": 50}}}
+    (sentence,) = [s for s in analyze([], probes=probes)["conclusions"] if s.startswith("Cold vs warm")]
+    assert "no first-touch penalty measured" in sentence
 
 
 def test_cold_warm_without_penalty():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
-import cutover_prep.cli as cli_module
+import cutover_prep.cli.main as cli_module
 from cutover_prep.analysis.cli import analyze, read_points
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -48,7 +49,7 @@ def test_seed000_example_as_json():
     assert doc["crossover_theoretical_kb"] == 256.0
     assert doc["limits"]["instance_class"] == "db.m4.4xlarge"
     assert doc["limits"]["effective"]["throughput_kbps"] == 256000.0
-    assert "250 MB/s (db.m4.4xlarge)" in doc["conclusions"][0]
+    assert "250 MiB/s (db.m4.4xlarge)" in doc["conclusions"][0]
     for key in ("measured", "burst", "cold_warm", "crossover", "rules"):
         assert key in doc
 
@@ -58,8 +59,11 @@ def test_text_output_has_table_and_conclusions():
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert "mbrc-128" in out and "throughput" in out
-    assert "crossover: 64 KB measured, 256 KB from the limits" in out
-    assert "conclusions:" in out and "  - Reads of 64 KB and larger" in out
+    assert "crossover: 64 KiB measured, 256 KiB from the limits" in out
+    assert "conclusions:" in out and "  - Reads of 64 KiB and larger" in out
+    # issue 16: KiB/MiB, as the values are (the CSV's kbps are KiB/s); no bare KB or MB in the terminal
+    assert "req KiB" in out and "MiB/s" in out
+    assert not re.search(r"\b(KB|MB)\b", out), out
 
 
 def test_without_limits_judges_the_shape():
@@ -121,6 +125,11 @@ def test_unknown_instance_class_is_one_line():
     (["--instance-class", "db.m5.large"], "--storage, --allocated-gb missing"),
     (["--iops", "1000"], "--iops and --throughput need"),
     (["--instance-class", "db.m5.large", "--storage", "io1", "--allocated-gb", "100"], "IOPS is required"),
+    # issue 16: gp2 has no provisioned IOPS; RDS sets StorageThroughput on gp3 only
+    (["--instance-class", "db.m5.large", "--storage", "gp2", "--allocated-gb", "100", "--iops", "3000"],
+     "--iops: gp2 storage has no provisioned IOPS"),
+    (["--instance-class", "db.m5.large", "--storage", "io1", "--allocated-gb", "100", "--iops", "3000",
+      "--throughput", "300"], "--throughput: io1 storage has no provisioned throughput"),
 ])
 def test_incomplete_limits_options_are_one_line(args, words):
     assert words in one_line_error(run(["--points", str(SEED000), *args]))
@@ -143,4 +152,52 @@ def test_seed000_gp2_example_switches_at_32_kb():
     doc = json.loads(result.stdout)
     assert [p["bound"] for p in doc["points"]] == ["iops", "iops", "throughput", "throughput", "throughput"]
     assert doc["crossover_kb"] == 32 and doc["crossover_theoretical_kb"] == 256.0
-    assert "gp2 throughput of 75 MB/s" in doc["conclusions"][0]
+    assert "gp2 throughput of 75 MiB/s" in doc["conclusions"][0]
+
+
+@pytest.mark.parametrize("engine", ["oracle-ee", "oracle-se2-cdb", "ORACLE"])
+def test_engine_takes_the_names_rds_reports(engine):
+    """`--engine oracle-ee` was refused; DescribeDBInstances reports oracle-ee, not oracle."""
+    args = ["--points", str(SEED000), "--instance-class", "db.m4.4xlarge", "--storage", "gp3",
+            "--allocated-gb", "300", "--json"]
+    as_family = json.loads(run([*args, "--engine", "oracle"]).stdout)
+    result = run([*args, "--engine", engine])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["limits"] == as_family["limits"]
+
+
+def test_an_unknown_engine_is_one_line_naming_the_accepted_ones(capsys):
+    assert cli_module.main(["analyze", "--points", str(SEED000), "--engine", "db2"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "unknown engine 'db2'" in line and "oracle-se2-cdb" in line and "mariadb" in line
+
+
+def test_version(capsys):
+    assert cli_module.main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("cutover-prep ")
+
+
+def test_a_semicolon_delimited_csv_is_read_as_such(tmp_path):
+    """issue 16: a spreadsheet's semicolon CSV was reported as 'missing column(s)'; now it is read."""
+    comma = read_points(SEED000)
+    semi = write(tmp_path, SEED000.read_text().replace(",", ";"))
+    assert read_points(semi) == comma
+    tabbed = write(tmp_path, SEED000.read_text().replace(",", "\t"))
+    assert read_points(tabbed) == comma
+    result = run(["--points", str(semi), *IO1_ARGS, "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["crossover_kb"] == 64
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("io_size_kb;iops\n8;100\n", "missing column(s) throughput_kbps"),  # a real missing column, semicolons
+    ("io_size_kb;iops;throughput_kbps\n8;100,5;800\n", "'100,5' has a decimal comma; write 100.5"),
+])
+def test_semicolon_csv_problems_are_named(tmp_path, text, words):
+    assert words in one_line_error(run(["--points", str(write(tmp_path, text))]))
+
+
+def test_point_ids_are_not_cut_short(tmp_path):
+    long_id = "seq-mbrc-128-sessions-16-direct-path"
+    path = write(tmp_path, f"io_size_kb,iops,throughput_kbps,point_id\n8,100,800,{long_id}\n16,100,1600,b\n")
+    result = run(["--points", str(path)])
+    assert result.exit_code == 0 and f"{long_id} " in result.stdout

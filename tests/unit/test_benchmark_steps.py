@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.benchmark import measure_point, plan_sweep, probe, record_benchmark_failure
-from cutover_prep.engines import PermanentReadError
-from cutover_prep.inputs import Benchmark
-from cutover_prep.store import evidence_key
-from cutover_prep.sweep.model import PointSpec, ScanResult
+from cutover_prep.benchmark.steps import measure_point, plan_sweep, probe, record_benchmark_failure
+from cutover_prep.dal.store import evidence_key
+from cutover_prep.engines import PermanentReadError, TransientDatabaseError
+from cutover_prep.measure.model import PointSpec, ScanResult
+from cutover_prep.models.run_input import Benchmark
 
 UNITS = [
     {"unit_id": "u1", "ranges": [
@@ -48,6 +48,7 @@ class Driver:
         self.fail = fail
         self.closed = False
         self.reads_counter = 0
+        self.engine_counts_reads = True
 
     def capabilities(self) -> dict[str, Any]:
         return {"server_version": "1", "knobs": {}, "counters": "fake", "latency_histogram": None, "notes": ["n1"]}
@@ -58,6 +59,9 @@ class Driver:
     def counters(self) -> dict[str, float]:
         self.reads_counter += 10
         return {"read_requests": float(self.reads_counter), "read_bytes": float(self.reads_counter * 8192)}
+
+    def counts_reads_of(self, spec) -> bool:
+        return self.engine_counts_reads
 
     def latency_histogram(self):
         return None
@@ -70,8 +74,11 @@ class Driver:
     def random_reader(self) -> Reader:
         return Reader(self.reads)
 
-    def write_point(self, spec, deadline) -> ScanResult:
+    def write_point(self, spec, deadline, scratch) -> ScanResult:
         raise AssertionError("no write test unless asked")
+
+    def drop_scratch(self, scratch):
+        raise AssertionError("no scratch object unless asked")
 
     def close(self) -> None:
         self.closed = True
@@ -96,12 +103,50 @@ def test_cold_probe_samples_table_blocks_only_and_is_never_measured_twice(store,
     assert second["reused"] and again.reads == []  # blocks are warm now: a second "cold" probe would lie
 
 
-def test_warm_probe_reads_exactly_the_cold_blocks(store, run):
+def test_warm_probe_reads_a_fresh_sample_disjoint_from_the_cold_one(store, run):
+    """The old warm probe re-read the cold probe's blocks, which the cold probe had hydrated."""
+    cold, warm = Driver(), Driver()
+    probe(run, "cold", store=store, open_driver=lambda r, db: cold)
+    summary = probe(run, "warm", store=store, open_driver=lambda r, db: warm)
+    assert len(set(warm.reads)) == 50 and set(warm.reads).isdisjoint(cold.reads)
+    assert {oid for oid, _ in warm.reads} <= {1, 3}  # the same distribution: table blocks only
+    item = store.get_point("r1", "probe-warm")
+    assert item["blocks_read"] == 50 and item["overlap_blocks"] == 0 and item["cold_sample_blocks"] == 50
+    assert summary["overlap_blocks"] == 0
+
+
+def test_a_retried_warm_probe_reads_the_same_fresh_blocks(store, run):
+    probe(run, "cold", store=store, open_driver=lambda r, db: Driver())
+
+    class Flaky(Driver):  # the first attempt dies half-way, the retry reads again from the start
+        def random_reader(self):
+            reader = Reader(self.reads)
+            read = reader.read_block
+
+            def once_broken(locator, file_id, block):
+                if len(self.reads) == 20 and not getattr(self, "broke", False):
+                    self.broke = True
+                    raise TransientDatabaseError("connection reset")
+                read(locator, file_id, block)
+            reader.read_block = once_broken
+            return reader
+
+    flaky = Flaky()
+    probe(run, "warm", store=store, open_driver=lambda r, db: flaky)
+    assert flaky.reads[:20] == flaky.reads[20:40] and store.get_point("r1", "probe-warm")["retries"] == 1
+    saved = store.get_json(evidence_key("r1", "probes/sample-warm.json"))["blocks"]
+    assert [(b["locator"]["oid"], b["block"]) for b in saved] == flaky.reads[20:]
+
+
+def test_a_database_with_no_block_outside_the_cold_sample_says_the_warm_probe_re_read_them(store, run):
+    tiny = [{"unit_id": "u1", "ranges": [UNITS[1]["ranges"][0]]}]  # 10 table blocks, all in the cold sample
+    store.put_json(evidence_key("r1", "units.json"), tiny)
     cold, warm = Driver(), Driver()
     probe(run, "cold", store=store, open_driver=lambda r, db: cold)
     probe(run, "warm", store=store, open_driver=lambda r, db: warm)
-    assert warm.reads == cold.reads
-    assert store.get_point("r1", "probe-warm")["blocks_read"] == 50
+    item = store.get_point("r1", "probe-warm")
+    assert sorted(warm.reads) == sorted(cold.reads) and item["overlap_blocks"] == 10
+    assert "re-read" in item["note"]
 
 
 def test_warm_probe_without_a_cold_one_is_skipped_not_invented(store, run):
@@ -143,6 +188,17 @@ def test_a_point_is_measured_once_with_counter_deltas(store, run):
     assert measure_point(run, seq, store=store, open_driver=lambda r, db: pytest.fail("measured twice"))["reused"]
 
 
+def test_counters_that_do_not_see_the_points_reads_are_not_its_rate(store, run):
+    """The demo's random-01s read 254 blocks with pg_read_binary_file (below shared buffers) while
+    pg_stat_io moved by 5 other reads: the point was recorded as 1 IO/s from the 'engine'."""
+    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
+    blind = Driver()
+    blind.engine_counts_reads = False
+    measure_point(run, planned["points"][0], store=store, open_driver=lambda r, db: blind)
+    doc = store.get_json(evidence_key("r1", "sweep/points/seq.json"))
+    assert doc["source"] == "client" and doc["requests"] == 4 and doc["bytes"] == 4 * 8192
+
+
 def test_a_failing_point_is_recorded_before_it_is_raised(store, run):
     planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
     broken = Driver(fail=PermanentReadError("relation was dropped"))
@@ -160,3 +216,61 @@ def test_benchmark_failure_is_recorded_on_the_run(store, run):
     assert out["error"] == "TransientDatabaseError" and out["cause"] == "timeout"
     item = store.get_run("r1")
     assert item["benchmark_status"] == "FAILED" and item["benchmark_cause"] == "timeout"
+
+
+def test_a_point_that_did_not_finish_is_recorded_failed_once(store, run):
+    from cutover_prep.benchmark.steps import record_point_failure
+
+    error = {"Error": "States.Timeout", "Cause": ""}
+    assert record_point_failure("r1", "random-01s", error, store=store)["recorded"]
+    item = store.get_point("r1", "random-01s")
+    assert (item["status"], item["error"], item["cause"]) == ("FAILED", "States.Timeout", "States.Timeout")
+    store.put_point("r1", "seq", {"status": "DONE", "iops": 5.0})
+    assert not record_point_failure("r1", "seq", error, store=store)["recorded"]
+    assert store.get_point("r1", "seq")["status"] == "DONE"
+
+
+def test_planned_points_without_a_record_count_as_not_measured():
+    from cutover_prep.benchmark.evidence import failed_points
+
+    planned = [{"point_id": "seq", "kind": "sequential"}, {"point_id": "random-01s", "kind": "random"},
+               {"point_id": "write-direct", "kind": "write_direct"}]
+    items = {"seq": {"status": "DONE"}, "random-01s": {"status": "RUNNING"}}
+    assert [p["point_id"] for p in failed_points(planned, items, write_test=False)] == ["random-01s"]
+    assert [p["error"] for p in failed_points(planned, items, write_test=True)] == ["NotMeasured", "NotMeasured"]
+
+
+class Flaky(Driver):
+    """Fails its first scan or read with a transient database error."""
+
+    failures = 0
+
+    def scan(self, spec, target, deadline) -> ScanResult:
+        if Flaky.failures:
+            Flaky.failures -= 1
+            raise TransientDatabaseError("connection reset (injected)")
+        return super().scan(spec, target, deadline)
+
+
+def test_a_point_is_retried_after_a_transient_error_and_the_retry_is_counted(store, run):
+    plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
+    Flaky.failures = 1
+    opened = []
+    result = measure_point(run, {"point_id": "seq", "kind": "sequential", "seconds": 0.01}, store=store,
+                           open_driver=lambda r, db: opened.append(1) or Flaky())
+    assert result["status"] == "DONE" and len(opened) == 2
+    assert store.get_point("r1", "seq")["retries"] == 1
+
+
+def test_a_cold_probe_is_never_retried(store, run):
+    """Its first attempt has read (warmed) some of the sample: a second attempt would not be cold."""
+    class Broken(Driver):
+        def random_reader(self):
+            raise TransientDatabaseError("connection reset (injected)")
+
+    opened = []
+    with pytest.raises(TransientDatabaseError):
+        probe(run, "cold", store=store, open_driver=lambda r, db: opened.append(1) or Broken())
+    assert len(opened) == 1
+    item = store.get_point("r1", "probe-cold")
+    assert item["status"] == "FAILED" and item["error"] == "TransientDatabaseError" and item["retries"] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cutover_prep.events import DETAIL_TYPE, SOURCE, completion_detail, publish
+from cutover_prep.completion import DETAIL_TYPE, SOURCE, completion_detail, publish
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "db1", "engine": "oracle",
                                   "secret_arn": "arn:aws:secretsmanager:us-east-1:1:secret:x"},

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.findings import build_findings, record_failure
-from cutover_prep.store import Store, evidence_key
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "db1"}, "started_at": "2024-01-01T00:00:00+00:00",
        "instance": {"class": "db.t3.medium"}}
@@ -68,7 +68,7 @@ def test_bytes_coverage_and_amplification(doc: dict[str, Any]) -> None:
 
 def test_segment_status(doc: dict[str, Any]) -> None:
     status = {s["key"]: s["status"] for s in doc["segments"]}
-    assert status == {"a.t1#table": "READ", "a.t2#table": "NOT_READ", "a.t3#table": "READ",
+    assert status == {"a.t1#table": "READ", "a.t2#table": "FAILED", "a.t3#table": "READ",
                       "a.t4#table": "NOT_READ", "a.t5#table": "NOT_READ", "a.t6#table": "NOT_READ"}
     assert doc["segments"][1]["units"] == ["u1", "u2"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.inputs import InvalidInput, parse_run_input
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
 
 ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbC123"
 
@@ -124,7 +124,7 @@ def test_secret_value_never_echoed() -> None:
 
 
 def test_a_baseline_must_be_a_finished_run_of_this_deployment() -> None:
-    from cutover_prep.inputs import check_baseline
+    from cutover_prep.models.run_input import check_baseline
 
     runs = {"before": {"status": "SUCCEEDED", "step": "finished"}, "busy": {"status": "RUNNING", "step": "warmup"}}
     config = parse_run_input({**minimal(), "run_id": "now", "verdict": {"baseline_run_id": "before"}})

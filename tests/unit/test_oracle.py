@@ -6,10 +6,16 @@ from __future__ import annotations
 import oracledb
 import pytest
 
-from cutover_prep.engines import DiscoveryOptions, PermanentReadError, ReadRange, TransientDatabaseError
-from cutover_prep.engines import oracle_sql as q
+from cutover_prep.engines import (
+    DatabaseUnreachable,
+    DiscoveryOptions,
+    PermanentReadError,
+    ReadRange,
+    TransientDatabaseError,
+)
 from cutover_prep.engines.base import Extent
-from cutover_prep.engines.oracle import OracleEngine, map_error
+from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle.engine import OracleEngine, map_error
 
 
 @pytest.mark.parametrize(("name", "quoted"), [
@@ -59,7 +65,10 @@ class FakeCursor:
 
     def execute(self, sql, parameters=None, **binds):
         self.conn.executed.append((sql, binds or parameters))
-        if self.conn.fail:
+        if sql in self.conn.refuse:
+            raise oracledb.DatabaseError(type("E", (), {"code": 2248, "full_code": "ORA-02248",
+                                                        "message": "ORA-02248: invalid option for ALTER SESSION"})())
+        if self.conn.fail and sql not in (q.SET_TRANSACTION_READ_ONLY_SQL,):
             raise self.conn.fail
         self._rows = list(self.conn.answer(sql))
         return iter(self._rows)
@@ -72,8 +81,16 @@ class FakeCursor:
 
 
 class FakeConnection:
-    def __init__(self, answers=None, fail=None):
+    def __init__(self, answers=None, fail=None, refuse=()):
         self.answers, self.fail, self.executed = answers or {}, fail, []
+        self.refuse = refuse  # statements this "database version" does not know (ORA-02248)
+        self.call_timeout, self.module, self.action = 0, None, None
+
+    def rollback(self):
+        self.executed.append(("ROLLBACK", None))
+
+    def commit(self):
+        self.executed.append(("COMMIT", None))
 
     def answer(self, sql):
         for marker, rows in self.answers.items():
@@ -125,7 +142,7 @@ def test_table_range_is_read_per_extent_with_binds():
                     (Extent(4, 128, 8), Extent(4, 256, 4)), 8192)
     result = OracleEngine(conn).read_range(rng)
     assert result.method == "full_scan_rowid_range" and result.blocks == 12
-    binds = [b for _, b in conn.executed]
+    binds = [b for sql, b in conn.executed if "ROWID" in sql]
     assert binds == [{"objd": 777, "rfno": 4, "lo_block": 128, "hi_block": 135},
                      {"objd": 777, "rfno": 4, "lo_block": 256, "hi_block": 259}]
     assert all("777" not in sql for sql, _ in conn.executed)
@@ -137,7 +154,7 @@ def test_index_is_read_with_ffs_using_its_first_column():
                           "table_owner": "APP", "table": "ORDERS", "whole_index": False, "segment_type": "INDEX"},
                     (Extent(4, 512, 16),), 8192, splittable=False)
     assert OracleEngine(conn).read_range(rng).method == "index_ffs"
-    assert 'INDEX_FFS(t "ORDERS_IDX")' in conn.executed[-1][0]
+    assert 'INDEX_FFS(t "ORDERS_IDX")' in conn.executed[-2][0]
 
 
 def test_unsupported_segments_fail_by_name():
@@ -157,3 +174,127 @@ def test_errors_are_mapped_transient_or_permanent():
                           "data_object_id": 1, "segment_type": "TABLE"}, (Extent(1, 1, 1),), 8192)
     with pytest.raises(TransientDatabaseError):
         OracleEngine(FakeConnection(fail=lost)).read_range(rng)
+
+
+def read_only_wrapped(executed: list, read_marker: str) -> bool:
+    """Every statement containing ``read_marker`` ran inside SET TRANSACTION READ ONLY ... ROLLBACK."""
+    in_read_only = False
+    seen = False
+    for sql, _ in executed:
+        if sql == q.SET_TRANSACTION_READ_ONLY_SQL:
+            in_read_only = True
+        elif sql in ("ROLLBACK", "COMMIT"):
+            in_read_only = False
+        elif read_marker in sql:
+            seen = True
+            if not in_read_only:
+                return False
+    return seen and not in_read_only  # and the transaction was ended afterwards
+
+
+def test_every_read_runs_in_a_read_only_transaction_that_is_rolled_back():
+    conn = FakeConnection({"dba_ind_columns": [("ID", "N")]})
+    engine = OracleEngine(conn)
+    table = ReadRange("k", {"read": "rowid_range", "owner": "A", "table": "T", "partition": None,
+                            "subpartition": False, "data_object_id": 1, "segment_type": "TABLE"},
+                      (Extent(1, 1, 4),), 8192)
+    engine.read_range(table)
+    assert read_only_wrapped(conn.executed, "ROWID_CREATE")
+    assert conn.executed[0] == ("ROLLBACK", None)  # SET TRANSACTION must open its transaction
+    conn.executed.clear()
+    lob = ReadRange("k", {"read": "lob", "owner": "A", "table": "D", "column": "B", "data_type": "BLOB",
+                          "segment_type": "LOBSEGMENT"}, (Extent(1, 1, 4),), 8192, splittable=False)
+    engine.read_range(lob)
+    assert read_only_wrapped(conn.executed, "DBMS_LOB.READ")
+
+
+def test_discovery_runs_in_a_read_only_transaction():
+    conn = FakeConnection({"FROM dba_extents": [], "FROM dba_segments": []})
+    OracleEngine(conn).discover(DiscoveryOptions())
+    assert read_only_wrapped(conn.executed, "dba_segments")
+
+
+def test_a_failed_read_still_ends_its_transaction():
+    lost = oracledb.DatabaseError(type("E", (), {"code": 3113, "full_code": "ORA-03113", "message": "ORA-03113"})())
+    conn = FakeConnection(fail=lost)
+    rng = ReadRange("k", {"read": "rowid_range", "owner": "A", "table": "T", "partition": None, "subpartition": False,
+                          "data_object_id": 1, "segment_type": "TABLE"}, (Extent(1, 1, 1),), 8192)
+    with pytest.raises(TransientDatabaseError):
+        OracleEngine(conn).read_range(rng)
+    assert conn.executed[-1] == ("ROLLBACK", None)
+
+
+@pytest.mark.parametrize(("refuse", "guard"), [((), "session+transaction"),
+                                               ((q.SESSION_READ_ONLY_SQL,), "transaction")])
+def test_the_session_is_read_only_where_the_database_has_the_parameter(refuse, guard):
+    conn = FakeConnection(refuse=refuse)
+    engine = OracleEngine(conn)
+    engine.prepare_session()
+    statements = [sql for sql, _ in conn.executed]
+    assert statements[-2:] == ["ROLLBACK", q.SESSION_READ_ONLY_SQL]  # no transaction open when it is set
+    assert engine.read_only_guard == guard
+    assert q.SESSION_READ_ONLY_SQL == "ALTER SESSION SET READ_ONLY = TRUE"
+    assert q.SET_TRANSACTION_READ_ONLY_SQL == "SET TRANSACTION READ ONLY"
+
+
+def test_allow_writes_lifts_only_the_session_guard_and_tolerates_old_versions():
+    from cutover_prep.engines.oracle.engine import allow_writes
+
+    conn = FakeConnection()
+    allow_writes(conn)
+    assert [sql for sql, _ in conn.executed] == ["ROLLBACK", q.SESSION_READ_WRITE_SQL]
+    allow_writes(FakeConnection(refuse=(q.SESSION_READ_WRITE_SQL,)))  # 19c: nothing to lift, no error
+
+
+def _connect_with(monkeypatch, tls_mode, outcomes, **spec_kw):
+    from cutover_prep.engines import ConnectionSpec
+
+    calls = []
+
+    def fake_connect(**kwargs):
+        calls.append(kwargs)
+        outcome = outcomes[len(calls) - 1]
+        if isinstance(outcome, Exception):
+            raise outcome
+        return FakeConnection()
+
+    monkeypatch.setattr(oracledb, "connect", fake_connect)
+    spec = ConnectionSpec("oracle", "db1.abc.eu-west-1.rds.amazonaws.com", 1521, "ORCL", "warmer", "pw-x",
+                          tls=tls_mode, **spec_kw)
+    return spec, calls
+
+
+def test_tls_required_connects_with_verified_tcps_on_the_ssl_option_port(monkeypatch):
+    import ssl
+
+    from cutover_prep.engines.transport import CA_BUNDLE
+
+    spec, calls = _connect_with(monkeypatch, "require", [None], tls_port=2484)
+    engine = OracleEngine.connect(spec)
+    (kw,) = calls
+    assert kw["protocol"] == "tcps" and kw["port"] == 2484 and kw["ssl_server_dn_match"] is True
+    context = kw["ssl_context"]
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert len(context.get_ca_certs()) == CA_BUNDLE.read_text().count("BEGIN CERTIFICATE") >= 115
+    assert engine.transport == "tcps-verified"
+
+
+def test_tls_required_never_falls_back_to_tcp(monkeypatch):
+    refused = oracledb.OperationalError(type("E", (), {"code": 0, "full_code": "DPY-6005",
+                                                       "message": "DPY-6005: cannot connect to database"})())
+    spec, calls = _connect_with(monkeypatch, "require", [refused, None], tls_port=2484)
+    with pytest.raises(DatabaseUnreachable) as err:
+        OracleEngine.connect(spec)
+    assert len(calls) == 1 and calls[0]["protocol"] == "tcps"
+    message = str(err.value)
+    assert "TLS is required" in message and "2484" in message and "pw-x" not in message and "\n" not in message
+
+
+def test_tls_prefer_falls_back_to_tcp_and_says_so(monkeypatch):
+    refused = oracledb.OperationalError(type("E", (), {"code": 0, "full_code": "DPY-6005", "message": "DPY-6005"})())
+    spec, calls = _connect_with(monkeypatch, "prefer", [refused, None], tls_port=2484)
+    engine = OracleEngine.connect(spec)
+    assert [(c["protocol"], c["port"]) for c in calls] == [("tcps", 2484), ("tcp", 1521)]
+    assert engine.transport == "plaintext"
+    spec, calls = _connect_with(monkeypatch, "disable", [None])
+    assert OracleEngine.connect(spec).transport == "plaintext" and calls[0]["protocol"] == "tcp"

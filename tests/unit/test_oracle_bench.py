@@ -8,9 +8,10 @@ import time
 import oracledb
 import pytest
 
+from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists
 from cutover_prep.engines import PermanentReadError
-from cutover_prep.sweep.model import PointSpec, SweepOptions, SweepTarget
-from cutover_prep.sweep.oracle import OracleBench, mbrc_sql
+from cutover_prep.engines.oracle.bench import OracleBench, mbrc_sql
+from cutover_prep.measure.model import PointSpec, SweepOptions, SweepTarget
 
 
 class Cursor:
@@ -29,13 +30,14 @@ class Cursor:
             if marker in sql:
                 raise exc
         markers = [m for m in self.conn.answers if m in sql]  # the most specific marker answers
-        self._rows = self.conn.answers[max(markers, key=len)] if markers else [(1,)]
+        rows = self.conn.answers[max(markers, key=len)] if markers else [(1,)]
+        self._rows = rows() if callable(rows) else rows
         if self.conn.delay:
             time.sleep(self.conn.delay)
         return iter(self._rows)
 
     def fetchone(self):
-        return self._rows[0]
+        return self._rows[0] if self._rows else None
 
 
 class Conn:
@@ -51,6 +53,9 @@ class Conn:
 
     def commit(self):
         self.commits += 1
+
+    def rollback(self):
+        self.log.append(("ROLLBACK", {}))
 
     def close(self):
         self.closed = True
@@ -82,7 +87,7 @@ def executed(shared, marker):
 
 
 def test_io_size_points_follow_the_mbrc_list():
-    points = OracleBench(lambda: None).io_size_points(SweepOptions(mbrc_values=(1, 8, 128), seconds_per_point=3),
+    points = OracleBench(lambda: None).io_size_points(SweepOptions(mbrc_values=[1, 8, 128], seconds_per_point=3),
                                                       TARGET)
     assert [(p.point_id, p.io_size_kb, p.knobs) for p in points] == [
         ("mbrc-001", 8.0, {"db_file_multiblock_read_count": 1}),
@@ -175,20 +180,53 @@ def test_random_reader_maps_errors(bench, shared):
         bench.random_reader().read_block(TARGET.locator, 4, 7)
 
 
+SCRATCH = Scratch.for_run("rehearsal-1", "oracle", 64 * 2**20)
+
+
+def scratch_table(shared):
+    """user_tab_comments answers with the marker once the run has commented its table."""
+    def rows():
+        made = [sql for sql, _ in shared["log"] if "COMMENT ON TABLE" in sql or "DROP TABLE" in sql]
+        return [(SCRATCH.marker,)] if made and "COMMENT ON TABLE" in made[-1] else []
+    shared["answers"]["user_tab_comments"] = rows
+    shared["answers"]["user_segments"] = [(0,)]
+
+
 @pytest.mark.parametrize("kind", ["write_direct", "write_random"])
 def test_write_test_drops_its_table_even_when_it_fails(bench, shared, kind):
+    scratch_table(shared)
     shared["fail"]["INSERT"] = ora_error(1536)  # quota exceeded
     with pytest.raises(PermanentReadError):
-        bench.write_point(PointSpec(kind, kind, 1), deadline=time.monotonic() + 1)
-    assert executed(shared, 'CREATE TABLE "CUTOVER_PREP_SCRATCH"')
-    assert executed(shared, 'DROP TABLE "CUTOVER_PREP_SCRATCH" PURGE')
+        bench.write_point(PointSpec(kind, kind, 1), deadline=time.monotonic() + 1, scratch=SCRATCH)
+    name = SCRATCH.name
+    assert name.startswith("CPREP_SCRATCH_") and len(name) <= 30
+    assert executed(shared, f'CREATE TABLE "{name}"')
+    assert executed(shared, f"""COMMENT ON TABLE "{name}" IS 'cutover-prep scratch object of run rehearsal-1;""")
+    assert executed(shared, f'DROP TABLE "{name}" PURGE')
     assert shared["conns"][-1].closed
 
 
 def test_write_test_writes_then_drops(bench, shared):
-    result = bench.write_point(PointSpec("w", "write_random", 1), deadline=time.monotonic() + 0.05)
+    scratch_table(shared)
+    result = bench.write_point(PointSpec("w", "write_random", 1), deadline=time.monotonic() + 0.05, scratch=SCRATCH)
     assert result.calls >= 1 and executed(shared, "INSERT /*+ APPEND */") and executed(shared, "DROP TABLE")
     assert shared["conns"][-1].commits == result.calls
+
+
+def test_a_table_with_the_scratch_name_that_is_not_the_runs_is_never_dropped(bench, shared):
+    shared["answers"]["user_tab_comments"] = [("payroll, do not touch",)]
+    with pytest.raises(ScratchExists, match="left untouched"):
+        bench.write_point(PointSpec("w", "write_direct", 1), deadline=time.monotonic() + 1, scratch=SCRATCH)
+    assert not executed(shared, "DROP TABLE") and not executed(shared, "CREATE TABLE")
+    assert bench.drop_scratch(SCRATCH) is Dropped.NOT_OURS and not executed(shared, "DROP TABLE")
+
+
+def test_the_write_test_stops_at_its_size_cap(bench, shared):
+    scratch_table(shared)
+    shared["answers"]["user_segments"] = [(SCRATCH.max_bytes,)]
+    result = bench.write_point(PointSpec("w", "write_direct", 30), deadline=time.monotonic() + 30, scratch=SCRATCH)
+    assert result.calls == 0 and "size cap of 64 MiB" in result.notes[0]
+    assert not executed(shared, "INSERT")
 
 
 def test_nothing_is_written_without_the_write_test(bench, shared):

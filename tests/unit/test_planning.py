@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from cutover_prep.engines.base import Extent, Segment
-from cutover_prep.planning import MIB, PlanOptions, WorkUnit, plan_units, unit_bytes_for
+from cutover_prep.warmup.planning import MIB, PlanOptions, WorkUnit, plan_units, unit_bytes_for
 
 BS = 8192
 
@@ -83,9 +83,20 @@ def test_unsplittable_segment_larger_than_unit_stays_whole_and_is_oversized() ->
     assert plan.summary()["oversized_units"] == 1
 
 
+def test_many_tiny_segments_spread_over_units_by_their_round_trips() -> None:
+    """700 catalogue forks of one block went into two units read serially (80 s of the emulated demo's
+    warm-up); each range now also costs RANGE_COST_BYTES, so they spread over units read in parallel."""
+    segs = [seg(f"pg_{i}", [(0, 0, 1)]) for i in range(700)]
+    plan = plan_units(segs, PlanOptions(unit_bytes=12 * MIB))
+    assert len(plan.units) >= 60 and max(len(u.ranges) for u in plan.units) <= 12
+    assert Counter(r.segment_key for u in plan.units for r in u.ranges) == Counter({s.key: 1 for s in segs})
+    big = plan_units([seg("big", [(0, 0, 1536)])], PlanOptions(unit_bytes=12 * MIB))  # 12 MiB of 8 KiB blocks
+    assert sum(u.bytes for u in big.units) == 12 * MIB
+
+
 def test_small_segments_are_grouped_each_once() -> None:
     segs = [seg(f"t{i}", [(0, 0, 3)]) for i in range(100)]  # 300 blocks
-    plan = plan_units(segs, PlanOptions(unit_bytes=100 * BS))
+    plan = plan_units(segs, PlanOptions(unit_bytes=100 * BS, range_cost_bytes=0))
     # 33 segments of 3 blocks fit a 100-block unit
     assert [u.bytes // BS for u in plan.units] == [99, 99, 99, 3]
     keys = Counter(r.segment_key for u in plan.units for r in u.ranges)
@@ -185,7 +196,7 @@ def test_empty_plan() -> None:
 
 def test_pieces_never_exceed_a_unit_that_is_not_a_whole_number_of_blocks():
     from cutover_prep.engines.base import Extent, Segment
-    from cutover_prep.planning import PlanOptions, plan_units
+    from cutover_prep.warmup.planning import PlanOptions, plan_units
 
     seg = Segment(schema="s", name="t", kind="table.main", bytes=4 * 8192, block_size=8192,
                   extents=(Extent(0, 0, 4),), locator={})

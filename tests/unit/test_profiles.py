@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cutover_prep import profiles
-from cutover_prep.inputs import InvalidInput
+from cutover_prep.dal import profiles
+from cutover_prep.models.run_input import InvalidInput
 from tests.unit.conftest import TABLE
 
 SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:db-AbCdEf"

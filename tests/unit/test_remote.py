@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, NoCredentialsError
 
-from cutover_prep import remote
-from cutover_prep.remote import CliProblem
+from cutover_prep.cli import remote
+from cutover_prep.cli.remote import CliProblem
 
 SECRET = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf"
 SM = "arn:aws:states:eu-west-1:123456789012:stateMachine:cutover-prep-warmup"
@@ -125,10 +125,29 @@ def test_aws_errors_become_one_line():
     def denied() -> None:
         raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": "not allowed"}}, "StartExecution")
 
-    with pytest.raises(CliProblem, match="start: no AWS credentials"):
+    with pytest.raises(CliProblem, match="start: no AWS credentials") as config:
         remote.aws_call("start", no_creds)
-    with pytest.raises(CliProblem, match="start: AccessDeniedException: not allowed"):
+    assert config.value.code == 2  # the pipeline's configuration: a usage error
+    with pytest.raises(CliProblem, match="start: AccessDeniedException: not allowed") as aws:
         remote.aws_call("start", denied)
+    assert aws.value.code == 5  # AWS said no: not exit 2, which says the input is wrong
+
+
+def test_an_unreachable_aws_is_its_own_exit_code_not_an_input_error():
+    from botocore.exceptions import EndpointConnectionError, ProfileNotFound
+
+    def offline() -> None:
+        raise EndpointConnectionError(endpoint_url="https://states.eu-west-1.amazonaws.com")
+
+    def no_profile() -> None:
+        raise ProfileNotFound(profile="ci")
+
+    with pytest.raises(CliProblem, match="Could not connect") as err:
+        remote.aws_call("start", offline)
+    assert err.value.code == remote.EXIT_AWS == 5
+    with pytest.raises(CliProblem, match="ci") as err:
+        remote.aws_call("AWS configuration", no_profile)
+    assert err.value.code == 2
 
 
 def desc(status: str, **kw: Any) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from cutover_prep import report
-from cutover_prep.charts import bucket_label, build_charts
+from cutover_prep.report import html as report
 from cutover_prep.report import render_report
+from cutover_prep.report.charts import bucket_label, build_charts
 
 HOSTILE = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -302,7 +302,9 @@ def test_warmup_numbers(ready_html: str) -> None:
     part = section(ready_html, "warmup")
     for label, value in (("units done / total", "33 / 33"), ("read / planned", "321 / 321 MiB"),
                          ("coverage", "100 %"), ("read amplification (blocks read / planned)", "1 ×"),
-                         ("wall time", "2.6 s"), ("rate, whole warm-up", "125 MiB/s")):
+                         ("wall time", "2.6 s"),
+                         ("rate, all readers (wall)",
+                          "125 MiB/s: bytes read / warm-up wall time; what the cutover gets")):
         assert f'<th scope="row">{label}</th><td>{value}</td>' in part, label
     assert "Failed units" not in part and "Segments not read" not in part
 
@@ -399,7 +401,7 @@ def test_odd_values_do_not_break_the_page() -> None:
 
 
 def test_a_chart_that_raises_is_said_not_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
-    import cutover_prep.charts as charts
+    import cutover_prep.report.charts as charts
 
     def boom(*_: Any) -> None:
         raise ValueError("bad <data>")
@@ -411,7 +413,7 @@ def test_a_chart_that_raises_is_said_not_drawn(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_layout_error_still_gives_an_escaped_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(report, "_context", lambda f: 1 / 0)
+    monkeypatch.setattr(report, "build_view", lambda f: 1 / 0)
     f = sample_findings()
     f["verdict"]["verdict"] = HOSTILE
     html = render_report(f)
@@ -425,3 +427,20 @@ def test_fifty_points_all_get_a_row() -> None:
     f["warmup_timeline"]["series"] = [{"t_s": i, "mib_per_s": 100 + i % 7} for i in range(120)]
     html = render_report(f)
     assert len(re.findall(r"<td>p\d\d</td>", html)) == 50
+
+
+def test_page_summary_and_terminal_say_the_same_figures() -> None:
+    """One view model: the page, summary.md and the terminal cannot disagree about a point or a reason."""
+    from cutover_prep.report import summary_markdown
+    from cutover_prep.report.terminal import terminal_lines
+    from cutover_prep.report.view import build_view
+
+    for findings in (sample_findings(), not_ready_findings()):
+        view = build_view(findings)
+        html, markdown, terminal = render_report(findings), summary_markdown(findings), "\n".join(
+            terminal_lines(findings))
+        for p in (p for p in view["bench"]["points"] if p["ok"]):
+            assert p["iops"] in html and f"| {p['iops']} |" in markdown and f" {p['iops']} IO/s" in terminal
+        for reason in view["verdict"]["failing"]:
+            assert reason["message"] in markdown and reason["message"] in terminal
+        assert f"verdict: {view['verdict']['name']}" in terminal

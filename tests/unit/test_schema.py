@@ -7,7 +7,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cutover_prep.inputs import RunInput, parse_run_input
+from cutover_prep.models.run_input import RunInput, parse_run_input
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "schema" / "run-input.schema.json"

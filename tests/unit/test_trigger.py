@@ -11,8 +11,8 @@ import pytest
 from botocore.exceptions import ClientError
 from moto.events.models import EventPattern
 
-from cutover_prep import events as completion
-from cutover_prep.trigger import (
+from cutover_prep import completion
+from cutover_prep.trigger.restore import (
     EVENT_PATTERN,
     TAG_ENABLED,
     TAG_PROFILE,

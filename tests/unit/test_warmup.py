@@ -6,16 +6,17 @@ from typing import Any
 
 import pytest
 
+from cutover_prep.dal.store import Store
 from cutover_prep.engines.base import (
     Extent,
     PermanentReadError,
     ReadRange,
     ReadResult,
+    ShortRead,
     TransientDatabaseError,
 )
-from cutover_prep.planning import MIB
-from cutover_prep.store import Store
-from cutover_prep.warmup import Budget, warm_unit
+from cutover_prep.warmup.planning import MIB
+from cutover_prep.warmup.unit import Budget, warm_unit
 
 BS = 8192
 CHUNK_BLOCKS = MIB // BS  # chunk_mb=1 -> 128 blocks per chunk
@@ -188,7 +189,8 @@ def test_transient_error_retried_then_done(store: Store) -> None:
     assert out["status"] == "DONE"
     assert eng.calls == 3
     assert len(slept) == 2
-    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 10
+    unit = store.get_unit(RUN_ID, "u000001")
+    assert unit["blocks_read"] == 10 and unit["retries"] == 2  # counted, for the findings
 
 
 def test_permanent_error_not_retried(store: Store) -> None:
@@ -229,3 +231,30 @@ def test_resume_mid_extent_after_failure(store: Store, ranges: list[ReadRange]) 
     assert out["status"] == "DONE"
     assert read_blocks(first.reads + second.reads) == planned_blocks(ranges)
     assert store.get_run(RUN_ID)["blocks_read"] == 400
+
+
+class ShortEngine(FakeEngine):
+    """Confirms one block less than asked for on the ``short_call``-th read."""
+
+    def __init__(self, short_call: int) -> None:
+        super().__init__()
+        self.short_call = short_call
+
+    def read_range(self, rng: ReadRange) -> ReadResult:
+        result = super().read_range(rng)
+        if self.calls == self.short_call:
+            return ReadResult(blocks=rng.blocks - 1, bytes=(rng.blocks - 1) * BS, seconds=0.01, method="fake")
+        return result
+
+
+@pytest.mark.parametrize("short_call", [1, 3])
+def test_a_short_read_is_never_counted_as_done(store: Store, ranges: list[ReadRange], short_call: int) -> None:
+    start(store)
+    engine = ShortEngine(short_call)
+    event = make_event(ranges)
+    with pytest.raises(ShortRead, match="planned blocks"):
+        warm_unit(event, store=store, engine=lambda: engine, budget=ALWAYS, **NO_SLEEP)
+    item = store.get_unit(RUN_ID, "u000001") or {}
+    assert item.get("status") != "DONE"
+    assert int(item.get("blocks_read", 0)) == (short_call - 1) * CHUNK_BLOCKS  # the chunks before it, exactly
+    assert int((store.get_run(RUN_ID) or {}).get("units_done", 0)) == 0

@@ -1,6 +1,6 @@
 """``cutover-prep analyze``: analyse a points CSV offline, optionally against the expected limits.
 
-Exit codes follow ``cutover_prep.cli``: 0 done, 2 a usage or input error (one line on stderr,
+Exit codes follow ``cutover_prep.cli.main``: 0 done, 2 a usage or input error (one line on stderr,
 ``cutover-prep: ...``, never a traceback).
 """
 
@@ -9,19 +9,25 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import click
 
 from cutover_prep.analysis.io import analyze as analyze_points
-from cutover_prep.analysis.limits import ENGINES, STORAGE_TYPES, LimitsError, expected_limits
+from cutover_prep.analysis.limits import DEFAULT_ENGINE, ENGINES, STORAGE_TYPES, LimitsError, expected_limits
+from cutover_prep.engines.registry import UnknownEngine, analysis_engine
 
 EXIT_USAGE = 2
 REQUIRED_COLUMNS = ("io_size_kb", "iops", "throughput_kbps")
 OPTIONAL_COLUMNS = ("point_id", "kind", "sessions", "latency_p50_us", "latency_p99_us", "burst_balance", "seconds")
 POSITIVE = ("io_size_kb", "iops", "throughput_kbps", "sessions", "seconds")
 KINDS = ("sequential", "random")
+PROVISIONED_IOPS = ("gp3", "io1", "io2")  # RDS's Iops applies to these storage types only
+PROVISIONED_THROUGHPUT = ("gp3",)  # and StorageThroughput to gp3 only
+DELIMITERS = ",;\t"
+DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 
 
 class PointsError(Exception):
@@ -37,6 +43,9 @@ def _number(path: Path, line: int, column: str, raw: str) -> float:
     try:
         value = float(raw)
     except ValueError:
+        if DECIMAL_COMMA.fullmatch(raw):
+            raise PointsError(f"{path}: line {line}, column {column}: {raw!r} has a decimal comma; write "
+                              f"{raw.replace(',', '.')} (a decimal point)") from None
         raise PointsError(f"{path}: line {line}, column {column}: {raw!r} is not a number; "
                           "write plain numbers such as 1024 or 12.5") from None
     if math.isnan(value) or math.isinf(value):
@@ -92,11 +101,23 @@ def _point(path: Path, line: int, names: list[str], cells: list[str]) -> dict[st
     return point
 
 
+def delimiter_of(header_line: str) -> str:
+    """The header line's delimiter: ',' or, as spreadsheets in many locales save a CSV, ';' or a tab
+    (csv.Sniffer on the header alone; ',' when it cannot tell)."""
+    try:
+        return csv.Sniffer().sniff(header_line, delimiters=DELIMITERS).delimiter
+    except csv.Error:
+        return ","
+
+
 def read_points(path: Path) -> list[dict[str, Any]]:
-    """Read and check a points CSV; raise ``PointsError`` with one line naming file, line and column."""
+    """Read and check a points CSV (comma-, semicolon- or tab-delimited); raise ``PointsError`` with
+    one line naming file, line and column."""
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
+            delimiter = delimiter_of(handle.readline())
+            handle.seek(0)
+            reader = csv.reader(handle, delimiter=delimiter)
             names = _check_header(path, next(reader, None))
             points = [_point(path, reader.line_num, names, cells) for cells in reader if any(c.strip() for c in cells)]
     except OSError as exc:
@@ -121,6 +142,13 @@ def _limits(instance_class: str | None, storage: str | None, allocated_gb: int |
     if missing:
         _fail(EXIT_USAGE, f"{', '.join(missing)} missing: give --instance-class, --storage and --allocated-gb "
                           "together to compare with the limits, or none of them")
+    kind = (storage or "").lower()
+    if iops is not None and kind not in PROVISIONED_IOPS:
+        _fail(EXIT_USAGE, f"--iops: {kind} storage has no provisioned IOPS (RDS provisions IOPS on "
+                          f"{', '.join(PROVISIONED_IOPS)} only; gp2's follow from its size); drop --iops")
+    if throughput is not None and kind not in PROVISIONED_THROUGHPUT:
+        _fail(EXIT_USAGE, f"--throughput: {kind} storage has no provisioned throughput (RDS sets "
+                          f"StorageThroughput on {', '.join(PROVISIONED_THROUGHPUT)} only); drop --throughput")
     try:
         return expected_limits(instance_class or "", storage or "", allocated_gb or 0, iops=iops,
                                throughput_mbps=throughput, engine=engine)
@@ -135,13 +163,14 @@ def _cell(value: Any, fmt: str) -> str:
 
 def render_text(result: dict[str, Any]) -> str:
     """A readable table of the points, the limits compared against and the conclusions."""
-    header = (f"{'point':<18} {'kind':<10} {'req KB':>7} {'KB/IO':>7} {'IO/s':>10} {'MB/s':>9} "
-              f"{'bound':<11} {'%IOPS':>6} {'%MB/s':>6}")
+    width = max([len("point")] + [len(str(p["point_id"])) for p in result["points"]])  # ids whole, never cut
+    header = (f"{'point':<{width}} {'kind':<10} {'req KiB':>7} {'KiB/IO':>7} {'IO/s':>10} {'MiB/s':>9} "
+              f"{'bound':<11} {'%IOPS':>6} {'%MiB/s':>6}")
     lines = [header, "-" * len(header)]
     for p in result["points"]:
         mb = p["throughput_kbps"] / 1024 if p["throughput_kbps"] is not None else None
         bound = f"{p['bound'] or '-'}{'*' if p['bound_basis'] == 'shape' else ''}"
-        lines.append(f"{str(p['point_id'])[:18]:<18} {p['kind'] or '-':<10} {_cell(p['io_size_kb'], ',.0f'):>7} "
+        lines.append(f"{str(p['point_id']):<{width}} {p['kind'] or '-':<10} {_cell(p['io_size_kb'], ',.0f'):>7} "
                      f"{_cell(p['effective_io_kb'], ',.1f'):>7} {_cell(p['iops'], ',.0f'):>10} {_cell(mb, ',.1f'):>9} "
                      f"{bound:<11} {_cell(p['pct_iops_limit'], '.0f'):>6} {_cell(p['pct_throughput_limit'], '.0f'):>6}")
     lines.append("(* bound judged from the shape of the series; % of the limit at the point's level)")
@@ -150,15 +179,22 @@ def render_text(result: dict[str, Any]) -> str:
         peak, sus = limits["effective"]["peak"], limits["effective"]["sustained"]
         lines.append(f"limits: {limits['instance_class']}, {limits['storage_type']} {limits['allocated_gb']:g} GiB "
                      f"({limits['engine']}): {_cell(peak['iops'], ',.0f')} IOPS ({peak['iops_bound_by']}), "
-                     f"{_cell(peak['throughput_mb_s'], ',.1f')} MB/s ({peak['throughput_bound_by']})")
+                     f"{_cell(peak['throughput_mb_s'], ',.1f')} MiB/s ({peak['throughput_bound_by']})")
         if limits["effective"]["has_burst"]:
             lines.append(f"  sustained: {_cell(sus['iops'], ',.0f')} IOPS ({sus['iops_bound_by']}), "
-                         f"{_cell(sus['throughput_mb_s'], ',.1f')} MB/s ({sus['throughput_bound_by']})")
-    lines.append(f"crossover: {_cell(result['crossover_kb'], 'g')} KB measured, "
-                 f"{_cell(result['crossover_theoretical_kb'], 'g')} KB from the limits")
+                         f"{_cell(sus['throughput_mb_s'], ',.1f')} MiB/s ({sus['throughput_bound_by']})")
+    lines.append(f"crossover: {_cell(result['crossover_kb'], 'g')} KiB measured, "
+                 f"{_cell(result['crossover_theoretical_kb'], 'g')} KiB from the limits")
     lines.append("conclusions:")
     lines += [f"  - {s}" for s in result["conclusions"]]
     return "\n".join(lines)
+
+
+def _engine(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    try:
+        return analysis_engine(value)
+    except UnknownEngine as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 @click.command("analyze")
@@ -172,8 +208,9 @@ def render_text(result: dict[str, Any]) -> str:
 @click.option("--iops", type=click.IntRange(min=1), metavar="N", help="Provisioned IOPS (io1, io2, gp3).")
 @click.option("--throughput", type=click.FloatRange(min=0, min_open=True), metavar="MBPS",
               help="Provisioned storage throughput in MiB/s (gp3, as RDS StorageThroughput).")
-@click.option("--engine", type=click.Choice(ENGINES, case_sensitive=False), default="postgres", show_default=True,
-              help="Engine: decides when RDS stripes the storage over 4 volumes.")
+@click.option("--engine", default=DEFAULT_ENGINE, show_default=True, callback=_engine, metavar="ENGINE",
+              help=f"Engine, as a family ({', '.join(ENGINES)}) or as DescribeDBInstances names it (oracle-ee, "
+              "oracle-se2-cdb, ...): decides when RDS stripes the storage over 4 volumes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as one JSON object.")
 def analyze(points_file: Path, instance_class: str | None, storage: str | None, allocated_gb: int | None,
             iops: int | None, throughput: float | None, engine: str, as_json: bool) -> None:

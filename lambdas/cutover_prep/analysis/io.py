@@ -45,6 +45,8 @@ import math
 from statistics import median
 from typing import Any
 
+from cutover_prep.verdict import Thresholds, warm_vs_cold
+
 BOUND_AT = 0.85
 ABOVE_CAP = 1.2
 PLATEAU = 0.12
@@ -73,7 +75,7 @@ def _fmt_kb(kb: float | None) -> str:
 
 def _fmt_mb(kbps: float) -> str:
     mb = kbps / 1024
-    return f"{mb:,.0f} MB/s" if mb >= 10 else f"{mb:,.1f} MB/s"
+    return f"{mb:,.0f} MiB/s" if mb >= 10 else f"{mb:,.1f} MiB/s"
 
 
 def _pct(value: float | None, cap: float | None) -> float | None:
@@ -292,10 +294,10 @@ def _throughput_sentence(rows: list[dict], cross: dict, limits: dict | None) -> 
     if limits and any(r["bound_basis"] == "limit" for r in tp_rows):
         row = next(r for r in tp_rows if r["bound_basis"] == "limit")
         level = _level_of(row, limits)
-        text = f"Reads of {_fmt_kb(start)} KB and larger are capped by {level['throughput_label']}"
+        text = f"Reads of {_fmt_kb(start)} KiB and larger are capped by {level['throughput_label']}"
         text += f", not by {level['iops_label']}" if level.get("iops_label") else ""
         return text + f"; measured {_fmt_mb(tp)}, {_pct(tp, level['throughput_kbps']):.0f} % of that cap."
-    return (f"Reads of {_fmt_kb(start)} KB and larger are throughput-bound: throughput levels off at about "
+    return (f"Reads of {_fmt_kb(start)} KiB and larger are throughput-bound: throughput levels off at about "
             f"{_fmt_mb(tp)} while IO/s fall (judged from the shape of the series"
             + ("" if limits else ", no limits given") + ").")
 
@@ -307,7 +309,7 @@ def _iops_sentence(rows: list[dict], cross: dict, limits: dict | None) -> str | 
     top = cross["last_iops_bound_kb"] or max(_size(r) for r in io_rows)
     io_rows = [r for r in io_rows if _size(r) <= top]
     iops = median(r["iops"] for r in io_rows)
-    text = f"Reads up to {_fmt_kb(top)} KB are IOPS-bound at about {iops:,.0f} IO/s"
+    text = f"Reads up to {_fmt_kb(top)} KiB are IOPS-bound at about {iops:,.0f} IO/s"
     if limits and any(r["bound_basis"] == "limit" for r in io_rows):
         level = _level_of(next(r for r in io_rows if r["bound_basis"] == "limit"), limits)
         return text + f", {_pct(iops, level['iops']):.0f} % of {level['iops_label']}."
@@ -321,12 +323,12 @@ def _above_cap_sentence(rows: list[dict], cross: dict, limits: dict | None) -> s
     level = _level_of(above[0], limits)
     start = min(_size(r) for r in above)
     most = max(r["iops"] for r in above)
-    text = (f"From {_fmt_kb(start)} KB the reads ran at up to {most:,.0f} IO/s, more than {level['iops_label']}: "
+    text = (f"From {_fmt_kb(start)} KiB the reads ran at up to {most:,.0f} IO/s, more than {level['iops_label']}: "
             "the IOPS limit did not apply to these larger IOs, only the throughput limit did")
     theory = level.get("crossover_kb")
     if cross["measured_kb"] and theory and cross["measured_kb"] < 0.5 * theory:
-        text += (f", so the crossover came at {_fmt_kb(cross['measured_kb'])} KB instead of the "
-                 f"{_fmt_kb(theory)} KB that throughput limit / IOPS limit suggests")
+        text += (f", so the crossover came at {_fmt_kb(cross['measured_kb'])} KiB instead of the "
+                 f"{_fmt_kb(theory)} KiB that throughput limit / IOPS limit suggests")
     return text + "."
 
 
@@ -359,23 +361,26 @@ def _random_sentence(rows: list[dict], limits: dict | None, burst_clause: str | 
         if best["sessions"]:
             text += f" with {best['sessions']} sessions"
         p99 = (best.get("latency_us") or {}).get("p99")
-        text += f" (p99 {p99:,.0f} us)" if p99 else ""
+        text += f" (p99 {p99 / 1000:,.2f} ms)" if p99 else ""
     return text + (f"; {burst_clause}." if burst_clause else ".")
 
 
-def _cold_warm_sentence(cw: dict[str, Any] | None) -> str | None:
+def _cold_warm_sentence(cw: dict[str, Any] | None, thresholds: Thresholds | None) -> str | None:
+    """With both medians, the verdict's own WARM_VS_COLD rule and thresholds say it (one rule, never two
+    that could disagree); with IOPS alone (an offline CSV), the IOPS ratio."""
     if not cw:
         return None
     cold, warm = cw["cold_iops"], cw["warm_iops"]
-    lat = ""
-    if cw["latency_p50_ratio"]:
-        lat = f", p50 latency {cw['cold_latency_us']['p50']:,.0f} vs {cw['warm_latency_us']['p50']:,.0f} us"
+    c50, w50 = (cw.get("cold_latency_us") or {}).get("p50"), (cw.get("warm_latency_us") or {}).get("p50")
+    if c50 and w50 is not None:
+        reason = warm_vs_cold(c50 / 1000, w50 / 1000, thresholds or Thresholds(), overlap=None)
+        return f"Cold vs warm ({cold:,.0f} vs {warm:,.0f} IOPS): {reason['message']}."
     if cw["ratio"] < PENALTY_SHOWN_AT:
-        return (f"Cold and warm reads ran at about the same speed ({cold:,.0f} vs {warm:,.0f} IOPS{lat}): no "
+        return (f"Cold and warm reads ran at about the same speed ({cold:,.0f} vs {warm:,.0f} IOPS): no "
                 "first-touch penalty was measured (the blocks were already read once, or the storage was not "
                 "restored from a snapshot).")
     return (f"The first read of a restored block was {cw['ratio']:.1f}x slower than a warm read "
-            f"({cold:,.0f} vs {warm:,.0f} IOPS{lat}, {cw['penalty_pct']:.0f} % fewer IOPS): every block the "
+            f"({cold:,.0f} vs {warm:,.0f} IOPS, {cw['penalty_pct']:.0f} % fewer IOPS): every block the "
             "cutover touches must be read once before it.")
 
 
@@ -390,7 +395,7 @@ def _limit_notes(rows: list[dict], limits: dict | None) -> list[str]:
     if inst.get("burstable"):
         out.append(f"{inst['instance_class']} holds its maximum EBS bandwidth ({inst['max_mbps']:,} Mbps, "
                    f"{inst['max_iops']:,} IOPS) for 30 minutes at least once a day, then {inst['baseline_mbps']:,} "
-                   f"Mbps ({inst['baseline_mb_s']:,.0f} MB/s) and {inst['baseline_iops']:,} IOPS: a short sweep "
+                   f"Mbps ({inst['baseline_mb_s']:,.0f} MiB/s) and {inst['baseline_iops']:,} IOPS: a short sweep "
                    "overstates what a long cutover gets.")
     if storage.get("rough"):
         out.append("The magnetic storage limits are rough (AWS publishes no throughput for it).")
@@ -411,20 +416,20 @@ def _limit_notes(rows: list[dict], limits: dict | None) -> list[str]:
 
 
 def _conclusions(rows: list[dict], cross: dict, limits: dict | None, burst: dict | None,
-                 cw: dict | None) -> list[str]:
+                 cw: dict | None, thresholds: Thresholds | None) -> list[str]:
     clause = _burst_clause(burst)
     random_sentence = _random_sentence(rows, limits, clause)
     sentences = [_throughput_sentence(rows, cross, limits), _iops_sentence(rows, cross, limits),
                  _above_cap_sentence(rows, cross, limits), random_sentence]
     if clause and not random_sentence:
         sentences.append(clause[0].upper() + clause[1:] + ".")
-    sentences.append(_cold_warm_sentence(cw))
+    sentences.append(_cold_warm_sentence(cw, thresholds))
     sentences += _limit_notes(rows, limits)
     return [s for s in sentences if s]
 
 
 def analyze(points: list[dict], *, limits: dict | None = None, probes: dict | None = None,
-            burst_balance: list[float] | None = None) -> dict:
+            burst_balance: list[float] | None = None, thresholds: Thresholds | None = None) -> dict:
     """Analyse benchmark points (see the module docstring for the rules)."""
     rows = [_row(p, i) for i, p in enumerate(points)]
     levels = _levels(limits)
@@ -443,7 +448,7 @@ def analyze(points: list[dict], *, limits: dict | None = None, probes: dict | No
         "measured": _measured(rows),
         "burst": burst,
         "cold_warm": cw,
-        "conclusions": _conclusions(rows, cross, limits, burst, cw),
+        "conclusions": _conclusions(rows, cross, limits, burst, cw, thresholds),
         "rules": {"bound_at_pct": round(100 * BOUND_AT), "above_cap_pct": round(100 * ABOVE_CAP),
                   "plateau_pct": round(100 * PLATEAU), "grows_pct": round(100 * (GROWS - 1))},
     }

@@ -1,9 +1,10 @@
-"""Database engines behind one interface (see ``base``)."""
+"""Database engines behind one interface (see ``base``), one folder each, found through ``registry``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cutover_prep.engines import registry
 from cutover_prep.engines.base import (
     DatabaseUnreachable,
     DiscoveryOptions,
@@ -14,28 +15,22 @@ from cutover_prep.engines.base import (
     ReadRange,
     ReadResult,
     Segment,
+    ShortRead,
     TransientDatabaseError,
 )
 
-ENGINES = ("postgres", "oracle")
-
-# RDS engine names (DescribeDBInstances "Engine") mapped to ours.
-RDS_ENGINE_FAMILY = {
-    "postgres": "postgres",
-    "aurora-postgresql": "postgres",
-    "oracle-ee": "oracle",
-    "oracle-se2": "oracle",
-    "oracle-ee-cdb": "oracle",
-    "oracle-se2-cdb": "oracle",
-    "custom-oracle-ee": "oracle",
-    "mysql": "mysql",
-    "mariadb": "mysql",
-}
+# RDS engine names (DescribeDBInstances "Engine") mapped to ours, for the engines the run supports.
+RDS_ENGINE_FAMILY = registry.rds_engine_family()
 
 
 @dataclass(frozen=True)
 class ConnectionSpec:
-    """Where and as whom to connect. The password never appears in repr or logs."""
+    """Where and as whom to connect. The password never appears in repr or logs.
+
+    ``tls`` is ``require``, ``prefer`` or ``disable`` (see ``settings.ConnectionPolicy``);
+    ``None`` takes ``CUTOVER_PREP_TLS`` from the environment when connecting (default
+    ``require``). ``tls_port`` is Oracle's TCPS port when it differs from ``port`` (the RDS
+    SSL option listens on 2484 by default, the instance endpoint on 1521)."""
 
     engine: str
     host: str
@@ -43,27 +38,20 @@ class ConnectionSpec:
     database: str
     user: str
     password: str = field(repr=False)
+    tls: str | None = None
+    tls_port: int | None = None
 
 
 def open_engine(spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
                 create_extension: bool = False) -> Engine:
-    """Connect with the engine named in ``spec``; raise ``DatabaseUnreachable`` on failure.
+    """Connect with the engine named in ``spec`` (see ``registry``); raise ``DatabaseUnreachable`` on
+    failure, ``registry.UnknownEngine`` for an engine no family covers.
 
     ``create_extension`` (PostgreSQL only, opt-in write) installs pg_prewarm."""
-    if spec.engine == "postgres":
-        from cutover_prep.engines.postgres import PostgresEngine
-
-        return PostgresEngine.connect(spec, call_timeout_seconds=call_timeout_seconds,
-                                      create_extension=create_extension)
-    if spec.engine == "oracle":
-        from cutover_prep.engines.oracle import OracleEngine
-
-        return OracleEngine.connect(spec, call_timeout_seconds=call_timeout_seconds)
-    raise EngineError(f"engine {spec.engine!r} is not supported yet; use one of {', '.join(ENGINES)}")
-
+    return registry.family(spec.engine).open_engine(spec, call_timeout_seconds=call_timeout_seconds,
+                                                    create_extension=create_extension)
 
 __all__ = [
-    "ENGINES",
     "RDS_ENGINE_FAMILY",
     "ConnectionSpec",
     "DatabaseUnreachable",
@@ -75,6 +63,7 @@ __all__ = [
     "ReadRange",
     "ReadResult",
     "Segment",
+    "ShortRead",
     "TransientDatabaseError",
     "open_engine",
 ]

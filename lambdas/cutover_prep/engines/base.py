@@ -3,12 +3,13 @@
 An engine knows how to:
 - ``discover``: list every segment (relation fork, table partition, index, LOB segment ...)
   that must be read, with its size and the block extents that make it up;
-- ``read_range``: read one block range of one segment exactly once and say what it read;
+- ``read_range``: read one block range of one segment exactly once and say what it read
+  (what the database confirmed, not what was asked for: less than planned is ``ShortRead``);
 - ``close``.
 
-Planning (``cutover_prep.planning``) turns segments into work units made of
+Planning (``cutover_prep.warmup.planning``) turns segments into work units made of
 ``ReadRange`` pieces; the warm-unit Lambda hands each piece back to the engine.
-Engines never write to the customer database.
+Engines never write to the customer database: their sessions are read-only.
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ class PermanentReadError(EngineError):
     """A read failed for a reason retrying will not fix (object dropped, no privilege)."""
 
     error_type = "PermanentReadError"
+
+
+class ShortRead(PermanentReadError):
+    """Fewer blocks were read than planned (the relation shrank, a file ended early, a scan
+    stopped short): the unit is not DONE, and the error says what was read of what."""
+
+    error_type = "ShortRead"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,3 +165,12 @@ class Engine(Protocol):
     def read_range(self, rng: ReadRange) -> ReadResult: ...
 
     def close(self) -> None: ...
+
+
+class DatafileEngine(Engine, Protocol):
+    """An engine whose family offers the datafile pass (``registry.EngineFamily.warmup_modes``).
+
+    ``discover_datafiles`` lists every datafile as one splittable ``Segment`` (kind ``DATAFILE``,
+    one extent of all its blocks); ``read_range`` then reads any block range of it."""
+
+    def discover_datafiles(self) -> list[Segment]: ...

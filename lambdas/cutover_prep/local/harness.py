@@ -27,30 +27,24 @@ from unittest import mock
 import boto3
 
 from cutover_prep import deps
-from cutover_prep.store import TABLE_KEYS
+from cutover_prep.engines.registry import POSTGRES
+from cutover_prep.workflows import (
+    BUCKET_SUBSTITUTION,
+    STATEMACHINES_DIR,
+    TRIGGERED_WORKFLOW,
+    WORKFLOWS,
+    table_definition,
+    workflow_functions,
+)
 
-REPO_STATEMACHINES = Path(__file__).resolve().parents[3] / "statemachines"
-WARMUP_ASL = "warmup.asl.json"
-
+REPO_STATEMACHINES = STATEMACHINES_DIR
+# The workflow the harness runs, from the catalogue: its ASL file and the functions it calls.
+WORKFLOW = WORKFLOWS[TRIGGERED_WORKFLOW]
 # ASL substitution key -> handler module (the same keys the CDK passes as definition_substitutions).
-FUNCTIONS: dict[str, str] = {
-    "ValidateInputFunctionArn": "handlers.validate_input",
-    "StartRestoreFunctionArn": "handlers.start_restore",
-    "DescribeInstanceFunctionArn": "handlers.describe_instance",
-    "DiscoverFunctionArn": "handlers.discover",
-    "WarmUnitFunctionArn": "handlers.warm_unit",
-    "UnitFailedFunctionArn": "handlers.unit_failed",
-    "FinalizeFunctionArn": "handlers.finalize",
-    "RunFailedFunctionArn": "handlers.run_failed",
-    "ProbeFunctionArn": "handlers.probe",
-    "PlanSweepFunctionArn": "handlers.plan_sweep",
-    "RunPointFunctionArn": "handlers.run_point",
-    "CollectMetricsFunctionArn": "handlers.collect_metrics",
-    "AnalyzeFunctionArn": "handlers.analyze",
-    "BenchmarkFailedFunctionArn": "handlers.benchmark_failed",
-}
+FUNCTIONS: dict[str, str] = {f.substitution: f.module for f in workflow_functions(WORKFLOW)}
 
 Fault = Callable[[dict[str, Any]], None]
+LOCAL_DB_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def render_definition(path: Path, substitutions: dict[str, str]) -> str:
@@ -84,6 +78,35 @@ def _serialise_dynamodb() -> list[Any]:
 
     return [mock.patch.object(DynamoDBBackend, name, guarded(getattr(DynamoDBBackend, name)))
             for name in DYNAMODB_CALLS]
+
+
+def _sfn_integration_as_aws() -> list[Any]:
+    """moto's Step Functions integration (``states:startExecution.sync:2``, the comparison's child runs)
+    leaves parameter and response names as boto3 spells them (LocalStack's interpreter, which moto's
+    is, normalises them elsewhere): ``StateMachineArn`` fails and ``ExecutionArn`` is missing. Do what
+    AWS does: the ASL's parameters are the API's (PascalCase), the answer's fields are PascalCase with
+    epoch-millisecond dates (``Status``, ``ExecutionArn``, ``Output``)."""
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import state_task_service_sfn
+
+    service = state_task_service_sfn.StateTaskServiceSfn
+    original = service._normalise_parameters
+
+    def parameters(self: Any, parameters: dict[str, Any], boto_service_name: str | None = None,
+                   service_action_name: str | None = None) -> None:
+        original(self, parameters, boto_service_name=boto_service_name, service_action_name=service_action_name)
+        for key in list(parameters):
+            parameters[key[:1].lower() + key[1:]] = parameters.pop(key)
+
+    def response(self: Any, response: Any, boto_service_name: str | None = None,
+                 service_action_name: str | None = None) -> None:
+        if isinstance(response, dict):
+            for key in list(response):
+                value = response.pop(key)
+                response[key[:1].upper() + key[1:]] = (int(value.timestamp() * 1000) if hasattr(value, "timestamp")
+                                                       else value)
+
+    return [mock.patch.object(service, "_normalise_parameters", parameters),
+            mock.patch.object(service, "_normalise_response", response)]
 
 
 class FakeContext:
@@ -134,6 +157,9 @@ class LocalAws:
             "POWERTOOLS_TRACE_DISABLED": "1", "POWERTOOLS_SERVICE_NAME": "cutover-prep",
             "POWERTOOLS_METRICS_NAMESPACE": "CutoverPrep", "POWERTOOLS_LOG_LEVEL": "WARNING",
             "POWERTOOLS_METRICS_DISABLED": "true",
+            # A local run connects where its user points it: this machine, or the host of a DSN they
+            # typed (``allow_db_host``), with TLS when the server offers it (the findings say which).
+            "ALLOWED_DB_HOSTS": ",".join(LOCAL_DB_HOSTS), "CUTOVER_PREP_TLS": "prefer",
             **self.extra_env,
         }
         self._patches.append(mock.patch.dict(os.environ, env))
@@ -147,6 +173,7 @@ class LocalAws:
             "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time.sleep",
             lambda seconds: time.sleep(seconds * scale) if scale else None))
         self._patches.extend(_serialise_dynamodb())
+        self._patches.extend(_sfn_integration_as_aws())
         for p in self._patches:
             p.start()
         # moto's interpreter and the polling client are CPU-bound Python threads; with the default
@@ -191,40 +218,39 @@ class LocalAws:
                                                     "Principal": {"Service": ["lambda.amazonaws.com",
                                                                               "states.amazonaws.com"]}}]}))
         role_arn = role["Role"]["Arn"]
-        ddb = self.client("dynamodb")
-        k = TABLE_KEYS
-        ddb.create_table(
-            TableName=self.table, BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
-                                  for n in (k["pk"], k["sk"], k["gsi_pk"], k["gsi_sk"])],
-            KeySchema=[{"AttributeName": k["pk"], "KeyType": "HASH"}, {"AttributeName": k["sk"], "KeyType": "RANGE"}],
-            GlobalSecondaryIndexes=[{"IndexName": k["gsi"], "Projection": {"ProjectionType": "ALL"},
-                                     "KeySchema": [{"AttributeName": k["gsi_pk"], "KeyType": "HASH"},
-                                                   {"AttributeName": k["gsi_sk"], "KeyType": "RANGE"}]}],
-        )
+        self.client("dynamodb").create_table(**table_definition(self.table))
         self.client("s3").create_bucket(Bucket=self.bucket)
         zipped = io.BytesIO()
         with zipfile.ZipFile(zipped, "w") as zf:
             zf.writestr("README.txt", "handlers run in-process in the local harness")
         lam = self.client("lambda")
-        subs = {"EvidenceBucketName": self.bucket}
+        subs = {BUCKET_SUBSTITUTION: self.bucket}
         self._module_of: dict[str, str] = {}
-        for key, module in FUNCTIONS.items():
-            name = "cutover-prep-" + module.split(".")[-1].replace("_", "-")
-            arn = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role_arn,
-                                      Handler=f"{module}.handler", Code={"ZipFile": zipped.getvalue()},
-                                      Timeout=int(self.lambda_timeout_s))["FunctionArn"]
-            subs[key] = arn
-            self._module_of[name] = module
-        definition = render_definition(self.statemachines / WARMUP_ASL, subs)
-        self.state_machine_arn = self.client("stepfunctions").create_state_machine(
-            name="cutover-prep-warmup", definition=definition, roleArn=role_arn, type="STANDARD",
-        )["stateMachineArn"]
+        # Every workflow of the catalogue; one that another starts (startExecution.sync:2) first.
+        self.state_machine_arns: dict[str, str] = {}
+        for workflow in sorted(WORKFLOWS.values(), key=lambda w: len(w.starts)):
+            for function in workflow_functions(workflow):
+                key, module = function.substitution, function.module
+                if key in subs:
+                    continue
+                name = "cutover-prep-" + module.split(".")[-1].replace("_", "-")
+                subs[key] = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role_arn,
+                                                Handler=f"{module}.handler", Code={"ZipFile": zipped.getvalue()},
+                                                Timeout=int(self.lambda_timeout_s))["FunctionArn"]
+                self._module_of[name] = module
+            definition = render_definition(self.statemachines / workflow.asl_file, subs)
+            subs[workflow.substitution] = self.state_machine_arns[workflow.key] = self.client(
+                "stepfunctions").create_state_machine(name=workflow.state_machine_name, definition=definition,
+                                                      roleArn=role_arn, type="STANDARD")["stateMachineArn"]
+        self.state_machine_arn = self.state_machine_arns[WORKFLOW.key]
 
     def create_stack(self, name: str = "CutoverPrep") -> str:
         """A CloudFormation stack with the outputs the deployed stack has (the CLI reads them)."""
         template = {"Resources": {"Marker": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{name}-marker"}}},
-                    "Outputs": {"StateMachineArn": {"Value": self.state_machine_arn},
+                    "Outputs": {**{key: {"Value": self.state_machine_arn}
+                                   for key in (WORKFLOW.output_name, *WORKFLOW.legacy_output_names)},
+                                **{w.output_name: {"Value": self.state_machine_arns[w.key]}
+                                   for w in WORKFLOWS.values() if w.key != WORKFLOW.key},
                                 "EvidenceBucketName": {"Value": self.bucket}, "TableName": {"Value": self.table}}}
         return self.client("cloudformation").create_stack(StackName=name, TemplateBody=json.dumps(template))["StackId"]
 
@@ -236,16 +262,25 @@ class LocalAws:
                 "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing", "AWS_REGION": self.region,
                 "AWS_DEFAULT_REGION": self.region}
 
+    def allow_db_host(self, host: str) -> None:
+        """Let the local run's credentials go to ``host`` (the deployed stack's allowed_db_hosts)."""
+        hosts = [h for h in os.environ.get("ALLOWED_DB_HOSTS", "").split(",") if h]
+        os.environ["ALLOWED_DB_HOSTS"] = ",".join([*hosts, host])
+        deps.reset()
+
     def create_secret(self, name: str, value: dict[str, Any]) -> str:
         return self.client("secretsmanager").create_secret(Name=name, SecretString=json.dumps(value))["ARN"]
 
-    def create_instance(self, identifier: str, *, engine: str = "postgres", db_name: str = "postgres",
+    def create_instance(self, identifier: str, *, engine: str = POSTGRES.rds_engines[0],
+                        db_name: str = POSTGRES.default_database,
                         instance_class: str = "db.m5.large", storage_type: str = "gp3",
-                        allocated_storage: int = 100, engine_version: str | None = None) -> dict[str, Any]:
+                        allocated_storage: int = 100, engine_version: str | None = None,
+                        iops: int | None = None, storage_throughput: int | None = None) -> dict[str, Any]:
+        optional = {"EngineVersion": engine_version, "Iops": iops, "StorageThroughput": storage_throughput}
         return self.client("rds").create_db_instance(
             DBInstanceIdentifier=identifier, Engine=engine, DBInstanceClass=instance_class, DBName=db_name,
             AllocatedStorage=allocated_storage, StorageType=storage_type, MasterUsername="admin",
-            MasterUserPassword="not-used-locally", **({"EngineVersion": engine_version} if engine_version else {}),
+            MasterUserPassword="not-used-locally", **{k: v for k, v in optional.items() if v is not None},
         )["DBInstance"]
 
     # -- running -----------------------------------------------------------------------

@@ -3,23 +3,36 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import logging
+import os
 import sys
-import tempfile
+import threading
 import time
+import unicodedata
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from cutover_prep import deps
+from cutover_prep.benchmark.scratch import ScratchStatus
+from cutover_prep.benchmark.steps import cleanup_scratch
+from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
+from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
+from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
-from cutover_prep.store import Store
+from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
 
-DEMO_DATABASE = "cutover_demo"
-SCHEMES = {"postgres": "postgres", "postgresql": "postgres", "oracle": "oracle"}
+SCHEMES = {scheme: f.name for f in families() for scheme in f.dsn_schemes}  # URL scheme -> engine family
+DSN_FORM = " or ".join(f"{f.dsn_schemes[0]}://USER:PASSWORD@HOST:PORT/{f.database_term}" for f in families())
+LOCAL_IDENTIFIER = "local-target"
+DEFAULT_PROFILE_UNAVAILABLE = "the default profile (the emulator cannot be imported)"
+_PLACEHOLDER_SECRET = "arn:aws:secretsmanager:us-east-1:000000000000:secret:cutover-prep/local"
 
 
 class UsageProblem(Exception):
@@ -30,22 +43,125 @@ class TargetUnreachable(Exception):
     """The database cannot be reached: reported in one line, exit code 3."""
 
 
+def _has_control(text: str) -> bool:
+    return any(unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") for ch in text)
+
+
+CONNINFO_KEYS = ("host", "port", "dbname", "user", "password")
+CONNINFO_FORM = "host=HOST port=5432 dbname=DATABASE user=USER password=PASSWORD"
+
+
+def is_conninfo(dsn: str) -> bool:
+    """libpq's keyword form (``host=... dbname=...``) rather than a URL."""
+    return "://" not in dsn and "=" in dsn
+
+
+def parse_conninfo(dsn: str) -> ConnectionSpec:
+    """PostgreSQL's keyword conninfo, parsed by libpq's own parser (psycopg.conninfo.conninfo_to_dict):
+    quoting and escapes as libpq has them. Other engines take the URL form only."""
+    try:
+        from psycopg import ProgrammingError
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        raise UsageProblem("--dsn: the keyword form (host=... dbname=...) needs psycopg: pip install "
+                           "'cutover-prep[local]'; or write postgresql://USER:PASSWORD@HOST:PORT/DATABASE") from None
+    try:
+        info = {k: str(v) for k, v in conninfo_to_dict(dsn).items()}
+    except ProgrammingError:  # libpq's message may quote part of the string, and so the password: not shown
+        raise UsageProblem(f"--dsn: not a valid keyword conninfo; write {CONNINFO_FORM} (quote a value with "
+                           f"spaces in single quotes), or a URL: {DSN_FORM}") from None
+    other = sorted(k for k in info if k not in CONNINFO_KEYS)
+    if other:
+        raise UsageProblem(f"--dsn: {', '.join(other)}: not used by cutover-prep local (it takes "
+                           f"{', '.join(CONNINFO_KEYS)}; TLS is used when the server offers it); remove "
+                           f"{'them' if len(other) > 1 else 'it'}")
+    missing = [k for k in ("host", "user", "dbname") if not info.get(k)]
+    if missing:
+        raise UsageProblem(f"--dsn needs {', '.join(missing)}: {CONNINFO_FORM}")
+    if "," in info["host"] or "," in info.get("port", ""):
+        raise UsageProblem("--dsn: one host (a list of hosts is libpq's failover; warm one server at a time)")
+    try:
+        port = int(info.get("port") or family(KEYWORD_CONNINFO_ENGINE).default_port)
+        if not 1 <= port <= 65535:
+            raise ValueError
+    except ValueError:
+        raise UsageProblem("--dsn has a port that is not a number from 1 to 65535") from None
+    for name in ("host", "user", "password", "dbname"):
+        if _has_control(info.get(name, "")):
+            raise UsageProblem(f"--dsn: the {name} holds a control character; remove it")
+    return ConnectionSpec(engine=family(KEYWORD_CONNINFO_ENGINE).name, host=info["host"], port=port,
+                          database=info["dbname"], user=info["user"], password=info.get("password", ""))
+
+
 def parse_dsn(dsn: str) -> ConnectionSpec:
-    """``postgresql://user:pw@host:5432/db`` or ``oracle://user:pw@host:1521/service``."""
-    parts = urlsplit(dsn)
-    engine = SCHEMES.get(parts.scheme)
+    """``postgresql://user:pw@host:5432/db``, ``oracle://user:pw@host:1521/service``, ``mysql://``,
+    ``mariadb://``; for PostgreSQL also libpq's keyword form ``host=h port=5432 dbname=db user=u``.
+
+    No message repeats the DSN: it holds the password.
+    """
+    if _has_control(dsn):
+        raise UsageProblem("--dsn: holds a control character; remove it")
+    if is_conninfo(dsn):
+        return parse_conninfo(dsn)
+    try:
+        parts = urlsplit(dsn)
+        engine = SCHEMES.get(parts.scheme)
+        host = parts.hostname
+    except ValueError:  # urllib: "Invalid IPv6 URL", "'zz' does not appear to be an IPv4 or IPv6 address"
+        raise UsageProblem("--dsn: not a valid URL (an IPv6 host goes in brackets, e.g. [::1]:5432); "
+                           f"write {DSN_FORM}") from None
     if engine is None:
-        raise UsageProblem(f"--dsn must start with postgresql:// or oracle://, got {parts.scheme or dsn!r}")
+        starts = " or ".join(f"{f.dsn_schemes[0]}://" for f in families())
+        raise UsageProblem(f"--dsn must start with {starts} ({DSN_FORM}), or be PostgreSQL's keyword form "
+                           f"({CONNINFO_FORM})")
     try:
         port = parts.port
     except ValueError:
-        raise UsageProblem("--dsn has a port that is not a number") from None
+        raise UsageProblem("--dsn has a port that is not a number from 1 to 65535") from None
     database = unquote(parts.path.lstrip("/"))
-    if not parts.hostname or not parts.username or not database:
+    if not host or not parts.username or not database:
         raise UsageProblem(f"--dsn needs user, host and database: {engine}://USER:PASSWORD@HOST:PORT/DATABASE")
-    return ConnectionSpec(engine=engine, host=parts.hostname, port=port or (5432 if engine == "postgres" else 1521),
-                          database=database, user=unquote(parts.username),
-                          password=unquote(parts.password or ""))
+    user, password = unquote(parts.username), unquote(parts.password or "")
+    for name, value in (("user", user), ("password", password), ("database", database)):
+        if _has_control(value):  # %00 and friends, decoded
+            raise UsageProblem(f"--dsn: the {name} holds a control character; remove it")
+    return ConnectionSpec(engine=engine, host=host, port=port or family(engine).default_port,
+                          database=database, user=user, password=password)
+
+
+def evidence_dir(out: Path | None, run_id: str, *, base: Path | None = None) -> Path:
+    """``--out``, else ``./out/<run id>``: a run id is one path component that stays inside ./out."""
+    if not RUN_ID.fullmatch(run_id):
+        raise UsageProblem("--run-id: must be 1-80 letters, digits, '.', '_' or '-', starting with a letter "
+                           "or digit (it names a directory under ./out and the run)")
+    if out is not None:
+        return out
+    root = base if base is not None else Path("out")
+    path = root / run_id
+    if path.resolve().parent != root.resolve():
+        raise UsageProblem(f"--run-id: {run_id} would write outside {root}; pick another run id")
+    return path
+
+
+def evidence_file(out: Path, name: str) -> Path:
+    """Where an evidence object is written: never outside the evidence directory."""
+    root = out.resolve()
+    path = (root / name).resolve()
+    if not path.is_relative_to(root) or path == root:
+        raise UsageProblem(f"evidence object {name[:100]!r} would be written outside {out}; not written")
+    return path
+
+
+def check_options(options: LocalOptions, spec: ConnectionSpec | None) -> None:
+    """The options as the workflow will validate them, before anything is started."""
+    target: dict[str, Any] = {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": _PLACEHOLDER_SECRET}
+    if spec is not None:
+        target.update(engine=spec.engine, host=spec.host, port=spec.port, database=spec.database)
+    try:
+        parse_run_input({"target": target, "warmup": options.warmup, "benchmark": options.benchmark,
+                         "run_id": options.run_id})
+    except InvalidInput as exc:
+        raise UsageProblem(str(exc).replace("target.", "--dsn ")) from None
 
 
 @dataclass
@@ -57,27 +173,8 @@ class LocalOptions:
     benchmark: dict[str, Any] = field(default_factory=dict)
     run_id: str | None = None
     progress: bool = True
-
-
-@contextlib.contextmanager
-def embedded_postgres(size_mb: int) -> Iterator[ConnectionSpec]:
-    """Start pgserver in a temporary directory with a generated sample database."""
-    import pgserver
-    import psycopg
-
-    from cutover_prep.local.sample_db import create_sample
-
-    with tempfile.TemporaryDirectory(prefix="cutover-prep-pg-") as pgdata:
-        server = pgserver.get_server(pgdata, cleanup_mode="stop")
-        try:
-            socket_dir = urlsplit(server.get_uri()).query.removeprefix("host=")
-            with psycopg.connect(host=socket_dir, dbname="postgres", user="postgres", autocommit=True) as conn:
-                conn.execute(f"CREATE DATABASE {DEMO_DATABASE}")
-            create_sample(f"host={socket_dir} dbname={DEMO_DATABASE} user=postgres", size_mb=size_mb)
-            yield ConnectionSpec(engine="postgres", host=socket_dir, port=5432, database=DEMO_DATABASE,
-                                 user="postgres", password="")
-        finally:
-            server.cleanup()
+    storage: dict[str, Any] = field(default_factory=dict)  # the emulated volume's profile options (CLI names)
+    emulate: bool = True  # the demo database on an emulated restored volume, where FUSE can be had
 
 
 def check_reachable(spec: ConnectionSpec) -> None:
@@ -87,105 +184,273 @@ def check_reachable(spec: ConnectionSpec) -> None:
         raise TargetUnreachable(str(exc)) from None
 
 
+def _columns(stream: Any) -> int:
+    """The terminal's width; 80 when the stream cannot say (not a file descriptor)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 80
+
+
 class Progress:
-    """A progress bar fed from the run item's counters in DynamoDB (units, MB, MB/s)."""
+    """Progress fed from the run item's counters in DynamoDB.
 
-    NON_TTY_INTERVAL_S = 10.0  # a log file or CI console gets a frame every 10 s, not 5 per second
+    On a terminal, a bar: the warm-up's bytes (MiB, MiB/s, units), then, once the benchmark is
+    planned, a bar of its own (points done/total), so a finished warm-up's rate does not fall
+    while the points run. Anywhere else (a pipe, a CI log) plain lines, never ``\\r``-joined
+    frames: one when a phase starts, one every ``NON_TTY_INTERVAL_S`` and one at the end.
+    """
 
-    def __init__(self, store: Store, run_id: str, enabled: bool) -> None:
+    NON_TTY_INTERVAL_S = 10.0
+
+    def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None) -> None:
         self.store, self.run_id, self.enabled = store, run_id, enabled
+        self.stream = stream if stream is not None else sys.stderr
         self.bar: Any = None
-        self._tty = sys.stderr.isatty()
-        self._drawn = 0.0
+        # a terminal with no width (a pty nobody sized: `script` in some CI, `docker run -t`) gets no
+        # bar from tqdm at all: plain lines there too
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)()) and _columns(self.stream) > 0
+        self._phase: str | None = None
+        self._phase_started = 0.0
+        self._reading_since: tuple[float, float] | None = None  # (time, MiB) when bytes were first seen
+        self._printed = 0.0
+        self._last_line = ""
 
     def poll(self, *, final: bool = False) -> None:
         if not self.enabled:
             return
-        if not (self._tty or final) and time.monotonic() - self._drawn < self.NON_TTY_INTERVAL_S:
-            return
         run = self.store.get_run(self.run_id)
         if not run or "bytes_planned" not in run:
             return
-        self._drawn = time.monotonic()
-        if self.bar is None:
+        phase = "benchmark" if run.get("benchmark_points") else "warm-up"
+        started = phase != self._phase
+        if started:
+            self._start_phase(phase, run)
+        if phase == "benchmark":
+            done = sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
+                       and not str(p.get("point_id", "")).startswith("probe-"))
+            n, total = done, int(run.get("benchmark_points") or 0)
+        else:
+            n, total = int(run.get("bytes_read") or 0), int(run.get("bytes_planned") or 0)
+        if self._tty:
+            self._draw(n, total, self._warm_text(run) if phase == "warm-up" else "")
+        elif started or final or time.monotonic() - self._printed >= self.NON_TTY_INTERVAL_S:
+            self._line(phase, n, total, run)
+
+    def _warm_text(self, run: dict[str, Any], *, percent: bool = False) -> str:
+        """``13.8 of 34.4 MiB (40 %), 30/71 units, 0 failed, 1.3 MiB/s``: MiB, as the report counts
+        (tqdm's own scale would say MB and kB/s); the rate is the mean since the first bytes were read
+        (the cold probe and discovery before them are not the warm-up's time)."""
+        done, total = int(run.get("bytes_read") or 0) / 2**20, int(run.get("bytes_planned") or 0) / 2**20
+        if done and self._reading_since is None:
+            self._reading_since = (time.monotonic(), done)
+        since, base = self._reading_since or (time.monotonic(), done)
+        seconds = time.monotonic() - since
+        rate = f", {(done - base) / seconds:,.1f} MiB/s" if seconds >= 1 else ""
+        pct = f" ({100 * done / total:.0f} %)" if percent and total else ""
+        return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.get('units_done', 0)}/{run.get('units_total', 0)} "
+                f"units, {run.get('units_failed', 0)} failed{rate}")
+
+    def _start_phase(self, phase: str, run: dict[str, Any]) -> None:
+        if self.bar is not None:  # the warm-up is over: its bar ends at what it read
+            self.bar.n = min(int(run.get("bytes_read") or 0), self.bar.total or 0)
+            self.bar.set_postfix_str(self._warm_text(run), refresh=False)
+            self.bar.close()
+            self.bar = None
+        self._phase, self._phase_started = phase, time.monotonic()
+        if self._tty:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=run["bytes_planned"], unit="B", unit_scale=True, unit_divisor=1024,
-                            desc="warm-up", dynamic_ncols=True)
-        self.bar.n = min(run.get("bytes_read", 0), self.bar.total)
-        self.bar.set_postfix_str(f"{run.get('units_done', 0)}/{run.get('units_total', 0)} units, "
-                                 f"{run.get('units_failed', 0)} failed", refresh=False)
-        if run.get("benchmark_points"):  # planned: from then on, to the end of the run
-            done = sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
-                       and not p["point_id"].startswith("probe-"))
-            self.bar.set_description_str(f"benchmark {done}/{run.get('benchmark_points', 0)} points", refresh=False)
+            if phase == "benchmark":
+                self.bar = tqdm(total=int(run.get("benchmark_points") or 0), desc="benchmark", file=self.stream,
+                                dynamic_ncols=True,
+                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} points [{elapsed}]")
+            else:
+                self.bar = tqdm(total=int(run.get("bytes_planned") or 0), desc="warm-up", file=self.stream,
+                                dynamic_ncols=True,  # tqdm puts ", " before the postfix
+                                bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
+
+    def _draw(self, n: int, total: int, postfix: str) -> None:
+        self.bar.total = total
+        self.bar.n = min(n, total)
+        if postfix:
+            self.bar.set_postfix_str(postfix, refresh=False)
         self.bar.refresh()
 
-    def close(self) -> None:
-        if self.bar is not None:
+    def _line(self, phase: str, n: int, total: int, run: dict[str, Any]) -> None:
+        line = (f"benchmark: {n}/{total} points" if phase == "benchmark"
+                else f"warm-up: {self._warm_text(run, percent=True)}")
+        self._printed = time.monotonic()
+        if line != self._last_line:
+            print(f"cutover-prep: {line}", file=self.stream, flush=True)
+            self._last_line = line
+
+    def close(self, *, interrupted: bool = False) -> None:
+        """The last frame or line (none on Ctrl-C: the interruption is the one line then)."""
+        if not self.enabled:
+            return
+        if not interrupted:
             self.poll(final=True)
+        self.enabled = False
+        if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
 
 def _server_version(spec: ConnectionSpec) -> str | None:
     """The database's own version for the stand-in RDS instance (moto would say postgres 9.3.3)."""
-    if spec.engine != "postgres":
-        return None
-    import psycopg
+    ask = family(spec.engine).server_version
+    return ask(spec) if ask else None
 
-    try:
-        with psycopg.connect(host=spec.host, port=spec.port, dbname=spec.database, user=spec.user,
-                             password=spec.password or None, connect_timeout=10) as conn:
-            return str(conn.execute("SHOW server_version").fetchone()[0]).split()[0]
-    except psycopg.Error:
-        return None
+
+STOP_GRACE_SECONDS = 30.0
+LOCAL_TLS = "prefer"
 
 
 def run_local(options: LocalOptions) -> dict[str, Any]:
     """Run the workflow; return the execution's description plus where the evidence is."""
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
-    if options.dsn:
-        spec = parse_dsn(options.dsn)
+    options = replace(options, run_id=options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}")
+    evidence_dir(options.out, str(options.run_id))
+    spec = parse_dsn(options.dsn) if options.dsn else None
+    check_options(options, spec)
+    if spec is not None:
+        if options.storage:
+            flags = ", ".join(f"--{name.replace('_', '-')}" for name in options.storage)
+            raise UsageProblem(f"{flags}: choose what the demo's emulated volume is; "
+                               "with --dsn there is no emulation: drop them")
+        spec = replace(spec, tls=LOCAL_TLS)  # a database the user typed: TLS when it offers it, and the findings say
         check_reachable(spec)
-        return _execute(spec, options)
-    with embedded_postgres(options.size_mb) as spec:
-        return _execute(spec, options)
+        return _execute(spec, options, Emulation(reason=DSN_REASON))
+    profile = _profile(options)
+    say(f"building the {options.size_mb:,} MB sample database (embedded PostgreSQL"
+        + ("" if profile is None else ", on the emulated restored volume when FUSE can be had")
+        + "; takes a while) ...")
+    building = time.monotonic()
+    with demo_database(options.size_mb, profile) as (spec, emulation):
+        say(f"sample database ready in {time.monotonic() - building:.0f} s; starting run {options.run_id}")
+        return _execute(spec, options, emulation)
 
 
-def _execute(spec: ConnectionSpec, options: LocalOptions) -> dict[str, Any]:
+def say(line: str) -> None:
+    """A status line on stderr (stdout carries only the result)."""
+    print(f"cutover-prep: {line}", file=sys.stderr, flush=True)
+
+
+def _profile(options: LocalOptions) -> Any:
+    """The emulated volume's profile from the CLI's options (None: no emulation asked for)."""
+    if not options.emulate:
+        return None
+    try:
+        from cutover_prep.local.volume import DEFAULT_PROFILE, InvalidProfile
+    except ImportError:  # no mfusepy: demo_database says why in one line
+        return DEFAULT_PROFILE_UNAVAILABLE
+    try:
+        return dataclasses.replace(DEFAULT_PROFILE, **options.storage)
+    except InvalidProfile as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _quiet_interpreter() -> Iterator[None]:
+    """moto's Step Functions interpreter logs every failed state at ERROR with the whole state's
+    repr (kilobytes a line); the run's own evidence and verdict say what failed, so the local
+    run's terminal gets none of it (a stopped run's in-flight task made a wall of them)."""
+    logger = logging.getLogger("moto.stepfunctions.parser")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _join_new_threads(before: set[threading.Thread], deadline: float) -> None:
+    """After a stop, let the in-flight state's thread end while moto still answers (its handler's
+    last AWS calls would otherwise go to the real endpoints once the mock is gone)."""
+    for thread in set(threading.enumerate()) - before:
+        if thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+class Interrupted(Exception):
+    """Ctrl-C: the run was stopped; the message says what its cleanup removed or left. It ends the
+    line ``_stop_and_clean`` began on stderr (so Ctrl-C is one line)."""
+
+
+def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: dict[str, Any]) -> str:
+    """Stop the execution, let its in-flight step end, then drop what the write test left (as the
+    workflow's CleanupScratch step would have)."""
+    # one line: begun now (the stop and the cleanup take seconds), ended by the CLI with the outcome
+    print("cutover-prep: interrupted: stopping the run and removing its scratch objects ... ", end="",
+          file=sys.stderr, flush=True)
+    aws.stop(execution_arn)
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    while time.monotonic() < deadline and any(
+            i.get("status") == ScratchStatus.CREATING for i in store.scratch_objects(run_input["run_id"])):
+        time.sleep(0.2)  # a write point still running in-process drops its own schema when it ends
+    run = {**run_input, "instance": (store.get_run(run_input["run_id"]) or {}).get("instance") or {}}
+    result = cleanup_scratch(run, store=store, open_driver=lambda r, database: deps.open_bench(r, database))
+    if result["left"]:
+        return f"run {run_input['run_id']} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"
+    removed = f"; removed {', '.join(result['removed'])}" if result["removed"] else "; it had written nothing"
+    return f"run {run_input['run_id']} stopped{removed}"
+
+
+def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation | None = None,
+             faults: dict[str, list[Any]] | None = None) -> dict[str, Any]:
+    """``faults``: handler module -> faults the harness applies (tests that cut a run short)."""
     started = time.monotonic()
-    with LocalAws() as aws:
+    # the database the user typed (or the embedded one) is the target: its host may receive the
+    # credentials; TLS when the server offers it (a unix socket: none)
+    env = {"ALLOWED_DB_HOSTS": spec.host, "CUTOVER_PREP_TLS": "disable" if spec.host.startswith("/") else LOCAL_TLS}
+    with LocalAws(env=env) as aws, _quiet_interpreter():
+        aws.faults.update(faults or {})
         secret_arn = aws.create_secret("cutover-prep/local", {
             "username": spec.user, "password": spec.password, "engine": spec.engine,
             "host": spec.host, "port": spec.port, "dbname": spec.database})
-        identifier = "local-target"
-        aws.create_instance(identifier, engine="postgres" if spec.engine == "postgres" else "oracle-ee",
-                            db_name=spec.database, engine_version=_server_version(spec))
+        identifier = LOCAL_IDENTIFIER
+        emulation = emulation or Emulation(reason=DSN_REASON)
+        aws.create_instance(identifier, engine=family(spec.engine).rds_engines[0],
+                            db_name=spec.database, engine_version=_server_version(spec), **emulation.instance())
         run_input: dict[str, Any] = {
             "target": {"db_instance_identifier": identifier, "secret_arn": secret_arn, "engine": spec.engine,
                        "host": spec.host, "port": spec.port, "database": spec.database},
             "warmup": options.warmup,
             "benchmark": options.benchmark,
         }
-        run_id = options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}"
+        run_id = str(options.run_id)
         run_input["run_id"] = run_id
-        execution_arn = aws.start(run_input)
         store = Store(dynamodb=aws.client("dynamodb"), s3=aws.client("s3"), table=aws.table, bucket=aws.bucket)
+        evidence = snapshot_writer(emulation, lambda doc: store.put_json(evidence_key(run_id, EMULATION_EVIDENCE), doc))
+        evidence()  # before the start: Discover's estimate reads the emulated volume's ceiling from it
+        before = set(threading.enumerate())
+        execution_arn = aws.start(run_input)
         progress = Progress(store, run_id, options.progress)
+
+        def on_poll() -> None:
+            progress.poll()
+            evidence()
         try:
-            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
+            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=on_poll)
+        except KeyboardInterrupt:
+            progress.close(interrupted=True)
+            outcome = _stop_and_clean(aws, store, execution_arn, run_input)
+            _join_new_threads(before, time.monotonic() + STOP_GRACE_SECONDS)
+            raise Interrupted(outcome) from None
         finally:
             progress.close()
-        out = options.out or Path("out") / run_id
+        out = evidence_dir(options.out, run_id)
         out.mkdir(parents=True, exist_ok=True)
         s3 = aws.client("s3")
         for obj in s3.list_objects_v2(Bucket=aws.bucket, Prefix=f"runs/{run_id}/").get("Contents", []):
             name = obj["Key"].removeprefix(f"runs/{run_id}/")
             if name.startswith("map-results/"):
                 continue
-            (out / name).parent.mkdir(parents=True, exist_ok=True)
-            (out / name).write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
+            path = evidence_file(out, name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
         summary = {"run_id": run_id, "status": desc["status"], "error": desc.get("error"),
                    "cause": desc.get("cause"), "output": json.loads(desc["output"]) if desc.get("output") else None,
                    "run": store.get_run(run_id), "seconds": round(time.monotonic() - started, 1),

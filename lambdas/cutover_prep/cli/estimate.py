@@ -1,0 +1,286 @@
+"""``cutover-prep estimate``: what a warm-up will read, how fast, how long and at what cost, before any run.
+
+The bytes come from the run's own discovery and planner (``warmup.discovery.make_plan``: the
+catalogue only, nothing is read or written); the rate, time and cost from ``cutover_prep.estimate``.
+
+- ``--dsn``: a database this machine reaches (any engine the registry knows). An earlier local run
+  of the same database (``--evidence DIR``/*/findings.json) gives a measured rate.
+- ``--target``/``--secret-arn``: an RDS instance. DescribeDBInstances gives the class and storage; the
+  secret is read only when it carries the tag the deployed functions need (cutover-prep:access=read),
+  and the credentials go only to the endpoint RDS reports (or a host in ``ALLOWED_DB_HOSTS``), over
+  verified TLS unless ``CUTOVER_PREP_TLS`` says otherwise: the rules of ``connection``, as a run's. The
+  deployment's table (``--stack``) gives the earlier runs of the instance, when it can be read.
+
+Exit codes: 0 done, 2 a usage or input error, 5 AWS or the database could not be reached; one
+line on stderr, never a traceback, never a secret.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import click
+from pydantic import ValidationError
+
+from cutover_prep.cli import remote
+from cutover_prep.engines.registry import engine_names
+
+EXIT_USAGE, EXIT_AWS = remote.EXIT_USAGE, remote.EXIT_AWS
+SECRET_TAG = ("cutover-prep:access", "read")  # as cdk/cutover_prep_cdk/permissions.py grants the functions
+DEFAULT_CONCURRENCY_DSN = 4  # as `cutover-prep local --dsn`
+
+
+def _fail(code: int, message: str) -> None:
+    click.echo(f"cutover-prep: {message}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
+    """The run input's warm-up section (its defaults filled in), flags over ``base``."""
+    from cutover_prep.models.run_input import Warmup
+
+    data = dict(base or {})
+    data.update({k: list(v) if isinstance(v, tuple) else v for k, v in flags.items()
+                 if v is not None and v != ()})
+    try:
+        return Warmup.model_validate(data).model_dump(mode="json")
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise remote.CliProblem(f"warmup.{where}: {err['msg']}") from None
+
+
+def local_findings(evidence: Path, spec: Any) -> list[dict[str, Any]]:
+    """Findings of earlier local runs of the same database (engine, host, port and database alike)."""
+    found = []
+    for path in sorted(evidence.glob("*/findings.json")) if evidence.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        target = doc.get("target") or {} if isinstance(doc, dict) else {}
+        if (target.get("engine"), target.get("host"), target.get("port"), target.get("database")) == (
+                spec.engine, spec.host, spec.port, spec.database):
+            found.append(doc)
+    return found
+
+
+def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
+    from cutover_prep.engines import EngineError, open_engine
+    from cutover_prep.engines.registry import UnsupportedWarmupMode
+    from cutover_prep.warmup.discovery import make_plan
+
+    try:  # never create_extension: the estimate writes nothing
+        return make_plan(spec, warmup, lambda s, _w: open_engine(s), attempts=1)
+    except UnsupportedWarmupMode as exc:
+        raise remote.CliProblem(str(exc)) from None
+    except EngineError as exc:
+        raise remote.CliProblem(f"{spec.engine} at {spec.host}:{spec.port}: {exc}", code=EXIT_AWS) from None
+
+
+def _ranges(planned: Any) -> int:
+    return sum(len(u.ranges) for u in planned.plan.units)
+
+
+def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dict[str, Any]]:
+    from cutover_prep.estimate import choose_rate, estimate, readers_for
+    from cutover_prep.local.runner import LOCAL_TLS, UsageProblem, parse_dsn
+
+    try:
+        spec = parse_dsn(dsn)
+    except UsageProblem as exc:
+        raise remote.CliProblem(str(exc)) from None
+    spec = replace(spec, tls=LOCAL_TLS)  # as `cutover-prep local --dsn`
+    planned = _plan(spec, warmup)
+    summary = planned.plan.summary()
+    rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
+                       measured=local_findings(evidence, spec))
+    est = estimate(engine=spec.engine, plan_summary=summary, max_concurrency=warmup["max_concurrency"], rate=rate,
+                   ranges=_ranges(planned))
+    where = {"engine": spec.engine, "host": spec.host, "port": spec.port, "database": spec.database}
+    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"]}
+
+
+def _secret_tagged(secrets: Any, arn: str) -> None:
+    from botocore.exceptions import ClientError
+
+    try:
+        tags = secrets.describe_secret(SecretId=arn).get("Tags") or []
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "ResourceNotFoundException":
+            raise remote.CliProblem(f"--secret-arn {arn}: no such secret in this account and region") from None
+        raise remote.CliProblem(f"secret {arn}: {remote.aws_problem(exc)}", code=EXIT_AWS) from None
+    if not any(t.get("Key") == SECRET_TAG[0] and t.get("Value") == SECRET_TAG[1] for t in tags):
+        raise remote.CliProblem(f"secret {arn} is not tagged {SECRET_TAG[0]}={SECRET_TAG[1]}: the estimate reads "
+                                "only the secrets the deployed functions may read; tag it (docs/deploy.md)")
+
+
+def _describe(rds: Any, identifier: str) -> dict[str, Any]:
+    from botocore.exceptions import ClientError
+
+    try:
+        return rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "DBInstanceNotFound":
+            raise remote.CliProblem(f"--target {identifier}: no such DB instance in this account and region "
+                                    "(for a restore, name the instance the snapshot was taken from)") from None
+        raise
+
+
+def aws_earlier_findings(session: Any, stack: str, identifier: str) -> tuple[list[dict[str, Any]], str | None]:
+    """Findings of earlier runs of the instance in the deployment's table, or why none were looked up."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from cutover_prep.dal.store import Store
+    from cutover_prep.findings.estimate import earlier_findings
+
+    try:
+        deployment = remote.find_deployment(session.client("cloudformation"), stack=stack, state_machine_arn=None)
+    except (remote.CliProblem, ClientError, BotoCoreError) as exc:
+        return [], f"earlier runs not looked up ({str(exc)[:160]})"
+    if not deployment.table or not deployment.bucket:
+        return [], f"earlier runs not looked up (stack {stack} names no table or bucket)"
+    store = Store(dynamodb=session.client("dynamodb"), s3=session.client("s3"), table=deployment.table,
+                  bucket=deployment.bucket)
+    return earlier_findings(store, {"target": {"db_instance_identifier": identifier}, "run_id": None}), None
+
+
+def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[float | None, str | None]:
+    """The restored instance's price per hour (instance and storage) from the comparison's price book: the
+    Price List API, else the shipped, dated price file; (None, why) when neither knows it."""
+    try:
+        from cutover_prep.comparison.pricing import PRICING_REGION, PriceBook
+    except ImportError as exc:
+        return None, f"the restored instance's price per hour is not known (no price book: {exc})"
+    configuration = SimpleNamespace(db_instance_class=limits.get("instance_class"), iops=limits.get("iops"),
+                                    storage_type=limits.get("storage_type"), allocated_gb=limits.get("allocated_gb"),
+                                    storage_throughput=limits.get("storage_throughput"))
+    if not configuration.db_instance_class or configuration.storage_type not in ("gp2", "gp3", "io1", "io2") \
+            or not configuration.allocated_gb:
+        return None, "the restored instance's price per hour is not known (class or storage not known)"
+    try:
+        client = session.client("pricing", region_name=PRICING_REGION)
+        price = PriceBook(client=client, region=session.region_name or PRICING_REGION).configuration(
+            configuration, engine)
+    except (ValueError, KeyError, TypeError) as exc:
+        return None, f"the restored instance's price per hour is not known ({type(exc).__name__}: {exc})"
+    if price.per_hour_usd is None:
+        return None, f"the restored instance's price per hour is not known ({price.source})"
+    return price.per_hour_usd, f"the restored instance at ${price.per_hour_usd:,.4f} per hour ({price.source})"
+
+
+def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple[Any, dict[str, Any]]:
+    import boto3
+
+    from cutover_prep.connection import connection_spec, secrets_manager_reader
+    from cutover_prep.engines import DatabaseUnreachable
+    from cutover_prep.estimate import choose_rate, estimate, instance_limits_facts, readers_for
+    from cutover_prep.rds import instance_facts
+    from cutover_prep.settings import connection_policy
+
+    target, warmup, restore = config["target"], config["warmup"], config.get("restore")
+    identifier, arn = target["db_instance_identifier"], target["secret_arn"]
+    session = remote.aws_call("AWS configuration", lambda: boto3.Session(region_name=region))
+    rds = remote.aws_call("rds client", lambda: session.client("rds"))
+    secrets = remote.aws_call("secretsmanager client", lambda: session.client("secretsmanager"))
+    facts = instance_facts(remote.aws_call(f"DescribeDBInstances {identifier}", lambda: _describe(rds, identifier)))
+    _secret_tagged(secrets, arn)
+    run = {"target": target, "instance": facts}
+    try:  # the endpoint RDS reports, or a host in ALLOWED_DB_HOSTS; TLS as CUTOVER_PREP_TLS says (default: verified)
+        spec = connection_spec(run, secrets_manager_reader(secrets), policy=connection_policy())
+    except DatabaseUnreachable as exc:
+        raise remote.CliProblem(str(exc), code=EXIT_AWS) from None
+    except ValueError as exc:  # CUTOVER_PREP_TLS that is not require, prefer or disable
+        raise remote.CliProblem(str(exc)) from None
+    planned = _plan(spec, warmup)
+    summary = planned.plan.summary()
+    measured, why_not = aws_earlier_findings(session, stack, identifier)
+    limits = instance_limits_facts(facts)
+    if restore:  # the restored instance's class and storage, where the input names them
+        limits.update({k: v for k, v in (("instance_class", restore.get("db_instance_class")),
+                                         ("storage_type", restore.get("storage_type")),
+                                         ("allocated_gb", restore.get("allocated_gb")), ("iops", restore.get("iops")),
+                                         ("storage_throughput", restore.get("storage_throughput"))) if v})
+    rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
+                       measured=measured, instance=limits)
+    price, price_note = restored_price(session, limits, spec.engine) if restore else (None, None)
+    est = estimate(engine=spec.engine, plan_summary=summary, max_concurrency=warmup["max_concurrency"], rate=rate,
+                   ranges=_ranges(planned), restore=bool(restore), instance_price_per_hour_usd=price,
+                   price_note=price_note)
+    if why_not:
+        est.cost.notes.append(why_not)
+    where = {"db_instance_identifier": identifier, "engine": spec.engine, "db_instance_class": facts.get(
+        "db_instance_class"), "storage_type": facts.get("storage_type"),
+        "allocated_storage_gb": facts.get("allocated_storage_gb")}
+    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"]}
+
+
+@click.command("estimate")
+@click.option("--dsn", help="A database this machine reaches: postgresql://USER:PW@HOST:PORT/DATABASE, mysql://..., "
+              "mariadb://..., oracle://.../SERVICE.")
+@click.option("--target", help="DB instance identifier (AWS).")
+@click.option("--secret-arn", help="Secrets Manager ARN of its credentials, tagged cutover-prep:access=read (AWS).")
+@click.option("--engine", type=click.Choice(engine_names()), help="AWS: default from the RDS instance.")
+@click.option("--input", "input_file", metavar="FILE", help="A run input JSON file (AWS): its target, warm-up and "
+              "restore; flags override it.")
+@click.option("--database", multiple=True, help="Database (PostgreSQL) or schema (MySQL, MariaDB) to warm "
+              "(glob; repeat). Default: all.")
+@click.option("--include-schema", multiple=True, help="Only these schemas (glob; repeat).")
+@click.option("--exclude-schema", multiple=True, help="Skip these schemas (glob; repeat).")
+@click.option("--max-concurrency", type=click.IntRange(1, 1000),
+              help=f"Units read at the same time; default: the run's ({DEFAULT_CONCURRENCY_DSN} with --dsn, as "
+              "`local`; the run input's default otherwise).")
+@click.option("--unit-mb", type=click.IntRange(1, 100_000), help="Work unit size; default: as the run plans it.")
+@click.option("--evidence", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
+              show_default=True, help="--dsn: where earlier local runs' evidence is (DIR/*/findings.json).")
+@click.option("--stack", envvar="CUTOVER_PREP_STACK", default=remote.DEFAULT_STACK, show_default=True,
+              help="AWS: the deployment whose table holds earlier runs of the instance (env CUTOVER_PREP_STACK).")
+@click.option("--region", envvar="AWS_REGION", help="AWS region; default: your AWS configuration.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine: str | None,
+             input_file: str | None, database: tuple[str, ...], include_schema: tuple[str, ...],
+             exclude_schema: tuple[str, ...], max_concurrency: int | None, unit_mb: int | None, evidence: Path,
+             stack: str, region: str | None, as_json: bool) -> None:
+    """Estimate a warm-up before starting it: bytes to read, rate and its source, time, cost."""
+    from cutover_prep.estimate import lines
+
+    selection = {"databases": database, "include_schemas": include_schema, "exclude_schemas": exclude_schema,
+                 "unit_mb": unit_mb}
+    try:
+        if dsn:
+            if target or secret_arn or input_file or engine:
+                raise remote.CliProblem("--dsn estimates a database this machine reaches: drop --target, "
+                                        "--secret-arn, --engine and --input (they name an RDS instance)")
+            warmup = warmup_options(None, max_concurrency=max_concurrency or DEFAULT_CONCURRENCY_DSN, **selection)
+            est, about = from_dsn(dsn, warmup, evidence)
+        else:
+            config = _aws_input(input_file, target, secret_arn, engine, max_concurrency, selection)
+            est, about = from_aws(config, region=region, stack=stack)
+    except remote.CliProblem as exc:
+        _fail(exc.code, str(exc))
+    except RecursionError:
+        _fail(EXIT_USAGE, "--input: nested too deeply (see schema/run-input.schema.json)")
+    if as_json:
+        click.echo(json.dumps({**est.model_dump(mode="json"), **about}, indent=1))
+    else:
+        click.echo("\n".join(lines(est)))
+
+
+def _aws_input(input_file: str | None, target: str | None, secret_arn: str | None, engine: str | None,
+               max_concurrency: int | None, selection: dict[str, Any]) -> dict[str, Any]:
+    from cutover_prep.models.run_input import InvalidInput, parse_run_input
+
+    base = remote.read_input_file(input_file) if input_file else None
+    if not base and not (target and secret_arn):
+        raise remote.CliProblem("give --dsn, or --target and --secret-arn (or --input FILE naming them)")
+    data = remote.build_input(base=base, target=target, secret_arn=secret_arn, engine=engine, database=None,
+                              run_id=None, benchmark=None, sets=())
+    data["warmup"] = warmup_options(data.get("warmup"), max_concurrency=max_concurrency, **selection)
+    try:
+        return parse_run_input(data)
+    except InvalidInput as exc:
+        raise remote.CliProblem(str(exc)) from None

@@ -1,0 +1,1 @@
+"""Issue 15: restore one snapshot onto several configurations, measure, price and recommend one."""

@@ -1,0 +1,275 @@
+"""The comparison's input and its result (``comparison.json``), validated with pydantic.
+
+The input is strict like the run input (``models/run_input.RunInput``): unknown fields are
+errors, a number is a JSON number, a switch a JSON boolean. The rules of a configuration's
+storage are the run input's ``Restore`` rules, and each configuration becomes one child run
+of the run workflow (``child_run_input``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from cutover_prep.models.run_input import (
+    DB_IDENTIFIER,
+    GROUP_NAME,
+    INSTANCE_CLASS,
+    MAX_TAGS,
+    RUN_ID,
+    SECRET_ARN,
+    SNAPSHOT_IDENTIFIER,
+    SUBNET_GROUP,
+    Arn,
+    Benchmark,
+    EngineName,
+    LongText,
+    Name,
+    Restore,
+    RunIdText,
+    ShortText,
+    SnapshotText,
+    TagKey,
+    TagValue,
+    Warmup,
+    _matching,
+    _Strict,
+)
+from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
+
+CONFIGURATION_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9]|-(?!-)){0,19}(?<!-)$")
+INSTANCE_PREFIX = "cprep"  # the instances a comparison restores: cprep-<comparison_id>-<name>
+
+
+def instance_identifier(comparison_id: str, name: str) -> str:
+    return f"{INSTANCE_PREFIX}-{comparison_id}-{name}"
+
+
+def child_run_id(comparison_id: str, name: str) -> str:
+    return f"{comparison_id}-{name}"
+
+
+class Configuration(_Strict):
+    """One instance class and storage to restore the snapshot onto and measure."""
+
+    name: Annotated[str, Field(min_length=1, max_length=20)] = Field(
+        description="1-20 lower-case letters, digits or single hyphens; names the child run and the instance.")
+    db_instance_class: ShortText = Field(description="e.g. db.r6i.xlarge")
+    storage_type: Literal["gp2", "gp3", "io1", "io2"]
+    allocated_gb: Annotated[int, Field(ge=20, le=65536)] = Field(
+        description="Allocated storage, GiB; at least the snapshot's (RDS cannot restore onto less).")
+    iops: Annotated[int, Field(ge=1000, le=256000)] | None = Field(
+        default=None, description="Provisioned IOPS: required for io1/io2, allowed for gp3.")
+    storage_throughput: Annotated[int, Field(ge=125, le=4000)] | None = Field(
+        default=None, description="Provisioned throughput, MiB/s: gp3 only.")
+
+    _name = _matching("name", pattern=CONFIGURATION_NAME, message=(
+        "must be 1-20 lower-case letters, digits or hyphens, starting and ending with a letter or digit, "
+        "no double hyphen"))
+    _class = _matching("db_instance_class", pattern=INSTANCE_CLASS, message="must look like db.r6i.large")
+
+    @model_validator(mode="after")
+    def _storage(self) -> Configuration:
+        Restore._storage(self)  # the run input's rules: iops for io1/io2 (gp3 may), throughput for gp3 only
+        return self
+
+
+class ComparisonTarget(_Strict):
+    """The restored instances' credentials: the snapshot's master user."""
+
+    secret_arn: Arn = Field(description="Secrets Manager ARN of the snapshot's master user credentials.")
+    engine: EngineName | None = None
+    database: Name | None = None
+
+    _arn = _matching("secret_arn", pattern=SECRET_ARN, message=(
+        "must be a Secrets Manager secret ARN (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME); "
+        "never the secret itself"))
+
+
+class SharedRestore(_Strict):
+    """Restore settings every configuration shares."""
+
+    db_subnet_group_name: LongText | None = None
+    vpc_security_group_ids: list[ShortText] = Field(default_factory=list, max_length=16)
+    db_parameter_group_name: LongText | None = None
+    option_group_name: LongText | None = None
+    tags: dict[TagKey, TagValue] = Field(
+        default_factory=dict, max_length=MAX_TAGS - 2,
+        description=f"Tags of every restored instance: at most {MAX_TAGS - 2} (the comparison adds "
+        f"{COMPARISON_TAG} and {TTL_TAG}, the run its run id).")
+
+    _subnet_group = _matching("db_subnet_group_name", pattern=SUBNET_GROUP,
+                              message="must be 1-255 letters, digits, spaces, '.', '_' or '-'")
+    _group = _matching("db_parameter_group_name", "option_group_name", pattern=GROUP_NAME,
+                       message="must be 1-255 letters, digits, '.', ':', '_' or '-', starting with a letter")
+
+    @field_validator("vpc_security_group_ids")
+    @classmethod
+    def _sgs(cls, v: list[str]) -> list[str]:
+        return Restore._sgs(v)
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
+        for reserved in (COMPARISON_TAG, TTL_TAG):
+            if reserved in v:
+                raise ValueError(f"{reserved} is reserved: the comparison sets it")
+        return Restore._tags(v)
+
+
+class ComparisonWarmup(Warmup):
+    enabled: bool = Field(default=True, description="Warm each configuration before it is measured.")
+
+    @field_validator("enabled")
+    @classmethod
+    def _enabled(cls, v: bool) -> bool:
+        if not v:  # the run workflow always warms; a child cannot skip it (yet)
+            raise ValueError("false is not supported yet: the run workflow has no switch to skip the warm-up; "
+                             "leave warmup.enabled out (or true)")
+        return v
+
+
+class Targets(_Strict):
+    """What a configuration must reach to be recommended (at least one of the first three)."""
+
+    min_read_iops: Annotated[float, Field(gt=0)] | None = None
+    min_read_mib_per_s: Annotated[float, Field(gt=0)] | None = None
+    max_warm_p99_ms: Annotated[float, Field(gt=0)] | None = None
+    max_price_per_hour_usd: Annotated[float, Field(gt=0)] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> Targets:
+        if self.min_read_iops is None and self.min_read_mib_per_s is None and self.max_warm_p99_ms is None:
+            raise ValueError("give at least one of min_read_iops, min_read_mib_per_s, max_warm_p99_ms")
+        return self
+
+
+class ComparisonInput(_Strict):
+    """What a user passes to start a comparison (``cutover-prep compare --input FILE``)."""
+
+    comparison_id: RunIdText = Field(description=(
+        "Names the comparison, its child runs (<comparison_id>-<name>) and instances "
+        "(cprep-<comparison_id>-<name>): letters, digits and single hyphens."))
+    snapshot_identifier: SnapshotText
+    target: ComparisonTarget
+    restore: SharedRestore = Field(default_factory=SharedRestore)
+    configurations: list[Configuration] = Field(min_length=2, max_length=8)
+    warmup: ComparisonWarmup = Field(default_factory=ComparisonWarmup)
+    benchmark: Benchmark = Field(default_factory=Benchmark)
+    targets: Targets
+    max_parallel: Annotated[int, Field(ge=1, le=4)] = 2
+    ttl_hours: Annotated[int, Field(ge=1, le=72)] = 12
+
+    _comparison_id = _matching("comparison_id", pattern=RUN_ID, message=(
+        "must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit"))
+    _snapshot = _matching("snapshot_identifier", pattern=SNAPSHOT_IDENTIFIER, message=(
+        "must be a DB snapshot identifier (rds:NAME for an automated one) or a shared snapshot's ARN"))
+
+    @model_validator(mode="after")
+    def _names(self) -> ComparisonInput:
+        names = [c.name for c in self.configurations]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"configurations: names must be unique: {', '.join(twice)} given more than once")
+        for name in names:
+            identifier = instance_identifier(self.comparison_id, name)
+            if not DB_IDENTIFIER.fullmatch(identifier):
+                raise ValueError(
+                    f"comparison_id: the instance name {identifier!r} it makes with configuration {name!r} is not "
+                    "a valid DB instance identifier (at most 63 letters, digits or single hyphens): use a shorter "
+                    "comparison_id of letters, digits and single hyphens")
+            run_id = child_run_id(self.comparison_id, name)
+            if not RUN_ID.fullmatch(run_id):
+                raise ValueError(f"comparison_id: too long for the child run id {run_id!r}")
+        return self
+
+
+def child_run_input(comparison: ComparisonInput, configuration: Configuration) -> dict[str, Any]:
+    """The run workflow's input for one configuration (its findings: runs/<comparison_id>-<name>/)."""
+    shared = comparison.restore.model_dump(mode="json", exclude_none=True)
+    restore: dict[str, Any] = {
+        "snapshot_identifier": comparison.snapshot_identifier,
+        **{k: v for k, v in configuration.model_dump(mode="json", exclude_none=True).items() if k != "name"},
+        **{k: v for k, v in shared.items() if k != "tags"},
+        "tags": {**shared.get("tags", {}), COMPARISON_TAG: comparison.comparison_id,
+                 TTL_TAG: str(comparison.ttl_hours)},
+    }
+    target = {"db_instance_identifier": instance_identifier(comparison.comparison_id, configuration.name),
+              **comparison.target.model_dump(mode="json", exclude_none=True)}
+    return {
+        "run_id": child_run_id(comparison.comparison_id, configuration.name),
+        "target": target,
+        "restore": restore,
+        "warmup": comparison.warmup.model_dump(mode="json", exclude={"enabled"}),
+        "benchmark": comparison.benchmark.model_dump(mode="json"),
+    }
+
+
+# -- the result: comparison.json ------------------------------------------------------------------
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ConfigurationResult(_Result):
+    name: str
+    status: Literal["MEASURED", "FAILED", "NOT_RUN"]
+    run_id: str | None = None
+    db_instance_class: str | None = None
+    storage_type: str | None = None
+    allocated_gb: int | None = None
+    iops: int | None = None
+    storage_throughput: int | None = None
+    read_iops: float | None = None
+    read_mib_per_s: float | None = None
+    warm_p99_ms: float | None = None
+    warmup_mib_per_s: float | None = None
+    sustained_read_iops: float | None = None  # a volume with a burst: min(measured, sustained limit)
+    sustained_read_mib_per_s: float | None = None
+    time_scale: float | None = None  # a local run: the emulated volume's clock factor
+    wall_clock: dict[str, Any] = Field(default_factory=dict)  # a local run: the figures as measured
+    limits: dict[str, Any] = Field(default_factory=dict)
+    price_per_hour_usd: float | None = None
+    price_detail: dict[str, Any] = Field(default_factory=dict)
+    price_source: str | None = None
+    meets_targets: bool | None = None
+    why: str = ""
+    hours: float | None = None  # the run's duration (its instance's hours in AWS)
+    run_cost: dict[str, float] = Field(default_factory=dict)
+
+
+class Recommendation(_Result):
+    name: str | None = None
+    why: str
+
+
+class Cleanup(_Result):
+    deleted: list[str] = Field(default_factory=list)
+    left: list[str] = Field(default_factory=list)
+    details: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Prices(_Result):
+    source: str
+    dated: str | None = None
+
+
+class ComparisonCost(_Result):
+    instance_hours: float
+    usd: float | None = None
+    instance_usd: float | None = None
+    lambda_usd: float | None = None
+    sfn_usd: float | None = None
+    basis: str = ""
+
+
+class ComparisonResult(_Result):
+    comparison_id: str
+    targets: dict[str, Any] = Field(default_factory=dict)
+    configurations: list[ConfigurationResult]
+    recommendation: Recommendation
+    cleanup: Cleanup = Field(default_factory=Cleanup)
+    prices: Prices
+    comparison_cost: ComparisonCost
+    local: bool = False

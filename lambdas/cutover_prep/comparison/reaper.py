@@ -1,0 +1,132 @@
+"""The scheduled reaper: delete comparison instances that outlived their comparison.
+
+A comparison deletes what it restored in its Cleanup state, but a comparison that is stopped,
+times out or dies otherwise runs no state. Every hour the reaper looks at each DB instance tagged
+``cutover-prep:comparison`` and deletes it when both hold:
+
+- it is older than its TTL: the tag ``cutover-prep:ttl-hours`` (set by the comparison from its
+  ``ttl_hours``), else ``DEFAULT_TTL_HOURS``; its age counts from ``InstanceCreateTime``;
+- its comparison's record in the table lists it among the instances the comparison restores (the
+  tag alone is not proof: RDS copies tags through snapshots), and
+- its comparison is not running: that record names its execution, and it is not RUNNING.
+
+An instance without the tag is never touched (and IAM allows the delete only on tagged ones).
+What it deleted and what it left (and why) is recorded in the table per comparison.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from cutover_prep.comparison.cleanup import (
+    GONE_STATES,
+    NotOurs,
+    _problem,
+    delete_instance,
+    tagged_instances,
+    tags_of,
+)
+from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
+
+DEFAULT_TTL_HOURS = 12.0
+
+
+def ttl_hours(instance: dict[str, Any]) -> float:
+    try:
+        value = float(tags_of(instance).get(TTL_TAG, DEFAULT_TTL_HOURS))
+    except ValueError:
+        return DEFAULT_TTL_HOURS  # a tag someone edited by hand: the default, never "forever"
+    return value if value > 0 else DEFAULT_TTL_HOURS
+
+
+def age_hours(instance: dict[str, Any], now: datetime) -> float | None:
+    created = instance.get("InstanceCreateTime")
+    if created is None:  # still creating: RDS has not set it yet
+        return None
+    if isinstance(created, str):
+        created = datetime.fromisoformat(created)
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=UTC)
+    return (now - created).total_seconds() / 3600
+
+
+def execution_running(sfn: Any, execution_arn: str | None) -> bool:
+    if not execution_arn:
+        return False
+    try:
+        return sfn.describe_execution(executionArn=execution_arn)["status"] == "RUNNING"
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] in ("ExecutionDoesNotExist", "ResourceNotFound"):
+            return False
+        raise
+
+
+def reap(*, rds: Any, sfn: Any, comparison_of: Any, record: Any = None,
+         now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
+    """One sweep. ``comparison_of(comparison_id)`` -> the comparison's record (its ``execution_arn``
+    and the ``instances`` it restores) or None; ``record(comparison_id, deleted, left)`` stores the
+    outcome of one comparison's instances.
+
+    The tag alone proves nothing: RDS copies tags to snapshots (CopyTagsToSnapshot) and from a
+    snapshot to an instance restored from it, so a customer's instance may carry it. Only an
+    instance its comparison's record names as its own is ever deleted."""
+    now = now or datetime.now(UTC)
+    deleted: list[dict[str, Any]] = []
+    left: list[dict[str, Any]] = []
+    running: dict[str, bool] = {}
+    for instance in tagged_instances(rds):
+        identifier = instance["DBInstanceIdentifier"]
+        comparison_id = tags_of(instance)[COMPARISON_TAG]
+        entry = {"db_instance_identifier": identifier, "comparison_id": comparison_id}
+        if instance.get("DBInstanceStatus") in GONE_STATES:
+            continue  # being deleted already (by the comparison's cleanup, or an earlier sweep)
+        age, ttl = age_hours(instance, now), ttl_hours(instance)
+        if age is None or age < ttl:
+            continue  # young, or still being created: its comparison may still use it
+        comparison = comparison_of(comparison_id)
+        if identifier not in ((comparison or {}).get("instances") or []):
+            left.append({**entry, "why": f"no record of comparison {comparison_id} names it as an instance it "
+                                         "restored: the reaper deletes only those (the tag can be copied "
+                                         "from a snapshot)"})
+            continue
+        try:
+            if comparison_id not in running:
+                running[comparison_id] = execution_running(sfn, comparison.get("execution_arn"))
+            if running[comparison_id]:
+                left.append({**entry, "why": f"{age:.1f} h old (TTL {ttl:g} h) but its comparison is still running"})
+                continue
+            status = delete_instance(rds, instance, comparison_id)
+            deleted.append({**entry, "status": status, "age_hours": round(age, 2), "ttl_hours": ttl})
+        except NotOurs as exc:
+            left.append({**entry, "why": str(exc)})
+        except (ClientError, BotoCoreError) as exc:
+            left.append({**entry, "why": _problem(exc)})
+    if record is not None:
+        for comparison_id in sorted({e["comparison_id"] for e in deleted + left}):
+            record(comparison_id, [e for e in deleted if e["comparison_id"] == comparison_id],
+                   [e for e in left if e["comparison_id"] == comparison_id])
+    return {"deleted": deleted, "left": left}
+
+
+def run_reaper(*, rds: Any, sfn: Any, store: Any, now: datetime | None = None) -> dict[str, Any]:
+    """The scheduled sweep: the comparison's execution from its record in the table, the outcome
+    appended to that record (``reaped``: what was deleted, ``reaper_left``: what was left and why)."""
+    from cutover_prep.comparison.workflow import comparison_key, get_comparison
+    from cutover_prep.dal.store import _dyn, now_iso
+
+
+    def record(comparison_id: str, deleted: list[dict[str, Any]], left: list[dict[str, Any]]) -> None:
+        at = now_iso()
+        store.ddb.update_item(
+            TableName=store.table, Key=comparison_key(comparison_id),
+            UpdateExpression="SET reaped = list_append(if_not_exists(reaped, :empty), :deleted), "
+                             "reaper_left = :left, reaped_at = :at, updated_at = :at",
+            ExpressionAttributeValues={":empty": _dyn([]), ":deleted": _dyn(deleted), ":left": _dyn(left),
+                                       ":at": _dyn(at)})
+
+    outcome = reap(rds=rds, sfn=sfn, comparison_of=lambda cid: get_comparison(store, cid), record=record, now=now)
+    return {"deleted": [e["db_instance_identifier"] for e in outcome["deleted"]],
+            "left": [e["db_instance_identifier"] for e in outcome["left"]], "details": outcome}

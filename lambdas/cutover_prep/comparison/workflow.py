@@ -1,0 +1,217 @@
+"""The comparison workflow's steps in AWS (``statemachines/compare.asl.json``).
+
+- ``start``: validate the comparison input (a bad one is ``InvalidInput``, before anything is
+  restored), record the comparison in the table, plan one child run per configuration (the run
+  workflow's input, ``model.child_run_input``, checked as the run workflow will check it).
+- ``collect``: read each child's ``findings.json``, price the configurations, write
+  ``comparison.json`` (``result.py``, ``pricing.py``).
+- ``finish``: the Cleanup state, on every path that can run a state: delete what the comparison
+  restored (``cleanup.py``), record deleted/left in ``comparison.json`` and the table.
+
+Table: ``pk=COMPARISON#<id>``, ``sk=COMPARISON``: status, execution ARN, instances, cleanup
+(the reaper reads the execution ARN to tell whether the comparison still runs).
+S3: ``runs/<id>/comparison.json`` (the children's evidence is under ``runs/<id>-<name>/``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+from pydantic import ValidationError
+
+from cutover_prep.comparison.cleanup import clean_up
+from cutover_prep.comparison.page import render_page
+from cutover_prep.dal.store import Store, _dyn, _item, now_iso
+from cutover_prep.models.run_input import InvalidInput, check_depth, error_lines, parse_run_input
+from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
+
+COMPARISON_SK = "COMPARISON"
+COMPARISON_FILE = "comparison.json"
+PAGE_FILE = "comparison.html"
+# An instance RDS would not delete yet (still creating, say) is asked again after the ASL's
+# CleanupAgain wait, at most this many times in all; then it is left to the reaper.
+CLEANUP_ATTEMPTS = 6
+
+
+# -- where things are ------------------------------------------------------------------------------
+def comparison_key(comparison_id: str) -> dict[str, Any]:
+    return {"pk": {"S": f"COMPARISON#{comparison_id}"}, "sk": {"S": COMPARISON_SK}}
+
+
+def evidence_key(comparison_id: str, name: str = COMPARISON_FILE) -> str:
+    return f"runs/{comparison_id}/{name}"
+
+
+def get_comparison(store: Store, comparison_id: str) -> dict[str, Any] | None:
+    raw = store.ddb.get_item(TableName=store.table, Key=comparison_key(comparison_id), ConsistentRead=True)
+    return _item(raw["Item"]) if "Item" in raw else None
+
+
+def update_comparison(store: Store, comparison_id: str, **attrs: Any) -> None:
+    attrs["updated_at"] = now_iso()
+    store.ddb.update_item(
+        TableName=store.table, Key=comparison_key(comparison_id),
+        UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(attrs))),
+        ExpressionAttributeNames={f"#a{i}": k for i, k in enumerate(attrs)},
+        ExpressionAttributeValues={f":v{i}": _dyn(v) for i, v in enumerate(attrs.values())},
+    )
+
+
+# -- StartComparison ------------------------------------------------------------------------------
+def parse_comparison_input(raw: Any) -> Any:
+    """The validated ``ComparisonInput``; ``InvalidInput`` naming each bad field otherwise."""
+    from cutover_prep.comparison.model import ComparisonInput
+
+    if not isinstance(raw, dict):
+        raise InvalidInput("input: must be a JSON object with comparison_id, snapshot_identifier, target and "
+                           "configurations (see schema/comparison-input.schema.json)")
+    check_depth(raw)
+    try:
+        return ComparisonInput.model_validate(raw, strict=True)
+    except ValidationError as exc:
+        lines = [line.replace("schema/run-input.schema.json", "schema/comparison-input.schema.json")
+                 for line in error_lines(exc)]
+        raise InvalidInput("; ".join(lines), lines) from None
+
+
+def child_runs(comparison: Any) -> list[dict[str, Any]]:
+    """One child run per configuration: its run input, checked as the run workflow's ValidateInput
+    will (a configuration it would reject is a bad comparison input now, not a failed child later)."""
+    from cutover_prep.comparison.model import child_run_input
+
+    runs = []
+    for configuration in comparison.configurations:
+        run_input = child_run_input(comparison, configuration)
+        tags = run_input.setdefault("restore", {}).setdefault("tags", {})
+        tags[COMPARISON_TAG] = comparison.comparison_id  # the cleanup and the reaper delete only these
+        tags.setdefault(TTL_TAG, str(comparison.ttl_hours))
+        try:
+            parse_run_input(run_input)
+        except InvalidInput as exc:
+            raise InvalidInput(f"configurations.{configuration.name}: the run it starts would be rejected: {exc}",
+                               [f"configurations.{configuration.name}: {line}" for line in exc.problems]) from None
+        runs.append({"name": configuration.name, "run_id": run_input["run_id"],
+                     "db_instance_identifier": run_input["target"]["db_instance_identifier"],
+                     "run_input": run_input})
+    return runs
+
+
+def start(raw: Any, *, execution_name: str | None, execution_arn: str | None, store: Store) -> dict[str, Any]:
+    comparison = parse_comparison_input(raw)
+    runs = child_runs(comparison)
+    comparison_id = comparison.comparison_id
+    item = {
+        "pk": f"COMPARISON#{comparison_id}", "sk": COMPARISON_SK, "comparison_id": comparison_id,
+        "status": "RUNNING", "execution_arn": execution_arn, "execution_name": execution_name,
+        "started_at": datetime.now(UTC).isoformat(), "updated_at": now_iso(),
+        "snapshot_identifier": comparison.snapshot_identifier, "ttl_hours": comparison.ttl_hours,
+        "configurations": [r["name"] for r in runs],
+        "instances": [r["db_instance_identifier"] for r in runs],
+    }
+    try:  # one execution per comparison id: a second one would restore onto the same instance names
+        store.ddb.put_item(TableName=store.table, Item={k: _dyn(v) for k, v in item.items() if v is not None},
+                           ConditionExpression="attribute_not_exists(pk) OR execution_arn = :me",
+                           ExpressionAttributeValues={":me": _dyn(execution_arn or "")})
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        raise InvalidInput(f"comparison_id: {comparison_id!r} was used by another execution already; "
+                           "pick a new comparison_id") from None
+    store.put_json(evidence_key(comparison_id, "input.json"), comparison.model_dump(mode="json"))
+    return {"comparison_id": comparison_id, "max_parallel": comparison.max_parallel,
+            "ttl_hours": comparison.ttl_hours, "evidence_key": evidence_key(comparison_id), "runs": runs}
+
+
+# -- CollectResults ---------------------------------------------------------------------------------
+def collect(comparison_id: str, results: list[dict[str, Any]], *, store: Store, pricing: Any = None) -> dict[str, Any]:
+    """comparison.json from each child's findings (a child that failed or left none is FAILED)."""
+    from cutover_prep.comparison.model import ComparisonInput
+
+    comparison = ComparisonInput.model_validate(store.get_json(evidence_key(comparison_id, "input.json")))
+    findings: dict[str, Any] = {}
+    failures: dict[str, str] = {}
+    for result in results:
+        name, run_id = result["name"], result["run_id"]
+        if result.get("status") == "SUCCEEDED":
+            try:
+                findings[name] = store.get_json(f"runs/{run_id}/findings.json")
+                continue
+            except ClientError as exc:
+                failures[name] = f"its run {run_id} left no findings.json ({exc.response['Error']['Code']})"
+        else:
+            failures[name] = _child_failure(result)
+    document = build_document(comparison, findings, failures, store=store, pricing=pricing)
+    store.put_json(evidence_key(comparison_id), document)
+    update_comparison(store, comparison_id, step="collected",
+                      recommendation=(document.get("recommendation") or {}).get("name"))
+    return {"comparison_uri": f"s3://{store.bucket}/{evidence_key(comparison_id)}",
+            "recommendation": document.get("recommendation")}
+
+
+def _child_failure(result: dict[str, Any]) -> str:
+    error = result.get("error") or {}
+    cause = str(error.get("Cause") or "")
+    try:  # startExecution.sync: the cause is the child's DescribeExecution answer, as JSON
+        import json
+
+        child = json.loads(cause)
+        cause = f"{child.get('Error') or child.get('error') or child.get('Status') or child.get('status')}: " \
+                f"{child.get('Cause') or child.get('cause') or ''}"
+    except (ValueError, AttributeError):
+        pass
+    return f"its run {result.get('run_id')} failed: {error.get('Error', 'error')}: {cause}"[:500].rstrip(": ")
+
+
+def build_document(comparison: Any, findings: dict[str, Any], failures: dict[str, str], *, store: Store | None,
+                   pricing: Any) -> dict[str, Any]:
+    from cutover_prep.comparison import result as result_module
+
+    return result_module.comparison_document(comparison, findings, failures, store=store, pricing=pricing)
+
+
+# -- Cleanup -----------------------------------------------------------------------------------------
+def finish(comparison_id: str, state: dict[str, Any], *, rds: Any, store: Store) -> dict[str, Any]:
+    """Delete what the comparison restored; record it; the execution's output (or its failure cause)."""
+    identifiers = [r["db_instance_identifier"] for r in state.get("runs") or []]
+    attempt = int((state.get("cleanup") or {}).get("attempt") or 0) + 1
+    cleanup = clean_up(rds, comparison_id, identifiers)
+    if attempt > 1 and store.exists(evidence_key(comparison_id)):  # deleted by an earlier attempt: still deleted
+        earlier = (store.get_json(evidence_key(comparison_id)).get("cleanup") or {}).get("deleted") or []
+        now_deleted = {d["db_instance_identifier"] for d in cleanup["deleted"]}
+        left_now = {d["db_instance_identifier"] for d in cleanup["left"]}
+        cleanup["deleted"] = [{"db_instance_identifier": i, "status": "deleting"} for i in earlier
+                              if i not in now_deleted and i not in left_now] + cleanup["deleted"]
+    error = state.get("error")
+    key = evidence_key(comparison_id)
+    document: dict[str, Any] = store.get_json(key) if store.exists(key) else {
+        "comparison_id": comparison_id, "configurations": [],
+        "recommendation": {"name": None, "why": "the comparison did not finish: no results to compare"}}
+    document["cleanup"] = {"deleted": [d["db_instance_identifier"] for d in cleanup["deleted"]],
+                           "left": [d["db_instance_identifier"] for d in cleanup["left"]],
+                           "details": cleanup["deleted"] + cleanup["left"]}
+    if error:
+        document["error"] = {"error": error.get("Error"), "cause": str(error.get("Cause") or "")[:1000]}
+    store.put_json(key, document)
+    page_key = evidence_key(comparison_id, PAGE_FILE)  # the page beside the document, as the local run writes it
+    store.s3.put_object(Bucket=store.bucket, Key=page_key, ContentType="text/html; charset=utf-8",
+                        Body=render_page(document).encode())
+    status = "FAILED" if error else "SUCCEEDED"
+    update_comparison(store, comparison_id, status=status, step="cleaned-up", cleanup=document["cleanup"])
+    retry = attempt < CLEANUP_ATTEMPTS and any(d.get("transient") for d in cleanup["left"])
+    summary = {
+        "attempt": attempt, "retry": retry,
+        "comparison_id": comparison_id, "status": status, "comparison_uri": f"s3://{store.bucket}/{key}",
+        "page_uri": f"s3://{store.bucket}/{page_key}",
+        "recommendation": document.get("recommendation"),
+        "configurations": [{k: c.get(k) for k in ("name", "status", "meets_targets", "why")}
+                           for c in document.get("configurations") or []],
+        "cleanup": document["cleanup"],
+    }
+    if error:
+        left = f"; {len(cleanup['left'])} instance(s) left: {', '.join(document['cleanup']['left'])}" \
+            if cleanup["left"] else ""
+        summary["cause"] = (f"{error.get('Error', 'error')}: {str(error.get('Cause') or '')[:500]}; cleanup deleted "
+                            f"{len(cleanup['deleted'])} instance(s){left}")
+    return summary

@@ -1,0 +1,369 @@
+"""Findings store: runs and work units in DynamoDB, evidence in S3.
+
+Table layout (single table; the key schema ``TABLE_KEYS`` and ``table_definition()`` are in
+``workflows.py``, which the CDK storage construct and the local harness create the table from):
+
+- run:  ``pk=RUN#<run_id>``, ``sk=RUN``; listed per DB instance newest first through the
+  ``by_target`` index (``gsi1pk=DB#<instance>``, ``gsi1sk=<started_at>#<run_id>``).
+- unit: ``pk=RUN#<run_id>``, ``sk=UNIT#<unit_id>``; status, cursor, blocks/bytes read.
+- scratch object of the opt-in write test: ``pk=RUN#<run_id>``, ``sk=SCRATCH#<name>``;
+  registered before it is created, then REMOVED, LEFT or NOT_CREATED (see ``scratch.py``).
+- benchmark point and probe: ``pk=RUN#<run_id>``, ``sk=POINT#<point_id>`` (probes are the
+  points ``probe-cold`` and ``probe-warm``); its window, rates and latency summary.
+- warm-up concurrency control: ``pk=RUN#<run_id>``, ``sk=WARMUP#CONTROL``; the level, the units
+  holding a slot, the windows' samples and the sizing rate (``warmup/slots.py``), written whole
+  under a version check (``put_warmup_control``).
+- RDS storage progress sample: ``pk=RUN#<run_id>``, ``sk=RDSINIT#<at>#<step>``; ``at``, ``step``,
+  ``status`` (StorageOperationStatus) and ``percent`` (StorageOperationPercentProgress), each None when
+  RDS reported none, or ``gap`` (the error code) when it could not be read. ``sk=RDSINIT-CLAIM`` holds
+  the time of the last sample the warm-up took (at most one per interval across all units).
+
+Progress is committed per chunk in one transaction that moves the unit's cursor
+(guarded by a sequence number, so a chunk is counted once even when an invocation is
+retried) and adds the same bytes to the run's counters, which is what a progress bar
+reads while the run is going.
+
+S3: ``runs/<run_id>/plan.json``, ``units.json`` (the Map's items), ``findings.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from enum import Enum
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from cutover_prep.models.status import RunStatus, UnitStatus
+from cutover_prep.workflows import TABLE_KEYS, table_definition  # noqa: F401  (the key schema, written once)
+
+RUN_SK = "RUN"
+UNIT_PREFIX = "UNIT#"
+POINT_PREFIX = "POINT#"
+SCRATCH_PREFIX = "SCRATCH#"
+WARMUP_CONTROL_SK = "WARMUP#CONTROL"
+STORAGE_SAMPLE_PREFIX = "RDSINIT#"
+STORAGE_CLAIM_SK = "RDSINIT-CLAIM"  # not under the prefix: never read as a sample
+
+_ser = TypeSerializer()
+_deser = TypeDeserializer()
+
+
+class StaleProgress(Exception):
+    """Another invocation already committed this unit's progress (or finished it)."""
+
+
+MAX_CHUNK_SAMPLES = 1000  # [iso, bytes, seconds] is ~50 bytes: 50 KB at most per unit item
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def run_pk(run_id: str) -> str:
+    return f"RUN#{run_id}"
+
+
+def profile_key(name: str) -> dict[str, Any]:
+    """A stored run profile of the restore trigger (``dal.profiles``)."""
+    return {"pk": {"S": f"PROFILE#{name}"}, "sk": {"S": "PROFILE"}}
+
+
+def restore_claim_key(restore: str) -> dict[str, Any]:
+    """The restore trigger's claim on one restore (one run per restore, ``trigger.restore``)."""
+    return {"pk": {"S": f"RESTORE#{restore}"}, "sk": {"S": "RESTORE"}}
+
+
+def restore_rejection_key(restore: str, digest: str) -> dict[str, Any]:
+    """A restore the trigger rejected for one reason (told once)."""
+    return {"pk": {"S": f"RESTORE#{restore}"}, "sk": {"S": f"REJECTED#{digest}"}}
+
+
+# Written by ``cutover-prep local`` alone (the emulated restored volume's evidence); Finalize reads it.
+EMULATION_EVIDENCE = "storage-emulation.json"
+
+
+def evidence_key(run_id: str, name: str) -> str:
+    return f"runs/{run_id}/{name}"
+
+
+def _plain(value: Any) -> Any:
+    """DynamoDB numbers come back as Decimal; make them int/float for JSON."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | set):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _dyn(value: Any) -> dict[str, Any]:
+    if isinstance(value, Enum):  # a status (StrEnum) is stored as its plain string
+        value = value.value
+    if isinstance(value, float):
+        value = Decimal(str(value))
+    elif isinstance(value, dict | list):
+        value = json.loads(json.dumps(value), parse_float=Decimal)
+    return _ser.serialize(value)
+
+
+def _item(raw: dict[str, Any]) -> dict[str, Any]:
+    return _plain({k: _deser.deserialize(v) for k, v in raw.items()})
+
+
+class Store:
+    """DynamoDB + S3 access. Clients are injected (boto3 in Lambda, moto in tests)."""
+
+    def __init__(self, *, dynamodb: Any, s3: Any, table: str, bucket: str) -> None:
+        self.ddb, self.s3, self.table, self.bucket = dynamodb, s3, table, bucket
+
+    # -- runs --------------------------------------------------------------------------
+    def start_run(self, config: dict[str, Any]) -> bool:
+        """Create the run item; on a restart of the same run id mark it RUNNING again, with this
+        attempt's options (``restart.check_restart`` has made sure only those that may change do).
+
+        Returns True when the run is new."""
+        run_id, target = config["run_id"], config["target"]
+        item = {
+            "pk": run_pk(run_id), "sk": RUN_SK, "run_id": run_id, "status": RunStatus.RUNNING, "step": "validated",
+            "gsi1pk": f"DB#{target['db_instance_identifier']}", "gsi1sk": f"{config['started_at']}#{run_id}",
+            "target": target, "restore": config.get("restore"), "options": config.get("warmup", {}),
+            "benchmark_options": config.get("benchmark", {}), "verdict_options": config.get("verdict", {}),
+            "started_at": config["started_at"], "updated_at": now_iso(), "restarts": 0,
+            "units_done": 0, "units_failed": 0, "bytes_read": 0, "blocks_read": 0,
+        }
+        try:
+            self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items()},
+                              ConditionExpression="attribute_not_exists(pk)")
+            return True
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+        self.ddb.update_item(
+            TableName=self.table, Key=self._key(run_id, RUN_SK),
+            UpdateExpression="SET #s = :running, updated_at = :now, units_failed = :zero, "
+                             "#e = :null, #o = :o, benchmark_options = :b, verdict_options = :v "
+                             "ADD restarts :one",
+            ExpressionAttributeNames={"#s": "status", "#e": "error", "#o": "options"},
+            ExpressionAttributeValues={":running": _dyn(RunStatus.RUNNING), ":now": _dyn(now_iso()),
+                                       ":zero": _dyn(0), ":one": _dyn(1), ":null": {"NULL": True},
+                                       ":o": _dyn(item["options"]), ":b": _dyn(item["benchmark_options"]),
+                                       ":v": _dyn(item["verdict_options"])},
+        )
+        return False
+
+    def update_run(self, run_id: str, **attrs: Any) -> None:
+        attrs["updated_at"] = now_iso()
+        names = {f"#a{i}": k for i, k in enumerate(attrs)}
+        values = {f":v{i}": _dyn(v) for i, v in enumerate(attrs.values())}
+        self.ddb.update_item(
+            TableName=self.table, Key=self._key(run_id, RUN_SK),
+            UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(attrs))),
+            ExpressionAttributeNames=names, ExpressionAttributeValues=values,
+        )
+
+    def get_run(self, run_id: str) -> dict[str, Any] | None:
+        return self._get(run_id, RUN_SK)
+
+    def runs_of_instance(self, db_instance_identifier: str, limit: int = 20) -> list[dict[str, Any]]:
+        raw = self.ddb.query(
+            TableName=self.table, IndexName=TABLE_KEYS["gsi"], Limit=limit, ScanIndexForward=False,
+            KeyConditionExpression="gsi1pk = :pk",
+            ExpressionAttributeValues={":pk": _dyn(f"DB#{db_instance_identifier}")},
+        )
+        return [_item(i) for i in raw["Items"]]
+
+    # -- units -------------------------------------------------------------------------
+    def get_unit(self, run_id: str, unit_id: str) -> dict[str, Any] | None:
+        return self._get(run_id, UNIT_PREFIX + unit_id)
+
+    def units(self, run_id: str) -> Iterator[dict[str, Any]]:
+        return self._children(run_id, UNIT_PREFIX)
+
+    # -- benchmark points --------------------------------------------------------------
+    def put_point(self, run_id: str, point_id: str, attrs: dict[str, Any]) -> None:
+        self._put(run_id, POINT_PREFIX + point_id, {"point_id": point_id, **attrs})
+
+    def get_point(self, run_id: str, point_id: str) -> dict[str, Any] | None:
+        return self._get(run_id, POINT_PREFIX + point_id)
+
+    def points(self, run_id: str) -> Iterator[dict[str, Any]]:
+        return self._children(run_id, POINT_PREFIX)
+
+    # -- scratch objects of the write test ---------------------------------------------
+    def put_scratch(self, run_id: str, name: str, attrs: dict[str, Any]) -> None:
+        self._put(run_id, SCRATCH_PREFIX + name, {"name": name, **attrs})
+
+    def scratch_objects(self, run_id: str) -> Iterator[dict[str, Any]]:
+        return self._children(run_id, SCRATCH_PREFIX)
+
+    # -- RDS storage progress samples (rds_progress.py) --------------------------------
+    def put_storage_sample(self, run_id: str, sample: dict[str, Any]) -> None:
+        """One sample ``{at, step, status, percent[, gap]}``, written with UpdateItem (every step that
+        samples may update items; not every one may put them)."""
+        attrs = {k: v for k, v in sample.items() if v is not None}
+        names = {f"#a{i}": k for i, k in enumerate(attrs)}
+        self.ddb.update_item(
+            TableName=self.table, Key=self._key(run_id, f"{STORAGE_SAMPLE_PREFIX}{sample['at']}#{sample['step']}"),
+            UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(attrs))),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues={f":v{i}": _dyn(v) for i, v in enumerate(attrs.values())})
+
+    def storage_samples(self, run_id: str) -> list[dict[str, Any]]:
+        """The samples in time order, each ``{at, step, status, percent, gap}`` (absent ones None)."""
+        return [{k: item.get(k) for k in ("at", "step", "status", "percent", "gap")}
+                for item in self._children(run_id, STORAGE_SAMPLE_PREFIX)]
+
+    def claim_storage_sample(self, run_id: str, at: str, min_interval_seconds: float) -> bool:
+        """True for the one caller that may sample now: no sample was claimed in the last
+        ``min_interval_seconds`` (a conditional update of the claim item, so concurrent units agree)."""
+        cutoff = (datetime.fromisoformat(at) - timedelta(seconds=min_interval_seconds)).isoformat()
+        try:
+            self.ddb.update_item(
+                TableName=self.table, Key=self._key(run_id, STORAGE_CLAIM_SK),
+                UpdateExpression="SET claimed_at = :at",
+                ConditionExpression="attribute_not_exists(claimed_at) OR claimed_at <= :cutoff",
+                ExpressionAttributeValues={":at": _dyn(at), ":cutoff": _dyn(cutoff)})
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def _get(self, run_id: str, sk: str) -> dict[str, Any] | None:
+        raw = self.ddb.get_item(TableName=self.table, Key=self._key(run_id, sk), ConsistentRead=True)
+        return _item(raw["Item"]) if "Item" in raw else None
+
+    def _put(self, run_id: str, sk: str, attrs: dict[str, Any]) -> None:
+        item = {"pk": run_pk(run_id), "sk": sk, "updated_at": now_iso(), **attrs}
+        self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items() if v is not None})
+
+    def _children(self, run_id: str, prefix: str) -> Iterator[dict[str, Any]]:
+        kwargs: dict[str, Any] = {
+            "TableName": self.table, "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": _dyn(run_pk(run_id)), ":prefix": _dyn(prefix)},
+        }
+        while True:
+            page = self.ddb.query(**kwargs)
+            yield from (_item(i) for i in page["Items"])
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
+                        blocks: int, bytes_: int, seconds: float, method: str, done: bool,
+                        planned_bytes: int, retries: int = 0) -> None:
+        """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
+
+        Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
+        the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,
+        which keeps the item far below DynamoDB's 400 KB (a planned unit has a few dozen chunks).
+        """
+        now = now_iso()
+        unit_update = {
+            "Key": self._key(run_id, UNIT_PREFIX + unit_id), "TableName": self.table,
+            "UpdateExpression": "SET #s = :status, seq = :next, #c = :cursor, #m = :method, updated_at = :now, "
+                                "bytes_planned = :planned, started_at = if_not_exists(started_at, :now)"
+                                + (", chunks = list_append(if_not_exists(chunks, :empty), :chunk)"
+                                   if seq < MAX_CHUNK_SAMPLES else "")
+                                + (", finished_at = :now" if done else "")
+                                + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries",
+            "ConditionExpression": "(attribute_not_exists(seq) AND :seq = :zero) OR (seq = :seq AND #s <> :done)",
+            "ExpressionAttributeNames": {"#s": "status", "#c": "cursor", "#m": "method"},
+            "ExpressionAttributeValues": {
+                ":status": _dyn(UnitStatus.DONE if done else UnitStatus.RUNNING), ":next": _dyn(seq + 1),
+                ":seq": _dyn(seq),
+                ":zero": _dyn(0), ":done": _dyn(UnitStatus.DONE), ":cursor": _dyn(cursor) if cursor else {"NULL": True},
+                ":method": _dyn(method), ":now": _dyn(now), ":blocks": _dyn(blocks), ":bytes": _dyn(bytes_),
+                ":secs": _dyn(round(seconds, 3)), ":planned": _dyn(planned_bytes), ":retries": _dyn(retries),
+                **({":empty": {"L": []}, ":chunk": {"L": [_dyn([now, bytes_, round(seconds, 3)])]}}
+                   if seq < MAX_CHUNK_SAMPLES else {}),
+            },
+        }
+        run_update = {
+            "Key": self._key(run_id, RUN_SK), "TableName": self.table,
+            # chunks_read: how many chunks all units committed (the concurrency controller's window, slots.py)
+            "UpdateExpression": "SET updated_at = :now ADD bytes_read :bytes, blocks_read :blocks, chunks_read :chunk"
+                                + (", units_done :one" if done else ""),
+            "ExpressionAttributeValues": {":now": _dyn(now), ":bytes": _dyn(bytes_), ":blocks": _dyn(blocks),
+                                          ":chunk": _dyn(1 if bytes_ else 0), **({":one": _dyn(1)} if done else {})},
+        }
+        try:
+            self.ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "TransactionCanceledException":
+                raise StaleProgress(f"unit {unit_id}: progress {seq} was already committed") from None
+            raise
+
+    def fail_unit(self, run_id: str, unit_id: str, *, error: str, cause: str) -> bool:
+        """Record a unit as FAILED (once). Returns False if it was already DONE or FAILED."""
+        now = now_iso()
+        unit_update = {
+            "Key": self._key(run_id, UNIT_PREFIX + unit_id), "TableName": self.table,
+            "UpdateExpression": "SET #s = :failed, #e = :error, cause = :cause, updated_at = :now, "
+                                "finished_at = :now",
+            "ConditionExpression": "attribute_not_exists(#s) OR (#s <> :failed AND #s <> :done)",
+            "ExpressionAttributeNames": {"#s": "status", "#e": "error"},
+            "ExpressionAttributeValues": {":failed": _dyn(UnitStatus.FAILED), ":done": _dyn(UnitStatus.DONE),
+                                          ":error": _dyn(error), ":cause": _dyn(cause[:2000]), ":now": _dyn(now)},
+        }
+        run_update = {
+            "Key": self._key(run_id, RUN_SK), "TableName": self.table,
+            "UpdateExpression": "SET updated_at = :now ADD units_failed :one",
+            "ExpressionAttributeValues": {":now": _dyn(now), ":one": _dyn(1)},
+        }
+        try:
+            self.ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])
+            return True
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "TransactionCanceledException":
+                return False
+            raise
+
+    # -- warm-up concurrency control (warmup/slots.py) ----------------------------------
+    def get_warmup_control(self, run_id: str) -> dict[str, Any] | None:
+        return self._get(run_id, WARMUP_CONTROL_SK)
+
+    def put_warmup_control(self, run_id: str, doc: dict[str, Any], *, version: int | None) -> bool:
+        """Write the control item as ``version + 1`` if it is still at ``version`` (None: only if there
+        is none). False when another writer came first: read it again and decide again."""
+        item = {"pk": run_pk(run_id), "sk": WARMUP_CONTROL_SK, **doc, "version": (version or 0) + 1,
+                "updated_at": now_iso()}
+        condition = ({"ConditionExpression": "attribute_not_exists(pk)"} if version is None else
+                     {"ConditionExpression": "version = :v", "ExpressionAttributeValues": {":v": _dyn(version)}})
+        try:
+            self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items() if v is not None},
+                              **condition)
+            return True
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+
+    # -- evidence in S3 ----------------------------------------------------------------
+    def put_json(self, key: str, data: Any) -> str:
+        self.s3.put_object(Bucket=self.bucket, Key=key, ContentType="application/json",
+                           Body=json.dumps(data, indent=1, default=str).encode())
+        return key
+
+    def get_json(self, key: str) -> Any:
+        return json.loads(self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read())
+
+    def exists(self, key: str) -> bool:
+        try:
+            self.s3.head_object(Bucket=self.bucket, Key=key)
+            return True
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
+                return False
+            raise
+
+    @staticmethod
+    def _key(run_id: str, sk: str) -> dict[str, Any]:
+        return {"pk": _dyn(run_pk(run_id)), "sk": _dyn(sk)}

@@ -1,0 +1,310 @@
+"""MySQL 8.0 / 8.4 and MariaDB 10.6-11 engine (PyMySQL, pure Python).
+
+Discovery: ``engines.mysql.discovery`` (what is read, as segments). Reading:
+
+- ``pk_walk``, the clustered index by key ranges. Chunk bounds are found by walking the
+  index as percona-toolkit's NibbleIterator and gh-ost do (``FORCE INDEX``, ordered, the
+  upper bound ``LIMIT 1 OFFSET n`` rows on from the lower one), never by min/max arithmetic.
+  A segment's "blocks" are the pages of its ``DATA_LENGTH``; block ``b`` stands for row
+  ordinal ``round(b * rows / pages)`` (``rows`` the estimate at discovery), so a chunk of
+  blocks is a fixed run of rows in key order whichever invocation reads it: the bound a chunk
+  ends at is memorised for the next chunk, and a chunk whose lower bound is not known (a new
+  Lambda container, a resumed run, a unit holding a later piece of a big table) finds it by
+  the same walk from the nearest known bound (``repositioned_rows`` says how far). The last
+  chunk of a segment reads to the end of the key range, so rows beyond the estimate are read
+  too. Each chunk's statement reads every off-page column (BLOB/TEXT/JSON/long VARCHAR:
+  InnoDB reads their pages only when the column is read) as a sum of their lengths.
+- ``index_scan``: a covering scan of one secondary index with ``FORCE INDEX``;
+- ``full_scan``: tables without a key to walk (``GEN_CLUST_INDEX``, MyISAM, Aria), whole.
+
+Every statement's plan is checked once per segment with EXPLAIN (the intended index, and
+``Using index`` for covering scans), and every read with the session's ``Handler_read_*``
+counters (an index read must not scan the table: ``Handler_read_rnd_next`` stays put); a
+server that would read something else is a ``PermanentReadError`` naming it. Confirmation:
+the global ``Innodb_pages_read`` / ``Innodb_buffer_pool_reads`` deltas of each read (in
+``ReadResult.details`` and ``confirmation``), and ``performance_schema.file_summary_by_instance``
+bytes when performance_schema is on; ``read_methods()`` says which was available.
+
+Sessions are read-only (``SET SESSION TRANSACTION READ ONLY``, each read in ``START
+TRANSACTION READ ONLY``) with a per-statement timeout from the Lambda's remaining time
+(``max_execution_time`` on MySQL, ``max_statement_time`` on MariaDB). TLS as
+``engines.transport`` says (verified against the RDS CA bundle by default).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pymysql
+
+from cutover_prep.engines import ConnectionSpec
+from cutover_prep.engines import transport as tls
+from cutover_prep.engines.base import (
+    DatabaseUnreachable,
+    DiscoveryOptions,
+    PermanentReadError,
+    ReadRange,
+    ReadResult,
+    Segment,
+    TransientDatabaseError,
+)
+from cutover_prep.engines.mysql import discovery
+from cutover_prep.engines.mysql import sql as q
+from cutover_prep.engines.mysql.tls import mysql_params
+
+TRANSIENT_CODES = {1205, 1213, 1317, 2003, 2006, 2013, 2055, 1040, 1053, 1927, 3024, 1969}
+END = "end"  # a bound past the last row: the key range is read to its end
+
+
+def map_error(exc: Exception, what: str) -> Exception:
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+    message = str(exc.args[1] if len(exc.args) > 1 else exc).strip().splitlines()[0]
+    if code in TRANSIENT_CODES or isinstance(exc, pymysql.err.OperationalError) and code >= 2000:
+        return TransientDatabaseError(f"{what}: ({code}) {message}")
+    return PermanentReadError(f"{what}: ({code}) {message}")
+
+
+def ordinal(block: int, loc: dict[str, Any]) -> int:
+    """The row ordinal (in key order) that block ``block`` of a clustered segment stands for."""
+    pages = max(1, int(loc["pages"]))
+    return round(min(block, pages) * max(0, int(loc["rows"])) / pages)
+
+
+def _status(cur: Any, statement: str) -> dict[str, int]:
+    cur.execute(statement)
+    return {str(name).lower(): int(value) for name, value in cur.fetchall() if str(value).lstrip("-").isdigit()}
+
+
+def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in after}
+
+
+class MySQLEngine:
+    read_only_guard = "session+transaction"
+
+    def __init__(self, conn: Any, dialect: q.Dialect, page_size: int, transport: str,
+                 performance_schema: bool) -> None:
+        self.conn = conn
+        self.dialect = dialect
+        self.name = dialect.flavor
+        self.page_size = page_size
+        self.transport = transport
+        self.performance_schema = performance_schema
+        self.not_readable: list[str] = []  # system / undo tablespaces, named in read_methods()
+        self.confirmation = {"pages_planned": 0, "innodb_pages_read": 0, "innodb_buffer_pool_reads": 0}
+        self._bounds: dict[str, dict[int, Any]] = {}  # segment key -> {block: key tuple | END}
+        self._checked: set[tuple[str, str]] = set()
+
+    @classmethod
+    def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
+                database: str | None = None) -> MySQLEngine:
+        params, transport = mysql_params(spec)
+        try:
+            conn = pymysql.connect(host=spec.host, port=spec.port, user=spec.user, password=spec.password,
+                                   database=database or spec.database or None, connect_timeout=10,
+                                   autocommit=True, charset="utf8mb4", program_name="cutover-prep", **params)
+        except pymysql.err.MySQLError as exc:
+            reason = str(exc.args[1] if len(exc.args) > 1 else exc).strip().splitlines()[0]
+            hint = f" ({tls.NO_TLS_HINT})" if transport == tls.TRANSPORT_TLS_VERIFIED else ""
+            raise DatabaseUnreachable(f"cannot connect to MySQL/MariaDB {spec.host}:{spec.port}/{spec.database} "
+                                      f"as {spec.user}: {reason}{hint}") from None
+        if not transport:  # prefer: whatever the server offered
+            transport = tls.TRANSPORT_TLS_UNVERIFIED if getattr(conn, "_secure", False) else tls.TRANSPORT_PLAINTEXT
+        with conn.cursor() as cur:
+            cur.execute(q.SETTINGS_SQL)
+            version, page_size, perf = cur.fetchone()
+            dialect = q.Dialect.from_version(str(version))
+            cur.execute(q.SESSION_READ_ONLY_SQL)
+            cur.execute(f"SELECT {dialect.read_only_variable()}")
+            if int(cur.fetchone()[0]) != 1:  # never read without the guard
+                conn.close()
+                raise DatabaseUnreachable(f"{dialect.label} at {spec.host}:{spec.port} did not make the session "
+                                          "read-only (SET SESSION TRANSACTION READ ONLY)")
+            cur.execute(dialect.timeout_sql(call_timeout_seconds or 0))
+        return cls(conn, dialect, int(page_size), transport, bool(int(perf or 0)))
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except pymysql.err.Error:
+            pass  # already closed or broken
+
+    def read_methods(self) -> dict[str, str]:
+        confirmation = "Innodb_pages_read and Innodb_buffer_pool_reads deltas per read"
+        confirmation += (" and performance_schema.file_summary_by_instance bytes" if self.performance_schema
+                         else " (performance_schema is off: no per-file bytes)")
+        methods = {"*": "pk_walk (clustered index by key ranges) + index_scan (covering) + full_scan",
+                   "server": self.dialect.label, "confirmation": confirmation}
+        if self.not_readable:
+            methods["not_readable_by_sql"] = "; ".join(self.not_readable)
+        return methods
+
+    # -- discovery ---------------------------------------------------------------------
+    def discover(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[Segment]:
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(q.START_READ_ONLY_SQL)
+                rows = {}
+                for key, statement in (("tables", q.TABLES_SQL), ("partitions", q.PARTITIONS_SQL),
+                                       ("statistics", q.STATISTICS_SQL), ("columns", q.COLUMNS_SQL),
+                                       ("fulltext", self.dialect.fulltext_aux_sql()),
+                                       ("system", self.dialect.system_tablespaces_sql())):
+                    cur.execute(statement)
+                    rows[key] = list(cur.fetchall())
+                index_pages = self._index_pages(cur)
+                cur.execute("COMMIT")
+        except pymysql.err.MySQLError as exc:
+            raise map_error(exc, "discovering tables") from None
+        self.not_readable = [f"{name} ({int(size) / 2**20:,.1f} MiB): no SQL read path"
+                             for name, size in rows["system"]]
+        found = discovery.segments(discovery.Catalogue(
+            page_size=self.page_size, tables=rows["tables"], partitions=rows["partitions"],
+            statistics=rows["statistics"], columns=rows["columns"], index_pages=index_pages,
+            fulltext_aux=[(str(n), int(s)) for n, s in rows["fulltext"]]), options)
+        if options.include_system:  # asked for: the system and undo tablespaces are named as not readable
+            for name, size in rows["system"]:
+                found.append(discovery.make_segment(
+                    "(innodb)", str(name), "system_tablespace", discovery.pages_of(size, self.page_size),
+                    self.page_size, {"read": "not_readable", "schema": "(innodb)", "table": str(name),
+                                     "why": "the system and undo tablespaces have no SQL read path"}, None, False))
+        return found
+
+    def _index_pages(self, cur: Any) -> dict[tuple[str, str, str], int] | None:
+        """Pages per index from the persistent statistics, or None without SELECT on mysql.innodb_index_stats."""
+        try:
+            cur.execute(q.INDEX_SIZES_SQL)
+        except pymysql.err.MySQLError:
+            return None
+        return {(q.decode_filename(db), q.decode_filename(t), i): int(v) for db, t, i, v in cur.fetchall()}
+
+    # -- reading -----------------------------------------------------------------------
+    def read_range(self, rng: ReadRange) -> ReadResult:
+        loc = rng.locator
+        started = time.monotonic()
+        if loc["read"] == "not_readable":
+            raise PermanentReadError(f"{rng.segment_key}: not readable by SQL: {loc['why']}; "
+                                     "its pages are warmed only when the database itself reads them")
+        details: dict[str, Any] = {"rows": 0, "bytes_read_from_columns": 0, "repositioned_rows": 0}
+        try:
+            with self.conn.cursor() as cur:
+                innodb_before = self._server_reads(cur)
+                handler_before = _status(cur, q.HANDLER_SQL)
+                cur.execute(q.START_READ_ONLY_SQL)
+                try:
+                    if loc["read"] == "pk_walk":
+                        for ext in rng.extents:
+                            self._walk(cur, rng.segment_key, loc, ext.first_block, ext.blocks, details)
+                    elif loc["read"] == "index_scan":
+                        self._whole(cur, rng.segment_key, loc, *q.index_scan_sql(loc), details)
+                    elif loc["read"] == "full_scan":
+                        self._whole(cur, rng.segment_key, loc, q.full_scan_sql(loc), [], details)
+                    else:
+                        raise PermanentReadError(f"{rng.segment_key}: unknown read method {loc['read']!r}")
+                finally:
+                    cur.execute("COMMIT")
+                handler = _delta(handler_before, _status(cur, q.HANDLER_SQL))
+                innodb = _delta(innodb_before, self._server_reads(cur))
+        except pymysql.err.MySQLError as exc:
+            raise map_error(exc, f"reading {rng.segment_key}") from None
+        except ValueError as exc:  # an identifier MySQL cannot quote
+            raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
+        self._check_handlers(rng.segment_key, loc, handler, details["rows"])
+        details.update(handler=handler, innodb=innodb)
+        self.confirmation["pages_planned"] += rng.blocks
+        self.confirmation["innodb_pages_read"] += innodb.get("innodb_pages_read", 0)
+        self.confirmation["innodb_buffer_pool_reads"] += innodb.get("innodb_buffer_pool_reads", 0)
+        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started,
+                          method=loc["read"], details=details)
+
+    def _server_reads(self, cur: Any) -> dict[str, int]:
+        """The server's cumulative read counters: InnoDB's, and performance_schema's file bytes when it is on."""
+        counters = _status(cur, q.INNODB_READS_SQL)
+        if self.performance_schema:
+            counters.update(_status(cur, q.FILE_SUMMARY_SQL))
+        return counters
+
+    def _check_handlers(self, key: str, loc: dict[str, Any], handler: dict[str, int], rows: int) -> None:
+        """A secondary index read must not have scanned the table (``Handler_read_rnd_next``; for the
+        clustered index that is its own scan), and a read that counted rows must have moved some handler."""
+        if loc["read"] == "index_scan" and handler.get("handler_read_rnd_next", 0) > 0:
+            raise PermanentReadError(f"{key}: the server scanned the table ({handler['handler_read_rnd_next']} "
+                                     f"Handler_read_rnd_next) instead of reading index "
+                                     f"{loc.get('index') or loc.get('key_index')}")
+        if rows and not any(handler.get(k, 0) for k in ("handler_read_first", "handler_read_next",
+                                                         "handler_read_key", "handler_read_rnd_next")):
+            raise PermanentReadError(f"{key}: {rows} rows counted but the session's Handler_read_* counters "
+                                     "did not move: the rows did not come from the storage engine")
+
+    def _verify(self, cur: Any, key: str, what: str, statement: str, params: list[Any], loc: dict[str, Any]) -> None:
+        """EXPLAIN the statement once per segment: the intended index (and ``Using index`` when covering)."""
+        if (key, what) in self._checked:
+            return
+        cur.execute(q.explain(statement), params)
+        names = [d[0].lower() for d in cur.description]
+        plan = [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
+        row = plan[0] if plan else {}
+        chosen, extra, access = row.get("key"), str(row.get("extra") or ""), str(row.get("type") or "")
+        if what == "full_scan":
+            ok = access == "ALL"
+            wanted = "a full table scan"
+        else:
+            wanted_index = loc["index"] if what == "index_scan" else loc["key_index"]
+            covering = what == "index_scan" and not loc.get("range_column")
+            ok = chosen == wanted_index and (not covering or "Using index" in extra)
+            # A whole InnoDB table (no bound): its table scan is the clustered index's scan.
+            ok = ok or (what == "pk_walk" and not params and access == "ALL" and loc.get("engine") == "innodb")
+            wanted = f"index {wanted_index}" + (" covering (Using index)" if covering else "")
+        if not ok:
+            raise PermanentReadError(f"{key}: the server would not read {wanted} (EXPLAIN: type={access}, "
+                                     f"key={chosen}, Extra={extra or '-'}); this statement cannot warm it")
+        self._checked.add((key, what))
+
+    def _whole(self, cur: Any, key: str, loc: dict[str, Any], statement: str, params: list[Any],
+               details: dict[str, Any]) -> None:
+        self._verify(cur, key, loc["read"], statement, params, loc)
+        cur.execute(statement, params or None)
+        rows, nbytes = cur.fetchone()
+        details["rows"] += int(rows or 0)
+        details["bytes_read_from_columns"] += int(nbytes or 0)
+
+    # -- the clustered index walk --------------------------------------------------------
+    def _bound_at(self, cur: Any, key: str, loc: dict[str, Any], block: int, details: dict[str, Any]) -> Any:
+        """The lower bound of the chunk starting at ``block``: None (the start), a key tuple, or END."""
+        if block <= 0:
+            return None
+        known = self._bounds.setdefault(key, {})
+        if block in known:
+            return known[block]
+        start = max((b for b in known if b < block), default=0)
+        lower = known.get(start) if start else None
+        if lower == END:
+            return END
+        rows = ordinal(block, loc) - ordinal(start, loc)
+        found = self._boundary(cur, key, loc, lower, rows)
+        details["repositioned_rows"] += rows
+        known[block] = found
+        return found
+
+    def _boundary(self, cur: Any, key: str, loc: dict[str, Any], lower: Any, rows: int) -> Any:
+        statement, params = q.boundary_sql(loc, lower, rows)
+        self._verify(cur, key, "boundary", statement, params, loc)
+        cur.execute(statement, params)
+        row = cur.fetchone()
+        return END if row is None else tuple(row)
+
+    def _walk(self, cur: Any, key: str, loc: dict[str, Any], first: int, blocks: int, details: dict[str, Any]) -> None:
+        lower = self._bound_at(cur, key, loc, first, details)
+        end_block = first + blocks
+        if lower == END:  # an earlier chunk read to the end: these planned pages hold no further rows
+            details["end_reached"] = True
+            return
+        upper = None if end_block >= int(loc["pages"]) else \
+            self._boundary(cur, key, loc, lower, ordinal(end_block, loc) - ordinal(first, loc))
+        statement, params = q.chunk_sql(loc, lower, None if upper == END else upper)
+        self._verify(cur, key, "pk_walk", statement, params, loc)
+        cur.execute(statement, params)
+        rows, nbytes = cur.fetchone()
+        details["rows"] += int(rows or 0)
+        details["bytes_read_from_columns"] += int(nbytes or 0)
+        self._bounds.setdefault(key, {})[end_block] = END if upper is None else upper

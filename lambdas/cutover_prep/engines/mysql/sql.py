@@ -1,0 +1,259 @@
+"""The SQL text of the MySQL / MariaDB engine, built without a database (unit-tested).
+
+Identifiers are quoted with backticks by MySQL's rules (a backtick inside a name is
+doubled); values are always parameters (PyMySQL's ``%s``), never formatted into the text.
+Where MySQL 8 and MariaDB differ, ``Dialect`` says which spelling the server takes:
+
+| what | MySQL 8.0 / 8.4 | MariaDB 10.6-11 |
+| --- | --- | --- |
+| per-statement timeout | ``max_execution_time`` (ms, SELECT only) | ``max_statement_time`` (seconds) |
+| InnoDB file sizes | ``INFORMATION_SCHEMA.INNODB_TABLESPACES`` | ``INFORMATION_SCHEMA.INNODB_SYS_TABLESPACES`` |
+| InnoDB tables | ``INFORMATION_SCHEMA.INNODB_TABLES`` | ``INFORMATION_SCHEMA.INNODB_SYS_TABLES`` |
+| system and undo tablespaces | ``SPACE_TYPE IN ('System', 'Undo')`` | ``SPACE = 0`` or ``innodb_undo%`` |
+| timeout error | 3024 ``ER_QUERY_TIMEOUT`` | 1969 ``ER_STATEMENT_TIMEOUT`` |
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SYSTEM_SCHEMAS = ("mysql", "sys", "performance_schema", "information_schema")
+# Column types InnoDB may store off-page (BLOB pages): read only when the column is read.
+OFFPAGE_TYPES = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext", "longtext",
+                 "json", "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
+                 "multipolygon", "geometrycollection", "geomcollection"}
+LONG_VARIABLE_TYPES = {"varchar", "varbinary"}
+LONG_VARIABLE_BYTES = 256  # a VARCHAR/VARBINARY longer than this may go off-page in DYNAMIC/COMPRESSED rows
+
+
+def quote_ident(name: str) -> str:
+    """``name`` as a MySQL quoted identifier: in backticks, a backtick doubled."""
+    if not name or "\x00" in name or any(ord(ch) > 0xFFFF for ch in name):
+        raise ValueError(f"{name!r} cannot be a MySQL identifier (empty, NUL, or a character beyond U+FFFF)")
+    return "`" + name.replace("`", "``") + "`"
+
+
+def qualified(schema: str, table: str) -> str:
+    return f"{quote_ident(schema)}.{quote_ident(table)}"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """MySQL 8 or MariaDB, from ``SELECT VERSION()`` (MariaDB's says ``-MariaDB``)."""
+
+    flavor: str  # "mysql" | "mariadb"
+    version: tuple[int, int, int]
+
+    @classmethod
+    def from_version(cls, text: str) -> Dialect:
+        found = re.search(r"(\d+)\.(\d+)\.(\d+)", text.replace("5.5.5-", "", 1))
+        version = tuple(int(x) for x in found.groups()) if found else (0, 0, 0)
+        return cls("mariadb" if "mariadb" in text.lower() else "mysql", version)  # type: ignore[arg-type]
+
+    @property
+    def label(self) -> str:
+        return f"{'MariaDB' if self.flavor == 'mariadb' else 'MySQL'} {'.'.join(map(str, self.version))}"
+
+    def timeout_sql(self, seconds: float) -> str:
+        """This session's per-statement timeout (0: none). Numbers only: formatted, not a value from outside."""
+        if self.flavor == "mariadb":
+            return f"SET SESSION max_statement_time = {max(0.0, float(seconds)):.3f}"
+        return f"SET SESSION max_execution_time = {max(0, int(seconds * 1000))}"
+
+    @property
+    def timeout_errors(self) -> tuple[int, ...]:
+        return (1969,) if self.flavor == "mariadb" else (3024,)
+
+    @property
+    def tablespaces_view(self) -> str:
+        return "INFORMATION_SCHEMA.INNODB_SYS_TABLESPACES" if self.flavor == "mariadb" \
+            else "INFORMATION_SCHEMA.INNODB_TABLESPACES"
+
+    @property
+    def innodb_tables_view(self) -> str:
+        return "INFORMATION_SCHEMA.INNODB_SYS_TABLES" if self.flavor == "mariadb" \
+            else "INFORMATION_SCHEMA.INNODB_TABLES"
+
+    def fulltext_aux_sql(self) -> str:
+        """FULLTEXT auxiliary tables (``db/FTS_<table id>_...``): no complete SQL read path."""
+        return (f"SELECT NAME, FILE_SIZE FROM {self.tablespaces_view} "  # noqa: S608 - a view name, no value
+                "WHERE NAME LIKE '%/FTS\\_%' OR NAME LIKE '%/fts\\_%' ORDER BY NAME")
+
+    def system_tablespaces_sql(self) -> str:
+        """The system and undo tablespaces: no SQL read path (named in the plan, never silently skipped)."""
+        if self.flavor == "mariadb":
+            where = "SPACE = 0 OR NAME LIKE 'innodb\\_undo%'"
+        else:
+            where = "SPACE_TYPE IN ('System', 'Undo')"
+        return f"SELECT NAME, FILE_SIZE FROM {self.tablespaces_view} WHERE {where} ORDER BY NAME"  # noqa: S608
+
+    def read_only_variable(self) -> str:
+        """The session variable that says the session is read-only."""
+        if self.flavor == "mysql" or self.version >= (11, 1, 0):
+            return "@@SESSION.transaction_read_only"
+        return "@@SESSION.tx_read_only"
+
+
+SESSION_READ_ONLY_SQL = "SET SESSION TRANSACTION READ ONLY"
+START_READ_ONLY_SQL = "START TRANSACTION READ ONLY"
+
+TABLES_SQL = """
+SELECT TABLE_SCHEMA, TABLE_NAME, ENGINE, COALESCE(DATA_LENGTH, 0), COALESCE(INDEX_LENGTH, 0),
+       COALESCE(TABLE_ROWS, 0), COALESCE(CREATE_OPTIONS, '')
+FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME
+"""
+PARTITIONS_SQL = """
+SELECT TABLE_SCHEMA, TABLE_NAME, PARTITION_NAME, SUBPARTITION_NAME, COALESCE(DATA_LENGTH, 0),
+       COALESCE(INDEX_LENGTH, 0), COALESCE(TABLE_ROWS, 0)
+FROM INFORMATION_SCHEMA.PARTITIONS WHERE PARTITION_NAME IS NOT NULL
+ORDER BY TABLE_SCHEMA, TABLE_NAME, PARTITION_ORDINAL_POSITION, SUBPARTITION_ORDINAL_POSITION
+"""
+STATISTICS_SQL = """
+SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, SEQ_IN_INDEX, COLUMN_NAME, SUB_PART, INDEX_TYPE
+FROM INFORMATION_SCHEMA.STATISTICS ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX
+"""
+COLUMNS_SQL = """
+SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE, IS_NULLABLE, COALESCE(CHARACTER_OCTET_LENGTH, 0),
+       COALESCE(EXTRA, '')
+FROM INFORMATION_SCHEMA.COLUMNS ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION
+"""
+INDEX_SIZES_SQL = """
+SELECT database_name, table_name, index_name, stat_value FROM mysql.innodb_index_stats WHERE stat_name = 'size'
+"""
+SETTINGS_SQL = "SELECT VERSION(), @@innodb_page_size, @@performance_schema"
+HANDLER_SQL = "SHOW SESSION STATUS LIKE 'Handler\\_read%'"
+INNODB_READS_SQL = ("SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_pages_read', 'Innodb_buffer_pool_reads', "
+                    "'Innodb_data_read', 'Innodb_data_reads')")
+FILE_SUMMARY_SQL = ("SELECT 'file_bytes_read', COALESCE(SUM(SUM_NUMBER_OF_BYTES_READ), 0) "
+                    "FROM performance_schema.file_summary_by_instance "
+                    "WHERE EVENT_NAME = 'wait/io/file/innodb/innodb_data_file'")
+
+
+def is_offpage(data_type: str, octet_length: int) -> bool:
+    data_type = data_type.lower()
+    return data_type in OFFPAGE_TYPES or (data_type in LONG_VARIABLE_TYPES and octet_length > LONG_VARIABLE_BYTES)
+
+
+def from_clause(schema: str, table: str, partition: str | None, hint: str) -> str:
+    """``db.t [PARTITION (p)] <hint>``: MySQL's order (partition before index hints)."""
+    text = qualified(schema, table)
+    if partition:
+        text += f" PARTITION ({quote_ident(partition)})"
+    return f"{text} {hint}".rstrip()
+
+
+def force_index(index: str) -> str:
+    return f"FORCE INDEX ({quote_ident(index)})"
+
+
+def ignore_indexes(indexes: Sequence[str]) -> str:
+    return f"IGNORE INDEX ({', '.join(quote_ident(i) for i in indexes)})" if indexes else ""
+
+
+def lengths_sum(columns: Sequence[str]) -> str:
+    """An expression that reads every named column (their byte lengths summed), 0 with none."""
+    return f"COALESCE(SUM({row_lengths(columns)}), 0)" if columns else "0"
+
+
+def row_lengths(columns: Sequence[str]) -> str:
+    """One row's byte lengths of the named columns (NULL counts 0), 0 with none."""
+    return " + ".join(f"COALESCE(LENGTH({quote_ident(c)}), 0)" for c in columns) if columns else "0"
+
+
+def key_bound(columns: Sequence[str], op: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+    """``(c1, c2, ...) op (v1, v2, ...)`` in the expanded form every optimizer turns into a range
+    (as percona-toolkit writes it): ``c1 > v1 OR (c1 = v1 AND c2 > v2) ... [OR all equal]``."""
+    if op not in (">=", "<"):
+        raise ValueError(f"key bound {op!r}: use >= or <")
+    if len(columns) != len(values) or not columns:
+        raise ValueError("a key bound needs one value per key column")
+    strict = ">" if op == ">=" else "<"
+    terms, params = [], []
+    for i, column in enumerate(columns):
+        parts = [f"{quote_ident(c)} = %s" for c in columns[:i]] + [f"{quote_ident(column)} {strict} %s"]
+        terms.append("(" + " AND ".join(parts) + ")")
+        params.extend([*values[:i], values[i]])
+    if op == ">=":
+        terms.append("(" + " AND ".join(f"{quote_ident(c)} = %s" for c in columns) + ")")
+        params.extend(values)
+    return "(" + " OR ".join(terms) + ")", params
+
+
+def where(conditions: Sequence[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
+    if not conditions:
+        return "", []
+    return " WHERE " + " AND ".join(c for c, _ in conditions), [p for _, ps in conditions for p in ps]
+
+
+def boundary_sql(loc: dict[str, Any], lower: Sequence[Any] | None, offset: int) -> tuple[str, list[Any]]:
+    """The key ``offset`` rows on from ``lower`` (inclusive), walking the clustered index (NibbleIterator)."""
+    columns = loc["key_columns"]
+    clause, params = where([key_bound(columns, ">=", lower)] if lower is not None else [])
+    cols = ", ".join(quote_ident(c) for c in columns)
+    text = (f"SELECT {cols} FROM {from_clause(loc['schema'], loc['table'], loc.get('partition'), force_index(loc['key_index']))}"  # noqa: S608,E501
+            f"{clause} ORDER BY {cols} LIMIT 1 OFFSET %s")
+    return text, [*params, int(offset)]
+
+
+def chunk_sql(loc: dict[str, Any], lower: Sequence[Any] | None, upper: Sequence[Any] | None) -> tuple[str, list[Any]]:
+    """Read the rows ``lower <= key < upper`` through the clustered index, off-page columns included."""
+    columns = loc["key_columns"]
+    conditions = []
+    if lower is not None:
+        conditions.append(key_bound(columns, ">=", lower))
+    if upper is not None:
+        conditions.append(key_bound(columns, "<", upper))
+    clause, params = where(conditions)
+    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["key_index"]))
+    read = loc["offpage"] or loc["key_columns"]  # a column read keeps MySQL 8 from counting another way
+    return f"SELECT COUNT(*), {lengths_sum(read)} FROM {source}{clause}", params  # noqa: S608
+
+
+def full_scan_sql(loc: dict[str, Any]) -> str:
+    """A whole-table scan (no key to walk: GEN_CLUST_INDEX, MyISAM, Aria) reading every column."""
+    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), ignore_indexes(loc.get("indexes", ())))
+    return f"SELECT COUNT(*), {lengths_sum(loc['columns'])} FROM {source}"  # noqa: S608
+
+
+def index_scan_sql(loc: dict[str, Any]) -> tuple[str, list[Any]]:
+    """A covering scan of one secondary index: only columns the index holds are read, so the
+    server reads the index and nothing else (EXPLAIN says ``Using index``). ``COUNT(*)`` alone is
+    not used: MySQL 8 may count through the clustered index whatever the hint says.
+
+    An index that starts with a column prefix (``KEY (doc(10))``) cannot cover anything and the
+    server will not scan it whole: it is read as a range over all values of its first column
+    (``IS NULL OR >= ''``), each entry then looked up in the clustered index (read already)."""
+    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["index"]))
+    text = f"SELECT COUNT(*), {lengths_sum(loc['index_columns'])} FROM {source}"  # noqa: S608
+    if loc.get("range_column"):
+        column = quote_ident(loc["range_column"])
+        return f"{text} WHERE ({column} IS NULL OR {column} >= %s)", [""]
+    return text, []
+
+
+def explain(statement: str) -> str:
+    return f"EXPLAIN {statement}"
+
+
+def probe_sql(loc: dict[str, Any]) -> str:
+    """One single-row lookup by primary key: the first row at or after a value of the (integer) key."""
+    column = quote_ident(loc["probe"]["column"])
+    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["key_index"]))
+    return (f"SELECT {column}, {row_lengths(loc['offpage'])} FROM {source} WHERE {column} >= %s "  # noqa: S608
+            f"ORDER BY {column} LIMIT 1")
+
+
+def key_range_sql(loc: dict[str, Any]) -> str:
+    """The smallest and largest value of an integer single-column key: two index dives."""
+    column = quote_ident(loc["key_columns"][0])
+    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["key_index"]))
+    return f"SELECT MIN({column}), MAX({column}) FROM {source}"  # noqa: S608
+
+
+def decode_filename(text: str) -> str:
+    """MySQL's file-name encoding of names (``@0020`` for a space, ...), for the names of
+    tablespaces; characters it encodes otherwise are left as written."""
+    return re.sub(r"@([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)

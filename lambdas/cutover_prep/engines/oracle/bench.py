@@ -1,0 +1,287 @@
+"""Oracle implementation of the benchmark driver (see ``measure.model``), as in seeds 000/002:
+
+- IO-size sweep: ``db_file_multiblock_read_count`` per point with direct path reads
+  (``_serial_direct_read = ALWAYS``): FULL-hinted rowid-range scans of the biggest table,
+  piece by piece, until the point's time is up (wrapping around a small table). Each scan
+  runs in its own session, so the settings die with it.
+- Random single-block reads through the buffer cache (``_serial_direct_read = NEVER``),
+  one block's rowid range per read: ``db file sequential read``.
+- Counters: ``v$sysstat`` physical read/write totals; latency histogram of
+  ``db file sequential read`` from ``v$event_histogram_micro`` (12c+) or
+  ``v$event_histogram`` (ms buckets). Without the privilege (ORA-00942) the point is
+  measured by the client alone and a note says so.
+- Opt-in write test: the run's own scratch table in the connecting user's schema (no
+  CREATE USER needed), named for the run and commented with its marker, direct path
+  inserts or single-row updates up to the size cap, dropped with PURGE in ``finally``
+  only when it carries the marker (see ``cutover_prep.benchmark.scratch``).
+"""
+
+# ruff: noqa: S608 -- SQL text from identifiers, each through quote_identifier; values are binds
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import oracledb
+
+from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists, refuse_drop
+from cutover_prep.engines import ConnectionSpec
+from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle.engine import OracleEngine, allow_writes, map_error
+from cutover_prep.measure.model import PointSpec, ScanResult, SweepOptions, SweepTarget
+
+PIECE_BLOCKS = 8192
+SIZE_CHECK_EVERY = 100  # single-row updates between two size checks
+SCRATCH_MARKER_SQL = "SELECT comments FROM user_tab_comments WHERE table_name = :name AND table_type = 'TABLE'"
+SCRATCH_BYTES_SQL = "SELECT COALESCE(SUM(bytes), 0) FROM user_segments WHERE segment_name = :name"
+SYSSTAT = {
+    "physical read total IO requests": "read_requests",
+    "physical read total bytes": "read_bytes",
+    "physical read total multi block requests": "multiblock_read_requests",
+    "physical reads direct": "direct_reads",
+    "physical write total IO requests": "write_requests",
+    "physical write total bytes": "write_bytes",
+}
+SYSSTAT_SQL = "SELECT name, value FROM v$sysstat WHERE name IN (" + ", ".join(f"'{n}'" for n in SYSSTAT) + ")"
+HIST_MICRO_SQL = ("SELECT wait_time_micro, wait_count FROM v$event_histogram_micro "
+                  "WHERE event = 'db file sequential read'")
+HIST_MILLI_SQL = "SELECT wait_time_milli, wait_count FROM v$event_histogram WHERE event = 'db file sequential read'"
+PARAMS_SQL = ("SELECT name, value FROM v$parameter WHERE name IN "
+              "('db_block_size', 'db_file_multiblock_read_count', 'filesystemio_options')")
+VERSION_SQL = "SELECT version FROM product_component_version WHERE product LIKE 'Oracle%' AND ROWNUM = 1"
+
+
+def mbrc_sql(value: int) -> str:
+    """ALTER SESSION cannot bind: the value is validated as an integer instead."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1024:
+        raise ValueError(f"db_file_multiblock_read_count must be an integer 1-1024, got {value!r}")
+    return f"ALTER SESSION SET db_file_multiblock_read_count = {value}"
+
+
+def _no_privilege(exc: oracledb.Error) -> bool:
+    return getattr(exc.args[0] if exc.args else None, "code", 0) in (942, 1031)
+
+
+class OracleBench:
+    engine = "oracle"
+
+    def __init__(self, connect: Callable[[], Any]) -> None:
+        self._connect = connect
+        self.conn = connect()
+        self._notes: list[str] = []
+        self._block_size: int | None = None
+
+    @classmethod
+    def from_spec(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None) -> OracleBench:
+        def connect() -> Any:
+            conn = OracleEngine.connect(spec, call_timeout_seconds=call_timeout_seconds).conn
+            conn.action = "benchmark"
+            return conn
+        return cls(connect)
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except oracledb.Error:
+            pass
+
+    def _rows(self, sql: str) -> list[tuple]:
+        with self.conn.cursor() as cur:
+            return list(cur.execute(sql))
+
+    def capabilities(self) -> dict[str, Any]:
+        params: dict[str, str] = {}
+        notes = list(self._notes)
+        try:
+            params = {n: v for n, v in self._rows(PARAMS_SQL)}
+        except oracledb.Error as exc:
+            notes.append(f"cannot read v$parameter ({str(exc).splitlines()[0]}): settings not recorded")
+        version = None
+        try:
+            version = self._rows(VERSION_SQL)[0][0]
+        except (oracledb.Error, IndexError):
+            pass
+        counters = "v$sysstat" if self.counters() else None
+        if counters is None:
+            notes.append("no SELECT on v$sysstat: rates come from the client's own count")
+        fsio = params.get("filesystemio_options")
+        if fsio and fsio.lower() in ("setall", "directio"):
+            notes.append(f"filesystemio_options={fsio}: direct IO, no OS page cache between Oracle and the volume")
+        self._block_size = int(params.get("db_block_size") or 8192)
+        return {"server_version": version, "block_size": self._block_size,
+                "knobs": {"db_file_multiblock_read_count": True, "_serial_direct_read": True},
+                "db_file_multiblock_read_count": params.get("db_file_multiblock_read_count"),
+                "filesystemio_options": fsio, "counters": counters,
+                "latency_histogram": "v$event_histogram" if self.latency_histogram() is not None else None,
+                "read_method": "full_scan_rowid_range (direct path)", "notes": notes}
+
+    def io_size_points(self, options: SweepOptions, target: SweepTarget) -> list[PointSpec]:
+        bs = target.block_size or self._block_size or 8192
+        return [PointSpec(point_id=f"mbrc-{v:03d}", kind="sequential", seconds=options.seconds_per_point,
+                          io_size_kb=v * bs / 1024, knobs={"db_file_multiblock_read_count": v})
+                for v in options.mbrc_values]
+
+    def counters(self) -> dict[str, float]:
+        try:
+            rows = self._rows(SYSSTAT_SQL)
+        except oracledb.Error as exc:
+            if _no_privilege(exc):
+                return {}
+            raise map_error(exc, "reading v$sysstat") from None
+        out: dict[str, float] = {}
+        for name, value in rows:
+            out[name] = float(value)
+            out[SYSSTAT[name]] = float(value)
+        return out
+
+    def counts_reads_of(self, spec: PointSpec) -> bool:
+        return True  # V$SYSSTAT physical reads: buffered and direct path alike
+
+    def latency_histogram(self) -> dict[str, int] | None:
+        for sql, to_us in ((HIST_MICRO_SQL, 1), (HIST_MILLI_SQL, 1000)):
+            try:
+                return {str(int(bound) * to_us): int(count) for bound, count in self._rows(sql)}
+            except oracledb.Error:
+                continue
+        return None
+
+    def scan(self, spec: PointSpec, target: SweepTarget, deadline: float) -> ScanResult:
+        loc = target.locator
+        conn = self._connect()
+        started = time.monotonic()
+        read_bytes = calls = passes = 0
+        try:
+            with conn.cursor() as cur:
+                cur.execute(mbrc_sql(int(spec.knobs.get("db_file_multiblock_read_count", 128))))
+                cur.execute('ALTER SESSION SET "_serial_direct_read" = ALWAYS')
+                sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc.get("partition"),
+                                              bool(loc.get("subpartition")))
+                while time.monotonic() < deadline:
+                    passes += 1
+                    for rfno, first, blocks in target.extents:
+                        for lo in range(first, first + blocks, PIECE_BLOCKS):
+                            if time.monotonic() >= deadline:
+                                break
+                            hi = min(lo + PIECE_BLOCKS, first + blocks) - 1
+                            cur.execute(sql, objd=loc["data_object_id"], rfno=rfno, lo_block=lo, hi_block=hi)
+                            cur.fetchone()
+                            read_bytes += (hi - lo + 1) * target.block_size
+                            calls += 1
+        except oracledb.Error as exc:
+            raise map_error(exc, f"scanning {target.segment_key}") from None
+        finally:
+            try:
+                conn.close()
+            except oracledb.Error:
+                pass
+        notes = [f"the target was read {passes} times (direct path: each pass from storage)"] if passes > 1 else []
+        return ScanResult(bytes=read_bytes, calls=calls, seconds=time.monotonic() - started, notes=notes,
+                          passes=passes, cached=False)  # _serial_direct_read: never the buffer cache
+
+    def random_reader(self) -> _BlockReader:
+        return _BlockReader(self._connect())
+
+    def write_point(self, spec: PointSpec, deadline: float, scratch: Scratch) -> ScanResult:
+        """Opt-in write test in the run's own scratch table (commented with the run's marker), capped in size.
+
+        A table of that name without the marker is the customer's: ``ScratchExists``, never dropped."""
+        conn = self._connect()
+        allow_writes(conn)  # the opt-in write test, in its own session: lift the session's READ_ONLY guard (23ai+)
+        table = q.quote_identifier(scratch.name)
+        rng = random.Random(0)
+        started = time.monotonic()
+        rows = calls = 0
+        notes: list[str] = []
+        try:
+            with conn.cursor() as cur:
+                if _drop_scratch(cur, scratch) is Dropped.NOT_OURS:
+                    raise ScratchExists(f"a table named {scratch.name} already exists and was not created by "
+                                        "this run; it was left untouched (drop or rename it yourself, or use "
+                                        "another run_id)")
+                cur.execute(f"CREATE TABLE {table} (id NUMBER PRIMARY KEY, pad VARCHAR2(200)) NOLOGGING")
+                cur.execute(f"COMMENT ON TABLE {table} IS {_literal(scratch.marker)}")
+                while time.monotonic() < deadline:
+                    if (spec.kind == "write_direct" or calls % SIZE_CHECK_EVERY == 0) \
+                            and _scratch_bytes(cur, scratch) >= scratch.max_bytes:
+                        notes.append(f"stopped at the size cap of {scratch.max_bytes / 2**20:,.0f} MiB")
+                        break
+                    if spec.kind == "write_direct" or rows == 0:
+                        cur.execute(f"INSERT /*+ APPEND */ INTO {table} SELECT :base + LEVEL, RPAD('x', 200, 'x') "
+                                    "FROM dual CONNECT BY LEVEL <= 10000", base=rows)
+                        rows += 10_000
+                    else:
+                        cur.execute(f"UPDATE {table} SET pad = DBMS_RANDOM.STRING('x', 200) WHERE id = :id",
+                                    id=rng.randint(1, rows))
+                    conn.commit()
+                    calls += 1
+        except oracledb.Error as exc:
+            raise map_error(exc, f"write test in table {scratch.name}") from None
+        finally:
+            try:
+                conn.rollback()
+                with conn.cursor() as cur:
+                    _drop_scratch(cur, scratch)
+            except oracledb.Error:
+                notes.append(f"scratch table {scratch.name} could not be dropped now; the cleanup step retries")
+            finally:
+                conn.close()
+        return ScanResult(bytes=0, calls=calls, seconds=time.monotonic() - started,
+                          notes=notes + [f"{calls} commits; bytes from v$sysstat physical write totals"])
+
+    def drop_scratch(self, scratch: Scratch) -> Dropped:
+        conn = self._connect()
+        allow_writes(conn)
+        try:
+            with conn.cursor() as cur:
+                return _drop_scratch(cur, scratch)
+        finally:
+            conn.close()
+
+
+def _literal(text: str) -> str:
+    """COMMENT ON cannot bind: a string literal with its quotes doubled."""
+    if "\x00" in text:
+        raise ValueError("a NUL byte cannot be part of a comment")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _scratch_bytes(cur: Any, scratch: Scratch) -> int:
+    cur.execute(SCRATCH_BYTES_SQL, name=scratch.name)
+    return int(cur.fetchone()[0] or 0)
+
+
+def _drop_scratch(cur: Any, scratch: Scratch) -> Dropped:
+    """Drop the run's scratch table only when its comment is this run's marker."""
+    cur.execute(SCRATCH_MARKER_SQL, name=scratch.name)
+    row = cur.fetchone()
+    if (refused := refuse_drop(row is not None, row and row[0], scratch)) is not None:
+        return refused
+    cur.execute(f"DROP TABLE {q.quote_identifier(scratch.name)} PURGE")
+    return Dropped.DROPPED
+
+
+class _BlockReader:
+    """A session reading one block at a time through the buffer cache."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        with conn.cursor() as cur:
+            cur.execute('ALTER SESSION SET "_serial_direct_read" = NEVER')
+
+    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
+        sql = q.rowid_range_count_sql(locator["owner"], locator["table"], locator.get("partition"),
+                                      bool(locator.get("subpartition")))
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(sql, objd=locator["data_object_id"], rfno=file_id, lo_block=block, hi_block=block)
+                cur.fetchone()
+        except oracledb.Error as exc:
+            raise map_error(exc, f"reading block {block} of {locator.get('owner')}.{locator.get('table')}") from None
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except oracledb.Error:
+            pass

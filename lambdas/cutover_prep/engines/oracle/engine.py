@@ -1,0 +1,314 @@
+"""Oracle engine (python-oracledb, thin mode: no Instant Client).
+
+Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading:
+- heap table segments (and partitions, subpartitions): FULL scans of rowid ranges, one
+  range per extent piece, with ``_serial_direct_read = always`` so blocks come through
+  direct path reads, as in seed 002 (``full_scan_rowid_range``; splittable);
+- indexes: INDEX_FFS of the whole index, or of the local partition (``index_ffs``);
+- LOB segments: every LOB value read server-side with DBMS_LOB.READ (``lob_read``);
+  LOB indexes are read along with their LOB segment.
+Nothing is written; ALTER SESSION changes only this session.
+
+Read-only guard: discovery and every read run inside ``SET TRANSACTION READ ONLY`` (any
+Oracle version: DML, SELECT FOR UPDATE and PL/SQL that writes fail with ORA-01456; each
+read ends with a rollback, so no read-only snapshot is held across reads), and where the
+database has the session parameter ``READ_ONLY`` (23ai and later) the session is also set
+``READ_ONLY = TRUE``, which refuses writes and DDL for the whole session. ``allow_writes``
+lifts the session guard for the opt-in write test only.
+
+Transport (``engines.transport``): TCPS verified against the RDS CA bundle by default
+(``CUTOVER_PREP_TLS=require``); ``engine.transport`` says what was used.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import socket
+import time
+from typing import Any
+
+import oracledb
+
+from cutover_prep.engines import ConnectionSpec
+from cutover_prep.engines import transport as tls
+from cutover_prep.engines.base import (
+    DatabaseUnreachable,
+    DiscoveryOptions,
+    Extent,
+    PermanentReadError,
+    ReadRange,
+    ReadResult,
+    Segment,
+    TransientDatabaseError,
+)
+from cutover_prep.engines.oracle import datafiles
+from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle.tls import oracle_attempts
+
+TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
+INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
+LOB_TYPES = {"LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"}
+PERMANENT_CODES = {942, 1031, 8103, 1403, 904}  # no table, no privilege, object gone, no data, bad column
+TRANSIENT_CODES = {54, 1555, 3113, 3114, 3135, 12170, 12541, 12514, 25408, 4068}
+
+
+def map_error(exc: oracledb.Error, what: str) -> Exception:
+    err = exc.args[0] if exc.args else None
+    code = getattr(err, "code", 0)
+    full_code = getattr(err, "full_code", "") or ""
+    message = (getattr(err, "message", None) or str(exc)).strip().splitlines()[0]
+    if code in TRANSIENT_CODES or full_code.startswith("DPY-4011") or full_code.startswith("DPY-4024") \
+            or isinstance(exc, oracledb.OperationalError):
+        return TransientDatabaseError(f"{what}: {message}")
+    return PermanentReadError(f"{what}: {message}")
+
+
+TCPS_HINT = ("TLS is required (CUTOVER_PREP_TLS=require): RDS for Oracle offers TCPS through the SSL option of "
+             "its option group (port 2484 unless set otherwise; name another port in target.port)")
+
+
+_CONNECTION_ID = re.compile(r"\s*\(CONNECTION_ID=[^)]*\)")
+_HELP = re.compile(r"\s*Help: \S+")
+
+
+def connect_problem(exc: BaseException) -> str:
+    """One line on why a connection failed, with its cause: python-oracledb's DPY-6005 "cannot
+    connect to database" says nothing alone; the socket error under it (its ``__cause__``, or the
+    message's next lines) does. The per-attempt CONNECTION_ID is left out (noise in one line)."""
+    if isinstance(exc, socket.gaierror):  # oracledb lets the resolver's error through
+        return f"host name not resolved ({exc.strerror or exc})"
+    if not isinstance(exc, oracledb.Error):
+        return f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+    err = exc.args[0] if exc.args else exc
+    lines = [line.strip() for line in (getattr(err, "message", None) or str(exc) or type(exc).__name__).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Help:")] or [type(exc).__name__]
+    head = _CONNECTION_ID.sub("", lines[0]).rstrip(". ")
+    cause = exc.__cause__
+    detail = (str(cause).strip() if cause is not None and str(cause).strip() else " ".join(lines[1:]))
+    detail = " ".join(_HELP.sub("", detail).split())  # one line, without the troubleshooting links
+    return f"{head}: {detail}" if detail and detail not in head else head
+
+
+def allow_writes(conn: Any) -> None:
+    """Lift the session's ``READ_ONLY`` guard (23ai+) for the opt-in write test; a no-op where there is none.
+
+    Ends the open (read-only) transaction first; ``SET TRANSACTION READ ONLY`` is per transaction anyway."""
+    conn.rollback()
+    try:
+        with conn.cursor() as cur:
+            cur.execute(q.SESSION_READ_WRITE_SQL)
+    except oracledb.DatabaseError:
+        pass  # no READ_ONLY session parameter before 23ai: nothing to lift
+
+
+class OracleEngine:
+    name = "oracle"
+
+    def __init__(self, connection: Any, transport: str = "") -> None:
+        self.conn = connection
+        self.transport = transport  # engines.transport.TRANSPORT_*
+        self.read_only_guard = "transaction"  # or "session+transaction" where READ_ONLY=TRUE took
+
+    @classmethod
+    def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None) -> OracleEngine:
+        conn, transport, problems = None, "", []
+        for extra, how in oracle_attempts(spec):
+            try:
+                conn = oracledb.connect(user=spec.user, password=spec.password, host=spec.host,
+                                        service_name=spec.database, tcp_connect_timeout=10, expire_time=2, **extra)
+                transport = how
+                break
+            except (oracledb.Error, OSError) as exc:  # OSError: an unresolvable host is socket.gaierror
+                problems.append(f"{extra['protocol']} port {extra['port']}: {connect_problem(exc)}")
+        if conn is None:
+            hint = f" ({TCPS_HINT})" if tls.tls_mode(spec) == "require" else ""
+            raise DatabaseUnreachable(f"cannot connect to Oracle {spec.host}/{spec.database} as {spec.user}: "
+                                      f"{'; '.join(problems)}{hint}")
+        if call_timeout_seconds:
+            conn.call_timeout = int(call_timeout_seconds * 1000)
+        conn.module, conn.action = "cutover-prep", "warm-up"
+        engine = cls(conn, transport)
+        engine.prepare_session()
+        return engine
+
+    def prepare_session(self) -> None:
+        with self.conn.cursor() as cur:
+            cur.execute('ALTER SESSION SET "_serial_direct_read" = ALWAYS')
+        self.conn.rollback()  # READ_ONLY cannot be set with a transaction open
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(q.SESSION_READ_ONLY_SQL)
+            self.read_only_guard = "session+transaction"
+        except oracledb.DatabaseError:  # before 23ai (ORA-02248): SET TRANSACTION READ ONLY per read only
+            self.read_only_guard = "transaction"
+
+    def _read_only_transaction(self, cur: Any) -> None:
+        """End any open transaction and start a read-only one (it must be the transaction's first statement)."""
+        self.conn.rollback()
+        cur.execute(q.SET_TRANSACTION_READ_ONLY_SQL)
+
+    def _end_transaction(self) -> None:
+        try:
+            self.conn.rollback()
+        except oracledb.Error:
+            pass  # a broken connection: the error that broke it is already on its way
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except oracledb.Error:
+            pass
+
+    def read_methods(self) -> dict[str, str]:
+        return {"*": "full_scan_rowid_range + index_ffs + lob_read"}  # the datafile pass: datafiles.METHOD
+
+    def discover_datafiles(self) -> list[Segment]:
+        """Every online datafile as one splittable segment (``engines.oracle.datafiles``)."""
+        try:
+            with self.conn.cursor() as cur:
+                self._read_only_transaction(cur)
+                return datafiles.discover_datafiles(cur)
+        except oracledb.Error as exc:
+            raise map_error(exc, "listing the datafiles (DBA_DATA_FILES)") from None
+        finally:
+            self._end_transaction()
+
+    def _validate(self, rng: ReadRange) -> ReadResult:
+        """The datafile pass: RMAN validates the range, outside the read-only transaction (see ``datafiles``)."""
+        try:
+            self.conn.rollback()
+            with self.conn.cursor() as cur:
+                return datafiles.validate_range(cur, rng)
+        except oracledb.Error as exc:
+            raise map_error(exc, f"validating {rng.segment_key}") from None
+        finally:
+            self._end_transaction()
+
+    # -- discovery ---------------------------------------------------------------------
+    def system_schemas(self) -> set[str]:
+        schemas = set(q.SYSTEM_SCHEMAS)
+        try:
+            with self.conn.cursor() as cur:
+                schemas |= {row[0] for row in cur.execute(q.SYSTEM_SCHEMAS_SQL)}
+        except oracledb.DatabaseError:  # 11g has no ORACLE_MAINTAINED
+            pass
+        return schemas
+
+    def discover(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[Segment]:
+        with self.conn.cursor() as cur:
+            self._read_only_transaction(cur)
+        try:
+            return self._discover(options)
+        finally:
+            self._end_transaction()
+
+    def _selected(self, owner: str, options: DiscoveryOptions, system: set[str]) -> bool:
+        if not options.include_system and owner in system:
+            return False
+        if options.include_schemas and not any(fnmatch.fnmatchcase(owner, p) for p in options.include_schemas):
+            return False
+        return not any(fnmatch.fnmatchcase(owner, p) for p in options.exclude_schemas)
+
+    def _discover(self, options: DiscoveryOptions) -> list[Segment]:
+        system = self.system_schemas()
+        extents: dict[tuple[str, str, str | None], list[Extent]] = {}
+        with self.conn.cursor() as cur:
+            cur.arraysize = 10_000
+            for owner, name, part, rfno, block_id, blocks in cur.execute(q.EXTENTS_SQL):
+                if self._selected(owner, options, system):
+                    extents.setdefault((owner, name, part), []).append(Extent(int(rfno), int(block_id), int(blocks)))
+        segments: list[Segment] = []
+        merged: dict[tuple[str, str], int] = {}  # global partitioned index -> position in segments
+        with self.conn.cursor() as cur:
+            cur.arraysize = 1_000
+            for row in cur.execute(q.SEGMENTS_SQL):
+                segment = self._segment(row, extents)
+                if segment is None:
+                    continue
+                if segment.locator["read"] == "index" and segment.locator.get("whole_index") and segment.partition:
+                    key = (segment.schema, segment.name)
+                    if key in merged:  # a global index is read whole, once: merge its partitions
+                        prev = segments[merged[key]]
+                        segments[merged[key]] = Segment(
+                            schema=prev.schema, name=prev.name, kind=prev.kind, bytes=prev.bytes + segment.bytes,
+                            block_size=prev.block_size, extents=prev.extents + segment.extents,
+                            locator=prev.locator, partition=None, splittable=False)
+                        continue
+                    merged[key] = len(segments)
+                    segment = Segment(schema=segment.schema, name=segment.name, kind="INDEX", bytes=segment.bytes,
+                                      block_size=segment.block_size, extents=segment.extents,
+                                      locator=segment.locator, partition=None, splittable=False)
+                segments.append(segment)
+        return segments
+
+    def _segment(self, row: tuple, extents: dict) -> Segment | None:
+        (owner, name, part, seg_type, size, blocks, block_size, objd, lob_table, lob_column, lob_type,
+         idx_owner, idx_table, index_type, locality, lob_table_part) = row
+        found = extents.get((owner, name, part))
+        if not found:
+            return None  # schema not selected, or dropped since
+        locator: dict[str, Any] = {"owner": owner, "segment": name, "partition": part, "segment_type": seg_type}
+        splittable = False
+        if seg_type in TABLE_TYPES and objd is not None:
+            locator.update(read="rowid_range", table=name, data_object_id=int(objd),
+                           subpartition=seg_type == "TABLE SUBPARTITION")
+            splittable = True
+        elif seg_type in INDEX_TYPES and idx_table:
+            if index_type and index_type.startswith("IOT"):
+                locator.update(read="index", table_owner=idx_owner, table=idx_table, whole_index=True)
+            else:
+                local = locality == "LOCAL" and seg_type == "INDEX PARTITION"
+                locator.update(read="index", table_owner=idx_owner, table=idx_table,
+                               whole_index=not local and seg_type != "INDEX")
+        elif seg_type in LOB_TYPES and lob_table:
+            locator.update(read="lob", table=lob_table, column=lob_column, data_type=lob_type or "BLOB",
+                           table_partition=lob_table_part)
+        elif seg_type == "LOBINDEX":
+            locator.update(read="with_lob")  # read by reading the LOB itself
+        else:
+            locator.update(read="unsupported")  # clusters, nested tables: reported, not silently skipped
+        return Segment(schema=owner, name=name, kind=seg_type, bytes=int(size), block_size=int(block_size),
+                       extents=tuple(found), locator=locator, partition=part, splittable=splittable)
+
+    # -- reading -----------------------------------------------------------------------
+    def read_range(self, rng: ReadRange) -> ReadResult:
+        loc = rng.locator
+        if loc["read"] == "datafile":
+            return self._validate(rng)
+        started = time.monotonic()
+        try:
+            with self.conn.cursor() as cur:
+                self._read_only_transaction(cur)
+                if loc["read"] == "rowid_range":
+                    method = "full_scan_rowid_range"
+                    sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"])
+                    for ext in rng.extents:
+                        cur.execute(sql, objd=loc["data_object_id"], rfno=ext.file_id, lo_block=ext.first_block,
+                                    hi_block=ext.first_block + ext.blocks - 1)
+                        cur.fetchone()
+                elif loc["read"] == "index":
+                    method = "index_ffs"
+                    cur.execute(q.INDEX_COLUMN_SQL, owner=loc["owner"], index_name=loc["segment"])
+                    column, nullable = cur.fetchone()
+                    partition = None if loc.get("whole_index") else loc["partition"]
+                    cur.execute(q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column,
+                                                nullable == "Y", partition))
+                    cur.fetchone()
+                elif loc["read"] == "lob":
+                    method = "lob_read"
+                    total = cur.var(oracledb.DB_TYPE_NUMBER)
+                    cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
+                                                 loc.get("table_partition")), total=total)
+                elif loc["read"] == "with_lob":
+                    method = "with_lob"
+                else:
+                    raise PermanentReadError(f"{rng.segment_key}: segment type {loc['segment_type']} "
+                                             "has no SQL read method; warmup.mode datafiles or both reads it")
+        except oracledb.Error as exc:
+            raise map_error(exc, f"reading {rng.segment_key}") from None
+        except ValueError as exc:  # an identifier Oracle cannot quote
+            raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
+        finally:
+            self._end_transaction()
+        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started, method=method)

@@ -1,0 +1,164 @@
+"""SQL of the Oracle engine, built without a database so it can be unit-tested.
+
+Identifiers from the catalogue are always double-quoted (case, ``$``, ``#``, spaces and
+unicode preserved). Oracle cannot quote a name containing ``"`` or NUL, and limits names
+to 128 bytes: such names are refused with a clear error rather than pasted. Values are
+always bind variables.
+"""
+
+# ruff: noqa: S608 -- SQL text from identifiers, each through quote_identifier; values are binds
+from __future__ import annotations
+
+MAX_IDENTIFIER_BYTES = 128
+
+# Schemas Oracle and RDS maintain; excluded unless include_system. ORACLE_MAINTAINED='Y'
+# in DBA_USERS covers the rest on 12c and later.
+SYSTEM_SCHEMAS = frozenset({
+    "SYS", "SYSTEM", "RDSADMIN", "AUDSYS", "XDB", "MDSYS", "CTXSYS", "ORDSYS", "ORDDATA", "ORDPLUGINS",
+    "OUTLN", "DBSNMP", "APPQOSSYS", "GSMADMIN_INTERNAL", "WMSYS", "OJVMSYS", "LBACSYS", "DVSYS", "DVF",
+    "OLAPSYS", "SI_INFORMTN_SCHEMA", "MDDATA", "SPATIAL_CSW_ADMIN_USR", "SPATIAL_WFS_ADMIN_USR",
+    "DBSFWUSER", "REMOTE_SCHEDULER_AGENT", "GGSYS", "ANONYMOUS", "XS$NULL", "DIP", "ORACLE_OCM",
+    "SYSBACKUP", "SYSDG", "SYSKM", "SYSRAC", "SYS$UMF", "GSMCATUSER", "GSMUSER", "FLOWS_FILES",
+})
+
+SYSTEM_SCHEMAS_SQL = "SELECT username FROM dba_users WHERE oracle_maintained = 'Y'"
+
+# Read-only guard. SET TRANSACTION READ ONLY (every version) must open the transaction and
+# lasts until COMMIT/ROLLBACK; the READ_ONLY session parameter exists from 23ai (Oracle
+# Database Reference, "READ_ONLY") and cannot be set while a transaction is open.
+SET_TRANSACTION_READ_ONLY_SQL = "SET TRANSACTION READ ONLY"
+SESSION_READ_ONLY_SQL = "ALTER SESSION SET READ_ONLY = TRUE"
+SESSION_READ_WRITE_SQL = "ALTER SESSION SET READ_ONLY = FALSE"
+
+# One row per segment with what reading it needs. Table-type segments carry their
+# data_object_id (rowid ranges); LOB segments their table and column; index segments
+# their table, type and locality; LOB partitions the table partition they belong to.
+SEGMENTS_SQL = """
+SELECT s.owner, s.segment_name, s.partition_name, s.segment_type, s.bytes, s.blocks, t.block_size,
+       o.data_object_id,
+       l.table_name, l.column_name, c.data_type,
+       i.table_owner, i.table_name, i.index_type, pi.locality,
+       lp.partition_name
+FROM dba_segments s
+JOIN dba_tablespaces t ON t.tablespace_name = s.tablespace_name
+LEFT JOIN dba_objects o
+       ON s.segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION')
+      AND o.owner = s.owner AND o.object_name = s.segment_name AND o.object_type = s.segment_type
+      AND (o.subobject_name = s.partition_name OR (o.subobject_name IS NULL AND s.partition_name IS NULL))
+LEFT JOIN dba_lobs l
+       ON s.segment_type IN ('LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
+      AND l.owner = s.owner AND l.segment_name = s.segment_name
+LEFT JOIN dba_tab_columns c
+       ON c.owner = l.owner AND c.table_name = l.table_name AND c.column_name = l.column_name
+LEFT JOIN dba_lob_partitions lp
+       ON s.segment_type = 'LOB PARTITION'
+      AND lp.table_owner = s.owner AND lp.lob_name = s.segment_name AND lp.lob_partition_name = s.partition_name
+LEFT JOIN dba_indexes i
+       ON s.segment_type IN ('INDEX', 'INDEX PARTITION', 'INDEX SUBPARTITION')
+      AND i.owner = s.owner AND i.index_name = s.segment_name
+LEFT JOIN dba_part_indexes pi ON pi.owner = i.owner AND pi.index_name = i.index_name
+WHERE s.segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION',
+                         'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION', 'LOBINDEX',
+                         'NESTED TABLE', 'CLUSTER')
+  AND s.segment_name NOT LIKE 'BIN$%'
+ORDER BY s.owner, s.segment_name, s.partition_name
+"""
+
+# Extents of every segment, in block order; streamed (a catalogue may have millions).
+EXTENTS_SQL = """
+SELECT owner, segment_name, partition_name, relative_fno, block_id, blocks
+FROM dba_extents
+WHERE segment_name NOT LIKE 'BIN$%'
+ORDER BY owner, segment_name, partition_name, relative_fno, block_id
+"""
+
+# First indexed column of an index and whether it is nullable (to force an INDEX_FFS,
+# the query must not need rows whose indexed columns are all NULL).
+INDEX_COLUMN_SQL = """
+SELECT ic.column_name, tc.nullable
+FROM dba_ind_columns ic
+JOIN dba_tab_columns tc ON tc.owner = ic.table_owner AND tc.table_name = ic.table_name
+                       AND tc.column_name = ic.column_name
+WHERE ic.index_owner = :owner AND ic.index_name = :index_name AND ic.column_position = 1
+"""
+
+MYSTAT_PHYSICAL_READS_SQL = """
+SELECT m.value FROM v$mystat m JOIN v$statname n ON n.statistic# = m.statistic#
+WHERE n.name = 'physical reads'
+"""
+
+
+def quote_identifier(name: str) -> str:
+    """Oracle's quoted identifier, or ValueError for names Oracle itself cannot quote."""
+    if not name:
+        raise ValueError("empty Oracle identifier")
+    if '"' in name or "\x00" in name:
+        raise ValueError(f"Oracle identifier {name!r} contains a double quote or NUL and cannot be quoted")
+    if len(name.encode("utf-8")) > MAX_IDENTIFIER_BYTES:
+        raise ValueError(f"Oracle identifier {name[:20]!r}... is longer than {MAX_IDENTIFIER_BYTES} bytes")
+    return f'"{name}"'
+
+
+def qualified(owner: str, name: str) -> str:
+    return f"{quote_identifier(owner)}.{quote_identifier(name)}"
+
+
+def _partition_clause(partition: str | None, sub: bool) -> str:
+    if not partition:
+        return ""
+    return f" {'SUBPARTITION' if sub else 'PARTITION'} ({quote_identifier(partition)})"
+
+
+def rowid_range_count_sql(owner: str, table: str, partition: str | None = None, subpartition: bool = False) -> str:
+    """Count rows of one rowid range with a FULL scan (direct path reads come from the session).
+
+    Binds: objd, rfno, lo_block, hi_block. The range is built the way DBMS_PARALLEL_EXECUTE
+    chunks by rowid: from (objd, file, first block, row 0) to (objd, file, last block, row 32767).
+    """
+    return (
+        f"SELECT /*+ FULL(t) NO_INDEX(t) NO_PARALLEL(t) */ COUNT(*) FROM {qualified(owner, table)}"
+        f"{_partition_clause(partition, subpartition)} t "
+        "WHERE t.ROWID BETWEEN DBMS_ROWID.ROWID_CREATE(1, :objd, :rfno, :lo_block, 0) "
+        "AND DBMS_ROWID.ROWID_CREATE(1, :objd, :rfno, :hi_block, 32767)"
+    )
+
+
+def index_ffs_sql(table_owner: str, table: str, index: str, column: str, nullable: bool,
+                  partition: str | None = None) -> str:
+    """Read a whole index (or the local partition of one) with an index fast full scan."""
+    predicate = f" WHERE t.{quote_identifier(column)} IS NOT NULL" if nullable else ""
+    return (
+        f"SELECT /*+ INDEX_FFS(t {quote_identifier(index)}) NO_PARALLEL(t) */ COUNT(*) "
+        f"FROM {qualified(table_owner, table)}{_partition_clause(partition, False)} t{predicate}"
+    )
+
+
+def lob_read_block(owner: str, table: str, column: str, data_type: str, partition: str | None = None) -> str:
+    """Anonymous PL/SQL that reads every LOB value of a column in 32 KiB pieces (server side).
+
+    Out bind :total receives the bytes (BLOB) or characters (CLOB/NCLOB) read. Read-only."""
+    buffer = "RAW(32767)" if data_type == "BLOB" else "VARCHAR2(32767)"
+    amount = 32767 if data_type == "BLOB" else 8191  # characters: up to 4 bytes each
+    return (
+        "DECLARE\n"
+        f"  buf {buffer};\n"
+        "  amt INTEGER;\n"
+        "  pos INTEGER;\n"
+        "  len INTEGER;\n"
+        "  total NUMBER := 0;\n"
+        "BEGIN\n"
+        f"  FOR r IN (SELECT /*+ FULL(t) */ t.{quote_identifier(column)} AS v "
+        f"FROM {qualified(owner, table)}{_partition_clause(partition, False)} t "
+        f"WHERE t.{quote_identifier(column)} IS NOT NULL) LOOP\n"
+        "    len := DBMS_LOB.GETLENGTH(r.v);\n"
+        "    pos := 1;\n"
+        "    WHILE pos <= len LOOP\n"
+        f"      amt := {amount};\n"
+        "      DBMS_LOB.READ(r.v, amt, pos, buf);\n"
+        "      pos := pos + amt;\n"
+        "      total := total + amt;\n"
+        "    END LOOP;\n"
+        "  END LOOP;\n"
+        "  :total := total;\n"
+        "END;"
+    )

@@ -1,0 +1,52 @@
+"""PostgreSQL: everything the run knows about this engine, in one folder.
+
+- ``engine``: discovery and reading for the warm-up (``PostgresEngine``);
+- ``bench``: the benchmark driver (``PostgresBench``, see ``measure.model``);
+- ``sample_db``: the generated sample database and the embedded server of ``cutover-prep local``;
+- here: the light hooks the registry (``engines.registry``) names. They import psycopg only
+  when called, so reading the registry loads no database driver.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import Engine
+
+# Relation kinds whose main fork is a heap of single blocks a probe can read on its own:
+# tables (and partitions), materialized views, TOAST tables.
+HEAP_RELKINDS = ("r", "m", "t")
+
+
+def open_engine(spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
+                create_extension: bool = False) -> Engine:
+    from cutover_prep.engines.postgres.engine import PostgresEngine
+
+    return PostgresEngine.connect(spec, call_timeout_seconds=call_timeout_seconds, create_extension=create_extension)
+
+
+def open_bench(spec: ConnectionSpec, database: str | None, *, call_timeout_seconds: float | None = None,
+               create_extension: bool = False) -> Any:
+    from cutover_prep.engines.postgres.bench import PostgresBench
+
+    return PostgresBench.from_spec(spec, database or spec.database, call_timeout_seconds=call_timeout_seconds,
+                                   create_extension=create_extension)
+
+
+def block_readable(locator: dict[str, Any]) -> bool:
+    """A heap main fork: its single blocks can be read by TID range."""
+    return locator.get("fork") == "main" and locator.get("relkind") in HEAP_RELKINDS
+
+
+def server_version(spec: ConnectionSpec) -> str | None:
+    """The server's version (``SHOW server_version``), or None when it cannot be asked."""
+    import psycopg
+
+    try:
+        with psycopg.connect(host=spec.host, port=spec.port, dbname=spec.database, user=spec.user,
+                             password=spec.password or None, connect_timeout=10) as conn:
+            return str(conn.execute("SHOW server_version").fetchone()[0]).split()[0]
+    except psycopg.Error:
+        return None

@@ -1,0 +1,337 @@
+"""PostgreSQL engine (psycopg 3).
+
+Discovery lists every relation with storage in each selected database: tables,
+partitions, indexes, TOAST tables and their indexes, materialized views and sequences,
+each fork (main, fsm, vm, init) as its own segment. Relations in ``pg_toast`` and
+indexes are attributed to the schema of the table they belong to, so schema filters
+keep a table together with its TOAST data and indexes.
+
+Reading, per database, the first method available wins; the findings name it:
+
+- ``pg_prewarm``: ``pg_prewarm(oid, 'read', fork, first, last)``, synchronous reads of an
+  exact block range of any fork (needs the extension in that database; creating it is
+  a write and happens only with ``create_extension``);
+- ``pg_read_binary_file``: reads the relation's files through the server, every fork, every
+  block; needs EXECUTE on ``pg_read_binary_file(text, bigint, bigint)`` (superusers have it;
+  membership in ``pg_read_server_files`` alone does not grant it, PostgreSQL 15 here);
+- ``tid_range_scan``: ``ctid`` range scans of heap main forks only; other forks and
+  indexes cannot be read this way and fail with a named error, so coverage says so.
+
+Every block count is what the server confirmed (pg_prewarm's return value, the length
+pg_read_binary_file returned, the relation's size when a TID range scan ran): less than
+the planned range raises ``ShortRead``, so the unit is not DONE.
+
+Every session is read-only (``SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY``, which
+is ``default_transaction_read_only``), named ``cutover-prep``. The only writes are opt-in and
+each in its own explicit ``READ WRITE`` transaction: ``create_extension`` here, the write
+test in ``engines.postgres.bench``. Connections use TLS as ``engines.transport`` says (verified
+against the RDS CA bundle by default); ``transport`` names what was used.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+from cutover_prep.engines import ConnectionSpec
+from cutover_prep.engines import transport as tls
+from cutover_prep.engines.base import (
+    DatabaseUnreachable,
+    DiscoveryOptions,
+    Extent,
+    PermanentReadError,
+    ReadRange,
+    ReadResult,
+    Segment,
+    ShortRead,
+    TransientDatabaseError,
+)
+from cutover_prep.engines.postgres.tls import postgres_params
+
+SYSTEM_SCHEMAS = ("pg_catalog", "information_schema")
+FORKS = ("main", "fsm", "vm", "init")
+KIND_BY_RELKIND = {"r": "table", "i": "index", "t": "toast", "m": "matview", "S": "sequence"}
+MAX_READ_BYTES = 64 * 1024 * 1024  # one pg_read_binary_file call at most
+READ_METHODS = ("pg_prewarm", "pg_read_binary_file", "tid_range_scan")  # in the order they are preferred
+PREWARM_MODES = ("read", "prefetch", "buffer")  # pg_prewarm's modes; the warm-up uses "read"
+
+# Every relation with storage, attributed to the table it belongs to (indexes -> their
+# table, TOAST and TOAST indexes -> the owning table), with each fork's size.
+DISCOVER_SQL = """
+SELECT c.oid::bigint, n.nspname, c.relname, c.relkind, c.relispartition,
+       ln.nspname AS logical_schema, lc.relname AS logical_name, f.fork,
+       pg_relation_size(c.oid, f.fork) AS bytes
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_index i ON i.indexrelid = c.oid
+LEFT JOIN pg_class owner_of_toast ON owner_of_toast.reltoastrelid = COALESCE(i.indrelid, c.oid)
+JOIN pg_class lc ON lc.oid = COALESCE(owner_of_toast.oid, i.indrelid, c.oid)
+JOIN pg_namespace ln ON ln.oid = lc.relnamespace
+CROSS JOIN (VALUES ('main'), ('fsm'), ('vm'), ('init')) AS f(fork)
+WHERE c.relkind IN ('r', 'i', 't', 'm', 'S')
+  AND c.relpersistence <> 't'
+  AND pg_relation_size(c.oid, f.fork) > 0
+ORDER BY ln.nspname, lc.relname, c.oid, f.fork
+"""
+
+CAPABILITIES_SQL = """
+SELECT current_setting('block_size')::int AS block_size,
+       (SELECT setting::bigint FROM pg_settings WHERE name = 'segment_size') AS segment_blocks,
+       (SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_prewarm'),
+       has_function_privilege('pg_catalog.pg_read_binary_file(text, bigint, bigint)', 'EXECUTE')
+         AS can_read_files,
+       current_setting('server_version_num')::int AS version_num
+"""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    block_size: int
+    segment_bytes: int
+    prewarm_schema: str | None
+    can_read_files: bool
+    version_num: int
+
+    @property
+    def method(self) -> str:
+        if self.prewarm_schema:
+            return "pg_prewarm"
+        if self.can_read_files:
+            return "pg_read_binary_file"
+        return "tid_range_scan"
+
+
+def _map_error(exc: Exception, what: str) -> Exception:
+    if isinstance(exc, psycopg.errors.QueryCanceled | psycopg.errors.LockNotAvailable):
+        return TransientDatabaseError(f"{what}: {type(exc).__name__}: {str(exc).strip()}")
+    if isinstance(exc, psycopg.OperationalError):
+        return TransientDatabaseError(f"{what}: connection problem: {str(exc).strip()}")
+    return PermanentReadError(f"{what}: {type(exc).__name__}: {str(exc).strip()}")
+
+
+class PostgresEngine:
+    name = "postgres"
+
+    def __init__(self, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
+                 create_extension: bool = False, read_method: str | None = None, prewarm_mode: str = "read") -> None:
+        if read_method not in (None, *READ_METHODS) or prewarm_mode not in PREWARM_MODES:
+            raise ValueError(f"read_method must be one of {READ_METHODS}, prewarm_mode one of {PREWARM_MODES}")
+        self._read_method, self._prewarm_mode = read_method, prewarm_mode
+        self._spec = spec
+        self._timeout_ms = int(call_timeout_seconds * 1000) if call_timeout_seconds else 0
+        self._create_extension = create_extension
+        self._conns: dict[str, psycopg.Connection] = {}
+        self._caps: dict[str, Capabilities] = {}
+        self.transport = ""  # how the last connection is protected (engines.transport.TRANSPORT_*)
+
+    @classmethod
+    def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
+                create_extension: bool = False, **method: str) -> PostgresEngine:
+        """``method``: ``read_method`` and ``prewarm_mode`` to force one way of reading (benchmarks)."""
+        engine = cls(spec, call_timeout_seconds=call_timeout_seconds, create_extension=create_extension, **method)
+        engine.connection(spec.database)  # fail fast on a bad target
+        return engine
+
+    # -- connections -------------------------------------------------------------------
+    def connection(self, database: str) -> psycopg.Connection:
+        conn = self._conns.get(database)
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        params, transport = postgres_params(self._spec)
+        try:
+            conn = psycopg.connect(
+                host=self._spec.host, port=self._spec.port, dbname=database,
+                user=self._spec.user, password=self._spec.password,
+                connect_timeout=10, application_name="cutover-prep", autocommit=True, **params,
+            )
+        except psycopg.Error as exc:
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            hint = f" ({tls.NO_TLS_HINT})" if transport == tls.TRANSPORT_TLS_VERIFIED else ""
+            raise DatabaseUnreachable(
+                f"cannot connect to PostgreSQL {self._spec.host}:{self._spec.port}/{database} "
+                f"as {self._spec.user}: {first_line}{hint}"
+            ) from None
+        if not transport:  # prefer: whatever the server offered
+            transport = tls.TRANSPORT_TLS_UNVERIFIED if conn.pgconn.ssl_in_use else tls.TRANSPORT_PLAINTEXT
+        self.transport = transport
+        conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        conn.execute("SET default_transaction_read_only = on")
+        conn.execute("SET max_parallel_workers_per_gather = 0")
+        if self._timeout_ms:
+            conn.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(self._timeout_ms)))
+        self._conns[database] = conn
+        return conn
+
+    def capabilities(self, database: str) -> Capabilities:
+        if database not in self._caps:
+            conn = self.connection(database)
+            if self._create_extension:
+                self._install_prewarm(database)
+            row = conn.execute(CAPABILITIES_SQL).fetchone()
+            self._caps[database] = Capabilities(
+                block_size=row[0], segment_bytes=row[1] * row[0], prewarm_schema=row[2],
+                can_read_files=bool(row[3]), version_num=row[4],
+            )
+        return self._caps[database]
+
+    def _install_prewarm(self, database: str) -> None:
+        """Opt-in write: CREATE EXTENSION pg_prewarm in its own read-write transaction."""
+        conn = self.connection(database)
+        with conn.transaction():
+            conn.execute("SET TRANSACTION READ WRITE")
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+
+    def read_methods(self) -> dict[str, str]:
+        """The read method of each database seen so far (for the findings)."""
+        return {db: caps.method for db, caps in self._caps.items()}
+
+    def close(self) -> None:
+        for conn in self._conns.values():
+            conn.close()
+        self._conns.clear()
+
+    # -- discovery ---------------------------------------------------------------------
+    def databases(self, patterns: tuple[str, ...] = ()) -> list[str]:
+        rows = self.connection(self._spec.database).execute(
+            "SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname"
+        ).fetchall()
+        names = [r[0] for r in rows]
+        if patterns:
+            names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+        return names
+
+    def discover(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[Segment]:
+        segments: list[Segment] = []
+        for database in self.databases(options.databases):
+            caps = self.capabilities(database)
+            for row in self.connection(database).execute(DISCOVER_SQL):
+                oid, schema, relname, relkind, is_partition, lschema, lname, fork, size = row
+                if not _schema_selected(lschema, options):
+                    continue
+                kind = KIND_BY_RELKIND[relkind]
+                if kind == "table" and is_partition:
+                    kind = "partition"
+                blocks = size // caps.block_size
+                name = relname
+                if schema == "pg_toast":  # name TOAST data after the table it belongs to
+                    name = f"{lname}(toast{' index' if relkind == 'i' else ''})"
+                    kind = "toast" if relkind == "t" else "toast_index"
+                segments.append(Segment(
+                    schema=lschema, name=name,
+                    kind=f"{kind}.{fork}", bytes=size, block_size=caps.block_size,
+                    extents=(Extent(0, 0, blocks),),
+                    locator={"database": database, "oid": oid, "fork": fork, "relkind": relkind,
+                             "schema": schema, "relname": relname},
+                    database=database, splittable=True,
+                ))
+        return segments
+
+    # -- reading -----------------------------------------------------------------------
+    def read_range(self, rng: ReadRange) -> ReadResult:
+        loc = rng.locator
+        database = loc["database"]
+        caps = self.capabilities(database)
+        method = self._method(caps)
+        started = time.monotonic()
+        blocks = 0
+        try:
+            for extent in rng.extents:
+                first, last = extent.first_block, extent.first_block + extent.blocks - 1
+                if method == "pg_prewarm":
+                    got = self._prewarm(database, caps, loc, first, last)
+                elif method == "pg_read_binary_file":
+                    got = self._read_files(database, caps, loc, first, last)
+                else:
+                    got = self._tid_scan(database, loc, first, last)
+                if got < extent.blocks:
+                    raise ShortRead(f"reading {rng.segment_key}: {method} read {got} of the {extent.blocks} "
+                                    f"planned blocks {first}-{last} (the relation is shorter than planned: "
+                                    "truncated or rewritten since discovery; start a new run to plan it again)")
+                blocks += got
+        except (TransientDatabaseError, PermanentReadError):
+            raise
+        except psycopg.errors.InvalidParameterValue as exc:  # pg_prewarm: block range past the end
+            raise ShortRead(f"reading {rng.segment_key}: {str(exc).strip().splitlines()[0]} "
+                            "(the relation is shorter than planned; start a new run to plan it again)") from None
+        except psycopg.Error as exc:
+            raise _map_error(exc, f"reading {rng.segment_key}") from None
+        return ReadResult(blocks=blocks, bytes=blocks * caps.block_size,
+                          seconds=time.monotonic() - started, method=method)
+
+    def _method(self, caps: Capabilities) -> str:
+        """The first method available, or the one forced at construction (if the database offers it)."""
+        forced = self._read_method
+        if forced is None:
+            return caps.method
+        if (forced == "pg_prewarm" and not caps.prewarm_schema) or (
+                forced == "pg_read_binary_file" and not caps.can_read_files):
+            raise PermanentReadError(f"{forced} was asked for but this database does not offer it")
+        return forced
+
+    def _prewarm(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
+        query = sql.SQL("SELECT {}.pg_prewarm(%s::oid::regclass, %s, %s, %s, %s)").format(
+            sql.Identifier(caps.prewarm_schema))
+        row = self.connection(database).execute(
+            query, (loc["oid"], self._prewarm_mode, loc["fork"], first, last)).fetchone()
+        return int(row[0])
+
+    def _read_files(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
+        conn = self.connection(database)
+        base = relation_file_base(conn, loc)
+        bs, per_file = caps.block_size, caps.segment_bytes // caps.block_size
+        read = 0
+        block = first
+        while block <= last:
+            path, in_file = segment_file(base, block, per_file)
+            count = min(last - block + 1, per_file - in_file, MAX_READ_BYTES // bs)
+            got = conn.execute("SELECT length(pg_read_binary_file(%s, %s, %s))",
+                               (path, in_file * bs, count * bs)).fetchone()[0]
+            read += got // bs
+            if got < count * bs:  # the file is shorter than planned (truncated since discovery)
+                break
+            block += count
+        return read
+
+    def _tid_scan(self, database: str, loc: dict, first: int, last: int) -> int:
+        if loc["fork"] != "main" or loc["relkind"] not in ("r", "m", "t"):
+            raise PermanentReadError(
+                f"{loc['schema']}.{loc['relname']} ({loc['fork']} fork, relkind {loc['relkind']}) "
+                "cannot be read without pg_prewarm or EXECUTE on pg_read_binary_file; "
+                "install pg_prewarm in this database or pass create_extension"
+            )
+        # The scan reads blocks first..last that exist; the relation's size, taken in the same
+        # statement, says how far that was (a relation truncated since discovery ends sooner).
+        query = sql.SQL(
+            "SELECT count(*), pg_relation_size(%s::oid) / current_setting('block_size')::bigint "
+            "FROM {} WHERE ctid >= %s::tid AND ctid < %s::tid"
+        ).format(sql.Identifier(loc["schema"], loc["relname"]))
+        _, nblocks = self.connection(database).execute(
+            query, (loc["oid"], f"({first},0)", f"({last + 1},0)")).fetchone()
+        return max(0, min(last, int(nblocks) - 1) - first + 1)
+
+
+def relation_file_base(conn: psycopg.Connection, loc: dict) -> str:
+    """The data file of a relation fork, relative to the data directory (first 1 GB segment)."""
+    row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (loc["oid"],)).fetchone()
+    if row[0] is None:
+        raise PermanentReadError(f"relation {loc['oid']} has no file (dropped?)")
+    return row[0] + ("" if loc["fork"] == "main" else f"_{loc['fork']}")
+
+
+def segment_file(base: str, block: int, blocks_per_file: int) -> tuple[str, int]:
+    """The segment file holding ``block`` of a fork split into files, and the block's index in it."""
+    segno, in_file = divmod(block, blocks_per_file)
+    return (base if segno == 0 else f"{base}.{segno}"), in_file
+
+
+def _schema_selected(schema: str, options: DiscoveryOptions) -> bool:
+    if not options.include_system and (schema in SYSTEM_SCHEMAS or schema.startswith("pg_temp")):
+        return False
+    if options.include_schemas and not any(fnmatch.fnmatchcase(schema, p) for p in options.include_schemas):
+        return False
+    return not any(fnmatch.fnmatchcase(schema, p) for p in options.exclude_schemas)
+

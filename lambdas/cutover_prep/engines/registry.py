@@ -1,0 +1,199 @@
+"""The engine registry: every engine the run can warm and benchmark, one ``EngineFamily`` each.
+
+This is the one place outside an engine's folder that names engines. Everything else asks
+the registry: the connection's defaults (``connection``), the warm-up engine and the
+benchmark driver (``engines.open_engine``, ``deps.open_bench``), the accepted
+``target.engine`` values (``inputs``), the CLIs' choices, the sample locator
+(``measure.sample``), the scratch object's name (``scratch``) and the storage limits
+(``analysis.limits``).
+
+Adding an engine: a folder ``engines/<name>/`` with its engine, its benchmark driver and
+the hooks named below, and one ``EngineFamily`` in ``FAMILIES``. ``ANALYSIS_ONLY`` holds the
+storage facts the offline analysis needs for an RDS engine the run cannot warm (none today;
+``family()`` says such an engine is not supported).
+
+Reading the registry imports no database driver: the hooks import psycopg / oracledb
+only when called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from cutover_prep.engines import mysql, oracle, postgres
+from cutover_prep.engines.base import EngineError
+from cutover_prep.engines.oracle.tls import ORACLE_TCPS_PORT
+
+if TYPE_CHECKING:
+    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import Engine
+
+
+class UnknownEngine(EngineError, ValueError):
+    """An engine name that no family covers; the message names the accepted ones."""
+
+    error_type = "UnknownEngine"
+
+
+class UnsupportedWarmupMode(EngineError, ValueError):
+    """``warmup.mode`` asks for a pass the engine does not offer; the message names the ones it does."""
+
+    error_type = "UnsupportedWarmupMode"
+
+
+# warmup.mode values: per-segment reads, the full datafile pass, or both
+SEGMENTS, DATAFILES, BOTH = "segments", "datafiles", "both"
+
+
+@dataclass(frozen=True)
+class LimitsFacts:
+    """What ``analysis.limits`` needs to know per engine."""
+
+    stripe_threshold_gb: int  # RDS stripes gp2/gp3/io storage over 4 volumes from this size
+    # (databaseEngine, databaseEdition, licenseModel) of its instances in the AWS Price List; None when
+    # the family alone does not name one (Oracle: several editions and licence models)
+    price_list: tuple[str, str | None, str] | None = None
+
+
+@dataclass(frozen=True)
+class EngineFamily:
+    """One engine: its names, its connection defaults, how to open it, its limits facts."""
+
+    name: str  # the family name used everywhere in the run (target.engine, findings)
+    label: str  # for people: "PostgreSQL"
+    rds_engines: tuple[str, ...]  # DescribeDBInstances "Engine" values it covers; the first one names a stand-in
+    aliases: tuple[str, ...]  # other spellings accepted for the family (e.g. a secret's "engine" field)
+    default_port: int
+    default_database: str  # when neither the target, the secret nor the instance names one
+    database_term: str  # what the DSN's path names: DATABASE, SERVICE
+    dsn_schemes: tuple[str, ...]  # URL schemes of ``cutover-prep local --dsn``; the first one is shown
+    tls_port: int | None  # TLS on its own port unless target.port names one (Oracle TCPS), else None
+    scratch_prefix: str  # the write test's scratch object: prefix + a digest of the run id
+    upper_case_identifiers: bool  # unquoted identifiers are upper case (the scratch name is made so)
+    limits: LimitsFacts
+    open_engine: Callable[..., Engine]  # (spec, *, call_timeout_seconds, create_extension) -> warm-up engine
+    open_bench: Callable[..., Any]  # (spec, database, *, call_timeout_seconds, create_extension) -> BenchDriver
+    block_readable: Callable[[dict[str, Any]], bool]  # may a probe read this locator's single blocks?
+    server_version: Callable[[ConnectionSpec], str | None] | None = None  # for a local run's stand-in instance
+    warmup_modes: tuple[str, ...] = (SEGMENTS,)  # warmup.mode values it offers (the engine then has discover_datafiles)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name ``family()`` maps to this family."""
+        return (self.name, *self.rds_engines, *self.aliases)
+
+    def scratch_name(self, digest: str) -> str:
+        name = f"{self.scratch_prefix}{digest}"
+        return name.upper() if self.upper_case_identifiers else name
+
+
+POSTGRES = EngineFamily(
+    name="postgres", label="PostgreSQL",
+    rds_engines=("postgres", "aurora-postgresql"), aliases=("postgresql",),
+    default_port=5432, default_database="postgres", database_term="DATABASE", dsn_schemes=("postgresql", "postgres"),
+    tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
+    limits=LimitsFacts(stripe_threshold_gb=400, price_list=("PostgreSQL", None, "No license required")),
+    open_engine=postgres.open_engine, open_bench=postgres.open_bench, block_readable=postgres.block_readable,
+    server_version=postgres.server_version,
+)
+
+ORACLE = EngineFamily(
+    name="oracle", label="Oracle",
+    rds_engines=("oracle-ee", "oracle-se2", "oracle-ee-cdb", "oracle-se2-cdb", "custom-oracle-ee"), aliases=(),
+    default_port=1521, default_database="ORCL", database_term="SERVICE", dsn_schemes=("oracle",),
+    tls_port=ORACLE_TCPS_PORT, scratch_prefix="CPREP_SCRATCH_", upper_case_identifiers=True,  # 30 bytes at most
+    limits=LimitsFacts(stripe_threshold_gb=200),
+    open_engine=oracle.open_engine, open_bench=oracle.open_bench, block_readable=oracle.block_readable,
+    warmup_modes=(SEGMENTS, DATAFILES, BOTH),
+)
+
+# MySQL and MariaDB: one engine folder (engines/mysql/ tells them apart by VERSION()), two
+# families so the findings and the storage analysis keep RDS's names.
+MYSQL = EngineFamily(
+    name="mysql", label="MySQL", rds_engines=("mysql",), aliases=(),
+    default_port=3306, default_database="information_schema", database_term="DATABASE", dsn_schemes=("mysql",),
+    tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
+    limits=LimitsFacts(stripe_threshold_gb=400, price_list=("MySQL", None, "No license required")),
+    open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
+    server_version=mysql.server_version,
+)
+
+MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),
+                  dsn_schemes=("mariadb",),  # the same engine code; RDS's own name and price
+                  limits=LimitsFacts(stripe_threshold_gb=400, price_list=("MariaDB", None, "No license required")))
+
+FAMILIES: tuple[EngineFamily, ...] = (POSTGRES, ORACLE, MYSQL, MARIADB)
+
+# The engine assumed where none is known (the offline analysis' default).
+DEFAULT_ENGINE = POSTGRES.name
+# The family whose DSN may also be libpq's keyword conninfo (host=... dbname=...).
+KEYWORD_CONNINFO_ENGINE = POSTGRES.name
+
+# RDS engines the run cannot warm yet, with what the offline storage analysis needs for them.
+ANALYSIS_ONLY: dict[str, LimitsFacts] = {}
+
+_BY_NAME = {name: f for f in FAMILIES for name in f.names}
+
+
+def families() -> tuple[EngineFamily, ...]:
+    return FAMILIES
+
+
+def engine_names() -> tuple[str, ...]:
+    """The family names: ``postgres``, ``oracle``."""
+    return tuple(f.name for f in FAMILIES)
+
+
+def accepted_names() -> tuple[str, ...]:
+    """Every name ``family()`` accepts: family names, RDS engine names, aliases."""
+    return tuple(_BY_NAME)
+
+
+def rds_engine_family() -> dict[str, str]:
+    """RDS engine name -> family name, for the engines the run supports."""
+    return {rds: f.name for f in FAMILIES for rds in f.rds_engines}
+
+
+def family(name_or_rds_engine: str) -> EngineFamily:
+    """The family of a family name (``oracle``), an RDS engine name (``oracle-se2-cdb``) or an alias."""
+    key = str(name_or_rds_engine or "").strip().lower()
+    found = _BY_NAME.get(key)
+    if found is not None:
+        return found
+    accepted = "; ".join(f"{f.name} (RDS: {', '.join(f.rds_engines)})" for f in FAMILIES)
+    if key in ANALYSIS_ONLY:
+        raise UnknownEngine(f"engine {name_or_rds_engine!r} is not supported yet; use one of: {accepted}")
+    raise UnknownEngine(f"unknown engine {name_or_rds_engine!r}; use one of: {accepted}")
+
+
+def check_warmup_mode(engine: str, mode: str) -> None:
+    """Raise ``UnsupportedWarmupMode`` (one line) when ``engine``'s family does not offer ``mode``."""
+    fam = family(engine)
+    if mode not in fam.warmup_modes:
+        raise UnsupportedWarmupMode(f"warmup.mode {mode!r} is not offered for {fam.label}; use one of: "
+                                    f"{', '.join(fam.warmup_modes)}")
+
+
+def block_readable(locator: dict[str, Any]) -> bool:
+    """Whether some engine reads this locator's single blocks on its own (locators differ per engine)."""
+    return any(f.block_readable(locator) for f in FAMILIES)
+
+
+def limits_facts() -> dict[str, LimitsFacts]:
+    """Storage facts per engine name the offline analysis accepts: the families, then ``ANALYSIS_ONLY``."""
+    return {**{f.name: f.limits for f in FAMILIES}, **ANALYSIS_ONLY}
+
+
+def analysis_engine(name: str) -> str:
+    """The engine name the offline analysis uses for a family name, an RDS engine name or an alias
+    (``oracle-se2-cdb`` -> ``oracle``), also for the engines it can analyse but not yet warm."""
+    key = str(name or "").strip().lower()
+    if key in ANALYSIS_ONLY:
+        return key
+    try:
+        return family(key).name
+    except UnknownEngine:
+        accepted = ", ".join([*(n for f in FAMILIES for n in (f.name, *f.rds_engines)), *ANALYSIS_ONLY])
+        raise UnknownEngine(f"unknown engine {name!r}; use one of: {accepted}") from None

@@ -1,0 +1,187 @@
+"""What the warm-up reached, as a cutover engineer asks it (pure): coverage per database and per
+schema, the largest relations with their status, whether the priority order was followed, the
+units that were not read with their cause, and the time to warm at the measured rate.
+
+Everything comes from the plan (``plan.json``: segments and options), the planned units
+(``units.json``: ranges and priority rank) and the unit items (status, cursor, times). A unit
+that did not finish still counts what its committed cursor says it read: the ranges before the
+cursor, and the blocks of the cursor's range before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from cutover_prep.models.status import UnitStatus
+
+LARGEST = 20
+READ, PARTLY, FAILED, NOT_READ = "READ", "PARTLY", "FAILED", "NOT_READ"
+GIB = 2**30
+
+
+def range_bytes(rng: dict[str, Any]) -> int:
+    return sum(int(e[2]) for e in rng.get("extents") or []) * int(rng.get("block_size") or 0)
+
+
+def _read_of_range(rng: dict[str, Any], index: int, status: str, cursor: dict[str, Any] | None) -> int:
+    """Planned bytes of one range that its unit has read (DONE: all; else what the cursor passed)."""
+    if status == UnitStatus.DONE:
+        return range_bytes(rng)
+    if not cursor:
+        return 0
+    at = int(cursor.get("range", 0))
+    if index < at:
+        return range_bytes(rng)
+    if index > at or not rng.get("splittable", True):
+        return 0
+    extents = rng.get("extents") or []
+    blocks = sum(int(e[2]) for e in extents[: int(cursor.get("extent", 0))]) + int(cursor.get("offset", 0))
+    return blocks * int(rng.get("block_size") or 0)
+
+
+def segment_reads(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per segment key: planned bytes in units, bytes read, whether every unit holding it is done and
+    whether any failed."""
+    out: dict[str, dict[str, Any]] = {}
+    for unit in units:
+        item = unit_items.get(unit["unit_id"]) or {}
+        status = item.get("status", UnitStatus.PENDING)
+        for i, rng in enumerate(unit.get("ranges") or []):
+            entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "done": True, "failed": False})
+            entry["planned"] += range_bytes(rng)
+            entry["read"] += _read_of_range(rng, i, status, item.get("cursor"))
+            entry["done"] = entry["done"] and status == UnitStatus.DONE
+            entry["failed"] = entry["failed"] or status == UnitStatus.FAILED
+    return out
+
+
+def segment_status(read: dict[str, Any] | None) -> str:
+    if not read:
+        return NOT_READ
+    if read["done"]:
+        return READ
+    if read["failed"]:
+        return FAILED
+    return PARTLY if read["read"] > 0 else NOT_READ
+
+
+def _pct(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 3) if whole else 100.0
+
+
+def _group(segments: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for s in segments:
+        name = tuple(s.get(k) for k in keys)
+        g = groups.setdefault(name, {**dict(zip(keys, name, strict=True)), "segments": 0, "segments_read": 0,
+                                     "bytes_planned": 0, "bytes_read": 0})
+        g["segments"] += 1
+        g["segments_read"] += s["status"] == READ
+        g["bytes_planned"] += int(s.get("bytes") or 0)
+        g["bytes_read"] += int(s.get("bytes_read") or 0)
+    rows = [{**g, "pct": _pct(g["bytes_read"], g["bytes_planned"])} for g in groups.values()]
+    return sorted(rows, key=lambda g: (-g["bytes_planned"], [str(g[k]) for k in keys]))
+
+
+def coverage_section(segments: list[dict[str, Any]]) -> dict[str, Any]:
+    """``coverage``: per database, per schema, and the ``LARGEST`` relations (table with its indexes,
+    TOAST and forks summed by ``database.schema.name``) with their status."""
+    relations: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for s in segments:
+        name = (s.get("database"), s.get("schema"), s.get("name"))
+        r = relations.setdefault(name, {"database": name[0], "schema": name[1], "name": name[2], "segments": 0,
+                                        "bytes": 0, "bytes_read": 0, "statuses": set()})
+        r["segments"] += 1
+        r["bytes"] += int(s.get("bytes") or 0)
+        r["bytes_read"] += int(s.get("bytes_read") or 0)
+        r["statuses"].add(s["status"])
+    largest = sorted(relations.values(), key=lambda r: (-r["bytes"], str(r["schema"]), str(r["name"])))[:LARGEST]
+    rows = []
+    for r in largest:
+        statuses = r.pop("statuses")
+        status = (READ if statuses == {READ} else FAILED if FAILED in statuses
+                  else NOT_READ if statuses == {NOT_READ} else PARTLY)
+        rows.append({**r, "status": status, "pct": _pct(r["bytes_read"], r["bytes"])})
+    return {"by_database": _group(segments, ("database",)), "by_schema": _group(segments, ("database", "schema")),
+            "largest": rows, "relations": len(relations)}
+
+
+def _seconds(first: str | None, last: str | None) -> float | None:
+    if not first or not last:
+        return None
+    return round(max(0.0, (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()), 3)
+
+
+def _times(items: Iterable[dict[str, Any]]) -> tuple[str | None, str | None]:
+    items = list(items)
+    starts = [i["started_at"] for i in items if i.get("started_at")]
+    ends = [i["finished_at"] for i in items if i.get("finished_at")]
+    return (min(starts) if starts else None), (max(ends) if ends else None)
+
+
+def priority_section(patterns: list[str], units: list[dict[str, Any]],
+                     unit_items: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """``priority``: when each ``warmup.priority`` pattern's units finished against the rest, and whether
+    the order was followed: every priority's units all finished no later than those of any lower one."""
+    if not patterns:
+        return None
+    t0, _ = _times(unit_items.values())
+    groups = []
+    for rank in range(len(patterns) + 1):
+        mine = [u for u in units if int(u.get("priority", len(patterns))) == rank]
+        items = [unit_items.get(u["unit_id"]) or {} for u in mine]
+        first, last = _times(items)
+        done = sum(1 for i in items if i.get("status") == UnitStatus.DONE)
+        groups.append({"pattern": patterns[rank] if rank < len(patterns) else None, "rank": rank,
+                       "units": len(mine), "units_done": done, "bytes": sum(int(u.get("bytes") or 0) for u in mine),
+                       "started_at": first, "finished_at": last if mine and done == len(mine) else None,
+                       "finished_after_s": _seconds(t0, last) if mine and done == len(mine) else None})
+    # Units are handed out in priority order, but several read at once and a unit's start is recorded at its
+    # first chunk: the order shows in when each priority's last unit finished.
+    ends = [(g["rank"], g["finished_at"]) for g in groups if g["units"]]
+    followed = all(high is not None and (low is None or high <= low)
+                   for i, (_, high) in enumerate(ends) for _, low in ends[i + 1:])
+    return {"patterns": list(patterns), "groups": groups, "followed": followed,
+            "matched_nothing": [g["pattern"] for g in groups[:-1] if g["units"] == 0]}
+
+
+def unread_units(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """``unread_units``: every unit not DONE, with its status, what it holds, what it read and why."""
+    out = []
+    for unit in units:
+        item = unit_items.get(unit["unit_id"]) or {}
+        status = item.get("status", UnitStatus.PENDING)
+        if status == UnitStatus.DONE:
+            continue
+        if status == UnitStatus.FAILED:
+            cause = (": ".join(str(x) for x in (item.get("error"), item.get("cause")) if x)
+                     or "failed (no cause recorded)")
+        elif status == UnitStatus.RUNNING:
+            cause = "cut off while being read: the warm-up ended (time limit, stop or failure) before it finished"
+        else:
+            cause = "never started: the warm-up ended before it reached this unit"
+        ranges = unit.get("ranges") or []
+        read = sum(_read_of_range(r, i, status, item.get("cursor")) for i, r in enumerate(ranges))
+        keys = list(dict.fromkeys(r["segment"] for r in ranges))
+        out.append({"unit_id": unit["unit_id"], "status": status, "priority": unit.get("priority"),
+                    "bytes": int(unit.get("bytes") or 0), "bytes_read": read, "segments": keys[:3],
+                    "more_segments": max(0, len(keys) - 3), "cause": cause})
+    return out
+
+
+def time_to_warm(planned_bytes: int, wall_mib_per_s: float | None,
+                 production_gb: float | None = None) -> dict[str, Any] | None:
+    """``time_to_warm``: the planned bytes at the measured wall rate, and the production size at it
+    (``warmup.production_size_gb`` of the input) when given. Same concurrency assumed: a projection,
+    not a measurement."""
+    if not wall_mib_per_s or wall_mib_per_s <= 0:
+        return None
+    rate = wall_mib_per_s * 2**20
+    out: dict[str, Any] = {"mib_per_s_wall": wall_mib_per_s, "planned_bytes": planned_bytes,
+                           "planned_seconds": round(planned_bytes / rate, 1)}
+    if production_gb:
+        out["production_bytes"] = int(production_gb * GIB)
+        out["production_seconds"] = round(production_gb * GIB / rate, 1)
+    return out

@@ -1,0 +1,159 @@
+"""The findings document of a run (``findings.json``, schema_version 1; see docs/findings.md), pure.
+
+``build_findings`` combines the plan, the unit items and the run item;
+``benchmark_section`` the probes, the sweep points and the analysis.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from cutover_prep.dal.store import now_iso
+from cutover_prep.findings.coverage import (
+    coverage_section,
+    priority_section,
+    segment_reads,
+    segment_status,
+    time_to_warm,
+    unread_units,
+)
+from cutover_prep.findings.timeline import warmup_timeline
+from cutover_prep.models.status import BenchmarkStatus, RunStatus, UnitStatus
+from cutover_prep.warmup.modes import findings_fields
+from cutover_prep.warmup.slots import concurrency_findings
+
+SCHEMA_VERSION = 1
+
+
+def _seconds_between(first: str | None, last: str | None) -> float | None:
+    if not first or not last:
+        return None
+    return max(0.0, (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds())
+
+
+def benchmark_section(run_item: dict[str, Any], analysis: dict[str, Any] | None,
+                      point_items: dict[str, dict[str, Any]], cloudwatch: dict[str, Any] | None) -> dict[str, Any]:
+    """Pure: the probes, the sweep points (with their CloudWatch means) and the analysis."""
+    options = (run_item.get("benchmark_options") or {})
+    status = run_item.get("benchmark_status") or (BenchmarkStatus.DISABLED if options.get("enabled") is False
+                                                  else BenchmarkStatus.NOT_RUN)
+    section: dict[str, Any] = {"status": status}
+    if run_item.get("benchmark_error"):
+        section["error"] = {"error": run_item["benchmark_error"], "cause": run_item.get("benchmark_cause")}
+    probes = {}
+    for phase in ("cold", "warm"):
+        item = point_items.get(f"probe-{phase}")
+        if item:
+            probes[phase] = {k: item.get(k) for k in ("status", "blocks_planned", "blocks_read", "overlap_blocks",
+                                                       "cold_sample_blocks", "iops", "throughput_kbps", "latency_us",
+                                                       "latency_hist_us", "started_at", "finished_at", "cut_short",
+                                                       "note", "cause") if item.get(k) is not None}
+    section["probes"] = probes
+    cw_windows = (cloudwatch or {}).get("windows") or {}
+    by_id = {p.get("point_id"): p for p in (analysis or {}).get("points") or []}
+    points = []
+    for pid, item in sorted(point_items.items()):
+        if pid.startswith("probe-"):
+            continue
+        row = {k: item.get(k) for k in ("point_id", "status", "kind", "sessions", "io_size_kb", "effective_io_kb",
+                                         "iops", "throughput_kbps", "latency_us", "latency_hist_us", "source",
+                                         "knobs_applied", "started_at", "finished_at", "seconds", "notes", "error",
+                                         "cause") if item.get(k) not in (None, [], {})}
+        if pid in by_id:
+            row["bound"] = by_id[pid].get("bound")
+        metrics = (cw_windows.get(pid) or {}).get("metrics") or {}
+        row["cloudwatch"] = {name: {"mean": m.get("mean"), "max": m.get("max"), "status": m.get("status")}
+                             for name, m in metrics.items()}
+        points.append(row)
+    section["points"] = points
+    if analysis:
+        for key in ("capabilities", "target", "crossover_kb", "limits", "measured", "burst", "cold_warm",
+                    "conclusions", "notes", "metrics", "failed_points"):
+            if key in analysis:
+                section[key] = analysis[key]
+        if section.get("target"):
+            section["target"] = {"segment": section["target"].get("segment"),
+                                 "bytes": sum(e[2] for e in section["target"]["extents"])
+                                 * section["target"]["block_size"]}
+    return section
+
+
+def warmup_section(control_doc: dict[str, Any] | None, findings: dict[str, Any]) -> dict[str, Any]:
+    """Pure: ``warmup.concurrency`` (the level over time and where it settled) and ``warmup.sizing_rate``
+    (the rate the first chunks were sized from and its source; after them each unit used its own)."""
+    section = concurrency_findings(control_doc)
+    if section["sizing_rate"] is not None:
+        section["sizing_rate"] = {**section["sizing_rate"], "then": "first_chunks",
+                                  "measured_mib_per_s_per_reader": (findings.get("read_rate") or {}).get(
+                                      "mib_per_s_per_worker")}
+    return section
+
+
+def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
+                   unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Pure: combine the plan, the unit items and the run item into the findings document."""
+    status_of = {u["unit_id"]: unit_items.get(u["unit_id"], {}).get("status", UnitStatus.PENDING) for u in units}
+    counts = {s: 0 for s in UnitStatus}
+    for status in status_of.values():
+        counts[status] = counts.get(status, 0) + 1
+    planned_bytes = sum(u["bytes"] for u in units)
+    planned_blocks = sum(u["blocks"] for u in units)
+    covered_bytes = sum(u["bytes"] for u in units if status_of[u["unit_id"]] == UnitStatus.DONE)
+    read_bytes = sum(i.get("bytes_read", 0) for i in unit_items.values())
+    read_blocks = sum(i.get("blocks_read", 0) for i in unit_items.values())
+    busy_seconds = sum(i.get("seconds", 0.0) for i in unit_items.values())
+    retries = sum(int(i.get("retries", 0)) for i in unit_items.values())
+    starts = sorted(i["started_at"] for i in unit_items.values() if i.get("started_at"))
+    ends = sorted(i["finished_at"] for i in unit_items.values() if i.get("finished_at"))
+    wall = _seconds_between(starts[0] if starts else None, ends[-1] if ends else None)
+
+    segment_done: dict[str, bool] = {}
+    for unit in units:
+        for rng in unit["ranges"]:
+            ok = status_of[unit["unit_id"]] == UnitStatus.DONE
+            segment_done[rng["segment"]] = segment_done.get(rng["segment"], True) and ok
+    reads = segment_reads(units, unit_items)
+    segments = [{**{k: s[k] for k in ("key", "database", "schema", "name", "kind", "bytes", "blocks")},
+                 "status": segment_status(reads.get(s["key"])),
+                 "bytes_read": min(int(s["bytes"]), (reads.get(s["key"]) or {}).get("read", 0)),
+                 "units": s["units"]} for s in plan["segments"]]
+    failed = [{"unit_id": uid, "error": unit_items[uid].get("error"), "cause": unit_items[uid].get("cause")}
+              for uid, st in status_of.items() if st == UnitStatus.FAILED]
+    complete = counts[UnitStatus.DONE] == len(units)
+    options = plan.get("options") or {}
+    wall_rate = round(read_bytes / wall / 2**20, 3) if wall else None
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_item["run_id"],
+        "status": RunStatus.SUCCEEDED if complete else RunStatus.INCOMPLETE,
+        "target": run_item["target"],
+        "instance": run_item.get("instance"),
+        "engine": plan["engine"],
+        "read_methods": sorted({i.get("method") for i in unit_items.values() if i.get("method")}),
+        "read_methods_by_database": plan["summary"].get("read_methods", {}),
+        "timings": {"started_at": run_item["started_at"], "warmup_started_at": starts[0] if starts else None,
+                    "warmup_finished_at": ends[-1] if ends else None, "finished_at": now_iso(),
+                    "warmup_wall_seconds": wall, "unit_busy_seconds": round(busy_seconds, 3)},
+        "units": {"total": len(units), "done": counts[UnitStatus.DONE], "failed": counts[UnitStatus.FAILED],
+                  "in_progress": counts[UnitStatus.RUNNING], "not_started": counts[UnitStatus.PENDING]},
+        "bytes": {"planned": planned_bytes, "read": read_bytes, "covered": covered_bytes},
+        "blocks": {"planned": planned_blocks, "read": read_blocks},
+        "coverage_pct": round(100.0 * covered_bytes / planned_bytes, 3) if planned_bytes else 100.0,
+        "read_amplification": round(read_blocks / planned_blocks, 4) if planned_blocks else None,
+        "retries": {"warmup_reads": retries},
+        "read_rate": {
+            "mib_per_s_wall": wall_rate,
+            "mib_per_s_per_worker": round(read_bytes / busy_seconds / 2**20, 3) if busy_seconds else None,
+        },
+        "plan": plan["summary"],
+        "failed_units": failed,
+        "warmup_timeline": warmup_timeline(list(unit_items.values())),
+        "benchmark": benchmark or {"status": BenchmarkStatus.NOT_RUN},
+        "segments": segments,
+        "coverage": coverage_section(segments),
+        "priority": priority_section(list(options.get("priority") or []), units, unit_items),
+        "unread_units": unread_units(units, unit_items),
+        "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
+        **findings_fields(plan, units, status_of, segment_done),  # warmup_mode, datafile_pass, oversized_segments
+    }

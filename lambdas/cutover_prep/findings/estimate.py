@@ -1,0 +1,96 @@
+"""The run's own estimate (made when Discover plans) and ``findings.estimate``: that estimate beside
+what the warm-up did, with ratios. The verdict never reads it.
+
+``run_estimate`` looks for the rate as ``cutover_prep.estimate`` orders the sources: an earlier
+finished run of the same instance (the table's ``by_target`` index, its findings.json), this local
+run's emulated volume (its evidence object), the instance facts DescribeInstance returned (not a
+local run's stand-in: ``benchmark.compare_limits`` is false there), else the emulator's default.
+A lookup that fails leaves that source out; the estimate itself never fails the run.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import ValidationError
+
+from cutover_prep.analysis.limits import LimitsError
+from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
+from cutover_prep.estimate import choose_rate, estimate, instance_limits_facts, readers_for
+
+EARLIER_RUNS_READ = 3  # findings documents read at most, newest first
+logger = logging.getLogger(__name__)
+ESTIMATE_FIELDS = ("bytes_to_read", "assumed_mib_per_s", "source", "source_detail", "estimated_seconds",
+                   "concurrency", "units", "ranges", "cost_usd")
+
+
+def earlier_findings(store: Store, run: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings of the latest finished runs of the same instance (not this run)."""
+    ident = (run.get("target") or {}).get("db_instance_identifier")
+    if not ident:
+        return []
+    found: list[dict[str, Any]] = []
+    try:
+        for item in store.runs_of_instance(ident):
+            if item.get("run_id") == run.get("run_id") or not item.get("findings_key"):
+                continue
+            doc = store.get_json(item["findings_key"])
+            if (doc.get("target") or {}).get("db_instance_identifier") == ident:
+                found.append(doc)
+            if len(found) >= EARLIER_RUNS_READ:
+                break
+    except (ClientError, BotoCoreError, ValueError) as exc:
+        logger.warning("estimate: earlier runs not read: %s", type(exc).__name__)
+    return found
+
+
+def run_estimate(run: dict[str, Any], *, store: Store, plan_summary: dict[str, Any], engine: str,
+                 ranges: int = 0) -> dict[str, Any] | None:
+    """The estimate of this run's plan, as stored on the run item (JSON); None (logged) when the facts it is
+    made from cannot be used: the warm-up goes on without it."""
+    max_concurrency = int((run.get("warmup") or {}).get("max_concurrency") or 1)
+    concurrency = readers_for(max_concurrency, plan_summary)
+    emulation = None
+    key = evidence_key(run["run_id"], EMULATION_EVIDENCE)
+    try:
+        if store.exists(key):
+            emulation = store.get_json(key)
+    except (ClientError, BotoCoreError, ValueError) as exc:
+        logger.warning("estimate: emulation evidence not read: %s", type(exc).__name__)
+    compare_limits = (run.get("benchmark") or {}).get("compare_limits", True)
+    instance = instance_limits_facts(run.get("instance")) if compare_limits else None
+    try:  # facts of an odd shape (a stored document, an instance RDS describes oddly) cost the estimate only
+        rate = choose_rate(engine=engine, concurrency=concurrency, measured=earlier_findings(store, run),
+                           emulation=emulation, instance=instance)
+        return estimate(engine=engine, plan_summary=plan_summary, max_concurrency=max_concurrency, rate=rate,
+                        ranges=ranges, restore=bool(run.get("restore"))).model_dump(mode="json")
+    except (ValidationError, LimitsError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        logger.warning("estimate not made: %s: %s", type(exc).__name__, str(exc)[:200])
+        return None
+
+
+def _ratio(actual: float | None, estimated: float | None) -> float | None:
+    if actual is None or not estimated:
+        return None
+    return round(float(actual) / float(estimated), 3)
+
+
+def estimate_section(estimated: dict[str, Any] | None, findings: dict[str, Any]) -> dict[str, Any] | None:
+    """``findings.estimate``: the estimate, what happened, and actual / estimate for each (None: no estimate,
+    e.g. a run planned before estimates existed)."""
+    if not estimated:
+        return None
+    actual = {"bytes_read": (findings.get("bytes") or {}).get("read"),
+              "warmup_seconds": (findings.get("timings") or {}).get("warmup_wall_seconds"),
+              "mib_per_s": (findings.get("read_rate") or {}).get("mib_per_s_wall")}
+    return {
+        "estimate": {k: estimated.get(k) for k in ESTIMATE_FIELDS},
+        "actual": actual,
+        "ratios": {"bytes": _ratio(actual["bytes_read"], estimated.get("bytes_to_read")),
+                   "seconds": _ratio(actual["warmup_seconds"], estimated.get("estimated_seconds")),
+                   "mib_per_s": _ratio(actual["mib_per_s"], estimated.get("assumed_mib_per_s"))},
+        "note": "actual / estimate; the verdict does not use the estimate",
+    }
+

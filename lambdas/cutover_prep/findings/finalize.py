@@ -1,0 +1,85 @@
+"""Close a run: findings.json, summary.md and report.html in S3, the verdict, the completion event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cutover_prep.benchmark.scratch import scratch_summary
+from cutover_prep.completion import completion_detail, publish
+from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evidence_key
+from cutover_prep.findings.document import benchmark_section, build_findings, warmup_section
+from cutover_prep.findings.emulation import instance_facts, storage_emulation
+from cutover_prep.findings.estimate import estimate_section
+from cutover_prep.findings.storage_init import storage_initialization
+from cutover_prep.rds_progress import sample_storage_progress
+from cutover_prep.report import render_report, summary_markdown
+from cutover_prep.verdict import Thresholds, decide
+
+
+def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> dict[str, Any]:
+    """``rds``: sample RDS's storage progress once more, at the end of the run (``rds_progress``)."""
+    run_item = store.get_run(run_id)
+    if run_item is None:
+        raise LookupError(f"run {run_id} has no record")
+    if rds is not None:
+        sample_storage_progress(run_item, rds=rds, store=store, step="Finalize")
+    plan = store.get_json(evidence_key(run_id, "plan.json"))
+    units = store.get_json(evidence_key(run_id, "units.json"))
+    unit_items = {i["sk"].removeprefix(UNIT_PREFIX): i for i in store.units(run_id)}
+    analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")
+    point_items = {p["point_id"]: p for p in store.points(run_id)}
+    benchmark = benchmark_section(
+        run_item, store.get_json(analysis_key) if store.exists(analysis_key) else None,
+        point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
+    findings = build_findings(run_item, plan, units, unit_items, benchmark)
+    findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
+    emulation_key = evidence_key(run_id, EMULATION_EVIDENCE)
+    emulation = storage_emulation(store.get_json(emulation_key) if store.exists(emulation_key) else None,
+                                  (findings.get("read_rate") or {}).get("mib_per_s_wall"))
+    if emulation is not None:
+        findings["storage_emulation"] = emulation
+        findings["instance"] = instance_facts(findings.get("instance"), emulation)
+    findings["storage_initialization"] = storage_initialization(
+        store.storage_samples(run_id), list(unit_items.values()), findings["bytes"]["planned"],
+        run_item.get("instance"))
+    findings["scratch"] = scratch_summary(list(store.scratch_objects(run_id)))
+    findings["retries"]["benchmark_steps"] = sum(int(p.get("retries") or 0) for p in point_items.values())
+    findings["estimate"] = estimate_section(run_item.get("estimate"), findings)  # the verdict ignores it
+    findings["verdict"] = judge(run_item, findings, store=store)
+    key = store.put_json(evidence_key(run_id, "findings.json"), findings)
+    uris = {name: f"s3://{store.bucket}/{evidence_key(run_id, name)}"
+            for name in ("findings.json", "summary.md", "report.html")}
+    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "summary.md"), ContentType="text/markdown",
+                        Body=summary_markdown(findings, findings_uri=uris["findings.json"],
+                                              report_uri=uris["report.html"]).encode())
+    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "report.html"),
+                        ContentType="text/html; charset=utf-8", Body=render_report(findings).encode())
+    store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
+                     units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
+                     coverage_pct=findings["coverage_pct"], findings_key=key,
+                     verdict=findings["verdict"]["verdict"],
+                     verdict_reasons=[r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]])
+    reasons = [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]]
+    if events is not None:
+        publish(events, completion_detail({**run_item, "coverage_pct": findings["coverage_pct"]},
+                                          status=findings["status"], verdict=findings["verdict"]["verdict"],
+                                          reasons=reasons, bucket=store.bucket, findings_key=key))
+    return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
+            "units": findings["units"], "findings_key": key, "findings_uri": uris["findings.json"],
+            "summary_uri": uris["summary.md"], "report_uri": uris["report.html"],
+            "verdict": findings["verdict"]["verdict"],
+            "reasons": [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]],
+            "benchmark": {"status": benchmark["status"], "points": len(benchmark["points"]),
+                          "conclusions": len(benchmark.get("conclusions") or [])}}
+
+
+def judge(run_item: dict[str, Any], findings: dict[str, Any], *, store: Store) -> dict[str, Any]:
+    """READY / NOT_READY from the run's thresholds (and its baseline run's findings, if named)."""
+    thresholds = Thresholds(**(run_item.get("verdict_options") or {}))
+    baseline = None
+    if thresholds.baseline_run_id:
+        key = evidence_key(thresholds.baseline_run_id, "findings.json")
+        baseline = store.get_json(key) if store.exists(key) else None
+    options = run_item.get("benchmark_options") or {}
+    return decide(findings, thresholds, baseline, benchmark_requested=bool(options.get("enabled", True)),
+                  probes_requested=int(options.get("probe_blocks", 1)) > 0)

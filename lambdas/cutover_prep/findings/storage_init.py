@@ -1,0 +1,89 @@
+"""The findings' ``storage_initialization`` section: what RDS said about the volume's initialization
+over the run, beside our own coverage over time (pure).
+
+RDS reports ``StorageOperationStatus`` and ``StorageOperationPercentProgress`` only while an
+operation runs. A sample without them is read as "no operation" only once RDS reported one
+earlier in the run (the initialization finished); before that it proves nothing (RDS had not
+started, or never says), and the section says "not reported".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from cutover_prep.findings.timeline import coverage_series
+
+INITIALIZING = "Initializing"
+
+
+def _reported(sample: dict[str, Any]) -> bool:
+    return sample.get("status") is not None or sample.get("percent") is not None
+
+
+def initialized_pct_series(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """"RDS: volume initialized %" over time: the percent of each ``Initializing`` sample, and 100 for
+    every sample without an operation after RDS had reported one (its initialization was over)."""
+    series, seen = [], False
+    for s in samples:
+        if s.get("gap"):
+            continue
+        if s.get("status") == INITIALIZING and s.get("percent") is not None:
+            series.append({"at": s["at"], "pct": float(s["percent"])})
+        elif not _reported(s) and seen:
+            series.append({"at": s["at"], "pct": 100.0})
+        seen = seen or (_reported(s) and s.get("status") in (None, INITIALIZING))
+    return series
+
+
+def _gaps(samples: list[dict[str, Any]]) -> dict[str, Any] | None:
+    gaps = [s for s in samples if s.get("gap")]
+    if not gaps:
+        return None
+    codes = Counter(str(s["gap"]) for s in gaps)
+    named = ", ".join(f"{code} ×{n}" for code, n in codes.most_common())
+    return {"count": len(gaps), "codes": dict(codes),
+            "note": f"RDS's storage progress could not be read {len(gaps)} of {len(samples)} times ({named}): "
+                    "those times are gaps in the series; the run went on"}
+
+
+def _blue_green(instance: dict[str, Any]) -> dict[str, Any] | None:
+    found = instance.get("blue_green")
+    if not isinstance(found, dict):
+        return None
+    if found.get("green"):
+        return {**found, "note": f"the target is the green instance of RDS Blue/Green deployment "
+                f"{found.get('deployment_name') or found.get('deployment_id')} ({found.get('status')}): RDS "
+                "initializes the green storage itself in the background; Cutover Prep measured it all the same"}
+    if not found.get("checked"):
+        return {**found, "note": f"whether the target is a Blue/Green deployment's green instance is not known "
+                f"({found.get('error')})"}
+    return found
+
+
+def storage_initialization(samples: list[dict[str, Any]], unit_items: list[dict[str, Any]], planned_bytes: int,
+                           instance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The section: the samples, the last answer, whether RDS reported any, both series over time, gaps
+    and Blue/Green."""
+    samples = sorted(samples, key=lambda s: str(s.get("at")))
+    answered = [s for s in samples if not s.get("gap")]
+    last = answered[-1] if answered else None
+    reported = any(_reported(s) for s in answered)
+    section: dict[str, Any] = {
+        "samples": [{"at": s.get("at"), "step": s.get("step"), "status": s.get("status"), "percent": s.get("percent"),
+                     **({"gap": s["gap"]} if s.get("gap") else {})} for s in samples],
+        "reported": reported,
+        "last": ({"at": last["at"], "step": last.get("step"), "status": last.get("status"),
+                  "percent": last.get("percent")} if last else None),
+        # None: no answer at all to judge by
+        "operation_at_end": (last.get("status") if last else None),
+        "initialized_at_end": (None if last is None else not _reported(last)),
+        "rds_initialized_pct": initialized_pct_series(samples),
+        "blocks_read_pct": coverage_series(unit_items, planned_bytes),
+    }
+    if gaps := _gaps(samples):
+        section["gaps"] = gaps
+    if blue_green := _blue_green(instance or {}):
+        section["blue_green"] = blue_green
+    return section
+

@@ -1,0 +1,71 @@
+"""The warm-up's read rate over time, from the chunks each unit recorded (pure).
+
+A unit item keeps ``chunks`` as ``[finished_at, bytes, seconds]``: the chunk was read
+during ``[finished_at - seconds, finished_at]``. Its bytes are spread evenly over that
+interval and summed per time bucket, across all units, so the series is the aggregate
+MiB/s the database delivered, whatever the concurrency was.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any
+
+MIB = 2**20
+MAX_BUCKETS = 120
+
+
+def _intervals(unit_items: list[dict[str, Any]]) -> list[tuple[datetime, datetime, int]]:
+    found = []
+    for item in unit_items:
+        for finished_at, nbytes, seconds in item.get("chunks") or []:
+            end = datetime.fromisoformat(finished_at)
+            found.append((end - timedelta(seconds=float(seconds)), end, int(nbytes)))
+    return found
+
+
+def warmup_timeline(unit_items: list[dict[str, Any]], *, max_buckets: int = MAX_BUCKETS) -> dict[str, Any]:
+    """``{"bucket_seconds", "started_at", "series": [{"t_s", "mib_per_s"}]}``; empty series without samples."""
+    intervals = [i for i in _intervals(unit_items) if i[2] > 0]
+    if not intervals:
+        return {"bucket_seconds": None, "started_at": None, "series": []}
+    start = min(i[0] for i in intervals)
+    span = max((i[1] - start).total_seconds() for i in intervals)
+    bucket = max(1.0, math.ceil(span / max_buckets)) if span > max_buckets else max(span / max_buckets, 0.05)
+    count = max(1, math.ceil(span / bucket))
+    totals = [0.0] * count
+    for begin, end, nbytes in intervals:
+        a, b = (begin - start).total_seconds(), (end - start).total_seconds()
+        if b <= a:  # recorded in no time: all of it in the bucket where it finished
+            totals[min(count - 1, int(a // bucket))] += nbytes
+            continue
+        rate = nbytes / (b - a)
+        for k in range(int(a // bucket), min(count - 1, int(b // bucket)) + 1):
+            overlap = min(b, (k + 1) * bucket) - max(a, k * bucket)
+            if overlap > 0:
+                totals[k] += rate * overlap
+    return {"bucket_seconds": round(bucket, 3), "started_at": start.isoformat(),
+            "series": [{"t_s": round(k * bucket, 3), "mib_per_s": round(total / bucket / MIB, 3)}
+                       for k, total in enumerate(totals)]}
+
+
+def coverage_series(unit_items: list[dict[str, Any]], planned_bytes: int, *,
+                    max_points: int = MAX_BUCKETS) -> list[dict[str, Any]]:
+    """Our own coverage over time: ``[{"at", "pct"}]``, the share of the planned bytes read by the end
+    of each chunk (capped at 100), at most ``max_points`` points (the last one always kept).
+
+    Only the chunks each unit recorded count (``MAX_CHUNK_SAMPLES`` per unit), so a unit with more
+    chunks than that is under-counted here, never over-counted."""
+    ends = sorted((datetime.fromisoformat(end), int(nbytes)) for end, nbytes, _ in
+                  (c for item in unit_items for c in item.get("chunks") or []) if int(nbytes) > 0)
+    if not ends or planned_bytes <= 0:
+        return []
+    points, total = [], 0
+    for end, nbytes in ends:
+        total += nbytes
+        points.append({"at": end.isoformat(), "pct": round(min(100.0, 100.0 * total / planned_bytes), 3)})
+    if len(points) <= max_points:
+        return points
+    last = len(points) - 1
+    return [points[i] for i in sorted({round(k * last / (max_points - 1)) for k in range(max_points)})]

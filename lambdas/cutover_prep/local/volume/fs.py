@@ -1,0 +1,267 @@
+"""The FUSE operations: a passthrough over the backing directory with lazy loading and EBS limits.
+
+Reads: every cold 512 KiB chunk a read touches is fetched first (a latency drawn from the
+profile's lognormal distribution, at most ``max_fetches`` at once; concurrent readers of one
+chunk wait on the same fetch); then the read is served like a warm one: the IO accounting and
+buckets (``accounting``) and the warm per-request service time. Writes: a write that covers a
+cold chunk only partly fetches it first (EBS hydrates a block before a partial write); writes
+count against the buckets too. New files and directories belong to the calling process's
+uid/gid (``fuse_get_context``), so PostgreSQL accepts its own directories on the mount.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from mfusepy import FuseOSError, Operations, fuse_get_context
+
+from cutover_prep.local.volume.accounting import IoCounter, Limits
+from cutover_prep.local.volume.profile import VolumeProfile
+from cutover_prep.local.volume.state import HydrationState
+
+STAT_KEYS = ("st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size", "st_blocks",
+             "st_blksize", "st_atime_ns", "st_mtime_ns", "st_ctime_ns")
+STATVFS_KEYS = ("f_bsize", "f_frsize", "f_blocks", "f_bfree", "f_bavail", "f_files", "f_ffree", "f_favail",
+                "f_flag", "f_namemax")
+SAMPLES_KEPT = 20_000
+
+
+class Stats:
+    """The daemon's counters (thread-safe)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.mutex = threading.Lock()
+        self.bytes_served = self.bytes_written = self.reads = self.writes = 0
+        self.ios_counted = self.fetches = 0
+        self.fetch_wait_s = self.throttle_s = 0.0
+        self._first_touch_ms: list[float] = []
+        self._seen = 0
+        self._rng = rng
+
+    def add(self, **values: float) -> None:
+        with self.mutex:
+            for name, value in values.items():
+                setattr(self, name, getattr(self, name) + value)
+
+    def fetched(self, waited_s: float) -> None:
+        with self.mutex:
+            self.fetches += 1
+            self._seen += 1
+            ms = waited_s * 1000
+            if len(self._first_touch_ms) < SAMPLES_KEPT:  # reservoir sample of the fetch times
+                self._first_touch_ms.append(ms)
+            else:
+                slot = self._rng.randrange(self._seen)
+                if slot < SAMPLES_KEPT:
+                    self._first_touch_ms[slot] = ms
+
+    def snapshot(self, time_scale: float) -> dict[str, Any]:
+        with self.mutex:
+            samples = sorted(self._first_touch_ms)
+            out = {"bytes_served": self.bytes_served, "bytes_written": self.bytes_written, "reads": self.reads,
+                   "writes": self.writes, "ios_counted": self.ios_counted, "fetches": self.fetches,
+                   "fetch_wait_s": round(self.fetch_wait_s, 4), "throttle_s": round(self.throttle_s, 4)}
+        p50 = samples[len(samples) // 2] if samples else None
+        out["first_touch_ms_p50"] = None if p50 is None else round(p50, 3)
+        out["emulated_first_touch_ms_p50"] = None if p50 is None else round(p50 / time_scale, 3)
+        return out
+
+
+class Hydrator:
+    """Fetches cold chunks: at most ``max_fetches`` at once, one fetch per chunk however many wait."""
+
+    def __init__(self, profile: VolumeProfile, state: HydrationState, stats: Stats, rng: random.Random) -> None:
+        self.profile, self.state, self.stats, self.rng = profile, state, stats, rng
+        self._slots = threading.BoundedSemaphore(profile.max_fetches)
+        self._inflight: dict[tuple[str, int], threading.Event] = {}
+        self._mutex = threading.Lock()
+
+    def ensure(self, rel: str, chunks: list[int]) -> float:
+        """Hydrate ``chunks`` of ``rel``; the seconds this caller waited."""
+        waited = 0.0
+        for chunk in chunks:
+            start = time.monotonic()
+            with self._mutex:
+                if self.state.is_hot(rel, chunk):
+                    continue
+                event = self._inflight.get((rel, chunk))
+                leader = event is None
+                if leader:
+                    event = self._inflight[(rel, chunk)] = threading.Event()
+            if leader:
+                try:
+                    with self._slots:
+                        with self._mutex:
+                            latency = self.profile.draw_first_touch_s(self.rng)
+                        time.sleep(latency)
+                    self.state.mark(rel, chunk)
+                finally:
+                    with self._mutex:
+                        self._inflight.pop((rel, chunk), None)
+                    event.set()
+                self.stats.fetched(time.monotonic() - start)
+            else:
+                event.wait()
+            waited += time.monotonic() - start
+        if waited:
+            self.stats.add(fetch_wait_s=waited)
+        return waited
+
+
+class VolumeFS(Operations):
+    use_ns = True
+
+    def __init__(self, backing: Path, profile: VolumeProfile, state: HydrationState, stats: Stats,
+                 rng: random.Random) -> None:
+        self.backing = str(backing)
+        self.profile, self.state, self.stats = profile, state, stats
+        self.hydrator = Hydrator(profile, state, stats, rng)
+        self.counter = IoCounter()
+        self.limits = Limits(profile.ceiling_iops, profile.throughput_bytes_per_s,
+                             sustained_iops=profile.sustained_iops, credits=profile.burst_credits)
+
+    def _full(self, path: str) -> str:
+        return self.backing + path
+
+    def _own(self, full: str) -> None:
+        uid, gid, _pid = fuse_get_context()
+        os.lchown(full, uid, gid)
+
+    def _serve(self, rel: str, offset: int, size: int) -> float:
+        """The warm part of an IO: the counted IOs through the buckets, then the service time.
+
+        Physically sequential requests that EBS merges into one IO (``IoCounter``) pay one service
+        time, as the kernel's readahead would make them one request to a real volume (direct_io
+        turns readahead off here, so without this a sequential 8 KiB reader paid 2.3 ms a block)."""
+        if size <= 0:
+            return 0.0
+        ios = self.counter.count(rel, offset, size)
+        throttled = self.limits.admit(ios, size)
+        if self.profile.io_latency_s and ios:  # a request merged into the IO before it rides on its service time
+            time.sleep(self.profile.io_latency_s)
+        self.stats.add(ios_counted=ios, throttle_s=throttled)
+        return throttled
+
+    # --- metadata ------------------------------------------------------------------------
+    def getattr(self, path: str, fh: int | None = None) -> dict[str, Any]:
+        st = os.fstat(fh) if fh is not None else os.lstat(self._full(path))
+        return {key: getattr(st, key) for key in STAT_KEYS}
+
+    def readdir(self, path: str, fh: int) -> list[str]:
+        return [".", "..", *os.listdir(self._full(path))]
+
+    def readlink(self, path: str) -> str:
+        return os.readlink(self._full(path))
+
+    def statfs(self, path: str) -> dict[str, int]:
+        st = os.statvfs(self._full(path))
+        return {key: getattr(st, key) for key in STATVFS_KEYS}
+
+    def chmod(self, path: str, mode: int) -> int:
+        os.chmod(self._full(path), mode)
+        return 0
+
+    def chown(self, path: str, uid: int, gid: int) -> int:
+        os.lchown(self._full(path), uid, gid)
+        return 0
+
+    def utimens(self, path: str, times: tuple[int, int] | None = None) -> int:
+        os.utime(self._full(path), ns=times, follow_symlinks=False) if times else os.utime(self._full(path))
+        return 0
+
+    # --- namespace -----------------------------------------------------------------------
+    def mkdir(self, path: str, mode: int) -> int:
+        os.mkdir(self._full(path), mode)
+        self._own(self._full(path))
+        return 0
+
+    def rmdir(self, path: str) -> int:
+        os.rmdir(self._full(path))
+        return 0
+
+    def unlink(self, path: str) -> int:
+        os.unlink(self._full(path))
+        self.state.drop(path)
+        self.counter.forget(path)
+        return 0
+
+    def rename(self, old: str, new: str) -> int:
+        os.rename(self._full(old), self._full(new))
+        self.state.rename(old, new)
+        self.counter.forget(old)
+        return 0
+
+    def symlink(self, target: str, source: str) -> int:
+        """``target`` is the new link, pointing at ``source`` (mfusepy's naming)."""
+        os.symlink(source, self._full(target))
+        self._own(self._full(target))
+        return 0
+
+    def link(self, target: str, source: str) -> int:
+        os.link(self._full(source), self._full(target))
+        return 0
+
+    # --- files ---------------------------------------------------------------------------
+    def open(self, path: str, flags: int) -> int:
+        return os.open(self._full(path), flags)
+
+    def create(self, path: str, mode: int, flags: int = os.O_WRONLY) -> int:
+        # O_RDWR whatever was asked: the kernel may read through a handle opened for writing
+        # (PostgreSQL reads its temporary files back).
+        flags = (flags & ~os.O_ACCMODE) | os.O_RDWR | os.O_CREAT
+        fd = os.open(self._full(path), flags, mode)
+        self._own(self._full(path))
+        return fd
+
+    def read(self, path: str, size: int, offset: int, fh: int) -> bytes:
+        cold = self.state.cold_chunks(path, offset, size)
+        if cold:
+            self.hydrator.ensure(path, cold)
+        data = os.pread(fh, size, offset)
+        self._serve(path, offset, len(data))  # a read past the end costs nothing
+        self.stats.add(bytes_served=len(data), reads=1)
+        return data
+
+    def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
+        size, chunk = len(data), self.profile.chunk_bytes
+        partial = [c for c in self.state.cold_chunks(path, offset, size)
+                   if offset > c * chunk or offset + size < (c + 1) * chunk]
+        if partial:
+            self.hydrator.ensure(path, partial)
+        for c in self.state.cold_chunks(path, offset, size):  # fully overwritten: nothing to fetch
+            self.state.mark(path, c)
+        self._serve(path, offset, size)
+        written = os.pwrite(fh, data, offset)
+        self.stats.add(bytes_written=written, writes=1)
+        return written
+
+    def truncate(self, path: str, length: int, fh: int | None = None) -> int:
+        if fh is not None:
+            os.ftruncate(fh, length)
+        else:
+            os.truncate(self._full(path), length)
+        self.state.truncate(path, length)
+        return 0
+
+    def fallocate(self, path: str, mode: int, offset: int, size: int, fh: int) -> int:
+        if mode:
+            raise FuseOSError(errno.EOPNOTSUPP)
+        os.posix_fallocate(fh, offset, size)
+        return 0
+
+    def flush(self, path: str, fh: int) -> int:
+        return 0
+
+    def fsync(self, path: str, datasync: int, fh: int) -> int:
+        (os.fdatasync if datasync else os.fsync)(fh)
+        return 0
+
+    def release(self, path: str, fh: int) -> int:
+        os.close(fh)
+        return 0

@@ -1,0 +1,163 @@
+"""Run probes and sweep points through a ``BenchDriver`` (engine-independent).
+
+Each point runs alone between two recorded UTC timestamps. Before and after it the
+runner snapshots the engine's instance-wide counters and latency histogram and keeps
+the deltas. Requests and bytes come from the engine's counters when it has them (the
+point's ``source`` says which), else from the client's own count.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from cutover_prep.benchmark.scratch import Scratch
+from cutover_prep.measure.model import (
+    BenchDriver,
+    PointMeasurement,
+    PointSpec,
+    ScanResult,
+    SweepTarget,
+    histogram,
+    percentiles,
+)
+from cutover_prep.measure.sample import BlockPicker
+
+READ_KINDS = ("sequential", "random")
+WRITE_KINDS = ("write_direct", "write_random")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {k: round(after[k] - before.get(k, 0.0), 3) for k in after}
+
+
+def _hist_delta(before: dict[str, int] | None, after: dict[str, int] | None) -> dict[str, int]:
+    if after is None:
+        return {}
+    before = before or {}
+    return {k: int(v - before.get(k, 0)) for k, v in after.items() if v - before.get(k, 0) > 0}
+
+
+def run_probe(driver: BenchDriver, blocks: list[dict[str, Any]], *, phase: str, max_seconds: float) -> dict[str, Any]:
+    """Read each block once, one at a time, timing each read; stop after ``max_seconds``."""
+    reader = driver.random_reader()
+    counters_before, hist_before = driver.counters(), driver.latency_histogram()
+    started_at, t0 = _now(), time.monotonic()
+    latencies: list[float] = []
+    block_size = 0
+    try:
+        for b in blocks:
+            if time.monotonic() - t0 >= max_seconds:
+                break
+            s = time.perf_counter()
+            reader.read_block(b["locator"], b["file_id"], b["block"])
+            latencies.append((time.perf_counter() - s) * 1e6)
+            block_size = b.get("block_size", block_size)
+    finally:
+        reader.close()
+    seconds = time.monotonic() - t0
+    finished_at = _now()
+    n = len(latencies)
+    return {
+        "point_id": f"probe-{phase}", "kind": "probe", "phase": phase, "started_at": started_at,
+        "finished_at": finished_at, "seconds": round(seconds, 4), "blocks_planned": len(blocks), "blocks_read": n,
+        "cut_short": n < len(blocks), "iops": round(n / seconds, 2) if seconds else 0.0,
+        "throughput_kbps": round(n * block_size / 1024 / seconds, 2) if seconds and block_size else None,
+        "latency_us": percentiles(latencies), "latency_hist_us": histogram(latencies),
+        "counters": _delta(counters_before, driver.counters()),
+        "engine_latency_hist_us": _hist_delta(hist_before, driver.latency_histogram()),
+    }
+
+
+def _random_sessions(driver: BenchDriver, spec: PointSpec, picker: Callable[[int], BlockPicker],
+                     deadline: float) -> tuple[list[float], list[str]]:
+    latencies: list[list[float]] = [[] for _ in range(spec.sessions)]
+    errors: list[str] = []
+    readers = [driver.random_reader() for _ in range(spec.sessions)]  # connect before the clock matters
+    start = threading.Barrier(spec.sessions)
+
+    def session(i: int) -> None:
+        blocks = picker(i).stream()
+        mine = latencies[i]
+        try:
+            start.wait()
+            while time.monotonic() < deadline:
+                b = next(blocks)
+                s = time.perf_counter()
+                readers[i].read_block(b["locator"], b["file_id"], b["block"])
+                mine.append((time.perf_counter() - s) * 1e6)
+        except Exception as exc:  # noqa: BLE001 - reported with the point, the others go on
+            errors.append(f"session {i + 1}: {exc}")
+        finally:
+            readers[i].close()
+
+    threads = [threading.Thread(target=session, args=(i,), name=f"random-{i}") for i in range(spec.sessions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [lat for per in latencies for lat in per], errors
+
+
+def run_point(driver: BenchDriver, spec: PointSpec, *, target: SweepTarget | None,
+              picker: Callable[[int], BlockPicker] | None, block_size: int,
+              scratch: Scratch | None = None) -> PointMeasurement:
+    """Run one point for ``spec.seconds`` and measure it."""
+    counters_before, hist_before = driver.counters(), driver.latency_histogram()
+    started_at = _now()
+    t0 = time.monotonic()
+    deadline = t0 + spec.seconds
+    latencies: list[float] = []
+    notes: list[str] = []
+    passes, cached = 1, False
+    if spec.kind == "sequential":
+        if target is None:
+            raise ValueError("a sequential point needs a target segment")
+        scan: ScanResult = driver.scan(spec, target, deadline)
+        client_requests, client_bytes = scan.calls, scan.bytes
+        notes += scan.notes
+        passes, cached = scan.passes, scan.cached
+    elif spec.kind == "random":
+        if picker is None:
+            raise ValueError("a random point needs blocks to read")
+        latencies, errors = _random_sessions(driver, spec, picker, deadline)
+        if errors and not latencies:
+            raise RuntimeError("; ".join(errors))
+        notes += errors
+        client_requests, client_bytes = len(latencies), len(latencies) * block_size
+    elif spec.kind in WRITE_KINDS:
+        if scratch is None:
+            raise ValueError("a write point needs the run's scratch object")
+        scan = driver.write_point(spec, deadline, scratch)
+        client_requests, client_bytes = scan.calls, scan.bytes
+        notes += scan.notes
+    else:
+        raise ValueError(f"unknown point kind {spec.kind!r}")
+    seconds = time.monotonic() - t0
+    finished_at = _now()
+    counters = _delta(counters_before, driver.counters())
+    prefix = "read" if spec.kind in READ_KINDS else "write"
+    counted = spec.kind not in READ_KINDS or driver.counts_reads_of(spec)
+    if counted and counters.get(f"{prefix}_requests", 0) > 0:
+        source = "engine"
+        requests, bytes_ = int(counters[f"{prefix}_requests"]), int(counters.get(f"{prefix}_bytes", 0))
+    else:
+        source = "client"
+        requests, bytes_ = client_requests, client_bytes
+    return PointMeasurement(
+        point_id=spec.point_id, kind=spec.kind, sessions=spec.sessions, io_size_kb=spec.io_size_kb,
+        started_at=started_at, finished_at=finished_at, seconds=round(seconds, 4),
+        requests=requests, bytes=bytes_, source=source, knobs_applied=dict(spec.knobs), counters=counters,
+        client={"requests": client_requests, "bytes": client_bytes,
+                "iops": round(client_requests / seconds, 2) if seconds else 0.0,
+                "throughput_kbps": round(client_bytes / 1024 / seconds, 2) if seconds else 0.0},
+        latency_hist_us=histogram(latencies) if latencies else _hist_delta(hist_before, driver.latency_histogram()),
+        latency_us=percentiles(latencies), notes=notes, passes=passes, cached=cached,
+    )

@@ -1,0 +1,143 @@
+"""Which blocks the probes and the sweep read, chosen from the warm-up plan (pure).
+
+- ``block_readable``: ranges whose single blocks an engine can read on its own; each engine
+  says which of its locators qualify (``engines.<name>.block_readable``, via the registry).
+- ``BlockPicker``: uniform random blocks over those ranges, weighted by size, from a
+  seed (the same seed, the same blocks: a retried probe reads what its first attempt read).
+  ``sample(count, exclude=...)`` leaves out blocks already used: the warm probe reads a
+  fresh sample of the same distribution with the cold probe's blocks excluded, because
+  the cold probe has hydrated its own blocks and re-reading them cannot show a warm-up
+  that missed part of the database.
+- ``scan_target``: the biggest readable segment, for sequential (IO-size) points.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+import zlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from cutover_prep.engines.registry import block_readable
+from cutover_prep.measure.model import SweepTarget
+
+__all__ = ["BlockPicker", "block_key", "block_readable", "overlap", "scan_target", "seed_of", "unit_ranges"]
+
+# Fill a sample by walking every block (in a seeded order) when random picks keep hitting
+# excluded or chosen blocks; only for databases of at most this many readable blocks
+# (bigger ones have room enough that random picks do not run out).
+ENUMERATE_AT_MOST = 2_000_000
+SNAPSHOT_BLOCK_BYTES = 512 * 1024  # the EBS snapshot block: the unit a restored volume loads lazily
+
+
+def seed_of(text: str) -> int:
+    return zlib.crc32(text.encode())
+
+
+def block_key(block: dict[str, Any]) -> tuple[str, int, int]:
+    """What makes a sampled block the same block: its segment, file and block number."""
+    return str(block["segment"]), int(block["file_id"]), int(block["block"])
+
+
+def chunk_key(block: dict[str, Any]) -> tuple[str, int, int]:
+    """The snapshot block (``SNAPSHOT_BLOCK_BYTES``) a sampled block lies in: a restored volume loads
+    it whole on the first read of any of its blocks, so a probe that read two blocks of one snapshot
+    block would time one first touch and one warm read."""
+    per_chunk = max(1, SNAPSHOT_BLOCK_BYTES // int(block.get("block_size") or SNAPSHOT_BLOCK_BYTES))
+    return str(block["segment"]), int(block["file_id"]), int(block["block"]) // per_chunk
+
+
+def overlap(blocks: Iterable[dict[str, Any]], others: Iterable[dict[str, Any]]) -> int:
+    """How many of ``blocks`` are also in ``others``."""
+    theirs = {block_key(b) for b in others}
+    return sum(1 for b in blocks if block_key(b) in theirs)
+
+
+class BlockPicker:
+    """Random blocks over the readable extents of ``ranges`` (units.json ranges)."""
+
+    def __init__(self, ranges: Iterable[dict[str, Any]], seed: int) -> None:
+        self._pieces: list[tuple[dict[str, Any], int, int, str, int]] = []  # locator, file, first block, segment, bs
+        self._ends: list[int] = []
+        total = 0
+        for rng in ranges:
+            if not block_readable(rng["locator"]):
+                continue
+            for file_id, first, blocks in rng["extents"]:
+                if blocks <= 0:
+                    continue
+                total += blocks
+                self._pieces.append((rng["locator"], int(file_id), int(first), rng["segment"], int(rng["block_size"])))
+                self._ends.append(total)
+        self.total_blocks = total
+        self._rng = random.Random(seed)
+
+    def __bool__(self) -> bool:
+        return self.total_blocks > 0
+
+    def pick(self) -> dict[str, Any]:
+        return self._at(self._rng.randrange(self.total_blocks))
+
+    def _at(self, n: int) -> dict[str, Any]:
+        i = bisect.bisect_right(self._ends, n)
+        locator, file_id, first, segment, block_size = self._pieces[i]
+        start = self._ends[i - 1] if i else 0
+        return {"segment": segment, "locator": locator, "file_id": file_id, "block": first + (n - start),
+                "block_size": block_size}
+
+    def sample(self, count: int, exclude: Iterable[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+        """``count`` distinct blocks, none of them in ``exclude`` (fewer when the database has fewer).
+
+        Random picks first, at most one per snapshot block (``chunk_key``) and none in a snapshot
+        block ``exclude`` touched, so each read of a restored volume is a first touch; when
+        they keep landing on blocks already taken, a small database is walked in a seeded
+        order instead, so it gives every block it has left."""
+        seen = {block_key(b) for b in exclude}
+        chunks = {chunk_key(b) for b in exclude}
+        want = min(count, self.total_blocks)
+        out: list[dict[str, Any]] = []
+        for _ in range(count * 4 + len(seen)):
+            if len(out) >= want:
+                return out
+            b = self.pick()
+            key, chunk = block_key(b), chunk_key(b)
+            if key not in seen and chunk not in chunks:  # each read the first touch of its snapshot block
+                seen.add(key)
+                chunks.add(chunk)
+                out.append(b)
+        if len(out) < want and self.total_blocks <= ENUMERATE_AT_MOST:
+            order = list(range(self.total_blocks))
+            self._rng.shuffle(order)
+            for n in order:
+                if len(out) >= want:
+                    break
+                b = self._at(n)
+                key = block_key(b)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(b)
+        return out
+
+    def stream(self) -> Iterator[dict[str, Any]]:
+        while True:
+            yield self.pick()
+
+
+def unit_ranges(units: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for unit in units:
+        yield from unit["ranges"]
+
+
+def scan_target(units: list[dict[str, Any]]) -> SweepTarget | None:
+    """The readable segment with the most blocks, its extents merged in block order."""
+    by_segment: dict[str, tuple[dict[str, Any], int, list[tuple[int, int, int]]]] = {}
+    for rng in unit_ranges(units):
+        if not block_readable(rng["locator"]):
+            continue
+        locator, block_size, extents = by_segment.setdefault(rng["segment"], (rng["locator"], rng["block_size"], []))
+        extents.extend((int(f), int(b), int(n)) for f, b, n in rng["extents"])
+    if not by_segment:
+        return None
+    key, (locator, block_size, extents) = max(by_segment.items(), key=lambda kv: sum(e[2] for e in kv[1][2]))
+    return SweepTarget(key, locator, tuple(sorted(extents)), int(block_size))

@@ -1,0 +1,384 @@
+"""The execution input of the warm-up workflow, validated with pydantic.
+
+Everything but the target and its secret has a default. Unknown fields are rejected so
+a typo ("max_concurency") is an error, not a silently ignored option. The secret itself
+never appears here: only its ARN.
+
+The input is strict and bounded: a switch is a JSON boolean (``"yes"`` or ``1`` is not
+``true``), a number is not a boolean or a string, every string and list has a length
+limit (docs/run-input.md), no string holds a control character, and the input is at most
+``MAX_DEPTH`` levels deep. Each violation is one line naming the field.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from cutover_prep.engines.registry import accepted_names, family
+from cutover_prep.verdict import RUN_ID_PATTERN, Thresholds
+
+INSTANCE_CLASS = re.compile(r"^db\.[a-z0-9-]+\.[a-z0-9]+$")
+SECRET_ARN = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
+DB_IDENTIFIER = re.compile(r"^[A-Za-z](?!.*--)[A-Za-z0-9-]{0,62}(?<!-)$")
+RUN_ID = re.compile(RUN_ID_PATTERN)
+_SNAPSHOT_NAME = r"(?:rds:|awsbackup:)?[A-Za-z](?:[A-Za-z0-9]|-(?!-)){0,254}(?<!-)"
+SNAPSHOT_IDENTIFIER = re.compile(
+    rf"(?:arn:aws[a-z-]*:rds:[a-z0-9-]+:\d{{12}}:snapshot:)?{_SNAPSHOT_NAME}")
+SUBNET_GROUP = re.compile(r"[A-Za-z0-9._ -]{1,255}")
+GROUP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.:_-]{0,254}")  # default.postgres16, default:oracle-ee-19
+TAG_TEXT = re.compile(r"[\w\s.:/=+\-@]*")  # what RDS accepts in tag keys and values
+RUN_TAG = "cutover-prep:run-id"  # set by the run on the instance it restores (rds.RUN_TAG)
+MAX_TAGS = 49  # RDS allows 50 per instance; the run adds RUN_TAG
+MAX_DEPTH = 16  # the run input itself is 3 levels deep (restore.tags.KEY)
+MAX_PROBLEMS = 10  # problems listed in one error; the rest are counted
+_FORBIDDEN_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")  # control characters, surrogates, line/paragraph separators
+
+
+def execution_arn(state_machine_arn: str, name: str) -> str:
+    """The ARN of the state machine's execution called ``name``."""
+    return state_machine_arn.replace(":stateMachine:", ":execution:", 1) + ":" + name
+
+
+def _matching(*fields: str, pattern: re.Pattern[str], message: str) -> Any:
+    """A field validator: the value (when given) must match ``pattern`` whole, else ``message``."""
+    def check(cls: type, value: str | None) -> str | None:
+        if value is not None and not pattern.fullmatch(value):
+            raise ValueError(message)
+        return value
+    return field_validator(*fields)(classmethod(check))
+
+
+class InvalidInput(Exception):
+    """The execution input is wrong; the message names the field and how to fix it.
+
+    ``problems`` holds one line per bad field ("field: why"); the message joins them with "; ".
+    """
+
+    error_type = "InvalidInput"
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+def _no_control(value: str) -> str:
+    for i, ch in enumerate(value):
+        if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES:
+            raise ValueError(f"holds the control character U+{ord(ch):04X} at position {i + 1}: remove it")
+    return value
+
+
+def _text(max_length: int, min_length: int = 1) -> Any:
+    """A string of ``min_length``..``max_length`` characters without control characters."""
+    return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length),
+                     AfterValidator(_no_control)]
+
+
+Name = _text(128)  # database / service names, group names
+Pattern = _text(256)  # a glob of databases, schemas or SCHEMA.NAME
+Patterns = Annotated[list[Pattern], Field(max_length=100)]
+TagKey = _text(128)
+TagValue = _text(256, min_length=0)
+Identifier = _text(63)
+Arn = _text(2048)
+Host = _text(255)  # a DNS name (at most 253), an IP address, or a socket directory in the local run
+ShortText = _text(64)
+LongText = _text(255)
+SnapshotText = _text(400)  # an ARN of a 255-character name; SNAPSHOT_IDENTIFIER is the rule
+RunIdText = _text(80)
+
+
+# A family name (postgres) or an RDS engine name (oracle-ee-cdb), kept as its family's name.
+ENGINE_NAMES = accepted_names()
+EngineName = Annotated[Literal[ENGINE_NAMES], AfterValidator(lambda v: family(v).name)]
+
+
+class _Strict(BaseModel):
+    # strict: a JSON boolean for a switch, a JSON number (not true, not "8") for a number
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, strict=True)
+
+
+class Target(_Strict):
+    db_instance_identifier: Identifier = Field(description="The RDS DB instance to warm (or to create by restore).")
+    secret_arn: Arn = Field(description="Secrets Manager ARN of the database credentials.")
+    engine: EngineName | None = Field(
+        default=None, description="Engine family, or an RDS engine name (e.g. oracle-ee-cdb) that is kept as its "
+        "family; default: from the RDS instance.")
+    database: Name | None = Field(
+        default=None, description="Database (PostgreSQL) or service name (Oracle); default: from the secret.")
+    host: Host | None = Field(
+        default=None, description="Connect here instead of the instance endpoint (tunnel, proxy, local run); "
+        "in AWS it must be in the deployment's allowed_db_hosts.")
+    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+
+    _identifier = _matching("db_instance_identifier", pattern=DB_IDENTIFIER, message=(
+        "must be 1-63 letters, digits or hyphens, start with a letter, no double or trailing hyphen"))
+    _arn = _matching("secret_arn", pattern=SECRET_ARN, message=(
+        "must be a Secrets Manager secret ARN (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME); "
+        "never the secret itself"))
+
+
+class Restore(_Strict):
+    snapshot_identifier: SnapshotText = Field(
+        description="DB snapshot name (rds:NAME for an automated one) or, for a shared snapshot, its ARN.")
+    db_instance_class: ShortText | None = None
+    storage_type: Literal["gp2", "gp3", "io1", "io2", "standard"] | None = None
+    iops: Annotated[int, Field(ge=1000, le=256000)] | None = None
+    storage_throughput: Annotated[int, Field(ge=125, le=4000)] | None = None
+    allocated_gb: Annotated[int, Field(ge=20, le=65536)] | None = Field(
+        default=None, description="Allocated storage of the restored instance, GiB (AllocatedStorage); default: "
+        "the snapshot's. Larger than the snapshot's only: RDS cannot restore onto less storage.")
+    db_subnet_group_name: LongText | None = None
+    vpc_security_group_ids: list[ShortText] = Field(default_factory=list, max_length=16)
+    db_parameter_group_name: LongText | None = None
+    option_group_name: LongText | None = None
+    multi_az: bool = False
+    tags: dict[TagKey, TagValue] = Field(
+        default_factory=dict, max_length=MAX_TAGS,
+        description=f"Tags of the restored instance: at most {MAX_TAGS} (RDS allows 50; the run adds {RUN_TAG}).")
+    poll_seconds: Annotated[int, Field(ge=5, le=3600)] = 60
+    max_wait_minutes: Annotated[int, Field(ge=1, le=24 * 60)] = 180
+
+    _snapshot = _matching("snapshot_identifier", pattern=SNAPSHOT_IDENTIFIER, message=(
+        "must be a DB snapshot identifier (1-255 letters, digits or hyphens, starting with a letter, no double "
+        "or trailing hyphen; automated: rds:NAME) or, for a shared snapshot, its ARN "
+        "(arn:aws:rds:REGION:ACCOUNT:snapshot:NAME)"))
+
+    _subnet_group = _matching("db_subnet_group_name", pattern=SUBNET_GROUP,
+                              message="must be 1-255 letters, digits, spaces, '.', '_' or '-'")
+    _group = _matching("db_parameter_group_name", "option_group_name", pattern=GROUP_NAME,
+                       message="must be 1-255 letters, digits, '.', ':', '_' or '-', starting with a letter")
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            if key.lower().startswith("aws:"):
+                raise ValueError(f"tag keys may not start with aws: (reserved by AWS): {key[:128]!r}")
+            if key == RUN_TAG:
+                raise ValueError(f"{RUN_TAG} is reserved: the run sets it to its own run id")
+            if not TAG_TEXT.fullmatch(key) or not TAG_TEXT.fullmatch(value):
+                raise ValueError(f"tag {key!r}: keys and values may hold letters, digits, spaces and _ . : / = + - @")
+        return v
+
+    _class = _matching("db_instance_class", pattern=INSTANCE_CLASS, message="must look like db.r6i.large")
+
+    @field_validator("vpc_security_group_ids")
+    @classmethod
+    def _sgs(cls, v: list[str]) -> list[str]:
+        for sg in v:
+            if not re.match(r"^sg-[0-9a-f]{8,17}$", sg):
+                raise ValueError(f"{sg!r} is not a security group id (sg-...)")
+        return v
+
+    @model_validator(mode="after")
+    def _storage(self) -> Restore:
+        if self.iops is not None and self.storage_type not in ("io1", "io2", "gp3"):
+            raise ValueError("iops needs storage_type io1, io2 or gp3")
+        if self.storage_throughput is not None and self.storage_type != "gp3":
+            raise ValueError("storage_throughput needs storage_type gp3")
+        if self.storage_type in ("io1", "io2") and self.iops is None:
+            raise ValueError(f"storage_type {self.storage_type} needs iops")
+        return self
+
+
+class Warmup(_Strict):
+    max_concurrency: Annotated[int, Field(ge=1, le=1000)] = 8
+    databases: Patterns = Field(default_factory=list)
+    include_schemas: Patterns = Field(default_factory=list)
+    exclude_schemas: Patterns = Field(default_factory=list)
+    include_system: bool = False
+    priority: Patterns = Field(default_factory=list)
+    unit_mb: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    assumed_cold_mib_per_s: Annotated[float, Field(gt=0, le=10_000)] = 8.0
+    production_size_gb: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
+        default=None, description="Size of the production database (GiB) when the run warms a smaller copy: the "
+        "report then projects the time to warm it at the measured rate.")
+    chunk_mb: Annotated[int, Field(ge=1, le=4096)] = 64
+    create_extension: bool = False
+    wait_seconds: Annotated[int, Field(ge=0, le=3600)] = 30
+    adaptive: bool = Field(
+        default=False, description="Start the warm-up at adaptive_start units at once and double that while the "
+        "aggregate read rate grows by more than adaptive_margin_pct per window; hold where it stops growing "
+        "(never above max_concurrency). false (the default until it is measured in AWS: every local "
+        "measurement was slower than a fixed level): max_concurrency from the start.")
+    adaptive_start: Annotated[int, Field(ge=1, le=1000)] = 2
+    adaptive_margin_pct: Annotated[float, Field(ge=0, le=100)] = 10
+    adaptive_window_seconds: Annotated[float, Field(ge=1, le=3600)] = Field(
+        default=120, description="The longest a concurrency level is measured before the next decision.")
+    adaptive_window_chunks: Annotated[int, Field(ge=0, le=1000)] = Field(
+        default=8, description="A window also ends once the units have committed this many chunks per slot "
+        "(0: windows end by time only).")
+    mode: Literal["segments", "datafiles", "both"] = Field(
+        default="segments", description="segments: read each table, index and LOB segment; datafiles: read every "
+        "datafile block by block range instead (engines that offer it: Oracle); both: segments that fit a unit, "
+        "then the datafile pass (which also reads the segments too big for one unit).")
+
+
+class Benchmark(_Strict):
+    """Probes before and after the warm-up, then the sweep; each point runs alone."""
+
+    enabled: bool = Field(default=True, description="Run the probes and the benchmark sweep after the warm-up.")
+    probe_blocks: Annotated[int, Field(ge=0, le=100_000)] = Field(
+        default=500, description="Blocks in the cold/warm probe sample (0: no probes).")
+    probe_max_seconds: Annotated[float, Field(gt=0, le=600)] = 60
+    seconds_per_point: Annotated[float, Field(ge=1, le=600)] = Field(
+        default=20, description="Duration of each sweep point; use 60+ to read CloudWatch per point.")
+    mbrc_values: list[Annotated[int, Field(ge=1, le=1024)]] = Field(
+        default_factory=lambda: [1, 2, 4, 8, 16, 32, 64, 128], max_length=16,
+        description="Oracle: db_file_multiblock_read_count values of the IO-size sweep.")
+    io_combine_kb_values: list[Annotated[int, Field(ge=8, le=1024)]] = Field(
+        default_factory=lambda: [8, 16, 32, 64, 128, 256], max_length=16,
+        description="PostgreSQL 17+: io_combine_limit values (kB) of the IO-size sweep.")
+    sessions: list[Annotated[int, Field(ge=1, le=64)]] = Field(
+        default_factory=lambda: [1, 2, 4, 8], max_length=16,
+        description="Sessions of the random single-block read points.")
+    write_test: bool = Field(default=False, description="Opt-in write points in a scratch schema, dropped after.")
+    write_max_mib: Annotated[int, Field(ge=1, le=102_400)] = Field(
+        default=256, description="Cap on what the opt-in write points write, MiB")
+    write_max_free_storage_pct: Annotated[float, Field(gt=0, le=50)] = Field(
+        default=5, description="The opt-in write points write never more than this share of the free storage "
+        "RDS reports (percent)")
+    metrics_wait_minutes: Annotated[int, Field(ge=0, le=60)] = Field(
+        default=10, description="How long to wait for CloudWatch datapoints before recording them missing.")
+    metrics_poll_seconds: Annotated[int, Field(ge=10, le=600)] = 60
+    compare_limits: bool = Field(
+        default=True, description="Compare with the published limits of the instance class and storage "
+        "(false when the database read is not that RDS instance, e.g. the local run).")
+
+
+class RunInput(_Strict):
+    """What a user passes to start a run (console, CLI, EventBridge)."""
+
+    target: Target
+    restore: Restore | None = None
+    warmup: Warmup = Field(default_factory=Warmup)
+    benchmark: Benchmark = Field(default_factory=Benchmark)
+    verdict: Thresholds = Field(default_factory=Thresholds)
+    run_id: RunIdText | None = None
+
+    _run_id = _matching("run_id", pattern=RUN_ID,
+                        message="must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit")
+
+
+def _printable(part: Any, limit: int = 40) -> str:
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in str(part)[:limit + 1])
+    return text if len(str(part)) <= limit else text[:limit] + "…"
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    """``warmup.priority.3``; a field name from the input is cut short and its control characters escaped."""
+    text = ".".join(_printable(p) for p in loc) or "input"
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+_MESSAGES = {
+    "bool_type": "must be true or false (a JSON boolean, not a string or a number)",
+    "int_type": "must be a whole number (a JSON number, not a string or a boolean)",
+    "float_type": "must be a number (a JSON number, not a string or a boolean)",
+    "string_type": "must be a string",
+    "list_type": "must be a list (a JSON array)",
+    "dict_type": "must be an object (a JSON object)",
+    "model_type": "must be an object (a JSON object)",
+    "extra_forbidden": "unknown field (check the spelling; see schema/run-input.schema.json)",
+    "missing": "is required",
+}
+
+
+def error_lines(exc: ValidationError) -> list[str]:
+    """One line per bad field, at most MAX_PROBLEMS of them (then how many more)."""
+    errors = exc.errors(include_input=False, include_url=False)
+    lines = [f"{_location(err['loc'])}: {_MESSAGES.get(err['type'], err['msg'].removeprefix('Value error, '))}"
+             for err in errors[:MAX_PROBLEMS]]
+    if len(errors) > MAX_PROBLEMS:
+        lines.append(f"input: {len(errors) - MAX_PROBLEMS} more problems (fix the ones above first)")
+    return lines
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """One line naming every bad field: 'target.secret_arn: must be ...; warmup.x: unknown field'."""
+    return "; ".join(error_lines(exc))
+
+
+def check_depth(raw: Any, limit: int = MAX_DEPTH) -> None:
+    """No recursion on the way: a 200,000-level input is one line, not a RecursionError."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(raw, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > limit:
+            raise InvalidInput(f"{_location(path[:8] + ('…',))}: nested more than {limit} levels deep "
+                               "(the run input is a few levels deep; see schema/run-input.schema.json)")
+        if isinstance(node, dict):
+            stack.extend((v, (*path, k)) for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            stack.extend((v, (*path, i)) for i, v in enumerate(node))
+
+
+def check_host(host: str | None, allowed_hosts: Collection[str] | None) -> None:
+    """``target.host`` must be one of the hosts fixed at deploy time; None: not checked (offline, local)."""
+    if allowed_hosts is None or host is None:
+        return
+    if host.lower() not in {h.strip().lower() for h in allowed_hosts}:
+        raise InvalidInput(f"target.host: {host} is not in this deployment's allow-list of database hosts "
+                           "(deploy context allowed_db_hosts); remove target.host to connect to the endpoint "
+                           "RDS reports for the instance")
+
+
+def parse_run_input(raw: Any, *, execution_name: str | None = None,
+                    allowed_hosts: Collection[str] | None = None) -> dict[str, Any]:
+    """Validate ``raw`` and return the normalised run configuration the workflow carries.
+
+    ``allowed_hosts``: the database hosts this deployment may connect to besides the RDS endpoint
+    (deploy context ``allowed_db_hosts``); None means not checked (offline validation, the local run).
+    """
+    if not isinstance(raw, dict):
+        raise InvalidInput("input: must be a JSON object with at least target.db_instance_identifier "
+                           "and target.secret_arn")
+    check_depth(raw)
+    try:
+        run = RunInput.model_validate(raw, strict=True)  # strict reaches verdict (verdict.Thresholds) too
+    except ValidationError as exc:
+        lines = error_lines(exc)
+        raise InvalidInput("; ".join(lines), lines) from None
+    except RecursionError:
+        raise InvalidInput("input: nested too deeply") from None
+    check_host(run.target.host, allowed_hosts)
+    run_id = run.run_id or execution_name
+    if not run_id or not RUN_ID.match(run_id):
+        run_id = f"{run.target.db_instance_identifier}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
+    config = run.model_dump(mode="json")
+    config["run_id"] = run_id
+    config["started_at"] = datetime.now(UTC).isoformat()
+    return config
+
+
+def check_baseline(config: dict[str, Any], get_run: Any) -> None:
+    """A named baseline must be a finished run of this deployment: known at the start, not hours later."""
+    baseline = (config.get("verdict") or {}).get("baseline_run_id")
+    if not baseline:
+        return
+    if baseline == config["run_id"]:
+        raise InvalidInput("verdict.baseline_run_id: is this run's own id; name an earlier run")
+    run = get_run(baseline)
+    if run is None:
+        raise InvalidInput(f"verdict.baseline_run_id: no run {baseline!r} in this deployment "
+                           "(check the id with `cutover-prep status`, or drop the field)")
+    if run.get("step") != "finished":
+        raise InvalidInput(f"verdict.baseline_run_id: run {baseline!r} has no findings to compare with "
+                           f"(it is {str(run.get('status') or 'unknown').lower()}); name a finished run")

@@ -1,0 +1,155 @@
+"""The event of every Lambda step, as a pydantic model (parsed by Powertools' ``event_parser``).
+
+The field names are the ASL's ``Parameters`` / ``ItemSelector`` of each state in
+``statemachines/``; a state that hands on the whole workflow state uses ``RunState``,
+which keeps every field it does not name. The nested documents (the run's target, a
+work unit, a sweep point) are validated by the logic that owns them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Document = dict[str, Any]
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def logic_input(self) -> dict[str, Any]:
+        """The event as the logic functions take it (JSON types, nothing added)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class RunContext(_Event):
+    """What every step after Discover carries: the target and the read and benchmark options, no secret."""
+
+    model_config = ConfigDict(extra="allow")
+
+    run_id: str = Field(min_length=1, max_length=80)
+    target: Document
+    instance: Document = Field(default_factory=dict)
+    warmup: Document = Field(default_factory=dict)
+    benchmark: Document = Field(default_factory=dict)
+
+
+class RunState(_Event):
+    """The workflow's whole state (the validated input, then what each step added)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    run_id: str = Field(min_length=1, max_length=80)
+    target: Document
+
+
+class StepError(BaseModel):
+    """A Catch's error output: ``Error`` and ``Cause``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    Error: str | None = None
+    Cause: str | None = None
+
+
+class ValidateInputEvent(_Event):
+    input: Any = None
+    execution_name: str | None = None
+
+
+class RunFailedEvent(_Event):
+    run_id: str | None = None
+    error: StepError = Field(default_factory=StepError)
+    input: Any = None
+    execution_name: str | None = None
+
+
+class RunStep(_Event):
+    """A step that takes the run context alone (PlanSweep, Analyze, CleanupScratch)."""
+
+    run: RunContext
+
+
+class ProbeEvent(RunStep):
+    phase: Literal["cold", "warm"]
+
+
+class RunPointEvent(RunStep):
+    point: Document
+
+
+class CollectMetricsEvent(RunStep):
+    attempt: int = Field(default=0, ge=0)
+
+
+class WarmUnitEvent(RunStep):
+    """One work unit; a continuation also carries the previous invocation's result (status, cursor)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    unit: Document
+
+
+class WarmSlotEvent(RunStep):
+    """Ask for a warm-up slot for a unit, or give it back (``warmup/slots.py``)."""
+
+    unit_id: str = Field(min_length=1, max_length=200)
+    action: Literal["acquire", "release"]
+
+
+class UnitFailedEvent(RunStep):
+    model_config = ConfigDict(extra="allow")
+
+    unit: Document
+    error: StepError = Field(default_factory=StepError)
+
+
+class BenchmarkFailedEvent(_Event):
+    run_id: str
+    error: StepError = Field(default_factory=StepError)
+    point_id: str | None = None
+
+
+class FinalizeEvent(_Event):
+    run_id: str
+
+
+class EventBridgeEvent(BaseModel):
+    """An event as EventBridge delivers it (only the fields read are required: test buses and replays
+    may leave out others)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    source: str
+    detail_type: str = Field(alias="detail-type")
+    detail: Document = Field(default_factory=dict)
+
+
+class ScheduledEvent(EventBridgeEvent):
+    """What starts the comparison reaper: its hourly rule's "Scheduled Event" (aws.events)."""
+
+
+class CompareStartEvent(_Event):
+    """The comparison's ValidateInput: the whole execution input and the execution's name and ARN."""
+
+    input: Any = None
+    execution_name: str | None = None
+    execution_arn: str | None = None
+
+
+class CompareCollectEvent(_Event):
+    comparison_id: str
+    results: list[Document]
+
+
+class CompareCleanupEvent(_Event):
+    comparison_id: str
+    state: Document
+
+
+class TriggerEvent(EventBridgeEvent):
+    """What starts OnRestore: an RDS event or the scheduled sweep's event."""
+
+    def logic_input(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)

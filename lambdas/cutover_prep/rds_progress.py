@@ -1,0 +1,112 @@
+"""What RDS itself says about the restored volume: its storage initialization progress, and
+whether the target is the green instance of a Blue/Green deployment.
+
+Since botocore 1.43.62 ``DescribeDBInstances`` returns ``StorageOperationStatus``
+(``Initializing`` after a snapshot restore, point-in-time restore, read replica or Blue/Green
+deployment; ``Optimizing`` after a storage change) and ``StorageOperationPercentProgress``
+(0-100), both present only while an operation runs. ``sample_storage_progress`` is the one
+function that samples them; each sample is stored as ``{at, step, status, percent}`` (None
+for what RDS did not report) through ``Store.put_storage_sample``. Sampling never fails a
+run: a Describe that is throttled, denied or cannot reach RDS is stored as a gap (``gap`` is
+its error code) and the findings say so once.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+logger = logging.getLogger(__name__)
+
+# While the warm-up and the metrics wait run: at most one Describe per this many seconds, across all
+# the units (Store.claim_storage_sample).
+SAMPLE_INTERVAL_SECONDS = 60.0
+MAX_BLUE_GREEN_PAGES = 5  # 100 deployments a page: an account with more is not searched further
+
+
+def now_at() -> str:
+    """A sample's time: UTC ISO 8601 with microseconds, so that the stored keys sort in time order."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def storage_operation(instance: dict[str, Any]) -> tuple[str | None, int | None]:
+    """(StorageOperationStatus, StorageOperationPercentProgress) of a DescribeDBInstances entry."""
+    status = instance.get("StorageOperationStatus") or None
+    percent = instance.get("StorageOperationPercentProgress")
+    return status, (int(percent) if isinstance(percent, int | float) and not isinstance(percent, bool) else None)
+
+
+def _error_code(exc: Exception) -> str:
+    if isinstance(exc, ClientError):
+        return str(exc.response.get("Error", {}).get("Code") or "ClientError")
+    return type(exc).__name__
+
+
+def sample_storage_progress(run: dict[str, Any], *, rds: Any, store: Any, step: str,
+                            instance: dict[str, Any] | None = None,
+                            min_interval_seconds: float | None = None) -> dict[str, Any] | None:
+    """Sample RDS's storage progress of the run's target and store it; return the sample, or None
+    when another caller sampled within ``min_interval_seconds``. ``instance``: a DescribeDBInstances
+    entry the caller already has (no second call). Never raises."""
+    run_id, db_instance_identifier = run["run_id"], run["target"]["db_instance_identifier"]
+    at = now_at()
+    try:
+        if min_interval_seconds and not store.claim_storage_sample(run_id, at, min_interval_seconds):
+            return None
+        if instance is None:
+            instance = rds.describe_db_instances(DBInstanceIdentifier=db_instance_identifier)["DBInstances"][0]
+        status, percent = storage_operation(instance)
+        sample: dict[str, Any] = {"at": at, "step": step, "status": status, "percent": percent}
+    except (ClientError, BotoCoreError, LookupError, TypeError) as exc:
+        sample = {"at": at, "step": step, "status": None, "percent": None, "gap": _error_code(exc)}
+    try:
+        store.put_storage_sample(run_id, sample)
+    except (ClientError, BotoCoreError) as exc:  # the sample is lost, the run goes on
+        logger.warning("storage progress sample of %s not stored: %s", step, _error_code(exc))
+    return sample
+
+
+def blue_green_of(rds: Any, instance_arn: str | None) -> dict[str, Any]:
+    """Whether the instance is a green (target) member of an RDS Blue/Green deployment.
+
+    ``{"checked": True, "green": bool, ...}`` with the deployment's identifier, name, status and
+    source when it is; ``{"checked": False, "error": code}`` when the deployments could not be
+    read (no permission, throttled). The deployments are listed (a few pages at most) and each
+    one's ``Target`` and ``SwitchoverDetails[].TargetMember`` compared, which also finds a green
+    read replica of a deployment (the ``target`` filter matches the deployment's primary only)."""
+    if not instance_arn:
+        return {"checked": False, "error": "the instance has no ARN to look up"}
+    try:
+        pages = rds.get_paginator("describe_blue_green_deployments").paginate(
+            PaginationConfig={"MaxItems": 100 * MAX_BLUE_GREEN_PAGES})  # 100 a page by default
+        for page in pages:
+            for deployment in page.get("BlueGreenDeployments") or []:
+                members = {d.get("TargetMember") for d in deployment.get("SwitchoverDetails") or []}
+                if instance_arn == deployment.get("Target") or instance_arn in members:
+                    return {"checked": True, "green": True,
+                            "deployment_id": deployment.get("BlueGreenDeploymentIdentifier"),
+                            "deployment_name": deployment.get("BlueGreenDeploymentName"),
+                            "status": deployment.get("Status"), "source": deployment.get("Source")}
+    except (ClientError, BotoCoreError) as exc:
+        return {"checked": False, "error": _error_code(exc)}
+    return {"checked": True, "green": False}
+
+
+def progress_sentence(section: dict[str, Any] | None) -> str:
+    """How far RDS says it is, in one sentence (the verdict and every rendering of the report)."""
+    section = section if isinstance(section, dict) else {}
+    last = section.get("last") if isinstance(section.get("last"), dict) else None
+    if last is None:
+        gaps = section.get("gaps") or {}
+        return ("RDS initialization progress: not reported (RDS's storage progress could not be read: "
+                f"{', '.join(gaps.get('codes') or {})})" if gaps else "RDS initialization progress: not reported")
+    status, percent = last.get("status"), last.get("percent")
+    if status is not None or percent is not None:
+        figure = f" {percent} %" if percent is not None else ""
+        return f"RDS initialization progress: {status or 'operation'}{figure} at the end of the run"
+    if section.get("reported"):
+        return "RDS initialization progress: done (RDS reports no storage operation at the end of the run)"
+    return "RDS initialization progress: not reported"

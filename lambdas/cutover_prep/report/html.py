@@ -1,0 +1,48 @@
+"""``report.html``: the findings of a run as one self-contained page (pure).
+
+Verdict and reasons first, then the instance and its limits, the warm-up, the benchmark's
+charts (pygal SVG inline, see ``charts``), the points table, the conclusions and where the
+evidence is. No script, no external resource: it opens from a ticket attachment or an
+air-gapped laptop. Every text goes through jinja2 with autoescape on: the names in it come from
+the customer's database. Any section of ``findings`` may be missing or None; the page then says
+what was not measured and why, and never raises. The figures come from ``view.build_view``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import escape
+
+from cutover_prep.report.view import build_view, fmt_time
+
+logger = logging.getLogger(__name__)
+
+
+@cache
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("cutover_prep.report", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["time"] = fmt_time
+    return env
+
+
+def render_report(findings: dict[str, Any]) -> str:
+    """The report as one HTML page; on input it cannot lay out, a minimal page with the error and the raw findings."""
+    findings = findings if isinstance(findings, dict) else {}
+    try:
+        return _environment().get_template("report.html.j2").render(**build_view(findings))
+    except Exception as exc:  # the report must never cost the run its evidence
+        logger.exception("report.html could not be laid out")
+        verdict = (findings.get("verdict") or {}) if isinstance(findings.get("verdict"), dict) else {}
+        verdict = verdict.get("verdict", "NO VERDICT")
+        raw = json.dumps(findings, indent=1, default=str)
+        return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Cutover Prep: {escape(verdict)}"
+                f"</title></head><body><h1>{escape(verdict)}</h1><p>The report could not be laid out "
+                f"({escape(type(exc).__name__)}: {escape(exc)}); the findings follow as recorded.</p>"
+                f"<pre>{escape(raw)}</pre></body></html>")

@@ -1,0 +1,91 @@
+"""``summary.md``: the run in a few lines of Markdown, for pasting into a change ticket (pure).
+
+Every figure comes from the same view model as ``report.html`` (``view.build_view``): the
+ticket and the page cannot disagree about a run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cutover_prep.report.view import DASH, build_view
+
+PROBE_FIGURES = ("status", "blocks read", "reads per second", "latency p50", "latency p99")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _coverage_lines(view: dict[str, Any]) -> list[str]:
+    """Coverage per database, the largest relations not fully read, the priority order, the units not read."""
+    lines: list[str] = []
+    cov = view["coverage"]
+    if cov:
+        lines += ["", "## Coverage", "", "| database | planned | read | % |", "| --- | ---: | ---: | ---: |"]
+        lines += [f"| {_cell(g['name'])} | {g['planned']} | {g['read']} | {g['pct']} |" for g in cov["databases"]]
+        partial = [r for r in cov["largest"] if r["css"] != "READ"]
+        if partial:
+            lines += ["", "Largest relations not fully read:",
+                      *[f"- {r['name']} ({r['database']}, {r['size']}): {r['status']}, {r['pct']}" for r in partial]]
+    if view["priority"]:
+        lines += ["", f"Priority order {view['priority']['line']}",
+                  *[f"- {g['pattern']}: {g['units']} units, {g['finished_text']}" for g in view["priority"]["groups"]]]
+    warm = [(label, value) for label, value in view["warmup"]["rows"] if label.startswith(("time to", "projected"))]
+    if warm:
+        lines += ["", *[f"- {label}: {value}" for label, value in warm]]
+    if view["unread"]["rows"]:
+        lines += ["", "## Units not read", *[f"- {u['unit_id']} ({u['status']}, {u['read']}): {u['cause']}"
+                                             for u in view["unread"]["rows"]]]
+    return lines
+
+
+def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = None,
+                     report_uri: str | None = None) -> str:
+    view = build_view(findings if isinstance(findings, dict) else {})
+    verdict, warmup, bench = view["verdict"], dict(view["warmup"]["rows"]), view["bench"]
+    lines = [
+        f"# Cutover Prep: {verdict['name']} — {view['target']}",
+        "",
+        f"- Run `{view['run_id']}` ({view['engine']}), status {view['status']}, finished {view['finished']}",
+        f"- Warm-up: units {warmup['units done / total']}, {warmup['units failed']} failed; "
+        f"read / planned {warmup['read / planned']}; coverage {warmup['coverage']}; "
+        f"read amplification {warmup['read amplification (blocks read / planned)']}",
+        *([f"- {view['storage_emulation']}"] if view["storage_emulation"] else []),
+        *([f"- {view['estimate']}"] if view.get("estimate") else []),
+        f"- {view['storage_init']['line']}",
+        *[f"- {note}" for note in view["storage_init"]["notes"]],
+        *[f"- {f['label']}: {f['value']} ({f['source']})" for f in view["figures"] if f["label"] != "coverage"],
+        *[f"- {label}: {value}" for label, value in view["safety"]],
+    ]
+    if verdict["failing"]:
+        lines += ["", "## Why not ready", *[f"- {r.get('message')}" for r in verdict["failing"]]]
+    if verdict["passing"]:
+        lines += ["", "## Checks passed", *[f"- {r.get('message')}" + (f" — **{r['exception']}**" if r.get(
+            "exception") else "") for r in verdict["passing"]]]
+    lines += _coverage_lines(view)
+    if verdict["not_judged"]:
+        lines += ["", "## Not judged", *[f"- {r.get('message')}" for r in verdict["not_judged"]]]
+    if bench["status"] not in ("NOT_RUN", "DISABLED"):
+        lines += ["", f"## Benchmark ({bench['status']})"]
+        probes = [r for r in bench["probe_rows"] if r["label"] in PROBE_FIGURES]
+        if probes:
+            lines += ["", "| probe | cold | warm | warm / cold |", "| --- | ---: | ---: | ---: |"]
+            lines += [f"| {r['label']} | {r['cold']} | {r['warm']} | {r['ratio'] or DASH} |" for r in probes]
+        rows = [p for p in bench["points"] if p["ok"]]
+        if rows:
+            lines += ["", "| point | IOPS | MiB/s | KiB/IO | bound |", "| --- | ---: | ---: | ---: | --- |"]
+            lines += [f"| {_cell(p['id'])} | {p['iops']} | {p['mib_s']} | {p['kb']} | {p['bound']} |" for p in rows]
+        failed = [p for p in bench["points"] if not p["ok"]]
+        if failed:
+            lines += ["", *[f"- point {p['id']} {p['status']}: {'; '.join(p['detail']) or DASH}" for p in failed]]
+        if bench["conclusions"]:
+            lines += ["", *[f"- {c}" for c in bench["conclusions"]]]
+    if view["local"]:  # the local run's bucket is moto's: its files are in the run's folder, not in S3
+        report_uri = "report.html" if report_uri else None
+        findings_uri = "findings.json" if findings_uri else None
+    links = ([f"- Report (charts): `{report_uri}`"] if report_uri else []) + \
+        ([f"- Evidence: `{findings_uri}`"] if findings_uri else [])
+    if links:
+        lines += ["", *links]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,59 @@
+"""The report's chart of RDS's own initialization progress against our coverage over time (pure).
+
+"RDS: volume initialized %" (``storage_initialization.rds_initialized_pct``) and "Cutover Prep:
+database blocks read %" (``blocks_read_pct``), both against the time since the first of their
+points. Drawn only when RDS reported progress; otherwise the chart's ``why`` says so and every
+rendering carries the "RDS initialization progress: not reported" line instead.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pygal
+
+from cutover_prep.report.charts import HEADROOM, Chart, _chart, _render, fmt_number, num
+
+CHART_ID = "chart-storage-init"
+CAPTION = "RDS: volume initialized % against Cutover Prep: database blocks read %"
+RDS_SERIES, OURS_SERIES = "RDS: volume initialized %", "Cutover Prep: database blocks read %"
+RDS_COLOR, OURS_COLOR = "#6a3d9a", "#2a8a5a"
+PCT_TICKS = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+
+
+def _points(series: Any) -> list[tuple[datetime, float]]:
+    points = []
+    for p in series if isinstance(series, list) else []:
+        if not isinstance(p, dict):
+            continue
+        try:
+            at = datetime.fromisoformat(str(p.get("at")))
+        except ValueError:
+            continue
+        pct = num(p.get("pct"))
+        if pct is not None:
+            points.append((at, max(0.0, min(100.0, pct))))
+    return sorted(points)
+
+
+def storage_init_chart(section: Any) -> Chart:
+    """Both series over time, or the reason there is no chart."""
+    section = section if isinstance(section, dict) else {}
+    rds, ours = _points(section.get("rds_initialized_pct")), _points(section.get("blocks_read_pct"))
+    if not rds:
+        return Chart(CHART_ID, CAPTION, why="RDS reported no initialization progress for this run")
+    start = min(p[0] for p in rds + ours)
+    end = max((p[0] - start).total_seconds() for p in rds + ours)
+    unit, per, word = ("h", 3600.0, "hours") if end > 3 * 3600 else (("min", 60.0, "minutes") if end > 300
+                                                                      else ("s", 1.0, "seconds"))
+    chart = _chart(pygal.XY, (RDS_COLOR, OURS_COLOR), width=1280, xrange=(0, end / per or 1),
+                   show_dots=len(rds) + len(ours) <= 60, x_title=f"{word} since the first sample",
+                   y_title="% of the volume / of the planned blocks",
+                   x_value_formatter=lambda v: f"{fmt_number(v)} {unit}", value_formatter=lambda v: f"{v:,.0f} %",
+                   y_labels=PCT_TICKS, range=(0, 100 * HEADROOM), include_x_axis=True)
+    for name, points in ((RDS_SERIES, rds), (OURS_SERIES, ours)):
+        # RDS's answers are few (one a minute at most): each one a dot, whatever the other series holds
+        chart.add(name, [((at - start).total_seconds() / per, pct) for at, pct in points],
+                  show_dots=(name == RDS_SERIES and len(rds) <= 60) or len(rds) + len(ours) <= 60)
+    return Chart(CHART_ID, CAPTION, _render(chart))

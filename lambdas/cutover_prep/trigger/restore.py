@@ -1,0 +1,270 @@
+"""Start a run when an opted-in instance is restored: RDS events, plus a scheduled sweep.
+
+RDS events reach EventBridge best effort, so two paths lead here:
+
+- the rule on ``aws.rds`` "RDS DB Instance Event" for RDS-EVENT-0043 (restored from a
+  snapshot) and RDS-EVENT-0019 (point-in-time restore): ``on_rds_event``;
+- a schedule that lists the instances created within ``lookback_hours``: ``sweep``.
+
+Either way an instance is considered only when its tag ``cutover-prep:enabled`` is
+``true``. The run's input is built from a stored profile (tag ``cutover-prep:profile``,
+default ``default``; a DynamoDB item) and the tags ``cutover-prep:secret-arn`` /
+``cutover-prep:max-concurrency`` / ``cutover-prep:benchmark``. Exactly one run per
+restore: the restore's identity is the new instance's ``DbiResourceId`` (a restore under a
+name used before is a new instance with a new one; a rename keeps it). A
+conditional put claims it, and the execution name is derived from it too, so whichever
+path comes first starts the run and the other one finds it taken. A claim whose start was
+not confirmed (Step Functions throttled, the function timed out) is retried by the next
+event or sweep under the same execution name, so a restore is never claimed and lost.
+
+Tags that make a bad input start nothing; the rejection is published once per restore
+and reason as a ``Cutover Prep Run Not Started`` event (the completion event's fields),
+so whoever is told about finished runs is told about it too, and the next sweep starts
+the run once the tags are fixed (within ``lookback_hours`` of the restore).
+
+The sweep cannot tell a restore from any other new instance (DescribeDBInstances does not
+say), so it takes every opted-in instance created within the window: a read replica's or
+a new instance's volume is made from a snapshot and loaded lazily as well, and the tag is
+the owner's say-so. Instances a run restored itself (tag ``cutover-prep:run-id``) are
+left to that run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from cutover_prep import completion
+from cutover_prep.dal import profiles
+from cutover_prep.dal.store import restore_claim_key, restore_rejection_key
+from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
+from cutover_prep.rds import RUN_TAG
+
+TAG_ENABLED = "cutover-prep:enabled"
+TAG_PROFILE = "cutover-prep:profile"
+TAG_SECRET = "cutover-prep:secret-arn"
+TAG_MAX_CONCURRENCY = "cutover-prep:max-concurrency"
+TAG_BENCHMARK = "cutover-prep:benchmark"
+RESTORE_EVENTS = ("RDS-EVENT-0043", "RDS-EVENT-0019")
+EVENT_PATTERN = {
+    "source": ["aws.rds"],
+    "detail-type": ["RDS DB Instance Event"],
+    "detail": {"EventID": list(RESTORE_EVENTS)},
+}
+
+
+def matches_pattern(event: dict[str, Any]) -> bool:
+    """The rule's pattern, for tests and for events handed over by other means."""
+    detail = event.get("detail") or {}
+    return (event.get("source") == "aws.rds" and event.get("detail-type") == "RDS DB Instance Event"
+            and detail.get("EventID") in RESTORE_EVENTS)
+
+
+def _tags(instance: dict[str, Any]) -> dict[str, str]:
+    return {t["Key"]: t["Value"] for t in instance.get("TagList") or []}
+
+
+def opted_in(instance: dict[str, Any]) -> bool:
+    return _tags(instance).get(TAG_ENABLED, "").strip().lower() == "true"
+
+
+def restore_key(instance: dict[str, Any]) -> str | None:
+    """The instance's ``DbiResourceId``: one per restored instance, the same from ``creating`` on
+    and across a rename. Without one (never seen from RDS), the name and creation time; None
+    while neither is known: the sweep looks again."""
+    if instance.get("DbiResourceId"):
+        return str(instance["DbiResourceId"])
+    created = instance.get("InstanceCreateTime")
+    return f"{instance['DBInstanceIdentifier']}@{created.isoformat()}" if isinstance(created, datetime) else None
+
+
+def execution_name(identifier: str, key: str) -> str:
+    """Deterministic, ≤ 80 characters, only the characters Step Functions accepts."""
+    ident = "".join(c if c.isalnum() or c in "-_" else "-" for c in identifier)[:50]
+    return f"restore-{ident}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def build_input(instance: dict[str, Any], profile: dict[str, Any] | None) -> dict[str, Any]:
+    tags = _tags(instance)
+    run = json.loads(json.dumps(profile or {}))
+    target = run.setdefault("target", {})
+    target["db_instance_identifier"] = instance["DBInstanceIdentifier"]
+    if tags.get(TAG_SECRET):
+        target["secret_arn"] = tags[TAG_SECRET]
+    if not target.get("secret_arn"):
+        raise InvalidInput(f"instance {instance['DBInstanceIdentifier']}: no secret: tag it {TAG_SECRET}=ARN "
+                           f"or put target.secret_arn in its profile")
+    if tags.get(TAG_MAX_CONCURRENCY):
+        try:
+            run.setdefault("warmup", {})["max_concurrency"] = int(tags[TAG_MAX_CONCURRENCY])
+        except ValueError:
+            raise InvalidInput(f"tag {TAG_MAX_CONCURRENCY}={tags[TAG_MAX_CONCURRENCY]!r} is not a number") from None
+    if tags.get(TAG_BENCHMARK):
+        value = tags[TAG_BENCHMARK].strip().lower()
+        if value not in ("true", "false"):
+            raise InvalidInput(f"tag {TAG_BENCHMARK}={tags[TAG_BENCHMARK]!r}: true or false")
+        run.setdefault("benchmark", {})["enabled"] = value == "true"
+    run.pop("run_id", None)
+    parse_run_input(run)  # fail here, with the field named, rather than in the workflow
+    return run
+
+
+def _duplicate(ident: str, key: str, claim: dict[str, Any]) -> dict[str, Any]:
+    return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
+            "execution_arn": claim.get("execution_arn")}
+
+
+class Starter:
+    """Claims a restore once and starts its execution. Clients injected."""
+
+    def __init__(self, *, dynamodb: Any, table: str, stepfunctions: Any, state_machine_arn: str, rds: Any,
+                 events: Any = None) -> None:
+        self.ddb, self.table, self.sfn, self.arn, self.rds = dynamodb, table, stepfunctions, state_machine_arn, rds
+        self.events = events
+
+    def profile(self, name: str) -> dict[str, Any] | None:
+        """The stored profile; a named one that is missing is an error, a missing ``default`` is defaults."""
+        data = profiles.load(self.ddb, self.table, name)
+        if data is None and name != profiles.DEFAULT:
+            raise InvalidInput(f"profile {name!r} (tag {TAG_PROFILE}) not found: store it with "
+                               f"`cutover-prep profile put {name} --input FILE`")
+        return data
+
+    def _put_once(self, item: dict[str, Any]) -> bool:
+        try:
+            self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(pk)")
+            return True
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+
+    def claim(self, key: str, via: str) -> dict[str, Any] | None:
+        """None when this call claimed the restore, else the existing claim (``status`` CLAIMED or STARTED)."""
+        claimed = self._put_once({**restore_claim_key(key), "via": {"S": via},
+                                  "status": {"S": "CLAIMED"}, "claimed_at": {"S": datetime.now(UTC).isoformat()}})
+        return None if claimed else self.claimed(key)
+
+    def claimed(self, key: str) -> dict[str, Any]:
+        """The restore's claim (``status`` CLAIMED or STARTED), or {} when it has none."""
+        item = self.ddb.get_item(TableName=self.table, Key=restore_claim_key(key),
+                                 ConsistentRead=True).get("Item") or {}
+        return {k: v.get("S") for k, v in item.items()}
+
+    def _confirm(self, key: str, execution_arn: str) -> None:
+        self.ddb.update_item(TableName=self.table, Key=restore_claim_key(key),
+                             UpdateExpression="SET #s = :s, execution_arn = :a",
+                             ExpressionAttributeNames={"#s": "status"},
+                             ExpressionAttributeValues={":s": {"S": "STARTED"}, ":a": {"S": execution_arn}})
+
+    def reject(self, instance: dict[str, Any], key: str, why: str, via: str) -> bool:
+        """Record the rejection once per restore and reason and publish it; True when it was new."""
+        digest = hashlib.sha256(why.encode()).hexdigest()[:16]
+        new = self._put_once({**restore_rejection_key(key, digest), "why": {"S": why},
+                              "via": {"S": via}, "rejected_at": {"S": datetime.now(UTC).isoformat()}})
+        if new and self.events is not None:
+            completion.publish(self.events, completion.not_started_detail(
+                instance["DBInstanceIdentifier"], instance.get("Engine"), why), detail_type=completion.NOT_STARTED)
+        return new
+
+    def consider(self, instance: dict[str, Any], via: str) -> dict[str, Any]:
+        ident = instance["DBInstanceIdentifier"]
+        if not opted_in(instance):
+            return {"instance": ident, "action": "ignored", "why": f"not tagged {TAG_ENABLED}=true"}
+        if _tags(instance).get(RUN_TAG):  # its own restore event would start a second run on it
+            return {"instance": ident, "action": "ignored",
+                    "why": f"restored by run {_tags(instance)[RUN_TAG]}, which warms it"}
+        key = restore_key(instance)
+        if key is None:
+            return {"instance": ident, "action": "waiting", "why": "the instance has no resource id yet; "
+                    "the scheduled sweep looks again"}
+        known = self.claimed(key)
+        if known.get("status") == "STARTED":  # before the tags and the profile: they may have changed since
+            return _duplicate(ident, key, known)
+        profile_name = _tags(instance).get(TAG_PROFILE, profiles.DEFAULT)
+        try:
+            run_input = build_input(instance, self.profile(profile_name))
+        except InvalidInput as exc:
+            self.reject(instance, key, str(exc), via)
+            return {"instance": ident, "action": "rejected", "why": str(exc)}
+        existing = self.claim(key, via)
+        if existing is not None and existing.get("status") == "STARTED":
+            return _duplicate(ident, key, existing)
+        name = execution_name(ident, key)
+        try:
+            started = self.sfn.start_execution(stateMachineArn=self.arn, name=name, input=json.dumps(run_input))
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ExecutionAlreadyExists":
+                raise  # the claim stays unconfirmed: the retry or the next sweep starts it under the same name
+            arn = execution_arn(self.arn, name)
+            self._confirm(key, arn)
+            return {"instance": ident, "action": "duplicate", "why": f"execution {name} exists", "execution_arn": arn}
+        self._confirm(key, started["executionArn"])
+        return {"instance": ident, "action": "started", "execution_arn": started["executionArn"], "via": via,
+                "restore": key, "retried_claim": existing is not None}
+
+    def describe(self, identifier: str) -> dict[str, Any] | None:
+        try:
+            return self.rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "DBInstanceNotFound":
+                return None
+            raise
+
+
+def on_rds_event(event: dict[str, Any], starter: Starter) -> dict[str, Any]:
+    if not matches_pattern(event):
+        return {"action": "ignored", "why": "not a restore event"}
+    detail = event["detail"]
+    identifier = detail.get("SourceIdentifier") or (detail.get("SourceArn") or "").rsplit(":", 1)[-1]
+    instance = starter.describe(identifier)
+    if instance is None:
+        return {"instance": identifier, "action": "ignored", "why": "instance no longer exists"}
+    return starter.consider(instance, via=detail["EventID"])
+
+
+# Statuses from which an instance will not become available by itself: not ours to start.
+NOT_STARTABLE = frozenset({
+    "deleting", "deleted", "failed", "stopped", "stopping", "storage-full", "restore-error",
+    "incompatible-restore", "incompatible-parameters", "incompatible-network", "incompatible-option-group",
+    "inaccessible-encryption-credentials", "inaccessible-encryption-credentials-recoverable",
+})
+
+
+def sweep(starter: Starter, *, lookback_hours: float = 24, now: datetime | None = None,
+          time_left_s: Callable[[], float] | None = None, reserve_s: float = 20.0) -> list[dict[str, Any]]:
+    """The scheduled fallback: opted-in instances created within the lookback window.
+
+    Oldest first (the next to fall out of the window); when ``time_left_s()`` drops below
+    ``reserve_s`` the rest is ``deferred`` to the next sweep rather than cut off mid-call.
+    """
+    since = (now or datetime.now(UTC)) - timedelta(hours=lookback_hours)
+    candidates = []
+    for page in starter.rds.get_paginator("describe_db_instances").paginate():
+        for instance in page["DBInstances"]:
+            created = instance.get("InstanceCreateTime")
+            if not isinstance(created, datetime) or created < since or not opted_in(instance):
+                continue
+            if instance.get("DBInstanceStatus") in NOT_STARTABLE:
+                continue
+            candidates.append(instance)
+    candidates.sort(key=lambda i: i["InstanceCreateTime"])
+    results: list[dict[str, Any]] = []
+    for instance in candidates:
+        ident = instance["DBInstanceIdentifier"]
+        if time_left_s is not None and time_left_s() < reserve_s:
+            results.append({"instance": ident, "action": "deferred", "why": "out of time; the next sweep"})
+            continue
+        try:
+            results.append(starter.consider(instance, via="schedule"))
+        except ClientError as exc:  # one instance's trouble does not stop the sweep; the next one retries
+            results.append({"instance": ident, "action": "error",
+                            "why": f"{exc.response['Error']['Code']}: {exc.response['Error'].get('Message')}"})
+        except BotoCoreError as exc:
+            results.append({"instance": ident, "action": "error", "why": str(exc)})
+    return results

@@ -1,0 +1,129 @@
+"""Discover what must be read and write the plan to S3 (idempotent per run id)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.dal.store import Store, evidence_key
+from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
+from cutover_prep.findings.estimate import run_estimate
+from cutover_prep.models.run_input import Benchmark
+from cutover_prep.restart import RunIdReused
+from cutover_prep.retry import Retries
+from cutover_prep.warmup import modes
+from cutover_prep.warmup.planning import MIB, Plan, PlanOptions, plan_units, unit_bytes_for
+
+EngineOpener = Callable[[ConnectionSpec, dict[str, Any]], Engine]
+# what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
+ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
+                     "adaptive_window_chunks")
+
+
+def run_context(run: dict[str, Any]) -> dict[str, Any]:
+    """What every warm-unit invocation needs: the target and the read options, no secret."""
+    warmup = run["warmup"]
+    return {
+        "run_id": run["run_id"],
+        "target": run["target"],
+        "instance": run.get("instance") or {},
+        "warmup": {k: warmup[k] for k in ("chunk_mb", "assumed_cold_mib_per_s", "create_extension",
+                                          *ADMISSION_OPTIONS) if k in warmup},
+        "benchmark": run.get("benchmark") or Benchmark().model_dump(mode="json"),
+    }
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What discovery and the planner made of a target: the run's plan, and ``cutover-prep estimate``'s."""
+
+    mode: str
+    segments: list[Any]
+    plan: Plan
+    methods: dict[str, Any]
+    transport: dict[str, Any]
+    selected: Any  # modes.select's answer (the datafile pass, the oversized segments)
+
+
+def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineOpener, *,
+              lambda_timeout_s: float = 900, attempts: int = 3) -> Planned:
+    """Discover the segments ``warmup`` selects on ``spec`` and plan the work units (reads the catalogue only)."""
+    mode = modes.mode_of(warmup)
+    modes.check(spec.engine, mode)  # before connecting: UnsupportedWarmupMode, one line
+
+    def once() -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+        engine = open_engine(spec, warmup)
+        try:
+            found = modes.discover(engine, DiscoveryOptions(
+                include_schemas=tuple(warmup["include_schemas"]), exclude_schemas=tuple(warmup["exclude_schemas"]),
+                databases=tuple(warmup["databases"]), include_system=warmup["include_system"],
+            ), mode)
+            return found, (engine.read_methods() if hasattr(engine, "read_methods") else {}), {
+                "transport": getattr(engine, "transport", None),
+                "read_only_guard": getattr(engine, "read_only_guard", "session")}
+        finally:
+            engine.close()
+
+    segments, methods, transport = Retries(attempts).call(once)
+    unit_bytes = (warmup["unit_mb"] * MIB if warmup.get("unit_mb")
+                  else unit_bytes_for(cold_mib_per_s=warmup["assumed_cold_mib_per_s"],
+                                      lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
+                                      max_concurrency=int(warmup.get("max_concurrency") or 0)))
+    selected = modes.select(mode, segments, unit_bytes)  # in datafile modes the pass reads the oversized ones
+    plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"])))
+    return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
+                   selected=selected)
+
+
+def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
+                      open_engine: EngineOpener, lambda_timeout_s: float = 900,
+                      attempts: int = 3) -> dict[str, Any]:
+    run_id, warmup = run["run_id"], run["warmup"]
+    plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
+    if store.exists(plan_key):  # a restarted run keeps its plan, so unit ids stay the same
+        plan_doc = store.get_json(plan_key)
+        if plan_doc.get("target") != run["target"]:  # ValidateInput checked it; a plan is never reused elsewhere
+            raise RunIdReused(f"run_id {run_id!r} has a plan for another target "
+                              f"({plan_doc.get('target', {}).get('db_instance_identifier')!r}); use a new run_id")
+        store.update_run(run_id, step="planned", plan_reused=True)
+        return {**_result(plan_doc["summary"], plan_key, units_key, run_id), "reused": True,
+                "context": run_context(run)}
+
+    spec = connection_spec(run, read_secret)
+    planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts)
+    mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
+                                                          planned.segments, planned.plan, planned.selected)
+    summary = {**plan.summary(), "mode": mode, "engine": spec.engine, "read_methods": methods, "connection": transport,
+               "assumed_cold_mib_per_s": warmup["assumed_cold_mib_per_s"]}
+    unit_of_segment: dict[str, list[str]] = {}
+    for unit in plan.units:
+        for rng in unit.ranges:
+            unit_of_segment.setdefault(rng.segment_key, []).append(unit.unit_id)
+    store.put_json(units_key, [u.to_json() for u in plan.units])
+    store.put_json(plan_key, {
+        "run_id": run_id, "engine": spec.engine, "target": run["target"], "options": warmup,
+        "summary": summary,
+        "segments": [{"key": s.key, "database": s.database, "schema": s.schema, "name": s.name,
+                      "partition": s.partition, "kind": s.kind, "bytes": s.bytes, "blocks": s.blocks,
+                      "splittable": s.splittable, "units": unit_of_segment.get(s.key, [])}
+                     for s in segments],
+        "oversized_units": plan.oversized_units,
+        **modes.plan_fields(selected, plan.units),
+    })
+    store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units),
+                     bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
+                     estimate=run_estimate(run, store=store, plan_summary=summary, engine=spec.engine,
+                                           ranges=sum(len(u.ranges) for u in plan.units)))
+    return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run)}
+
+
+def _facts(run: dict[str, Any]) -> dict[str, Any]:
+    """The instance facts DescribeInstance returned, for the findings (without the polling fields)."""
+    return {k: v for k, v in (run.get("instance") or {}).items() if k not in ("status", "ready") and v is not None}
+
+
+def _result(summary: dict[str, Any], plan_key: str, units_key: str, run_id: str) -> dict[str, Any]:
+    return {"units": summary["units"], "bytes": summary["bytes"], "plan_key": plan_key,
+            "units_key": units_key}

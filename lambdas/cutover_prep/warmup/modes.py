@@ -1,0 +1,104 @@
+"""``warmup.mode``: which passes read the database, and what the findings say about it (pure).
+
+- ``segments`` (default): every segment the engine discovers, one read method each; a
+  segment the engine cannot split (an index, a LOB segment) and bigger than one work unit
+  is still read, whole, by its own unit, and is *named* in the findings as oversized: one
+  such unit may need more than one Lambda invocation's time at the assumed cold rate.
+- ``datafiles``: the engine's full datafile pass only (``base.DatafileEngine``): every block
+  of every datafile, by block range, through the same units and the same continue/resume
+  loop (``warmup.unit``). Segments are not discovered.
+- ``both``: the segments that fit, then the datafile pass, which also reads the oversized
+  segments (they get no unit of their own).
+
+Only engines whose registry family lists the mode in ``warmup_modes`` offer it; any other
+is ``registry.UnsupportedWarmupMode`` before anything connects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cutover_prep.engines.base import DiscoveryOptions, Segment
+from cutover_prep.engines.registry import BOTH, DATAFILES, SEGMENTS, check_warmup_mode
+from cutover_prep.models.status import UnitStatus
+
+DATAFILE_KIND = "DATAFILE"  # Segment.kind of what DatafileEngine.discover_datafiles lists
+BY_DATAFILES, BY_OWN_UNIT = "datafile_pass", "own_unit"
+
+
+def mode_of(warmup: dict[str, Any]) -> str:
+    return str(warmup.get("mode") or SEGMENTS)
+
+
+def reads_segments(mode: str) -> bool:
+    return mode in (SEGMENTS, BOTH)
+
+
+def reads_datafiles(mode: str) -> bool:
+    return mode in (DATAFILES, BOTH)
+
+
+def check(engine: str, mode: str) -> None:
+    """One line (``UnsupportedWarmupMode``) when the engine does not offer ``mode``."""
+    check_warmup_mode(engine, mode)
+
+
+def discover(engine: Any, options: DiscoveryOptions, mode: str) -> list[Segment]:
+    """The segments (when the mode reads them), then the datafiles (when it reads them)."""
+    found = list(engine.discover(options)) if reads_segments(mode) else []
+    if reads_datafiles(mode):
+        found += engine.discover_datafiles()
+    return found
+
+
+@dataclass
+class Selection:
+    """What to plan, in order, and the oversized segments to name."""
+
+    mode: str
+    segments: list[Segment]
+    oversized: list[dict[str, Any]] = field(default_factory=list)
+
+
+def oversized(segments: Iterable[Segment], unit_bytes: int) -> list[Segment]:
+    """Segments one unit cannot hold that the engine cannot split."""
+    return [s for s in segments if not s.splittable and s.bytes > unit_bytes and s.kind != DATAFILE_KIND]
+
+
+def select(mode: str, found: list[Segment], unit_bytes: int) -> Selection:
+    big = oversized(found, unit_bytes)
+    by = BY_DATAFILES if reads_datafiles(mode) else BY_OWN_UNIT
+    named = [{"key": s.key, "kind": s.kind, "bytes": s.bytes, "read_by": by} for s in big]
+    if by == BY_DATAFILES:
+        skip = {s.key for s in big}
+        found = [s for s in found if s.key not in skip]
+    return Selection(mode, found, named)
+
+
+def plan_fields(selection: Selection, units: Iterable[Any]) -> dict[str, Any]:
+    """Fields plan.json carries for the findings: the mode, the oversized segments, the datafile units."""
+    datafile_units = [u.unit_id for u in units if any(r.segment_key.endswith(f"#{DATAFILE_KIND}") for r in u.ranges)]
+    return {"mode": selection.mode, "oversized_segments": selection.oversized, "datafile_units": datafile_units}
+
+
+def findings_fields(plan: dict[str, Any], units: list[dict[str, Any]], status_of: dict[str, str],
+                    segment_done: dict[str, bool]) -> dict[str, Any]:
+    """``warmup_mode``, ``datafile_pass`` (when there is one) and ``oversized_segments`` with READ / NOT_READ."""
+    mode = plan.get("mode") or SEGMENTS
+    out: dict[str, Any] = {"warmup_mode": mode}
+    ids = set(plan.get("datafile_units") or [])
+    pass_done = False
+    if ids:
+        mine = [u for u in units if u["unit_id"] in ids]
+        done = [u for u in mine if status_of.get(u["unit_id"]) == UnitStatus.DONE]
+        pass_done = len(done) == len(mine)
+        out["datafile_pass"] = {"units": len(mine), "done": len(done), "bytes": sum(u["bytes"] for u in mine),
+                                "bytes_done": sum(u["bytes"] for u in done), "complete": pass_done}
+    rows = []
+    for seg in plan.get("oversized_segments") or []:
+        read = pass_done if seg.get("read_by") == BY_DATAFILES else segment_done.get(seg["key"], False)
+        rows.append({**seg, "status": "READ" if read else "NOT_READ"})
+    out["oversized_segments"] = rows
+    return out

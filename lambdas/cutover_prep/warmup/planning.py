@@ -1,0 +1,205 @@
+"""Turn discovered segments into balanced work units.
+
+A work unit is sized in bytes so that one unit finishes well inside one Lambda
+invocation even at a pessimistic cold read rate:
+
+    unit_bytes = assumed_cold_rate * lambda_timeout * budget_fraction
+
+The default cold rate is 8 MiB/s: seed 002 measured ~18 MB/s for a cold direct-path
+full scan on a db.t2.medium (630,808 blocks of 8 KiB in 4:44); we assume half of that.
+With a 900 s Lambda and a third of its time, a unit is 2,400 MiB. The warm-unit Lambda
+still watches its own time budget and continues in a new invocation if it must.
+
+Segments larger than a unit are split into near-equal block ranges (only where the
+engine can read a sub-range: ``Segment.splittable``); small segments are grouped, each
+counted with ``RANGE_COST_BYTES`` beyond its size, so many tiny ones spread over units. Units
+are filled in priority order (first matching pattern wins, unmatched last), then in
+discovery order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cutover_prep.engines.base import Extent, ReadRange, Segment
+
+MIB = 1024 * 1024
+DEFAULT_COLD_MIB_PER_S = 8.0
+DEFAULT_LAMBDA_TIMEOUT_S = 900
+DEFAULT_BUDGET_FRACTION = 1 / 3
+DEFAULT_MAX_RANGES_PER_UNIT = 400  # keeps one Map item far below the 256 KiB payload limit
+UNITS_PER_SLOT = 4  # units per slot of max_concurrency: the controller needs waiting units to raise the level
+MIN_UNIT_BYTES = 64 * MIB  # below this a unit's invocation overhead (Map item, Lambda, commit) dominates
+CHUNK_SECONDS = 10.0  # a chunk is sized to take about this long at the rate known before it
+MIN_CHUNK_BYTES = 1 * MIB
+# What one range costs beyond its bytes (a call, a first touch of a snapshot block), in bytes read in
+# that time: a unit of many tiny relations (a catalogue, thousands of partitions) is bound by round
+# trips, not bytes; on the emulated demo 700 catalogue forks in two units read serially for 80 s.
+RANGE_COST_BYTES = 1 * MIB
+
+
+def unit_bytes_for(
+    *,
+    cold_mib_per_s: float = DEFAULT_COLD_MIB_PER_S,
+    lambda_timeout_s: float = DEFAULT_LAMBDA_TIMEOUT_S,
+    budget_fraction: float = DEFAULT_BUDGET_FRACTION,
+    total_bytes: int | None = None,
+    max_concurrency: int | None = None,
+) -> int:
+    """Bytes one unit may hold so it is read in ``budget_fraction`` of a Lambda's time; with
+    ``total_bytes`` and ``max_concurrency``, also at most an even share of
+    ``UNITS_PER_SLOT * max_concurrency`` units (not below ``MIN_UNIT_BYTES``)."""
+    by_time = int(cold_mib_per_s * MIB * lambda_timeout_s * budget_fraction)
+    if not total_bytes or not max_concurrency:
+        return by_time
+    share = math.ceil(total_bytes / (UNITS_PER_SLOT * max_concurrency))
+    return max(1, min(by_time, max(MIN_UNIT_BYTES, share)))
+
+
+def chunk_bytes_for(rate_bytes_per_s: float, *, cap_bytes: int, seconds: float = CHUNK_SECONDS,
+                    floor_bytes: int = MIN_CHUNK_BYTES) -> int:
+    """Bytes of the next chunk: what ``rate_bytes_per_s`` reads in ``seconds``, between
+    ``floor_bytes`` and ``cap_bytes`` (the run input's ``chunk_mb``). At a slow rate a chunk
+    shrinks, so one chunk never outlasts the invocation; at a fast one it grows to the cap,
+    so a unit does not spend its time committing tiny chunks."""
+    if rate_bytes_per_s <= 0:
+        return min(cap_bytes, floor_bytes)
+    return int(max(min(floor_bytes, cap_bytes), min(cap_bytes, rate_bytes_per_s * seconds)))
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    unit_bytes: int = unit_bytes_for()
+    priority: tuple[str, ...] = ()
+    max_ranges_per_unit: int = DEFAULT_MAX_RANGES_PER_UNIT
+    range_cost_bytes: int = RANGE_COST_BYTES
+
+
+@dataclass
+class WorkUnit:
+    unit_id: str
+    priority: int
+    ranges: list[ReadRange] = field(default_factory=list)
+    bytes: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "unit_id": self.unit_id,
+            "priority": self.priority,
+            "bytes": self.bytes,
+            "blocks": sum(r.blocks for r in self.ranges),
+            "ranges": [r.to_json() for r in self.ranges],
+        }
+
+
+@dataclass
+class Plan:
+    units: list[WorkUnit]
+    segments: int
+    bytes: int
+    unit_bytes: int
+    oversized_units: list[str]
+
+    def summary(self) -> dict[str, Any]:
+        sizes = [u.bytes for u in self.units]
+        return {
+            "units": len(self.units),
+            "segments": self.segments,
+            "bytes": self.bytes,
+            "unit_bytes_target": self.unit_bytes,
+            "max_unit_bytes": max(sizes, default=0),
+            "mean_unit_bytes": int(sum(sizes) / len(sizes)) if sizes else 0,
+            "oversized_units": len(self.oversized_units),
+        }
+
+
+def priority_rank(segment: Segment, patterns: Sequence[str]) -> int:
+    """Index of the first pattern matching ``schema.name``, the segment key, or the schema."""
+    names = (f"{segment.schema}.{segment.name}", segment.key, segment.schema)
+    for rank, pattern in enumerate(patterns):
+        if any(fnmatch.fnmatchcase(n, pattern) for n in names):
+            return rank
+    return len(patterns)
+
+
+def split_extents(extents: Sequence[Extent], pieces: int) -> Iterator[tuple[Extent, ...]]:
+    """Cut a run of extents into ``pieces`` parts of near-equal block counts."""
+    total = sum(e.blocks for e in extents)
+    if pieces <= 1 or total == 0:
+        yield tuple(extents)
+        return
+    per_piece = math.ceil(total / pieces)
+    current: list[Extent] = []
+    room = per_piece
+    for extent in extents:
+        start, left = extent.first_block, extent.blocks
+        while left > 0:
+            take = min(left, room)
+            current.append(Extent(extent.file_id, start, take))
+            start += take
+            left -= take
+            room -= take
+            if room == 0:
+                yield tuple(current)
+                current, room = [], per_piece
+    if current:
+        yield tuple(current)
+
+
+def _pieces(segment: Segment, unit_bytes: int) -> Iterator[ReadRange]:
+    if segment.splittable and segment.bytes > unit_bytes:
+        count = math.ceil(segment.blocks / max(1, unit_bytes // segment.block_size))
+        parts: Iterable[tuple[Extent, ...]] = split_extents(segment.extents, count)
+    else:
+        parts = (segment.extents,)
+    for extents in parts:
+        yield ReadRange(segment.key, segment.locator, extents, segment.block_size, segment.splittable)
+
+
+def plan_units(segments: Iterable[Segment], options: PlanOptions = PlanOptions()) -> Plan:
+    """Plan work units: split big segments, group small ones, keep priority order."""
+    if options.unit_bytes <= 0:
+        raise ValueError("unit size must be positive")
+    ordered = sorted(
+        ((priority_rank(s, options.priority), i, s) for i, s in enumerate(segments)),
+        key=lambda t: (t[0], t[1]),
+    )
+    units: list[WorkUnit] = []
+    oversized: list[str] = []
+    total = 0
+    current: WorkUnit | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None and current.ranges:
+            units.append(current)
+            if current.bytes > options.unit_bytes:
+                oversized.append(current.unit_id)
+        current = None
+
+    for rank, _, segment in ordered:
+        for piece in _pieces(segment, options.unit_bytes):
+            size = piece.bytes
+            total += size
+            if current is not None and (
+                current.priority != rank
+                or current.bytes + size + (len(current.ranges) + 1) * options.range_cost_bytes > options.unit_bytes
+                or len(current.ranges) >= options.max_ranges_per_unit
+            ):
+                close()
+            if current is None:
+                current = WorkUnit(unit_id=f"u{len(units) + 1:06d}", priority=rank)
+            current.ranges.append(piece)
+            current.bytes += size
+    close()
+    return Plan(
+        units=units,
+        segments=len(ordered),
+        bytes=total,
+        unit_bytes=options.unit_bytes,
+        oversized_units=oversized,
+    )

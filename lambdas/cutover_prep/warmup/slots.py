@@ -1,0 +1,159 @@
+"""Admission control of the warm-up: a unit reads only while it holds one of ``level`` slots.
+
+Step Functions fixes a Map's MaxConcurrency for the whole Map run, so the Map runs at
+``warmup.max_concurrency`` and each item first asks for a slot (``acquire``); without one it
+waits (the ASL's WaitForSlot) and asks again. The level is the controller's
+(``concurrency.py``); it is decided here, once per window, from the run item's
+``bytes_read`` and ``chunks_read`` (every committed chunk adds to them: the same bytes the
+timeline is built from).
+
+One DynamoDB item per run holds the state (``Store.put_warmup_control``), written whole
+under a version check, so two units never take the last slot together:
+
+- retries: a unit that holds a slot gets it again (a retried invocation keeps its slot);
+  ``release`` of a slot not held does nothing;
+- restarts: the item records the run's attempt (``restarts`` of the run item); a new attempt
+  clears the holders of the old one (their executions are gone) and keeps the level, the
+  best rate and the samples;
+- failures: the ASL releases the slot after recording a failed unit.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from cutover_prep.dal.store import Store
+from cutover_prep.warmup.concurrency import (
+    Control,
+    Settings,
+    capped,
+    initial,
+    observe,
+    sizing_rate,
+    window_closed,
+    window_rate,
+)
+
+ATTEMPTS = 20  # optimistic writes lost to other units before giving up (each loss means another unit moved)
+
+
+class SlotContention(Exception):
+    """The slot item kept changing under this unit; the workflow records the unit as failed."""
+
+
+POLL_SECONDS = 5.0  # a unit without a slot keeps asking for this long inside one invocation
+POLL_INTERVAL = 0.5
+WAIT_SECONDS = 1  # then the ASL's WaitForSlot waits this long before the next invocation
+
+
+def _fresh(run: dict[str, Any], settings: Settings, *, store: Store, attempt: int, now: float,
+           bytes_now: int, chunks_now: int) -> dict[str, Any]:
+    cold = store.get_point(run["run_id"], "probe-cold")
+    return {"attempt": attempt, "holders": [], "control": initial(settings).to_json(), "t0": now,
+            "window_started": now, "window_bytes": bytes_now, "window_chunks": chunks_now,
+            "rate": sizing_rate(cold, float(run["warmup"].get("assumed_cold_mib_per_s", 8.0))),
+            "adaptive": settings.adaptive, "maximum": settings.maximum}
+
+
+def acquire(run: dict[str, Any], unit_id: str, *, store: Store, clock: Callable[[], float] = time.time,
+            sleep: Callable[[float], None] | None = None, poll_seconds: float = POLL_SECONDS) -> dict[str, Any]:
+    """``{"granted", "level", "holders", "wait_seconds", "rate"}``; a granted unit holds a slot.
+
+    Without a free slot it asks again every ``POLL_INTERVAL`` for up to ``poll_seconds`` before it
+    returns (the ASL then waits ``wait_seconds`` and calls again): a unit gets a freed slot within
+    a second, and a waiting unit costs a few Lambda seconds instead of a stream of state
+    transitions (locally, where Wait states do not sleep, it does not spin)."""
+    started, nap = clock(), sleep or _nap
+    while True:
+        try:
+            result = _acquire_once(run, unit_id, store=store, clock=clock)
+        except SlotContention:  # many units at once changed the item: ask again, never fail the unit for it
+            result = {"granted": False, "level": None, "holders": None, "wait_seconds": WAIT_SECONDS, "rate": None}
+        if result["granted"] or clock() - started + POLL_INTERVAL > poll_seconds:
+            return result
+        nap(POLL_INTERVAL)
+
+
+def _nap(seconds: float) -> None:
+    """Sleep without ``time.sleep``: the local harness patches that one process-wide to skip the ASL's
+    waits, and a waiting unit must really wait (else it spins, taking the CPU from the readers)."""
+    threading.Event().wait(seconds)
+
+
+def _acquire_once(run: dict[str, Any], unit_id: str, *, store: Store, clock: Callable[[], float]) -> dict[str, Any]:
+    run_id, settings = run["run_id"], Settings.of(run["warmup"])
+    for _ in range(ATTEMPTS):
+        run_item = store.get_run(run_id) or {}
+        attempt, bytes_now = int(run_item.get("restarts") or 0), int(run_item.get("bytes_read") or 0)
+        chunks_now = int(run_item.get("chunks_read") or 0)
+        doc, now = store.get_warmup_control(run_id), clock()
+        if doc is not None and not settings.adaptive and int(doc.get("attempt") or 0) == attempt:
+            # a fixed level: the Map's MaxConcurrency already admits max_concurrency units; no write
+            return {"granted": True, "level": settings.maximum, "holders": None, "wait_seconds": WAIT_SECONDS,
+                    "rate": doc.get("rate")}
+        version = None if doc is None else int(doc["version"])
+        state = _fresh(run, settings, store=store, attempt=attempt, now=now, bytes_now=bytes_now,
+                       chunks_now=chunks_now) if doc is None \
+            else {k: doc.get(k) for k in ("attempt", "holders", "control", "t0", "window_started", "window_bytes",
+                                          "window_chunks", "rate", "adaptive", "maximum")}
+        before = dict(state)
+        if int(state["attempt"]) != attempt:  # a restart: the old attempt's holders are gone
+            state.update(attempt=attempt, holders=[], window_started=now, window_bytes=bytes_now,
+                         window_chunks=chunks_now)
+        control = capped(Control.from_json(state["control"]), settings)
+        holders = list(state["holders"])
+        elapsed = now - float(state["window_started"])
+        if window_closed(settings, control, seconds=elapsed, chunks=chunks_now - int(state["window_chunks"] or 0)):
+            # decide first: a raised level admits this caller at once
+            rate = window_rate(int(state["window_bytes"]), bytes_now, elapsed)
+            # the caller wants a slot too: with it, every slot is wanted and the window is judged
+            wanted = len(holders) + (0 if unit_id in holders else 1)
+            control = observe(control, settings, t_s=now - float(state["t0"]), mib_per_s=rate, holders=wanted)
+            state.update(window_started=now, window_bytes=bytes_now, window_chunks=chunks_now)
+        granted = unit_id in holders or len(holders) < control.level
+        if granted and unit_id not in holders:
+            holders.append(unit_id)
+        state.update(holders=holders, control=control.to_json(), adaptive=settings.adaptive,
+                     maximum=settings.maximum)
+        result = {"granted": granted, "level": control.level, "holders": len(holders),
+                  "wait_seconds": WAIT_SECONDS, "rate": state["rate"]}
+        if doc is not None and state == before:
+            return result
+        if store.put_warmup_control(run_id, state, version=version):
+            return result
+    raise SlotContention(f"unit {unit_id}: the warm-up's slot item changed {ATTEMPTS} times while this unit "
+                         "asked for a slot")
+
+
+def release(run: dict[str, Any], unit_id: str, *, store: Store) -> dict[str, Any]:
+    """Give the unit's slot back (nothing to do when it holds none)."""
+    run_id = run["run_id"]
+    for _ in range(ATTEMPTS):
+        doc = store.get_warmup_control(run_id)
+        if doc is None or unit_id not in (doc.get("holders") or []):
+            return {"released": False}
+        state = {k: v for k, v in doc.items() if k not in ("pk", "sk", "version", "updated_at")}
+        state["holders"] = [h for h in doc["holders"] if h != unit_id]
+        if store.put_warmup_control(run_id, state, version=int(doc["version"])):
+            return {"released": True}
+    raise SlotContention(f"unit {unit_id}: the warm-up's slot item changed {ATTEMPTS} times while this unit "
+                         "gave its slot back")
+
+
+def concurrency_findings(doc: dict[str, Any] | None) -> dict[str, Any]:
+    """The findings' ``warmup.concurrency`` and ``warmup.sizing_rate`` from the control item."""
+    if not doc:
+        return {"concurrency": None, "sizing_rate": None}
+    control = Control.from_json(doc["control"])
+    return {
+        "concurrency": {
+            "adaptive": bool(doc.get("adaptive", False)), "max_concurrency": doc.get("maximum"),
+            "level": control.level, "settled": control.settled, "best_level": control.best_level,
+            "best_mib_per_s": control.best_mib_per_s,
+            "samples": [{"t_s": t, "level": lv, "mib_per_s": r, "slots_wanted": h} for t, lv, r, h in control.samples],
+        },
+        "sizing_rate": doc.get("rate"),
+    }

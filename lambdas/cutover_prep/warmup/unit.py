@@ -1,0 +1,146 @@
+"""Warm one work unit, chunk by chunk, inside one Lambda invocation's time budget.
+
+- Idempotent: a unit whose item says DONE is not read again; a unit in progress resumes
+  from its committed cursor (a retried or restarted run never re-reads finished chunks).
+- Sized from a measured rate: each chunk is what the current rate reads in about
+  ``planning.CHUNK_SECONDS`` (at most ``chunk_mb``). The rate is this invocation's own
+  chunks' once it has read one; before that the rate handed in with the event: a previous
+  invocation's first chunks (``rate.source == "first_chunks"``), the cold probe's, or the
+  assumed ``assumed_cold_mib_per_s`` (``slots.acquire`` chose, the findings say which).
+- Time-budget aware: before each chunk it estimates the chunk's duration at half that
+  rate and, when that would not fit in the remaining time less a safety margin, commits
+  the cursor and returns CONTINUE with the rate it measured; the workflow calls it again
+  with the cursor. A chunk is never cut off silently.
+- Transient database errors are retried here and only here (``retry.Retries``: bounded,
+  exponential backoff, counted per unit in ``retries``); other errors are raised with
+  their name so the workflow records the unit as FAILED.
+- Coverage counts what the engine confirmed it read: a chunk that comes back with fewer
+  blocks than planned raises ``ShortRead`` before anything is committed for it, so the
+  unit never becomes DONE on a short read (the chunks before it stay counted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from cutover_prep.dal.store import StaleProgress, Store
+from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
+from cutover_prep.models.status import UnitStatus, WarmStep
+from cutover_prep.retry import Retries
+from cutover_prep.warmup.planning import MIB, chunk_bytes_for
+
+
+@dataclass(frozen=True)
+class Budget:
+    remaining_seconds: Callable[[], float]
+    safety_margin_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class Chunk:
+    range_index: int
+    extent_index: int
+    offset: int  # blocks into the extent
+    rng: ReadRange
+
+    def cursor_after(self, extents_in_range: int, extent_blocks: int) -> dict[str, int]:
+        offset = self.offset + self.rng.blocks
+        if offset < extent_blocks:
+            return {"range": self.range_index, "extent": self.extent_index, "offset": offset}
+        if self.extent_index + 1 < extents_in_range:
+            return {"range": self.range_index, "extent": self.extent_index + 1, "offset": 0}
+        return {"range": self.range_index + 1, "extent": 0, "offset": 0}
+
+
+def chunks(ranges: list[ReadRange], cursor: dict[str, int], chunk_bytes: int | Callable[[], int]) -> Iterator[Chunk]:
+    """The chunks left to read from ``cursor`` on; unsplittable ranges are one chunk. A callable
+    ``chunk_bytes`` is asked before each chunk (the size follows the rate measured so far)."""
+    size = chunk_bytes if callable(chunk_bytes) else (lambda: chunk_bytes)
+    for ri in range(cursor["range"], len(ranges)):
+        rng = ranges[ri]
+        if not rng.splittable:
+            yield Chunk(ri, 0, 0, rng)
+            continue
+        # an engine whose every call has a fixed cost (starting a process) asks for bigger chunks in its locator
+        least = int(rng.locator.get("chunk_bytes") or 0)
+        first_extent = cursor["extent"] if ri == cursor["range"] else 0
+        for ei in range(first_extent, len(rng.extents)):
+            ext = rng.extents[ei]
+            offset = cursor["offset"] if (ri == cursor["range"] and ei == first_extent) else 0
+            while offset < ext.blocks:
+                n = min(max(1, max(size(), least) // rng.block_size), ext.blocks - offset)
+                piece = ReadRange(rng.segment_key, rng.locator, (Extent(ext.file_id, ext.first_block + offset, n),),
+                                  rng.block_size, True)
+                yield Chunk(ri, ei, offset, piece)
+                offset += n
+
+
+def _cursor_after(chunk: Chunk, ranges: list[ReadRange]) -> dict[str, int]:
+    rng = ranges[chunk.range_index]
+    if not rng.splittable:
+        return {"range": chunk.range_index + 1, "extent": 0, "offset": 0}
+    return chunk.cursor_after(len(rng.extents), rng.extents[chunk.extent_index].blocks)
+
+
+def warm_unit(event: dict[str, Any], *, store: Store, engine: Callable[[], Engine], budget: Budget,
+              read_attempts: int = 3, sleep: Callable[[float], None] | None = None) -> dict[str, Any]:
+    run, unit = event["run"], event["unit"]
+    run_id, unit_id = run["run_id"], unit["unit_id"]
+    item = store.get_unit(run_id, unit_id) or {}
+    if item.get("status") == UnitStatus.DONE:
+        return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
+    seq = int(item.get("seq", 0))
+    cursor = item.get("cursor") or {"range": 0, "extent": 0, "offset": 0}
+    ranges = [ReadRange.from_json(r) for r in unit["ranges"]]
+    opts = run["warmup"]
+    prior = known_rate(event, float(opts["assumed_cold_mib_per_s"]))
+    seen_bytes, seen_seconds, done_here, finished = 0, 0.0, 0, False
+
+    def rate() -> float:  # bytes/s: this invocation's own chunks once there are any
+        return seen_bytes / seen_seconds if seen_seconds > 0 and seen_bytes > 0 else prior["mib_per_s"] * MIB
+
+    def measured() -> dict[str, Any]:
+        if seen_seconds > 0 and seen_bytes > 0:
+            return {"mib_per_s": round(seen_bytes / seen_seconds / MIB, 3), "source": "first_chunks"}
+        return prior
+
+    retries = Retries(read_attempts, sleep=sleep)
+    db = engine()
+    cap = int(opts["chunk_mb"]) * MIB
+    for chunk in chunks(ranges, cursor, lambda: chunk_bytes_for(rate(), cap_bytes=cap)):
+        estimate = chunk.rng.bytes / max(rate() / 2, 1.0)  # half the rate: a safety factor
+        if done_here and budget.remaining_seconds() - budget.safety_margin_seconds < estimate:
+            return {"run": run, "unit": unit, "status": WarmStep.CONTINUE, "cursor": cursor, "rate": measured()}
+        retried = retries.count
+        result = retries.call(lambda chunk=chunk: db.read_range(chunk.rng))
+        if result.blocks < chunk.rng.blocks or result.bytes < chunk.rng.bytes:
+            raise ShortRead(f"unit {unit_id}: {chunk.rng.segment_key} read {result.blocks} of "
+                            f"{chunk.rng.blocks} planned blocks ({result.method}); the unit is not done")
+        cursor = _cursor_after(chunk, ranges)
+        finished = all(not r.extents and r.splittable for r in ranges[cursor["range"]:])
+        try:
+            store.commit_progress(run_id, unit_id, seq=seq, cursor=None if finished else cursor,
+                                  blocks=result.blocks, bytes_=result.bytes, seconds=result.seconds,
+                                  method=result.method, done=finished, planned_bytes=int(unit["bytes"]),
+                                  retries=retries.count - retried)
+        except StaleProgress:  # a parallel or earlier invocation moved this unit on: stop here
+            return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
+        seq += 1
+        done_here += 1
+        seen_bytes += result.bytes
+        seen_seconds += result.seconds
+    if not finished:  # nothing left to read (an empty unit, or every range read before a restart)
+        store.commit_progress(run_id, unit_id, seq=seq, cursor=None, blocks=0, bytes_=0, seconds=0.0,
+                              method="none", done=True, planned_bytes=int(unit["bytes"]))
+    return {"run": run, "unit": unit, "status": WarmStep.DONE, "rate": measured()}
+
+
+def known_rate(event: dict[str, Any], assumed_mib_per_s: float) -> dict[str, Any]:
+    """The rate a new invocation starts from: the previous invocation's (a continuation), else the one
+    the slot came with (the cold probe's or the assumed one), else the assumed one."""
+    for found in (event.get("rate"), (event.get("slot") or {}).get("rate")):
+        if isinstance(found, dict) and float(found.get("mib_per_s") or 0) > 0:
+            return {"mib_per_s": float(found["mib_per_s"]), "source": str(found.get("source") or "assumed")}
+    return {"mib_per_s": assumed_mib_per_s, "source": "assumed"}

@@ -1,0 +1,20 @@
+"""Read each configuration's findings, price it, write comparison.json with the recommendation."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from cutover_prep import deps
+from cutover_prep.comparison.workflow import collect
+from cutover_prep.models.steps import CompareCollectEvent
+from cutover_prep.observability import logger, metrics, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(raise_on_empty_metrics=False)
+@event_parser(model=CompareCollectEvent)
+def handler(event: CompareCollectEvent, context: LambdaContext) -> dict[str, Any]:
+    # pricing None: result.price_book asks the Price List API in its own region (us-east-1), not this one
+    return collect(event.comparison_id, event.results, store=deps.store(), pricing=None)

@@ -1,0 +1,58 @@
+"""The Makefile (issue 16): `make deploy VPC_ID=… SUBNET_IDS=… SG_ID=…` passes the CDK context keys
+the app reads, and the quick start runs jsii quietly on a Node it no longer supports."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="no make on PATH")
+
+
+def _make(*args: str, extra: str | None = None) -> str:
+    cmd = ["make", "--no-print-directory", "-C", str(REPO)]
+    if extra is not None:
+        cmd += ["-f", "Makefile", "-f", "-"]
+    return subprocess.run([*cmd, *args], input=extra, capture_output=True, text=True, check=True).stdout
+
+
+def _deploy_command(*variables: str) -> list[str]:
+    lines = [line for line in _make("-n", "deploy", *variables).splitlines() if "cdk deploy" in line]
+    assert len(lines) == 1, lines
+    return shlex.split(lines[0])
+
+
+def _context(words: list[str]) -> dict[str, str]:
+    return dict(words[i + 1].split("=", 1) for i, w in enumerate(words) if w == "-c")
+
+
+def test_deploy_passes_the_vpc_context_the_app_reads():
+    words = _deploy_command("VPC_ID=vpc-0abc", "SUBNET_IDS=subnet-0aaa,subnet-0bbb", "SG_ID=sg-0abc",
+                            "CDK_ARGS=-c notify_emails=dba@example.com")
+    context = _context(words)
+    assert context == {"vpc_id": "vpc-0abc", "subnet_ids": "subnet-0aaa,subnet-0bbb",
+                       "security_group_id": "sg-0abc", "notify_emails": "dba@example.com"}
+    from aws_cdk import App
+
+    from cutover_prep_cdk.config import Config
+
+    # the keys are the app's own: the same values through the CDK's context give that Config
+    app = App(context={**context, "skip_layer_build": True})
+    config = Config.from_node(app.node)
+    assert (config.vpc_id, config.subnet_ids, config.security_group_id) == (
+        "vpc-0abc", ("subnet-0aaa", "subnet-0bbb"), "sg-0abc")
+
+
+def test_deploy_without_variables_passes_no_context():
+    assert _context(_deploy_command()) == {}
+
+
+def test_jsii_is_quiet_on_node_versions_it_deprecates_or_no_longer_supports():
+    env = _make("jsii-env", extra="jsii-env:\n\t@echo $$JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION "
+                                  "$$JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION\n")
+    assert env.split() == ["1", "20"]

