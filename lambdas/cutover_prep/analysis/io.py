@@ -386,7 +386,8 @@ def _cold_warm_sentence(cw: dict[str, Any] | None, thresholds: Thresholds | None
 
 def _limit_notes(rows: list[dict], limits: dict | None) -> list[str]:
     if not limits:
-        return ["No instance class or storage was given: the bounds are judged from the shape of the series only."]
+        return ["No instance or storage limits to compare with (none given, or not an RDS instance): the bounds "
+                "are judged from the shape of the series only."]
     out = []
     inst, storage, peak = limits["instance"], limits["storage"], limits["effective"]["peak"]
     if not inst["ebs_optimized"]:
