@@ -114,6 +114,21 @@ def test_the_demo_says_it_is_building_the_sample(monkeypatch, capsys):
     assert "sample database ready in" in capsys.readouterr().err
 
 
+def _read_pty(master: int, *, until: str, timeout_s: float = 10.0) -> str:
+    """What the pty's other end received: the kernel hands a slave's writes to the master side
+    asynchronously, so one read right after the writes may see only part of them (seen in CI)."""
+    import os
+    import select
+    import time
+
+    data, deadline = b"", time.monotonic() + timeout_s
+    while until.encode() not in data and time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            data += os.read(master, 65536)
+    return data.decode()
+
+
 def test_a_terminal_without_width_gets_plain_lines():
     """A pty nobody sized (0 columns) got no tqdm bar at all, so no progress: plain lines instead."""
     import os
@@ -124,8 +139,7 @@ def test_a_terminal_without_width_gets_plain_lines():
         with os.fdopen(slave, "w", closefd=False) as stream:
             store = FakeStore()
             _drive(Progress(store, "r", True, stream=stream), store)
-        os.set_blocking(master, False)
-        text = os.read(master, 65536).decode()
+        text = _read_pty(master, until="benchmark: 3/5 points")
     finally:
         os.close(master)
         os.close(slave)

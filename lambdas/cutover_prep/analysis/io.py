@@ -299,7 +299,7 @@ def _throughput_sentence(rows: list[dict], cross: dict, limits: dict | None) -> 
         return text + f"; measured {_fmt_mb(tp)}, {_pct(tp, level['throughput_kbps']):.0f} % of that cap."
     return (f"Reads of {_fmt_kb(start)} KiB and larger are throughput-bound: throughput levels off at about "
             f"{_fmt_mb(tp)} while IO/s fall (judged from the shape of the series"
-            + ("" if limits else ", no limits given") + ").")
+            + ("" if limits else ", no limits compared") + ").")
 
 
 def _iops_sentence(rows: list[dict], cross: dict, limits: dict | None) -> str | None:
