@@ -264,16 +264,27 @@ def _oversized_reasons(f: dict[str, Any]) -> list[dict[str, Any]]:
     return [_reason("OVERSIZED_SEGMENTS", True, f"all {len(big)} segments too big for one work unit were read ({how})")]
 
 
+def _warmup_off(findings: dict[str, Any]) -> list[dict[str, Any]]:
+    """warmup.enabled false: nothing was to be read, so coverage and units are not judged; the run
+    measured the storage as restored and can never say READY."""
+    units = (findings.get("units") or {}).get("total", 0)
+    return [_reason("WARMUP_OFF", False, f"the warm-up was turned off (warmup.enabled: false): none of the "
+                    f"{units} planned work units was read, so the first touch of every block is still ahead; "
+                    "the figures measure the storage as restored"),
+            {**_reason("PROBES_COLD", True, "warm vs cold not judged: there was no warm-up between the probes"),
+             "judged": False}]
+
+
 def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
            baseline: dict[str, Any] | None = None, *, benchmark_requested: bool = True,
-           probes_requested: bool = True) -> dict[str, Any]:
+           probes_requested: bool = True, warmup_requested: bool = True) -> dict[str, Any]:
     """The verdict and its reasons (failing reasons first)."""
     t = thresholds or Thresholds()
-    reasons = _warmup_reasons(findings, t)
+    reasons = _warmup_reasons(findings, t) if warmup_requested else _warmup_off(findings)
     bench = findings.get("benchmark") or {}
     if benchmark_requested and t.require_benchmark:
         reasons.append(_benchmark_reason(bench))
-        if probes_requested:
+        if probes_requested and warmup_requested:
             reasons += _probe_reasons(bench, t)
         else:
             reasons.append(_reason("PROBES_OFF", True, "warm vs cold not judged: the probes were turned off "

@@ -331,6 +331,24 @@ def test_probes_turned_off_still_give_a_verdict(aws, sample_db):
     assert codes["PROBES_OFF"] is True and "WARM_VS_COLD" not in codes and codes["BENCHMARK"] is True
 
 
+def test_warm_up_turned_off_reads_no_unit_measures_the_storage_as_restored_and_is_never_ready(aws, sample_db):
+    """warmup.enabled false (a comparison of cold configurations): the probes and the sweep run on the
+    storage as restored, no WarmUnit is invoked, the run is complete and its verdict says WARMUP_OFF."""
+    payload = run_input(aws, sample_db, run_id="cold", benchmark=QUICK_BENCHMARK, enabled=False)
+    desc = finish(aws, payload)
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    out = desc["output_json"]
+    assert aws.invocations.get("handlers.warm_unit", 0) == 0 and aws.invocations.get("handlers.warm_slot", 0) == 0
+    assert out["status"] == "SUCCEEDED" and out["units"]["done"] == 0 and out["units"]["total"] > 0
+    assert out["verdict"] == "NOT_READY" and out["benchmark"]["status"] == "DONE"
+    findings = store_of(aws).get_json("runs/cold/findings.json")
+    failing = {r["code"] for r in findings["verdict"]["reasons"] if not r["ok"]}
+    assert failing == {"WARMUP_OFF"}, findings["verdict"]["reasons"]
+    probes = findings["benchmark"]["probes"]
+    assert probes["cold"]["status"] == probes["warm"]["status"] == "DONE"
+    assert all(p["status"] == "DONE" for p in findings["benchmark"]["points"])
+
+
 def test_a_failing_benchmark_is_recorded_and_the_warm_up_still_counts(aws, sample_db):
     def broken(_event):
         raise PermanentReadError("no privilege on pg_stat_io (injected)")

@@ -104,6 +104,22 @@ def test_probes_turned_off_are_not_missing_evidence():
     assert "BENCHMARK" in codes(result, True)  # the sweep is still judged
 
 
+def test_a_run_without_warm_up_is_never_ready_and_says_why_once():
+    """warmup.enabled false: no unit was to be read. The verdict names that once (WARMUP_OFF) instead of
+    failing every unit and the coverage, and does not judge warm vs cold (both probes read cold blocks)."""
+    cold_twice = copy.deepcopy(GOOD)
+    cold_twice["units"] = {"total": 10, "done": 0, "failed": 0, "in_progress": 0, "not_started": 10}
+    cold_twice["coverage_pct"] = 0.0
+    cold_twice["benchmark"]["probes"]["warm"]["latency_us"] = {"p50": 7900.0, "p99": 31000.0}
+    result = decide(cold_twice, warmup_requested=False)
+    assert result["verdict"] == NOT_READY and codes(result) == {"WARMUP_OFF"}
+    assert "10 planned work units" in result["reasons"][0]["message"]
+    not_judged = [r for r in result["reasons"] if r.get("judged") is False]
+    assert [r["code"] for r in not_judged] == ["PROBES_COLD"]
+    assert "BENCHMARK" in codes(result, True)  # the sweep is still judged
+    assert {"COVERAGE", "UNITS_NOT_FINISHED"} <= codes(decide(cold_twice))  # with the warm-up asked for
+
+
 def test_baseline_comparison_and_missing_baseline():
     slower = mutate(("benchmark", "points"), [point("random-08s", "random", 1000, 8000)])
     result = decide(slower, Thresholds(baseline_run_id="before"), baseline=GOOD)

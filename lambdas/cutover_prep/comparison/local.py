@@ -139,7 +139,7 @@ def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: boo
     runner = runner or run_local
     out_dir = out if out is not None else Path("out") / comparison.comparison_id
     out_dir.mkdir(parents=True, exist_ok=True)
-    warmup = comparison.warmup.model_dump(mode="json", exclude={"enabled"})
+    warmup = comparison.warmup.model_dump(mode="json")
     if warmup.get("unit_mb") is None:
         warmup["unit_mb"] = max(1, size_mb // 25)  # as the local demo: a few dozen units
     benchmark = dict(comparison.benchmark.model_dump(mode="json"), metrics_wait_minutes=0, compare_limits=False)

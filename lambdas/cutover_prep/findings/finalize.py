@@ -82,4 +82,5 @@ def judge(run_item: dict[str, Any], findings: dict[str, Any], *, store: Store) -
         baseline = store.get_json(key) if store.exists(key) else None
     options = run_item.get("benchmark_options") or {}
     return decide(findings, thresholds, baseline, benchmark_requested=bool(options.get("enabled", True)),
-                  probes_requested=int(options.get("probe_blocks", 1)) > 0)
+                  probes_requested=int(options.get("probe_blocks", 1)) > 0,
+                  warmup_requested=bool((run_item.get("options") or {}).get("enabled", True)))

@@ -198,6 +198,10 @@ class Restore(_Strict):
 
 
 class Warmup(_Strict):
+    enabled: bool = Field(
+        default=True, description="false: measure the storage as restored, reading nothing before the probes and "
+        "the sweep (a comparison of cold configurations). The verdict is then NOT_READY (WARMUP_OFF): a database "
+        "nobody warmed is not ready for a cutover.")
     max_concurrency: Annotated[int, Field(ge=1, le=1000)] = 8
     databases: Patterns = Field(default_factory=list)
     include_schemas: Patterns = Field(default_factory=list)
