@@ -94,6 +94,7 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
         findings = store.get_json(f"runs/{run_id}/findings.json")
         assert findings["verdict"]["verdict"] in ("READY", "NOT_READY")
         assert findings["coverage_pct"] == 100.0
+        assert findings["started_by"] == desc["executionArn"]  # the child names its parent (console link)
         restore = store.get_run(run_id)["restore"]
         assert restore["storage_type"] == configuration["storage_type"]
         assert restore["allocated_gb"] == configuration["allocated_gb"]

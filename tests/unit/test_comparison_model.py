@@ -111,6 +111,28 @@ def test_warmup_can_be_switched_off_and_each_child_run_then_reads_nothing_before
     assert ComparisonInput.model_validate(EXAMPLE, strict=True).warmup.enabled is True
 
 
+def test_each_child_run_names_the_comparison_execution_that_started_it():
+    from cutover_prep.comparison.workflow import child_runs
+
+    parent = "arn:aws:states:eu-west-1:123456789012:execution:cutover-prep-compare:orders-sizing-1"
+    comparison = ComparisonInput.model_validate(EXAMPLE, strict=True)
+    for run in child_runs(comparison, parent):
+        assert run["run_input"]["AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"] == parent
+        assert parse_run_input(run["run_input"])["started_by"] == parent
+    assert "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID" not in child_runs(comparison)[0]["run_input"]
+
+
+def test_a_started_by_that_is_not_an_execution_arn_is_refused_in_one_line():
+    from cutover_prep.models.run_input import InvalidInput
+
+    raw = child_run_input(ComparisonInput.model_validate(EXAMPLE, strict=True),
+                          ComparisonInput.model_validate(EXAMPLE, strict=True).configurations[0])
+    with pytest.raises(InvalidInput) as info:
+        parse_run_input({**raw, "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID": "https://evil.example/x"})
+    assert str(info.value).startswith("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID: must be a Step Functions "
+                                      "execution ARN")
+
+
 def test_a_result_row_refuses_an_unknown_status():
     with pytest.raises(ValidationError):
         ConfigurationResult(name="a", status="DONE")

@@ -76,14 +76,17 @@ def parse_comparison_input(raw: Any) -> Any:
         raise InvalidInput("; ".join(lines), lines) from None
 
 
-def child_runs(comparison: Any) -> list[dict[str, Any]]:
+def child_runs(comparison: Any, execution_arn: str | None = None) -> list[dict[str, Any]]:
     """One child run per configuration: its run input, checked as the run workflow's ValidateInput
-    will (a configuration it would reject is a bad comparison input now, not a failed child later)."""
+    will (a configuration it would reject is a bad comparison input now, not a failed child later).
+    With the comparison's execution ARN the child names it as its parent (the console links them)."""
     from cutover_prep.comparison.model import child_run_input
 
     runs = []
     for configuration in comparison.configurations:
         run_input = child_run_input(comparison, configuration)
+        if execution_arn:
+            run_input["AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"] = execution_arn
         tags = run_input.setdefault("restore", {}).setdefault("tags", {})
         tags[COMPARISON_TAG] = comparison.comparison_id  # the cleanup and the reaper delete only these
         tags.setdefault(TTL_TAG, str(comparison.ttl_hours))
@@ -100,7 +103,7 @@ def child_runs(comparison: Any) -> list[dict[str, Any]]:
 
 def start(raw: Any, *, execution_name: str | None, execution_arn: str | None, store: Store) -> dict[str, Any]:
     comparison = parse_comparison_input(raw)
-    runs = child_runs(comparison)
+    runs = child_runs(comparison, execution_arn)
     comparison_id = comparison.comparison_id
     item = {
         "pk": f"COMPARISON#{comparison_id}", "sk": COMPARISON_SK, "comparison_id": comparison_id,

@@ -136,6 +136,7 @@ class Store:
             "benchmark_options": config.get("benchmark", {}), "verdict_options": config.get("verdict", {}),
             "started_at": config["started_at"], "updated_at": now_iso(), "restarts": 0,
             "units_done": 0, "units_failed": 0, "bytes_read": 0, "blocks_read": 0,
+            **({"started_by": config["started_by"]} if config.get("started_by") else {}),
         }
         try:
             self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items()},

@@ -130,6 +130,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "run_id": run_item["run_id"],
         "status": RunStatus.SUCCEEDED if complete else RunStatus.INCOMPLETE,
         "target": run_item["target"],
+        "started_by": run_item.get("started_by"),  # the comparison execution that started this run, if any
         "instance": run_item.get("instance"),
         "engine": plan["engine"],
         "read_methods": sorted({i.get("method") for i in unit_items.values() if i.get("method")}),

@@ -54,6 +54,9 @@ def execution_arn(state_machine_arn: str, name: str) -> str:
     return state_machine_arn.replace(":stateMachine:", ":execution:", 1) + ":" + name
 
 
+EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^\s:]{1,80}:[^\s:]{1,80}$")
+
+
 def _matching(*fields: str, pattern: re.Pattern[str], message: str) -> Any:
     """A field validator: the value (when given) must match ``pattern`` whole, else ``message``."""
     def check(cls: type, value: str | None) -> str | None:
@@ -275,12 +278,18 @@ class RunInput(_Strict):
     benchmark: Benchmark = Field(default_factory=Benchmark)
     verdict: Thresholds = Field(default_factory=Thresholds)
     run_id: RunIdText | None = None
+    AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID: Annotated[str, Field(max_length=2048)] | None = Field(
+        default=None, description="The execution that started this run (a comparison sets it for each child run): "
+        "Step Functions then links the two executions in its console; the findings record it as started_by.")
 
     _run_id = _matching("run_id", pattern=RUN_ID,
                         message="must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    _started_by = _matching("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID", pattern=EXECUTION_ARN,
+                            message="must be a Step Functions execution ARN (arn:aws:states:REGION:ACCOUNT:"
+                            "execution:STATE_MACHINE:NAME)")
 
 
-def _printable(part: Any, limit: int = 40) -> str:
+def _printable(part: Any, limit: int = 48) -> str:
     text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
                    for c in str(part)[:limit + 1])
     return text if len(str(part)) <= limit else text[:limit] + "…"
@@ -366,8 +375,9 @@ def parse_run_input(raw: Any, *, execution_name: str | None = None,
     run_id = run.run_id or execution_name
     if not run_id or not RUN_ID.match(run_id):
         run_id = f"{run.target.db_instance_identifier}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
-    config = run.model_dump(mode="json")
+    config = run.model_dump(mode="json", exclude={"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"})
     config["run_id"] = run_id
+    config["started_by"] = run.AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID
     config["started_at"] = datetime.now(UTC).isoformat()
     return config
 
