@@ -5,6 +5,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
+# checkov in a virtualenv of its own: its pins (boto3==1.35.49) conflict with the project's (tools/checkov-requirements.txt)
+CHECKOV_VENV := .venv-checkov
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed-stamp
 PYTEST_ARGS ?=
 # jsii (the CDK's Python bridge) prints a boxed warning on every start under a Node it deprecates
 # or no longer supports. Quiet for the quick start; set either to empty to see it again.
@@ -24,7 +28,7 @@ help:
 	@echo "make demo     run the whole workflow locally on an embedded sample database"
 	@echo "make test     unit, integration (PostgreSQL, moto workflow) and infrastructure tests"
 	@echo "make lint     ruff + asl-validator"
-	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag runs on every synth)"
+	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag on every synth, then cfn-lint and checkov)"
 	@echo "make deploy   deploy to the AWS account of your current credentials (VPC_ID=... SUBNET_IDS=... SG_ID=...)"
 	@echo "make bench    benchmarks (warm-up rate, planning 1M extents, sweep overhead, report rendering)"
 	@echo "make browser  install Debian's chromium for the report's browser test (root; skipped without it)"
@@ -41,13 +45,19 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(STAMP) $(NODE_STAMP)
+$(CHECKOV_STAMP): tools/checkov-requirements.txt
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet -r tools/checkov-requirements.txt
+	touch $@
+
+install: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 
 demo: $(STAMP)
 	@$(MAKE) --no-print-directory fuse >/dev/null 2>&1 || true  # the emulated restored volume, when it can be had
 	$(VENV)/bin/cutover-prep local
 
-test: $(STAMP) $(NODE_STAMP)
+test: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 	POWERTOOLS_TRACE_DISABLED=1 POWERTOOLS_METRICS_DISABLED=true $(PY) -m pytest $(PYTEST_ARGS)
 
 test-unit: $(STAMP)
@@ -56,7 +66,7 @@ test-unit: $(STAMP)
 test-integration: $(STAMP)
 	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
 
-test-infra: $(STAMP) $(NODE_STAMP)
+test-infra: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 	$(PY) -m pytest tests/infrastructure $(PYTEST_ARGS)
 
 lint: $(STAMP) $(NODE_STAMP)
@@ -70,9 +80,10 @@ $(LAYER_STAMP): lambdas/requirements.txt scripts/build_lambda_layer.sh | $(STAMP
 
 build-lambda: $(LAYER_STAMP)
 
-synth: $(STAMP) $(NODE_STAMP) build-lambda
+synth: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP) build-lambda
 	npx cdk synth --quiet
 	$(VENV)/bin/cfn-lint --ignore-checks W3005 -- cdk.out/*.template.json
+	$(CHECKOV) --quiet --compact --skip-download --framework cloudformation -f cdk.out/*.template.json
 
 deploy: $(STAMP) $(NODE_STAMP) build-lambda
 	npx cdk deploy --require-approval broadening $(strip $(DEPLOY_CONTEXT) $(CDK_ARGS))
@@ -98,4 +109,4 @@ bench: $(STAMP)
 	$(PY) bench/hydration.py
 
 clean:
-	rm -rf $(VENV) node_modules cdk.out .build out .pytest_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) node_modules cdk.out .build out .pytest_cache

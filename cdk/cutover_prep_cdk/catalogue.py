@@ -14,9 +14,12 @@ _LAMBDA_DIR = Path(__file__).resolve().parents[2] / "lambdas"
 if importlib.util.find_spec("cutover_prep") is None:  # not installed in this Python: use the source tree
     sys.path.append(str(_LAMBDA_DIR))
 
+from cutover_prep.warm_concurrency import ENV as WARM_CONCURRENCY_ENV  # noqa: E402
 from cutover_prep.workflows import (  # noqa: E402
+    ALLOW_UNBOUND_SECRETS_ENV,
     ALLOWED_DB_HOSTS_ENV,
     BUCKET_SUBSTITUTION,
+    DEPLOYMENT_ID_ENV,
     FUNCTIONS,
     REAPER_FUNCTION,
     TABLE_KEYS,
@@ -29,14 +32,17 @@ from cutover_prep.workflows import (  # noqa: E402
 )
 
 __all__ = [
+    "ALLOW_UNBOUND_SECRETS_ENV",
     "ALLOWED_DB_HOSTS_ENV",
     "BUCKET_SUBSTITUTION",
+    "DEPLOYMENT_ID_ENV",
     "FUNCTIONS",
     "REAPER_FUNCTION",
     "TABLE_KEYS",
     "TABLE_TTL_ATTRIBUTE",
     "TRIGGERED_WORKFLOW",
     "TRIGGER_FUNCTION",
+    "WARM_CONCURRENCY_ENV",
     "WORKFLOWS",
     "Function",
     "Workflow",

@@ -9,7 +9,7 @@ Step Functions developer guide's "IAM policies for Step Functions" lists for the
 
 The reaper (``ReapInstances``) runs every hour and deletes comparison instances past their TTL whose
 comparison no longer runs; it may describe the comparison's executions and, like the Cleanup step,
-delete only instances tagged ``cutover-prep:comparison`` (``permissions.DELETE_CONDITION``).
+delete only instances tagged with this deployment's id and a comparison's (``permissions.delete_condition``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
+from . import checkov
 from .catalogue import BUCKET_SUBSTITUTION, FUNCTIONS, WORKFLOWS, Workflow
 from .config import DEFAULT_STATE_MACHINE_NAME, RETENTION, Config
 from .nag import acknowledge_wildcard_resource
@@ -95,6 +96,7 @@ class Comparison(Construct):
 
         self.log_group = logs.LogGroup(self, "ExecutionLogs", retention=RETENTION[config.log_retention_days],
                                        removal_policy=RemovalPolicy.RETAIN)
+        checkov.skip(self.log_group, "CKV_AWS_158", checkov.LOG_GROUP_KMS)
         substitutions = {FUNCTIONS[fid].substitution: f.function_arn for fid, f in called.items()}
         substitutions[BUCKET_SUBSTITUTION] = storage.bucket.bucket_name
         substitutions.update({WORKFLOWS[key].substitution: children[key][0].state_machine_arn
@@ -132,5 +134,5 @@ class Comparison(Construct):
             self, "ReaperSchedule",
             description="cutover-prep: delete comparison instances past their TTL whose comparison ended",
             schedule=events.Schedule.rate(REAPER_SCHEDULE),
-            targets=[targets.LambdaFunction(reaper, retry_attempts=2)],
+            targets=[targets.LambdaFunction(reaper, retry_attempts=2, dead_letter_queue=reaper.dead_letter_queue)],
         )

@@ -50,6 +50,12 @@ RETENTION = {
 }
 LOG_RETENTION_DAYS = tuple(RETENTION)
 
+# WarmUnit's reserved concurrency (context warm_concurrency; 0: none). The WarmUp Map fans out into it, so
+# it caps what the warm-ups of this deployment take from the account's Lambda concurrency (1,000 by
+# default, of which Lambda keeps 100 unreserved), and it is the largest warmup.max_concurrency a run may ask.
+DEFAULT_WARM_CONCURRENCY = 100
+MAX_WARM_CONCURRENCY = 1000  # the run input's own bound on warmup.max_concurrency
+
 
 # A host name label (RFC 1123): letters, digits and inner hyphens, at most 63 characters.
 _HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
@@ -71,6 +77,16 @@ def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _strict_flag(key: str, value: Any) -> bool:
+    """A switch that loosens a safety rule: true or false, anything else is an error (never a guess)."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("true", "false"):
+        return text == "true"
+    raise ConfigError(f"context {key} must be true or false, got {value!r}")
 
 
 def _list(value: Any) -> list[str]:
@@ -159,6 +175,9 @@ class Config:
     restore_trigger: bool = True  # the RDS restore events rule and the sweep (docs/deploy.md)
     restore_sweep: bool = True  # the scheduled sweep alone
     restore_lookback_hours: int = 24  # how far back the sweep looks (RESTORE_LOOKBACK_HOURS)
+    # a secret that names no DB instance may be used (ALLOW_UNBOUND_SECRETS); one that names another never
+    allow_unbound_secrets: bool = False
+    warm_concurrency: int = DEFAULT_WARM_CONCURRENCY  # WarmUnit's reserved concurrency; 0: no reservation
 
     @property
     def in_vpc(self) -> bool:
@@ -200,6 +219,9 @@ class Config:
             restore_trigger=_flag(get("restore_trigger") if get("restore_trigger") is not None else True),
             restore_sweep=_flag(get("restore_sweep") if get("restore_sweep") is not None else True),
             restore_lookback_hours=_int("restore_lookback_hours", get("restore_lookback_hours") or 24, 1, 24 * 14),
+            allow_unbound_secrets=_strict_flag("allow_unbound_secrets", get("allow_unbound_secrets")),
+            warm_concurrency=_int("warm_concurrency", DEFAULT_WARM_CONCURRENCY if get("warm_concurrency") is None
+                                  else get("warm_concurrency"), 0, MAX_WARM_CONCURRENCY),
         )
         config.check()
         return config

@@ -3,7 +3,8 @@ start one): a rule on the completion events → an SNS topic.
 
 The topic is encrypted with a key of its own whose policy lets EventBridge publish (the AWS
 managed key of SNS does not), and denies plain HTTP. The message is one readable line per
-field, taken from the event by an input transformer: no Lambda function is involved.
+field, taken from the event by an input transformer: no Lambda function is involved. A completion
+event EventBridge could not deliver to the topic is kept in a dead-letter queue (an alarm says so).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
+
+from .dead_letters import DeadLetters
 
 # The completion event (lambdas/cutover_prep/completion.py): the tests assert both sides agree.
 EVENT_SOURCE = "cutover-prep"
@@ -47,10 +50,12 @@ class Notifications(Construct):
             f"report: {events.EventField.from_path('$.detail.report')}",
             f"summary: {events.EventField.from_path('$.detail.summary')}",
         ]))
+        self.undelivered = DeadLetters(self, "Undelivered",
+                                       holds="a run's notification EventBridge could not deliver to the topic")
         self.rule = events.Rule(
             self, "RunFinishedRule",
             description="cutover-prep: a run ended; tell the topic's subscribers",
             event_pattern=events.EventPattern(source=[EVENT_SOURCE],
                                               detail_type=[EVENT_DETAIL_TYPE, EVENT_NOT_STARTED]),
-            targets=[targets.SnsTopic(self.topic, message=message)],
+            targets=[targets.SnsTopic(self.topic, message=message, dead_letter_queue=self.undelivered.queue)],
         )

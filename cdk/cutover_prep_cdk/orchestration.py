@@ -19,6 +19,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
+from . import checkov
 from .catalogue import BUCKET_SUBSTITUTION, FUNCTIONS, Workflow
 from .config import RETENTION, Config
 from .nag import acknowledge_wildcard_resource, star_policy
@@ -158,6 +159,7 @@ class Orchestration(Construct):
             retention=RETENTION[config.log_retention_days],
             removal_policy=RemovalPolicy.RETAIN,
         )
+        checkov.skip(self.log_group, "CKV_AWS_158", checkov.LOG_GROUP_KMS)
 
         substitutions = {FUNCTIONS[fid].substitution: f.function_arn for fid, f in called.items()}
         substitutions[BUCKET_SUBSTITUTION] = storage.bucket.bucket_name

@@ -25,11 +25,18 @@ SECRET_TAG_KEY = "cutover-prep:access"
 SECRET_TAG_VALUE = "read"
 # The tag the restore puts on the instance it creates (lambdas/cutover_prep/rds.py RUN_TAG).
 RUN_TAG = "cutover-prep:run-id"
-# The tag a comparison puts on every instance it restores; only those may be deleted (workflows.py).
+# The tag a comparison puts on every instance it restores, and the one every run puts on what it restores:
+# this deployment's id (the stack's StackId, also in the functions' environment) (workflows.py).
 COMPARISON_TAG = "cutover-prep:comparison"
-# RDS's own condition key for a DB instance's tag (rds:db-tag/<key>, "Specifying conditions: Using custom
-# tags" in the RDS user guide): DeleteDBInstance is allowed only on an instance that carries the tag.
-DELETE_CONDITION = {"StringLike": {f"rds:db-tag/{COMPARISON_TAG}": "?*"}}
+DEPLOYMENT_TAG = "cutover-prep:deployment"
+
+
+def delete_condition() -> dict[str, dict[str, str]]:
+    """DeleteDBInstance only on an instance that carries this deployment's tag with this stack's id and a
+    comparison's tag: RDS's condition key for a DB instance's tag (rds:db-tag/<key>, "Specifying conditions:
+    Using custom tags" in the RDS user guide). The code deletes only what ownership.judge proves its own."""
+    return {"StringEquals": {f"rds:db-tag/{DEPLOYMENT_TAG}": Aws.STACK_ID},
+            "StringLike": {f"rds:db-tag/{COMPARISON_TAG}": "?*"}}
 
 # Why each permission group has wildcards in its resource ARNs (cdk-nag AwsSolutions-IAM5).
 WILDCARD_REASONS = {
@@ -51,8 +58,9 @@ WILDCARD_REASONS = {
     "s3_put": "Evidence objects of every run live under runs/<run_id>/ in this one bucket; run ids are "
     "made at run time.",
     "rds_delete_comparison": "DeleteDBInstance on the instances a comparison restored, named at run time: only "
-    f"on an instance that carries the tag {COMPARISON_TAG} (an IAM condition on the resource tag, "
-    "rds:db-tag); the code also checks the tag's value is the comparison's own id.",
+    f"on an instance that carries the tag {DEPLOYMENT_TAG} with this stack's id and the tag {COMPARISON_TAG} "
+    "(IAM conditions on the resource tags, rds:db-tag); the code also proves each one the comparison's own "
+    "(its record, its tags, its creation time).",
 }
 ENI_REASON = (
     "Lambda creates and deletes its own network interfaces in the configured subnets; their "
@@ -203,14 +211,15 @@ class Permissions:
 
     def _secrets(self) -> list[iam.PolicyStatement]:
         pattern = self._config.secret_arn_pattern
+        # DescribeSecret: the tags of a secret RDS manages (aws:rds:primaryDBInstanceArn names its instance:
+        # secret_binding.py), on the same secrets only
+        actions = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
         if pattern:  # the operator named the secrets at deploy time
-            read = iam.PolicyStatement(
-                sid="ReadDatabaseSecret", actions=["secretsmanager:GetSecretValue"], resources=[pattern]
-            )
+            read = iam.PolicyStatement(sid="ReadDatabaseSecret", actions=actions, resources=[pattern])
         else:  # only secrets the user tagged for Cutover Prep, never every secret of the account
             read = iam.PolicyStatement(
                 sid="ReadTaggedDatabaseSecret",
-                actions=["secretsmanager:GetSecretValue"],
+                actions=actions,
                 resources=[self.arn("secretsmanager", "secret", "*")],
                 conditions={"StringEquals": {f"secretsmanager:ResourceTag/{SECRET_TAG_KEY}": SECRET_TAG_VALUE}},
             )
@@ -300,7 +309,7 @@ class Permissions:
                 sid="DeleteComparisonInstances",
                 actions=["rds:DeleteDBInstance"],
                 resources=[self.arn("rds", "db", "*")],
-                conditions=DELETE_CONDITION,
+                conditions=delete_condition(),
             )
         ]
 

@@ -1,5 +1,7 @@
 """The ways a run starts by itself: the RDS restore events rule and the scheduled sweep,
-both invoking the OnRestore function, which may start executions of this state machine only."""
+both invoking the OnRestore function, which may start executions of this state machine only. An event
+EventBridge could not deliver goes to the function's dead-letter queue (workers.py), as does one the
+function failed on."""
 
 from __future__ import annotations
 
@@ -28,11 +30,11 @@ class Triggers(Construct):
             description="cutover-prep: an RDS instance was restored (snapshot or point in time)",
             event_pattern=events.EventPattern(source=["aws.rds"], detail_type=["RDS DB Instance Event"],
                                               detail={"EventID": RESTORE_EVENT_IDS}),
-            targets=[targets.LambdaFunction(function, retry_attempts=4)],
+            targets=[targets.LambdaFunction(function, retry_attempts=4, dead_letter_queue=function.dead_letter_queue)],
         )
         self.sweep_rule = events.Rule(
             self, "RestoreSweep",
             description="cutover-prep: RDS events are best effort; find opted-in restores they missed",
             schedule=events.Schedule.rate(Duration.minutes(sweep_minutes)),
-            targets=[targets.LambdaFunction(function, retry_attempts=2)],
+            targets=[targets.LambdaFunction(function, retry_attempts=2, dead_letter_queue=function.dead_letter_queue)],
         ) if sweep else None

@@ -7,15 +7,29 @@ The state machines (``orchestration.py``) only invoke them.
 
 from __future__ import annotations
 
-from aws_cdk import Acknowledgment, Annotations, Duration, RemovalPolicy, Validations
+import json
+from typing import Any
+
+from aws_cdk import Acknowledgment, Annotations, Aws, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from .catalogue import ALLOWED_DB_HOSTS_ENV, FUNCTIONS, Function
+from . import checkov
+from .catalogue import (
+    ALLOW_UNBOUND_SECRETS_ENV,
+    ALLOWED_DB_HOSTS_ENV,
+    DEPLOYMENT_ID_ENV,
+    FUNCTIONS,
+    WARM_CONCURRENCY_ENV,
+    WORKFLOWS,
+    Function,
+)
 from .config import LAMBDA_DIR, RETENTION, Config
+from .dead_letters import DeadLetters
 from .nag import acknowledge
 from .permissions import ENI_REASON, GROUPS, WILDCARD_REASONS, Permissions, attach
 from .storage import Storage
@@ -41,6 +55,11 @@ ASSET_EXCLUDES = [
     "cutover_prep/analysis/cli.py",
     "cutover_prep/engines/*/sample_db.py",
 ]
+
+# The function the WarmUp Map fans out into: its reserved concurrency is the context's warm_concurrency.
+WARM_UNIT = "WarmUnit"
+# An asynchronous invocation (EventBridge) that fails its retries lands in the function's dead-letter queue.
+ASYNC_RETRY_ATTEMPTS = 2
 
 NO_VPC_WARNING = (
     "No VPC context (vpc_id, subnet_ids): the functions that connect to the database run outside any "
@@ -69,6 +88,8 @@ class Workers(Construct):
 
         self.functions: dict[str, lambda_.Function] = {}
         self.roles: dict[str, iam.Role] = {}
+        self.dead_letter_queues: dict[str, sqs.IQueue] = {}
+        self._fanned_out = fanned_out_functions()
         for spec in FUNCTIONS.values():  # every function of the catalogue, in its order
             if unknown := set(spec.permission_groups) - GROUPS:
                 raise ValueError(f"{spec.construct_id}: unknown permission groups {sorted(unknown)}")
@@ -156,9 +177,23 @@ class Workers(Construct):
             "POWERTOOLS_SERVICE_NAME": "cutover-prep",
             "POWERTOOLS_METRICS_NAMESPACE": "CutoverPrep",
             "LOG_LEVEL": "INFO",
+            # this deployment's id: the run tags what it restores with it, and the comparison's Cleanup and
+            # the reaper delete only instances that carry it (DeleteDBInstance is conditioned on it too)
+            DEPLOYMENT_ID_ENV: Aws.STACK_ID,
         }
         if spec.checks_db_host:
             environment[ALLOWED_DB_HOSTS_ENV] = ",".join(self._config.allowed_db_hosts)
+        if "secrets" in spec.permission_groups:  # it reads a secret: which secrets it may use (secret_binding)
+            environment[ALLOW_UNBOUND_SECRETS_ENV] = "true" if self._config.allow_unbound_secrets else "false"
+        if spec.sees_target_host and self._config.warm_concurrency:  # ValidateInput checks the input against it
+            environment[WARM_CONCURRENCY_ENV] = str(self._config.warm_concurrency)
+
+        # Invoked asynchronously (EventBridge): what fails its retries is kept, not dropped.
+        async_props: dict[str, Any] = {}
+        if not spec.in_workflow:
+            queue = self._dead_letter_queue(spec, role)
+            async_props = {"dead_letter_queue": queue, "retry_attempts": ASYNC_RETRY_ATTEMPTS}
+        reserved = self._config.warm_concurrency if spec.construct_id == WARM_UNIT else 0
 
         function = lambda_.Function(
             self,
@@ -178,10 +213,13 @@ class Workers(Construct):
             tracing=lambda_.Tracing.ACTIVE,
             description=spec.description,
             environment=environment,
+            reserved_concurrent_executions=reserved or None,
             **vpc_props,
+            **async_props,
         )
         self.functions[spec.construct_id] = function
         self.roles[spec.construct_id] = role
+        self._acknowledge_checkov(spec, function, log_group, reserved)
 
         acknowledge(
             function,
@@ -190,3 +228,57 @@ class Workers(Construct):
             "cryptography wheels) is built for cp312 and the code is tested on it; moving the "
             "runtime is a deliberate change together with the layer build.",
         )
+
+    def _dead_letter_queue(self, spec: Function, role: iam.Role) -> sqs.IQueue:
+        """The SQS queue where an asynchronous invocation that failed its retries lands; the rules that
+        invoke the function send there what they could not deliver (triggers.py, comparison.py)."""
+        dead_letters = DeadLetters(self, f"{spec.construct_id}DeadLetters",
+                                   holds=f"{spec.construct_id} failed on an event, or EventBridge could not deliver "
+                                   "one to it")
+        # The role is passed to the function without policy updates, so the grant Lambda needs to deliver
+        # to the queue is stated here (CreateFunction checks it).
+        role.add_to_policy(iam.PolicyStatement(sid="DeliverDeadLetters", actions=["sqs:SendMessage"],
+                                               resources=[dead_letters.queue.queue_arn]))
+        self.dead_letter_queues[spec.construct_id] = dead_letters.queue
+        return dead_letters.queue
+
+    def _acknowledge_checkov(self, spec: Function, function: lambda_.Function, log_group: logs.LogGroup,
+                             reserved: int) -> None:
+        checkov.skip(log_group, "CKV_AWS_158", checkov.LOG_GROUP_KMS)
+        checkov.skip(function, "CKV_AWS_173", checkov.LAMBDA_ENVIRONMENT_KMS)
+        if spec.in_workflow:
+            checkov.skip(function, "CKV_AWS_116", checkov.LAMBDA_SYNCHRONOUS)
+        if not spec.in_vpc:
+            checkov.skip(function, "CKV_AWS_117", checkov.LAMBDA_NOT_IN_VPC)
+        elif self._vpc is None:
+            checkov.skip(function, "CKV_AWS_117", checkov.LAMBDA_NO_VPC_CONTEXT)
+        if spec.construct_id == WARM_UNIT:
+            if not reserved:
+                checkov.skip(function, "CKV_AWS_115", checkov.LAMBDA_RESERVATION_OFF)
+        elif spec.construct_id in self._fanned_out:
+            checkov.skip(function, "CKV_AWS_115", checkov.LAMBDA_IN_WARMUP_MAP)
+        elif spec.in_workflow:
+            checkov.skip(function, "CKV_AWS_115", checkov.LAMBDA_ONCE_PER_STEP)
+        else:
+            checkov.skip(function, "CKV_AWS_115", checkov.LAMBDA_EVENTBRIDGE)
+
+
+def fanned_out_functions() -> set[str]:
+    """Construct ids of the functions a Map of some workflow runs in parallel: a Task inside a Map whose
+    MaxConcurrency is not fixed at 1 (the ASL files are the single source of the workflows)."""
+    by_substitution = {f"${{{spec.substitution}}}": fid for fid, spec in FUNCTIONS.items()}
+    found: set[str] = set()
+
+    def walk(states: dict[str, Any], parallel: bool) -> None:
+        for state in states.values():
+            if parallel and state.get("Type") == "Task" and state.get("Resource") in by_substitution:
+                found.add(by_substitution[state["Resource"]])
+            for nested in (state.get("ItemProcessor"), state.get("Iterator")):
+                if nested:
+                    walk(nested["States"], parallel or state.get("MaxConcurrency") != 1)
+            for branch in state.get("Branches", []):
+                walk(branch["States"], parallel)
+
+    for workflow in WORKFLOWS.values():
+        walk(json.loads(workflow.asl_path.read_text())["States"], False)
+    return found

@@ -1,6 +1,9 @@
 """Build a ``ConnectionSpec`` from the run's target and its Secrets Manager secret.
 
 The secret is read inside the Lambda at run time and never returned, logged or stored.
+It is used only for the instance it belongs to (``secret_binding``: its dbInstanceIdentifier or
+host, or RDS's aws:rds:primaryDBInstanceArn tag, names the target or the instance the run restored
+it from), else ``SecretNotBound`` before any connection.
 
 The credentials go only to the target: the endpoint RDS reports for the instance
 (``run["instance"]["address"]``, from DescribeDBInstances; a restored instance has a new
@@ -10,8 +13,9 @@ one), or a host the deployment allow-listed (``ALLOWED_DB_HOSTS``, e.g. an RDS P
 - the secret's own ``host`` field is used only when RDS reports no endpoint, and only if it
   is allow-listed: a secret cannot redirect the password elsewhere either.
 Port: the target's, else the instance's (not with a host override), else the secret's,
-else the engine's default (``engines.registry``). The connection's TLS mode is the deployment's
-(``CUTOVER_PREP_TLS``, default ``require``, see ``engines.transport``).
+else the engine's default (``engines.registry``). The connection's TLS mode and CA file are the
+deployment's (``CUTOVER_PREP_TLS``, default ``require``; ``CUTOVER_PREP_TLS_CA``, default the RDS
+CA bundle; see ``engines.transport``).
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from cutover_prep import secret_binding
 from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable
 from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
+from cutover_prep.secret_binding import TagReader
 from cutover_prep.settings import ConnectionPolicy, connection_policy, normalize_host
 
 DEFAULT_PORT = {f.name: f.default_port for f in families()}
@@ -33,6 +39,14 @@ SecretReader = Callable[[str], str]
 def secrets_manager_reader(client: Any) -> SecretReader:
     def read(arn: str) -> str:
         return client.get_secret_value(SecretId=arn)["SecretString"]
+
+    return read
+
+
+def secrets_manager_tags(client: Any) -> TagReader:
+    """The secret's tags (DescribeSecret: metadata, not its value)."""
+    def read(arn: str) -> dict[str, str]:
+        return {t["Key"]: t["Value"] for t in client.describe_secret(SecretId=arn).get("Tags") or []}
 
     return read
 
@@ -67,8 +81,11 @@ def target_host(run: dict[str, Any], secret_host: Any, policy: ConnectionPolicy)
 
 
 def connection_spec(run: dict[str, Any], read_secret: SecretReader,
-                    policy: ConnectionPolicy | None = None) -> ConnectionSpec:
-    """The spec for the run's target; ``policy`` defaults to the environment's (``connection_policy``)."""
+                    policy: ConnectionPolicy | None = None, *, read_tags: TagReader | None = None) -> ConnectionSpec:
+    """The spec for the run's target; ``policy`` defaults to the environment's (``connection_policy``).
+
+    ``read_tags`` reads the secret's tags, for a secret whose JSON names no instance (without it, such a
+    secret has no binding: refused unless the policy allows unbound secrets)."""
     policy = policy or connection_policy()
     target, instance = run["target"], run.get("instance") or {}
     try:
@@ -80,6 +97,8 @@ def connection_spec(run: dict[str, Any], read_secret: SecretReader,
         ) from None
     if not isinstance(secret, dict) or "username" not in secret or "password" not in secret:
         raise DatabaseUnreachable(f"secret {target['secret_arn']} must be JSON with username and password")
+    secret_binding.check(run, secret, arn=target["secret_arn"], read_tags=read_tags,
+                         allow_unbound=policy.allow_unbound_secrets)
     # the instance's RDS engine when RDS reports no family: an engine the run cannot warm is named as such
     engine = (target.get("engine") or instance.get("engine_family") or instance.get("engine")
               or secret.get("engine"))
@@ -98,4 +117,5 @@ def connection_spec(run: dict[str, Any], read_secret: SecretReader,
     database = (target.get("database") or secret.get("dbname") or instance.get("db_name")
                 or fam.default_database)
     return ConnectionSpec(engine=fam.name, host=host, port=port, database=database,
-                          user=secret["username"], password=secret["password"], tls=policy.tls, tls_port=tls_port)
+                          user=secret["username"], password=secret["password"], tls=policy.tls,
+                          tls_port=tls_port, tls_ca=policy.tls_ca)

@@ -11,7 +11,7 @@ import boto3
 from botocore.config import Config
 
 from cutover_prep import engines
-from cutover_prep.connection import connection_spec, secrets_manager_reader
+from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
 from cutover_prep.settings import get_settings
@@ -42,6 +42,11 @@ def read_secret(arn: str) -> str:
     return secrets_manager_reader(client("secretsmanager"))(arn)
 
 
+def read_secret_tags(arn: str) -> dict[str, str]:
+    """The secret's tags: RDS's aws:rds:primaryDBInstanceArn names the instance of a secret it manages."""
+    return secrets_manager_tags(client("secretsmanager"))(arn)
+
+
 def open_engine(spec: ConnectionSpec, warmup: dict[str, Any], *, call_timeout_seconds: float | None = None) -> Engine:
     return engines.open_engine(spec, call_timeout_seconds=call_timeout_seconds,
                                create_extension=bool(warmup.get("create_extension")))
@@ -50,9 +55,10 @@ def open_engine(spec: ConnectionSpec, warmup: dict[str, Any], *, call_timeout_se
 def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
     """One connection per container and target, reused across invocations.
 
-    ``connection_spec`` refuses a host that is neither the RDS endpoint nor allow-listed, and
-    carries the deployment's TLS mode; ``engine.transport`` then says what protected it."""
-    spec = connection_spec(run, read_secret)
+    ``connection_spec`` refuses a secret that belongs to another instance and a host that is neither
+    the RDS endpoint nor allow-listed, and carries the deployment's TLS mode; ``engine.transport``
+    then says what protected it."""
+    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)
     key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, threading.get_ident())
     engine = _engines.get(key)
     if engine is None:
@@ -64,7 +70,7 @@ def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
 def open_bench(run: dict[str, Any], database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
     """A benchmark driver for the run's target (its own connections, closed by the caller), from its
     engine's family in ``engines.registry``."""
-    spec = connection_spec(run, read_secret)
+    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)
     return registry.family(spec.engine).open_bench(spec, database, call_timeout_seconds=call_timeout_seconds,
                                                    create_extension=bool(run["warmup"].get("create_extension")))
 

@@ -54,7 +54,7 @@ PRICES_SOURCE = ("aws.amazon.com/lambda/pricing and aws.amazon.com/step-function
                  "prices (2026-11-23), free tiers not deducted")
 # State transitions of statemachines/cutover-run.asl.json on its paths without failures (each branch and wait loop once;
 # tests/unit/test_estimate.py derives both from the file): the run itself, and each work unit in the WarmUp Map.
-TRANSITIONS_PER_RUN = 25
+TRANSITIONS_PER_RUN = 26
 TRANSITIONS_PER_UNIT = 7
 LAMBDA_REQUESTS_PER_UNIT = 3  # AcquireSlot, WarmUnit, ReleaseSlot
 WARM_FUNCTION = "WarmUnit"

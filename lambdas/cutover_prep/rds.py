@@ -9,6 +9,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep.engines import RDS_ENGINE_FAMILY
 from cutover_prep.rds_progress import blue_green_of, sample_storage_progress
+from cutover_prep.settings import deployment_id
+from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
 
 FAILED_STATES = {
     "failed", "incompatible-restore", "incompatible-parameters", "incompatible-network",
@@ -26,18 +28,68 @@ class RestoreTimeout(Exception):
     error_type = "RestoreTimeout"
 
 
+def restore_tags(run: dict[str, Any], deployment: str | None) -> dict[str, str]:
+    """The tags of the instance the run restores: the user's ``restore.tags`` (no ``cutover-prep:*`` key:
+    reserved), the run's id, this deployment's id and, for a comparison's child run (whose restore
+    ValidateInput recorded in the comparison's record), the comparison's id and TTL."""
+    tags = {**run["restore"]["tags"], RUN_TAG: run["run_id"]}
+    if deployment:
+        tags[DEPLOYMENT_TAG] = deployment
+    if run.get("comparison"):
+        tags[COMPARISON_TAG] = run["comparison"]["comparison_id"]
+        tags[TTL_TAG] = str(run["comparison"]["ttl_hours"])
+    return tags
+
+
+def snapshot_source(rds: Any, snapshot_identifier: str) -> dict[str, Any]:
+    """The instance a snapshot was taken from (DescribeDBSnapshots -> DBInstanceIdentifier), with its endpoint
+    and ARN when it still exists: a secret of that instance may be used on the restored one, which has its
+    master credentials (``secret_binding``). Whatever cannot be read is left out (the restore says why)."""
+    source: dict[str, Any] = {"snapshot_identifier": snapshot_identifier}
+    name = snapshot_identifier.rpartition(":snapshot:")[2] if snapshot_identifier.startswith("arn:") \
+        else snapshot_identifier
+    kwargs: dict[str, Any] = {"DBSnapshotIdentifier": snapshot_identifier}
+    # DescribeDBSnapshots: "If this identifier is for an automated snapshot, the SnapshotType parameter must
+    # also be specified"; another account's snapshot is found by its ARN with IncludeShared
+    if name.startswith("rds:"):
+        kwargs["SnapshotType"] = "automated"
+    elif name.startswith("awsbackup:"):
+        kwargs["SnapshotType"] = "awsbackup"
+    elif snapshot_identifier.startswith("arn:"):
+        kwargs["IncludeShared"] = True
+    try:
+        snapshots = rds.describe_db_snapshots(**kwargs).get("DBSnapshots") or []
+    except (ClientError, BotoCoreError):
+        return source
+    identifier = snapshots[0].get("DBInstanceIdentifier") if snapshots else None
+    if not identifier:
+        return source
+    source["db_instance_identifier"] = identifier
+    try:
+        instance = rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
+    except (ClientError, BotoCoreError, IndexError, KeyError):  # deleted since, or in another account
+        return source
+    source.update(address=(instance.get("Endpoint") or {}).get("Address"),
+                  db_instance_arn=instance.get("DBInstanceArn"))
+    return {k: v for k, v in source.items() if v is not None}
+
+
 def start_restore(run: dict[str, Any], rds: Any) -> dict[str, Any]:
-    """Start the restore; idempotent: an instance this run already created is accepted."""
+    """Start the restore; idempotent: an instance this run already created is accepted.
+
+    The result names the instance the snapshot was taken from (``restored_from``); DescribeInstance hands it
+    on in the instance facts."""
     target, restore, run_id = run["target"], run["restore"], run["run_id"]
     identifier = target["db_instance_identifier"]
+    source = snapshot_source(rds, restore["snapshot_identifier"])
+    deployment = deployment_id()
     params: dict[str, Any] = {
         "DBInstanceIdentifier": identifier,
         "DBSnapshotIdentifier": restore["snapshot_identifier"],
         "MultiAZ": restore["multi_az"],
         "PubliclyAccessible": False,
         "CopyTagsToSnapshot": True,
-        "Tags": [{"Key": RUN_TAG, "Value": run_id}]
-        + [{"Key": k, "Value": v} for k, v in sorted(restore["tags"].items())],
+        "Tags": [{"Key": k, "Value": v} for k, v in sorted(restore_tags(run, deployment).items())],
     }
     optional = {
         "DBInstanceClass": "db_instance_class", "StorageType": "storage_type", "Iops": "iops",
@@ -52,17 +104,20 @@ def start_restore(run: dict[str, Any], rds: Any) -> dict[str, Any]:
         rds.restore_db_instance_from_db_snapshot(**params)
     except ClientError as exc:
         code, message = exc.response["Error"]["Code"], exc.response["Error"]["Message"]
-        if code == "DBInstanceAlreadyExists" and _created_by(rds, identifier, run_id):
-            return {"restore_started": True, "resumed": True}
+        if code == "DBInstanceAlreadyExists" and _created_by(rds, identifier, run_id, deployment):
+            return {"restore_started": True, "resumed": True, "restored_from": source}
         raise RestoreFailed(f"restore of {identifier} from {restore['snapshot_identifier']} "
                             f"was refused: {code}: {message}") from None
-    return {"restore_started": True, "resumed": False, "requested_at": datetime.now(UTC).isoformat()}
+    return {"restore_started": True, "resumed": False, "requested_at": datetime.now(UTC).isoformat(),
+            "restored_from": source}
 
 
-def _created_by(rds: Any, identifier: str, run_id: str) -> bool:
+def _created_by(rds: Any, identifier: str, run_id: str, deployment: str | None) -> bool:
+    """The existing instance is this run's own earlier restore: its run tag and this deployment's tag
+    (another deployment's run of the same id, or a copy of its tags through a snapshot, is not)."""
     instance = rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
-    tags = instance.get("TagList") or []
-    return any(t["Key"] == RUN_TAG and t["Value"] == run_id for t in tags)
+    tags = {t["Key"]: t["Value"] for t in instance.get("TagList") or []}
+    return tags.get(RUN_TAG) == run_id and tags.get(DEPLOYMENT_TAG) == deployment
 
 
 def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = None,
@@ -98,6 +153,8 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
             raise RestoreTimeout(f"DB instance {identifier} is still {status} after {int(waited // 60)} "
                                  f"minutes (restore.max_wait_minutes={max_wait // 60})")
     facts = {"status": status, "ready": ready, **instance_facts(instance)}
+    if run.get("restore") and (run.get("restore_request") or {}).get("restored_from"):
+        facts["restored_from"] = run["restore_request"]["restored_from"]  # StartRestore's, for secret_binding
     if ready and store is not None:
         facts["blue_green"] = blue_green_of(rds, instance.get("DBInstanceArn"))
     return facts

@@ -13,7 +13,8 @@ from collections.abc import Collection
 from typing import Any
 
 from cutover_prep.dal.store import Store
-from cutover_prep.models.run_input import check_baseline, parse_run_input
+from cutover_prep.models.run_input import AwsPlace, check_baseline, parse_run_input
+from cutover_prep.warm_concurrency import check as check_warm_concurrency
 
 # (section, field) of the run input that a restart may change.
 MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
@@ -67,13 +68,21 @@ def _short(value: Any) -> str:
 
 
 def begin_run(raw: Any, *, execution_name: str | None, store: Store,
-              allowed_hosts: Collection[str] | None) -> dict[str, Any]:
-    """ValidateInput: the input as the workflow carries it, checked against the deployment and any
-    earlier attempt of the same run id, then the run is recorded (RUNNING)."""
-    config = parse_run_input(raw, execution_name=execution_name, allowed_hosts=allowed_hosts)
+              allowed_hosts: Collection[str] | None, deployment: AwsPlace | None = None,
+              warm_concurrency: int | None = None) -> dict[str, Any]:
+    """ValidateInput: the input as the workflow carries it, checked against the deployment (``deployment``:
+    where it runs; ``warm_concurrency``: WarmUnit's reserved concurrency, None if none) and any earlier
+    attempt of the same run id, then the run is recorded (RUNNING)."""
+    config = parse_run_input(raw, execution_name=execution_name, allowed_hosts=allowed_hosts,
+                             deployment=deployment)
+    check_warm_concurrency(config, warm_concurrency)
     check_baseline(config, store.get_run)
     first = store.get_run(config["run_id"])
     if first is not None:
         check_restart(first, config)
+    if config.get("comparison"):  # a comparison's child: its restore is recorded in the comparison's record first
+        from cutover_prep.comparison.ownership import claim_restore
+
+        claim_restore(store, config)
     store.start_run(config)  # the run is visible (RUNNING) from here on, also while a restore runs
     return config

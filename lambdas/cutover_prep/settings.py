@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-TlsMode = Literal["require", "prefer", "disable"]
+TlsMode = Literal["require", "verify-ca", "unverified", "prefer", "disable"]  # see engines.transport
 
 
 def normalize_host(host: str) -> str:
@@ -25,12 +25,21 @@ class ConnectionPolicy(BaseModel):
       stack at deploy time, empty by default.
     - ``CUTOVER_PREP_TLS``: ``require`` (default: TLS verified against the RDS CA bundle,
       PostgreSQL refuses cleartext password authentication, Oracle uses TCPS), ``prefer``
-      (TLS when the server offers it, unverified; else plaintext) or ``disable`` (plaintext).
-      Only the local run against a database the user typed sets ``prefer`` or ``disable``.
+      (TLS when the server offers it, unverified; else plaintext) or ``disable`` (plaintext);
+      ``verify-ca`` (the certificate verified, not its host name) and ``unverified`` (TLS, not
+      verified). Only the local run against a database the user typed sets any but ``require``,
+      as its DSN asks (``sslmode``, ``ssl-mode``, ``protocol``).
+    - ``CUTOVER_PREP_TLS_CA``: a PEM file of CA certificates that replaces the RDS CA bundle for
+      ``require`` and ``verify-ca`` (the local run's ``sslrootcert``/``ssl-ca``); unset by default.
+    - ``ALLOW_UNBOUND_SECRETS``: ``true`` lets a secret that names no DB instance be used
+      (``secret_binding``); default ``false``, set by the stack from CDK context
+      ``allow_unbound_secrets``. A secret that names another instance is refused either way.
     """
 
     allowed_db_hosts: tuple[str, ...] = Field(alias="ALLOWED_DB_HOSTS", default=())
     tls: TlsMode = Field(alias="CUTOVER_PREP_TLS", default="require")
+    tls_ca: str | None = Field(alias="CUTOVER_PREP_TLS_CA", default=None)
+    allow_unbound_secrets: bool = Field(alias="ALLOW_UNBOUND_SECRETS", default=False)
 
     @field_validator("allowed_db_hosts", mode="before")
     @classmethod
@@ -40,6 +49,11 @@ class ConnectionPolicy(BaseModel):
         if isinstance(value, list | tuple):
             return tuple(normalize_host(str(v)) for v in value if str(v).strip())
         return value
+
+    @field_validator("tls_ca", mode="before")
+    @classmethod
+    def _no_empty_ca(cls, value: object) -> object:
+        return (value.strip() or None) if isinstance(value, str) else value
 
     @field_validator("tls", mode="before")
     @classmethod
@@ -68,10 +82,27 @@ def get_settings() -> Settings:
 def connection_policy() -> ConnectionPolicy:
     """The connection policy from the environment alone (read at each call: cheap, and tests set it).
 
-    A bad ``CUTOVER_PREP_TLS`` is one line naming the variable and its values."""
-    env = {k: v for k, v in os.environ.items() if k in ("ALLOWED_DB_HOSTS", "CUTOVER_PREP_TLS")}
+    A bad ``CUTOVER_PREP_TLS`` or ``ALLOW_UNBOUND_SECRETS`` is one line naming the variable and its values."""
+    env = {k: v for k, v in os.environ.items() if k in _POLICY_VALUES}
     try:
         return ConnectionPolicy.model_validate(env)
-    except ValidationError:
-        raise ValueError(f"CUTOVER_PREP_TLS must be require, prefer or disable, got {env.get('CUTOVER_PREP_TLS')!r}"
-                         ) from None
+    except ValidationError as exc:
+        name = next((str(e["loc"][0]) for e in exc.errors() if e.get("loc") and e["loc"][0] in _POLICY_VALUES),
+                    "CUTOVER_PREP_TLS")
+        raise ValueError(f"{name} must be {_POLICY_VALUES[name]}, got {env.get(name)!r}") from None
+
+
+# the environment variables of the policy that take one of a few values: what a bad one is told
+_POLICY_VALUES = {"ALLOWED_DB_HOSTS": "comma-separated host names",
+                  "CUTOVER_PREP_TLS": "require, verify-ca, unverified, prefer or disable",
+                  "CUTOVER_PREP_TLS_CA": "a PEM file of CA certificates",
+                  "ALLOW_UNBOUND_SECRETS": "true or false"}
+
+
+def deployment_id() -> str | None:
+    """This deployment's id (``CUTOVER_PREP_DEPLOYMENT_ID``: the stack sets its StackId on every function),
+    read at each call; None when unset. The run tags what it restores with it; the comparison's Cleanup
+    and the reaper delete only instances carrying it (``comparison/ownership.py``)."""
+    from cutover_prep.workflows import DEPLOYMENT_ID_ENV
+
+    return os.environ.get(DEPLOYMENT_ID_ENV, "").strip() or None

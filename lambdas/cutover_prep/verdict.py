@@ -24,7 +24,7 @@ RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"  # a run id, also an execu
 class Thresholds(BaseModel):
     """The run input's ``verdict`` section."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # Infinity/NaN cannot be a threshold
 
     min_coverage_pct: float = Field(default=100.0, ge=0, le=100, description="Planned bytes read, at least.")
     require_benchmark: StrictBool = Field(default=True, description="NOT_READY when the probes/sweep were asked for "
@@ -47,6 +47,10 @@ class Thresholds(BaseModel):
     tolerance_pct: float = Field(default=10.0, ge=0, le=100, description="Slack for expected values and baselines.")
     baseline_run_id: str | None = Field(default=None, pattern=RUN_ID_PATTERN,
                                         description="Compare with this earlier, finished run's findings.")
+    max_unread_bytes: int = Field(
+        default=0, ge=0, description="Bytes on the volume (the census of everything the engine can name) the run "
+        "may leave unread without a waiver, at most; above it UNREAD_OBJECTS fails. Objects the input's database "
+        "or schema selection excludes are waived and do not count.")
     require_storage_initialized: StrictBool = Field(
         default=False, description="NOT_READY while RDS still reports a storage operation (StorageOperationStatus, "
         "e.g. Initializing) at the end of the run, or when its storage progress could not be read.")
@@ -264,6 +268,33 @@ def _oversized_reasons(f: dict[str, Any]) -> list[dict[str, Any]]:
     return [_reason("OVERSIZED_SEGMENTS", True, f"all {len(big)} segments too big for one work unit were read ({how})")]
 
 
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.2f} MiB"
+
+
+def _unread_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """UNREAD_OBJECTS: the census's un-waived unread bytes at most ``max_unread_bytes``, none of unknown size."""
+    census = f.get("census") or {}
+    if not census.get("taken"):
+        return [{**_reason("UNREAD_OBJECTS", True, "no census of the volume on this run (the engine takes none): "
+                           "coverage is judged against the plan only"), "judged": False}]
+    counted = [u for u in census.get("unread") or [] if not u.get("waived")]
+    unread, unknown = int(census.get("unread_bytes") or 0), census.get("unknown_size") or []
+    waived = int(census.get("waived_bytes") or 0)
+    waiver = f"; {_mib(waived)} excluded by input (waived)" if waived else ""
+    if unread <= t.max_unread_bytes and not unknown:
+        return [_reason("UNREAD_OBJECTS", True, f"every object on the volume was read ({census.get('objects')} "
+                        f"objects, {_mib(int(census.get('bytes') or 0))}){waiver}" if not counted else
+                        f"{_mib(unread)} unread, within verdict.max_unread_bytes {t.max_unread_bytes}{waiver}")]
+    named = ", ".join(f"{u['key']} {_mib(u['unread_bytes']) if u.get('size_known', True) else 'size unknown'} "
+                      f"({u['reason']})" for u in counted[:3])
+    more = f" and {len(counted) - 3} more" if len(counted) > 3 else ""
+    return [_reason("UNREAD_OBJECTS", False, f"{len(counted)} objects on the volume not read: {_mib(unread)}"
+                    f"{f' and {len(unknown)} of unknown size' if unknown else ''} (limit "
+                    f"verdict.max_unread_bytes {t.max_unread_bytes}): {named}{more}{waiver}; read them, or exclude "
+                    "them by warmup.databases / include_schemas / exclude_schemas (a waiver), or raise the limit")]
+
+
 def _warmup_off(findings: dict[str, Any]) -> list[dict[str, Any]]:
     """warmup.enabled false: nothing was to be read, so coverage and units are not judged; the run
     measured the storage as restored and can never say READY."""
@@ -280,7 +311,7 @@ def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
            probes_requested: bool = True, warmup_requested: bool = True) -> dict[str, Any]:
     """The verdict and its reasons (failing reasons first)."""
     t = thresholds or Thresholds()
-    reasons = _warmup_reasons(findings, t) if warmup_requested else _warmup_off(findings)
+    reasons = _warmup_reasons(findings, t) + _unread_reasons(findings, t) if warmup_requested else _warmup_off(findings)
     bench = findings.get("benchmark") or {}
     if benchmark_requested and t.require_benchmark:
         reasons.append(_benchmark_reason(bench))

@@ -18,6 +18,9 @@ BUCKET_SUBSTITUTION = "EvidenceBucketName"  # ${EvidenceBucketName} in an ASL fi
 # The deploy-time allow-list of hosts besides the instance's own endpoint that may receive the
 # credentials (CDK context allowed_db_hosts); settings.py reads it.
 ALLOWED_DB_HOSTS_ENV = "ALLOWED_DB_HOSTS"
+# "true": a secret that names no DB instance may be used (CDK context allow_unbound_secrets, default
+# false), on every function that reads the secret; settings.py reads it, secret_binding.py applies it.
+ALLOW_UNBOUND_SECRETS_ENV = "ALLOW_UNBOUND_SECRETS"
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,12 @@ _FUNCTIONS: tuple[Function, ...] = (
         permission_groups=("secrets", "table_item_write", "rds_describe"),
     ),
     Function(
+        "EndCensus", "handlers.end_census.handler", 900, 1024,
+        "After the warm-up: take the census of the volume again and read what was created or grew since.",
+        in_vpc=True,
+        permission_groups=("secrets", "rds_describe", "s3_read_write"),
+    ),
+    Function(
         "WarmSlot", "handlers.warm_slot.handler", 30, 256,
         "Admit a work unit to read (adaptive concurrency) and take its slot back after.",
         permission_groups=("table_item_write",),  # the run item and the slot item: GetItem, PutItem
@@ -193,7 +202,7 @@ _FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         "CompareCleanup", "handlers.compare_cleanup.handler", 120, 256,
-        "Delete every instance the comparison restored (only those tagged with its id); record deleted/left.",
+        "Delete every instance the comparison proves its own (record, tags, creation time); keep the rest.",
         permission_groups=("rds_describe", "rds_delete_comparison", "s3_read_write", "table_item_write"),
     ),
     Function(
@@ -215,8 +224,8 @@ CUTOVER_RUN = Workflow(
     asl_file="cutover-run.asl.json",
     functions=(
         "ValidateInput", "StartRestore", "DescribeInstance", "Discover", "WarmSlot", "WarmUnit", "UnitFailed",
-        "Finalize", "RunFailed", "Probe", "PlanSweep", "RunPoint", "CollectMetrics", "Analyze", "BenchmarkFailed",
-        "CleanupScratch",
+        "EndCensus", "Finalize", "RunFailed", "Probe", "PlanSweep", "RunPoint", "CollectMetrics", "Analyze",
+        "BenchmarkFailed", "CleanupScratch",
     ),
     output_name="CutoverRunStateMachineArn",
     # Kept from the first release: renaming a deployed state machine replaces it and changes every
@@ -240,6 +249,14 @@ TRIGGERED_WORKFLOW = CUTOVER_RUN.key  # what OnRestore starts
 REAPER_FUNCTION = "ReapInstances"  # what the hourly schedule invokes
 COMPARISON_TAG = "cutover-prep:comparison"  # on every instance a comparison restores: its comparison id
 TTL_TAG = "cutover-prep:ttl-hours"  # hours after its creation the reaper may delete it
+# On every instance a run restores: the deployment (its stack's StackId) whose run restored it. The
+# comparison's Cleanup and the reaper delete only instances carrying their own deployment's value, and
+# IAM allows rds:DeleteDBInstance only on those (cdk permissions.py).
+DEPLOYMENT_TAG = "cutover-prep:deployment"
+DEPLOYMENT_ID_ENV = "CUTOVER_PREP_DEPLOYMENT_ID"  # the stack sets it on every function: its StackId
+# Tag keys only the service sets; a run input's restore.tags may not set them, in any case (a look-alike
+# such as Cutover-Prep:Comparison is refused too).
+RESERVED_TAG_PREFIX = "cutover-prep:"
 
 
 # -- the findings table: key schema, written once ----------------------------------------------------

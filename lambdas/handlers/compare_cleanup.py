@@ -1,4 +1,4 @@
-"""Delete every instance the comparison restored (only those tagged with its id); record deleted/left."""
+"""Delete every instance the comparison proves its own (comparison/ownership.py); record deleted/left/not ours."""
 
 from typing import Any
 

@@ -17,4 +17,5 @@ from cutover_prep.warmup.discovery import discover_and_plan
 @event_parser(model=RunState)
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
     return discover_and_plan(event.logic_input(), store=deps.store(), read_secret=deps.read_secret,
+                             read_secret_tags=deps.read_secret_tags,
                              open_engine=deps.open_engine)

@@ -5,7 +5,8 @@ from typing import Any
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from cutover_prep import deps
+from cutover_prep import deps, warm_concurrency
+from cutover_prep.models.run_input import AwsPlace
 from cutover_prep.models.steps import ValidateInputEvent
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.restart import begin_run
@@ -18,4 +19,6 @@ from cutover_prep.settings import connection_policy
 @event_parser(model=ValidateInputEvent)
 def handler(event: ValidateInputEvent, context: LambdaContext) -> dict[str, Any]:
     return begin_run(event.input, execution_name=event.execution_name, store=deps.store(),
-                     allowed_hosts=connection_policy().allowed_db_hosts)
+                     allowed_hosts=connection_policy().allowed_db_hosts,
+                     deployment=AwsPlace.of_arn(context.invoked_function_arn),  # this function's own ARN
+                     warm_concurrency=warm_concurrency.limit())  # WarmUnit's reserved concurrency (WARM_CONCURRENCY)

@@ -6,7 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cutover_prep.workflows import COMPARE, COMPARISON_TAG, CUTOVER_RUN, REAPER_FUNCTION, workflow_functions
+from cutover_prep.workflows import (
+    COMPARE,
+    COMPARISON_TAG,
+    CUTOVER_RUN,
+    DEPLOYMENT_ID_ENV,
+    DEPLOYMENT_TAG,
+    REAPER_FUNCTION,
+    workflow_functions,
+)
 from cutover_prep.workflows import FUNCTIONS as CATALOGUE
 
 from .conftest import Synth, actions_of_role, as_list, flat, functions_by_handler, resources_for, role_of
@@ -62,7 +70,11 @@ def test_the_comparison_role_may_start_only_the_run_workflow_and_track_its_child
     assert not any(a.startswith(("rds:", "secretsmanager:", "s3:", "dynamodb:")) for a in actions)
 
 
-def test_every_delete_of_a_db_instance_is_conditioned_on_the_comparison_tag(plain: Synth, in_vpc: Synth) -> None:
+def test_every_delete_of_a_db_instance_is_conditioned_on_this_deployments_tag(plain: Synth, in_vpc: Synth) -> None:
+    """Issue 20: the condition was the comparison tag with any value ("?*"), so IAM let a comparison delete
+    another deployment's instances (or any instance that had the tag copied onto it). Now the instance must
+    carry this stack's id in cutover-prep:deployment (RDS's rds:db-tag condition key, "Specifying conditions:
+    Using custom tags", RDS User Guide) as well as a comparison's tag."""
     for synth in (plain, in_vpc):
         deletes = [(roles, s) for roles, s in _all_statements(synth) if "rds:DeleteDBInstance" in as_list(s["Action"])]
         handlers = functions_by_handler(synth)
@@ -70,9 +82,23 @@ def test_every_delete_of_a_db_instance_is_conditioned_on_the_comparison_tag(plai
         assert {r for roles, _ in deletes for r in roles} == may_delete  # no other role may delete
         for _, statement in deletes:
             assert as_list(statement["Action"]) == ["rds:DeleteDBInstance"]
-            assert statement["Condition"] == {"StringLike": {f"rds:db-tag/{COMPARISON_TAG}": "?*"}}
+            assert statement["Condition"] == {
+                "StringEquals": {f"rds:db-tag/{DEPLOYMENT_TAG}": {"Ref": "AWS::StackId"}},
+                "StringLike": {f"rds:db-tag/{COMPARISON_TAG}": "?*"}}
             assert {flat(r) for r in as_list(statement["Resource"])} == {
                 "arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:*"}
+
+
+def test_every_function_knows_its_deployment_by_the_stack_id(plain: Synth, in_vpc: Synth) -> None:
+    """The value the run tags its restores with and the delete condition above compares: the same StackId."""
+    for synth in (plain, in_vpc):
+        functions = synth.resources("AWS::Lambda::Function")
+        assert len(functions) >= len(CATALOGUE)
+        for logical_id, function in functions.items():
+            if function["Properties"].get("Handler") not in {f.handler for f in CATALOGUE.values()}:
+                continue  # CDK's own helper functions (log retention, custom resources)
+            variables = function["Properties"]["Environment"]["Variables"]
+            assert variables[DEPLOYMENT_ID_ENV] == {"Ref": "AWS::StackId"}, logical_id
 
 
 def test_the_reaper_runs_every_hour_and_may_ask_only_about_comparisons(plain: Synth) -> None:

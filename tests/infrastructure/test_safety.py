@@ -58,7 +58,8 @@ def test_by_default_only_secrets_tagged_for_cutover_prep_are_readable(
         actions = as_list(statement["Action"])
         if not any(a.startswith("secretsmanager:") for a in actions):
             continue
-        assert actions == ["secretsmanager:GetSecretValue"], name
+        # DescribeSecret: the tags of an RDS-managed secret name its instance (secret_binding), same secrets
+        assert sorted(actions) == ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"], name
         assert {flat(r) for r in as_list(statement["Resource"])} == {SECRETS}, name
         # Never unconditioned: the secret must carry cutover-prep:access=read.
         assert statement.get("Condition") == {"StringEquals": SECRET_TAG}, name
@@ -157,6 +158,39 @@ def test_allowed_db_hosts_rejects_what_is_not_a_host_name(bad: str) -> None:
 
     with pytest.raises(ConfigError, match="allowed_db_hosts") as info:
         _config(allowed_db_hosts=f"ok.example.com,{bad}")
+    assert "\n" not in str(info.value)
+
+
+# -- secrets that name no instance (issue 20, finding 2) ----------------------------------------------
+def test_unbound_secrets_are_refused_by_default_on_every_function_that_reads_a_secret(plain: Synth) -> None:
+    for handler, (_, function) in functions_by_handler(plain).items():
+        env = function["Properties"]["Environment"]["Variables"]
+        if handler in CONNECTING:
+            assert env["ALLOW_UNBOUND_SECRETS"] == "false", handler
+        else:
+            assert "ALLOW_UNBOUND_SECRETS" not in env, handler
+
+
+def test_allow_unbound_secrets_comes_from_context(synth_factory) -> None:
+    synth = synth_factory({"allow_unbound_secrets": "true"})
+    assert synth.error is None, synth.error
+    for handler in CONNECTING:
+        _, function = functions_by_handler(synth)[handler]
+        assert function["Properties"]["Environment"]["Variables"]["ALLOW_UNBOUND_SECRETS"] == "true", handler
+
+
+@pytest.mark.parametrize(("value", "allowed"), [(None, False), ("false", False), ("TRUE", True), (True, True),
+                                                 (False, False)])
+def test_allow_unbound_secrets_forms(value: Any, allowed: bool) -> None:
+    assert _config(allow_unbound_secrets=value).allow_unbound_secrets is allowed
+
+
+@pytest.mark.parametrize("bad", ["yes", "1", "ture", "on"])
+def test_allow_unbound_secrets_is_true_or_false_never_a_guess(bad: str) -> None:
+    from cutover_prep_cdk.config import ConfigError
+
+    with pytest.raises(ConfigError, match="allow_unbound_secrets must be true or false") as info:
+        _config(allow_unbound_secrets=bad)
     assert "\n" not in str(info.value)
 
 

@@ -78,7 +78,7 @@ def test_gp2_and_io1_are_measured_priced_judged_and_cleaned_up(tmp_path):
     ({"comparison_id": "x", "targets": {"min_read_iops": 1}, "configurations": [
         {"name": "a", "db_instance_class": "db.t3.medium", "storage_type": "gp2", "allocated_gb": 100},
         {"name": "b", "db_instance_class": "db.t3.medium", "storage_type": "io1", "allocated_gb": 20,
-         "iops": 1000}]}, "configurations.b: "),
+         "iops": 1000}]}, "configurations.1.allocated_gb: io1 takes 100-65,536 GiB"),
     ({"comparison_id": "x", "targets": {"min_read_iops": 1}, "configurations": [
         {"name": "a", "db_instance_class": "db.nope.large", "storage_type": "gp2", "allocated_gb": 100},
         {"name": "b", "db_instance_class": "db.t3.medium", "storage_type": "gp2", "allocated_gb": 100}]},

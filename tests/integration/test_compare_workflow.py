@@ -23,7 +23,7 @@ from cutover_prep.comparison.reaper import run_reaper
 from cutover_prep.comparison.workflow import get_comparison
 from cutover_prep.dal.store import Store
 from cutover_prep.local.harness import LocalAws
-from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
+from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG
 
 pytestmark = pytest.mark.postgres
 
@@ -49,8 +49,10 @@ def aws(sample_db):
 
 
 def comparison_input(aws: LocalAws, spec, comparison_id: str, **overrides: Any) -> dict[str, Any]:
+    # the master secret of the snapshot's source instance: each child restores prod-snap, so it may use it
     secret = aws.create_secret(f"master-{comparison_id}", {"username": spec.user, "password": spec.password,
-                                                           "engine": "postgres", "port": spec.port})
+                                                           "engine": "postgres", "port": spec.port,
+                                                           "dbInstanceIdentifier": "prod-db"})
     return {"comparison_id": comparison_id, "snapshot_identifier": "prod-snap",
             "target": {"secret_arn": secret, "engine": "postgres", "database": spec.database},
             "configurations": copy.deepcopy(CONFIGURATIONS),  # a caller may change its copy (test_compare_cli)
@@ -98,7 +100,8 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
         restore = store.get_run(run_id)["restore"]
         assert restore["storage_type"] == configuration["storage_type"]
         assert restore["allocated_gb"] == configuration["allocated_gb"]
-        assert restore["tags"][COMPARISON_TAG] == "cmp1" and restore["tags"][TTL_TAG]
+        instance = f"cprep-{run_id}"  # the child's ValidateInput recorded its restore before StartRestore ran
+        assert get_comparison(store, "cmp1")["restores"][instance]["run_id"] == run_id
 
     document = store.get_json("runs/cmp1/comparison.json")
     assert [c["name"] for c in document["configurations"]] == ["gp2", "io1"]
@@ -114,7 +117,11 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
     assert "shipped price file" in document["prices"]["source"] and document["prices"]["dated"]
     assert document["comparison_cost"]["instance_hours"] > 0
     assert sorted(document["cleanup"]["deleted"]) == ["cprep-cmp1-gp2", "cprep-cmp1-io1"]
-    assert document["cleanup"]["left"] == []
+    assert document["cleanup"]["left"] == [] and document["cleanup"]["not_ours"] == []
+    for detail in document["cleanup"]["details"]:  # deleted as proven its own: no final snapshot, the proof
+        assert detail["final_snapshot"] is None
+        assert detail["proof"]["tags"][COMPARISON_TAG] == "cmp1" and detail["proof"]["tags"][DEPLOYMENT_TAG]
+        assert detail["proof"]["created"] > detail["proof"]["comparison_started"]
     assert out["cleanup"] == document["cleanup"]
     page = aws.client("s3").get_object(Bucket=store.bucket, Key="runs/cmp1/comparison.html")["Body"].read().decode()
     assert out["page_uri"].endswith("runs/cmp1/comparison.html") and "gp2" in page and "io1" in page  # the page too
@@ -125,6 +132,40 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
     assert record["status"] == "SUCCEEDED" and record["cleanup"]["left"] == []
     history = json.dumps(aws.history(desc["executionArn"]), default=str)
     assert sample_db.password == "" or sample_db.password not in history
+
+
+def test_a_customer_instance_restored_from_a_snapshot_of_a_comparison_instance_survives_its_cleanup(
+        aws, sample_db):
+    """Issue 20, finding 1: the Cleanup deleted every instance that carried the comparison's tag. RDS
+    copies an instance's tags to its snapshots (the restore sets CopyTagsToSnapshot) and a snapshot's
+    tags to an instance restored from it without tags of its own (RDS User Guide, "Tagging Amazon RDS
+    resources"; moto does both), so a customer's copy of a comparison instance carries every tag."""
+    restored, gate = threading.Event(), threading.Event()
+
+    def hold(_event):  # the first child (gp2) waits after its restore, before Discover
+        restored.set()
+        gate.wait(120)
+
+    aws.faults["handlers.discover"] = [hold]
+    parent = start(aws, comparison_input(aws, sample_db, "cmp6", max_parallel=1))
+    rds = aws.client("rds")
+    try:
+        assert restored.wait(120), "the child never reached Discover"
+        rds.create_db_snapshot(DBInstanceIdentifier="cprep-cmp6-gp2", DBSnapshotIdentifier="copy-of-gp2")
+        rds.restore_db_instance_from_db_snapshot(DBInstanceIdentifier="customer-db",
+                                                 DBSnapshotIdentifier="copy-of-gp2")
+        copied = {t["Key"]: t["Value"] for t in describe(rds, "customer-db")["TagList"]}
+        assert copied[COMPARISON_TAG] == "cmp6" and copied[DEPLOYMENT_TAG]  # every tag, this deployment's too
+    finally:
+        gate.set()
+    desc = aws.wait(parent, timeout_s=600)
+    assert desc["status"] == "SUCCEEDED", desc.get("cause")
+    out = json.loads(desc["output"])
+    assert describe(rds, "customer-db")["DBInstanceStatus"] == "available"
+    assert out["cleanup"]["not_ours"] == ["customer-db"]
+    assert sorted(out["cleanup"]["deleted"]) == ["cprep-cmp6-gp2", "cprep-cmp6-io1"]
+    assert describe(rds, "cprep-cmp6-gp2") is None and describe(rds, "cprep-cmp6-io1") is None
+    assert "not proven its own" in out["not_ours"]
 
 
 def test_a_configuration_that_fails_is_recorded_and_the_rest_goes_on(aws, sample_db):

@@ -37,7 +37,8 @@ import pytest
 from cutover_prep import deps
 from cutover_prep.local.harness import FakeContext, LocalAws
 from cutover_prep.workflows import FUNCTIONS, TRIGGERED_WORKFLOW, WORKFLOWS
-from tests.integration.test_workflow import QUICK_BENCHMARK, planned_bytes
+from tests.integration.test_postgres_engine import expected_forks
+from tests.integration.test_workflow import QUICK_BENCHMARK
 
 pytestmark = pytest.mark.postgres
 
@@ -264,7 +265,8 @@ def test_the_synthesized_stack_deploys_and_runs_to_ready(synthesized: tuple[Path
         aws.create_instance("restored-db")
         secret = aws.client("secretsmanager").create_secret(
             Name="cutover/restored-db", SecretString=json.dumps({"username": sample_db.user,
-                                                                 "password": sample_db.password}),
+                                                                 "password": sample_db.password,
+                                                                 "dbInstanceIdentifier": "restored-db"}),
             Tags=[{"Key": "cutover-prep:access", "Value": "read"}])["ARN"]  # the stack's IAM condition
         run_input = {"run_id": "rehearsal",
                      "target": {"db_instance_identifier": "restored-db", "secret_arn": secret, "engine": "postgres",
@@ -278,7 +280,8 @@ def test_the_synthesized_stack_deploys_and_runs_to_ready(synthesized: tuple[Path
                                                           Key="runs/rehearsal/findings.json")["Body"].read())
         assert out["verdict"] == "READY" and out["coverage_pct"] == 100.0, (out.get("reasons"),
                                                                             findings.get("failed_units"))
-        assert findings["bytes"]["read"] == findings["bytes"]["planned"] == planned_bytes(sample_db)
+        # the product's default: the catalogues are read too (issue 21)
+        assert findings["bytes"]["read"] == findings["bytes"]["planned"] == sum(expected_forks(sample_db).values())
         run = aws.client("dynamodb").get_item(TableName=aws.table, Key={"pk": {"S": "RUN#rehearsal"},
                                                                          "sk": {"S": "RUN"}})["Item"]
         assert run["verdict"]["S"] == "READY"

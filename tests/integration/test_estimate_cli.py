@@ -12,11 +12,12 @@ import pytest
 from cutover_prep.cli.main import main
 from tests.conftest import conninfo
 
+# every relation of the database with its indexes and TOAST, the catalogues included (issue 21: they are
+# on the volume and read), the shared catalogues too (the run reads them once)
 USER_RELATIONS = """
 SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-  AND n.nspname NOT LIKE 'pg_toast%'
+WHERE c.relkind IN ('r', 'm', 'S') AND n.nspname NOT LIKE 'pg_toast%'
 """
 
 
@@ -44,13 +45,11 @@ def test_estimate_of_a_real_database_is_what_the_catalogue_holds(tcp_db, tmp_pat
                            capsys)
     with psycopg.connect(conninfo(tcp_db)) as conn:
         relations = int(conn.execute(USER_RELATIONS).fetchone()[0])
-        # a new database is a copy of template1: what it holds beyond that is the sample's relations
-        beyond_template = conn.execute("SELECT pg_database_size(current_database()) - "
-                                       "pg_database_size('template1')").fetchone()[0]
-        beyond_template = int(beyond_template)
+        # the server's own size of the database's directory (catalogues included, shared ones not)
+        database = int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
     assert relations > 10 * 2**20
     assert result["bytes_to_read"] == pytest.approx(relations, rel=0.15)
-    assert result["bytes_to_read"] == pytest.approx(beyond_template, rel=0.15)
+    assert result["bytes_to_read"] == pytest.approx(database, rel=0.15)
     assert result["estimated_seconds"] > 0 and result["assumed_mib_per_s"] > 0 and result["cost_usd"] > 0
     assert result["source"] == "emulator_default" and result["units"] >= 1 and result["engine"] == "postgres"
     assert result["target"]["database"] == tcp_db.database and result["mode"] == "segments"
@@ -131,7 +130,8 @@ def aws(monkeypatch):
 
 def _secret(sm, spec, tags: list[dict[str, str]]) -> str:
     return sm.create_secret(Name=SECRET_NAME, Tags=tags, SecretString=json.dumps(
-        {"username": spec.user, "password": spec.password, "dbname": spec.database}))["ARN"]
+        {"username": spec.user, "password": spec.password, "dbname": spec.database,
+         "dbInstanceIdentifier": "db1"}))["ARN"]
 
 
 def _endpoint_is(monkeypatch, spec) -> None:
@@ -191,9 +191,22 @@ def test_aws_mistakes_are_one_line(aws, capsys):
     assert "no such secret" in capsys.readouterr().err
 
 
+def test_a_secret_of_another_instance_is_exit_2_before_connecting(aws, capsys, monkeypatch):
+    arn = aws.create_secret(Name=SECRET_NAME, Tags=[{"Key": "cutover-prep:access", "Value": "read"}],
+                            SecretString=json.dumps({"username": "u", "password": "topsecret",
+                                                     "dbInstanceIdentifier": "db9"}))["ARN"]
+    import cutover_prep.engines as engines
+
+    monkeypatch.setattr(engines, "open_engine", lambda *a, **k: pytest.fail("connected"))
+    assert main(["estimate", "--target", "db1", "--secret-arn", arn]) == 2
+    err = capsys.readouterr().err
+    assert "belongs to 'db9'" in err and "db1" in err and "topsecret" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_an_endpoint_that_does_not_answer_is_exit_5(aws, capsys, monkeypatch):
-    arn = aws.create_secret(Name=SECRET_NAME, SecretString='{"username": "u", "password": "topsecret"}',
-                            Tags=[{"Key": "cutover-prep:access", "Value": "read"}])["ARN"]
+    arn = aws.create_secret(Name=SECRET_NAME, Tags=[{"Key": "cutover-prep:access", "Value": "read"}],
+                            SecretString=json.dumps({"username": "u", "password": "topsecret",
+                                                     "dbInstanceIdentifier": "db1"}))["ARN"]
     import cutover_prep.rds as rds
 
     real = rds.instance_facts

@@ -270,3 +270,27 @@ def test_a_user_with_only_select_and_process_reads_everything(tmp_path) -> None:
             engine.close()
     finally:
         server.close()
+
+
+def test_an_ignored_index_is_named_not_readable_and_its_table_still_read(mysql_admin, mysql_database) -> None:
+    """MariaDB 10.6+: an IGNORED index cannot be named in FORCE or IGNORE INDEX (error 1176, "Key
+    ... doesn't exist"; MariaDB docs, "Ignored Indexes"). The old code planned a covering scan of it
+    (1176 at read time) and put it in the IGNORE INDEX list of its table's full scan (1176 again)."""
+    name = mysql_database("ignored")
+    conn = connect(mysql_admin)
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE {quote_ident(name)}")
+        cur.execute(f"CREATE TABLE {qualified(name, 'g')} (a INT, b INT, KEY kb (b) IGNORED, KEY ka (a)) ENGINE=InnoDB")
+        cur.execute(f"INSERT INTO {qualified(name, 'g')} VALUES (1, 2), (3, 4), (5, 6)")
+    conn.close()
+    engine = MySQLEngine.connect(replace(mysql_admin, database=name, tls="disable"))
+    try:
+        segments = {s.key: s for s in engine.discover(DiscoveryOptions(include_schemas=(name,)))}
+        ignored = segments[f"{name}.g.kb#index"]
+        assert ignored.locator["read"] == "not_readable" and "IGNORED" in ignored.locator["why"]
+        readable = [s for s in segments.values() if s.locator["read"] != "not_readable"]
+        totals = read_all(engine, readable)
+        assert totals[f"{name}.g#clustered (GEN_CLUST_INDEX)"]["rows"] == 3
+        assert totals[f"{name}.g.ka#index"]["rows"] == 3
+    finally:
+        engine.close()

@@ -43,7 +43,8 @@ def aws() -> Any:
 def secret_arn(aws: LocalAws, sample_db: Any) -> str:
     # With trust authentication the marker is never checked: it only proves no output carries it.
     return aws.create_secret("restored-db-ro", {"username": sample_db.user, "engine": "postgres",
-                                                "password": sample_db.password or PASSWORD_MARK})
+                                                "password": sample_db.password or PASSWORD_MARK,
+                                                "dbInstanceIdentifier": "restored-db"})
 
 
 def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:

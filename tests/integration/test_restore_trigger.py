@@ -53,7 +53,7 @@ def aws(monkeypatch):
 
 def test_a_restore_event_starts_one_run_that_ends_ready(aws, sample_db):
     secret = aws.create_secret("restored", {"username": sample_db.user, "password": sample_db.password,
-                                            "engine": "postgres"})
+                                            "engine": "postgres", "dbInstanceIdentifier": "restored-db"})
     profile = {"target": {"engine": "postgres", "host": sample_db.host, "port": sample_db.port,
                           "database": sample_db.database},
                "warmup": {"unit_mb": 4, "databases": [sample_db.database], "max_concurrency": 4},

@@ -148,7 +148,7 @@ def _run(port: int) -> dict:
 
 
 def _secret(arn: str) -> str:
-    return json.dumps({"username": "warmer", "password": PASSWORD})
+    return json.dumps({"username": "warmer", "password": PASSWORD, "dbInstanceIdentifier": "db1"})
 
 
 def _connect(run: dict, policy: ConnectionPolicy) -> None:
@@ -229,8 +229,20 @@ class FakeTlsListener:
         self.context = context
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.received, self.connections, self.handshakes = bytearray(), 0, 0
+        self.received, self.connections, self.handshakes, self.served = bytearray(), 0, 0, 0
+        self.idle = threading.Condition()
         threading.Thread(target=self._serve, daemon=True).start()
+
+    def wait_idle(self, timeout: float = 60) -> None:
+        """Wait until every connection accepted so far has been served to its end: the client may
+        return (it aborted, or the listener hung up) before this thread has counted its handshake."""
+        with self.idle:
+            assert self.idle.wait_for(lambda: self.served >= self.connections, timeout), "listener never finished"
+
+    def _done(self) -> None:
+        with self.idle:
+            self.served += 1
+            self.idle.notify_all()
 
     def _serve(self) -> None:
         while True:
@@ -249,6 +261,7 @@ class FakeTlsListener:
                 pass
             finally:
                 raw.close()
+                self._done()
 
 
 def test_oracle_tcps_refuses_a_listener_whose_certificate_is_not_from_rds(tmp_path) -> None:
@@ -263,6 +276,7 @@ def test_oracle_tcps_refuses_a_listener_whose_certificate_is_not_from_rds(tmp_pa
         with pytest.raises(DatabaseUnreachable, match="TLS is required") as err:
             OracleEngine.connect(spec)
         assert PASSWORD not in str(err.value)
+        listener.wait_idle()
         assert listener.connections >= 1 and listener.handshakes == 0  # the client aborted the handshake
         assert PASSWORD.encode() not in listener.received
     finally:

@@ -21,7 +21,7 @@ def test_keyword_conninfo_is_the_same_target_as_the_url():
 
 @pytest.mark.parametrize(("dsn", "words"), [
     ("host=h dbname=d", "--dsn needs user"),
-    ("host=h dbname=d user=u sslmode=require", "sslmode: not used by cutover-prep local"),
+    ("host=h dbname=d user=u sslcert=c.pem", "sslcert: not used by cutover-prep local"),  # sslmode: test_dsn_tls
     ("host=h dbname=d user=u password=top secret", "not a valid keyword conninfo"),
     ("host=a,b dbname=d user=u", "one host"),
     ("host=h dbname=d user=u port=0", "port that is not a number"),

@@ -1,5 +1,8 @@
-"""Cleanup and the reaper against moto RDS: only instances tagged with the comparison's id are deleted;
-an untagged instance never is, by the code (IAM refuses it too: tests/infrastructure/test_compare_stack.py)."""
+"""Cleanup and the reaper against moto RDS: an instance is deleted only when ``ownership.judge`` proves it
+the comparison's own (its record, this deployment's and the comparison's tags, created after the start);
+anything else found by the tag is reported, never deleted (IAM refuses a delete without this deployment's
+tag too: tests/infrastructure/test_compare_stack.py). The cases built from the real steps (a customer's
+copy, two deployments, a plain run's instance) are in test_compare_ownership.py."""
 
 from __future__ import annotations
 
@@ -11,10 +14,14 @@ import pytest
 from moto import mock_aws
 
 from cutover_prep.comparison.cleanup import NotOurs, clean_up, delete_instance, describe
+from cutover_prep.comparison.ownership import judge
 from cutover_prep.comparison.reaper import reap, run_reaper
 from cutover_prep.comparison.workflow import comparison_key, get_comparison
-from cutover_prep.dal.store import Store
-from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG, table_definition
+from cutover_prep.dal.store import Store, _dyn
+from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_ID_ENV, DEPLOYMENT_TAG, TTL_TAG, table_definition
+
+ME = "arn:aws:cloudformation:us-east-1:123456789012:stack/mine/1"
+RUN_TAG = "cutover-prep:run-id"
 
 
 @pytest.fixture
@@ -23,11 +30,21 @@ def rds():
         yield boto3.client("rds", region_name="us-east-1")
 
 
-def tagged(comparison: str, ttl: str | None = None) -> dict[str, str]:
-    tags = {COMPARISON_TAG: comparison}
+def tagged(comparison: str, ttl: str | None = None, run: str | None = None, deployment: str | None = ME) -> dict:
+    tags = {COMPARISON_TAG: comparison, RUN_TAG: run or f"{comparison}-a"}
+    if deployment:
+        tags[DEPLOYMENT_TAG] = deployment
     if ttl is not None:
         tags[TTL_TAG] = ttl
     return tags
+
+
+def record(comparison: str, *identifiers: str, started: datetime | None = None, arn: str | None = None) -> dict:
+    """A comparison's record as CompareStart and its children's ValidateInput write it."""
+    return {"comparison_id": comparison, "execution_arn": arn or f"arn:{comparison}",
+            "started_at": (started or datetime.now(UTC) - timedelta(minutes=5)).isoformat(),
+            "instances": list(identifiers),
+            "restores": {i: {"run_id": i.removeprefix("cprep-"), "claimed_at": "earlier"} for i in identifiers}}
 
 
 def create(rds, identifier: str, tags: dict[str, str] | None = None) -> dict:
@@ -42,35 +59,65 @@ def status(rds, identifier: str) -> str | None:
     return None if instance is None else instance["DBInstanceStatus"]
 
 
-def test_an_untagged_instance_is_refused_by_the_code(rds):
+def test_an_unproven_instance_is_refused_by_the_code(rds):
     create(rds, "production-db")
-    with pytest.raises(NotOurs, match="does not carry the tag cutover-prep:comparison=cmp1"):
-        delete_instance(rds, describe(rds, "production-db"), "cmp1")
+    instance = describe(rds, "production-db")
+    verdict = judge(instance, comparison_id="cmp1", record=record("cmp1", "production-db"), deployment=ME)
+    with pytest.raises(NotOurs, match="not restored by this deployment"):
+        delete_instance(rds, instance, verdict)
     assert status(rds, "production-db") == "available"
 
 
-def test_cleanup_deletes_its_own_tagged_instances_and_leaves_everything_else(rds):
-    create(rds, "cprep-cmp1-small", tagged("cmp1"))
-    create(rds, "cprep-cmp1-extra", tagged("cmp1"))  # not planned, but tagged with this comparison: deleted too
-    create(rds, "cprep-cmp2-small", tagged("cmp2"))  # another comparison's
+def test_without_a_deployment_id_nothing_is_proven(rds):
+    create(rds, "cprep-cmp1-a", tagged("cmp1", run="cmp1-a"))
+    verdict = judge(describe(rds, "cprep-cmp1-a"), comparison_id="cmp1", record=record("cmp1", "cprep-cmp1-a"),
+                    deployment=None)
+    assert not verdict.proven and DEPLOYMENT_ID_ENV in verdict.why
+
+
+def test_cleanup_deletes_its_proven_instances_and_reports_everything_else(rds):
+    create(rds, "cprep-cmp1-small", tagged("cmp1", run="cmp1-small"))
+    create(rds, "cprep-cmp1-extra", tagged("cmp1", run="cmp1-extra"))  # tagged with its id, but no record of it
+    create(rds, "cprep-cmp2-small", tagged("cmp2", run="cmp2-small"))  # another comparison's: not a candidate
     create(rds, "cprep-cmp1-big")  # planned name, but untagged: someone else's instance
-    outcome = clean_up(rds, "cmp1", ["cprep-cmp1-small", "cprep-cmp1-big", "cprep-cmp1-never-created"])
-    assert sorted(d["db_instance_identifier"] for d in outcome["deleted"]) == ["cprep-cmp1-extra", "cprep-cmp1-small"]
-    assert [d["db_instance_identifier"] for d in outcome["left"]] == ["cprep-cmp1-big"]
-    assert "does not carry the tag" in outcome["left"][0]["why"]
-    assert status(rds, "cprep-cmp1-small") is None and status(rds, "cprep-cmp1-extra") is None
-    assert status(rds, "cprep-cmp2-small") == "available" and status(rds, "cprep-cmp1-big") == "available"
+    create(rds, "cprep-cmp1-mid", tagged("cmp1", run="cmp1-mid", deployment="another-stack"))
+    create(rds, "cprep-cmp1-odd", tagged("cmp1", run="someone-else"))  # recorded, but another run's tag
+    mine = record("cmp1", "cprep-cmp1-small", "cprep-cmp1-big", "cprep-cmp1-mid", "cprep-cmp1-odd")
+    outcome = clean_up(rds, "cmp1", ["cprep-cmp1-small", "cprep-cmp1-big", "cprep-cmp1-never-created"],
+                       record=mine, deployment=ME)
+    assert [d["db_instance_identifier"] for d in outcome["deleted"]] == ["cprep-cmp1-small"]
+    assert outcome["deleted"][0]["final_snapshot"] is None and outcome["deleted"][0]["proof"]["tags"] == {
+        DEPLOYMENT_TAG: ME, COMPARISON_TAG: "cmp1", RUN_TAG: "cmp1-small"}
+    assert outcome["left"] == []
+    why = {d["db_instance_identifier"]: d["why"] for d in outcome["not_ours"]}
+    assert set(why) == {"cprep-cmp1-extra", "cprep-cmp1-big", "cprep-cmp1-mid", "cprep-cmp1-odd"}
+    assert "record has no restore of it" in why["cprep-cmp1-extra"]
+    assert "not restored by this deployment" in why["cprep-cmp1-big"]
+    assert "another-stack" in why["cprep-cmp1-mid"]
+    assert "run cmp1-odd restored it" in why["cprep-cmp1-odd"]
+    assert status(rds, "cprep-cmp1-small") is None
+    for kept in ("cprep-cmp1-extra", "cprep-cmp2-small", "cprep-cmp1-big", "cprep-cmp1-mid", "cprep-cmp1-odd"):
+        assert status(rds, kept) == "available", kept
 
 
-def test_the_reaper_deletes_only_tagged_instances_past_their_ttl_whose_comparison_ended(rds):
+def test_an_instance_older_than_the_comparison_is_not_its_own(rds):
+    create(rds, "cprep-cmp1-a", tagged("cmp1", run="cmp1-a"))
+    later = record("cmp1", "cprep-cmp1-a", started=datetime.now(UTC) + timedelta(minutes=1))
+    outcome = clean_up(rds, "cmp1", ["cprep-cmp1-a"], record=later, deployment=ME)
+    assert outcome["deleted"] == [] and "not after comparison cmp1 started" in outcome["not_ours"][0]["why"]
+    assert status(rds, "cprep-cmp1-a") == "available"
+
+
+def test_the_reaper_deletes_only_proven_instances_past_their_ttl_whose_comparison_ended(rds):
     create(rds, "untagged-old")
-    create(rds, "cprep-done-a", tagged("done", ttl="2"))
-    create(rds, "cprep-young-a", tagged("young", ttl="48"))
-    create(rds, "cprep-busy-a", tagged("busy", ttl="1"))
-    create(rds, "cprep-norec-a", tagged("norec"))  # no TTL tag: the default (12 h); no record of its comparison
-    create(rds, "customer-copy", tagged("done", ttl="2"))  # the tag copied through a snapshot: not listed
-    records = {cid: {"execution_arn": f"arn:{cid}", "instances": [f"cprep-{cid}-a"]}
-               for cid in ("done", "young", "busy")}
+    create(rds, "cprep-done-a", tagged("done", ttl="2", run="done-a"))
+    create(rds, "cprep-young-a", tagged("young", ttl="48", run="young-a"))
+    create(rds, "cprep-busy-a", tagged("busy", ttl="1", run="busy-a"))
+    create(rds, "cprep-norec-a", tagged("norec", run="norec-a"))  # no TTL tag: the default (12 h); no record
+    create(rds, "customer-copy", tagged("done", ttl="2", run="done-a"))  # the tags copied through a snapshot
+    create(rds, "cprep-theirs-a", tagged("done", ttl="2", run="done-a", deployment="another-stack"))
+    records = {cid: record(cid, f"cprep-{cid}-a") for cid in ("done", "young", "busy")}
+    records["done"]["restores"]["cprep-theirs-a"] = {"run_id": "done-a"}  # same name in both deployments
 
     class Sfn:
         def describe_execution(self, executionArn):
@@ -91,17 +138,19 @@ def test_the_reaper_deletes_only_tagged_instances_past_their_ttl_whose_compariso
 
     outcome = reap(rds=Deleting(), sfn=Sfn(), comparison_of=records.get,
                    record=lambda cid, deleted, left: recorded.setdefault(cid, (deleted, left)),
-                   now=datetime.now(UTC) + timedelta(hours=13))
+                   now=datetime.now(UTC) + timedelta(hours=13), deployment=ME)
     assert [d["db_instance_identifier"] for d in outcome["deleted"]] == ["cprep-done-a"]
-    left = {d["db_instance_identifier"]: d["why"] for d in outcome["left"]}
-    assert set(left) == {"cprep-busy-a", "cprep-norec-a", "customer-copy"}
-    assert "still running" in left["cprep-busy-a"]
-    assert "names it as an instance it restored" in left["customer-copy"]
-    assert status(rds, "customer-copy") == "available" and status(rds, "cprep-norec-a") == "available"
-    assert status(rds, "untagged-old") == "available"  # never considered: it has no comparison tag
-    assert status(rds, "cprep-young-a") == "available"  # 13 h old, TTL 48 h
+    assert outcome["deleted"][0]["final_snapshot"] is None and outcome["deleted"][0]["proof"]
+    assert {d["db_instance_identifier"]: d["why"] for d in outcome["left"]} == {
+        "cprep-busy-a": "13.0 h old (TTL 1 h) but its comparison is still running"}
+    not_ours = {d["db_instance_identifier"]: d["why"] for d in outcome["not_ours"]}
+    assert set(not_ours) == {"cprep-norec-a", "customer-copy", "cprep-theirs-a"}
+    assert "record has no restore of it" in not_ours["customer-copy"]
+    assert "not restored by this deployment" in not_ours["cprep-theirs-a"]
+    for kept in ("customer-copy", "cprep-norec-a", "cprep-theirs-a", "untagged-old", "cprep-young-a", "cprep-busy-a"):
+        assert status(rds, kept) == "available", kept
     assert status(rds, "cprep-done-a") is None
-    assert set(recorded) == {"done", "norec", "busy"}
+    assert set(recorded) == {"done", "busy"}  # what is not a comparison's own is not written into its record
 
 
 def test_the_reaper_handler_logic_records_what_it_deleted_in_the_table(rds):
@@ -109,16 +158,21 @@ def test_the_reaper_handler_logic_records_what_it_deleted_in_the_table(rds):
     ddb.create_table(**table_definition("t"))
     store = Store(dynamodb=ddb, s3=s3, table="t", bucket="b")
     sfn = boto3.client("stepfunctions", region_name="us-east-1")
-    create(rds, "cprep-gone-a", tagged("gone", ttl="1"))
-    ddb.put_item(TableName="t", Item={**comparison_key("gone"), "instances": {"L": [{"S": "cprep-gone-a"}]}})
-    result = run_reaper(rds=rds, sfn=sfn, store=store, now=datetime.now(UTC) + timedelta(hours=2))
-    assert result["deleted"] == ["cprep-gone-a"] and result["left"] == []
+    create(rds, "cprep-gone-a", tagged("gone", ttl="1", run="gone-a"))
+    ddb.put_item(TableName="t", Item={**comparison_key("gone"),
+                                      **{k: _dyn(v) for k, v in record("gone", "cprep-gone-a", arn=(
+                                          "arn:aws:states:us-east-1:123456789012:execution:"
+                                          "cutover-prep-compare:gone")).items()}})
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(DEPLOYMENT_ID_ENV, ME)
+        result = run_reaper(rds=rds, sfn=sfn, store=store, now=datetime.now(UTC) + timedelta(hours=2))
+    assert result["deleted"] == ["cprep-gone-a"] and result["left"] == [], result
     item = get_comparison(store, "gone")
     assert [r["db_instance_identifier"] for r in item["reaped"]] == ["cprep-gone-a"]
     json.dumps(item)  # plain JSON (no Decimal)
 
 
-def test_an_instance_rds_will_not_delete_yet_is_asked_again_then_left_to_the_reaper(rds):
+def test_an_instance_rds_will_not_delete_yet_is_asked_again_then_left_to_the_reaper(rds, monkeypatch):
     from botocore.exceptions import ClientError
 
     from cutover_prep.comparison.workflow import CLEANUP_ATTEMPTS, finish
@@ -127,8 +181,11 @@ def test_an_instance_rds_will_not_delete_yet_is_asked_again_then_left_to_the_rea
     ddb.create_table(**table_definition("t"))
     s3.create_bucket(Bucket="evidence")
     store = Store(dynamodb=ddb, s3=s3, table="t", bucket="evidence")
-    create(rds, "cprep-c9-a", tagged("c9"))
-    create(rds, "cprep-c9-b", tagged("c9"))
+    monkeypatch.setenv(DEPLOYMENT_ID_ENV, ME)
+    ddb.put_item(TableName="t", Item={**comparison_key("c9"), **{
+        k: _dyn(v) for k, v in record("c9", "cprep-c9-a", "cprep-c9-b").items()}})
+    create(rds, "cprep-c9-a", tagged("c9", run="c9-a"))
+    create(rds, "cprep-c9-b", tagged("c9", run="c9-b"))
 
     class StillCreating:  # RDS refuses to delete an instance that is still being created
         def __getattr__(self, name):

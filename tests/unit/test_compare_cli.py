@@ -36,6 +36,9 @@ def test_a_recommendation_is_exit_0_and_none_is_exit_1():
     code, _, lines = compare.outcome(desc("SUCCEEDED", output=json.dumps(output)), "c1")
     assert code == 1 and lines[0].startswith("comparison c1: no recommendation: no configuration")
     assert "LEFT: cprep-c1-io1" in lines[-2]
+    output["cleanup"]["not_ours"] = ["customer-copy"]  # found by the comparison's tag, not proven its own
+    _, _, lines = compare.outcome(desc("SUCCEEDED", output=json.dumps(output)), "c1")
+    assert lines[-2].endswith("LEFT: cprep-c1-io1; kept, not proven its own: customer-copy")
 
 
 @pytest.mark.parametrize(("status", "error", "code"), [

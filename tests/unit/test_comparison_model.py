@@ -45,8 +45,8 @@ def test_the_example_is_valid_with_defaults():
 
 @pytest.mark.parametrize(("change", "says"), [
     ({"storage_type": "io1", "iops": None}, "io1 needs iops"),
-    ({"storage_type": "gp2", "iops": 3000}, "iops needs storage_type"),
-    ({"storage_type": "io1", "iops": 3000, "storage_throughput": 500}, "storage_throughput needs storage_type gp3"),
+    ({"storage_type": "gp2", "iops": 3000}, "needs storage_type io1, io2 or gp3"),
+    ({"storage_type": "io1", "iops": 3000, "storage_throughput": 500}, "needs storage_type gp3"),
     ({"allocated_gb": 10}, "greater than or equal to 20"),
     ({"name": "R6I"}, "lower-case"),
     ({"name": "a--b"}, "no double hyphen"),
@@ -80,6 +80,7 @@ def test_the_comparison_id_must_make_valid_instance_names():
 
 def test_reserved_tags_and_bad_shared_settings_are_refused():
     assert "reserved" in errors(with_(restore={"tags": {COMPARISON_TAG: "x"}}))
+    assert "reserved" in errors(with_(restore={"tags": {TTL_TAG.upper(): "x"}}))
     assert "security group id" in errors(with_(restore={"vpc_security_group_ids": ["default"]}))
     assert "secret ARN" in errors(with_(target={"secret_arn": "hunter2"}))
 
@@ -96,7 +97,10 @@ def test_the_child_run_input_is_a_valid_run_input_for_each_configuration():
         assert restore["snapshot_identifier"] == "orders-prod-2026-11-20"
         assert (restore["db_instance_class"], restore["storage_type"], restore["allocated_gb"], restore["iops"]) == (
             conf.db_instance_class, conf.storage_type, conf.allocated_gb, conf.iops)
-        assert restore["tags"] == {"team": "orders", COMPARISON_TAG: "orders-sizing-1", TTL_TAG: "12"}
+        # the comparison's tags are put on by the child's restore once its record names the child (the
+        # input's restore.tags may not carry cutover-prep:* keys): the child names its comparison instead
+        assert restore["tags"] == {"team": "orders"}
+        assert run["comparison"] == {"comparison_id": "orders-sizing-1", "ttl_hours": 12}
         assert restore["vpc_security_group_ids"] == ["sg-0123456789abcdef0"]
         assert run["benchmark"]["seconds_per_point"] == 60
 

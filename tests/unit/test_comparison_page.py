@@ -36,7 +36,14 @@ def test_the_page_shows_each_configuration_against_its_limits_and_the_recommenda
     assert "the 3,000 provisioned IOPS" in html
     assert "$0.0878" in html and "$0.5001" in html
     assert "shipped price file (dated" in html and "Left: 0" in html
+    assert "not proven its own" not in html  # nothing kept: no line
     assert "slowed 8.0×" in html
+
+
+def test_the_page_names_what_the_cleanup_kept_as_not_its_own():
+    doc = document()
+    doc["cleanup"]["not_ours"] = ["customer-copy"]
+    assert "not proven its own: customer-copy." in render_page(doc)
 
 
 def test_names_and_reasons_are_escaped():

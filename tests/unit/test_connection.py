@@ -13,8 +13,9 @@ from cutover_prep.settings import ConnectionPolicy, Settings, connection_policy
 
 PASSWORD = "s3cr3t-Pa55"
 ENDPOINT = "db1.abcdefghijkl.eu-west-1.rds.amazonaws.com"
+# names its instance (test_secret_binding); its host is not where the password goes
 SECRET = {"username": "warmer", "password": PASSWORD, "engine": "postgres", "host": "evil.example.com",
-          "port": 5432, "dbname": "app"}
+          "port": 5432, "dbname": "app", "dbInstanceIdentifier": "db1"}
 
 
 def reader(secret: dict[str, Any] = SECRET):
@@ -74,7 +75,7 @@ def test_tls_mode_comes_from_the_deployment_and_defaults_to_require(monkeypatch:
     monkeypatch.setenv("CUTOVER_PREP_TLS", "Disable")
     assert connection_spec(run(), reader()).tls == "disable"
     monkeypatch.setenv("CUTOVER_PREP_TLS", "off")
-    with pytest.raises(ValueError, match="CUTOVER_PREP_TLS must be require, prefer or disable"):
+    with pytest.raises(ValueError, match="CUTOVER_PREP_TLS must be require, verify-ca, unverified, prefer or disable"):
         connection_policy()
 
 

@@ -81,7 +81,7 @@ def _run(instance: dict[str, Any], **target: Any) -> dict[str, Any]:
 
 
 def _secret(**extra: Any):
-    return lambda arn: json.dumps({"username": "u", "password": "pw", **extra})
+    return lambda arn: json.dumps({"username": "u", "password": "pw", "dbInstanceIdentifier": "db1", **extra})
 
 
 def _swap(monkeypatch: pytest.MonkeyPatch, name: str, **changes: Any) -> registry.EngineFamily:

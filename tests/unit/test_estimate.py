@@ -219,7 +219,7 @@ class FakeEngine:
 
 
 def secret(_arn: str) -> str:
-    return '{"username": "u", "password": "p"}'
+    return '{"username": "u", "password": "p", "dbInstanceIdentifier": "db1"}'
 
 
 def run_doc(run_id: str, **extra: Any) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def test_restore_and_warmup_accepted() -> None:
     ({"warmup": {}}, "target: is required"),
     (with_("warmup.max_concurency", 4), "warmup.max_concurency: unknown field"),
     (with_("restore", {"snapshot_identifier": "s", "storage_type": "gp2", "iops": 3000}),
-     "restore: iops needs storage_type io1, io2 or gp3"),
+     "restore.iops: needs storage_type io1, io2 or gp3"),
     (with_("restore", {"snapshot_identifier": "s", "db_instance_class": "r6i.large"}),
      "restore.db_instance_class: must look like db.r6i.large"),
     (with_("restore", {"snapshot_identifier": "s", "vpc_security_group_ids": ["sg-xyz"]}),

@@ -375,7 +375,7 @@ def run_doc(engine: str, mode: str) -> dict[str, Any]:
 
 
 def secret(_arn: str) -> str:
-    return '{"username": "u", "password": "p"}'
+    return '{"username": "u", "password": "p", "dbInstanceIdentifier": "db1"}'
 
 
 @pytest.mark.parametrize(("mode", "asked", "planned_kinds"), [

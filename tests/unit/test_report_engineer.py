@@ -120,7 +120,7 @@ def test_priority_finish_times_and_order(findings: dict[str, Any]) -> None:
     view = build_view(findings)
     part = section(render_report(findings), "warmup")
     assert "Priority order followed" in part and '<td class="n">10.0 s</td>' in part
-    assert "- sales.orders: 1 / 1 units, 10.0 s after the warm-up began" in summary_markdown(findings)
+    assert "- `sales.orders`: 1 / 1 units, 10.0 s after the warm-up began" in summary_markdown(findings)
     assert "everything else" in part and "not finished" in part
     assert view["priority"]["followed"]
 
@@ -150,7 +150,7 @@ def test_units_not_read_with_their_cause(findings: dict[str, Any]) -> None:
     table = table[:table.index("</table>")]
     assert "u3" in table and "u4" in table and "u7" in table and "u5" not in table  # u5 is in failed units
     assert "cut off while being read" in table
-    assert "u4 (PENDING" in summary_markdown(findings)
+    assert "`u4` (PENDING" in summary_markdown(findings)
     assert any(line.startswith("  unit u3 not read (RUNNING") for line in terminal_lines(findings))
 
 
@@ -162,8 +162,8 @@ def test_coverage_tables_on_the_page_and_in_the_summary(findings: dict[str, Any]
     cov = html[html.index('id="coverage-schemas"'):]
     assert "shop.sales" in cov and "hr.other" in cov and "57.5 %" in cov
     md = summary_markdown(findings)
-    assert "| shop | 3.83 MiB | 2.19 MiB | 57.1 % |" in md
-    assert "- sales.big (shop, 2.34 MiB): partly read, 43.3 %" in md
+    assert "| `shop` | 3.83 MiB | 2.19 MiB | 57.1 % |" in md
+    assert "- `sales.big` (`shop`, 2.34 MiB): partly read, 43.3 %" in md
 
 
 def test_time_to_warm_and_the_production_projection(findings: dict[str, Any]) -> None:

@@ -310,14 +310,45 @@ def test_a_renamed_restore_is_still_the_same_restore(env):
     assert len(executions(sfn, arn)) == 1
 
 
-def test_an_instance_a_run_restored_itself_is_not_started_twice(env):
+DEPLOYMENT = "arn:aws:cloudformation:us-east-1:123456789012:stack/cutover-prep/1"
+
+
+def record_run(store, run_id: str, identifier: str) -> None:
+    """What the run's ValidateInput records before its StartRestore asks RDS for the instance."""
+    from cutover_prep.models.run_input import parse_run_input
+
+    store.start_run(parse_run_input({"run_id": run_id, "target": {"db_instance_identifier": identifier,
+                                                                   "secret_arn": SECRET},
+                                     "restore": {"snapshot_identifier": "prod-snap"}}))
+
+
+def test_an_instance_a_run_restored_itself_is_not_started_twice(env, store, monkeypatch):
     rds, sfn, arn, starter = env
-    # restore.tags may carry the opt-in tag; the workflow's own restore is still warmed by its own run
-    make_instance(rds, "restored-by-run", {TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:run-id": "r1"})
+    monkeypatch.setenv("CUTOVER_PREP_DEPLOYMENT_ID", DEPLOYMENT)
+    # opted in by hand after the run restored it; the workflow's own restore is still warmed by its own run
+    record_run(store, "r1", "restored-by-run")
+    make_instance(rds, "restored-by-run", {TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:run-id": "r1",
+                                           "cutover-prep:deployment": DEPLOYMENT})
     result = on_rds_event(rds_event(ident="restored-by-run"), starter)
     assert result["action"] == "ignored" and "restored by run r1" in result["why"]
     assert sweep(starter, lookback_hours=1)[0]["action"] == "ignored"
     assert executions(sfn, arn) == []
+
+
+def test_a_copy_of_a_run_restored_instance_is_started_its_run_tag_is_no_proof(env, store, monkeypatch):
+    """Issue 20 (the comparison's fault, elsewhere): the trigger took the run-id tag alone as proof that a
+    run warms the instance. The run's restore sets CopyTagsToSnapshot, so an instance the customer restores
+    from a snapshot of it carries the tag (and the deployment's): it was ignored, and nothing warmed it."""
+    rds, sfn, arn, starter = env
+    monkeypatch.setenv("CUTOVER_PREP_DEPLOYMENT_ID", DEPLOYMENT)
+    record_run(store, "r1", "restored-by-run")  # the run's own target is another instance
+    make_instance(rds, "customer-copy", {TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:run-id": "r1",
+                                         "cutover-prep:deployment": DEPLOYMENT})
+    make_instance(rds, "other-deployment", {TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:run-id": "r1",
+                                            "cutover-prep:deployment": "another-stack"})
+    assert on_rds_event(rds_event(ident="customer-copy"), starter)["action"] == "started"
+    assert on_rds_event(rds_event(ident="other-deployment"), starter)["action"] == "started"
+    assert len(executions(sfn, arn)) == 2
 
 
 def test_a_named_profile_that_is_missing_or_broken_is_a_rejection_not_defaults(env, store):

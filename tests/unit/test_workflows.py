@@ -25,6 +25,8 @@ DEPLOYED = {
     # issue 13: DescribeInstance samples RDS's storage progress (table) and looks for a Blue/Green deployment
     "handlers.describe_instance.handler": (30, 256, False, {"rds_describe", "rds_blue_green", "table_item_write"}),
     "handlers.discover.handler": (900, 1024, True, {"secrets", "rds_describe", "s3_read_write", "table_read_write"}),
+    # issue 21: the end census reads the catalogue again and catches up on what was created (S3: its evidence)
+    "handlers.end_census.handler": (900, 1024, True, {"secrets", "rds_describe", "s3_read_write"}),
     "handlers.warm_unit.handler": (900, 512, True, {"secrets", "table_item_write", "rds_describe"}),  # issue 13
     "handlers.warm_slot.handler": (30, 256, False, {"table_item_write"}),  # issue 13: adaptive concurrency
     "handlers.unit_failed.handler": (30, 256, False, {"table_item_write"}),
@@ -67,7 +69,7 @@ def test_the_trigger_is_in_the_catalogue_but_in_no_workflow() -> None:
 
 def test_only_validate_input_and_the_functions_that_read_the_secret_get_the_host_allow_list() -> None:
     assert {f.construct_id for f in FUNCTIONS.values() if f.checks_db_host} == {
-        "ValidateInput", "Discover", "WarmUnit", "Probe", "PlanSweep", "RunPoint", "CleanupScratch"}
+        "ValidateInput", "Discover", "WarmUnit", "EndCensus", "Probe", "PlanSweep", "RunPoint", "CleanupScratch"}
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS.values(), ids=lambda w: w.key)

@@ -17,7 +17,9 @@ import click
 
 from cutover_prep.analysis.io import analyze as analyze_points
 from cutover_prep.analysis.limits import DEFAULT_ENGINE, ENGINES, STORAGE_TYPES, LimitsError, expected_limits
+from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.engines.registry import UnknownEngine, analysis_engine
+from cutover_prep.escape import for_terminal
 
 EXIT_USAGE = 2
 REQUIRED_COLUMNS = ("io_size_kb", "iops", "throughput_kbps")
@@ -35,7 +37,7 @@ class PointsError(Exception):
 
 
 def _fail(code: int, message: str) -> None:
-    click.echo(f"cutover-prep: {message}", err=True)
+    click.echo(f"cutover-prep: {for_terminal(message)}", err=True)  # it may quote the file
     raise click.exceptions.Exit(code)
 
 
@@ -163,14 +165,15 @@ def _cell(value: Any, fmt: str) -> str:
 
 def render_text(result: dict[str, Any]) -> str:
     """A readable table of the points, the limits compared against and the conclusions."""
-    width = max([len("point")] + [len(str(p["point_id"])) for p in result["points"]])  # ids whole, never cut
+    ids = [for_terminal(p["point_id"]) for p in result["points"]]  # a file's text: its controls shown
+    width = max([len("point")] + [len(i) for i in ids])  # ids whole, never cut
     header = (f"{'point':<{width}} {'kind':<10} {'req KiB':>7} {'KiB/IO':>7} {'IO/s':>10} {'MiB/s':>9} "
               f"{'bound':<11} {'%IOPS':>6} {'%MiB/s':>6}")
     lines = [header, "-" * len(header)]
-    for p in result["points"]:
+    for shown, p in zip(ids, result["points"], strict=True):
         mb = p["throughput_kbps"] / 1024 if p["throughput_kbps"] is not None else None
         bound = f"{p['bound'] or '-'}{'*' if p['bound_basis'] == 'shape' else ''}"
-        lines.append(f"{str(p['point_id']):<{width}} {p['kind'] or '-':<10} {_cell(p['io_size_kb'], ',.0f'):>7} "
+        lines.append(f"{shown:<{width}} {for_terminal(p['kind'] or '-'):<10} {_cell(p['io_size_kb'], ',.0f'):>7} "
                      f"{_cell(p['effective_io_kb'], ',.1f'):>7} {_cell(p['iops'], ',.0f'):>10} {_cell(mb, ',.1f'):>9} "
                      f"{bound:<11} {_cell(p['pct_iops_limit'], '.0f'):>6} {_cell(p['pct_throughput_limit'], '.0f'):>6}")
     lines.append("(* bound judged from the shape of the series; % of the limit at the point's level)")
@@ -186,7 +189,7 @@ def render_text(result: dict[str, Any]) -> str:
     lines.append(f"crossover: {_cell(result['crossover_kb'], 'g')} KiB measured, "
                  f"{_cell(result['crossover_theoretical_kb'], 'g')} KiB from the limits")
     lines.append("conclusions:")
-    lines += [f"  - {s}" for s in result["conclusions"]]
+    lines += [f"  - {for_terminal(s)}" for s in result["conclusions"]]  # they name points
     return "\n".join(lines)
 
 
@@ -206,7 +209,7 @@ def _engine(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
               help=f"Storage type: {', '.join(STORAGE_TYPES)}.")
 @click.option("--allocated-gb", type=click.IntRange(min=1), metavar="N", help="Allocated storage in GiB.")
 @click.option("--iops", type=click.IntRange(min=1), metavar="N", help="Provisioned IOPS (io1, io2, gp3).")
-@click.option("--throughput", type=click.FloatRange(min=0, min_open=True), metavar="MBPS",
+@click.option("--throughput", type=FiniteFloatRange(min=0, min_open=True), metavar="MBPS",
               help="Provisioned storage throughput in MiB/s (gp3, as RDS StorageThroughput).")
 @click.option("--engine", default=DEFAULT_ENGINE, show_default=True, callback=_engine, metavar="ENGINE",
               help=f"Engine, as a family ({', '.join(ENGINES)}) or as DescribeDBInstances names it (oracle-ee, "

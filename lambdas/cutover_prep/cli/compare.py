@@ -18,6 +18,8 @@ import click
 from botocore.exceptions import ClientError
 
 from cutover_prep.cli import remote
+from cutover_prep.cli.options import FiniteFloatRange
+from cutover_prep.escape import for_terminal
 from cutover_prep.models.run_input import InvalidInput, execution_arn
 from cutover_prep.workflows import COMPARE
 
@@ -25,8 +27,13 @@ EXIT_OK, EXIT_NONE = remote.EXIT_READY, remote.EXIT_NOT_READY
 STATE_MACHINE_ARN = remote.STATE_MACHINE_ARN
 
 
+def _echo(lines: str | list[str], *, err: bool = False) -> None:
+    """Lines for a terminal, each through ``escape.for_terminal`` (as ``cutover-prep start`` does)."""
+    click.echo("\n".join(for_terminal(line) for line in ([lines] if isinstance(lines, str) else lines)), err=err)
+
+
 def _fail(code: int, message: str) -> None:
-    click.echo(f"cutover-prep: {message}", err=True)
+    _echo(f"cutover-prep: {message}", err=True)
     raise click.exceptions.Exit(code)
 
 
@@ -47,7 +54,7 @@ def check_input(data: dict[str, Any]) -> Any:
         comparison = parse_comparison_input(data)
         return comparison, child_runs(comparison)
     except InvalidInput as exc:
-        raise remote.CliProblem("input: " + "; ".join(exc.problems)) from None
+        raise remote.CliProblem("input: " + "; ".join(exc.problems), problems=exc.problems) from None
 
 
 def plan_line(comparison: Any, runs: list[dict[str, Any]]) -> str:
@@ -63,10 +70,10 @@ def validate_comparison(data: dict[str, Any]) -> int:
     try:
         comparison, runs = check_input(data)
     except remote.CliProblem as exc:
-        for line in str(exc).removeprefix("input: ").split("; "):
-            click.echo(f"cutover-prep: {line}", err=True)
+        # a problem's own text may hold "; " (e.g. "check the spelling; see ..."): one line per problem
+        _echo([f"cutover-prep: {line}" for line in exc.problems], err=True)
         return remote.EXIT_USAGE
-    click.echo(plan_line(comparison, runs))
+    _echo(plan_line(comparison, runs))
     return EXIT_OK
 
 
@@ -130,7 +137,9 @@ def outcome(desc: dict[str, Any], comparison_id: str) -> tuple[int, dict[str, An
                      + (f": {configuration['why']}" if configuration.get("why") else ""))
     cleanup = out.get("cleanup") or {}
     lines.append(f"  cleanup: {len(cleanup.get('deleted') or [])} instance(s) deleted"
-                 + (f", LEFT: {', '.join(cleanup['left'])}" if cleanup.get("left") else ", none left"))
+                 + (f", LEFT: {', '.join(cleanup['left'])}" if cleanup.get("left") else ", none left")
+                 + (f"; kept, not proven its own: {', '.join(cleanup['not_ours'])}" if cleanup.get("not_ours")
+                    else ""))
     if out.get("comparison_uri"):
         lines.append(f"  comparison: {out['comparison_uri']}")
     return code, {**answer, **out, "exit_code": code}, lines
@@ -140,9 +149,9 @@ def outcome(desc: dict[str, Any], comparison_id: str) -> tuple[int, dict[str, An
 @click.option("--input", "input_file", metavar="FILE", required=True,
               help="A comparison input JSON file (- for stdin); see schema/comparison-input.schema.json.")
 @click.option("--wait", is_flag=True, help="Print progress until the result; the exit code is the result's.")
-@click.option("--timeout", type=click.FloatRange(1), default=12 * 3600, show_default=True,
+@click.option("--timeout", type=FiniteFloatRange(1), default=12 * 3600, show_default=True,
               help="Seconds --wait waits before exit code 4 (the comparison goes on).")
-@click.option("--poll", type=click.FloatRange(0.1, 600), default=30, show_default=True,
+@click.option("--poll", type=FiniteFloatRange(0.1, 600), default=30, show_default=True,
               help="Seconds between progress checks.")
 @click.option("--stack", envvar="CUTOVER_PREP_STACK", default=remote.DEFAULT_STACK, show_default=True,
               help="The deployed stack whose outputs name the comparison state machine (env CUTOVER_PREP_STACK).")
@@ -168,8 +177,7 @@ def compare(input_file: str, wait: bool, timeout: float, poll: float, stack: str
         session.client("cloudformation"), stack)))
     sfn = _guard(lambda: remote.aws_call("stepfunctions client", lambda: session.client("stepfunctions")))
     execution, attached = _guard(lambda: remote.aws_call("start", lambda: start(sfn, arn, comparison_id, data)))
-    click.echo(f"{'following the running' if attached else 'started'} comparison {comparison_id}: {execution}",
-               err=True)
+    _echo(f"{'following the running' if attached else 'started'} comparison {comparison_id}: {execution}", err=True)
     if not wait:
         if as_json:
             click.echo(json.dumps({"comparison_id": comparison_id, "execution_arn": execution, "status": "RUNNING"},
@@ -178,9 +186,12 @@ def compare(input_file: str, wait: bool, timeout: float, poll: float, stack: str
             click.echo(comparison_id)
         return
     desc = _guard(lambda: remote.wait(sfn, execution, comparison_id, timeout_s=timeout, poll_s=poll, read_run=None,
-                                      report=lambda line: click.echo(line, err=True)))
+                                      report=lambda line: _echo(line, err=True)))
     code, answer, lines = outcome(desc, comparison_id)
-    click.echo(json.dumps(answer, indent=1) if as_json else "\n".join(lines))
+    if as_json:
+        click.echo(json.dumps(answer, indent=1))
+    else:
+        _echo(lines)
     if code == remote.EXIT_TIMEOUT:
-        click.echo(f"cutover-prep: comparison {comparison_id} is still running", err=True)
+        _echo(f"cutover-prep: comparison {comparison_id} is still running", err=True)
     raise click.exceptions.Exit(code)

@@ -7,7 +7,8 @@ catalogue only, nothing is read or written); the rate, time and cost from ``cuto
   of the same database (``--evidence DIR``/*/findings.json) gives a measured rate.
 - ``--target``/``--secret-arn``: an RDS instance. DescribeDBInstances gives the class and storage; the
   secret is read only when it carries the tag the deployed functions need (cutover-prep:access=read),
-  and the credentials go only to the endpoint RDS reports (or a host in ``ALLOWED_DB_HOSTS``), over
+  secret must name that instance (``secret_binding``; else exit 2), and the credentials go only to the
+  endpoint RDS reports (or a host in ``ALLOWED_DB_HOSTS``), over
   verified TLS unless ``CUTOVER_PREP_TLS`` says otherwise: the rules of ``connection``, as a run's. The
   deployment's table (``--stack``) gives the earlier runs of the instance, when it can be read.
 
@@ -18,7 +19,6 @@ line on stderr, never a traceback, never a secret.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from cutover_prep.cli import remote
 from cutover_prep.engines.registry import engine_names
+from cutover_prep.escape import for_terminal
 
 EXIT_USAGE, EXIT_AWS = remote.EXIT_USAGE, remote.EXIT_AWS
 SECRET_TAG = ("cutover-prep:access", "read")  # as cdk/cutover_prep_cdk/permissions.py grants the functions
@@ -35,7 +36,7 @@ DEFAULT_CONCURRENCY_DSN = 4  # as `cutover-prep local --dsn`
 
 
 def _fail(code: int, message: str) -> None:
-    click.echo(f"cutover-prep: {message}", err=True)
+    click.echo(f"cutover-prep: {for_terminal(message)}", err=True)  # it may quote the database's own error
     raise click.exceptions.Exit(code)
 
 
@@ -88,13 +89,12 @@ def _ranges(planned: Any) -> int:
 
 def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dict[str, Any]]:
     from cutover_prep.estimate import choose_rate, estimate, readers_for
-    from cutover_prep.local.runner import LOCAL_TLS, UsageProblem, parse_dsn
+    from cutover_prep.local.runner import UsageProblem, parse_dsn
 
     try:
-        spec = parse_dsn(dsn)
+        spec = parse_dsn(dsn)  # with the TLS its parameters ask for, else TLS when offered: as `cutover-prep local`
     except UsageProblem as exc:
         raise remote.CliProblem(str(exc)) from None
-    spec = replace(spec, tls=LOCAL_TLS)  # as `cutover-prep local --dsn`
     planned = _plan(spec, warmup)
     summary = planned.plan.summary()
     rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
@@ -176,10 +176,11 @@ def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[f
 def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple[Any, dict[str, Any]]:
     import boto3
 
-    from cutover_prep.connection import connection_spec, secrets_manager_reader
+    from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
     from cutover_prep.engines import DatabaseUnreachable
     from cutover_prep.estimate import choose_rate, estimate, instance_limits_facts, readers_for
     from cutover_prep.rds import instance_facts
+    from cutover_prep.secret_binding import SecretNotBound
     from cutover_prep.settings import connection_policy
 
     target, warmup, restore = config["target"], config["warmup"], config.get("restore")
@@ -190,8 +191,12 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
     facts = instance_facts(remote.aws_call(f"DescribeDBInstances {identifier}", lambda: _describe(rds, identifier)))
     _secret_tagged(secrets, arn)
     run = {"target": target, "instance": facts}
-    try:  # the endpoint RDS reports, or a host in ALLOWED_DB_HOSTS; TLS as CUTOVER_PREP_TLS says (default: verified)
-        spec = connection_spec(run, secrets_manager_reader(secrets), policy=connection_policy())
+    try:  # the endpoint RDS reports, or a host in ALLOWED_DB_HOSTS; TLS as CUTOVER_PREP_TLS says (default: verified);
+        # only a secret that names this instance (SecretNotBound; ALLOW_UNBOUND_SECRETS=true for one that names none)
+        spec = connection_spec(run, secrets_manager_reader(secrets), policy=connection_policy(),
+                               read_tags=secrets_manager_tags(secrets))
+    except SecretNotBound as exc:  # the secret is not this instance's: an input mistake
+        raise remote.CliProblem(str(exc)) from None
     except DatabaseUnreachable as exc:
         raise remote.CliProblem(str(exc), code=EXIT_AWS) from None
     except ValueError as exc:  # CUTOVER_PREP_TLS that is not require, prefer or disable
@@ -221,7 +226,7 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
 
 @click.command("estimate")
 @click.option("--dsn", help="A database this machine reaches: postgresql://USER:PW@HOST:PORT/DATABASE, mysql://..., "
-              "mariadb://..., oracle://.../SERVICE.")
+              "mariadb://..., oracle://.../SERVICE; TLS parameters as for `cutover-prep local --dsn`.")
 @click.option("--target", help="DB instance identifier (AWS).")
 @click.option("--secret-arn", help="Secrets Manager ARN of its credentials, tagged cutover-prep:access=read (AWS).")
 @click.option("--engine", type=click.Choice(engine_names()), help="AWS: default from the RDS instance.")
@@ -267,7 +272,7 @@ def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine
     if as_json:
         click.echo(json.dumps({**est.model_dump(mode="json"), **about}, indent=1))
     else:
-        click.echo("\n".join(lines(est)))
+        click.echo("\n".join(for_terminal(line) for line in lines(est)))
 
 
 def _aws_input(input_file: str | None, target: str | None, secret_arn: str | None, engine: str | None,

@@ -7,7 +7,9 @@ drive the deployed one (see ``remote``); ``validate`` checks a run input offline
 Exit codes: 0 READY (every planned unit read, the evidence complete); 1 NOT_READY (the
 reasons are printed); 2 a usage or input error; 3 the run failed (unreachable database,
 restore ...); 4 ``--timeout`` reached or the run is still going.
-User mistakes are one line on stderr, never a traceback.
+User mistakes are one line on stderr, never a traceback. Every line goes out through
+``escape.for_terminal`` (``_echo``): a name or a database's message shows its control characters,
+never sends them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ import click
 from cutover_prep.analysis.cli import analyze
 from cutover_prep.cli import remote
 from cutover_prep.cli.estimate import estimate
+from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.engines.registry import engine_names, families
+from cutover_prep.escape import for_terminal
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
@@ -30,8 +34,13 @@ EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
 DSN_FORMS = " or ".join(f"{f.dsn_schemes[0]}://USER:PW@HOST:PORT/{f.database_term}" for f in families())
 
 
+def _echo(lines: str | list[str], *, err: bool = False) -> None:
+    """Lines for a terminal, each escaped on its own: a line feed inside one is shown, not obeyed."""
+    click.echo("\n".join(for_terminal(line) for line in ([lines] if isinstance(lines, str) else lines)), err=err)
+
+
 def _fail(code: int, message: str) -> None:
-    click.echo(f"cutover-prep: {message}", err=True)
+    _echo(f"cutover-prep: {message}", err=True)
     raise click.exceptions.Exit(code)
 
 
@@ -43,7 +52,9 @@ def app() -> None:
 
 @app.command()
 @click.option("--dsn", help=f"{DSN_FORMS}; PostgreSQL also as libpq's keyword form 'host=HOST port=5432 "
-              "dbname=DB user=USER password=PW' (the other engines: the URL only). Default: an embedded "
+              "dbname=DB user=USER password=PW' (the other engines: the URL only). TLS as the engine's own "
+              "parameters say (?sslmode=verify-full&sslrootcert=CA.pem; ?ssl-mode=VERIFY_IDENTITY&ssl-ca=CA.pem; "
+              "?protocol=tcps), else TLS when the server offers it. Default: an embedded "
               "PostgreSQL with a generated sample database.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False),
               help="Where to write the evidence; default ./out/<run id>/.")
@@ -64,7 +75,7 @@ def app() -> None:
 @click.option("--create-extension", is_flag=True, help="Allow CREATE EXTENSION pg_prewarm (a write).")
 @click.option("--benchmark/--no-benchmark", default=True, show_default=True,
               help="Probe cold/warm blocks and run the benchmark sweep after the warm-up.")
-@click.option("--point-seconds", type=click.FloatRange(1, 600), default=5, show_default=True,
+@click.option("--point-seconds", type=FiniteFloatRange(1, 600), default=5, show_default=True,
               help="Duration of each benchmark point.")
 @click.option("--write-test", is_flag=True, help="Add the opt-in write points (scratch schema, dropped after).")
 @click.option("--run-id", help="Run id; reuse one to resume a run.")
@@ -118,11 +129,11 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
     except TargetUnreachable as exc:
         _fail(EXIT_FAILED, str(exc))
     except Interrupted as exc:  # ends the line the runner began when it started stopping the run
-        click.echo(str(exc), err=True)
+        _echo(str(exc), err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except KeyboardInterrupt:  # before the run started (building the sample, connecting): nothing to stop
         _fail(EXIT_INTERRUPTED, "interrupted before the run started; nothing was read")
-    click.echo(_summary(result))
+    _echo(_summary(result))
     if result["status"] != "SUCCEEDED":
         code = EXIT_USAGE if result.get("error") == "InvalidInput" else EXIT_FAILED
         _fail(code, f"run failed: {result.get('error')}: {result.get('cause')}")
@@ -130,7 +141,17 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
-def _summary(result: dict) -> str:
+def _units_text(units: dict, run: dict) -> str:
+    """The findings' units; without findings (the run failed before Finalize made them), the counts its
+    record kept, never a 0/0 that contradicts the bytes it read."""
+    if not units and "units_total" in run:
+        units = {"done": run.get("units_done", 0), "total": run["units_total"], "failed": run.get("units_failed", 0)}
+    if not units:
+        return "no units planned"
+    return f"units {units.get('done', 0)}/{units.get('total', 0)} done, {units.get('failed', 0)} failed"
+
+
+def _summary(result: dict) -> list[str]:
     run = result.get("run") or {}
     out = result.get("output") or {}
     units = out.get("units") or {}
@@ -138,9 +159,10 @@ def _summary(result: dict) -> str:
     lines = [
         f"run {result['run_id']}: {result['status']} in {result['seconds']} s",
         f"  engine {run.get('engine', '?')}, read method(s) {', '.join(sorted(set((plan.get('read_methods') or {}).values()))) or '?'}",  # noqa: E501
-        f"  units {units.get('done', 0)}/{units.get('total', 0)} done, {units.get('failed', 0)} failed; "
+        f"  {_units_text(units, run)}; "
         f"{run.get('bytes_read', 0) / 2**20:,.1f} MiB read of {run.get('bytes_planned', 0) / 2**20:,.1f} MiB planned; "
-        f"coverage {out.get('coverage_pct', 0)} %",
+        + (f"coverage {out['coverage_pct']} %" if "coverage_pct" in out
+           else "coverage not computed (the run ended before its findings were made)"),
     ]
     findings_file = Path(result["out"]) / "findings.json"
     if findings_file.exists():
@@ -150,7 +172,7 @@ def _summary(result: dict) -> str:
     lines.append(f"  evidence: {result['out']}")
     if (Path(result["out"]) / "report.html").exists():
         lines.append(f"  report:   {Path(result['out']) / 'report.html'}")
-    return "\n".join(lines)
+    return lines
 
 
 app.add_command(analyze)
@@ -223,10 +245,10 @@ def _finish(result: remote.Outcome, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(result.as_json(), indent=1))
     else:
-        click.echo("\n".join(result.lines()))
+        _echo(result.lines())
     if result.code == EXIT_TIMEOUT and result.status == "RUNNING":
-        click.echo(f"cutover-prep: run {result.run_id} is still running; later: cutover-prep status {result.run_id}",
-                   err=True)
+        _echo(f"cutover-prep: run {result.run_id} is still running; later: cutover-prep status {result.run_id}",
+              err=True)
     raise click.exceptions.Exit(result.code)
 
 
@@ -263,9 +285,9 @@ def _read_input(path: str) -> dict[str, Any]:
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Any input field, e.g. --set warmup.max_concurrency=16 (VALUE is JSON or a string; repeat).")
 @click.option("--wait", is_flag=True, help="Print progress until the verdict; the exit code is the verdict's.")
-@click.option("--timeout", type=click.FloatRange(1), default=6 * 3600, show_default=True,
+@click.option("--timeout", type=FiniteFloatRange(1), default=6 * 3600, show_default=True,
               help="Seconds --wait waits before exit code 4 (the run goes on).")
-@click.option("--poll", type=click.FloatRange(0.1, 600), default=15, show_default=True,
+@click.option("--poll", type=FiniteFloatRange(0.1, 600), default=15, show_default=True,
               help="Seconds between progress checks.")
 @_deployment_options
 def start(target: str | None, secret_arn: str | None, engine: str | None, database: str | None,
@@ -279,11 +301,12 @@ def start(target: str | None, secret_arn: str | None, engine: str | None, databa
         benchmark=benchmark, sets=sets))
     aws = _guard(lambda: _Aws(region))
     deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
+    _check_started_by(run_input, deployment.state_machine_arn)  # before the workflow's ValidateInput refuses it
     sfn = _guard(lambda: aws.client("stepfunctions"))
     run = run_input["run_id"]
     execution_arn, attached = _guard(lambda: remote.aws_call("start", lambda: remote.start(sfn, deployment,
                                                                                            run_input)))
-    click.echo(f"{'following the running' if attached else 'started'} run {run}: {execution_arn}", err=True)
+    _echo(f"{'following the running' if attached else 'started'} run {run}: {execution_arn}", err=True)
     if not wait:
         if as_json:
             click.echo(json.dumps({"run_id": run, "execution_arn": execution_arn, "status": "RUNNING"}, indent=1))
@@ -292,13 +315,17 @@ def start(target: str | None, secret_arn: str | None, engine: str | None, databa
         return
     desc = _guard(lambda: remote.wait(  # AWS errors while waiting are its own (exit 4, the run goes on)
         sfn, execution_arn, run, timeout_s=timeout, poll_s=poll, read_run=aws.run_reader(deployment),
-        report=lambda line: click.echo(line, err=True)))
+        report=lambda line: _echo(line, err=True)))
     _finish(remote.outcome(desc, run), as_json)
 
 
 @app.command()
 @click.option("--input", "input_file", metavar="FILE", required=True, help="The run input JSON file (- for stdin).")
-def validate(input_file: str) -> None:
+@click.option("--state-machine-arn", envvar="CUTOVER_PREP_STATE_MACHINE_ARN",
+              help="The deployment the run is for: AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID must name an "
+              "execution in its account and region (offline: nothing is asked of AWS).")
+@_region_option
+def validate(input_file: str, state_machine_arn: str | None, region: str | None) -> None:
     """Check a run input as the workflow's ValidateInput would, offline; print what the run would do."""
     from cutover_prep.models.run_input import InvalidInput, parse_run_input
 
@@ -307,16 +334,50 @@ def validate(input_file: str) -> None:
 
     if is_comparison_input(data):  # a comparison input (cutover-prep compare), told by its keys
         raise click.exceptions.Exit(validate_comparison(data))
+    deployment = _offline_place(state_machine_arn, region) if data.get(STARTED_BY) else None
     try:
-        config = parse_run_input(data)
+        config = parse_run_input(data, deployment=deployment)
     except InvalidInput as exc:
-        for line in exc.problems:
-            click.echo(f"cutover-prep: {line}", err=True)
+        _echo([f"cutover-prep: {line}" for line in exc.problems], err=True)
         raise click.exceptions.Exit(EXIT_USAGE) from None
-    click.echo(_plan_line(config, run_id_given=data.get("run_id") is not None))
+    _echo(_plan_line(config, run_id_given=data.get("run_id") is not None, deployment=deployment))
 
 
-def _plan_line(config: dict[str, Any], *, run_id_given: bool) -> str:
+STARTED_BY = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"
+
+
+def _check_started_by(run_input: dict[str, Any], state_machine_arn: str) -> None:
+    from cutover_prep.models.run_input import AwsPlace, InvalidInput, check_started_by
+
+    try:
+        check_started_by(run_input.get(STARTED_BY), AwsPlace.of_arn(state_machine_arn))
+    except InvalidInput as exc:
+        _fail(EXIT_USAGE, f"input: {exc}")
+
+
+def _offline_place(state_machine_arn: str | None, region: str | None) -> Any:
+    """Where the deployment is, as far as this machine knows without asking AWS: the state machine's
+    ARN, else the configured region (--region, AWS_REGION, AWS_DEFAULT_REGION, the profile's)."""
+    import re
+
+    from cutover_prep.models.run_input import AwsPlace
+
+    if state_machine_arn:
+        if not re.fullmatch(remote.STATE_MACHINE_ARN, state_machine_arn):
+            _fail(EXIT_USAGE, f"--state-machine-arn {state_machine_arn[:200]!r}: not a state machine ARN "
+                              "(arn:aws:states:REGION:ACCOUNT:stateMachine:NAME)")
+        return AwsPlace.of_arn(state_machine_arn)
+    if not region:
+        import botocore.session
+
+        try:
+            region = botocore.session.Session().get_config_variable("region")
+        except Exception:  # noqa: BLE001 (an unreadable AWS configuration: the region is just not known)
+            region = None
+    return AwsPlace(region=region) if region else None
+
+
+def _plan_line(config: dict[str, Any], *, run_id_given: bool, deployment: Any = None) -> str:
     """What a valid input makes the workflow do, in one line."""
     target, restore, warmup, bench = config["target"], config["restore"], config["warmup"], config["benchmark"]
     where = [f"engine {target['engine']}"] if target["engine"] else []
@@ -342,6 +403,9 @@ def _plan_line(config: dict[str, Any], *, run_id_given: bool) -> str:
         unchecked.append("verdict.baseline_run_id (must name a finished run of the deployment)")
     if target["host"]:
         unchecked.append("target.host (must be in the deployment's allowed_db_hosts)")
+    if config.get("started_by") and not (deployment and deployment.account):
+        unchecked.append(f"{STARTED_BY} (must be an execution in the deployment's "
+                         f"{'account' if deployment else 'account and region'}: give --state-machine-arn)")
     line = "valid: " + ", ".join(parts)
     return line + ("; not checked offline: " + ", ".join(unchecked) if unchecked else "")
 
@@ -358,7 +422,7 @@ def status(run: str, stack: str, state_machine_arn: str | None, region: str | No
     result = remote.outcome(desc, run_id)
     reader = aws.run_reader(deployment)
     if result.status == "RUNNING" and not as_json and reader:
-        click.echo(remote.progress_line(reader(run_id), None, 0).split("] ", 1)[1])
+        _echo(remote.progress_line(reader(run_id), None, 0).split("] ", 1)[1])
     _finish(result, as_json)
 
 
@@ -387,9 +451,9 @@ def report(run: str, out: Path | None, stack: str, state_machine_arn: str | None
         click.echo(json.dumps({"run_id": run_id, "files": [str(p) for p in written]}, indent=1))
         return
     summary = target / "summary.md"
-    if summary.exists():
-        click.echo(summary.read_text().rstrip())
-    click.echo(f"evidence of run {run_id}: " + ", ".join(str(p) for p in written), err=True)
+    if summary.exists():  # Markdown: its names are code spans already; a control character is shown, never sent
+        _echo(summary.read_text(errors="replace").rstrip().split("\n"))
+    _echo(f"evidence of run {run_id}: " + ", ".join(str(p) for p in written), err=True)
 
 
 @app.group()
@@ -453,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = app.main(args=argv, prog_name="cutover-prep", standalone_mode=False)
     except click.UsageError as exc:
-        click.echo(f"cutover-prep: {exc.format_message()} (see --help)", err=True)
+        _echo(f"cutover-prep: {exc.format_message()} (see --help)", err=True)
         return EXIT_USAGE
     except click.exceptions.Exit as exc:
         return exc.exit_code

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError, ProfileNotFound
 
+from cutover_prep.models import json_text
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, execution_arn, parse_run_input
 from cutover_prep.workflows import TRIGGERED_WORKFLOW, WORKFLOWS
 
@@ -34,11 +35,13 @@ STATE_MACHINE_ARN = "arn:aws[a-z-]*:states:[a-z0-9-]+:[0-9]{12}:stateMachine:[A-
 
 
 class CliProblem(Exception):
-    """A user mistake or an unusable answer from AWS: one line, with its exit code."""
+    """A user mistake or an unusable answer from AWS: one line, with its exit code; ``problems``: the
+    input's problems one by one, when a command prints one line each."""
 
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+    def __init__(self, message: str, code: int = EXIT_USAGE, problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.problems = problems or [message]
 
 
 @dataclass(frozen=True)
@@ -112,9 +115,11 @@ def read_input_file(path: str, stdin: Any = None) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise CliProblem(f"--input {path}: not UTF-8 text (save the JSON as UTF-8)") from None
     try:
-        data = json.loads(text)
+        data = json_text.loads(text)  # a key given twice, Infinity, a 5,000-digit number: one line naming where
     except json.JSONDecodeError as exc:
         raise CliProblem(f"--input {path}: not JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    except json_text.JsonProblem as exc:
+        raise CliProblem(f"{exc} (--input {path})") from None
     if not isinstance(data, dict):
         raise CliProblem(f"--input {path}: must be a JSON object (see schema/run-input.schema.json)")
     return data
@@ -127,9 +132,11 @@ def apply_set(data: dict[str, Any], assignment: str) -> None:
     if not sep or not all(keys):
         raise CliProblem(f"--set {assignment!r}: write PATH=VALUE, e.g. --set warmup.max_concurrency=16")
     try:
-        value = json.loads(text)
+        value = json_text.loads(text)
     except json.JSONDecodeError:
         value = text
+    except json_text.JsonProblem as exc:
+        raise CliProblem(f"--set {path.strip()}: {exc.why}") from None
     node = data
     for key in keys[:-1]:
         child = node.setdefault(key, {})

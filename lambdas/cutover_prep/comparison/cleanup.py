@@ -1,12 +1,16 @@
 """Delete the DB instances a comparison restored, and only those.
 
-An instance is deleted only when it carries the tag ``cutover-prep:comparison`` with this
-comparison's id (the IAM policy of the functions also allows ``rds:DeleteDBInstance`` only on
-instances carrying that tag: the code refuses first, IAM refuses anyway). It is deleted without a
-final snapshot and with its automated backups: it is a copy of a snapshot that still exists.
+The candidates are the instances the comparison planned and every instance carrying its tag
+``cutover-prep:comparison`` with its id. Each is deleted only when ``ownership.judge`` proves it the
+comparison's own (its record, this deployment's tags, created after the comparison started); IAM
+also allows ``rds:DeleteDBInstance`` only on instances carrying this deployment's tag. A proven
+instance is deleted without a final snapshot and with its automated backups: it is a copy of a
+snapshot that still exists.
 
-What could not be deleted is "left", with the reason; the scheduled reaper (``reaper.py``) tries
-again once the instance's TTL has passed.
+The outcome has three lists: ``deleted`` (proven, deletion asked; its details carry the proof and
+``final_snapshot: null``), ``left`` (proven or still being created, but RDS would not delete it yet:
+the Cleanup asks again, then the reaper) and ``not_ours`` (found by the tag or the planned name but
+not proven the comparison's: reported with the reason, never deleted).
 """
 
 from __future__ import annotations
@@ -16,19 +20,18 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from cutover_prep.comparison.ownership import Judgement, judge, tags_of
 from cutover_prep.workflows import COMPARISON_TAG
 
 GONE_STATES = {"deleting", "deleted"}
 # RDS refuses to delete an instance in some states (creating, modifying ...): worth asking again later.
 TRANSIENT_ERRORS = {"InvalidDBInstanceState", "Throttling", "ThrottlingException"}
 
+__all__ = ["GONE_STATES", "NotOurs", "clean_up", "delete_instance", "describe", "tagged_instances", "tags_of"]
+
 
 class NotOurs(Exception):
-    """The instance does not carry this comparison's tag: never deleted."""
-
-
-def tags_of(instance: dict[str, Any]) -> dict[str, str]:
-    return {t["Key"]: t["Value"] for t in instance.get("TagList") or []}
+    """The instance is not proven the comparison's own: never deleted."""
 
 
 def describe(rds: Any, identifier: str) -> dict[str, Any] | None:
@@ -41,7 +44,8 @@ def describe(rds: Any, identifier: str) -> dict[str, Any] | None:
 
 
 def tagged_instances(rds: Any, comparison_id: str | None = None) -> list[dict[str, Any]]:
-    """Every DB instance carrying the comparison tag (of ``comparison_id``, or of any comparison)."""
+    """Every DB instance carrying the comparison tag (of ``comparison_id``, or of any comparison):
+    candidates to judge, not instances to delete."""
     found = []
     for page in rds.get_paginator("describe_db_instances").paginate():
         for instance in page["DBInstances"]:
@@ -51,31 +55,34 @@ def tagged_instances(rds: Any, comparison_id: str | None = None) -> list[dict[st
     return found
 
 
-def delete_instance(rds: Any, instance: dict[str, Any], comparison_id: str) -> str:
-    """Delete one instance of ``comparison_id``; returns the answer RDS gave (its status)."""
+def delete_instance(rds: Any, instance: dict[str, Any], judgement: Judgement) -> dict[str, Any]:
+    """Delete one proven instance; its entry in ``deleted``: RDS's answer, no final snapshot, the proof."""
     identifier = instance["DBInstanceIdentifier"]
-    if tags_of(instance).get(COMPARISON_TAG) != comparison_id:
-        raise NotOurs(f"{identifier} does not carry the tag {COMPARISON_TAG}={comparison_id}: not deleted")
-    if instance.get("DBInstanceStatus") in GONE_STATES:
-        return str(instance["DBInstanceStatus"])
-    answer = rds.delete_db_instance(DBInstanceIdentifier=identifier, SkipFinalSnapshot=True,
-                                    DeleteAutomatedBackups=True)["DBInstance"]
-    return str(answer.get("DBInstanceStatus") or "deleting")
+    if not judgement.proven:
+        raise NotOurs(f"{identifier}: {judgement.why}: not deleted")
+    status = instance.get("DBInstanceStatus")
+    if status not in GONE_STATES:
+        answer = rds.delete_db_instance(DBInstanceIdentifier=identifier, SkipFinalSnapshot=True,
+                                        DeleteAutomatedBackups=True)["DBInstance"]
+        status = answer.get("DBInstanceStatus") or "deleting"
+    return {"db_instance_identifier": identifier, "status": str(status), "final_snapshot": None,
+            "proof": judgement.proof}
 
 
-def clean_up(rds: Any, comparison_id: str, identifiers: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
-    """Delete the comparison's instances: those it planned (``identifiers``) and any other instance
-    tagged with its id. Returns ``{"deleted": [...], "left": [...]}``: one entry per instance that
-    exists (an instance never created is in neither), each with its identifier and why."""
-    deleted: list[dict[str, Any]] = []
-    left: list[dict[str, Any]] = []
+def clean_up(rds: Any, comparison_id: str, identifiers: Iterable[str], *, record: dict[str, Any] | None,
+             deployment: str | None) -> dict[str, list[dict[str, Any]]]:
+    """Judge and delete the comparison's candidates: those it planned (``identifiers``) and any other
+    instance tagged with its id. ``record``: its item in this deployment's table; ``deployment``: this
+    deployment's id. Returns ``{"deleted", "left", "not_ours"}``, one entry per instance that exists (an
+    instance never created is in none), each with its identifier and why."""
+    out: dict[str, list[dict[str, Any]]] = {"deleted": [], "left": [], "not_ours": []}
     seen: set[str] = set()
     candidates: list[tuple[str, dict[str, Any] | None]] = []
     try:
         for instance in tagged_instances(rds, comparison_id):
             candidates.append((instance["DBInstanceIdentifier"], instance))
     except (ClientError, BotoCoreError) as exc:  # the planned ones are still tried one by one
-        left.append({"db_instance_identifier": "*", "why": f"could not list instances by tag: {_problem(exc)}"})
+        out["left"].append({"db_instance_identifier": "*", "why": f"could not list instances by tag: {_problem(exc)}"})
     listed = {identifier for identifier, _ in candidates}
     candidates += [(identifier, None) for identifier in identifiers if identifier not in listed]
     for identifier, instance in candidates:
@@ -86,16 +93,19 @@ def clean_up(rds: Any, comparison_id: str, identifiers: Iterable[str]) -> dict[s
             instance = instance or describe(rds, identifier)
             if instance is None:
                 continue  # never created (the child failed before its restore): nothing to delete
-            status = delete_instance(rds, instance, comparison_id)
-            deleted.append({"db_instance_identifier": identifier, "status": status})
-        except NotOurs as exc:
-            left.append({"db_instance_identifier": identifier, "why": str(exc)})
+            judgement = judge(instance, comparison_id=comparison_id, record=record, deployment=deployment)
+            if not judgement.proven:
+                kind = "left" if judgement.transient else "not_ours"
+                out[kind].append({"db_instance_identifier": identifier, "why": judgement.why,
+                                  **({"transient": True} if judgement.transient else {})})
+                continue
+            out["deleted"].append(delete_instance(rds, instance, judgement))
         except ClientError as exc:
-            left.append({"db_instance_identifier": identifier, "why": _problem(exc),
-                         "transient": exc.response.get("Error", {}).get("Code") in TRANSIENT_ERRORS})
+            out["left"].append({"db_instance_identifier": identifier, "why": _problem(exc),
+                                "transient": exc.response.get("Error", {}).get("Code") in TRANSIENT_ERRORS})
         except BotoCoreError as exc:
-            left.append({"db_instance_identifier": identifier, "why": _problem(exc), "transient": True})
-    return {"deleted": deleted, "left": left}
+            out["left"].append({"db_instance_identifier": identifier, "why": _problem(exc), "transient": True})
+    return out
 
 
 def _problem(exc: ClientError | BotoCoreError) -> str:

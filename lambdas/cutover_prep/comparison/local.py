@@ -37,6 +37,8 @@ from cutover_prep.comparison.model import (
 )
 from cutover_prep.comparison.page import write_page
 from cutover_prep.comparison.result import comparison_document
+from cutover_prep.escape import for_terminal
+from cutover_prep.models import json_text
 from cutover_prep.models.run_input import check_depth, error_lines
 
 IGNORED_LOCALLY = ("snapshot_identifier", "target", "restore", "max_parallel", "ttl_hours")
@@ -57,7 +59,9 @@ class LocalComparisonInput(ComparisonInput):
 
 def load(path: Path) -> LocalComparisonInput:
     try:
-        raw = json.loads(path.read_text())
+        raw = json_text.loads(path.read_text())  # a key given twice, Infinity, a 5,000-digit number: named
+    except json_text.JsonProblem as exc:
+        raise CompareProblem(f"--compare: {exc}") from None
     except FileNotFoundError:
         raise CompareProblem(f"--compare: {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -205,11 +209,11 @@ def summary(document: dict[str, Any], out_dir: Path) -> str:
     lines.append(f"  cleanup: {len(cleanup.get('deleted') or [])} emulated volume(s) removed, "
                  f"{len(cleanup.get('left') or [])} left")
     lines.append(f"  evidence: {out_dir / 'comparison.json'}, {out_dir / 'comparison.html'}")
-    return "\n".join(lines)
+    return "\n".join(for_terminal(line) for line in lines)  # a run's failure may quote the database
 
 
 def _say(line: str) -> None:
-    print(f"cutover-prep: {line}", file=sys.stderr, flush=True)
+    print(f"cutover-prep: {for_terminal(line)}", file=sys.stderr, flush=True)
 
 
 def main(path: Path, *, out: Path | None, size_mb: int, progress: bool, dsn: str | None) -> int:
@@ -221,7 +225,7 @@ def main(path: Path, *, out: Path | None, size_mb: int, progress: bool, dsn: str
                                  "emulated volume; drop --dsn")
         code, document, out_dir = run(path, out=out, size_mb=size_mb, progress=progress)
     except CompareProblem as exc:
-        print(f"cutover-prep: {exc}", file=sys.stderr)
+        print(f"cutover-prep: {for_terminal(exc)}", file=sys.stderr)
         return 2
     print(summary(document, out_dir))
     return code

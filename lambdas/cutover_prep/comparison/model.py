@@ -98,7 +98,8 @@ class SharedRestore(_Strict):
     tags: dict[TagKey, TagValue] = Field(
         default_factory=dict, max_length=MAX_TAGS - 2,
         description=f"Tags of every restored instance: at most {MAX_TAGS - 2} (the comparison adds "
-        f"{COMPARISON_TAG} and {TTL_TAG}, the run its run id).")
+        f"{COMPARISON_TAG} and {TTL_TAG}, the run its run id and deployment). Keys starting cutover-prep: "
+        "are reserved.")
 
     _subnet_group = _matching("db_subnet_group_name", pattern=SUBNET_GROUP,
                               message="must be 1-255 letters, digits, spaces, '.', '_' or '-'")
@@ -113,10 +114,7 @@ class SharedRestore(_Strict):
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: dict[str, str]) -> dict[str, str]:
-        for reserved in (COMPARISON_TAG, TTL_TAG):
-            if reserved in v:
-                raise ValueError(f"{reserved} is reserved: the comparison sets it")
-        return Restore._tags(v)
+        return Restore._tags(v)  # cutover-prep:* keys (the comparison's and the run's among them) are reserved
 
 
 class ComparisonWarmup(Warmup):
@@ -180,14 +178,15 @@ class ComparisonInput(_Strict):
 
 
 def child_run_input(comparison: ComparisonInput, configuration: Configuration) -> dict[str, Any]:
-    """The run workflow's input for one configuration (its findings: runs/<comparison_id>-<name>/)."""
-    shared = comparison.restore.model_dump(mode="json", exclude_none=True)
+    """The run workflow's input for one configuration (its findings: runs/<comparison_id>-<name>/).
+
+    ``comparison`` links the child to the comparison: the child's ValidateInput records its restore in
+    the comparison's record (``ownership.claim_restore``) and its StartRestore then tags the instance
+    with the comparison's id and TTL (restore.tags may not: cutover-prep:* keys are reserved)."""
     restore: dict[str, Any] = {
         "snapshot_identifier": comparison.snapshot_identifier,
         **{k: v for k, v in configuration.model_dump(mode="json", exclude_none=True).items() if k != "name"},
-        **{k: v for k, v in shared.items() if k != "tags"},
-        "tags": {**shared.get("tags", {}), COMPARISON_TAG: comparison.comparison_id,
-                 TTL_TAG: str(comparison.ttl_hours)},
+        **comparison.restore.model_dump(mode="json", exclude_none=True),
     }
     target = {"db_instance_identifier": instance_identifier(comparison.comparison_id, configuration.name),
               **comparison.target.model_dump(mode="json", exclude_none=True)}
@@ -197,6 +196,7 @@ def child_run_input(comparison: ComparisonInput, configuration: Configuration) -
         "restore": restore,
         "warmup": comparison.warmup.model_dump(mode="json"),
         "benchmark": comparison.benchmark.model_dump(mode="json"),
+        "comparison": {"comparison_id": comparison.comparison_id, "ttl_hours": comparison.ttl_hours},
     }
 
 
@@ -238,8 +238,9 @@ class Recommendation(_Result):
 
 
 class Cleanup(_Result):
-    deleted: list[str] = Field(default_factory=list)
-    left: list[str] = Field(default_factory=list)
+    deleted: list[str] = Field(default_factory=list)  # proven its own: deleted, no final snapshot
+    left: list[str] = Field(default_factory=list)  # its own, but RDS would not delete it yet
+    not_ours: list[str] = Field(default_factory=list)  # found by its tag or a planned name, not proven: kept
     details: list[dict[str, Any]] = Field(default_factory=list)
 
 

@@ -2,16 +2,18 @@
 
 A comparison deletes what it restored in its Cleanup state, but a comparison that is stopped,
 times out or dies otherwise runs no state. Every hour the reaper looks at each DB instance tagged
-``cutover-prep:comparison`` and deletes it when both hold:
+``cutover-prep:comparison`` and deletes it when all hold:
 
 - it is older than its TTL: the tag ``cutover-prep:ttl-hours`` (set by the comparison from its
   ``ttl_hours``), else ``DEFAULT_TTL_HOURS``; its age counts from ``InstanceCreateTime``;
-- its comparison's record in the table lists it among the instances the comparison restores (the
-  tag alone is not proof: RDS copies tags through snapshots), and
+- it is proven its comparison's own by the rule the Cleanup uses (``ownership.judge``: its
+  comparison's record in this deployment's table names it, it carries this deployment's tag and its
+  comparison's, and it was created after the comparison started); the tag alone is not proof;
 - its comparison is not running: that record names its execution, and it is not RUNNING.
 
-An instance without the tag is never touched (and IAM allows the delete only on tagged ones).
-What it deleted and what it left (and why) is recorded in the table per comparison.
+An instance that is not proven is reported (``not_ours``, with the reason), never deleted; IAM allows
+the delete only on instances carrying this deployment's tag. What it deleted and what it left (and
+why) is recorded in the table per comparison of this deployment.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from cutover_prep.comparison.cleanup import (
     tagged_instances,
     tags_of,
 )
+from cutover_prep.comparison.ownership import judge
+from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
 
 DEFAULT_TTL_HOURS = 12.0
@@ -64,18 +68,18 @@ def execution_running(sfn: Any, execution_arn: str | None) -> bool:
         raise
 
 
-def reap(*, rds: Any, sfn: Any, comparison_of: Any, record: Any = None,
-         now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
-    """One sweep. ``comparison_of(comparison_id)`` -> the comparison's record (its ``execution_arn``
-    and the ``instances`` it restores) or None; ``record(comparison_id, deleted, left)`` stores the
-    outcome of one comparison's instances.
+def reap(*, rds: Any, sfn: Any, comparison_of: Any, record: Any = None, now: datetime | None = None,
+         deployment: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """One sweep. ``comparison_of(comparison_id)`` -> the comparison's record in this deployment's table
+    (its ``execution_arn``, ``started_at`` and the ``restores`` of its child runs) or None;
+    ``record(comparison_id, deleted, left)`` stores the outcome of one comparison's instances;
+    ``deployment``: this deployment's id (None: nothing can be proven ours, nothing is deleted).
 
-    The tag alone proves nothing: RDS copies tags to snapshots (CopyTagsToSnapshot) and from a
-    snapshot to an instance restored from it, so a customer's instance may carry it. Only an
-    instance its comparison's record names as its own is ever deleted."""
+    Returns ``{"deleted", "left", "not_ours"}``: ``not_ours`` are instances with a comparison's tag not
+    proven that comparison's (a copy restored from its snapshot, another deployment's): never deleted,
+    not recorded in any comparison's record."""
     now = now or datetime.now(UTC)
-    deleted: list[dict[str, Any]] = []
-    left: list[dict[str, Any]] = []
+    out: dict[str, list[dict[str, Any]]] = {"deleted": [], "left": [], "not_ours": []}
     running: dict[str, bool] = {}
     for instance in tagged_instances(rds):
         identifier = instance["DBInstanceIdentifier"]
@@ -87,28 +91,28 @@ def reap(*, rds: Any, sfn: Any, comparison_of: Any, record: Any = None,
         if age is None or age < ttl:
             continue  # young, or still being created: its comparison may still use it
         comparison = comparison_of(comparison_id)
-        if identifier not in ((comparison or {}).get("instances") or []):
-            left.append({**entry, "why": f"no record of comparison {comparison_id} names it as an instance it "
-                                         "restored: the reaper deletes only those (the tag can be copied "
-                                         "from a snapshot)"})
+        judgement = judge(instance, comparison_id=comparison_id, record=comparison, deployment=deployment)
+        if not judgement.proven:
+            out["not_ours"].append({**entry, "why": judgement.why})
             continue
         try:
             if comparison_id not in running:
-                running[comparison_id] = execution_running(sfn, comparison.get("execution_arn"))
+                running[comparison_id] = execution_running(sfn, (comparison or {}).get("execution_arn"))
             if running[comparison_id]:
-                left.append({**entry, "why": f"{age:.1f} h old (TTL {ttl:g} h) but its comparison is still running"})
+                out["left"].append({**entry, "why": f"{age:.1f} h old (TTL {ttl:g} h) but its comparison is still "
+                                                    "running"})
                 continue
-            status = delete_instance(rds, instance, comparison_id)
-            deleted.append({**entry, "status": status, "age_hours": round(age, 2), "ttl_hours": ttl})
+            deleted = delete_instance(rds, instance, judgement)
+            out["deleted"].append({**entry, **deleted, "age_hours": round(age, 2), "ttl_hours": ttl})
         except NotOurs as exc:
-            left.append({**entry, "why": str(exc)})
+            out["not_ours"].append({**entry, "why": str(exc)})
         except (ClientError, BotoCoreError) as exc:
-            left.append({**entry, "why": _problem(exc)})
+            out["left"].append({**entry, "why": _problem(exc)})
     if record is not None:
-        for comparison_id in sorted({e["comparison_id"] for e in deleted + left}):
-            record(comparison_id, [e for e in deleted if e["comparison_id"] == comparison_id],
-                   [e for e in left if e["comparison_id"] == comparison_id])
-    return {"deleted": deleted, "left": left}
+        for comparison_id in sorted({e["comparison_id"] for e in out["deleted"] + out["left"]}):
+            record(comparison_id, [e for e in out["deleted"] if e["comparison_id"] == comparison_id],
+                   [e for e in out["left"] if e["comparison_id"] == comparison_id])
+    return out
 
 
 def run_reaper(*, rds: Any, sfn: Any, store: Any, now: datetime | None = None) -> dict[str, Any]:
@@ -127,6 +131,7 @@ def run_reaper(*, rds: Any, sfn: Any, store: Any, now: datetime | None = None) -
             ExpressionAttributeValues={":empty": _dyn([]), ":deleted": _dyn(deleted), ":left": _dyn(left),
                                        ":at": _dyn(at)})
 
-    outcome = reap(rds=rds, sfn=sfn, comparison_of=lambda cid: get_comparison(store, cid), record=record, now=now)
-    return {"deleted": [e["db_instance_identifier"] for e in outcome["deleted"]],
-            "left": [e["db_instance_identifier"] for e in outcome["left"]], "details": outcome}
+    outcome = reap(rds=rds, sfn=sfn, comparison_of=lambda cid: get_comparison(store, cid), record=record, now=now,
+                   deployment=deployment_id())
+    return {kind: [e["db_instance_identifier"] for e in outcome[kind]] for kind in ("deleted", "left", "not_ours")} \
+        | {"details": outcome}

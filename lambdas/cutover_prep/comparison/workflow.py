@@ -22,10 +22,11 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from cutover_prep.comparison.cleanup import clean_up
+from cutover_prep.comparison.ownership import RESTORES
 from cutover_prep.comparison.page import render_page
 from cutover_prep.dal.store import Store, _dyn, _item, now_iso
 from cutover_prep.models.run_input import InvalidInput, check_depth, error_lines, parse_run_input
-from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
+from cutover_prep.settings import deployment_id
 
 COMPARISON_SK = "COMPARISON"
 COMPARISON_FILE = "comparison.json"
@@ -87,9 +88,6 @@ def child_runs(comparison: Any, execution_arn: str | None = None) -> list[dict[s
         run_input = child_run_input(comparison, configuration)
         if execution_arn:
             run_input["AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"] = execution_arn
-        tags = run_input.setdefault("restore", {}).setdefault("tags", {})
-        tags[COMPARISON_TAG] = comparison.comparison_id  # the cleanup and the reaper delete only these
-        tags.setdefault(TTL_TAG, str(comparison.ttl_hours))
         try:
             parse_run_input(run_input)
         except InvalidInput as exc:
@@ -112,6 +110,9 @@ def start(raw: Any, *, execution_name: str | None, execution_arn: str | None, st
         "snapshot_identifier": comparison.snapshot_identifier, "ttl_hours": comparison.ttl_hours,
         "configurations": [r["name"] for r in runs],
         "instances": [r["db_instance_identifier"] for r in runs],
+        # each child's ValidateInput records its restore here before StartRestore calls RDS
+        # (ownership.claim_restore); only an instance recorded here can be proven the comparison's own
+        RESTORES: {},
     }
     try:  # one execution per comparison id: a second one would restore onto the same instance names
         store.ddb.put_item(TableName=store.table, Item={k: _dyn(v) for k, v in item.items() if v is not None},
@@ -179,21 +180,24 @@ def finish(comparison_id: str, state: dict[str, Any], *, rds: Any, store: Store)
     """Delete what the comparison restored; record it; the execution's output (or its failure cause)."""
     identifiers = [r["db_instance_identifier"] for r in state.get("runs") or []]
     attempt = int((state.get("cleanup") or {}).get("attempt") or 0) + 1
-    cleanup = clean_up(rds, comparison_id, identifiers)
+    cleanup = clean_up(rds, comparison_id, identifiers, record=get_comparison(store, comparison_id),
+                       deployment=deployment_id())
     if attempt > 1 and store.exists(evidence_key(comparison_id)):  # deleted by an earlier attempt: still deleted
-        earlier = (store.get_json(evidence_key(comparison_id)).get("cleanup") or {}).get("deleted") or []
-        now_deleted = {d["db_instance_identifier"] for d in cleanup["deleted"]}
-        left_now = {d["db_instance_identifier"] for d in cleanup["left"]}
-        cleanup["deleted"] = [{"db_instance_identifier": i, "status": "deleting"} for i in earlier
-                              if i not in now_deleted and i not in left_now] + cleanup["deleted"]
+        earlier = store.get_json(evidence_key(comparison_id)).get("cleanup") or {}
+        details = {d.get("db_instance_identifier"): d for d in earlier.get("details") or []}
+        seen_now = {d["db_instance_identifier"] for kind in cleanup.values() for d in kind}
+        cleanup["deleted"] = [details.get(i) or {"db_instance_identifier": i, "status": "deleting"}
+                              for i in earlier.get("deleted") or [] if i not in seen_now] + cleanup["deleted"]
     error = state.get("error")
     key = evidence_key(comparison_id)
     document: dict[str, Any] = store.get_json(key) if store.exists(key) else {
         "comparison_id": comparison_id, "configurations": [],
         "recommendation": {"name": None, "why": "the comparison did not finish: no results to compare"}}
-    document["cleanup"] = {"deleted": [d["db_instance_identifier"] for d in cleanup["deleted"]],
-                           "left": [d["db_instance_identifier"] for d in cleanup["left"]],
-                           "details": cleanup["deleted"] + cleanup["left"]}
+    # deleted: proven the comparison's own, deleted without a final snapshot (each detail: final_snapshot
+    # null and the proof); left: RDS would not delete it yet; not_ours: found by tag or name, never deleted
+    document["cleanup"] = {kind: [d["db_instance_identifier"] for d in cleanup[kind]]
+                           for kind in ("deleted", "left", "not_ours")}
+    document["cleanup"]["details"] = cleanup["deleted"] + cleanup["left"] + cleanup["not_ours"]
     if error:
         document["error"] = {"error": error.get("Error"), "cause": str(error.get("Cause") or "")[:1000]}
     store.put_json(key, document)
@@ -217,4 +221,8 @@ def finish(comparison_id: str, state: dict[str, Any], *, rds: Any, store: Store)
             if cleanup["left"] else ""
         summary["cause"] = (f"{error.get('Error', 'error')}: {str(error.get('Cause') or '')[:500]}; cleanup deleted "
                             f"{len(cleanup['deleted'])} instance(s){left}")
+    if cleanup["not_ours"]:
+        summary["not_ours"] = (f"{len(cleanup['not_ours'])} instance(s) carry the comparison's tag or an instance name "
+                               f"it planned but are not proven its own, so were not deleted: "
+                               f"{', '.join(document['cleanup']['not_ours'])} (see cleanup.details)")
     return summary

@@ -145,6 +145,39 @@ class ReadResult:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class CensusObject:
+    """One thing with storage on the volume, as the engine's own catalogue names it (issue 21).
+
+    A census lists everything the engine can name, including what the run's user may not read,
+    so coverage is judged against the whole volume rather than against the plan. ``key`` matches
+    ``Segment.key`` when the object is also planned (so the two can be joined); ``readable`` is
+    False with a ``reason`` (one of ``UNREAD_REASONS``) when the run cannot read it by SQL.
+    ``bytes`` is the size the server reports (0 when the server will not say; then ``reason``
+    says so). ``file`` is the object's file path relative to the data directory when the engine
+    can tell (PostgreSQL ``pg_relation_filepath``, InnoDB tablespace file), so the emulated
+    volume's hydration map can judge it in tests."""
+
+    database: str | None
+    schema: str
+    name: str
+    kind: str
+    bytes: int
+    key: str
+    readable: bool = True
+    reason: str | None = None
+    file: str | None = None
+    size_known: bool = True  # False: the server would not say its size (``bytes`` is then 0)
+
+
+# Why an object on the volume was not read: the words findings and report use (issue 21).
+# "planned, not read": in the plan, but its units did not all finish (failed, cut off, never started);
+# "grew after the census": read as planned, but larger at the end census; "not in the plan": readable and
+# selected, yet planned by an older plan (findings.census).
+UNREAD_REASONS = ("no privilege", "not readable by SQL", "excluded by input", "created after the census",
+                  "planned, not read", "grew after the census", "not in the plan")
+
+
 @dataclass(frozen=True)
 class DiscoveryOptions:
     """What to include. Patterns are shell-style globs matched case-sensitively."""
@@ -165,6 +198,13 @@ class Engine(Protocol):
     def read_range(self, rng: ReadRange) -> ReadResult: ...
 
     def close(self) -> None: ...
+
+
+class CensusEngine(Engine, Protocol):
+    """An engine that can take a census of everything on the volume (``CensusObject``), at the
+    start and again at the end of the warm-up."""
+
+    def census(self, options: DiscoveryOptions) -> list[CensusObject]: ...
 
 
 class DatafileEngine(Engine, Protocol):

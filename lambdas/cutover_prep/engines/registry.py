@@ -18,13 +18,16 @@ only when called.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from cutover_prep.engines import mysql, oracle, postgres
 from cutover_prep.engines.base import EngineError
+from cutover_prep.engines.mysql.tls import dsn_tls as mysql_dsn_tls
 from cutover_prep.engines.oracle.tls import ORACLE_TCPS_PORT
+from cutover_prep.engines.oracle.tls import dsn_tls as oracle_dsn_tls
+from cutover_prep.engines.postgres.tls import dsn_tls as postgres_dsn_tls
 
 if TYPE_CHECKING:
     from cutover_prep.engines import ConnectionSpec
@@ -76,6 +79,9 @@ class EngineFamily:
     open_engine: Callable[..., Engine]  # (spec, *, call_timeout_seconds, create_extension) -> warm-up engine
     open_bench: Callable[..., Any]  # (spec, database, *, call_timeout_seconds, create_extension) -> BenchDriver
     block_readable: Callable[[dict[str, Any]], bool]  # may a probe read this locator's single blocks?
+    # a local run's DSN parameters (name, value pairs) -> (engines.transport mode, CA file or None); refuses
+    # what it cannot honour by name (transport.DsnTlsProblem)
+    dsn_tls: Callable[[Iterable[tuple[str, str]]], tuple[str, str | None]]
     server_version: Callable[[ConnectionSpec], str | None] | None = None  # for a local run's stand-in instance
     warmup_modes: tuple[str, ...] = (SEGMENTS,)  # warmup.mode values it offers (the engine then has discover_datafiles)
 
@@ -96,7 +102,7 @@ POSTGRES = EngineFamily(
     tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("PostgreSQL", None, "No license required")),
     open_engine=postgres.open_engine, open_bench=postgres.open_bench, block_readable=postgres.block_readable,
-    server_version=postgres.server_version,
+    dsn_tls=postgres_dsn_tls, server_version=postgres.server_version,
 )
 
 ORACLE = EngineFamily(
@@ -106,6 +112,7 @@ ORACLE = EngineFamily(
     tls_port=ORACLE_TCPS_PORT, scratch_prefix="CPREP_SCRATCH_", upper_case_identifiers=True,  # 30 bytes at most
     limits=LimitsFacts(stripe_threshold_gb=200),
     open_engine=oracle.open_engine, open_bench=oracle.open_bench, block_readable=oracle.block_readable,
+    dsn_tls=oracle_dsn_tls,
     warmup_modes=(SEGMENTS, DATAFILES, BOTH),
 )
 
@@ -117,7 +124,7 @@ MYSQL = EngineFamily(
     tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("MySQL", None, "No license required")),
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
-    server_version=mysql.server_version,
+    dsn_tls=mysql_dsn_tls, server_version=mysql.server_version,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.dal.store import now_iso
+from cutover_prep.findings.census import census_section
 from cutover_prep.findings.coverage import (
     coverage_section,
     priority_section,
@@ -125,6 +126,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
     complete = counts[UnitStatus.DONE] == len(units) or (run_item.get("options") or {}).get("enabled") is False
     options = plan.get("options") or {}
     wall_rate = round(read_bytes / wall / 2**20, 3) if wall else None
+    mode_fields = findings_fields(plan, units, status_of, segment_done)
     return {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_item["run_id"],
@@ -158,5 +160,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "priority": priority_section(list(options.get("priority") or []), units, unit_items),
         "unread_units": unread_units(units, unit_items),
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
-        **findings_fields(plan, units, status_of, segment_done),  # warmup_mode, datafile_pass, oversized_segments
+        **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
+        "census": census_section(plan.get("census"), reads, plan.get("census_end"), plan.get("catch_up"),
+                                 datafile_pass_complete=bool((mode_fields.get("datafile_pass") or {}).get("complete"))),
     }

@@ -14,6 +14,7 @@ from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.rds_progress import sample_storage_progress
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.verdict import Thresholds, decide
+from cutover_prep.warmup.end_census import END_CENSUS
 
 
 def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> dict[str, Any]:
@@ -24,6 +25,10 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if rds is not None:
         sample_storage_progress(run_item, rds=rds, store=store, step="Finalize")
     plan = store.get_json(evidence_key(run_id, "plan.json"))
+    end_key = evidence_key(run_id, END_CENSUS)
+    if store.exists(end_key):  # the end census and its catch-up pass (warmup/end_census.py)
+        end = store.get_json(end_key)
+        plan = {**plan, "census_end": end.get("census"), "catch_up": end.get("catch_up")}
     units = store.get_json(evidence_key(run_id, "units.json"))
     unit_items = {i["sk"].removeprefix(UNIT_PREFIX): i for i in store.units(run_id)}
     analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")

@@ -5,6 +5,12 @@ moto's Step Functions interpreter. Each Lambda task calls the real handler modul
 this process (moto would otherwise need Docker) with a fake Lambda context whose
 remaining time counts down from the configured timeout, so time-budget logic behaves
 as in Lambda. Waits and retry back-offs are scaled by ``time_scale`` (0 = no sleeping).
+
+One thing differs from AWS and shapes how the local run writes: moto's S3 replaces an object by
+closing the old one's buffer (``FakeKey.dispose``), so a GET of it in flight in another thread
+fails with ``ValueError: I/O operation on closed file`` where AWS returns the old or the new
+object. Nothing may write an object while a thread of the run can read it: write it before the
+run starts, or in a hook (``LocalAws.hooks``) run in sequence with the handler that reads it.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from cutover_prep import deps
 from cutover_prep.engines.registry import POSTGRES
 from cutover_prep.workflows import (
     BUCKET_SUBSTITUTION,
+    DEPLOYMENT_ID_ENV,
     STATEMACHINES_DIR,
     TRIGGERED_WORKFLOW,
     WORKFLOWS,
@@ -80,6 +87,19 @@ def _serialise_dynamodb() -> list[Any]:
             for name in DYNAMODB_CALLS]
 
 
+def _lambda_output_off_stdout() -> list[Any]:
+    """What a Lambda writes to stdout is its log stream; in-process, stdout is the CLI's result.
+
+    Powertools' Logger writes to the stdout it saw when built: here it goes to stderr. Its Metrics
+    prints the metric set when one metric reaches 100 values even with ``POWERTOOLS_METRICS_DISABLED``
+    (``AmazonCloudWatchEMFProvider.add_metric``; ``flush_metrics`` skips a disabled set without
+    clearing it): a local run has no CloudWatch, so it records no metrics at all."""
+    from cutover_prep.observability import logger, metrics
+
+    return [mock.patch.object(logger.registered_handler, "stream", sys.stderr),
+            mock.patch.object(metrics, "add_metric", lambda *args, **kwargs: None)]
+
+
 def _sfn_integration_as_aws() -> list[Any]:
     """moto's Step Functions integration (``states:startExecution.sync:2``, the comparison's child runs)
     leaves parameter and response names as boto3 spells them (LocalStack's interpreter, which moto's
@@ -112,11 +132,12 @@ def _sfn_integration_as_aws() -> list[Any]:
 class FakeContext:
     """The parts of the Lambda context the handlers and Powertools use."""
 
-    def __init__(self, function_name: str, timeout_s: float) -> None:
+    def __init__(self, function_name: str, timeout_s: float, region: str = "us-east-1") -> None:
         self.function_name = function_name
         self.function_version = "$LATEST"
         self.memory_limit_in_mb = 512
-        self.invoked_function_arn = f"arn:aws:lambda:us-east-1:123456789012:function:{function_name}"
+        # moto's default account; the region the harness's state machines are in
+        self.invoked_function_arn = f"arn:aws:lambda:{region}:123456789012:function:{function_name}"
         self.aws_request_id = str(uuid.uuid4())
         self.log_group_name = f"/aws/lambda/{function_name}"
         self.log_stream_name = "local"
@@ -141,6 +162,9 @@ class LocalAws:
         self.statemachines = statemachines
         self.table, self.bucket = "cutover-prep-local", "cutover-prep-evidence-local"
         self.faults: dict[str, list[Fault]] = {}  # handler module -> faults applied in order, once each
+        # handler module -> called before every invocation of it, in the invoking thread: what it writes,
+        # the handler reads whole (see the module's docstring)
+        self.hooks: dict[str, Callable[[], None]] = {}
         self.invocations: dict[str, int] = {}
         self._lock = threading.Lock()
         self._patches: list[Any] = []
@@ -160,6 +184,9 @@ class LocalAws:
             # A local run connects where its user points it: this machine, or the host of a DSN they
             # typed (``allow_db_host``), with TLS when the server offers it (the findings say which).
             "ALLOWED_DB_HOSTS": ",".join(LOCAL_DB_HOSTS), "CUTOVER_PREP_TLS": "prefer",
+            # what the stack sets to its StackId: the run tags what it restores with it, the comparison's
+            # Cleanup and the reaper delete only what carries it
+            DEPLOYMENT_ID_ENV: f"arn:aws:cloudformation:{self.region}:123456789012:stack/cutover-prep-local/local",
             **self.extra_env,
         }
         self._patches.append(mock.patch.dict(os.environ, env))
@@ -174,6 +201,7 @@ class LocalAws:
             lambda seconds: time.sleep(seconds * scale) if scale else None))
         self._patches.extend(_serialise_dynamodb())
         self._patches.extend(_sfn_integration_as_aws())
+        self._patches.extend(_lambda_output_off_stdout())
         for p in self._patches:
             p.start()
         # moto's interpreter and the polling client are CPU-bound Python threads; with the default
@@ -324,10 +352,13 @@ class LocalAws:
                 faults = harness.faults.get(module) or []
                 fault = faults.pop(0) if faults else None
             try:
+                if module in harness.hooks:
+                    harness.hooks[module]()
                 if fault is not None:
                     fault(payload)
                 handler = importlib.import_module(module).handler
-                result = handler(payload, FakeContext(function.function_name, harness.lambda_timeout_s))
+                result = handler(payload, FakeContext(function.function_name, harness.lambda_timeout_s,
+                                                      harness.region))
                 return json.dumps(result), False, ""
             except Exception as exc:  # becomes the task's error, as in Lambda
                 body = {"errorType": type(exc).__name__, "errorMessage": str(exc),

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from cutover_prep import deps
 from cutover_prep.benchmark.scratch import ScratchStatus
@@ -24,13 +24,16 @@ from cutover_prep.benchmark.steps import cleanup_scratch
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
+from cutover_prep.engines.transport import DsnTlsProblem
 from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
+from cutover_prep.workflows import FUNCTIONS
 
 SCHEMES = {scheme: f.name for f in families() for scheme in f.dsn_schemes}  # URL scheme -> engine family
 DSN_FORM = " or ".join(f"{f.dsn_schemes[0]}://USER:PASSWORD@HOST:PORT/{f.database_term}" for f in families())
 LOCAL_IDENTIFIER = "local-target"
+FINALIZE_MODULE = FUNCTIONS["Finalize"].module  # reads the emulation evidence into the findings
 DEFAULT_PROFILE_UNAVAILABLE = "the default profile (the emulator cannot be imported)"
 _PLACEHOLDER_SECRET = "arn:aws:secretsmanager:us-east-1:000000000000:secret:cutover-prep/local"
 
@@ -70,14 +73,13 @@ def parse_conninfo(dsn: str) -> ConnectionSpec:
     except ProgrammingError:  # libpq's message may quote part of the string, and so the password: not shown
         raise UsageProblem(f"--dsn: not a valid keyword conninfo; write {CONNINFO_FORM} (quote a value with "
                            f"spaces in single quotes), or a URL: {DSN_FORM}") from None
-    other = sorted(k for k in info if k not in CONNINFO_KEYS)
-    if other:
-        raise UsageProblem(f"--dsn: {', '.join(other)}: not used by cutover-prep local (it takes "
-                           f"{', '.join(CONNINFO_KEYS)}; TLS is used when the server offers it); remove "
-                           f"{'them' if len(other) > 1 else 'it'}")
+    tls, tls_ca = dsn_tls(KEYWORD_CONNINFO_ENGINE, [(k, v) for k, v in info.items() if k not in CONNINFO_KEYS])
     missing = [k for k in ("host", "user", "dbname") if not info.get(k)]
     if missing:
         raise UsageProblem(f"--dsn needs {', '.join(missing)}: {CONNINFO_FORM}")
+    if info["host"].startswith("/") and tls not in (LOCAL_TLS, "disable"):
+        raise UsageProblem("--dsn: sslmode asks for TLS, which a Unix socket (host=/...) does not use "
+                           "(libpq ignores it there); remove sslmode, or connect over TCP")
     if "," in info["host"] or "," in info.get("port", ""):
         raise UsageProblem("--dsn: one host (a list of hosts is libpq's failover; warm one server at a time)")
     try:
@@ -90,7 +92,19 @@ def parse_conninfo(dsn: str) -> ConnectionSpec:
         if _has_control(info.get(name, "")):
             raise UsageProblem(f"--dsn: the {name} holds a control character; remove it")
     return ConnectionSpec(engine=family(KEYWORD_CONNINFO_ENGINE).name, host=info["host"], port=port,
-                          database=info["dbname"], user=info["user"], password=info.get("password", ""))
+                          database=info["dbname"], user=info["user"], password=info.get("password", ""),
+                          tls=tls, tls_ca=tls_ca)
+
+
+def dsn_tls(engine: str, pairs: list[tuple[str, str]]) -> tuple[str, str | None]:
+    """The TLS mode and CA file the DSN's parameters ask for, in the engine's own terms (libpq's
+    ``sslmode``/``sslrootcert``, MySQL's ``ssl-mode``/``ssl-ca``, python-oracledb's ``protocol``/
+    ``ssl_server_dn_match``; ``engines/<name>/tls.py``); none given: TLS when the server offers it
+    (``LOCAL_TLS``). A parameter it cannot honour is refused by name: never a silent downgrade."""
+    try:
+        return family(engine).dsn_tls(pairs)
+    except DsnTlsProblem as exc:
+        raise UsageProblem(f"--dsn: {exc}") from None
 
 
 def parse_dsn(dsn: str) -> ConnectionSpec:
@@ -121,12 +135,15 @@ def parse_dsn(dsn: str) -> ConnectionSpec:
     database = unquote(parts.path.lstrip("/"))
     if not host or not parts.username or not database:
         raise UsageProblem(f"--dsn needs user, host and database: {engine}://USER:PASSWORD@HOST:PORT/DATABASE")
+    if parts.fragment:
+        raise UsageProblem("--dsn: has a '#' fragment, which would be ignored; write a '#' in the password as %23")
+    tls, tls_ca = dsn_tls(engine, parse_qsl(parts.query, keep_blank_values=True))
     user, password = unquote(parts.username), unquote(parts.password or "")
     for name, value in (("user", user), ("password", password), ("database", database)):
         if _has_control(value):  # %00 and friends, decoded
             raise UsageProblem(f"--dsn: the {name} holds a control character; remove it")
     return ConnectionSpec(engine=engine, host=host, port=port or family(engine).default_port,
-                          database=database, user=user, password=password)
+                          database=database, user=user, password=password, tls=tls, tls_ca=tls_ca)
 
 
 def evidence_dir(out: Path | None, run_id: str, *, base: Path | None = None) -> Path:
@@ -320,8 +337,7 @@ def run_local(options: LocalOptions) -> dict[str, Any]:
             flags = ", ".join(f"--{name.replace('_', '-')}" for name in options.storage)
             raise UsageProblem(f"{flags}: choose what the demo's emulated volume is; "
                                "with --dsn there is no emulation: drop them")
-        spec = replace(spec, tls=LOCAL_TLS)  # a database the user typed: TLS when it offers it, and the findings say
-        check_reachable(spec)
+        check_reachable(spec)  # with the TLS its DSN asks for (none: TLS when offered); the findings say which
         return _execute(spec, options, Emulation(reason=DSN_REASON))
     profile = _profile(options)
     say(f"building the {options.size_mb:,} MB sample database (embedded PostgreSQL"
@@ -403,14 +419,16 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
     """``faults``: handler module -> faults the harness applies (tests that cut a run short)."""
     started = time.monotonic()
     # the database the user typed (or the embedded one) is the target: its host may receive the
-    # credentials; TLS when the server offers it (a unix socket: none)
-    env = {"ALLOWED_DB_HOSTS": spec.host, "CUTOVER_PREP_TLS": "disable" if spec.host.startswith("/") else LOCAL_TLS}
+    # credentials; TLS as its DSN asks, else when the server offers it (a unix socket: none)
+    env = {"ALLOWED_DB_HOSTS": spec.host, "CUTOVER_PREP_TLS_CA": spec.tls_ca or "",
+           "CUTOVER_PREP_TLS": "disable" if spec.host.startswith("/") else spec.tls or LOCAL_TLS}
     with LocalAws(env=env) as aws, _quiet_interpreter():
         aws.faults.update(faults or {})
+        identifier = LOCAL_IDENTIFIER
+        # bound to the stand-in instance the run targets, as a deployed run requires (secret_binding)
         secret_arn = aws.create_secret("cutover-prep/local", {
             "username": spec.user, "password": spec.password, "engine": spec.engine,
-            "host": spec.host, "port": spec.port, "dbname": spec.database})
-        identifier = LOCAL_IDENTIFIER
+            "host": spec.host, "port": spec.port, "dbname": spec.database, "dbInstanceIdentifier": identifier})
         emulation = emulation or Emulation(reason=DSN_REASON)
         aws.create_instance(identifier, engine=family(spec.engine).rds_engines[0],
                             db_name=spec.database, engine_version=_server_version(spec), **emulation.instance())
@@ -424,16 +442,16 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
         run_input["run_id"] = run_id
         store = Store(dynamodb=aws.client("dynamodb"), s3=aws.client("s3"), table=aws.table, bucket=aws.bucket)
         evidence = snapshot_writer(emulation, lambda doc: store.put_json(evidence_key(run_id, EMULATION_EVIDENCE), doc))
-        evidence()  # before the start: Discover's estimate reads the emulated volume's ceiling from it
+        # Written before the start (Discover's estimate reads the emulated volume's ceiling from it) and again
+        # in Finalize's own thread just before it reads it: never while a thread of the run may be reading it
+        # (moto's S3 closes the object being replaced under a reader: see local.harness)
+        evidence()
+        aws.hooks[FINALIZE_MODULE] = evidence
         before = set(threading.enumerate())
         execution_arn = aws.start(run_input)
         progress = Progress(store, run_id, options.progress)
-
-        def on_poll() -> None:
-            progress.poll()
-            evidence()
         try:
-            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=on_poll)
+            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
         except KeyboardInterrupt:
             progress.close(interrupted=True)
             outcome = _stop_and_clean(aws, store, execution_arn, run_input)

@@ -12,9 +12,11 @@ limit (docs/run-input.md), no string holds a control character, and the input is
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import unicodedata
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -25,12 +27,16 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from cutover_prep.engines.registry import accepted_names, family
+from cutover_prep.models.storage_limits import storage_problem
 from cutover_prep.verdict import RUN_ID_PATTERN, Thresholds
+from cutover_prep.workflows import DEPLOYMENT_TAG, RESERVED_TAG_PREFIX
 
 INSTANCE_CLASS = re.compile(r"^db\.[a-z0-9-]+\.[a-z0-9]+$")
 SECRET_ARN = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
@@ -43,10 +49,13 @@ SUBNET_GROUP = re.compile(r"[A-Za-z0-9._ -]{1,255}")
 GROUP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.:_-]{0,254}")  # default.postgres16, default:oracle-ee-19
 TAG_TEXT = re.compile(r"[\w\s.:/=+\-@]*")  # what RDS accepts in tag keys and values
 RUN_TAG = "cutover-prep:run-id"  # set by the run on the instance it restores (rds.RUN_TAG)
-MAX_TAGS = 49  # RDS allows 50 per instance; the run adds RUN_TAG
+MAX_TAGS = 48  # RDS allows 50 per instance; the run adds RUN_TAG and DEPLOYMENT_TAG
 MAX_DEPTH = 16  # the run input itself is 3 levels deep (restore.tags.KEY)
 MAX_PROBLEMS = 10  # problems listed in one error; the rest are counted
-_FORBIDDEN_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")  # control characters, surrogates, line/paragraph separators
+# control characters, surrogates, line/paragraph separators, and format characters (Cf: the invisible
+# ones, zero-width spaces and joiners, and the bidirectional controls that make text read otherwise
+# than it is stored, e.g. U+202E RIGHT-TO-LEFT OVERRIDE)
+_FORBIDDEN_CATEGORIES = ("Cc", "Cs", "Zl", "Zp", "Cf")
 
 
 def execution_arn(state_machine_arn: str, name: str) -> str:
@@ -55,6 +64,37 @@ def execution_arn(state_machine_arn: str, name: str) -> str:
 
 
 EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^\s:]{1,80}:[^\s:]{1,80}$")
+_ARN_PLACE = re.compile(r"^arn:(?P<partition>aws[a-z-]*):[a-z0-9-]*:(?P<region>[a-z0-9-]*):(?P<account>\d{12})?:")
+
+
+@dataclass(frozen=True)
+class AwsPlace:
+    """Where a deployment runs: partition, region, account; None where it is not known."""
+
+    partition: str | None = None
+    region: str | None = None
+    account: str | None = None
+
+    @classmethod
+    def of_arn(cls, arn: str | None) -> AwsPlace:
+        """The place an ARN names (``arn:PARTITION:SERVICE:REGION:ACCOUNT:...``)."""
+        m = _ARN_PLACE.match(arn or "")
+        if not m:
+            return cls()
+        return cls(m["partition"], m["region"] or None, m["account"] or None)
+
+
+def check_started_by(started_by: str | None, deployment: AwsPlace | None) -> None:
+    """The execution that starts a run is one of its own deployment's: same partition, region, account."""
+    if not started_by or deployment is None:
+        return
+    theirs = AwsPlace.of_arn(started_by)
+    for part in ("partition", "region", "account"):
+        mine, other = getattr(deployment, part), getattr(theirs, part)
+        if mine and other != mine:
+            raise InvalidInput(f"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID: names an execution in {part} {other}, "
+                               f"but this deployment is in {part} {mine}: only an execution of the same deployment "
+                               "starts its runs (a comparison sets the field itself); remove the field")
 
 
 def _matching(*fields: str, pattern: re.Pattern[str], message: str) -> Any:
@@ -81,7 +121,11 @@ class InvalidInput(Exception):
 
 def _no_control(value: str) -> str:
     for i, ch in enumerate(value):
-        if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES:
+        category = unicodedata.category(ch)
+        if category == "Cf":
+            raise ValueError(f"holds the invisible format character U+{ord(ch):04X} "
+                             f"({unicodedata.name(ch, 'unnamed')}) at position {i + 1}: remove it")
+        if category in _FORBIDDEN_CATEGORIES:
             raise ValueError(f"holds the control character U+{ord(ch):04X} at position {i + 1}: remove it")
     return value
 
@@ -99,7 +143,47 @@ TagKey = _text(128)
 TagValue = _text(256, min_length=0)
 Identifier = _text(63)
 Arn = _text(2048)
-Host = _text(255)  # a DNS name (at most 253), an IP address, or a socket directory in the local run
+HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")  # RFC 1123 section 2.1
+HOST_RULE = ("must be a host name (dot-separated labels of at most 63 letters, digits or hyphens, RFC 1123), "
+             "an IPv4 or IPv6 address, or in the local run an absolute socket directory")
+
+
+def _host_problem(value: str) -> str | None:
+    """Why ``value`` is not a host name or an address; the value itself is never repeated (a
+    ``user:password@host`` would put the password in the error)."""
+    if value.startswith("/"):  # the local run's socket directory (libpq, pymysql)
+        return "a socket directory may not hold ',' (libpq reads it as a list of hosts)" if "," in value else None
+    if "@" in value:
+        return "holds '@': a user or password belongs in the secret, not in the host; " + HOST_RULE
+    if "," in value:
+        return "holds ',': give one host (libpq reads a list of hosts and tries each); " + HOST_RULE
+    if "%" in value:
+        return ("holds '%': an IPv6 zone id (fe80::1%eth0) names an interface of the connecting machine, "
+                "not a database host; give the address without it")
+    try:
+        ipaddress.ip_address(value)
+        return None
+    except ValueError:
+        pass
+    if ":" in value or value.startswith("["):
+        return "holds ':' but is not an IPv6 address: give the port in target.port; " + HOST_RULE
+    labels = value.split(".")
+    if len(value) > 253 or not all(HOST_LABEL.fullmatch(label) for label in labels):
+        return HOST_RULE
+    if labels[-1].isdigit():
+        return "looks like an IPv4 address but is not one (four numbers 0-255); " + HOST_RULE
+    return None
+
+
+def _host(value: str) -> str:
+    problem = _host_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+# a DNS name (at most 253), an IP address, or a socket directory in the local run
+Host = Annotated[_text(255), AfterValidator(_host)]
 ShortText = _text(64)
 LongText = _text(255)
 SnapshotText = _text(400)  # an ARN of a 255-character name; SNAPSHOT_IDENTIFIER is the rule
@@ -113,7 +197,14 @@ EngineName = Annotated[Literal[ENGINE_NAMES], AfterValidator(lambda v: family(v)
 
 class _Strict(BaseModel):
     # strict: a JSON boolean for a switch, a JSON number (not true, not "8") for a number
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, strict=True)
+    # allow_inf_nan: Infinity, NaN and 1e999 (read as infinity) are not numbers a limit can compare with
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, strict=True, allow_inf_nan=False)
+
+
+def _field_error(field: str, why: str) -> PydanticCustomError:
+    """A model validator's error about one of its fields: ``error_lines`` names ``field`` (dotted, relative
+    to the model), not the whole model."""
+    return PydanticCustomError("field_problem", "{why}", {"field": field, "why": why})
 
 
 class Target(_Strict):
@@ -153,7 +244,8 @@ class Restore(_Strict):
     multi_az: bool = False
     tags: dict[TagKey, TagValue] = Field(
         default_factory=dict, max_length=MAX_TAGS,
-        description=f"Tags of the restored instance: at most {MAX_TAGS} (RDS allows 50; the run adds {RUN_TAG}).")
+        description=f"Tags of the restored instance: at most {MAX_TAGS} (RDS allows 50; the run adds {RUN_TAG} "
+        f"and {DEPLOYMENT_TAG}). Keys starting {RESERVED_TAG_PREFIX} are reserved: only the service sets them.")
     poll_seconds: Annotated[int, Field(ge=5, le=3600)] = 60
     max_wait_minutes: Annotated[int, Field(ge=1, le=24 * 60)] = 180
 
@@ -173,8 +265,9 @@ class Restore(_Strict):
         for key, value in v.items():
             if key.lower().startswith("aws:"):
                 raise ValueError(f"tag keys may not start with aws: (reserved by AWS): {key[:128]!r}")
-            if key == RUN_TAG:
-                raise ValueError(f"{RUN_TAG} is reserved: the run sets it to its own run id")
+            if key.lower().startswith(RESERVED_TAG_PREFIX):  # in any case: no look-alike keys either
+                raise ValueError(f"tag keys starting {RESERVED_TAG_PREFIX} are reserved: the service sets them "
+                                 f"(it marks what it restored and deletes by them); remove {key[:128]!r}")
             if not TAG_TEXT.fullmatch(key) or not TAG_TEXT.fullmatch(value):
                 raise ValueError(f"tag {key!r}: keys and values may hold letters, digits, spaces and _ . : / = + - @")
         return v
@@ -184,19 +277,22 @@ class Restore(_Strict):
     @field_validator("vpc_security_group_ids")
     @classmethod
     def _sgs(cls, v: list[str]) -> list[str]:
+        seen: set[str] = set()
         for sg in v:
             if not re.match(r"^sg-[0-9a-f]{8,17}$", sg):
                 raise ValueError(f"{sg!r} is not a security group id (sg-...)")
+            if sg in seen:
+                raise ValueError(f"{sg} is given twice: list each security group once")
+            seen.add(sg)
         return v
 
     @model_validator(mode="after")
     def _storage(self) -> Restore:
-        if self.iops is not None and self.storage_type not in ("io1", "io2", "gp3"):
-            raise ValueError("iops needs storage_type io1, io2 or gp3")
-        if self.storage_throughput is not None and self.storage_type != "gp3":
-            raise ValueError("storage_throughput needs storage_type gp3")
-        if self.storage_type in ("io1", "io2") and self.iops is None:
-            raise ValueError(f"storage_type {self.storage_type} needs iops")
+        """What RDS accepts for the storage type (models/storage_limits.py), for any engine; RunInput
+        checks again with the engine when target.engine names it."""
+        problem = storage_problem(self.storage_type, self.allocated_gb, self.iops, self.storage_throughput)
+        if problem:
+            raise _field_error(*problem)
         return self
 
 
@@ -209,7 +305,10 @@ class Warmup(_Strict):
     databases: Patterns = Field(default_factory=list)
     include_schemas: Patterns = Field(default_factory=list)
     exclude_schemas: Patterns = Field(default_factory=list)
-    include_system: bool = False
+    include_system: bool = Field(
+        default=False, description="Oracle, MySQL/MariaDB: also read the system schemas. PostgreSQL reads its "
+        "catalogues (pg_catalog with pg_largeobject, information_schema) whatever this says: they are on the "
+        "volume; exclude_schemas may leave them out, a waiver the findings name.")
     priority: Patterns = Field(default_factory=list)
     unit_mb: Annotated[int, Field(ge=1, le=100_000)] | None = None
     assumed_cold_mib_per_s: Annotated[float, Field(gt=0, le=10_000)] = 8.0
@@ -269,6 +368,16 @@ class Benchmark(_Strict):
         "(false when the database read is not that RDS instance, e.g. the local run).")
 
 
+class ComparisonLink(_Strict):
+    """What a comparison puts in the input of each child run it starts; never set it yourself."""
+
+    comparison_id: RunIdText
+    ttl_hours: Annotated[int, Field(ge=1, le=72)]
+
+    _comparison_id = _matching("comparison_id", pattern=RUN_ID, message=(
+        "must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit"))
+
+
 class RunInput(_Strict):
     """What a user passes to start a run (console, CLI, EventBridge)."""
 
@@ -281,9 +390,33 @@ class RunInput(_Strict):
     AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID: Annotated[str, Field(max_length=2048)] | None = Field(
         default=None, description="The execution that started this run (a comparison sets it for each child run): "
         "Step Functions then links the two executions in its console; the findings record it as started_by.")
+    comparison: ComparisonLink | None = Field(
+        default=None, description="Set by a comparison in the input of each child run it starts, never by hand: "
+        "the run restores the instance for that comparison (tagged with its id and TTL) only when the "
+        "comparison's record, written before the restore, names this run, its instance and its execution.")
+
+    @field_validator("comparison")
+    @classmethod
+    def _child_of_comparison(cls, v: ComparisonLink | None, info: ValidationInfo) -> ComparisonLink | None:
+        if v is not None and info.data.get("restore") is None:  # the rest is checked against its record
+            raise ValueError("set only by a comparison for the child runs it starts, which restore; remove it")
+        return v
 
     _run_id = _matching("run_id", pattern=RUN_ID,
                         message="must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit")
+
+    @model_validator(mode="after")
+    def _storage_of_the_engine(self) -> RunInput:
+        """The restore's storage by the limits of the engine named (gp3 is provisioned from 200 GiB on
+        Oracle, 400 GiB on the others)."""
+        r = self.restore
+        if r is not None and self.target.engine:
+            problem = storage_problem(r.storage_type, r.allocated_gb, r.iops, r.storage_throughput,
+                                      self.target.engine)
+            if problem:
+                raise _field_error(f"restore.{problem[0]}", problem[1])
+        return self
+
     _started_by = _matching("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID", pattern=EXECUTION_ARN,
                             message="must be a Step Functions execution ARN (arn:aws:states:REGION:ACCOUNT:"
                             "execution:STATE_MACHINE:NAME)")
@@ -310,6 +443,7 @@ _MESSAGES = {
     "dict_type": "must be an object (a JSON object)",
     "model_type": "must be an object (a JSON object)",
     "extra_forbidden": "unknown field (check the spelling; see schema/run-input.schema.json)",
+    "finite_number": "must be a finite number (not Infinity, NaN, or beyond about 1.8e308)",
     "missing": "is required",
 }
 
@@ -317,11 +451,18 @@ _MESSAGES = {
 def error_lines(exc: ValidationError) -> list[str]:
     """One line per bad field, at most MAX_PROBLEMS of them (then how many more)."""
     errors = exc.errors(include_input=False, include_url=False)
-    lines = [f"{_location(err['loc'])}: {_MESSAGES.get(err['type'], err['msg'].removeprefix('Value error, '))}"
+    lines = [f"{_location(_loc(err))}: {_MESSAGES.get(err['type'], err['msg'].removeprefix('Value error, '))}"
              for err in errors[:MAX_PROBLEMS]]
     if len(errors) > MAX_PROBLEMS:
         lines.append(f"input: {len(errors) - MAX_PROBLEMS} more problems (fix the ones above first)")
     return lines
+
+
+def _loc(err: Any) -> tuple[Any, ...]:
+    """Where an error is; a model validator's ``_field_error`` names its field."""
+    if err["type"] == "field_problem":
+        return (*err["loc"], *str(err["ctx"]["field"]).split("."))
+    return tuple(err["loc"])
 
 
 def describe_errors(exc: ValidationError) -> str:
@@ -354,11 +495,14 @@ def check_host(host: str | None, allowed_hosts: Collection[str] | None) -> None:
 
 
 def parse_run_input(raw: Any, *, execution_name: str | None = None,
-                    allowed_hosts: Collection[str] | None = None) -> dict[str, Any]:
+                    allowed_hosts: Collection[str] | None = None,
+                    deployment: AwsPlace | None = None) -> dict[str, Any]:
     """Validate ``raw`` and return the normalised run configuration the workflow carries.
 
     ``allowed_hosts``: the database hosts this deployment may connect to besides the RDS endpoint
     (deploy context ``allowed_db_hosts``); None means not checked (offline validation, the local run).
+    ``deployment``: where this deployment runs (ValidateInput: from its own function ARN); the
+    execution named by AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID must be there. None: not checked.
     """
     if not isinstance(raw, dict):
         raise InvalidInput("input: must be a JSON object with at least target.db_instance_identifier "
@@ -372,6 +516,7 @@ def parse_run_input(raw: Any, *, execution_name: str | None = None,
     except RecursionError:
         raise InvalidInput("input: nested too deeply") from None
     check_host(run.target.host, allowed_hosts)
+    check_started_by(run.AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID, deployment)
     run_id = run.run_id or execution_name
     if not run_id or not RUN_ID.match(run_id):
         run_id = f"{run.target.db_instance_identifier}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"

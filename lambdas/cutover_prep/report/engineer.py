@@ -188,6 +188,35 @@ def unread(findings: dict[str, Any]) -> dict[str, Any]:
     return {"rows": rows[:50], "more": max(0, len(rows) - 50)}
 
 
+def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
+    """The volume census (findings ``census``): one line, per database, and every unread object named with
+    its size and reason (waived ones last)."""
+    section = _d(findings.get("census"))
+    if not section.get("taken"):
+        return None
+    waived = num(section.get("waived_bytes")) or 0
+    line = (f"{fmt_number(num(section.get('objects')) or 0)} objects, {_mib(section.get('bytes'))} on the volume; "
+            f"not read: {_mib(section.get('unread_bytes'))}"
+            + (f" and {len(_l(section.get('unknown_size')))} of unknown size" if section.get("unknown_size") else "")
+            + (f"; excluded by input (waived): {_mib(waived)}" if waived else "")
+            + ("" if section.get("end_census") else " (census taken at the start only)"))
+    rows = []
+    for u in _l(section.get("unread")):
+        if not isinstance(u, dict):
+            continue
+        name = f"{u.get('schema')}.{u.get('name')}" if u.get("schema") else str(u.get("name"))
+        size = _mib(u.get("unread_bytes")) if u.get("size_known", True) else "size unknown"
+        rows.append({"name": name, "database": str(u.get("database") or DASH), "kind": str(u.get("kind")),
+                     "size": size, "reason": str(u.get("reason")), "waived": bool(u.get("waived"))})
+    databases = [{"name": str(d.get("database") or DASH), "objects": d.get("objects"), "size": _mib(d.get("bytes")),
+                  "unread": _mib(d.get("unread_bytes")), "waived": _mib(d.get("waived_bytes"))}
+                 for d in _l(section.get("by_database")) if isinstance(d, dict)]
+    dropped = [f"{d.get('database')}/{d.get('schema')}.{d.get('name')} ({d.get('kind')})"
+               for d in _l(section.get("dropped")) if isinstance(d, dict)]
+    return {"line": line, "databases": databases, "rows": rows[:limit], "more": max(0, len(rows) - limit),
+            "dropped": dropped}
+
+
 def time_to_warm(findings: dict[str, Any]) -> list[tuple[str, str]]:
     section = _d(findings.get("time_to_warm"))
     if not section:

@@ -1,20 +1,30 @@
 """``summary.md``: the run in a few lines of Markdown, for pasting into a change ticket (pure).
 
 Every figure comes from the same view model as ``report.html`` (``view.build_view``): the
-ticket and the page cannot disagree about a run.
+ticket and the page cannot disagree about a run. Every text that may hold a name or a message from
+the database or the run's input (names, ids, patterns, reasons, causes, notes, conclusions) is a
+code span made by ``escape.for_markdown``: nothing in it becomes a heading, a link, an image or
+HTML, and no control character gets through (the summary is also printed by ``cutover-prep report``
+and appended to a CI job's summary page). Figures and our own words are written as they are.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from cutover_prep.escape import for_markdown
 from cutover_prep.report.view import DASH, build_view
 
 PROBE_FIGURES = ("status", "blocks read", "reads per second", "latency p50", "latency p99")
+VERDICTS = ("READY", "NOT_READY", "NO VERDICT")
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+def _md(text: object) -> str:
+    return for_markdown(text) or DASH
+
+
+def _cell(text: object) -> str:
+    return for_markdown(text, cell=True) or DASH
 
 
 def _coverage_lines(view: dict[str, Any]) -> list[str]:
@@ -27,15 +37,28 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
         partial = [r for r in cov["largest"] if r["css"] != "READ"]
         if partial:
             lines += ["", "Largest relations not fully read:",
-                      *[f"- {r['name']} ({r['database']}, {r['size']}): {r['status']}, {r['pct']}" for r in partial]]
+                      *[f"- {_md(r['name'])} ({_md(r['database'])}, {r['size']}): {r['status']}, {r['pct']}"
+                        for r in partial]]
     if view["priority"]:
         lines += ["", f"Priority order {view['priority']['line']}",
-                  *[f"- {g['pattern']}: {g['units']} units, {g['finished_text']}" for g in view["priority"]["groups"]]]
+                  *[f"- {_md(g['pattern'])}: {g['units']} units, {g['finished_text']}"
+                    for g in view["priority"]["groups"]]]
     warm = [(label, value) for label, value in view["warmup"]["rows"] if label.startswith(("time to", "projected"))]
     if warm:
         lines += ["", *[f"- {label}: {value}" for label, value in warm]]
+    census = view["census"]
+    if census:
+        lines += ["", "## Volume census", "", census["line"]]
+        if census["rows"]:
+            lines += ["", "Not read on the volume:",
+                      *[f"- {_md(r['name'])} ({_md(r['database'])}, {_md(r['kind'])}, {r['size']}): {_md(r['reason'])}"
+                        for r in census["rows"]]]
+            if census["more"]:
+                lines.append(f"- ... and {census['more']} more: see findings.json (census.unread)")
+        if census["dropped"]:
+            lines += ["", "Dropped while the run ran:", *[f"- {_md(d)}" for d in census["dropped"]]]
     if view["unread"]["rows"]:
-        lines += ["", "## Units not read", *[f"- {u['unit_id']} ({u['status']}, {u['read']}): {u['cause']}"
+        lines += ["", "## Units not read", *[f"- {_md(u['unit_id'])} ({u['status']}, {u['read']}): {_md(u['cause'])}"
                                              for u in view["unread"]["rows"]]]
     return lines
 
@@ -44,28 +67,29 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
                      report_uri: str | None = None) -> str:
     view = build_view(findings if isinstance(findings, dict) else {})
     verdict, warmup, bench = view["verdict"], dict(view["warmup"]["rows"]), view["bench"]
+    name = verdict["name"] if verdict["name"] in VERDICTS else _md(verdict["name"])
     lines = [
-        f"# Cutover Prep: {verdict['name']} — {view['target']}",
+        f"# Cutover Prep: {name} — {_md(view['target'])}",
         "",
-        f"- Run `{view['run_id']}` ({view['engine']}), status {view['status']}, finished {view['finished']}",
+        f"- Run {_md(view['run_id'])} ({view['engine']}), status {view['status']}, finished {view['finished']}",
         f"- Warm-up: units {warmup['units done / total']}, {warmup['units failed']} failed; "
         f"read / planned {warmup['read / planned']}; coverage {warmup['coverage']}; "
         f"read amplification {warmup['read amplification (blocks read / planned)']}",
-        *([f"- {view['storage_emulation']}"] if view["storage_emulation"] else []),
+        *([f"- {_md(view['storage_emulation'])}"] if view["storage_emulation"] else []),
         *([f"- {view['estimate']}"] if view.get("estimate") else []),
         f"- {view['storage_init']['line']}",
         *[f"- {note}" for note in view["storage_init"]["notes"]],
-        *[f"- {f['label']}: {f['value']} ({f['source']})" for f in view["figures"] if f["label"] != "coverage"],
-        *[f"- {label}: {value}" for label, value in view["safety"]],
+        *[f"- {f['label']}: {f['value']} ({_md(f['source'])})" for f in view["figures"] if f["label"] != "coverage"],
+        *[f"- {label}: {_md(value)}" for label, value in view["safety"]],
     ]
     if verdict["failing"]:
-        lines += ["", "## Why not ready", *[f"- {r.get('message')}" for r in verdict["failing"]]]
+        lines += ["", "## Why not ready", *[f"- {_md(r.get('message'))}" for r in verdict["failing"]]]
     if verdict["passing"]:
-        lines += ["", "## Checks passed", *[f"- {r.get('message')}" + (f" — **{r['exception']}**" if r.get(
+        lines += ["", "## Checks passed", *[f"- {_md(r.get('message'))}" + (f" — **{r['exception']}**" if r.get(
             "exception") else "") for r in verdict["passing"]]]
     lines += _coverage_lines(view)
     if verdict["not_judged"]:
-        lines += ["", "## Not judged", *[f"- {r.get('message')}" for r in verdict["not_judged"]]]
+        lines += ["", "## Not judged", *[f"- {_md(r.get('message'))}" for r in verdict["not_judged"]]]
     if bench["status"] not in ("NOT_RUN", "DISABLED"):
         lines += ["", f"## Benchmark ({bench['status']})"]
         probes = [r for r in bench["probe_rows"] if r["label"] in PROBE_FIGURES]
@@ -78,14 +102,14 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
             lines += [f"| {_cell(p['id'])} | {p['iops']} | {p['mib_s']} | {p['kb']} | {p['bound']} |" for p in rows]
         failed = [p for p in bench["points"] if not p["ok"]]
         if failed:
-            lines += ["", *[f"- point {p['id']} {p['status']}: {'; '.join(p['detail']) or DASH}" for p in failed]]
+            lines += ["", *[f"- point {_md(p['id'])} {p['status']}: {_md('; '.join(p['detail']))}" for p in failed]]
         if bench["conclusions"]:
-            lines += ["", *[f"- {c}" for c in bench["conclusions"]]]
+            lines += ["", *[f"- {_md(c)}" for c in bench["conclusions"]]]
     if view["local"]:  # the local run's bucket is moto's: its files are in the run's folder, not in S3
         report_uri = "report.html" if report_uri else None
         findings_uri = "findings.json" if findings_uri else None
-    links = ([f"- Report (charts): `{report_uri}`"] if report_uri else []) + \
-        ([f"- Evidence: `{findings_uri}`"] if findings_uri else [])
+    links = ([f"- Report (charts): {_md(report_uri)}"] if report_uri else []) + \
+        ([f"- Evidence: {_md(findings_uri)}"] if findings_uri else [])
     if links:
         lines += ["", *links]
     return "\n".join(lines) + "\n"

@@ -1,9 +1,14 @@
-"""The findings as terminal lines (``cutover-prep local``), from the same view model as the page."""
+"""The findings as terminal lines (``cutover-prep local``), from the same view model as the page.
+
+Each line goes through ``escape.for_terminal``: a name from the database with a line feed or an
+escape sequence in it is shown inside its own line, its controls written out, never sent.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from cutover_prep.escape import for_terminal
 from cutover_prep.report.view import DASH, build_view
 
 PROBE_LINE = ("reads per second", "latency p50", "latency p99")
@@ -20,6 +25,15 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
     if view["priority"]:
         lines.append(f"  priority order {view['priority']['line']}")
         lines += [f"    {g['pattern']}: {g['units']} units, {g['finished_text']}" for g in view["priority"]["groups"]]
+    if view["census"]:
+        census = view["census"]
+        lines.append(f"  volume census: {census['line']}")
+        lines += [f"    {r['name']} ({r['database']}, {r['kind']}, {r['size']}): {r['reason']}"
+                  for r in census["rows"][:10]]
+        if len(census["rows"]) > 10:
+            lines.append(f"    ... and {len(census['rows']) - 10 + census['more']} more objects not read: "
+                         "see findings.json (census.unread)")
+        lines += [f"    dropped while the run ran: {d}" for d in census["dropped"][:10]]
     rows = view["unread"]["rows"]
     lines += [f"  unit {u['unit_id']} not read ({u['status']}, {u['read']}): {u['cause']}" for u in rows[:10]]
     if len(rows) > 10:
@@ -59,4 +73,4 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
     lines += [f"    - {r.get('code')} passed by an exception of its rule: {r['exception']}"
               for r in verdict["passing"] if r.get("exception")]
     lines += [f"  {label}: {value}" for label, value in view["safety"]]
-    return lines
+    return [for_terminal(line) for line in lines]

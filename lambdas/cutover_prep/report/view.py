@@ -423,6 +423,7 @@ def build_view(findings: dict[str, Any]) -> dict[str, Any]:
         "coverage": engineer.coverage(findings),
         "priority": engineer.priority(findings),
         "unread": engineer.unread(findings),
+        "census": engineer.census(findings),
         "schema_version": fmt_value(findings.get("schema_version")),
         "version": _version(),
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),

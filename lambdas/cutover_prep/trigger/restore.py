@@ -25,8 +25,10 @@ the run once the tags are fixed (within ``lookback_hours`` of the restore).
 The sweep cannot tell a restore from any other new instance (DescribeDBInstances does not
 say), so it takes every opted-in instance created within the window: a read replica's or
 a new instance's volume is made from a snapshot and loaded lazily as well, and the tag is
-the owner's say-so. Instances a run restored itself (tag ``cutover-prep:run-id``) are
-left to that run.
+the owner's say-so. Instances a run of this deployment restored itself are left to that run:
+the tag ``cutover-prep:run-id`` alone is no proof (the run's restore copies tags to snapshots, so a
+customer's restore from one carries it), so the instance must also carry this deployment's tag and
+that run's record in the table must name it as the instance it restores.
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep import completion
 from cutover_prep.dal import profiles
-from cutover_prep.dal.store import restore_claim_key, restore_rejection_key
+from cutover_prep.dal.store import RUN_SK, _item, restore_claim_key, restore_rejection_key, run_pk
 from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
 from cutover_prep.rds import RUN_TAG
+from cutover_prep.settings import deployment_id
+from cutover_prep.workflows import DEPLOYMENT_TAG
 
 TAG_ENABLED = "cutover-prep:enabled"
 TAG_PROFILE = "cutover-prep:profile"
@@ -176,9 +180,8 @@ class Starter:
         ident = instance["DBInstanceIdentifier"]
         if not opted_in(instance):
             return {"instance": ident, "action": "ignored", "why": f"not tagged {TAG_ENABLED}=true"}
-        if _tags(instance).get(RUN_TAG):  # its own restore event would start a second run on it
-            return {"instance": ident, "action": "ignored",
-                    "why": f"restored by run {_tags(instance)[RUN_TAG]}, which warms it"}
+        if run_id := self.restored_by_run(instance):  # its own restore event would start a second run on it
+            return {"instance": ident, "action": "ignored", "why": f"restored by run {run_id}, which warms it"}
         key = restore_key(instance)
         if key is None:
             return {"instance": ident, "action": "waiting", "why": "the instance has no resource id yet; "
@@ -207,6 +210,21 @@ class Starter:
         self._confirm(key, started["executionArn"])
         return {"instance": ident, "action": "started", "execution_arn": started["executionArn"], "via": via,
                 "restore": key, "retried_claim": existing is not None}
+
+    def restored_by_run(self, instance: dict[str, Any]) -> str | None:
+        """The run of this deployment that restored ``instance`` and warms it, when proven: its run tag and
+        this deployment's tag, and that run's record names it as the instance its restore creates."""
+        tags, deployment = _tags(instance), deployment_id()
+        run_id = tags.get(RUN_TAG)
+        if not run_id or not deployment or tags.get(DEPLOYMENT_TAG) != deployment:
+            return None
+        raw = self.ddb.get_item(TableName=self.table, Key={"pk": {"S": run_pk(run_id)}, "sk": {"S": RUN_SK}},
+                                ConsistentRead=True).get("Item")
+        run = _item(raw) if raw else {}
+        if not run.get("restore") or (run.get("target") or {}).get("db_instance_identifier") != \
+                instance["DBInstanceIdentifier"]:
+            return None
+        return run_id
 
     def describe(self, identifier: str) -> dict[str, Any] | None:
         try:

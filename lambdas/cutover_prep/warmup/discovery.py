@@ -9,10 +9,12 @@ from typing import Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
+from cutover_prep.findings.census import census_json
 from cutover_prep.findings.estimate import run_estimate
 from cutover_prep.models.run_input import Benchmark
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
+from cutover_prep.secret_binding import TagReader
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.planning import MIB, Plan, PlanOptions, plan_units, unit_bytes_for
 
@@ -45,6 +47,7 @@ class Planned:
     methods: dict[str, Any]
     transport: dict[str, Any]
     selected: Any  # modes.select's answer (the datafile pass, the oversized segments)
+    census: list[dict[str, Any]] | None = None  # everything on the volume (findings.census), when the engine takes one
 
 
 def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineOpener, *,
@@ -53,20 +56,23 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
     mode = modes.mode_of(warmup)
     modes.check(spec.engine, mode)  # before connecting: UnsupportedWarmupMode, one line
 
-    def once() -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    def once() -> tuple[list[Any], dict[str, Any], dict[str, Any], list[dict[str, Any]] | None]:
         engine = open_engine(spec, warmup)
         try:
-            found = modes.discover(engine, DiscoveryOptions(
+            options = DiscoveryOptions(
                 include_schemas=tuple(warmup["include_schemas"]), exclude_schemas=tuple(warmup["exclude_schemas"]),
                 databases=tuple(warmup["databases"]), include_system=warmup["include_system"],
-            ), mode)
+            )
+            # the census first: what is created between it and discovery is planned, so read
+            census = census_json(engine.census(options)) if hasattr(engine, "census") else None
+            found = modes.discover(engine, options, mode)
             return found, (engine.read_methods() if hasattr(engine, "read_methods") else {}), {
                 "transport": getattr(engine, "transport", None),
-                "read_only_guard": getattr(engine, "read_only_guard", "session")}
+                "read_only_guard": getattr(engine, "read_only_guard", "session")}, census
         finally:
             engine.close()
 
-    segments, methods, transport = Retries(attempts).call(once)
+    segments, methods, transport, census = Retries(attempts).call(once)
     unit_bytes = (warmup["unit_mb"] * MIB if warmup.get("unit_mb")
                   else unit_bytes_for(cold_mib_per_s=warmup["assumed_cold_mib_per_s"],
                                       lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
@@ -74,12 +80,12 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
     selected = modes.select(mode, segments, unit_bytes)  # in datafile modes the pass reads the oversized ones
     plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"])))
     return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
-                   selected=selected)
+                   selected=selected, census=census)
 
 
 def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
                       open_engine: EngineOpener, lambda_timeout_s: float = 900,
-                      attempts: int = 3) -> dict[str, Any]:
+                      attempts: int = 3, read_secret_tags: TagReader | None = None) -> dict[str, Any]:
     run_id, warmup = run["run_id"], run["warmup"]
     plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
     if store.exists(plan_key):  # a restarted run keeps its plan, so unit ids stay the same
@@ -91,7 +97,7 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
         return {**_result(plan_doc["summary"], plan_key, units_key, run_id), "reused": True,
                 "context": run_context(run)}
 
-    spec = connection_spec(run, read_secret)
+    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)  # SecretNotBound: before connecting
     planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts)
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
@@ -110,6 +116,7 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
                       "splittable": s.splittable, "units": unit_of_segment.get(s.key, [])}
                      for s in segments],
         "oversized_units": plan.oversized_units,
+        "census": planned.census,
         **modes.plan_fields(selected, plan.units),
     })
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units),

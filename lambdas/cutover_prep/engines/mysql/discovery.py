@@ -10,9 +10,9 @@ Per table (and per partition or subpartition, each its own segment):
 - every secondary index (all indexes of MyISAM/Aria): ``index``, a covering scan
   (``index_scan``); sizes from ``mysql.innodb_index_stats`` when readable, else
   ``INDEX_LENGTH`` shared evenly;
-- FULLTEXT and SPATIAL indexes and InnoDB's FULLTEXT auxiliary tables: no complete SQL read
-  path, so ``not_readable`` segments: the plan names them and reading them is a
-  ``PermanentReadError`` naming them (never silently skipped).
+- FULLTEXT and SPATIAL indexes, MariaDB's IGNORED indexes (no hint can name them) and InnoDB's
+  FULLTEXT auxiliary tables: no complete SQL read path, so ``not_readable`` segments: the plan
+  names them and reading them is a ``PermanentReadError`` naming them (never silently skipped).
 MEMORY and BLACKHOLE tables have nothing on disk and are not listed.
 """
 
@@ -31,6 +31,8 @@ NO_STORAGE_ENGINES = {"memory", "blackhole", "sequence"}
 INTEGER_TYPES = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint"}
 NOT_READABLE_INDEX = {"FULLTEXT": "a FULLTEXT index has no scan a query can force",
                       "SPATIAL": "a SPATIAL (R-tree) index has no full scan a query can force"}
+IGNORED_INDEX = ("an IGNORED index (MariaDB 10.6+) is maintained on disk but no query can use it: FORCE INDEX "
+                 "treats it as absent (ALTER TABLE ... ALTER INDEX ... NOT IGNORED would make it readable)")
 
 
 @dataclass
@@ -39,6 +41,7 @@ class Index:
     unique: bool
     index_type: str
     columns: list[tuple[str, int | None]] = field(default_factory=list)  # (column, prefix length)
+    ignored: bool = False  # MariaDB's IGNORED: no hint can name it
 
 
 @dataclass
@@ -59,7 +62,7 @@ class Catalogue:
     partitions: list[tuple]  # PARTITIONS_SQL rows
     statistics: list[tuple]  # STATISTICS_SQL rows
     columns: list[tuple]  # COLUMNS_SQL rows
-    index_pages: dict[tuple[str, str, str], int] | None  # (schema, table or table#P#part, index) -> pages
+    index_pages: dict[tuple[str, str, str | None, str], int] | None  # (schema, table, partition, index) -> pages
     fulltext_aux: list[tuple[str, int]]  # (tablespace name, bytes)
 
 
@@ -75,9 +78,10 @@ def schema_selected(schema: str, options: DiscoveryOptions) -> bool:
 
 def _indexes(rows: Iterable[tuple]) -> dict[tuple[str, str], dict[str, Index]]:
     out: dict[tuple[str, str], dict[str, Index]] = {}
-    for schema, table, name, non_unique, _seq, column, sub_part, index_type in rows:
+    for schema, table, name, non_unique, _seq, column, sub_part, index_type, *ignored in rows:
         index = out.setdefault((schema, table), {}).setdefault(
-            name, Index(name, not int(non_unique), str(index_type or "BTREE").upper()))
+            name, Index(name, not int(non_unique), str(index_type or "BTREE").upper(),
+                        ignored=bool(ignored) and str(ignored[0]).upper() == "YES"))
         if column is not None:  # a functional key part (MySQL 8) has no column
             index.columns.append((column, int(sub_part) if sub_part is not None else None))
     return out
@@ -163,7 +167,8 @@ def _table_segments(cat: Catalogue, schema: str, table: str, engine: str, indexe
             kind = "clustered (GEN_CLUST_INDEX)" if engine == "innodb" else "table"
             out.append(make_segment(schema, table, kind, pages, page, {
                 **base, "read": "full_scan", "partition": part, "rows": rows,
-                "indexes": sorted(indexes), "columns": [c.name for c in stored]}, part, False))
+                "indexes": sorted(n for n, i in indexes.items() if not i.ignored),  # IGNORE INDEX (ignored): 1176
+                "columns": [c.name for c in stored]}, part, False))
         out.extend(_index_segments(cat, schema, table, engine, part, index_len, secondary, key_columns))
     return out
 
@@ -173,15 +178,16 @@ def _index_segments(cat: Catalogue, schema: str, table: str, engine: str, part: 
     if not secondary:
         return []
     page = cat.page_size
-    stats_table = f"{table}#P#{part}" if part else table
-    known = {i.name: cat.index_pages.get((schema, stats_table, i.name)) for i in secondary} if cat.index_pages else {}
+    stats_part = part.lower() if part else None  # see sql.stats_table_key
+    known = {i.name: cat.index_pages.get((schema, table, stats_part, i.name)) for i in secondary} \
+        if cat.index_pages else {}
     even = pages_of(index_len, page) // len(secondary) or 1
     out = []
     for index in secondary:
         pages = known.get(index.name) or even
         locator: dict[str, Any] = {"schema": schema, "table": table, "engine": engine, "partition": part,
                                    "index": index.name}
-        why = NOT_READABLE_INDEX.get(index.index_type)
+        why = IGNORED_INDEX if index.ignored else NOT_READABLE_INDEX.get(index.index_type)
         if why:
             locator.update(read="not_readable", why=why)
         else:

@@ -17,7 +17,8 @@ Discovery: ``engines.mysql.discovery`` (what is read, as segments). Reading:
 - ``index_scan``: a covering scan of one secondary index with ``FORCE INDEX``;
 - ``full_scan``: tables without a key to walk (``GEN_CLUST_INDEX``, MyISAM, Aria), whole.
 
-Every statement's plan is checked once per segment with EXPLAIN (the intended index, and
+Every statement's plan is checked once per segment with EXPLAIN (``FORMAT=TRADITIONAL`` on
+MySQL, whatever ``explain_format`` says; the intended index, and
 ``Using index`` for covering scans), and every read with the session's ``Handler_read_*``
 counters (an index read must not scan the table: ``Handler_read_rnd_next`` stays put); a
 server that would read something else is a ``PermanentReadError`` naming it. Confirmation:
@@ -27,7 +28,9 @@ bytes when performance_schema is on; ``read_methods()`` says which was available
 
 Sessions are read-only (``SET SESSION TRANSACTION READ ONLY``, each read in ``START
 TRANSACTION READ ONLY``) with a per-statement timeout from the Lambda's remaining time
-(``max_execution_time`` on MySQL, ``max_statement_time`` on MariaDB). TLS as
+(``max_execution_time`` on MySQL, ``max_statement_time`` on MariaDB); on MySQL 8 also
+``information_schema_stats_expiry = 0`` (sizes and row counts uncached) and
+``use_invisible_indexes=on`` (an INVISIBLE index is read like any other). TLS as
 ``engines.transport`` says (verified against the RDS CA bundle by default).
 """
 
@@ -41,6 +44,7 @@ import pymysql
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
+    CensusObject,
     DatabaseUnreachable,
     DiscoveryOptions,
     PermanentReadError,
@@ -49,7 +53,7 @@ from cutover_prep.engines.base import (
     Segment,
     TransientDatabaseError,
 )
-from cutover_prep.engines.mysql import discovery
+from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.tls import mysql_params
 
@@ -106,7 +110,8 @@ class MySQLEngine:
                                    autocommit=True, charset="utf8mb4", program_name="cutover-prep", **params)
         except pymysql.err.MySQLError as exc:
             reason = str(exc.args[1] if len(exc.args) > 1 else exc).strip().splitlines()[0]
-            hint = f" ({tls.NO_TLS_HINT})" if transport == tls.TRANSPORT_TLS_VERIFIED else ""
+            hint = "" if transport == tls.TRANSPORT_UNIX_SOCKET else tls.tls_hint(spec)
+            hint = f" ({hint})" if hint else ""
             raise DatabaseUnreachable(f"cannot connect to MySQL/MariaDB {spec.host}:{spec.port}/{spec.database} "
                                       f"as {spec.user}: {reason}{hint}") from None
         if not transport:  # prefer: whatever the server offered
@@ -122,6 +127,8 @@ class MySQLEngine:
                 raise DatabaseUnreachable(f"{dialect.label} at {spec.host}:{spec.port} did not make the session "
                                           "read-only (SET SESSION TRANSACTION READ ONLY)")
             cur.execute(dialect.timeout_sql(call_timeout_seconds or 0))
+            for statement in dialect.session_sql():
+                cur.execute(statement)
         return cls(conn, dialect, int(page_size), transport, bool(int(perf or 0)))
 
     def close(self) -> None:
@@ -142,12 +149,26 @@ class MySQLEngine:
 
     # -- discovery ---------------------------------------------------------------------
     def discover(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[Segment]:
+        cat, system = self._catalogue()
+        self.not_readable = [f"{name} ({int(size) / 2**20:,.1f} MiB): no SQL read path" for name, size in system]
+        found = discovery.segments(cat, options)
+        if options.include_system:  # asked for: the system and undo tablespaces are named as not readable
+            for name, size in system:
+                found.append(discovery.make_segment(
+                    "(innodb)", str(name), "system_tablespace", discovery.pages_of(size, self.page_size),
+                    self.page_size, {"read": "not_readable", "schema": "(innodb)", "table": str(name),
+                                     "why": "the system and undo tablespaces have no SQL read path"}, None, False))
+        return found
+
+    def _catalogue(self) -> tuple[discovery.Catalogue, list[tuple]]:
+        """The INFORMATION_SCHEMA rows discovery needs (one read-only transaction), and the system
+        and undo tablespaces (name, bytes)."""
         try:
             with self.conn.cursor() as cur:
                 cur.execute(q.START_READ_ONLY_SQL)
                 rows = {}
                 for key, statement in (("tables", q.TABLES_SQL), ("partitions", q.PARTITIONS_SQL),
-                                       ("statistics", q.STATISTICS_SQL), ("columns", q.COLUMNS_SQL),
+                                       ("statistics", self.dialect.statistics_sql()), ("columns", q.COLUMNS_SQL),
                                        ("fulltext", self.dialect.fulltext_aux_sql()),
                                        ("system", self.dialect.system_tablespaces_sql())):
                     cur.execute(statement)
@@ -156,27 +177,68 @@ class MySQLEngine:
                 cur.execute("COMMIT")
         except pymysql.err.MySQLError as exc:
             raise map_error(exc, "discovering tables") from None
-        self.not_readable = [f"{name} ({int(size) / 2**20:,.1f} MiB): no SQL read path"
-                             for name, size in rows["system"]]
-        found = discovery.segments(discovery.Catalogue(
+        return discovery.Catalogue(
             page_size=self.page_size, tables=rows["tables"], partitions=rows["partitions"],
             statistics=rows["statistics"], columns=rows["columns"], index_pages=index_pages,
-            fulltext_aux=[(str(n), int(s)) for n, s in rows["fulltext"]]), options)
-        if options.include_system:  # asked for: the system and undo tablespaces are named as not readable
-            for name, size in rows["system"]:
-                found.append(discovery.make_segment(
-                    "(innodb)", str(name), "system_tablespace", discovery.pages_of(size, self.page_size),
-                    self.page_size, {"read": "not_readable", "schema": "(innodb)", "table": str(name),
-                                     "why": "the system and undo tablespaces have no SQL read path"}, None, False))
-        return found
+            fulltext_aux=[(str(n), int(s)) for n, s in rows["fulltext"]]), rows["system"]
 
-    def _index_pages(self, cur: Any) -> dict[tuple[str, str, str], int] | None:
-        """Pages per index from the persistent statistics, or None without SELECT on mysql.innodb_index_stats."""
+    def census(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[CensusObject]:
+        """Everything on the volume the server can name (``engines.mysql.census``): every InnoDB
+        tablespace (PROCESS shows them all, whoever may read their tables), every MyISAM/Aria table
+        the user can see; what the user cannot read says why. Taken at the start and again at the
+        end of the warm-up."""
+        cat, _ = self._catalogue()
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(q.DATADIR_SQL)
+                datadir = str(cur.fetchone()[0] or "")
+                cur.execute(self.dialect.census_tablespaces_sql())
+                tablespaces = list(cur.fetchall())
+                names = self._decode_file_names(cur, census.file_name_pieces(tablespaces))
+                cur.execute(q.FREE_SQL)
+                free = {(str(s), str(t), str(p).lower() if p else None): int(f) for s, t, p, f in cur.fetchall()}
+                stats = self._table_stats(cur)
+        except pymysql.err.MySQLError as exc:
+            raise map_error(exc, "taking the census of the InnoDB tablespaces (the user needs PROCESS)") from None
+        return census.objects(census.CensusRows(
+            datadir=datadir, tablespaces=tablespaces, tables=cat.tables, partitions=cat.partitions,
+            segments=discovery.segments(cat, DiscoveryOptions(include_system=True)), names=names, free=free,
+            stats=stats, page_size=self.page_size, frm=self.dialect.flavor == "mariadb"), options)
+
+    @staticmethod
+    def _table_stats(cur: Any) -> dict[str, int]:
+        """Pages per table (``db/table`` as its file is named) from the persistent statistics; {} without
+        SELECT on mysql.innodb_table_stats."""
+        try:
+            cur.execute(q.TABLE_STATS_SQL)
+        except pymysql.err.MySQLError:
+            return {}
+        return {f"{db}/{t}": int(pages or 0) for db, t, pages in cur.fetchall()}
+
+    @staticmethod
+    def _decode_file_names(cur: Any, pieces: set[str], batch: int = 200) -> dict[str, str]:
+        """The server's own decoding of file-name encoded names (``CONVERT(... USING filename)``:
+        ``@1o`` and the other two-character codes have no rule short of MySQL's table); {} where the
+        server will not (then ``sql.decode_filename`` decodes what it can)."""
+        ordered, out = sorted(pieces), {}
+        try:
+            for i in range(0, len(ordered), batch):
+                chunk = ordered[i:i + batch]
+                cur.execute("SELECT " + ", ".join([q.DECODE_FILENAME_SQL] * len(chunk)), chunk)
+                out.update(zip(chunk, (str(v) for v in cur.fetchone()), strict=True))
+        except pymysql.err.MySQLError:
+            return {}
+        return {k: v for k, v in out.items() if "?" not in v or "?" in k}
+
+    def _index_pages(self, cur: Any) -> dict[tuple[str, str, str | None, str], int] | None:
+        """Pages per index from the persistent statistics, or None without SELECT on mysql.innodb_index_stats.
+        Keyed ``(schema, table, partition in lower case or None, index)`` whichever separator the
+        server writes (``sql.stats_table_key``)."""
         try:
             cur.execute(q.INDEX_SIZES_SQL)
         except pymysql.err.MySQLError:
             return None
-        return {(q.decode_filename(db), q.decode_filename(t), i): int(v) for db, t, i, v in cur.fetchall()}
+        return {(q.decode_filename(db), *q.stats_table_key(t), i): int(v) for db, t, i, v in cur.fetchall()}
 
     # -- reading -----------------------------------------------------------------------
     def read_range(self, rng: ReadRange) -> ReadResult:
@@ -240,7 +302,7 @@ class MySQLEngine:
         """EXPLAIN the statement once per segment: the intended index (and ``Using index`` when covering)."""
         if (key, what) in self._checked:
             return
-        cur.execute(q.explain(statement), params)
+        cur.execute(self.dialect.explain(statement), params)
         names = [d[0].lower() for d in cur.description]
         plan = [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
         row = plan[0] if plan else {}

@@ -11,12 +11,16 @@ Where MySQL 8 and MariaDB differ, ``Dialect`` says which spelling the server tak
 | InnoDB tables | ``INFORMATION_SCHEMA.INNODB_TABLES`` | ``INFORMATION_SCHEMA.INNODB_SYS_TABLES`` |
 | system and undo tablespaces | ``SPACE_TYPE IN ('System', 'Undo')`` | ``SPACE = 0`` or ``innodb_undo%`` |
 | timeout error | 3024 ``ER_QUERY_TIMEOUT`` | 1969 ``ER_STATEMENT_TIMEOUT`` |
+| session settings | ``information_schema_stats_expiry = 0``, ``use_invisible_indexes=on`` | none (no such variables) |
+| an index the optimizer skips | INVISIBLE: read with ``use_invisible_indexes=on`` | IGNORED (10.6+): unreadable |
+| EXPLAIN | ``EXPLAIN FORMAT=TRADITIONAL`` (8.0.32+: plain EXPLAIN follows ``explain_format``) | ``EXPLAIN`` |
+| partition in ``mysql.innodb_index_stats`` | ``t#p#part#sp#sub`` lower case (8.0.18+, WL#13352) | ``t#P#part#SP#sub`` |
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +94,49 @@ class Dialect:
             where = "SPACE_TYPE IN ('System', 'Undo')"
         return f"SELECT NAME, FILE_SIZE FROM {self.tablespaces_view} WHERE {where} ORDER BY NAME"  # noqa: S608
 
+    def session_sql(self) -> list[str]:
+        """What each session sets after connecting (issue 21, item 5). MySQL 8: INFORMATION_SCHEMA's
+        table statistics read from the storage engine, not a cache up to a day old
+        (``information_schema_stats_expiry``), and INVISIBLE indexes usable in FORCE INDEX
+        (``use_invisible_indexes``). MariaDB has neither variable (setting one is error 1193)."""
+        if self.flavor == "mariadb":
+            return []
+        return ["SET SESSION information_schema_stats_expiry = 0",
+                "SET SESSION optimizer_switch = 'use_invisible_indexes=on'"]
+
+    def statistics_sql(self) -> str:
+        """STATISTICS_SQL plus whether the index is one no hint can name: MariaDB 10.6+'s IGNORED
+        indexes. MySQL 8's INVISIBLE indexes are usable here (``session_sql``), so never."""
+        flag = "IGNORED" if self.flavor == "mariadb" and self.version >= (10, 6, 0) else "'NO'"
+        return STATISTICS_SQL.replace("INDEX_TYPE\nFROM", f"INDEX_TYPE, {flag}\nFROM", 1)
+
+    def explain(self, statement: str) -> str:
+        """EXPLAIN in the tabular format the guard parses: MySQL 8.0.32+ prints a plain EXPLAIN in
+        the format of ``explain_format`` (JSON or TREE if so set), so it is asked for by name."""
+        if self.flavor == "mariadb":
+            return f"EXPLAIN {statement}"
+        return f"EXPLAIN FORMAT=TRADITIONAL {statement}"
+
+    def census_tablespaces_sql(self) -> str:
+        """Every InnoDB tablespace on the volume, whoever may read its tables (PROCESS is enough):
+        SPACE, NAME, FILE_SIZE (NULL: not known), the file's path as the server writes it, and its
+        type (System, Undo, General, Single or Temporary). MySQL 8's paths are in INNODB_DATAFILES.
+        MariaDB's INNODB_SYS_TABLESPACES lists only the tablespaces opened since the server started
+        (checked here on 10.11: after a restart a table nobody opened is not there, which is every
+        table of a just restored instance), so its tables come from INNODB_SYS_TABLES, the data
+        dictionary, and the file is ``NAME.ibd``; the size of one not opened yet is not known."""
+        if self.flavor == "mariadb":
+            kind = ("CASE WHEN s.SPACE = 0 THEN 'System' WHEN s.NAME LIKE 'innodb\\_undo%' THEN 'Undo' "
+                    "WHEN s.NAME = 'innodb_temporary' THEN 'Temporary' ELSE 'General' END")
+            tables, spaces = self.innodb_tables_view, self.tablespaces_view  # view names, no value
+            return (f"SELECT t.SPACE, t.NAME, s.FILE_SIZE, COALESCE(s.FILENAME, CONCAT('./', t.NAME, '.ibd')), "  # noqa: S608
+                    f"'Single' FROM {tables} t LEFT JOIN {spaces} s ON s.SPACE = t.SPACE WHERE t.SPACE <> 0 "
+                    f"UNION ALL SELECT s.SPACE, s.NAME, s.FILE_SIZE, s.FILENAME, {kind} FROM {spaces} s "
+                    "WHERE s.NAME NOT LIKE '%/%' ORDER BY 1")
+        return ("SELECT t.SPACE, t.NAME, t.FILE_SIZE, d.PATH, t.SPACE_TYPE "
+                "FROM INFORMATION_SCHEMA.INNODB_TABLESPACES t "
+                "LEFT JOIN INFORMATION_SCHEMA.INNODB_DATAFILES d ON d.SPACE = t.SPACE ORDER BY t.SPACE")
+
     def read_only_variable(self) -> str:
         """The session variable that says the session is read-only."""
         if self.flavor == "mysql" or self.version >= (11, 1, 0):
@@ -124,6 +171,14 @@ INDEX_SIZES_SQL = """
 SELECT database_name, table_name, index_name, stat_value FROM mysql.innodb_index_stats WHERE stat_name = 'size'
 """
 SETTINGS_SQL = "SELECT VERSION(), @@innodb_page_size, @@performance_schema"
+DATADIR_SQL = "SELECT @@datadir"
+# Persistent statistics (pages): the size of a tablespace the server has not opened, where readable.
+TABLE_STATS_SQL = ("SELECT database_name, table_name, clustered_index_size + sum_of_other_index_sizes "
+                   "FROM mysql.innodb_table_stats")
+FREE_SQL = """
+SELECT TABLE_SCHEMA, TABLE_NAME, COALESCE(SUBPARTITION_NAME, PARTITION_NAME), COALESCE(DATA_FREE, 0)
+FROM INFORMATION_SCHEMA.PARTITIONS
+"""
 HANDLER_SQL = "SHOW SESSION STATUS LIKE 'Handler\\_read%'"
 INNODB_READS_SQL = ("SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_pages_read', 'Innodb_buffer_pool_reads', "
                     "'Innodb_data_read', 'Innodb_data_reads')")
@@ -234,10 +289,6 @@ def index_scan_sql(loc: dict[str, Any]) -> tuple[str, list[Any]]:
     return text, []
 
 
-def explain(statement: str) -> str:
-    return f"EXPLAIN {statement}"
-
-
 def probe_sql(loc: dict[str, Any]) -> str:
     """One single-row lookup by primary key: the first row at or after a value of the (integer) key."""
     column = quote_ident(loc["probe"]["column"])
@@ -253,7 +304,31 @@ def key_range_sql(loc: dict[str, Any]) -> str:
     return f"SELECT MIN({column}), MAX({column}) FROM {source}"  # noqa: S608
 
 
+def stats_table_key(name: str, decode: Callable[[str], str] | None = None) -> tuple[str, str | None]:
+    """``(table, partition)`` of a ``table_name`` in ``mysql.innodb_index_stats`` (or of a tablespace
+    name after its ``db/``): ``t``, ``t#P#p0`` or ``t#P#p0#SP#p0sp0`` (MariaDB, MySQL before
+    8.0.18), ``t#p#p0#sp#p0sp0`` (MySQL 8.0.18+, WL#13352, which also writes the partition name in
+    lower case). The partition is the subpartition where there is one, in lower case (partition
+    names are case-insensitive); a ``#`` inside a name is ``@0023`` in this file-name encoding, so
+    the split comes before decoding (``decode``: ``decode_filename`` unless given)."""
+    decode = decode or decode_filename
+    table, part = split_file_name(name)
+    return decode(table), decode(part).lower() if part is not None else None
+
+
+def split_file_name(name: str) -> tuple[str, str | None]:
+    """The undecoded table and (sub)partition pieces of ``t[#P#p[#SP#s]]`` (either case)."""
+    pieces = re.split(r"#[pP]#", name, maxsplit=1)
+    if len(pieces) == 1:
+        return name, None
+    return pieces[0], re.split(r"#[sS][pP]#", pieces[1])[-1]
+
+
+DECODE_FILENAME_SQL = "CONVERT(CAST(%s AS BINARY) USING filename)"
+
+
 def decode_filename(text: str) -> str:
     """MySQL's file-name encoding of names (``@0020`` for a space, ...), for the names of
-    tablespaces; characters it encodes otherwise are left as written."""
+    tablespaces; characters it encodes otherwise (``@1o``: two-character codes of letters beyond
+    ASCII) are left as written: the server decodes those (``DECODE_FILENAME_SQL``)."""
     return re.sub(r"@([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)

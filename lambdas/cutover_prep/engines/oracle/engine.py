@@ -7,7 +7,8 @@ Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading
 - indexes: INDEX_FFS of the whole index, or of the local partition (``index_ffs``);
 - LOB segments: every LOB value read server-side with DBMS_LOB.READ (``lob_read``);
   LOB indexes are read along with their LOB segment.
-Nothing is written; ALTER SESSION changes only this session.
+Nothing is written; ALTER SESSION changes only this session. ``census`` names everything on the
+volume (every segment of DBA_SEGMENTS, every datafile of DBA_DATA_FILES; ``engines.oracle.census``).
 
 Read-only guard: discovery and every read run inside ``SET TRANSACTION READ ONLY`` (any
 Oracle version: DML, SELECT FOR UPDATE and PL/SQL that writes fail with ORA-01456; each
@@ -33,6 +34,7 @@ import oracledb
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
+    CensusObject,
     DatabaseUnreachable,
     DiscoveryOptions,
     Extent,
@@ -42,7 +44,7 @@ from cutover_prep.engines.base import (
     Segment,
     TransientDatabaseError,
 )
-from cutover_prep.engines.oracle import datafiles
+from cutover_prep.engines.oracle import census, datafiles
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.tls import oracle_attempts
 
@@ -122,7 +124,8 @@ class OracleEngine:
             except (oracledb.Error, OSError) as exc:  # OSError: an unresolvable host is socket.gaierror
                 problems.append(f"{extra['protocol']} port {extra['port']}: {connect_problem(exc)}")
         if conn is None:
-            hint = f" ({TCPS_HINT})" if tls.tls_mode(spec) == "require" else ""
+            hint = tls.tls_hint(spec, TCPS_HINT)
+            hint = f" ({hint})" if hint else ""
             raise DatabaseUnreachable(f"cannot connect to Oracle {spec.host}/{spec.database} as {spec.user}: "
                                       f"{'; '.join(problems)}{hint}")
         if call_timeout_seconds:
@@ -202,6 +205,22 @@ class OracleEngine:
             return self._discover(options)
         finally:
             self._end_transaction()
+
+    def census(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[CensusObject]:
+        """Everything on the volume the database can name (``engines.oracle.census``): every segment
+        in DBA_SEGMENTS and every datafile in DBA_DATA_FILES, with why what cannot be read is not."""
+        try:
+            with self.conn.cursor() as cur:
+                self._read_only_transaction(cur)
+                cur.arraysize = 10_000
+                accessible = {(str(o), str(n)) for o, n in cur.execute(q.ACCESSIBLE_SQL)}
+                segments = census.segment_objects(cur.execute(q.CENSUS_SEGMENTS_SQL), accessible, options)
+                files = census.datafile_objects(cur.execute(q.CENSUS_DATAFILES_SQL))
+        except oracledb.Error as exc:
+            raise map_error(exc, "taking the census (DBA_SEGMENTS, DBA_DATA_FILES: SELECT_CATALOG_ROLE)") from None
+        finally:
+            self._end_transaction()
+        return segments + files
 
     def _selected(self, owner: str, options: DiscoveryOptions, system: set[str]) -> bool:
         if not options.include_system and owner in system:

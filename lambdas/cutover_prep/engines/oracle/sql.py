@@ -162,3 +162,40 @@ def lob_read_block(owner: str, table: str, column: str, data_type: str, partitio
         "  :total := total;\n"
         "END;"
     )
+
+
+# -- the census (issue 21) ---------------------------------------------------------------
+# Every segment on the volume, of every type (undo, temporary, the recycle bin's BIN$ ones too),
+# with what decides the key the plan gives it: a global (or composite, or IOT) partitioned index
+# is planned whole, as one segment. DBA views: SELECT_CATALOG_ROLE (README's grants).
+CENSUS_SEGMENTS_SQL = """
+SELECT s.owner, s.segment_name, s.partition_name, s.segment_type, s.bytes, s.tablespace_name,
+       i.index_type, pi.locality
+FROM dba_segments s
+LEFT JOIN dba_indexes i
+       ON s.segment_type IN ('INDEX', 'INDEX PARTITION', 'INDEX SUBPARTITION')
+      AND i.owner = s.owner AND i.index_name = s.segment_name
+LEFT JOIN dba_part_indexes pi ON pi.owner = i.owner AND pi.index_name = i.index_name
+ORDER BY s.owner, s.segment_name, s.partition_name
+"""
+
+# Every datafile, whatever its state (an offline one is on the volume too): the datafile pass's unit.
+CENSUS_DATAFILES_SQL = """
+SELECT f.file_id, f.tablespace_name, f.file_name, f.blocks, t.block_size, f.status, f.online_status
+FROM dba_data_files f
+JOIN dba_tablespaces t ON t.tablespace_name = f.tablespace_name
+ORDER BY f.file_id
+"""
+
+# What the run's user may read: the ALL_ views list only objects it has a privilege on.
+ACCESSIBLE_SQL = """
+SELECT owner, table_name FROM all_tables
+UNION ALL SELECT owner, index_name FROM all_indexes
+UNION ALL SELECT owner, segment_name FROM all_lobs
+UNION ALL SELECT owner, cluster_name FROM all_clusters
+"""
+
+# The segment types discovery plans (SEGMENTS_SQL's list); any other type has no SQL read path.
+PLANNED_SEGMENT_TYPES = frozenset({
+    "TABLE", "TABLE PARTITION", "TABLE SUBPARTITION", "INDEX", "INDEX PARTITION", "INDEX SUBPARTITION",
+    "LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION", "LOBINDEX", "NESTED TABLE", "CLUSTER"})

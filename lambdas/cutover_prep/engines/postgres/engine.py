@@ -30,7 +30,6 @@ against the RDS CA bundle by default); ``transport`` names what was used.
 
 from __future__ import annotations
 
-import fnmatch
 import time
 from dataclasses import dataclass
 
@@ -40,6 +39,7 @@ from psycopg import sql
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
+    CensusObject,
     DatabaseUnreachable,
     DiscoveryOptions,
     Extent,
@@ -50,33 +50,13 @@ from cutover_prep.engines.base import (
     ShortRead,
     TransientDatabaseError,
 )
+from cutover_prep.engines.postgres import census
 from cutover_prep.engines.postgres.tls import postgres_params
 
-SYSTEM_SCHEMAS = ("pg_catalog", "information_schema")
 FORKS = ("main", "fsm", "vm", "init")
-KIND_BY_RELKIND = {"r": "table", "i": "index", "t": "toast", "m": "matview", "S": "sequence"}
 MAX_READ_BYTES = 64 * 1024 * 1024  # one pg_read_binary_file call at most
 READ_METHODS = ("pg_prewarm", "pg_read_binary_file", "tid_range_scan")  # in the order they are preferred
 PREWARM_MODES = ("read", "prefetch", "buffer")  # pg_prewarm's modes; the warm-up uses "read"
-
-# Every relation with storage, attributed to the table it belongs to (indexes -> their
-# table, TOAST and TOAST indexes -> the owning table), with each fork's size.
-DISCOVER_SQL = """
-SELECT c.oid::bigint, n.nspname, c.relname, c.relkind, c.relispartition,
-       ln.nspname AS logical_schema, lc.relname AS logical_name, f.fork,
-       pg_relation_size(c.oid, f.fork) AS bytes
-FROM pg_class c
-JOIN pg_namespace n ON n.oid = c.relnamespace
-LEFT JOIN pg_index i ON i.indexrelid = c.oid
-LEFT JOIN pg_class owner_of_toast ON owner_of_toast.reltoastrelid = COALESCE(i.indrelid, c.oid)
-JOIN pg_class lc ON lc.oid = COALESCE(owner_of_toast.oid, i.indrelid, c.oid)
-JOIN pg_namespace ln ON ln.oid = lc.relnamespace
-CROSS JOIN (VALUES ('main'), ('fsm'), ('vm'), ('init')) AS f(fork)
-WHERE c.relkind IN ('r', 'i', 't', 'm', 'S')
-  AND c.relpersistence <> 't'
-  AND pg_relation_size(c.oid, f.fork) > 0
-ORDER BY ln.nspname, lc.relname, c.oid, f.fork
-"""
 
 CAPABILITIES_SQL = """
 SELECT current_setting('block_size')::int AS block_size,
@@ -150,7 +130,8 @@ class PostgresEngine:
             )
         except psycopg.Error as exc:
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            hint = f" ({tls.NO_TLS_HINT})" if transport == tls.TRANSPORT_TLS_VERIFIED else ""
+            hint = "" if transport == tls.TRANSPORT_UNIX_SOCKET else tls.tls_hint(self._spec)
+            hint = f" ({hint})" if hint else ""
             raise DatabaseUnreachable(
                 f"cannot connect to PostgreSQL {self._spec.host}:{self._spec.port}/{database} "
                 f"as {self._spec.user}: {first_line}{hint}"
@@ -194,38 +175,59 @@ class PostgresEngine:
             conn.close()
         self._conns.clear()
 
-    # -- discovery ---------------------------------------------------------------------
+    # -- discovery and census ---------------------------------------------------------
+    def _database_rows(self) -> list[tuple]:
+        """``census.DATABASES_SQL``: the run's own database first (it holds the shared catalogues)."""
+        rows = self.connection(self._spec.database).execute(census.DATABASES_SQL).fetchall()
+        return sorted(rows, key=lambda r: (r[0] != self._spec.database, r[0]))
+
     def databases(self, patterns: tuple[str, ...] = ()) -> list[str]:
-        rows = self.connection(self._spec.database).execute(
-            "SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname"
-        ).fetchall()
-        names = [r[0] for r in rows]
-        if patterns:
-            names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
-        return names
+        """The databases to read: selected by ``patterns`` (none: all but the templates), connectable."""
+        options = DiscoveryOptions(databases=patterns)
+        return [name for name, is_template, allow, may_connect, _ in self._database_rows()
+                if allow and may_connect and census.database_selected(name, is_template, options)]
+
+    def census(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[CensusObject]:
+        """Everything on the volume the server can name (``engines.postgres.census``)."""
+        out: list[CensusObject] = []
+        first = True
+        for name, is_template, allow, may_connect, size in self._database_rows():
+            selected = census.database_selected(name, is_template, options)
+            if not (allow and may_connect):
+                reason = "excluded by input" if not selected else (
+                    "not readable by SQL" if not allow else "no privilege")
+                out.append(census.database_object(name, size, reason, readable=False))
+                continue
+            if not selected:
+                out.append(census.database_object(name, size, "excluded by input", readable=True))
+                continue
+            try:
+                rows = census.relation_rows(self.connection(name), with_shared=first)
+            except DatabaseUnreachable:  # dropped or closed to us since it was listed
+                out.append(census.database_object(name, size, "no privilege", readable=False))
+                continue
+            first = False
+            caps = self.capabilities(name)
+            out += census.relation_objects(name, rows, options, method=self._read_method or caps.method,
+                                           can_read_files=caps.can_read_files)
+        return out
 
     def discover(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[Segment]:
+        """The census's relation forks the run can read and the input selects, as segments."""
         segments: list[Segment] = []
-        for database in self.databases(options.databases):
+        for i, database in enumerate(self.databases(options.databases)):
             caps = self.capabilities(database)
-            for row in self.connection(database).execute(DISCOVER_SQL):
-                oid, schema, relname, relkind, is_partition, lschema, lname, fork, size = row
-                if not _schema_selected(lschema, options):
+            for row in census.relation_rows(self.connection(database), with_shared=i == 0):
+                schema, name, kind = census.segment_name(row)
+                if not census.schema_selected(schema, options):
                     continue
-                kind = KIND_BY_RELKIND[relkind]
-                if kind == "table" and is_partition:
-                    kind = "partition"
-                blocks = size // caps.block_size
-                name = relname
-                if schema == "pg_toast":  # name TOAST data after the table it belongs to
-                    name = f"{lname}(toast{' index' if relkind == 'i' else ''})"
-                    kind = "toast" if relkind == "t" else "toast_index"
+                if census.unreadable_because(row, self._read_method or caps.method, caps.can_read_files):
+                    continue  # the census names it, with why
                 segments.append(Segment(
-                    schema=lschema, name=name,
-                    kind=f"{kind}.{fork}", bytes=size, block_size=caps.block_size,
-                    extents=(Extent(0, 0, blocks),),
-                    locator={"database": database, "oid": oid, "fork": fork, "relkind": relkind,
-                             "schema": schema, "relname": relname},
+                    schema=schema, name=name, kind=kind, bytes=row["bytes"], block_size=caps.block_size,
+                    extents=(Extent(0, 0, row["bytes"] // caps.block_size),),
+                    locator={"database": database, "oid": row["oid"], "fork": row["fork"],
+                             "relkind": row["relkind"], "schema": row["schema"], "relname": row["relname"]},
                     database=database, splittable=True,
                 ))
         return segments
@@ -326,12 +328,3 @@ def segment_file(base: str, block: int, blocks_per_file: int) -> tuple[str, int]
     """The segment file holding ``block`` of a fork split into files, and the block's index in it."""
     segno, in_file = divmod(block, blocks_per_file)
     return (base if segno == 0 else f"{base}.{segno}"), in_file
-
-
-def _schema_selected(schema: str, options: DiscoveryOptions) -> bool:
-    if not options.include_system and (schema in SYSTEM_SCHEMAS or schema.startswith("pg_temp")):
-        return False
-    if options.include_schemas and not any(fnmatch.fnmatchcase(schema, p) for p in options.include_schemas):
-        return False
-    return not any(fnmatch.fnmatchcase(schema, p) for p in options.exclude_schemas)
-

@@ -1,0 +1,194 @@
+"""The census of a MySQL / MariaDB volume (issue 21): everything on it the server can name, as
+``CensusObject`` rows (pure: rows in, objects out; ``MySQLEngine.census`` asks the server).
+
+- Every InnoDB tablespace, from ``INNODB_SYS_TABLES`` + ``INNODB_SYS_TABLESPACES`` (MariaDB) or
+  ``INNODB_TABLESPACES`` + ``INNODB_DATAFILES`` (MySQL 8). These views need only PROCESS and list
+  every tablespace, including those of databases the run's user may not read;
+  ``INFORMATION_SCHEMA.TABLES`` lists only what the user may read, so a tablespace of a table it
+  does not list is one object, ``no privilege``, with the file's size (``FILE_SIZE``). MariaDB
+  knows the size only of a tablespace opened since it started (a just restored instance: none);
+  else the persistent statistics' pages (``mysql.innodb_table_stats``, where readable), else the
+  size is not known (``size_known`` false). On MariaDB such a table's ``.frm`` and its database's
+  ``db.opt`` (no privilege either) are named too, without a size.
+- A file-per-table tablespace (``db/t``, ``db/t#P#p0``) of a table the user can see holds the
+  segments the plan gives that table (partition): its clustered index and each secondary index.
+  Each is one object with the plan's key and bytes and the tablespace's ``file``, so the census
+  joins the plan key for key; the extents no index holds (``DATA_FREE``) are one more object,
+  ``free space``, ``not readable by SQL`` (no query reads them; a file with many is named).
+- FULLTEXT auxiliary tablespaces (``db/FTS_...``) have the plan's ``fulltext_aux`` key and no
+  SQL read path; the system and undo tablespaces (``(innodb).<name>#system_tablespace``, the key
+  ``discover(include_system=True)`` gives them) and general tablespaces (MySQL 8's ``mysql``, the
+  data dictionary) are ``not readable by SQL``. The temporary tablespace is left out: InnoDB
+  recreates it empty at every start, nothing of it comes from the snapshot.
+- MyISAM / Aria tables the user can see: the plan's segments, the table's with its ``.MYD``
+  (``.MAD``) file, the indexes' with ``.MYI`` (``.MAI``); other engines with storage (CSV,
+  ARCHIVE ...) without a file. A MyISAM/Aria table of a database the user cannot see is in no
+  view it may read: it cannot be named.
+- An object of a schema the input does not select is ``excluded by input`` (a waiver): by an
+  explicit ``exclude_schemas`` / ``include_schemas`` / ``databases`` pattern. A system schema
+  (``mysql``, ``sys``) left out only because ``include_system`` is off is not waived: it is
+  named as readable and unplanned, for the caller to read or report.
+
+``file`` is the path relative to the data directory.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from cutover_prep.engines.base import CensusObject, DiscoveryOptions, Segment
+from cutover_prep.engines.mysql.sql import decode_filename, split_file_name, stats_table_key
+
+NO_PRIVILEGE, NOT_SQL, EXCLUDED = "no privilege", "not readable by SQL", "excluded by input"
+SIZE_KNOWN = "size_known" in {f.name for f in fields(CensusObject)}  # the server may not say a size
+NO_FILES_SCHEMAS = ("information_schema", "performance_schema")  # in memory: nothing on the volume
+FILE_SUFFIXES = {"myisam": (".MYD", ".MYI"), "aria": (".MAD", ".MAI")}
+
+
+@dataclass
+class CensusRows:
+    """What ``MySQLEngine.census`` read from the server."""
+
+    datadir: str
+    tablespaces: list[tuple]  # Dialect.census_tablespaces_sql rows: space, name, file_size, path, type
+    tables: list[tuple]  # TABLES_SQL rows (what the user may see)
+    partitions: list[tuple]  # PARTITIONS_SQL rows
+    segments: list[Segment]  # the plan of every table the user may see (all schemas selected)
+    names: dict[str, str] = field(default_factory=dict)  # file-name encoded piece -> name (the server's decoding)
+    free: dict[tuple[str, str, str | None], int] = field(default_factory=dict)  # InnoDB DATA_FREE per (partition)
+    stats: dict[str, int] = field(default_factory=dict)  # "db/table" (as the file is named) -> pages, persistent stats
+    page_size: int = 16384
+    frm: bool = False  # MariaDB: each table has its definition in db/table.frm, each database db/db.opt
+
+    def decode(self, text: str) -> str:
+        return self.names.get(text) or decode_filename(text)
+
+
+def excluded(schema: str, options: DiscoveryOptions) -> bool:
+    """Left out by an explicit pattern of the input (not by the default that skips system schemas)."""
+    if options.databases and not any(fnmatch.fnmatchcase(schema, p) for p in options.databases):
+        return True
+    if options.include_schemas and not any(fnmatch.fnmatchcase(schema, p) for p in options.include_schemas):
+        return True
+    return any(fnmatch.fnmatchcase(schema, p) for p in options.exclude_schemas)
+
+
+def relative(path: str | None, datadir: str) -> str | None:
+    """``./db/t.ibd`` or ``/rdsdbdata/db/db/t.ibd`` (under the data directory) as ``db/t.ibd``."""
+    if not path:
+        return None
+    path = str(path)
+    if path.startswith("./"):
+        return path[2:]
+    root = datadir.rstrip("/") + "/"
+    if datadir and path.startswith(root):
+        return path[len(root):]
+    return path  # outside the data directory (CREATE TABLE ... DATA DIRECTORY): as written
+
+
+def _by_table(segments: Iterable[Segment]) -> dict[tuple[str, str, str | None], list[Segment]]:
+    """(schema, table, partition in lower case) -> the plan's segments of it (FULLTEXT aux aside)."""
+    out: dict[tuple[str, str, str | None], list[Segment]] = {}
+    for seg in segments:
+        if seg.kind != "fulltext_aux":
+            part = seg.partition.lower() if seg.partition else None
+            out.setdefault((seg.schema, str(seg.locator.get("table", seg.name)), part), []).append(seg)
+    return out
+
+
+def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
+    visible = {(str(s), str(t)) for s, t, *_ in rows.tables}
+    engines = {(str(s), str(t)): str(e or "").lower() for s, t, e, *_ in rows.tables}
+    planned = _by_table(rows.segments)
+    out: list[CensusObject] = []
+
+    def add(schema: str, name: str, kind: str, nbytes: int | None, key: str, reason: str | None,
+            file: str | None) -> None:
+        if excluded(schema, options):  # the input's waiver says why, whatever else holds
+            reason = EXCLUDED
+        unknown = {"size_known": False} if nbytes is None and SIZE_KNOWN else {}
+        out.append(CensusObject(database=None, schema=schema, name=name, kind=kind, bytes=max(0, int(nbytes or 0)),
+                                key=key, readable=reason is None, reason=reason, file=file, **unknown))
+
+    def add_planned(segs: list[Segment], file_of: Any) -> None:
+        for seg in segs:
+            add(seg.schema, seg.name + (f":{seg.partition}" if seg.partition else ""), seg.kind, seg.bytes, seg.key,
+                None, file_of(seg))
+
+    defined: set[tuple[str, str]] = set()  # invisible tables whose .frm is named
+    opts: set[str] = set()  # invisible databases whose db.opt is named
+    for _space, name, size, path, space_type in rows.tablespaces:
+        name, file = str(name), relative(path, rows.datadir)
+        space_type = str(space_type or "")
+        if space_type == "Temporary" or name == "innodb_temporary":
+            continue  # recreated empty at every start: nothing of it comes from the snapshot
+        if space_type in ("System", "Undo") or "/" not in name:
+            kind = {"System": "system_tablespace", "Undo": "undo_tablespace"}.get(space_type, "general_tablespace")
+            # the key discover(include_system=True) gives the system and undo tablespaces
+            key_kind = "general_tablespace" if kind == "general_tablespace" else "system_tablespace"
+            out.append(CensusObject(database=None, schema="(innodb)", name=name, kind=kind,
+                                    bytes=int(size or 0),
+                                    key=f"(innodb).{name}#{key_kind}",
+                                    readable=False, reason=NOT_SQL, file=file))
+            continue
+        db, _, rest = name.partition("/")
+        if rest.upper().startswith("FTS_"):  # named as discovery names it (sql.decode_filename)
+            schema, aux = decode_filename(db), decode_filename(rest)
+            add(schema, aux, "fulltext_aux", None if size is None else int(size), f"{schema}.{aux}#fulltext_aux",
+                NOT_SQL, file)
+            continue
+        schema = rows.decode(db)
+        table, part = stats_table_key(rest, rows.decode)
+        partition = f":{part}" if part else ""
+        segs = planned.get((schema, table, part))
+        if (schema, table) in visible and segs:
+            add_planned(segs, lambda _seg, file=file: file)
+            free = rows.free.get((schema, table, part), 0)
+            if free > 0:  # extents of the file no index holds: no query reads them
+                add(schema, f"{table}{partition}", "free space", free, f"{schema}.{table}{partition}#free space",
+                    NOT_SQL, file)
+        else:  # not listed by INFORMATION_SCHEMA.TABLES: the user has no privilege on it
+            if size is None:  # not opened since the server started: the persistent statistics, if readable
+                pages = rows.stats.get(name)
+                size = pages * rows.page_size if pages else None
+            reason = None if (schema, table) in visible else NO_PRIVILEGE
+            add(schema, f"{table}{partition}", "tablespace", size, f"{schema}.{table}{partition}#tablespace",
+                reason, file)
+            if rows.frm and reason and (schema, table) not in defined:  # its definition is on the volume too
+                defined.add((schema, table))
+                raw_table = split_file_name(rest)[0]
+                add(schema, table, "table definition", None, f"{schema}.{table}#table definition", reason,
+                    f"{db}/{raw_table}.frm")
+                if schema not in {s for s, _ in visible} and schema not in opts:
+                    opts.add(schema)
+                    add(schema, "db.opt", "database options", None, f"{schema}#database options", reason,
+                        f"{db}/db.opt")
+    for (schema, table, _part), segs in planned.items():  # MyISAM, Aria and other engines with files
+        engine = engines.get((schema, table), "")
+        if engine == "innodb" or schema.lower() in NO_FILES_SCHEMAS:
+            continue
+        suffixes = FILE_SUFFIXES.get(engine)
+        stem = f"{_encode(schema)}/{_encode(table)}"
+        stem += f"#P#{_encode(segs[0].partition)}" if segs[0].partition else ""
+        add_planned(segs, lambda seg, stem=stem, suffixes=suffixes: None if suffixes is None
+                    else stem + suffixes[1 if seg.kind == "index" else 0])
+    return out
+
+
+def file_name_pieces(tablespaces: Iterable[tuple]) -> set[str]:
+    """The file-name encoded pieces (database, table, partition) of the tablespace names that
+    need decoding (they hold an ``@``), for the server to decode (``sql.DECODE_FILENAME_SQL``)."""
+    out: set[str] = set()
+    for _space, name, *_ in tablespaces:
+        db, _, rest = str(name).partition("/")
+        table, part = split_file_name(rest)
+        out.update(p for p in (db, table, part) if p and "@" in p)
+    return out
+
+
+def _encode(name: str) -> str:
+    """MySQL's file-name encoding of a name (letters, digits and ``_`` as written, the rest ``@xxxx``)."""
+    return "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else f"@{ord(ch):04x}" for ch in name)

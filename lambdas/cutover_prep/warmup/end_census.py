@@ -1,0 +1,140 @@
+"""The end census (issue 21, item 4): after the warm-up, take the census again and catch up.
+
+What was created or grew since the start census and the run may read is read in a catch-up pass:
+the engine's own ``read_range`` over the new blocks (a new relation: all of it; a grown one: the
+blocks past what the plan read), chunk by chunk, each confirmed by the server as in a work unit
+(``ShortRead`` when less was read), within a time budget and at most ``MAX_CATCH_UP_BYTES``. What the
+pass did not reach is named by the findings ("created after the census", "grew after the census");
+what was dropped since leaves the denominator (``findings.census``).
+
+Idempotent: ``census-end.json`` in the run's evidence is written once; a retried or restarted step
+returns what it says.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.dal.store import Store, evidence_key, now_iso
+from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
+from cutover_prep.findings.census import census_json
+from cutover_prep.secret_binding import TagReader
+
+END_CENSUS = "census-end.json"
+MAX_CATCH_UP_BYTES = 4 * 2**30  # more than this was created during the warm-up: named, for a new run to read
+MIB = 2**20
+
+
+def options_of(warmup: dict[str, Any]) -> DiscoveryOptions:
+    return DiscoveryOptions(include_schemas=tuple(warmup.get("include_schemas") or ()),
+                            exclude_schemas=tuple(warmup.get("exclude_schemas") or ()),
+                            databases=tuple(warmup.get("databases") or ()),
+                            include_system=bool(warmup.get("include_system")))
+
+
+def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]]
+                     ) -> dict[str, int]:
+    """Key -> bytes already planned (0 for a new object), for every readable, selected object of the end
+    census that is not planned or is larger than planned."""
+    out = {}
+    for obj in end:
+        if obj.get("reason") or not obj.get("readable", True):
+            continue
+        before = planned.get(obj["key"], 0)
+        if int(obj.get("bytes") or 0) > before:
+            out[obj["key"]] = before
+    return out
+
+
+def slices(extents: tuple[Extent, ...], skip: int, chunk: int) -> list[tuple[Extent, ...]]:
+    """The segment's blocks past the first ``skip``, in pieces of at most ``chunk`` blocks (in extent order)."""
+    out: list[tuple[Extent, ...]] = []
+    piece: list[Extent] = []
+    room = chunk
+    for ext in extents:
+        first, left = ext.first_block, ext.blocks
+        if skip >= left:
+            skip -= left
+            continue
+        first, left, skip = first + skip, left - skip, 0
+        while left:
+            take = min(left, room)
+            piece.append(Extent(ext.file_id, first, take))
+            first, left, room = first + take, left - take, room - take
+            if not room:
+                out.append(tuple(piece))
+                piece, room = [], chunk
+    if piece:
+        out.append(tuple(piece))
+    return out
+
+
+def _read(engine: Any, segment: Any, from_block: int, chunk_blocks: int, deadline: float) -> tuple[int, str | None]:
+    """Blocks of ``segment`` past ``from_block`` read and confirmed, and why it stopped short (None: all)."""
+    read = 0
+    for piece in slices(segment.extents, from_block, chunk_blocks):
+        if time.monotonic() > deadline:
+            return read, "the catch-up pass ran out of time"
+        rng = ReadRange(segment_key=segment.key, locator=segment.locator, extents=piece,
+                        block_size=segment.block_size, splittable=segment.splittable)
+        try:
+            result = engine.read_range(rng)
+        except Exception as exc:  # named, never fatal to the run: the findings say what was not read
+            return read, f"{type(exc).__name__}: {str(exc).strip()[:300]}"
+        read += result.blocks
+    return read, None
+
+
+def take_end_census(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
+                    open_engine: Callable[[Any, dict[str, Any]], Any], read_secret_tags: TagReader | None = None,
+                    budget_seconds: float = 600) -> dict[str, Any]:
+    """Census again, catch up on what was created or grew, write ``census-end.json``; return a summary."""
+    run_id = run["run_id"]
+    key = evidence_key(run_id, END_CENSUS)
+    if store.exists(key):
+        return {**store.get_json(key)["summary"], "reused": True}
+    plan = store.get_json(evidence_key(run_id, "plan.json"))
+    if plan.get("census") is None:  # the engine takes none, or the plan is older than the census
+        return {"taken": False}
+    warmup = plan.get("options") or run.get("warmup") or {}
+    deadline = time.monotonic() + budget_seconds
+    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)
+    engine = open_engine(spec, warmup)
+    catch_up: list[dict[str, Any]] = []
+    try:
+        options = options_of(warmup)
+        end = census_json(engine.census(options))
+        planned = {s["key"]: int(s["bytes"]) for s in plan.get("segments") or []}
+        targets = catch_up_targets(planned, end)
+        if targets:
+            segments = {s.key: s for s in engine.discover(options) if s.key in targets}
+            budget = MAX_CATCH_UP_BYTES
+            for seg_key, before in sorted(targets.items()):
+                segment = segments.get(seg_key)
+                entry = {"key": seg_key, "planned_bytes": before, "bytes": 0, "bytes_read": 0}
+                if segment is None:  # gone again, or no longer readable: the census entry names it
+                    catch_up.append({**entry, "status": "NOT_READ", "cause": "not found by discovery at the end"})
+                    continue
+                first = before // segment.block_size if segment.splittable else 0  # else: all of it again
+                entry["bytes"] = segment.bytes
+                want = (segment.blocks - first) * segment.block_size
+                if want > budget:
+                    catch_up.append({**entry, "status": "NOT_READ",
+                                     "cause": f"over the catch-up pass's limit of {MAX_CATCH_UP_BYTES // MIB} MiB"})
+                    continue
+                chunk = max(1, int(warmup.get("chunk_mb") or 64) * MIB // segment.block_size)
+                blocks, cause = _read(engine, segment, first, chunk, deadline)
+                budget -= blocks * segment.block_size
+                entry["bytes_read"] = before + blocks * segment.block_size
+                catch_up.append({**entry, "status": "READ" if cause is None else "NOT_READ",
+                                 **({"cause": cause} if cause else {})})
+    finally:
+        engine.close()
+    summary = {"taken": True, "objects": len(end), "caught_up": sum(c["status"] == "READ" for c in catch_up),
+               "not_caught_up": sum(c["status"] != "READ" for c in catch_up),
+               "bytes_caught_up": sum(c["bytes_read"] - c["planned_bytes"] for c in catch_up)}
+    store.put_json(key, {"taken_at": now_iso(), "census": end, "catch_up": catch_up, "summary": summary})
+    return summary

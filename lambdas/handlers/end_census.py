@@ -1,0 +1,23 @@
+"""After the warm-up: take the census again, read what was created or grew (a bounded catch-up pass)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from cutover_prep import deps
+from cutover_prep.models.steps import RunStep
+from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.settings import get_settings
+from cutover_prep.warmup.end_census import take_end_census
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(raise_on_empty_metrics=False)
+@event_parser(model=RunStep)
+def handler(event: RunStep, context: LambdaContext) -> dict[str, Any]:
+    budget = context.get_remaining_time_in_millis() / 1000 - 2 * get_settings().safety_margin_seconds
+    return take_end_census(event.run.logic_input(), store=deps.store(), read_secret=deps.read_secret,
+                           read_secret_tags=deps.read_secret_tags, open_engine=deps.open_engine,
+                           budget_seconds=max(30.0, budget))
