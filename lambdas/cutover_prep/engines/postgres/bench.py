@@ -16,6 +16,7 @@ volume did.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,11 @@ SCAN_CALL_BLOCKS = 1024  # 8 MiB per call with 8 KiB blocks
 SCRATCH_TABLE = "writes"
 WRITE_BATCH_ROWS = 10_000
 SIZE_CHECK_EVERY = 100  # single-row updates between two size checks
+# A session's statistics reach the shared counters at a transaction end at most once a second, and
+# when its backend exits (before it leaves pg_stat_activity). Counters wait this long, at most, for
+# the sessions the driver closed to be gone, so that a point's reads are counted in that point.
+EXIT_WAIT_SECONDS = 10.0
+EXITED_SQL = "SELECT pid FROM pg_stat_activity WHERE pid = ANY(%s)"
 
 SETTINGS_SQL = """
 SELECT name, setting, unit, min_val, max_val FROM pg_settings
@@ -53,6 +59,8 @@ class PostgresBench:
         self._control = open_engine()
         self._settings: dict[str, tuple[str, str | None, str | None, str | None]] | None = None
         self._stat_io_bytes: str | None = None
+        self._exiting: set[int] = set()  # backends of closed readers not yet seen gone
+        self._exiting_lock = threading.Lock()
 
     @classmethod
     def from_spec(cls, spec: ConnectionSpec, database: str, *, call_timeout_seconds: float | None = None,
@@ -127,7 +135,23 @@ class PostgresBench:
         return points
 
     # -- counters ----------------------------------------------------------------------
+    def _closed(self, pids: list[int]) -> None:
+        with self._exiting_lock:
+            self._exiting.update(pids)
+
+    def _await_exits(self) -> None:
+        """Wait (at most EXIT_WAIT_SECONDS) until the backends of the closed readers have exited:
+        their last reads are in the counters from then on."""
+        with self._exiting_lock:
+            pids, self._exiting = list(self._exiting), set()
+        deadline = time.monotonic() + EXIT_WAIT_SECONDS
+        while pids and time.monotonic() < deadline:
+            pids = [r[0] for r in self.conn.execute(EXITED_SQL, (pids,)).fetchall()]
+            if pids:
+                time.sleep(0.02)
+
     def counters(self) -> dict[str, float]:
+        self._await_exits()
         row = self.conn.execute(
             "SELECT sum(blks_read), sum(blks_hit) FROM pg_stat_database").fetchone()
         out = {"blks_read": float(row[0] or 0), "blks_hit": float(row[1] or 0)}
@@ -186,7 +210,7 @@ class PostgresBench:
                           notes=notes + ["bytes and requests of this point come from pg_stat_io"])
 
     def random_reader(self) -> _BlockReader:
-        return _BlockReader(self._open(), self.database)
+        return _BlockReader(self._open(), self.database, on_close=self._closed)
 
     def write_point(self, spec: PointSpec, deadline: float, scratch: Scratch) -> ScanResult:
         """Opt-in write test in the run's own scratch schema, capped in size, dropped afterwards.
@@ -291,10 +315,12 @@ def _combine_kb(setting: tuple[str, str | None, str | None, str | None]) -> int:
 class _BlockReader:
     """One session reading single blocks by the database's read method."""
 
-    def __init__(self, engine: PostgresEngine, database: str) -> None:
+    def __init__(self, engine: PostgresEngine, database: str,
+                 on_close: Callable[[list[int]], None] | None = None) -> None:
         self._engine = engine
         self._database = database
         self._paths: dict[tuple[str, int, str], str] = {}
+        self._on_close = on_close
 
     def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
         database = locator.get("database") or self._database
@@ -314,4 +340,7 @@ class _BlockReader:
             raise _map_error(exc, f"reading block {block} of {locator.get('relname')}") from None
 
     def close(self) -> None:
+        pids = self._engine.backend_pids()
         self._engine.close()
+        if self._on_close is not None:
+            self._on_close(pids)

@@ -170,6 +170,10 @@ class PostgresEngine:
         """The read method of each database seen so far (for the findings)."""
         return {db: caps.method for db, caps in self._caps.items()}
 
+    def backend_pids(self) -> list[int]:
+        """The server processes of this engine's open connections."""
+        return [c.info.backend_pid for c in self._conns.values() if not c.closed]
+
     def close(self) -> None:
         for conn in self._conns.values():
             conn.close()
