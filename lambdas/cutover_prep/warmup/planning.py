@@ -12,7 +12,9 @@ still watches its own time budget and continues in a new invocation if it must.
 
 Segments larger than a unit are split into near-equal block ranges (only where the
 engine can read a sub-range: ``Segment.splittable``); small segments are grouped, each
-counted with ``RANGE_COST_BYTES`` beyond its size, so many tiny ones spread over units. Units
+counted with ``RANGE_COST_BYTES`` beyond its size, so many tiny ones spread over units; but a unit
+takes at least ``MIN_RANGES_PER_UNIT`` tiny ranges (small units would otherwise hold one catalogue
+fork each: a unit's own cost, a Map item, an invocation and a commit, is more than a read). Units
 are filled in priority order (first matching pattern wins, unmatched last), then in
 discovery order.
 """
@@ -40,6 +42,9 @@ MIN_CHUNK_BYTES = 1 * MIB
 # that time: a unit of many tiny relations (a catalogue, thousands of partitions) is bound by round
 # trips, not bytes; on the emulated demo 700 catalogue forks in two units read serially for 80 s.
 RANGE_COST_BYTES = 1 * MIB
+# ... yet a unit holds at least this many tiny ranges: with warmup.unit_mb 2, each of a database's ~300
+# catalogue forks was a unit of its own (359 units for 36 MiB: the Map's items, not the reads, took the time)
+MIN_RANGES_PER_UNIT = 16
 
 
 def unit_bytes_for(
@@ -171,6 +176,7 @@ def plan_units(segments: Iterable[Segment], options: PlanOptions = PlanOptions()
     units: list[WorkUnit] = []
     oversized: list[str] = []
     total = 0
+    range_cost = min(options.range_cost_bytes, options.unit_bytes // MIN_RANGES_PER_UNIT)
     current: WorkUnit | None = None
 
     def close() -> None:
@@ -187,7 +193,7 @@ def plan_units(segments: Iterable[Segment], options: PlanOptions = PlanOptions()
             total += size
             if current is not None and (
                 current.priority != rank
-                or current.bytes + size + (len(current.ranges) + 1) * options.range_cost_bytes > options.unit_bytes
+                or current.bytes + size + (len(current.ranges) + 1) * range_cost > options.unit_bytes
                 or len(current.ranges) >= options.max_ranges_per_unit
             ):
                 close()
