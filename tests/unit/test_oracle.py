@@ -149,7 +149,7 @@ def test_table_range_is_read_per_extent_with_binds():
 
 
 def test_index_is_read_with_ffs_using_its_first_column():
-    conn = FakeConnection({"dba_ind_columns": [("CUSTOMER_ID", "Y")]})
+    conn = FakeConnection({"dba_ind_columns": [(1, "CUSTOMER_ID", "Y", "NO")]})
     rng = ReadRange("k", {"read": "index", "owner": "APP", "segment": "ORDERS_IDX", "partition": None,
                           "table_owner": "APP", "table": "ORDERS", "whole_index": False, "segment_type": "INDEX"},
                     (Extent(4, 512, 16),), 8192, splittable=False)
@@ -193,7 +193,7 @@ def read_only_wrapped(executed: list, read_marker: str) -> bool:
 
 
 def test_every_read_runs_in_a_read_only_transaction_that_is_rolled_back():
-    conn = FakeConnection({"dba_ind_columns": [("ID", "N")]})
+    conn = FakeConnection({"dba_ind_columns": [(1, "ID", "N", "NO")]})
     engine = OracleEngine(conn)
     table = ReadRange("k", {"read": "rowid_range", "owner": "A", "table": "T", "partition": None,
                             "subpartition": False, "data_object_id": 1, "segment_type": "TABLE"},

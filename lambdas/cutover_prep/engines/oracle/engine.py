@@ -104,6 +104,24 @@ def allow_writes(conn: Any) -> None:
         pass  # no READ_ONLY session parameter before 23ai: nothing to lift
 
 
+def index_column(cur: Any, loc: dict[str, Any]) -> dict[str, Any]:
+    """The key column an INDEX_FFS counts by: the first NOT NULL one (then no predicate is needed),
+    else the first; a hidden one (function-based or DESC key) with the expression it stands for.
+    No row at all is a named error, never a TypeError (``fetchone()`` is None)."""
+    rows = [r for r in cur.execute(q.INDEX_COLUMNS_SQL, owner=loc["owner"], index_name=loc["segment"])
+            if r[2] is not None]
+    if not rows:
+        raise PermanentReadError(f"index {loc['owner']}.{loc['segment']}: no key column found in DBA_IND_COLUMNS "
+                                 "joined to DBA_TAB_COLS (dropped or rebuilt since discovery, or not a table's index)")
+    position, name, nullable, hidden = next((r for r in rows if r[2] == "N"), rows[0])
+    column = {"name": str(name), "hidden": hidden == "YES", "nullable": nullable == "Y"}
+    if column["hidden"]:
+        expression = cur.execute(q.INDEX_EXPRESSION_SQL, owner=loc["owner"], index_name=loc["segment"],
+                                 position=int(position)).fetchone()
+        column["expression"] = str(expression[0]) if expression and expression[0] is not None else None
+    return column
+
+
 class OracleEngine:
     name = "oracle"
 
@@ -274,7 +292,9 @@ class OracleEngine:
                            subpartition=seg_type == "TABLE SUBPARTITION")
             splittable = True
         elif seg_type in INDEX_TYPES and idx_table:
-            if index_type and index_type.startswith("IOT"):
+            if index_type == "CLUSTER":  # indexes a cluster, which no SELECT can name
+                locator.update(read="unsupported", why="cluster index: read with its cluster by the datafile pass")
+            elif index_type and index_type.startswith("IOT"):
                 locator.update(read="index", table_owner=idx_owner, table=idx_table, whole_index=True)
             else:
                 local = locality == "LOCAL" and seg_type == "INDEX PARTITION"
@@ -296,6 +316,7 @@ class OracleEngine:
         if loc["read"] == "datafile":
             return self._validate(rng)
         started = time.monotonic()
+        details: dict[str, Any] = {}
         try:
             with self.conn.cursor() as cur:
                 self._read_only_transaction(cur)
@@ -308,11 +329,11 @@ class OracleEngine:
                         cur.fetchone()
                 elif loc["read"] == "index":
                     method = "index_ffs"
-                    cur.execute(q.INDEX_COLUMN_SQL, owner=loc["owner"], index_name=loc["segment"])
-                    column, nullable = cur.fetchone()
+                    column = index_column(cur, loc)
+                    details["index_column"] = column
                     partition = None if loc.get("whole_index") else loc["partition"]
-                    cur.execute(q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column,
-                                                nullable == "Y", partition))
+                    cur.execute(q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
+                                                column["nullable"], partition))
                     cur.fetchone()
                 elif loc["read"] == "lob":
                     method = "lob_read"
@@ -322,7 +343,8 @@ class OracleEngine:
                 elif loc["read"] == "with_lob":
                     method = "with_lob"
                 else:
-                    raise PermanentReadError(f"{rng.segment_key}: segment type {loc['segment_type']} "
+                    why = f" ({loc['why']})" if loc.get("why") else ""
+                    raise PermanentReadError(f"{rng.segment_key}: segment type {loc['segment_type']}{why} "
                                              "has no SQL read method; warmup.mode datafiles or both reads it")
         except oracledb.Error as exc:
             raise map_error(exc, f"reading {rng.segment_key}") from None
@@ -330,4 +352,5 @@ class OracleEngine:
             raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
         finally:
             self._end_transaction()
-        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started, method=method)
+        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started, method=method,
+                          details=details)

@@ -72,14 +72,23 @@ WHERE segment_name NOT LIKE 'BIN$%'
 ORDER BY owner, segment_name, partition_name, relative_fno, block_id
 """
 
-# First indexed column of an index and whether it is nullable (to force an INDEX_FFS,
-# the query must not need rows whose indexed columns are all NULL).
-INDEX_COLUMN_SQL = """
-SELECT ic.column_name, tc.nullable
+# Every key column of an index, in order, with whether the table column may be NULL (to force an
+# INDEX_FFS the query must not need rows whose key columns are all NULL). DBA_TAB_COLS, not
+# DBA_TAB_COLUMNS: a function-based or DESC index keys a system-generated hidden column
+# (SYS_NCnnnnn$), which DBA_TAB_COLUMNS filters out (Database Reference, "DBA_TAB_COLS").
+INDEX_COLUMNS_SQL = """
+SELECT ic.column_position, ic.column_name, tc.nullable, tc.hidden_column
 FROM dba_ind_columns ic
-JOIN dba_tab_columns tc ON tc.owner = ic.table_owner AND tc.table_name = ic.table_name
-                       AND tc.column_name = ic.column_name
-WHERE ic.index_owner = :owner AND ic.index_name = :index_name AND ic.column_position = 1
+LEFT JOIN dba_tab_cols tc ON tc.owner = ic.table_owner AND tc.table_name = ic.table_name
+                         AND tc.column_name = ic.column_name
+WHERE ic.index_owner = :owner AND ic.index_name = :index_name
+ORDER BY ic.column_position
+"""
+
+# The expression a hidden key column stands for (recorded with the read; a LONG, fetched alone).
+INDEX_EXPRESSION_SQL = """
+SELECT column_expression FROM dba_ind_expressions
+WHERE index_owner = :owner AND index_name = :index_name AND column_position = :position
 """
 
 MYSTAT_PHYSICAL_READS_SQL = """

@@ -1,0 +1,88 @@
+"""A fake python-oracledb connection for the Oracle findings of issue 22 (no tests here).
+
+It answers like the real driver where that matters: ``fetchone()`` is ``None`` when the query
+returned no row (python-oracledb, "Cursor.fetchone": "None is returned when no more rows are
+available"), every statement and its binds are recorded, and the session's V$MYSTAT counters
+move only as much as the test says the server read (``reads``: blocks per statement marker)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import oracledb
+
+MYSTAT_NAMES = ("physical reads", "physical reads direct", "physical reads cache", "session logical reads")
+
+
+def ora_error(code: int, text: str = "boom") -> oracledb.DatabaseError:
+    err = type("E", (), {"code": code, "full_code": f"ORA-{code:05d}", "message": f"ORA-{code:05d}: {text}"})()
+    return oracledb.DatabaseError(err)
+
+
+class Cursor:
+    def __init__(self, db: OracleFake) -> None:
+        self.db, self.arraysize, self._rows = db, 100, []
+
+    def __enter__(self) -> Cursor:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
+
+    def __iter__(self):
+        return iter(self._rows)
+
+    def execute(self, sql: str, parameters: Any = None, **binds: Any) -> Cursor:
+        db = self.db
+        db.executed.append((sql, binds or parameters))
+        for marker, exc in db.fail.items():
+            if marker in sql:
+                raise exc
+        if "v$mystat" in sql:
+            self._rows = [(name, value) for name, value in db.mystat.items()]
+            return self
+        for marker, blocks in db.reads.items():  # what the server read for this statement
+            if marker in sql:
+                db.mystat["physical reads"] += blocks
+                db.mystat["physical reads direct"] += blocks
+                db.mystat["session logical reads"] += blocks
+        markers = [m for m in db.answers if m in sql]  # the most specific marker answers
+        rows: Any = db.answers[max(markers, key=len)] if markers else []
+        self._rows = list(rows(sql, binds) if callable(rows) else rows)
+        return self
+
+    def fetchone(self) -> Any:
+        return self._rows[0] if self._rows else None  # python-oracledb: None when there is no row
+
+    def fetchall(self) -> list:
+        return list(self._rows)
+
+    def var(self, _type: Any) -> Any:
+        return type("Var", (), {"getvalue": lambda self, pos=0: 0})()
+
+
+class OracleFake:
+    def __init__(self, answers: dict[str, Any] | None = None, *, reads: dict[str, int] | None = None,
+                 fail: dict[str, Exception] | None = None) -> None:
+        self.answers: dict[str, list | Callable] = answers or {}
+        self.reads = reads or {}
+        self.fail = fail or {}
+        self.executed: list[tuple[str, Any]] = []
+        self.mystat = dict.fromkeys(MYSTAT_NAMES, 1000)
+        self.call_timeout, self.module, self.action = 0, None, None
+
+    def cursor(self) -> Cursor:
+        return Cursor(self)
+
+    def rollback(self) -> None:
+        self.executed.append(("ROLLBACK", None))
+
+    def commit(self) -> None:
+        self.executed.append(("COMMIT", None))
+
+    def close(self) -> None:
+        pass
+
+    def statements(self, marker: str) -> list[tuple[str, Any]]:
+        return [(sql, binds) for sql, binds in self.executed if marker in sql]
