@@ -107,7 +107,8 @@ class FakeConnection:
 
 def seg_row(owner, name, part, seg_type, **kw):
     base = dict(size=8192 * 16, blocks=16, block_size=8192, objd=None, lob_table=None, lob_column=None,
-                lob_type=None, idx_owner=None, idx_table=None, index_type=None, locality=None, lob_part=None)
+                lob_type=None, idx_owner=None, idx_table=None, index_type=None, locality=None, lob_part=None,
+                bigfile="NO")
     base.update(kw)
     return (owner, name, part, seg_type, *base.values())
 
@@ -143,8 +144,8 @@ def test_table_range_is_read_per_extent_with_binds():
     result = OracleEngine(conn).read_range(rng)
     assert result.method == "full_scan_rowid_range" and result.blocks == 12
     binds = [b for sql, b in conn.executed if "ROWID" in sql]
-    assert binds == [{"objd": 777, "rfno": 4, "lo_block": 128, "hi_block": 135},
-                     {"objd": 777, "rfno": 4, "lo_block": 256, "hi_block": 259}]
+    assert binds == [{"objd": 777, "lo_fno": 4, "lo_block": 128, "hi_fno": 4, "hi_block": 135},
+                     {"objd": 777, "lo_fno": 4, "lo_block": 256, "hi_fno": 4, "hi_block": 259}]
     assert all("777" not in sql for sql, _ in conn.executed)
 
 

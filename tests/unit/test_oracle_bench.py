@@ -110,9 +110,9 @@ def test_scan_sets_its_own_session_and_reads_quoted_pieces_until_the_end(bench, 
     assert executed(shared, "db_file_multiblock_read_count = 16") and executed(shared, '"_serial_direct_read" = ALWAYS')
     reads = executed(shared, "COUNT(*)")
     assert 'FROM "App"."Or ders" PARTITION ("P1") t' in reads[0][0] and "FULL(t)" in reads[0][0]
-    assert reads[0][1] == {"objd": 777, "rfno": 4, "lo_block": 128, "hi_block": 128 + 8192 - 1}
+    assert reads[0][1] == {"objd": 777, "lo_fno": 4, "lo_block": 128, "hi_fno": 4, "hi_block": 128 + 8192 - 1}
     first_pass = [b for _, b in reads][:4]
-    assert [(b["rfno"], b["lo_block"], b["hi_block"]) for b in first_pass] == [
+    assert [(b["lo_fno"], b["lo_block"], b["hi_block"]) for b in first_pass] == [
         (4, 128, 8319), (4, 8320, 16511), (4, 16512, 20127), (5, 8, 107)]
     assert result.calls == len(reads) and result.bytes > 0
 
@@ -170,7 +170,7 @@ def test_random_reader_uses_the_buffer_cache_one_block_at_a_time(bench, shared):
     reader.close()
     assert executed(shared, '"_serial_direct_read" = NEVER')
     (sql, binds), = executed(shared, "COUNT(*)")
-    assert binds == {"objd": 777, "rfno": 4, "lo_block": 4242, "hi_block": 4242}
+    assert binds == {"objd": 777, "lo_fno": 4, "lo_block": 4242, "hi_fno": 4, "hi_block": 4242}
     assert shared["conns"][-1].closed
 
 

@@ -165,7 +165,8 @@ class OracleBench:
                             if time.monotonic() >= deadline:
                                 break
                             hi = min(lo + PIECE_BLOCKS, first + blocks) - 1
-                            cur.execute(sql, objd=loc["data_object_id"], rfno=rfno, lo_block=lo, hi_block=hi)
+                            cur.execute(sql, **q.rowid_range_binds(loc["data_object_id"], rfno, lo, hi,
+                                                                 bool(loc.get("bigfile"))))
                             cur.fetchone()
                             read_bytes += (hi - lo + 1) * target.block_size
                             calls += 1
@@ -275,7 +276,8 @@ class _BlockReader:
                                       bool(locator.get("subpartition")))
         try:
             with self.conn.cursor() as cur:
-                cur.execute(sql, objd=locator["data_object_id"], rfno=file_id, lo_block=block, hi_block=block)
+                cur.execute(sql, **q.rowid_range_binds(locator["data_object_id"], file_id, block, block,
+                                                     bool(locator.get("bigfile"))))
                 cur.fetchone()
         except oracledb.Error as exc:
             raise map_error(exc, f"reading block {block} of {locator.get('owner')}.{locator.get('table')}") from None

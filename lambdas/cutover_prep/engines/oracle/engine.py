@@ -281,7 +281,7 @@ class OracleEngine:
 
     def _segment(self, row: tuple, extents: dict) -> Segment | None:
         (owner, name, part, seg_type, size, blocks, block_size, objd, lob_table, lob_column, lob_type,
-         idx_owner, idx_table, index_type, locality, lob_table_part) = row
+         idx_owner, idx_table, index_type, locality, lob_table_part, bigfile) = row
         found = extents.get((owner, name, part))
         if not found:
             return None  # schema not selected, or dropped since
@@ -289,7 +289,7 @@ class OracleEngine:
         splittable = False
         if seg_type in TABLE_TYPES and objd is not None:
             locator.update(read="rowid_range", table=name, data_object_id=int(objd),
-                           subpartition=seg_type == "TABLE SUBPARTITION")
+                           subpartition=seg_type == "TABLE SUBPARTITION", bigfile=bigfile == "YES")
             splittable = True
         elif seg_type in INDEX_TYPES and idx_table:
             if index_type == "CLUSTER":  # indexes a cluster, which no SELECT can name
@@ -324,8 +324,9 @@ class OracleEngine:
                     method = "full_scan_rowid_range"
                     sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"])
                     for ext in rng.extents:
-                        cur.execute(sql, objd=loc["data_object_id"], rfno=ext.file_id, lo_block=ext.first_block,
-                                    hi_block=ext.first_block + ext.blocks - 1)
+                        cur.execute(sql, **q.rowid_range_binds(loc["data_object_id"], ext.file_id, ext.first_block,
+                                                             ext.first_block + ext.blocks - 1,
+                                                             bool(loc.get("bigfile"))))
                         cur.fetchone()
                 elif loc["read"] == "index":
                     method = "index_ffs"

@@ -38,7 +38,7 @@ SELECT s.owner, s.segment_name, s.partition_name, s.segment_type, s.bytes, s.blo
        o.data_object_id,
        l.table_name, l.column_name, c.data_type,
        i.table_owner, i.table_name, i.index_type, pi.locality,
-       lp.partition_name
+       lp.partition_name, t.bigfile
 FROM dba_segments s
 JOIN dba_tablespaces t ON t.tablespace_name = s.tablespace_name
 LEFT JOIN dba_objects o
@@ -118,17 +118,40 @@ def _partition_clause(partition: str | None, sub: bool) -> str:
     return f" {'SUBPARTITION' if sub else 'PARTITION'} ({quote_identifier(partition)})"
 
 
+SMALLFILE_BLOCK_BITS = 22  # a smallfile rowid: 10 bits of relative file number, 22 of block number
+
+
+def rowid_range_binds(objd: int, rfno: int, first_block: int, last_block: int, bigfile: bool) -> dict[str, int]:
+    """Binds of ``rowid_range_count_sql`` for blocks ``first_block..last_block`` of one file.
+
+    ROWID_CREATE builds the smallfile layout. In a bigfile tablespace the rowid has no file number
+    (DBA_EXTENTS says RELATIVE_FNO 1024, which 10 bits cannot hold): its block number is encoded
+    across the file and block fields (DBMS_ROWID: ROWID_BLOCK_NUMBER(rowid, 'BIGFILE')), so the
+    block is split into its high bits (the file field) and its low 22 bits."""
+    if not bigfile:
+        return {"objd": objd, "lo_fno": rfno, "lo_block": first_block, "hi_fno": rfno, "hi_block": last_block}
+    mask = (1 << SMALLFILE_BLOCK_BITS) - 1
+    return {"objd": objd, "lo_fno": first_block >> SMALLFILE_BLOCK_BITS, "lo_block": first_block & mask,
+            "hi_fno": last_block >> SMALLFILE_BLOCK_BITS, "hi_block": last_block & mask}
+
+
+# The bigfile encoding proven on the server: the block number DBMS_ROWID reads back from the rowid
+# ``rowid_range_binds`` builds must be the block asked for (for the preflight and the live test).
+BIGFILE_ROUNDTRIP_SQL = ("SELECT DBMS_ROWID.ROWID_BLOCK_NUMBER(DBMS_ROWID.ROWID_CREATE(1, :objd, :fno, :block, 0), "
+                         "'BIGFILE') FROM dual")
+
+
 def rowid_range_count_sql(owner: str, table: str, partition: str | None = None, subpartition: bool = False) -> str:
     """Count rows of one rowid range with a FULL scan (direct path reads come from the session).
 
-    Binds: objd, rfno, lo_block, hi_block. The range is built the way DBMS_PARALLEL_EXECUTE
-    chunks by rowid: from (objd, file, first block, row 0) to (objd, file, last block, row 32767).
-    """
+    Binds (``rowid_range_binds``): objd, lo_fno, lo_block, hi_fno, hi_block. The range is built the
+    way DBMS_PARALLEL_EXECUTE chunks by rowid: from (objd, file, first block, row 0) to (objd, file,
+    last block, row 32767)."""
     return (
         f"SELECT /*+ FULL(t) NO_INDEX(t) NO_PARALLEL(t) */ COUNT(*) FROM {qualified(owner, table)}"
         f"{_partition_clause(partition, subpartition)} t "
-        "WHERE t.ROWID BETWEEN DBMS_ROWID.ROWID_CREATE(1, :objd, :rfno, :lo_block, 0) "
-        "AND DBMS_ROWID.ROWID_CREATE(1, :objd, :rfno, :hi_block, 32767)"
+        "WHERE t.ROWID BETWEEN DBMS_ROWID.ROWID_CREATE(1, :objd, :lo_fno, :lo_block, 0) "
+        "AND DBMS_ROWID.ROWID_CREATE(1, :objd, :hi_fno, :hi_block, 32767)"
     )
 
 
