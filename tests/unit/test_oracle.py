@@ -93,6 +93,9 @@ class FakeConnection:
         self.executed.append(("COMMIT", None))
 
     def answer(self, sql):
+        if "v$mystat" in sql:  # a server that reads whatever it is asked (tests/unit/test_oracle_read_confirmation.py)
+            self.reads = getattr(self, "reads", 0) + 10**6
+            return [(name, self.reads) for name in q.MYSTAT_NAMES]
         for marker, rows in self.answers.items():
             if marker in sql:
                 return rows
@@ -155,7 +158,7 @@ def test_index_is_read_with_ffs_using_its_first_column():
                           "table_owner": "APP", "table": "ORDERS", "whole_index": False, "segment_type": "INDEX"},
                     (Extent(4, 512, 16),), 8192, splittable=False)
     assert OracleEngine(conn).read_range(rng).method == "index_ffs"
-    assert 'INDEX_FFS(t "ORDERS_IDX")' in conn.executed[-2][0]
+    assert any('INDEX_FFS(t "ORDERS_IDX")' in sql for sql, _ in conn.executed)
 
 
 def test_unsupported_segments_fail_by_name():

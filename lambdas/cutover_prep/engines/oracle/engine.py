@@ -42,6 +42,7 @@ from cutover_prep.engines.base import (
     ReadRange,
     ReadResult,
     Segment,
+    ShortRead,
     TransientDatabaseError,
 )
 from cutover_prep.engines.oracle import census, datafiles
@@ -51,6 +52,10 @@ from cutover_prep.engines.oracle.tls import oracle_attempts
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
 INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
 LOB_TYPES = {"LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"}
+# A read is confirmed when the session's counters moved by at least this share of its planned blocks
+# (the rest: segment headers and space-management blocks a scan skips, recursive reads counted too).
+MIN_CONFIRMED_FRACTION = 0.5
+NO_PRIVILEGE_CODES = {942, 1031}
 PERMANENT_CODES = {942, 1031, 8103, 1403, 904}  # no table, no privilege, object gone, no data, bad column
 TRANSIENT_CODES = {54, 1555, 3113, 3114, 3135, 12170, 12541, 12514, 25408, 4068}
 
@@ -122,6 +127,25 @@ def index_column(cur: Any, loc: dict[str, Any]) -> dict[str, Any]:
     return column
 
 
+def confirm_read(rng: ReadRange, method: str, before: dict[str, int] | None, after: dict[str, int] | None,
+                 details: dict[str, Any]) -> None:
+    """Record what the session's counters say was read, and refuse a read they do not confirm.
+
+    Blocks read = the larger of 'physical reads' (from storage, buffered or direct) and 'session
+    logical reads' (which also counts blocks that were already in the buffer cache). Far fewer than
+    planned (a scan that stopped at the high-water mark, a hint the optimizer ignored) is a ShortRead."""
+    if before is None or after is None:
+        details["confirmed_blocks"] = None
+        return
+    delta = {name: max(0, after.get(name, 0) - before.get(name, 0)) for name in q.MYSTAT_NAMES}
+    confirmed = max(delta["physical reads"], delta["session logical reads"])
+    details.update(mystat=delta, confirmed_blocks=confirmed)
+    if confirmed < rng.blocks * MIN_CONFIRMED_FRACTION:
+        raise ShortRead(f"{rng.segment_key}: {method} read {confirmed} of the {rng.blocks} blocks planned "
+                        f"(V$MYSTAT: physical reads +{delta['physical reads']}, session logical reads "
+                        f"+{delta['session logical reads']}); the blocks were not read by this statement")
+
+
 class OracleEngine:
     name = "oracle"
 
@@ -129,6 +153,7 @@ class OracleEngine:
         self.conn = connection
         self.transport = transport  # engines.transport.TRANSPORT_*
         self.read_only_guard = "transaction"  # or "session+transaction" where READ_ONLY=TRUE took
+        self.mystat_readable = True  # False once V$MYSTAT refused us (ORA-00942/01031)
 
     @classmethod
     def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None) -> OracleEngine:
@@ -320,6 +345,7 @@ class OracleEngine:
         try:
             with self.conn.cursor() as cur:
                 self._read_only_transaction(cur)
+                before = self._session_reads(cur, details)
                 if loc["read"] == "rowid_range":
                     method = "full_scan_rowid_range"
                     sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"])
@@ -347,11 +373,27 @@ class OracleEngine:
                     why = f" ({loc['why']})" if loc.get("why") else ""
                     raise PermanentReadError(f"{rng.segment_key}: segment type {loc['segment_type']}{why} "
                                              "has no SQL read method; warmup.mode datafiles or both reads it")
+                after = self._session_reads(cur, details) if before is not None else None
         except oracledb.Error as exc:
             raise map_error(exc, f"reading {rng.segment_key}") from None
         except ValueError as exc:  # an identifier Oracle cannot quote
             raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
         finally:
             self._end_transaction()
+        if method != "with_lob":
+            confirm_read(rng, method, before, after, details)
         return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started, method=method,
                           details=details)
+
+    def _session_reads(self, cur: Any, details: dict[str, Any]) -> dict[str, int] | None:
+        """This session's read counters (V$MYSTAT), or None without SELECT on them (said in ``details``)."""
+        if not self.mystat_readable:
+            details["unconfirmed"] = "no SELECT on V$MYSTAT/V$STATNAME: the read is not confirmed by the server"
+            return None
+        try:
+            return {str(name): int(value) for name, value in cur.execute(q.MYSTAT_SQL)}
+        except oracledb.DatabaseError as exc:
+            if getattr(exc.args[0] if exc.args else None, "code", 0) not in NO_PRIVILEGE_CODES:
+                raise
+            self.mystat_readable = False
+            return self._session_reads(cur, details)

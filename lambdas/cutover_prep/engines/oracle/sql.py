@@ -91,10 +91,15 @@ SELECT column_expression FROM dba_ind_expressions
 WHERE index_owner = :owner AND index_name = :index_name AND column_position = :position
 """
 
-MYSTAT_PHYSICAL_READS_SQL = """
-SELECT m.value FROM v$mystat m JOIN v$statname n ON n.statistic# = m.statistic#
-WHERE n.name = 'physical reads'
-"""
+# The session's own read counters (Database Reference, "V$MYSTAT", "Statistics Descriptions"):
+# 'physical reads' = blocks read from storage (buffered + direct), 'physical reads direct' around the
+# buffer cache, 'physical reads cache' into it, 'session logical reads' = blocks got, from the cache
+# included (a block already cached is read without a physical read). Taken before and after each read.
+MYSTAT_NAMES = ("physical reads", "physical reads direct", "physical reads cache", "session logical reads")
+MYSTAT_SQL = (
+    "SELECT n.name, m.value FROM v$mystat m JOIN v$statname n ON n.statistic# = m.statistic# "
+    "WHERE n.name IN (" + ", ".join(f"'{name}'" for name in MYSTAT_NAMES) + ")"
+)
 
 
 def quote_identifier(name: str) -> str:
