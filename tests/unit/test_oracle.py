@@ -34,10 +34,10 @@ def test_names_oracle_cannot_quote_are_refused(name):
 
 
 def test_rowid_range_sql_quotes_names_and_binds_values():
-    sql = q.rowid_range_count_sql("App", 'Or"ders'.replace('"', ""), "P 2024", False)
+    sql = q.rowid_range_count_sql("App", 'Or"ders'.replace('"', ""), "P 2024", False, serial_direct_read="ALWAYS")
     assert 'FROM "App"."Orders" PARTITION ("P 2024") t' in sql
     assert "FULL(t)" in sql and ":objd" in sql and ":lo_block" in sql and ":hi_block" in sql
-    assert "SUBPARTITION" in q.rowid_range_count_sql("A", "T", "SP1", True)
+    assert "SUBPARTITION" in q.rowid_range_count_sql("A", "T", "SP1", True, serial_direct_read="NEVER")
 
 
 def test_index_ffs_sql_forces_the_fast_full_scan():

@@ -53,6 +53,34 @@ PARAMS_SQL = ("SELECT name, value FROM v$parameter WHERE name IN "
 VERSION_SQL = "SELECT version FROM product_component_version WHERE product LIKE 'Oracle%' AND ROWNUM = 1"
 
 
+# What this session waited on (Database Reference, "V$SESSION_EVENT"), before and after a point.
+SESSION_EVENT_SQL = ("SELECT event, total_waits, time_waited_micro FROM v$session_event "
+                     "WHERE sid = SYS_CONTEXT('USERENV', 'SID')")
+IDLE_EVENTS = frozenset({"SQL*Net message from client", "SQL*Net message to client"})
+
+
+def session_events(cur: Any) -> dict[str, tuple[int, int]] | None:
+    """This session's waits so far, event -> (waits, microseconds); None without SELECT on V$SESSION_EVENT."""
+    try:
+        return {str(e): (int(n), int(us)) for e, n, us in cur.execute(SESSION_EVENT_SQL)}
+    except oracledb.Error as exc:
+        if _no_privilege(exc):
+            return None
+        raise
+
+
+def event_delta(before: dict[str, tuple[int, int]] | None,
+                after: dict[str, tuple[int, int]] | None) -> dict[str, dict[str, float]] | None:
+    if before is None or after is None:
+        return None
+    out = {}
+    for event, (waits, micros) in after.items():
+        w0, us0 = before.get(event, (0, 0))
+        if waits - w0 > 0:
+            out[event] = {"waits": waits - w0, "seconds": round((micros - us0) / 1e6, 6)}
+    return out
+
+
 def mbrc_sql(value: int) -> str:
     """ALTER SESSION cannot bind: the value is validated as an integer instead."""
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1024:
@@ -72,6 +100,8 @@ class OracleBench:
         self.conn = connect()
         self._notes: list[str] = []
         self._block_size: int | None = None
+        self.wait_events: dict[str, dict[str, dict[str, float]]] = {}  # point id -> event -> waits, seconds
+        self.reader_waits: list[dict[str, dict[str, float]]] = []  # one per closed random reader session
 
     @classmethod
     def from_spec(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None) -> OracleBench:
@@ -155,9 +185,10 @@ class OracleBench:
         try:
             with conn.cursor() as cur:
                 cur.execute(mbrc_sql(int(spec.knobs.get("db_file_multiblock_read_count", 128))))
-                cur.execute('ALTER SESSION SET "_serial_direct_read" = ALWAYS')
+                cur.execute(q.serial_direct_read_sql("ALWAYS"))
                 sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc.get("partition"),
-                                              bool(loc.get("subpartition")))
+                                              bool(loc.get("subpartition")), serial_direct_read="ALWAYS")
+                waits_before = session_events(cur)
                 while time.monotonic() < deadline:
                     passes += 1
                     for rfno, first, blocks in target.extents:
@@ -170,6 +201,7 @@ class OracleBench:
                             cur.fetchone()
                             read_bytes += (hi - lo + 1) * target.block_size
                             calls += 1
+                waits = event_delta(waits_before, session_events(cur))
         except oracledb.Error as exc:
             raise map_error(exc, f"scanning {target.segment_key}") from None
         finally:
@@ -178,11 +210,26 @@ class OracleBench:
             except oracledb.Error:
                 pass
         notes = [f"the target was read {passes} times (direct path: each pass from storage)"] if passes > 1 else []
+        notes += self._record_waits(spec.point_id, waits)
         return ScanResult(bytes=read_bytes, calls=calls, seconds=time.monotonic() - started, notes=notes,
                           passes=passes, cached=False)  # _serial_direct_read: never the buffer cache
 
+    def _record_waits(self, point_id: str, waits: dict[str, dict[str, float]] | None) -> list[str]:
+        """Keep the point's wait events and say them in its notes (and when the sweep was not direct path)."""
+        if waits is None:
+            return ["no SELECT on V$SESSION_EVENT: the point's wait events are not recorded"]
+        self.wait_events[point_id] = waits
+        seen = sorted(((e, w) for e, w in waits.items() if e not in IDLE_EVENTS), key=lambda ew: -ew[1]["seconds"])
+        notes = ["wait events (V$SESSION_EVENT): " + (", ".join(
+            f"{e} {int(w['waits'])} waits {w['seconds']:.3f} s" for e, w in seen) or "none")]
+        if not waits.get("direct path read", {}).get("waits") and any(
+                e in waits for e in ("db file scattered read", "db file sequential read")):
+            notes.append("no direct path read: the scan read through the buffer cache (_serial_direct_read did not "
+                         "take), so the point may have been served from memory")
+        return notes
+
     def random_reader(self) -> _BlockReader:
-        return _BlockReader(self._connect())
+        return _BlockReader(self._connect(), self.reader_waits)
 
     def write_point(self, spec: PointSpec, deadline: float, scratch: Scratch) -> ScanResult:
         """Opt-in write test in the run's own scratch table (commented with the run's marker), capped in size.
@@ -266,14 +313,16 @@ def _drop_scratch(cur: Any, scratch: Scratch) -> Dropped:
 class _BlockReader:
     """A session reading one block at a time through the buffer cache."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, waits: list[dict[str, dict[str, float]]] | None = None) -> None:
         self.conn = conn
+        self._waits = waits
         with conn.cursor() as cur:
-            cur.execute('ALTER SESSION SET "_serial_direct_read" = NEVER')
+            cur.execute(q.serial_direct_read_sql("NEVER"))
+            self._waits_before = session_events(cur)
 
     def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
         sql = q.rowid_range_count_sql(locator["owner"], locator["table"], locator.get("partition"),
-                                      bool(locator.get("subpartition")))
+                                      bool(locator.get("subpartition")), serial_direct_read="NEVER")
         try:
             with self.conn.cursor() as cur:
                 cur.execute(sql, **q.rowid_range_binds(locator["data_object_id"], file_id, block, block,
@@ -284,6 +333,10 @@ class _BlockReader:
 
     def close(self) -> None:
         try:
+            if self._waits is not None and self._waits_before is not None:
+                with self.conn.cursor() as cur:
+                    if (delta := event_delta(self._waits_before, session_events(cur))) is not None:
+                        self._waits.append(delta)
             self.conn.close()
         except oracledb.Error:
             pass

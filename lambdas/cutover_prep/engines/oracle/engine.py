@@ -52,6 +52,8 @@ from cutover_prep.engines.oracle.tls import oracle_attempts
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
 INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
 LOB_TYPES = {"LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"}
+DIRECT = "ALWAYS"  # the warm-up's sessions read by direct path (prepare_session)
+
 # A read is confirmed when the session's counters moved by at least this share of its planned blocks
 # (the rest: segment headers and space-management blocks a scan skips, recursive reads counted too).
 MIN_CONFIRMED_FRACTION = 0.5
@@ -180,7 +182,7 @@ class OracleEngine:
 
     def prepare_session(self) -> None:
         with self.conn.cursor() as cur:
-            cur.execute('ALTER SESSION SET "_serial_direct_read" = ALWAYS')
+            cur.execute(q.serial_direct_read_sql(DIRECT))
         self.conn.rollback()  # READ_ONLY cannot be set with a transaction open
         try:
             with self.conn.cursor() as cur:
@@ -348,7 +350,8 @@ class OracleEngine:
                 before = self._session_reads(cur, details)
                 if loc["read"] == "rowid_range":
                     method = "full_scan_rowid_range"
-                    sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"])
+                    sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"],
+                                                  serial_direct_read=DIRECT)
                     for ext in rng.extents:
                         cur.execute(sql, **q.rowid_range_binds(loc["data_object_id"], ext.file_id, ext.first_block,
                                                              ext.first_block + ext.blocks - 1,

@@ -146,14 +146,31 @@ BIGFILE_ROUNDTRIP_SQL = ("SELECT DBMS_ROWID.ROWID_BLOCK_NUMBER(DBMS_ROWID.ROWID_
                          "'BIGFILE') FROM dual")
 
 
-def rowid_range_count_sql(owner: str, table: str, partition: str | None = None, subpartition: bool = False) -> str:
-    """Count rows of one rowid range with a FULL scan (direct path reads come from the session).
+SERIAL_DIRECT_READ_MODES = ("ALWAYS", "NEVER")
 
+
+def serial_direct_read_sql(mode: str) -> str:
+    """The session setting of a read mode: ALWAYS = direct path reads, NEVER = through the buffer cache."""
+    if mode not in SERIAL_DIRECT_READ_MODES:
+        raise ValueError(f"_serial_direct_read must be one of {SERIAL_DIRECT_READ_MODES}, got {mode!r}")
+    return f'ALTER SESSION SET "_serial_direct_read" = {mode}'
+
+
+def rowid_range_count_sql(owner: str, table: str, partition: str | None = None, subpartition: bool = False, *,
+                          serial_direct_read: str) -> str:
+    """Count rows of one rowid range with a FULL scan; the session's ``_serial_direct_read`` decides
+    whether it reads by direct path or through the buffer cache.
+
+    That setting is kept with the child cursor but does not stop another session from sharing it, so
+    each mode has its own text (a comment naming the mode): the probe's buffered reads never reuse
+    the warm-up's direct-path cursor, nor the other way round.
     Binds (``rowid_range_binds``): objd, lo_fno, lo_block, hi_fno, hi_block. The range is built the
     way DBMS_PARALLEL_EXECUTE chunks by rowid: from (objd, file, first block, row 0) to (objd, file,
     last block, row 32767)."""
+    serial_direct_read_sql(serial_direct_read)  # validates the mode
     return (
-        f"SELECT /*+ FULL(t) NO_INDEX(t) NO_PARALLEL(t) */ COUNT(*) FROM {qualified(owner, table)}"
+        f"SELECT /*+ FULL(t) NO_INDEX(t) NO_PARALLEL(t) */ /* cutover-prep _serial_direct_read={serial_direct_read} */ "
+        f"COUNT(*) FROM {qualified(owner, table)}"
         f"{_partition_clause(partition, subpartition)} t "
         "WHERE t.ROWID BETWEEN DBMS_ROWID.ROWID_CREATE(1, :objd, :lo_fno, :lo_block, 0) "
         "AND DBMS_ROWID.ROWID_CREATE(1, :objd, :hi_fno, :hi_block, 32767)"
