@@ -16,7 +16,10 @@ from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
 from cutover_prep.settings import get_settings
 
-_engines: dict[tuple[str, str, int, str, str, str | None, int], Engine] = {}
+# One engine per target and thread, with the thread that took it: an engine of a thread that has
+# ended (locally each invocation may run in a thread of its own) is closed when the next is taken.
+_engines: dict[tuple[str, str, int, str, str, str | None, int], tuple[threading.Thread, Engine]] = {}
+_engines_lock = threading.Lock()
 
 
 @cache
@@ -59,11 +62,20 @@ def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
     the RDS endpoint nor allow-listed, and carries the deployment's TLS mode; ``engine.transport``
     then says what protected it."""
     spec = connection_spec(run, read_secret, read_tags=read_secret_tags)
-    key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, threading.get_ident())
-    engine = _engines.get(key)
-    if engine is None:
-        engine = open_engine(spec, run["warmup"], call_timeout_seconds=call_timeout_seconds)
-        _engines[key] = engine
+    me = threading.current_thread()
+    key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, me.ident or 0)
+    with _engines_lock:
+        held = _engines.get(key)
+    if held is not None and held[0] is me:
+        return held[1]
+    engine = open_engine(spec, run["warmup"], call_timeout_seconds=call_timeout_seconds)
+    with _engines_lock:
+        replaced = _engines.get(key)  # an ended thread's, whose ident this thread was given
+        _engines[key] = (me, engine)
+        ended = [k for k, (thread, _) in _engines.items() if not thread.is_alive()]
+        stale = [_engines.pop(k)[1] for k in ended] + ([replaced[1]] if replaced is not None else [])
+    for old in stale:
+        old.close()
     return engine
 
 
