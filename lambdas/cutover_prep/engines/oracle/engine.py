@@ -148,6 +148,20 @@ def confirm_read(rng: ReadRange, method: str, before: dict[str, int] | None, aft
                         f"+{delta['session logical reads']}); the blocks were not read by this statement")
 
 
+def _named(row: tuple | None, what: str) -> str:
+    if row is None or row[0] is None:
+        raise PermanentReadError(f"{what}: no table partition at its position (DBA_TAB_PARTITIONS); "
+                                 "dropped or merged since discovery")
+    return str(row[0])
+
+
+def table_partition_of(cur: Any, loc: dict[str, Any]) -> str:
+    """The table partition a LOCAL index partition indexes: the one at the same PARTITION_POSITION."""
+    row = cur.execute(q.INDEX_TABLE_PARTITION_SQL, owner=loc["owner"], index_name=loc["segment"],
+                      partition=loc["partition"], table_owner=loc["table_owner"], table_name=loc["table"]).fetchone()
+    return _named(row, f"index {loc['owner']}.{loc['segment']} partition {loc['partition']}")
+
+
 class OracleEngine:
     name = "oracle"
 
@@ -308,13 +322,17 @@ class OracleEngine:
 
     def _segment(self, row: tuple, extents: dict) -> Segment | None:
         (owner, name, part, seg_type, size, blocks, block_size, objd, lob_table, lob_column, lob_type,
-         idx_owner, idx_table, index_type, locality, lob_table_part, bigfile) = row
+         idx_owner, idx_table, index_type, locality, lob_table_part, bigfile,
+         lob_col, iot_type, iot_name, lob_table_subpart, visibility) = row
         found = extents.get((owner, name, part))
         if not found:
             return None  # schema not selected, or dropped since
         locator: dict[str, Any] = {"owner": owner, "segment": name, "partition": part, "segment_type": seg_type}
         splittable = False
-        if seg_type in TABLE_TYPES and objd is not None:
+        if seg_type in TABLE_TYPES and iot_type == "IOT_OVERFLOW" and iot_name:
+            # SYS_IOT_OVER_n cannot be selected from (ORA-25191): its rows are read through their IOT
+            locator.update(read="iot_overflow", table=iot_name, overflow=name)
+        elif seg_type in TABLE_TYPES and objd is not None:
             locator.update(read="rowid_range", table=name, data_object_id=int(objd),
                            subpartition=seg_type == "TABLE SUBPARTITION", bigfile=bigfile == "YES")
             splittable = True
@@ -322,14 +340,19 @@ class OracleEngine:
             if index_type == "CLUSTER":  # indexes a cluster, which no SELECT can name
                 locator.update(read="unsupported", why="cluster index: read with its cluster by the datafile pass")
             elif index_type and index_type.startswith("IOT"):
-                locator.update(read="index", table_owner=idx_owner, table=idx_table, whole_index=True)
+                locator.update(read="index", table_owner=idx_owner, table=idx_table, whole_index=True,
+                               invisible=visibility == "INVISIBLE")
             else:
                 local = locality == "LOCAL" and seg_type == "INDEX PARTITION"
                 locator.update(read="index", table_owner=idx_owner, table=idx_table,
-                               whole_index=not local and seg_type != "INDEX")
-        elif seg_type in LOB_TYPES and lob_table:
-            locator.update(read="lob", table=lob_table, column=lob_column, data_type=lob_type or "BLOB",
-                           table_partition=lob_table_part)
+                               whole_index=not local and seg_type != "INDEX", invisible=visibility == "INVISIBLE")
+        elif seg_type in LOB_TYPES and lob_table and lob_type in q.LOB_BUFFERS:
+            sub = seg_type == "LOB SUBPARTITION"
+            locator.update(read="lob", table=lob_table, column=lob_col or lob_column, data_type=lob_type,
+                           table_partition=lob_table_subpart if sub else lob_table_part, table_subpartition=sub)
+        elif seg_type in LOB_TYPES and lob_table:  # XMLType, object attribute, or a column not found
+            locator.update(read="unsupported", why=f"LOB of column {lob_column} of {lob_table}, type "
+                           f"{lob_type or 'not found in DBA_TAB_COLS'}: DBMS_LOB.READ has no buffer for it")
         elif seg_type == "LOBINDEX":
             locator.update(read="with_lob")  # read by reading the LOB itself
         else:
@@ -361,15 +384,28 @@ class OracleEngine:
                     method = "index_ffs"
                     column = index_column(cur, loc)
                     details["index_column"] = column
-                    partition = None if loc.get("whole_index") else loc["partition"]
+                    partition = None if loc.get("whole_index") or not loc["partition"] else \
+                        table_partition_of(cur, loc)
                     cur.execute(q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
-                                                column["nullable"], partition))
+                                                column["nullable"], partition, bool(loc.get("invisible"))))
+                    cur.fetchone()
+                elif loc["read"] == "iot_overflow":
+                    method = "iot_overflow"
+                    columns = [str(c) for (c,) in cur.execute(q.IOT_COLUMNS_SQL, owner=loc["owner"],
+                                                              table_name=loc["table"])]
+                    partition = None
+                    if loc["partition"]:
+                        row = cur.execute(q.OVERFLOW_IOT_PARTITION_SQL, owner=loc["owner"], overflow=loc["overflow"],
+                                          partition=loc["partition"], iot_name=loc["table"]).fetchone()
+                        partition = _named(row, f"{loc['owner']}.{loc['overflow']} partition {loc['partition']}")
+                    cur.execute(q.iot_overflow_sql(loc["owner"], loc["table"], columns, partition))
                     cur.fetchone()
                 elif loc["read"] == "lob":
                     method = "lob_read"
                     total = cur.var(oracledb.DB_TYPE_NUMBER)
                     cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
-                                                 loc.get("table_partition")), total=total)
+                                                 loc.get("table_partition"), bool(loc.get("table_subpartition"))),
+                                total=total)
                 elif loc["read"] == "with_lob":
                     method = "with_lob"
                 else:

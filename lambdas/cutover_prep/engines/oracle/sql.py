@@ -31,14 +31,18 @@ SESSION_READ_ONLY_SQL = "ALTER SESSION SET READ_ONLY = TRUE"
 SESSION_READ_WRITE_SQL = "ALTER SESSION SET READ_ONLY = FALSE"
 
 # One row per segment with what reading it needs. Table-type segments carry their
-# data_object_id (rowid ranges); LOB segments their table and column; index segments
-# their table, type and locality; LOB partitions the table partition they belong to.
+# data_object_id (rowid ranges), their tablespace's BIGFILE, and IOT_TYPE/IOT_NAME (an IOT's
+# overflow segment SYS_IOT_OVER_n is read through its IOT); LOB segments their table and column,
+# the column found in DBA_TAB_COLS (hidden columns of XMLType and object types included, by name
+# or QUALIFIED_COL_NAME); index segments their table, type, locality and VISIBILITY; LOB
+# (sub)partitions the table (sub)partition they belong to.
 SEGMENTS_SQL = """
 SELECT s.owner, s.segment_name, s.partition_name, s.segment_type, s.bytes, s.blocks, t.block_size,
        o.data_object_id,
        l.table_name, l.column_name, c.data_type,
        i.table_owner, i.table_name, i.index_type, pi.locality,
-       lp.partition_name, t.bigfile
+       lp.partition_name, t.bigfile,
+       c.column_name, tb.iot_type, tb.iot_name, lsp.subpartition_name, i.visibility
 FROM dba_segments s
 JOIN dba_tablespaces t ON t.tablespace_name = s.tablespace_name
 LEFT JOIN dba_objects o
@@ -48,11 +52,18 @@ LEFT JOIN dba_objects o
 LEFT JOIN dba_lobs l
        ON s.segment_type IN ('LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
       AND l.owner = s.owner AND l.segment_name = s.segment_name
-LEFT JOIN dba_tab_columns c
-       ON c.owner = l.owner AND c.table_name = l.table_name AND c.column_name = l.column_name
+LEFT JOIN dba_tab_cols c
+       ON c.owner = l.owner AND c.table_name = l.table_name
+      AND (c.column_name = l.column_name OR c.qualified_col_name = l.column_name)
 LEFT JOIN dba_lob_partitions lp
        ON s.segment_type = 'LOB PARTITION'
       AND lp.table_owner = s.owner AND lp.lob_name = s.segment_name AND lp.lob_partition_name = s.partition_name
+LEFT JOIN dba_lob_subpartitions lsp
+       ON s.segment_type = 'LOB SUBPARTITION'
+      AND lsp.table_owner = s.owner AND lsp.lob_name = s.segment_name AND lsp.lob_subpartition_name = s.partition_name
+LEFT JOIN dba_tables tb
+       ON s.segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION')
+      AND tb.owner = s.owner AND tb.table_name = s.segment_name
 LEFT JOIN dba_indexes i
        ON s.segment_type IN ('INDEX', 'INDEX PARTITION', 'INDEX SUBPARTITION')
       AND i.owner = s.owner AND i.index_name = s.segment_name
@@ -178,21 +189,31 @@ def rowid_range_count_sql(owner: str, table: str, partition: str | None = None, 
 
 
 def index_ffs_sql(table_owner: str, table: str, index: str, column: str, nullable: bool,
-                  partition: str | None = None) -> str:
-    """Read a whole index (or the local partition of one) with an index fast full scan."""
+                  partition: str | None = None, invisible: bool = False) -> str:
+    """Read a whole index (or the local partition of one: ``partition`` is the *table's* partition at
+    the index partition's position, ``INDEX_TABLE_PARTITION_SQL``) with an index fast full scan.
+    An invisible index is ignored by the optimizer, hint included, without USE_INVISIBLE_INDEXES."""
     predicate = f" WHERE t.{quote_identifier(column)} IS NOT NULL" if nullable else ""
+    use_invisible = " USE_INVISIBLE_INDEXES" if invisible else ""
     return (
-        f"SELECT /*+ INDEX_FFS(t {quote_identifier(index)}) NO_PARALLEL(t) */ COUNT(*) "
+        f"SELECT /*+ INDEX_FFS(t {quote_identifier(index)}){use_invisible} NO_PARALLEL(t) */ COUNT(*) "
         f"FROM {qualified(table_owner, table)}{_partition_clause(partition, False)} t{predicate}"
     )
 
 
-def lob_read_block(owner: str, table: str, column: str, data_type: str, partition: str | None = None) -> str:
+LOB_BUFFERS = {"BLOB": ("RAW(32767)", 32767), "CLOB": ("VARCHAR2(32767)", 8191),
+               "NCLOB": ("NVARCHAR2(32767)", 8191)}  # DBMS_LOB.READ: the buffer in the LOB's character set
+
+
+def lob_read_block(owner: str, table: str, column: str, data_type: str, partition: str | None = None,
+                   subpartition: bool = False) -> str:
     """Anonymous PL/SQL that reads every LOB value of a column in 32 KiB pieces (server side).
 
-    Out bind :total receives the bytes (BLOB) or characters (CLOB/NCLOB) read. Read-only."""
-    buffer = "RAW(32767)" if data_type == "BLOB" else "VARCHAR2(32767)"
-    amount = 32767 if data_type == "BLOB" else 8191  # characters: up to 4 bytes each
+    Out bind :total receives the bytes (BLOB) or characters (CLOB/NCLOB) read. Read-only. An NCLOB
+    needs an NVARCHAR2 buffer; CLOB/NCLOB amounts are characters (up to 4 bytes each)."""
+    if data_type not in LOB_BUFFERS:
+        raise ValueError(f"no DBMS_LOB.READ buffer for a {data_type} column")
+    buffer, amount = LOB_BUFFERS[data_type]
     return (
         "DECLARE\n"
         f"  buf {buffer};\n"
@@ -202,7 +223,7 @@ def lob_read_block(owner: str, table: str, column: str, data_type: str, partitio
         "  total NUMBER := 0;\n"
         "BEGIN\n"
         f"  FOR r IN (SELECT /*+ FULL(t) */ t.{quote_identifier(column)} AS v "
-        f"FROM {qualified(owner, table)}{_partition_clause(partition, False)} t "
+        f"FROM {qualified(owner, table)}{_partition_clause(partition, subpartition)} t "
         f"WHERE t.{quote_identifier(column)} IS NOT NULL) LOOP\n"
         "    len := DBMS_LOB.GETLENGTH(r.v);\n"
         "    pos := 1;\n"
@@ -216,6 +237,42 @@ def lob_read_block(owner: str, table: str, column: str, data_type: str, partitio
         "  :total := total;\n"
         "END;"
     )
+
+
+# The table partition a LOCAL index partition indexes: the one at the same PARTITION_POSITION
+# (names differ for interval and renamed partitions: naming the index's is ORA-02149).
+INDEX_TABLE_PARTITION_SQL = """
+SELECT tp.partition_name
+FROM dba_ind_partitions ip
+JOIN dba_tab_partitions tp ON tp.table_owner = :table_owner AND tp.table_name = :table_name
+                          AND tp.partition_position = ip.partition_position
+WHERE ip.index_owner = :owner AND ip.index_name = :index_name AND ip.partition_name = :partition
+"""
+
+# The IOT partition an overflow partition belongs to (equipartitioned, by position).
+OVERFLOW_IOT_PARTITION_SQL = """
+SELECT ip.partition_name
+FROM dba_tab_partitions op
+JOIN dba_tab_partitions ip ON ip.table_owner = op.table_owner AND ip.table_name = :iot_name
+                          AND ip.partition_position = op.partition_position
+WHERE op.table_owner = :owner AND op.table_name = :overflow AND op.partition_name = :partition
+"""
+
+# The columns of an IOT whose COUNT makes the server fetch each row's overflow piece (LONG cannot be counted).
+IOT_COLUMNS_SQL = """
+SELECT column_name FROM dba_tab_columns
+WHERE owner = :owner AND table_name = :table_name AND data_type NOT IN ('LONG', 'LONG RAW')
+ORDER BY column_id
+"""
+
+
+def iot_overflow_sql(owner: str, iot: str, columns: list[str], partition: str | None = None) -> str:
+    """Read an IOT's overflow segment through the IOT (its own name is ORA-25191): counting every
+    column makes the server follow each row's pointer to its overflow piece."""
+    if not columns:
+        raise ValueError(f"index-organized table {owner}.{iot} has no column to read its overflow by")
+    counts = ", ".join(f"COUNT(t.{quote_identifier(c)})" for c in columns)
+    return f"SELECT /*+ NO_PARALLEL(t) */ {counts} FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
 
 
 # -- the census (issue 21) ---------------------------------------------------------------
