@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from cutover_prep.engines.base import DiscoveryOptions, Extent, ReadRange
+from cutover_prep.engines.base import DiscoveryOptions, ReadRange
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.test_oracle import seg_row
@@ -56,7 +56,7 @@ def test_an_iot_overflow_segment_is_read_through_its_iot_never_by_its_own_name()
                               iot_name="EVENTS")).values()
     assert seg.locator["read"] == "iot_overflow" and seg.locator["table"] == "EVENTS" and not seg.splittable
     db = read(seg, {"FROM dba_tab_columns": [("ID",), ("PAYLOAD",)]}, {"COUNT(t.": 8})
-    (cols, binds), = db.statements("FROM dba_tab_columns")
+    (_, binds), = db.statements("FROM dba_tab_columns")
     assert binds == {"owner": "APP", "table_name": "EVENTS"}
     (sql, _), = db.statements("COUNT(t.")
     assert 'COUNT(t."ID"), COUNT(t."PAYLOAD") FROM "APP"."EVENTS" t' in sql and "SYS_IOT_OVER" not in sql
