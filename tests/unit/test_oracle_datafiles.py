@@ -79,6 +79,7 @@ class FakeOracle:
         self.executed: list[tuple[str, dict]] = []
         self.buffer: list[str] = []
         self.validated: list[tuple[int, int, int]] = []
+        self.sessions: list[tuple[int, int]] = [(1, 1)]  # the RMAN sessions V$RMAN_STATUS/V$RMAN_OUTPUT show
         self.datafiles = [(1, "SYSTEM", 1000, BS), (4, "USERS", 300_000, BS), (5, "EMPTY", 0, BS)]
         self.call_timeout, self.module, self.action = 0, None, None
 
@@ -133,6 +134,8 @@ class FakeCursor:
             self.rows = [(NOW,)]
         elif sql == d.RMAN_STATUS_SQL:
             self.rows = [db.status] if db.status else []
+        elif sql == getattr(d, "RMAN_SESSIONS_SQL", None):
+            self.rows = list(db.sessions)
         elif sql == d.DATAFILES_SQL:
             self.rows = list(db.datafiles)
         return self
@@ -152,7 +155,7 @@ def test_the_validate_call_is_rdsadmins_validate_datafile_with_block_binds_and_o
     assert "p_to_block => :to_block" in sql and "p_rman_to_dbms_output => TRUE" in sql
     assert "p_validation_type => 'PHYSICAL'" in sql and "validate_database" not in sql
     assert "FROM v$rman_status" in d.RMAN_STATUS_SQL and "operation = 'VALIDATE'" in d.RMAN_STATUS_SQL
-    assert ":since" in d.RMAN_STATUS_SQL
+    assert ":session_recid" in d.RMAN_STATUS_SQL  # the unit's own RMAN session (test_oracle_rman_session.py)
     assert "FROM dba_data_files f" in d.DATAFILES_SQL and "online_status IN ('ONLINE', 'SYSTEM')" in d.DATAFILES_SQL
     assert d.DBMS_OUTPUT_GET_LINES_SQL == "BEGIN DBMS_OUTPUT.GET_LINES(:lines, :numlines); END;"
     assert not hasattr(q, "validate_database_block")  # the unbounded whole-database call is gone

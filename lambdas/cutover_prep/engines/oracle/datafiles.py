@@ -14,9 +14,14 @@ What a call confirmed comes, in this order, from:
    TRUE``) and read back with ``DBMS_OUTPUT.GET_LINES``: the "File Status Marked Corrupt
    Empty Blocks Blocks Examined High SCN" table gives the blocks RMAN examined in our
    file, and any ``RMAN-``/``ORA-`` line is the error;
-2. when the output is empty, ``V$RMAN_STATUS``: the VALIDATE command that started after
-   the call began, and its status (COMPLETED, FAILED ...). Without either, nothing is
-   confirmed and the chunk is a short read.
+2. when the output is empty, ``V$RMAN_STATUS`` of this call's own RMAN session: the one
+   session (ROW_TYPE 'SESSION') that started during the call and whose ``V$RMAN_OUTPUT`` names
+   this datafile, and its VALIDATE command's status (COMPLETED, FAILED ...). None or several
+   such sessions (units validating the same file at once), and nothing is confirmed: the
+   chunk is a short read, never confirmed by another unit's row.
+``RMAN-nnnnn: WARNING: ...`` lines are recorded (``details["rman_warnings"]``), not failures;
+every other ``RMAN-``/``ORA-`` line is an error. ``p_parallel`` is 1: Standard Edition 2 allows
+one channel, and one block range per call gains nothing from more.
 Corrupt blocks (RMAN lists them in ``V$DATABASE_BLOCK_CORRUPTION``) fail the unit by name:
 a database with corrupt blocks is not ready for a cutover.
 
@@ -66,17 +71,30 @@ VALIDATE_DATAFILE_SQL = (
     "p_rman_to_dbms_output => TRUE); END;"
 )
 
-# The newest VALIDATE command RMAN started since :since (the database's clock before the call).
+# The RMAN sessions (V$RMAN_STATUS rows of ROW_TYPE 'SESSION') that started during this call (the
+# database's clock before and after it) and whose output (V$RMAN_OUTPUT, same SESSION_RECID/STAMP)
+# names this datafile. Other units' RMAN runs write rows too: only exactly one candidate is ours.
+RMAN_SESSIONS_SQL = """
+SELECT DISTINCT s.session_recid, s.session_stamp
+FROM v$rman_status s
+JOIN v$rman_output o ON o.session_recid = s.session_recid AND o.session_stamp = s.session_stamp
+WHERE s.row_type = 'SESSION' AND s.start_time >= :since AND s.start_time <= :until
+  AND o.output LIKE :file_line
+"""
+
+# That session's VALIDATE command and how it ended (COMPLETED, COMPLETED WITH WARNINGS, FAILED ...).
 RMAN_STATUS_SQL = """
 SELECT status, mbytes_processed, input_bytes
 FROM v$rman_status
-WHERE operation = 'VALIDATE' AND row_type = 'COMMAND' AND start_time >= :since
+WHERE operation = 'VALIDATE' AND row_type = 'COMMAND'
+  AND session_recid = :session_recid AND session_stamp = :session_stamp
 ORDER BY start_time DESC FETCH FIRST 1 ROWS ONLY
 """
 
 _HEADER = re.compile(r"^\s*File\s+Status\s+Marked\s+Corrupt\s+Empty\s+Blocks\s+Blocks\s+Examined", re.I)
 _ROW = re.compile(r"^\s*(\d+)\s+(OK|FAILED)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$", re.I)
 _ERROR = re.compile(r"^\s*((?:RMAN|ORA)-\d{5}.*)$")
+_WARNING = re.compile(r"^\s*(RMAN-\d{5}:\s*WARNING\b.*)$", re.I)  # RMAN carried on: recorded, not a failure
 
 
 @dataclass
@@ -88,6 +106,7 @@ class ValidateReport:
     corrupt: int = 0
     status: str | None = None  # OK / FAILED of our file's row
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     lines: int = 0
 
 
@@ -98,6 +117,9 @@ def parse_validate_output(lines: list[str], file_id: int) -> ValidateReport:
     for line in lines:
         if _HEADER.match(line):
             in_table = True
+            continue
+        if (warning := _WARNING.match(line)) is not None:
+            report.warnings.append(warning.group(1).strip())
             continue
         if (err := _ERROR.match(line)) is not None:
             report.errors.append(err.group(1).strip())
@@ -156,6 +178,8 @@ def validate_range(cur: Any, rng: ReadRange) -> ReadResult:
         details["calls"] += 1
         report = parse_validate_output(_dbms_output(cur), file_id)
         where = f"datafile {file_id} blocks {ext.first_block}-{last}"
+        if report.warnings:
+            details.setdefault("rman_warnings", []).extend(report.warnings)
         if report.errors:
             raise PermanentReadError(f"{where}: RMAN validate failed: {report.errors[0]}")
         if report.corrupt or report.status == "FAILED":
@@ -166,7 +190,14 @@ def validate_range(cur: Any, rng: ReadRange) -> ReadResult:
             details["empty_blocks"] += report.empty
             details["sources"].append("rman_output")
             continue
-        status = cur.execute(RMAN_STATUS_SQL, since=since).fetchone()
+        until = cur.execute(DB_TIME_SQL).fetchone()[0]
+        sessions = list(cur.execute(RMAN_SESSIONS_SQL, since=since, until=until,
+                                    file_line=f"%input datafile file number={file_id:05d}%"))
+        if len(sessions) != 1:  # none, or several units' RMAN runs on this file: none can be told ours
+            details["sources"].append("ambiguous" if sessions else "none")
+            continue
+        session_recid, session_stamp = sessions[0]
+        status = cur.execute(RMAN_STATUS_SQL, session_recid=session_recid, session_stamp=session_stamp).fetchone()
         if status is None or status[0] is None:
             details["sources"].append("none")
             continue  # nothing confirms this extent: counted as not read (a short read)
