@@ -50,7 +50,6 @@ HIST_MICRO_SQL = ("SELECT wait_time_micro, wait_count FROM v$event_histogram_mic
 HIST_MILLI_SQL = "SELECT wait_time_milli, wait_count FROM v$event_histogram WHERE event = 'db file sequential read'"
 PARAMS_SQL = ("SELECT name, value FROM v$parameter WHERE name IN "
               "('db_block_size', 'db_file_multiblock_read_count', 'filesystemio_options')")
-VERSION_SQL = "SELECT version FROM product_component_version WHERE product LIKE 'Oracle%' AND ROWNUM = 1"
 
 
 # What this session waited on (Database Reference, "V$SESSION_EVENT"), before and after a point.
@@ -129,10 +128,12 @@ class OracleBench:
         except oracledb.Error as exc:
             notes.append(f"cannot read v$parameter ({str(exc).splitlines()[0]}): settings not recorded")
         version = None
-        try:
-            version = self._rows(VERSION_SQL)[0][0]
-        except (oracledb.Error, IndexError):
-            pass
+        for sql in (q.VERSION_FULL_SQL, q.VERSION_SQL):  # VERSION_FULL from 18c, else VERSION (ORA-00904)
+            try:
+                version = self._rows(sql)[0][0]
+                break
+            except (oracledb.Error, IndexError):
+                continue
         counters = "v$sysstat" if self.counters() else None
         if counters is None:
             notes.append("no SELECT on v$sysstat: rates come from the client's own count")

@@ -275,6 +275,13 @@ def iot_overflow_sql(owner: str, iot: str, columns: list[str], partition: str | 
     return f"SELECT /*+ NO_PARALLEL(t) */ {counts} FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
 
 
+# The server's version (PRODUCT_COMPONENT_VERSION: every user may read it). VERSION_FULL (18c+) is the
+# release update ('19.24.0.0.0'), VERSION there only the release ('19.0.0.0.0'); before 18c there is
+# no VERSION_FULL (ORA-00904) and VERSION is the full one.
+VERSION_FULL_SQL = "SELECT version_full FROM product_component_version WHERE product LIKE 'Oracle%' AND ROWNUM = 1"
+VERSION_SQL = "SELECT version FROM product_component_version WHERE product LIKE 'Oracle%' AND ROWNUM = 1"
+
+
 # -- the census (issue 21) ---------------------------------------------------------------
 # Every segment on the volume, of every type (undo, temporary, the recycle bin's BIN$ ones too),
 # with what decides the key the plan gives it: a global (or composite, or IOT) partitioned index
