@@ -175,3 +175,122 @@ def test_datafiles_are_listed_and_a_block_range_is_validated_where_rdsadmin_exis
         assert result.method == datafiles.METHOD and result.blocks == extent.blocks
     finally:
         engine.close()
+
+
+# -- issue 22: what a real Oracle would have broken, against a real Oracle -----------------------
+# The objects live in the connecting user's schema under CP22_ names, created and dropped by the test.
+
+CP22_SETUP = [
+    "CREATE TABLE cp22_t (id NUMBER NOT NULL, name VARCHAR2(40), created DATE)",
+    "INSERT INTO cp22_t SELECT LEVEL, 'name ' || LEVEL, SYSDATE - LEVEL / 1440 FROM dual CONNECT BY LEVEL <= 20000",
+    "CREATE INDEX cp22_desc ON cp22_t (created DESC)",
+    "CREATE INDEX cp22_fbi ON cp22_t (UPPER(name))",
+    "CREATE INDEX cp22_inv ON cp22_t (id, name) INVISIBLE",
+    "CREATE TABLE cp22_iot (id NUMBER PRIMARY KEY, a VARCHAR2(100), b VARCHAR2(2000)) "
+    "ORGANIZATION INDEX INCLUDING a OVERFLOW",
+    "INSERT INTO cp22_iot SELECT LEVEL, 'a' || LEVEL, RPAD('b', 1500, 'b') FROM dual CONNECT BY LEVEL <= 3000",
+    "CREATE TABLE cp22_n (id NUMBER, body NCLOB) LOB (body) STORE AS (DISABLE STORAGE IN ROW)",
+    "INSERT INTO cp22_n SELECT LEVEL, TO_NCLOB(RPAD(UNISTR('\\00e9'), 3000, UNISTR('\\4e2d'))) "
+    "FROM dual CONNECT BY LEVEL <= 300",
+]
+CP22_TABLES = ("CP22_T", "CP22_IOT", "CP22_N")
+
+
+@pytest.fixture(scope="module")
+def cp22(spec):
+    engine = OracleEngine.connect(spec, call_timeout_seconds=300)
+    allow_writes(engine.conn)  # the test's own objects, in the connecting user's schema
+    cur = engine.conn.cursor()
+    try:
+        for statement in CP22_SETUP:
+            cur.execute(statement)
+        engine.conn.commit()
+        owner = engine.conn.username.upper()
+        yield engine, owner
+    finally:
+        engine.conn.rollback()
+        for table in CP22_TABLES:
+            try:
+                cur.execute(f"DROP TABLE {table} PURGE")
+            except Exception:  # noqa: BLE001 - not created: nothing to drop
+                pass
+        engine.close()
+
+
+def _read_all(spec, owner, names):
+    """Discover and read every segment of ``names`` (tables or indexes, and what belongs to them) in a
+    warm-up session of its own (read-only, _serial_direct_read = ALWAYS), as a unit would."""
+    from cutover_prep.engines.base import ReadRange
+
+    reader = OracleEngine.connect(spec, call_timeout_seconds=300)
+    try:
+        segments = reader.discover(DiscoveryOptions(include_schemas=(owner,)))
+        ours = {s.name: s for s in segments if s.name in names or s.locator.get("table") in names}
+        results = {}
+        for seg in ours.values():
+            if seg.locator["read"] in ("with_lob",):
+                continue
+            results[seg.name] = (seg, reader.read_range(ReadRange(seg.key, seg.locator, seg.extents,
+                                                                  seg.block_size, seg.splittable)))
+        return results
+    finally:
+        reader.close()
+
+
+def test_desc_function_based_and_invisible_indexes_are_read_and_confirmed(spec, cp22):
+    _, owner = cp22
+    results = _read_all(spec, owner, {"CP22_DESC", "CP22_FBI", "CP22_INV"})
+    assert set(results) == {"CP22_DESC", "CP22_FBI", "CP22_INV"}
+    for name in ("CP22_DESC", "CP22_FBI"):
+        seg, result = results[name]
+        assert result.method == "index_ffs" and result.details["index_column"]["hidden"]
+        assert result.details["index_column"]["expression"]
+        assert result.details["confirmed_blocks"] >= seg.blocks // 2
+    seg, result = results["CP22_INV"]
+    assert seg.locator["invisible"] and result.details["confirmed_blocks"] >= seg.blocks // 2
+
+
+def test_an_iot_overflow_and_an_nclob_are_read_and_confirmed(spec, cp22):
+    _, owner = cp22
+    results = _read_all(spec, owner, {"CP22_IOT", "CP22_N"})
+    overflow = [(s, r) for s, r in results.values() if s.locator["read"] == "iot_overflow"]
+    assert overflow and overflow[0][0].name.startswith("SYS_IOT_OVER_")
+    nclob = [(s, r) for s, r in results.values() if s.locator["read"] == "lob"]
+    assert nclob and nclob[0][0].locator["data_type"] == "NCLOB"
+    for seg, result in overflow + nclob:
+        assert result.details["confirmed_blocks"] >= seg.blocks // 2
+
+
+def test_bigfile_rowids_round_trip_through_dbms_rowid(spec):
+    from cutover_prep.engines.oracle import sql as q
+
+    engine = OracleEngine.connect(spec, call_timeout_seconds=60)
+    try:
+        with engine.conn.cursor() as cur:
+            for block in (5, 2**22 - 1, 2**22, 5_000_000, 2**32 - 2):
+                b = q.rowid_range_binds(12345, 1024, block, block, bigfile=True)
+                cur.execute(q.BIGFILE_ROUNDTRIP_SQL, objd=12345, fno=b["lo_fno"], block=b["lo_block"])
+                assert cur.fetchone()[0] == block
+    finally:
+        engine.close()
+
+
+def test_a_table_read_is_confirmed_by_v_mystat_with_its_mode_named(spec, cp22):
+    _, owner = cp22
+    results = _read_all(spec, owner, {"CP22_T"})
+    seg, result = results["CP22_T"]
+    assert result.method == "full_scan_rowid_range" and result.details["confirmed_blocks"] >= seg.blocks // 2
+    assert result.details["mystat"]["physical reads direct"] + result.details["mystat"]["session logical reads"] > 0
+
+
+def test_the_version_is_the_release_update(spec):
+    from cutover_prep.engines.oracle.bench import OracleBench
+
+    bench = OracleBench.from_spec(spec, call_timeout_seconds=60)
+    try:
+        version = bench.capabilities()["server_version"]
+        assert re.match(r"^\d+\.\d+\.\d+\.\d+\.\d+$", version)
+        major = int(version.split(".")[0])
+        assert major < 18 or version != f"{major}.0.0.0.0"  # 18c+: VERSION_FULL, not the bare release
+    finally:
+        bench.close()
