@@ -4,9 +4,17 @@ Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading
 - heap table segments (and partitions, subpartitions): FULL scans of rowid ranges, one
   range per extent piece, with ``_serial_direct_read = always`` so blocks come through
   direct path reads, as in seed 002 (``full_scan_rowid_range``; splittable);
-- indexes: INDEX_FFS of the whole index, or of the local partition (``index_ffs``);
-- LOB segments: every LOB value read server-side with DBMS_LOB.READ (``lob_read``);
-  LOB indexes are read along with their LOB segment.
+  (bigfile tablespaces: the block number spans ROWID_CREATE's file and block fields);
+- indexes: INDEX_FFS of the whole index, or of the table partition at a LOCAL index partition's
+  PARTITION_POSITION (``index_ffs``), by a key column found in DBA_TAB_COLS (hidden columns of
+  DESC and function-based indexes), with USE_INVISIBLE_INDEXES for an invisible index;
+- an IOT's overflow segment (SYS_IOT_OVER_n, which cannot be selected from): through its IOT,
+  counting every column (``iot_overflow``);
+- LOB segments: every LOB value read server-side with DBMS_LOB.READ (``lob_read``; an NCLOB into
+  NVARCHAR2; a LOB (sub)partition reads its table (sub)partition only); LOB indexes are read
+  along with their LOB segment.
+Every read is confirmed by the session's V$MYSTAT counters (``confirm_read``): far fewer blocks
+than planned is ``ShortRead``; the deltas are in ``ReadResult.details``.
 Nothing is written; ALTER SESSION changes only this session. ``census`` names everything on the
 volume (every segment of DBA_SEGMENTS, every datafile of DBA_DATA_FILES; ``engines.oracle.census``).
 
