@@ -173,17 +173,18 @@ def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[f
     return price.per_hour_usd, f"the restored instance at ${price.per_hour_usd:,.4f} per hour ({price.source})"
 
 
-def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple[Any, dict[str, Any]]:
+def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, dict[str, Any], Any]:
+    """(boto3 session, the instance's facts, ConnectionSpec) for an RDS target, by a run's rules: the secret
+    tagged for the functions and bound to the instance, the endpoint or an allow-listed host, TLS as
+    ``CUTOVER_PREP_TLS`` says. ``CliProblem`` (exit 2 or 5) otherwise. Also ``cutover-prep preflight``'s."""
     import boto3
 
     from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
     from cutover_prep.engines import DatabaseUnreachable
-    from cutover_prep.estimate import choose_rate, estimate, instance_limits_facts, readers_for
     from cutover_prep.rds import instance_facts
     from cutover_prep.secret_binding import SecretNotBound
     from cutover_prep.settings import connection_policy
 
-    target, warmup, restore = config["target"], config["warmup"], config.get("restore")
     identifier, arn = target["db_instance_identifier"], target["secret_arn"]
     session = remote.aws_call("AWS configuration", lambda: boto3.Session(region_name=region))
     rds = remote.aws_call("rds client", lambda: session.client("rds"))
@@ -201,6 +202,15 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
         raise remote.CliProblem(str(exc), code=EXIT_AWS) from None
     except ValueError as exc:  # CUTOVER_PREP_TLS that is not require, prefer or disable
         raise remote.CliProblem(str(exc)) from None
+    return session, facts, spec
+
+
+def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple[Any, dict[str, Any]]:
+    from cutover_prep.estimate import choose_rate, estimate, instance_limits_facts, readers_for
+
+    target, warmup, restore = config["target"], config["warmup"], config.get("restore")
+    identifier = target["db_instance_identifier"]
+    session, facts, spec = aws_connection(target, region=region)
     planned = _plan(spec, warmup)
     summary = planned.plan.summary()
     measured, why_not = aws_earlier_findings(session, stack, identifier)

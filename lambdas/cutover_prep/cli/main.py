@@ -181,6 +181,10 @@ from cutover_prep.cli.compare import compare as _compare  # noqa: E402  (issue 1
 app.add_command(_compare)
 app.add_command(estimate)
 
+from cutover_prep.cli.preflight import preflight  # noqa: E402  (issue 22: prove each read method)
+
+app.add_command(preflight)
+
 
 # ---- the deployed workflow -------------------------------------------------------------------
 

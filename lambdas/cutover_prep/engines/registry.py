@@ -24,9 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from cutover_prep.engines import mysql, oracle, postgres
 from cutover_prep.engines.base import EngineError
+from cutover_prep.engines.mysql import preflight as mysql_preflight
 from cutover_prep.engines.mysql.tls import dsn_tls as mysql_dsn_tls
+from cutover_prep.engines.oracle import preflight as oracle_preflight
 from cutover_prep.engines.oracle.tls import ORACLE_TCPS_PORT
 from cutover_prep.engines.oracle.tls import dsn_tls as oracle_dsn_tls
+from cutover_prep.engines.postgres import preflight as postgres_preflight
 from cutover_prep.engines.postgres.tls import dsn_tls as postgres_dsn_tls
 
 if TYPE_CHECKING:
@@ -84,6 +87,8 @@ class EngineFamily:
     dsn_tls: Callable[[Iterable[tuple[str, str]]], tuple[str, str | None]]
     server_version: Callable[[ConnectionSpec], str | None] | None = None  # for a local run's stand-in instance
     warmup_modes: tuple[str, ...] = (SEGMENTS,)  # warmup.mode values it offers (the engine then has discover_datafiles)
+    # ``cutover-prep preflight``: (spec, preflight.Context) -> [preflight.Check], each read method and grant proven
+    preflight: Callable[..., list[Any]] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -102,7 +107,7 @@ POSTGRES = EngineFamily(
     tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("PostgreSQL", None, "No license required")),
     open_engine=postgres.open_engine, open_bench=postgres.open_bench, block_readable=postgres.block_readable,
-    dsn_tls=postgres_dsn_tls, server_version=postgres.server_version,
+    dsn_tls=postgres_dsn_tls, server_version=postgres.server_version, preflight=postgres_preflight.run,
 )
 
 ORACLE = EngineFamily(
@@ -113,7 +118,7 @@ ORACLE = EngineFamily(
     limits=LimitsFacts(stripe_threshold_gb=200),
     open_engine=oracle.open_engine, open_bench=oracle.open_bench, block_readable=oracle.block_readable,
     dsn_tls=oracle_dsn_tls,
-    warmup_modes=(SEGMENTS, DATAFILES, BOTH),
+    warmup_modes=(SEGMENTS, DATAFILES, BOTH), preflight=oracle_preflight.run,
 )
 
 # MySQL and MariaDB: one engine folder (engines/mysql/ tells them apart by VERSION()), two
@@ -124,7 +129,7 @@ MYSQL = EngineFamily(
     tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("MySQL", None, "No license required")),
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
-    dsn_tls=mysql_dsn_tls, server_version=mysql.server_version,
+    dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),

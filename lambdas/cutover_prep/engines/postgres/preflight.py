@@ -1,0 +1,212 @@
+"""PostgreSQL's preflight (``cutover-prep preflight``): the connection, the grants the README lists, and
+the read method the plan will use, proven on one small real relation of each checked database.
+
+The read goes through ``PostgresEngine.read_range`` (its read-only session), and is confirmed:
+
+- ``tid_range_scan``: the transaction's own pg_statio counters of the relation
+  (``pg_stat_get_xact_blocks_fetched`` / ``_hit``, what pg_statio_all_tables sums once flushed) moved,
+  and ``EXPLAIN`` shows a ``Tid Range Scan`` (the plan the engine's statement relies on);
+- ``pg_prewarm`` (mode ``read``) and ``pg_read_binary_file``: the block count the server returned (the
+  engine raises ``ShortRead`` when it is short). Both read around shared buffers, so pg_statio and
+  pg_stat_io do not count them; their return value is the server's own count.
+
+Module top imports no driver (the registry imports this module).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from cutover_prep.preflight.model import (
+    CONNECTION,
+    FAIL,
+    INFO,
+    METHOD,
+    PASS,
+    PRIVILEGE,
+    WARN,
+    Check,
+    Context,
+    attempt,
+    census_checks,
+    connection_check,
+    mib,
+    tls_check,
+)
+
+if TYPE_CHECKING:
+    from cutover_prep.engines import ConnectionSpec
+
+SERVER_SQL = """
+SELECT current_setting('server_version'), version(),
+       current_setting('rds.extensions', true) IS NOT NULL AS rds,
+       EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'aurora_version') AS aurora,
+       current_setting('default_transaction_read_only'), current_setting('transaction_read_only')
+"""
+
+# The README's grants: CONNECT, pg_read_all_data (14+), pg_monitor (optional), and what decides the read
+# method: the pg_prewarm extension, EXECUTE on pg_read_binary_file (pg_read_server_files does not give it).
+PRIVILEGES_SQL = """
+SELECT current_user,
+       has_database_privilege(current_database(), 'CONNECT'),
+       CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pg_read_all_data')
+            THEN pg_has_role('pg_read_all_data', 'MEMBER') END,
+       pg_has_role('pg_read_server_files', 'MEMBER'),
+       has_function_privilege('pg_catalog.pg_read_binary_file(text, bigint, bigint)', 'EXECUTE'),
+       (SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_prewarm'),
+       EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'),
+       pg_has_role('pg_monitor', 'MEMBER'),
+       (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+"""
+
+# The transaction's own buffer accesses of one relation (pending pg_statio counters, not yet flushed).
+XACT_BLOCKS_SQL = "SELECT pg_stat_get_xact_blocks_fetched(%s::oid), pg_stat_get_xact_blocks_hit(%s::oid)"
+TID_PLAN = "Tid Range Scan"
+HEAP = ("r", "m", "t")
+
+
+def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
+    import psycopg
+
+    from cutover_prep.engines.base import DiscoveryOptions, EngineError
+    from cutover_prep.engines.postgres.engine import PostgresEngine
+
+    errors = (EngineError, psycopg.Error)
+    started = time.monotonic()
+    try:
+        engine = PostgresEngine.connect(spec, call_timeout_seconds=ctx.statement_seconds)
+    except EngineError as exc:
+        return [Check(CONNECTION, "connection", FAIL, " ".join(str(exc).split()))]
+    checks = [connection_check(spec, "PostgreSQL", time.monotonic() - started)]
+    try:
+        conn = engine.connection(spec.database)
+        checks += attempt(ctx, CONNECTION, "server", lambda: _server(engine, conn, spec), errors)
+        databases = engine.databases(ctx.databases)
+        if not databases:
+            checks.append(Check(PRIVILEGE, "CONNECT", FAIL, "no database the run selects admits this user "
+                                f"({', '.join(ctx.databases) or 'all but the templates'})"))
+        for database in databases[:ctx.max_databases]:
+            checks += attempt(ctx, PRIVILEGE, f"{database}: privileges", lambda d=database: _privileges(engine, d),
+                              errors)
+            checks += attempt(ctx, METHOD, f"{database}: read method", lambda d=database: _methods(engine, d), errors)
+        if len(databases) > ctx.max_databases:
+            rest = databases[ctx.max_databases:]
+            checks.append(Check(METHOD, "databases not sampled", INFO, f"{len(rest)} more, read by the same method "
+                                f"rules: {', '.join(rest[:5])}{' ...' if len(rest) > 5 else ''}"))
+        checks += attempt(ctx, "census", "census",
+                          lambda: census_checks(engine.census(DiscoveryOptions(databases=ctx.databases))), errors)
+    finally:
+        engine.close()
+    return checks
+
+
+def _server(engine: Any, conn: Any, spec: ConnectionSpec) -> list[Check]:
+    version, banner, rds, aurora, default_ro, ro = conn.execute(SERVER_SQL).fetchone()
+    ssl = ""
+    if conn.pgconn.ssl_in_use:
+        attrs = {k: conn.pgconn.ssl_attribute(k) for k in ("protocol", "cipher")}
+        ssl = ", ".join(f"{k} {v.decode() if isinstance(v, bytes) else v}" for k, v in attrs.items() if v)
+    edition = "Aurora PostgreSQL" if aurora else "Amazon RDS for PostgreSQL" if rds else "PostgreSQL (not RDS)"
+    guarded = default_ro == "on" and ro == "on"
+    return [tls_check(engine.transport, spec, ssl),
+            Check(CONNECTION, "version", INFO, str(banner).split(",")[0]),
+            Check(CONNECTION, "edition", INFO, edition),
+            Check(CONNECTION, "read-only session", PASS if guarded else FAIL,
+                  f"default_transaction_read_only={default_ro}, transaction_read_only={ro}"
+                  + ("" if guarded else ": the session is not read-only; nothing is read"))]
+
+
+def _privileges(engine: Any, database: str) -> list[Check]:
+    from cutover_prep.engines.postgres import census
+
+    conn = engine.connection(database)
+    user, connect, read_all, server_files, exec_read, prewarm, prewarm_available, monitor, superuser = \
+        conn.execute(PRIVILEGES_SQL).fetchone()
+    at = f"{database}: "
+    out = [Check(PRIVILEGE, f"{at}CONNECT", PASS if connect else FAIL,
+                 f"{user} may connect" if connect else f"GRANT CONNECT ON DATABASE {database} TO {user}")]
+    rows = [r for r in census.relation_rows(conn, with_shared=True) if r["fork"] == "main" and r["relkind"] != "i"]
+    missing = [r for r in rows if not r["may_select"]]
+    if superuser:
+        out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"{user} is a superuser"))
+    elif missing and not exec_read:
+        names = ", ".join(f"{r['schema']}.{r['relname']}" for r in missing[:5])
+        out.append(Check(PRIVILEGE, f"{at}SELECT on tables", FAIL,
+                         f"missing on {len(missing):,} of {len(rows):,} relations ({names}"
+                         f"{' ...' if len(missing) > 5 else ''}): GRANT pg_read_all_data TO {user} (14+), or "
+                         "SELECT on each", bytes=sum(int(r["bytes"]) for r in missing)))
+    else:
+        how = "pg_read_all_data" if read_all else "table grants"
+        out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"all {len(rows):,} relations ({how})"
+                         + ("" if not missing else f"; {len(missing):,} without SELECT read as files")))
+    out.append(Check(PRIVILEGE, f"{at}pg_prewarm extension", INFO if prewarm or exec_read else FAIL,
+                     f"installed in schema {prewarm}" if prewarm else
+                     ("not installed (CREATE EXTENSION pg_prewarm, by rds_superuser; or warmup.create_extension)"
+                      + ("" if prewarm_available else "; not available on this server"))))
+    out.append(Check(PRIVILEGE, f"{at}EXECUTE on pg_read_binary_file", INFO if exec_read or prewarm else FAIL,
+                     "granted" if exec_read else
+                     "not granted (GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint); membership "
+                     f"in pg_read_server_files {'held' if server_files else 'not held'} does not give it)"))
+    if not (prewarm or exec_read):
+        out.append(Check(PRIVILEGE, f"{at}pg_prewarm extension or EXECUTE on pg_read_binary_file", FAIL,
+                         "neither: only heaps are read (TID range scans); indexes, TOAST indexes and the fsm/vm forks "
+                         "stay cold (the census names them)"))
+    out.append(Check(PRIVILEGE, f"{at}pg_monitor", INFO, "held" if monitor else "not held (optional: other "
+                     "sessions' statistics for the benchmark)"))
+    return out
+
+
+def _sample(engine: Any, database: str, method: str) -> list[dict[str, Any]]:
+    """The smallest real relations the method reads: a heap's main fork, and an index unless TID scans."""
+    from cutover_prep.engines.postgres import census
+
+    rows = [r for r in census.relation_rows(engine.connection(database), with_shared=False)
+            if r["fork"] == "main" and (r["may_select"] or method == "pg_read_binary_file")]
+    heaps = sorted((r for r in rows if r["relkind"] in HEAP), key=lambda r: (r["schema"] == "pg_toast", r["bytes"]))
+    indexes = sorted((r for r in rows if r["relkind"] == "i"),
+                     key=lambda r: (r["schema"] in ("pg_toast", "pg_catalog"), r["bytes"]))
+    return heaps[:1] + ([] if method == "tid_range_scan" else indexes[:1])
+
+
+def _methods(engine: Any, database: str) -> list[Check]:
+    from psycopg import sql
+
+    from cutover_prep.engines.base import Extent, ReadRange
+    from cutover_prep.engines.postgres.engine import READ_METHODS
+
+    caps = engine.capabilities(database)
+    method = caps.method
+    at = f"{database}: "
+    out = [Check(METHOD, f"{at}{m}", INFO, f"not used by the plan ({method} is preferred to it)"
+                 if READ_METHODS.index(m) > READ_METHODS.index(method) else "not available here")
+           for m in READ_METHODS if m != method]
+    sample = _sample(engine, database, method)
+    if not sample:
+        return [Check(METHOD, f"{at}{method}", WARN, "no relation with storage to read a block of"), *out]
+    conn = engine.connection(database)
+    for row in sample:
+        loc = {"database": database, "oid": row["oid"], "fork": "main", "relkind": row["relkind"],
+               "schema": row["schema"], "relname": row["relname"]}
+        name = f"{row['schema']}.{row['relname']}"
+        rng = ReadRange(f"{database}/{name}#main", loc, (Extent(0, 0, 1),), caps.block_size)
+        with conn.transaction():
+            before = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
+            result = engine.read_range(rng)
+            after = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
+        fetched, hit = after[0] - before[0], after[1] - before[1]
+        counters = f"pg_statio: blocks fetched +{fetched} (read +{fetched - hit}, hit +{hit})"
+        if method == "tid_range_scan":
+            plan = "\n".join(str(r[0]) for r in conn.execute(sql.SQL(
+                "EXPLAIN SELECT count(*) FROM {} WHERE ctid >= %s::tid AND ctid < %s::tid").format(
+                sql.Identifier(row["schema"], row["relname"])), ("(0,0)", "(1,0)")))
+            ok = result.blocks >= 1 and fetched >= 1 and TID_PLAN in plan
+            detail = (f"{name}: block 0 read ({counters}); EXPLAIN: "
+                      f"{TID_PLAN if TID_PLAN in plan else 'no ' + TID_PLAN + ': ' + plan.splitlines()[0]}")
+        else:
+            ok = result.blocks >= 1
+            detail = (f"{name}: {method} returned {result.blocks} block ({mib(result.bytes)}); it reads around "
+                      f"shared buffers, so the server's count is its return value ({counters})")
+        out.insert(0, Check(METHOD, f"{at}{method}", PASS if ok else FAIL, detail,
+                            data={"blocks": result.blocks, "xact_blocks_fetched": fetched, "xact_blocks_hit": hit}))
+    return out
