@@ -71,7 +71,7 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
         census_result = attempt(ctx, "census", "census", lambda: census_checks(_census(engine, options, census)),
                                 errors)
         checks += attempt(ctx, PRIVILEGE, "privileges", lambda: _privileges(engine, ctx, census), errors)
-        checks += attempt(ctx, METHOD, "read methods", lambda: _methods(engine, options), errors)
+        checks += attempt(ctx, METHOD, "read methods", lambda: _methods(engine, options, errors), errors)
         checks += census_result
     finally:
         engine.close()
@@ -143,7 +143,7 @@ def _pool(engine: Any) -> dict[str, int]:
     return {str(n).lower(): int(v) for n, v in _rows(engine, POOL_SQL)}
 
 
-def _methods(engine: Any, options: Any) -> list[Check]:
+def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...]) -> list[Check]:
     from cutover_prep.engines.base import Extent, ReadRange
 
     segments = engine.discover(options)
@@ -159,7 +159,11 @@ def _methods(engine: Any, options: Any) -> list[Check]:
         extents = (Extent(0, 0, min(seg.blocks, SAMPLE_PAGES)),) if method == "pk_walk" else seg.extents
         rng = ReadRange(seg.key, seg.locator, extents, seg.block_size, seg.splittable)
         before = _pool(engine)
-        result = engine.read_range(rng)
+        try:
+            result = engine.read_range(rng)
+        except errors as exc:  # the EXPLAIN guard, the Handler_read_* check, no privilege ...
+            out.append(Check(METHOD, method, FAIL, f"{seg.key}: {' '.join(str(exc).split())}"))
+            continue
         delta = {k: v - before.get(k, 0) for k, v in _pool(engine).items()}
         handler = {k: v for k, v in (result.details.get("handler") or {}).items() if v}
         planned = (seg.key, method) in engine._checked

@@ -89,7 +89,8 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
         for database in databases[:ctx.max_databases]:
             checks += attempt(ctx, PRIVILEGE, f"{database}: privileges", lambda d=database: _privileges(engine, d),
                               errors)
-            checks += attempt(ctx, METHOD, f"{database}: read method", lambda d=database: _methods(engine, d), errors)
+            checks += attempt(ctx, METHOD, f"{database}: read method",
+                              lambda d=database: _methods(engine, d, errors), errors)
         if len(databases) > ctx.max_databases:
             rest = databases[ctx.max_databases:]
             checks.append(Check(METHOD, "databases not sampled", INFO, f"{len(rest)} more, read by the same method "
@@ -169,7 +170,7 @@ def _sample(engine: Any, database: str, method: str) -> list[dict[str, Any]]:
     return heaps[:1] + ([] if method == "tid_range_scan" else indexes[:1])
 
 
-def _methods(engine: Any, database: str) -> list[Check]:
+def _methods(engine: Any, database: str, errors: tuple[type[BaseException], ...]) -> list[Check]:
     from psycopg import sql
 
     from cutover_prep.engines.base import Extent, ReadRange
@@ -190,10 +191,14 @@ def _methods(engine: Any, database: str) -> list[Check]:
                "schema": row["schema"], "relname": row["relname"]}
         name = f"{row['schema']}.{row['relname']}"
         rng = ReadRange(f"{database}/{name}#main", loc, (Extent(0, 0, 1),), caps.block_size)
-        with conn.transaction():
-            before = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
-            result = engine.read_range(rng)
-            after = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
+        try:
+            with conn.transaction():
+                before = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
+                result = engine.read_range(rng)
+                after = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
+        except errors as exc:  # a ShortRead, no privilege ...
+            out.insert(0, Check(METHOD, f"{at}{method}", FAIL, f"{name}: {' '.join(str(exc).split())}"))
+            continue
         fetched, hit = after[0] - before[0], after[1] - before[1]
         counters = f"pg_statio: blocks fetched +{fetched} (read +{fetched - hit}, hit +{hit})"
         if method == "tid_range_scan":
