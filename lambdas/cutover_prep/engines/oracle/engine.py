@@ -7,7 +7,8 @@ Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading
   (bigfile tablespaces: the block number spans ROWID_CREATE's file and block fields);
 - indexes: INDEX_FFS of the whole index, or of the table partition at a LOCAL index partition's
   PARTITION_POSITION (``index_ffs``), by a key column found in DBA_TAB_COLS (hidden columns of
-  DESC and function-based indexes), with USE_INVISIBLE_INDEXES for an invisible index;
+  DESC and function-based indexes); an invisible index under the session's
+  OPTIMIZER_USE_INVISIBLE_INDEXES = TRUE (set for that read only) and the USE_INVISIBLE_INDEXES hint;
 - an IOT's overflow segment (SYS_IOT_OVER_n, which cannot be selected from): through its IOT,
   counting every column (``iot_overflow``);
 - LOB segments: every LOB value read server-side with DBMS_LOB.READ (``lob_read``; an NCLOB into
@@ -31,10 +32,12 @@ Transport (``engines.transport``): TCPS verified against the RDS CA bundle by de
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import re
 import socket
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import oracledb
@@ -117,6 +120,20 @@ def allow_writes(conn: Any) -> None:
             cur.execute(q.SESSION_READ_WRITE_SQL)
     except oracledb.DatabaseError:
         pass  # no READ_ONLY session parameter before 23ai: nothing to lift
+
+
+@contextlib.contextmanager
+def use_invisible_indexes(cur: Any) -> Iterator[None]:
+    """The statements inside run with ``OPTIMIZER_USE_INVISIBLE_INDEXES = TRUE`` (this session only), and
+    the session is set back to FALSE, the default, after (quietly when the read itself failed)."""
+    cur.execute(q.USE_INVISIBLE_INDEXES_SQL)
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(oracledb.Error):
+            cur.execute(q.IGNORE_INVISIBLE_INDEXES_SQL)
+        raise
+    cur.execute(q.IGNORE_INVISIBLE_INDEXES_SQL)
 
 
 def index_column(cur: Any, loc: dict[str, Any]) -> dict[str, Any]:
@@ -394,9 +411,17 @@ class OracleEngine:
                     details["index_column"] = column
                     partition = None if loc.get("whole_index") or not loc["partition"] else \
                         table_partition_of(cur, loc)
-                    cur.execute(q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
-                                                column["nullable"], partition, bool(loc.get("invisible"))))
-                    cur.fetchone()
+                    invisible = bool(loc.get("invisible"))
+                    statement = q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
+                                                column["nullable"], partition, invisible)
+                    if invisible:  # the optimizer ignores it, hint included, unless the session says otherwise
+                        details["optimizer_use_invisible_indexes"] = True
+                        with use_invisible_indexes(cur):
+                            cur.execute(statement)
+                            cur.fetchone()
+                    else:
+                        cur.execute(statement)
+                        cur.fetchone()
                 elif loc["read"] == "iot_overflow":
                     method = "iot_overflow"
                     columns = [str(c) for (c,) in cur.execute(q.IOT_COLUMNS_SQL, owner=loc["owner"],

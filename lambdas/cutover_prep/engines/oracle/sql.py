@@ -188,11 +188,21 @@ def rowid_range_count_sql(owner: str, table: str, partition: str | None = None, 
     )
 
 
+# An invisible index is ignored by the optimizer, hints included, unless the session's
+# OPTIMIZER_USE_INVISIBLE_INDEXES is TRUE (Database Reference, "OPTIMIZER_USE_INVISIBLE_INDEXES";
+# Administrator's Guide, "Understand When to Use Invisible Indexes"). The engine sets it for the read
+# of an invisible index only, and back to FALSE (the default) after: session scoped, writes nothing,
+# and an optimizer parameter, so a cursor parsed under TRUE is not shared with one parsed under FALSE.
+USE_INVISIBLE_INDEXES_SQL = "ALTER SESSION SET OPTIMIZER_USE_INVISIBLE_INDEXES = TRUE"
+IGNORE_INVISIBLE_INDEXES_SQL = "ALTER SESSION SET OPTIMIZER_USE_INVISIBLE_INDEXES = FALSE"
+
+
 def index_ffs_sql(table_owner: str, table: str, index: str, column: str, nullable: bool,
                   partition: str | None = None, invisible: bool = False) -> str:
     """Read a whole index (or the local partition of one: ``partition`` is the *table's* partition at
     the index partition's position, ``INDEX_TABLE_PARTITION_SQL``) with an index fast full scan.
-    An invisible index is ignored by the optimizer, hint included, without USE_INVISIBLE_INDEXES."""
+    An invisible index is ignored by the optimizer, hint included: the session runs this under
+    ``USE_INVISIBLE_INDEXES_SQL``; the USE_INVISIBLE_INDEXES hint is kept as well."""
     predicate = f" WHERE t.{quote_identifier(column)} IS NOT NULL" if nullable else ""
     use_invisible = " USE_INVISIBLE_INDEXES" if invisible else ""
     return (
