@@ -228,3 +228,67 @@ def test_mariadb_with_the_readme_grants_passes(mysql_sample: ConnectionSpec, mys
     code, out, err = _preflight(capsys, "--dsn", _my_dsn(mysql_sample, user, password), "--database",
                                 mysql_sample.database)
     assert code == 0, out + err
+
+
+# -- --target / --secret-arn: a run's connection path (moto plays AWS) ---------------------------
+SECRET_NAME = "cutover/db1"
+READ_TAG = [{"Key": "cutover-prep:access", "Value": "read"}]
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    import boto3
+    from moto import mock_aws
+
+    for key, value in (("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_REGION", "us-east-1"),
+                       ("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing")):
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    with mock_aws():
+        boto3.client("rds", region_name="us-east-1").create_db_instance(
+            DBInstanceIdentifier="db1", Engine="postgres", DBInstanceClass="db.m5.large", AllocatedStorage=100,
+            StorageType="gp2", MasterUsername="postgres", MasterUserPassword="topsecret1")
+        yield boto3.client("secretsmanager", region_name="us-east-1")
+
+
+def _secret(sm: Any, spec: ConnectionSpec, instance: str = "db1", tags: list[dict[str, str]] = READ_TAG) -> str:
+    return sm.create_secret(Name=SECRET_NAME, Tags=tags, SecretString=json.dumps(
+        {"username": spec.user, "password": spec.password or "topsecret2", "dbname": spec.database,
+         "dbInstanceIdentifier": instance}))["ARN"]
+
+
+def test_target_connects_as_a_run_and_passes(aws: Any, sample_db: ConnectionSpec, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import cutover_prep.rds as rds
+
+    if sample_db.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only")
+    real = rds.instance_facts  # moto's endpoint resolves nowhere: RDS 'reports' the test server's address
+    monkeypatch.setattr(rds, "instance_facts", lambda i: {**real(i), "address": sample_db.host,
+                                                          "port": sample_db.port})
+    monkeypatch.setenv("CUTOVER_PREP_TLS", "disable")  # the test server has no TLS; the default is verified TLS
+    arn = _secret(aws, sample_db)
+    code, out, err = _preflight(capsys, "--target", "db1", "--secret-arn", arn, "--database", sample_db.database,
+                                "--json")
+    assert code == 0, out + err
+    doc = json.loads(out)
+    assert doc["ok"] and doc["target"]["host"] == sample_db.host and "topsecret" not in out + err
+
+
+def test_target_with_a_secret_of_another_instance_is_exit_2_before_connecting(
+        aws: Any, sample_db: ConnectionSpec, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from cutover_prep.preflight import runner
+
+    monkeypatch.setattr(runner, "run", lambda *a, **k: pytest.fail("connected"))
+    arn = _secret(aws, sample_db, instance="db9")
+    code, out, err = _preflight(capsys, "--target", "db1", "--secret-arn", arn)
+    assert code == 2 and out == "" and "belongs to 'db9'" in err and err.count("\n") == 1
+    assert "topsecret" not in err
+
+
+def test_target_with_an_untagged_secret_is_not_read(aws: Any, sample_db: ConnectionSpec,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    arn = _secret(aws, sample_db, tags=[])
+    code, _, err = _preflight(capsys, "--target", "db1", "--secret-arn", arn)
+    assert code == 2 and "is not tagged cutover-prep:access=read" in err
