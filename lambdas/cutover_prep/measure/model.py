@@ -21,6 +21,8 @@ be matched to it afterwards. Engine-specific work lives behind ``BenchDriver``:
   applied to this session only, until ``deadline`` (``time.monotonic()``) or the end of
   the target; returns the bytes and read calls the client issued;
 - ``random_reader()``: a new session (own connection) that reads single blocks;
+- optional ``random_point_notes(point_id)``: once a random point's (or a probe's) reader sessions
+  are closed, what the engine saw in them (Oracle: their V$SESSION_EVENT waits), for its notes;
 - ``write_point(spec, deadline, scratch)``: the opt-in write test in the run's own scratch
   object (``cutover_prep.benchmark.scratch``), capped at ``scratch.max_bytes``, dropped afterwards
   even on failure; ``drop_scratch(scratch)`` drops it only when it carries the run's marker.
@@ -197,6 +199,11 @@ class BenchDriver(Protocol):
     def scan(self, spec: PointSpec, target: SweepTarget, deadline: float) -> ScanResult: ...
 
     def random_reader(self) -> RandomReader: ...
+
+    # Optional, looked up with getattr (a driver without it is complete):
+    #     def random_point_notes(self, point_id: str) -> list[str]: ...
+    # called once a random point's (or a probe's) reader sessions are all closed; the driver says what
+    # it saw in those sessions (Oracle: their V$SESSION_EVENT waits), recorded in the point's notes.
 
     def write_point(self, spec: PointSpec, deadline: float, scratch: Scratch) -> ScanResult: ...
 

@@ -65,6 +65,7 @@ def run_probe(driver: BenchDriver, blocks: list[dict[str, Any]], *, phase: str, 
     seconds = time.monotonic() - t0
     finished_at = _now()
     n = len(latencies)
+    reader_notes = _reader_notes(driver, f"probe-{phase}")
     return {
         "point_id": f"probe-{phase}", "kind": "probe", "phase": phase, "started_at": started_at,
         "finished_at": finished_at, "seconds": round(seconds, 4), "blocks_planned": len(blocks), "blocks_read": n,
@@ -73,7 +74,14 @@ def run_probe(driver: BenchDriver, blocks: list[dict[str, Any]], *, phase: str, 
         "latency_us": percentiles(latencies), "latency_hist_us": histogram(latencies),
         "counters": _delta(counters_before, driver.counters()),
         "engine_latency_hist_us": _hist_delta(hist_before, driver.latency_histogram()),
+        **({"notes": reader_notes} if reader_notes else {}),
     }
+
+
+def _reader_notes(driver: BenchDriver, point_id: str) -> list[str]:
+    """The driver's optional ``random_point_notes`` hook (``BenchDriver``), once the point's readers are closed."""
+    hook = getattr(driver, "random_point_notes", None)
+    return list(hook(point_id)) if callable(hook) else []
 
 
 def _random_sessions(driver: BenchDriver, spec: PointSpec, picker: Callable[[int], BlockPicker],
@@ -128,6 +136,7 @@ def run_point(driver: BenchDriver, spec: PointSpec, *, target: SweepTarget | Non
         if picker is None:
             raise ValueError("a random point needs blocks to read")
         latencies, errors = _random_sessions(driver, spec, picker, deadline)
+        notes += _reader_notes(driver, spec.point_id)  # taken even when the point fails: not the next point's
         if errors and not latencies:
             raise RuntimeError("; ".join(errors))
         notes += errors

@@ -215,19 +215,45 @@ class OracleBench:
         return ScanResult(bytes=read_bytes, calls=calls, seconds=time.monotonic() - started, notes=notes,
                           passes=passes, cached=False)  # _serial_direct_read: never the buffer cache
 
-    def _record_waits(self, point_id: str, waits: dict[str, dict[str, float]] | None) -> list[str]:
-        """Keep the point's wait events and say them in its notes (and when the sweep was not direct path)."""
+    def _record_waits(self, point_id: str, waits: dict[str, dict[str, float]] | None, *,
+                      sessions: int | None = None) -> list[str]:
+        """Keep the point's wait events and say them in its notes: a sequential point's one session, or
+        (``sessions``) the sum over a random point's reader sessions; and when the reads were not the
+        kind the point's ``_serial_direct_read`` asked for."""
         if waits is None:
             return ["no SELECT on V$SESSION_EVENT: the point's wait events are not recorded"]
         self.wait_events[point_id] = waits
         seen = sorted(((e, w) for e, w in waits.items() if e not in IDLE_EVENTS), key=lambda ew: -ew[1]["seconds"])
-        notes = ["wait events (V$SESSION_EVENT): " + (", ".join(
+        whose = "" if sessions is None else f" of the {sessions} random session{'s' if sessions != 1 else ''}"
+        notes = [f"wait events{whose} (V$SESSION_EVENT): " + (", ".join(
             f"{e} {int(w['waits'])} waits {w['seconds']:.3f} s" for e, w in seen) or "none")]
-        if not waits.get("direct path read", {}).get("waits") and any(
-                e in waits for e in ("db file scattered read", "db file sequential read")):
-            notes.append("no direct path read: the scan read through the buffer cache (_serial_direct_read did not "
-                         "take), so the point may have been served from memory")
+        waited = {e for e, w in waits.items() if w.get("waits")}
+        if sessions is None:
+            if "direct path read" not in waited and waited & {"db file scattered read", "db file sequential read"}:
+                notes.append("no direct path read: the scan read through the buffer cache (_serial_direct_read did "
+                             "not take), so the point may have been served from memory")
+        elif "direct path read" in waited:
+            notes.append("direct path reads in the random sessions: _serial_direct_read=NEVER did not take for "
+                         "every read, so not every read was a single-block read through the buffer cache")
+        elif "db file sequential read" not in waited:
+            notes.append("no db file sequential read: the random reads were served from the buffer cache")
         return notes
+
+    def random_point_notes(self, point_id: str) -> list[str]:
+        """``BenchDriver``'s optional hook, called once a random point's (or a probe's) reader sessions are
+        closed: the sum of their V$SESSION_EVENT deltas (``reader_waits``, one per session, taken since),
+        kept under the point's id and said in its notes."""
+        sessions = list(self.reader_waits)
+        del self.reader_waits[:]  # the readers hold this list: emptied in place for the next point
+        if not sessions:
+            return self._record_waits(point_id, None)
+        total: dict[str, dict[str, float]] = {}
+        for waits in sessions:
+            for event, w in waits.items():
+                into = total.setdefault(event, {"waits": 0, "seconds": 0.0})
+                into["waits"] += w["waits"]
+                into["seconds"] = round(into["seconds"] + w["seconds"], 6)
+        return self._record_waits(point_id, total, sessions=len(sessions))
 
     def random_reader(self) -> _BlockReader:
         return _BlockReader(self._connect(), self.reader_waits)
