@@ -98,6 +98,8 @@ def reset() -> None:
     client.cache_clear()
     progress_client.cache_clear()
     get_settings.cache_clear()
-    for engine in _engines.values():
+    with _engines_lock:
+        held = [engine for _, engine in _engines.values()]
+        _engines.clear()
+    for engine in held:
         engine.close()
-    _engines.clear()

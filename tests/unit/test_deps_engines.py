@@ -45,3 +45,14 @@ def test_an_engine_of_an_ended_thread_is_closed_when_the_next_is_taken(opened: l
     assert len(opened) == 6 and opened[-1] is mine
     assert [e.closed for e in opened] == [True] * 5 + [False]  # only the living thread's engine stays open
     assert deps.cached_engine(run, 60.0) is mine  # and is reused
+
+
+def test_reset_closes_every_cached_engine(opened: list[FakeEngine]) -> None:
+    run: dict[str, Any] = {"warmup": {}}
+    deps.cached_engine(run, 60.0)
+    t = threading.Thread(target=deps.cached_engine, args=(run, 60.0))
+    t.start()
+    t.join()
+    deps.reset()
+    assert len(opened) == 2 and all(e.closed for e in opened)
+    assert deps.cached_engine(run, 60.0) is opened[-1] and len(opened) == 3  # a new one after the reset
