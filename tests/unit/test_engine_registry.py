@@ -164,6 +164,10 @@ def test_scratch_names_follow_the_family_and_are_unchanged() -> None:
     ({"fork": "main", "relkind": "r"}, True), ({"fork": "main", "relkind": "m"}, True),
     ({"fork": "main", "relkind": "t"}, True), ({"fork": "main", "relkind": "i"}, False),
     ({"fork": "fsm", "relkind": "r"}, False), ({"read": "rowid_range"}, True),
+    # a catalogue (pg_class) and a catalogue's TOAST table (pg_toast_1255): initdb's OIDs, below
+    # FirstNormalObjectId 16384 (src/include/access/transam.h); a user table's OID is above it
+    ({"fork": "main", "relkind": "r", "oid": 1259}, False), ({"fork": "main", "relkind": "t", "oid": 2836}, False),
+    ({"fork": "main", "relkind": "r", "oid": 16390}, True),
     ({"read": "index_ffs"}, False), ({"read": "pk_walk", "probe": {"column": "id"}}, True),
     ({"read": "pk_walk"}, False), ({"read": "index_scan"}, False), ({}, False)])
 def test_block_readable_asks_each_family(locator: dict[str, Any], readable: bool) -> None:
