@@ -15,15 +15,15 @@ from cutover_prep.models.run_input import Benchmark
 
 UNITS = [
     {"unit_id": "u1", "ranges": [
-        {"segment": "db/app.big#table.main", "locator": {"database": "db", "oid": 1, "fork": "main", "relkind": "r"},
+        {"segment": "db/app.big#table.main", "locator": {"database": "db", "oid": 16385, "fork": "main", "relkind": "r"},
          "extents": [[0, 0, 1000]], "block_size": 8192},
         {"segment": "db/app.big_idx#index.main",
-         "locator": {"database": "db", "oid": 2, "fork": "main", "relkind": "i"},
+         "locator": {"database": "db", "oid": 16386, "fork": "main", "relkind": "i"},
          "extents": [[0, 0, 5000]], "block_size": 8192},
     ]},
     {"unit_id": "u2", "ranges": [
         {"segment": "db/app.small#table.main",
-         "locator": {"database": "db", "oid": 3, "fork": "main", "relkind": "r"},
+         "locator": {"database": "db", "oid": 16387, "fork": "main", "relkind": "r"},
          "extents": [[0, 0, 10]], "block_size": 8192},
     ]},
 ]
@@ -96,7 +96,7 @@ def test_cold_probe_samples_table_blocks_only_and_is_never_measured_twice(store,
     driver = Driver()
     first = probe(run, "cold", store=store, open_driver=lambda r, db: driver)
     assert first["status"] == "DONE" and first["blocks_read"] == 50 and not first["reused"]
-    assert {oid for oid, _ in driver.reads} <= {1, 3}  # never the index (oid 2)
+    assert {oid for oid, _ in driver.reads} <= {16385, 16387}  # never the index (oid 16386)
     assert driver.closed
     again = Driver()
     second = probe(run, "cold", store=store, open_driver=lambda r, db: again)
@@ -109,7 +109,7 @@ def test_warm_probe_reads_a_fresh_sample_disjoint_from_the_cold_one(store, run):
     probe(run, "cold", store=store, open_driver=lambda r, db: cold)
     summary = probe(run, "warm", store=store, open_driver=lambda r, db: warm)
     assert len(set(warm.reads)) == 50 and set(warm.reads).isdisjoint(cold.reads)
-    assert {oid for oid, _ in warm.reads} <= {1, 3}  # the same distribution: table blocks only
+    assert {oid for oid, _ in warm.reads} <= {16385, 16387}  # the same distribution: table blocks only
     item = store.get_point("r1", "probe-warm")
     assert item["blocks_read"] == 50 and item["overlap_blocks"] == 0 and item["cold_sample_blocks"] == 50
     assert summary["overlap_blocks"] == 0

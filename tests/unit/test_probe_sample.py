@@ -21,8 +21,8 @@ from cutover_prep.verdict import decide
 
 FIRST_TOUCH_S = 0.004  # a first-touch read; a hydrated one is a dict lookup
 
-TABLE = {"database": "db", "oid": 1, "fork": "main", "relkind": "r"}
-INDEX = {"database": "db", "oid": 2, "fork": "main", "relkind": "i"}
+TABLE = {"database": "db", "oid": 16385, "fork": "main", "relkind": "r"}
+INDEX = {"database": "db", "oid": 16386, "fork": "main", "relkind": "i"}
 UNITS = [
     {"unit_id": "u1", "ranges": [{"segment": "db/app.big#table.main", "locator": TABLE,
                                   "extents": [[0, 0, 600], [0, 1000, 400]], "block_size": 8192}]},
@@ -41,7 +41,7 @@ def test_a_sample_with_exclusions_leaves_them_out_and_keeps_the_distribution():
     cold = picker(1).sample(300)
     warm = picker(2).sample(300, exclude=cold)
     assert len({block_key(b) for b in warm}) == 300 and overlap(warm, cold) == 0
-    assert {b["locator"]["oid"] for b in warm} == {1}  # block-readable ranges only, as the cold sample
+    assert {b["locator"]["oid"] for b in warm} == {16385}  # block-readable ranges only, as the cold sample
     assert all(0 <= b["block"] < 600 or 1000 <= b["block"] < 1400 for b in warm)  # both extents, nothing between
     assert any(b["block"] >= 1000 for b in warm) and any(b["block"] < 600 for b in warm)
 
