@@ -85,6 +85,11 @@ def test_every_cold_file_of_a_database_is_named_by_the_census(tmp_path: Path) ->
             unnamed = {f: pct for f, pct in cold.items() if f not in named_unread}
             assert not unnamed, f"cold and named nowhere: {unnamed}"
             assert "hidden/big.ibd" in cold and "hidden/big.ibd" in named_unread
+            # a cold file is never named as empty: its size, or "size unknown" (MariaDB says FILE_SIZE 0 for a
+            # tablespace it has not opened since the start; the file on the volume is not empty)
+            empty = {o.key: o.file for o in census if o.file in cold and o.bytes == 0 and o.size_known
+                     and (vol.backing / "data" / o.file).stat().st_size > 0}
+            assert not empty, f"cold files named with 0 bytes: {empty}"
             read_files = {o.file for o in census if o.file and not o.reason and o.key in read}
             assert read_files and all(hydration.get(f, 100) >= 99 for f in read_files - named_unread), \
                 {f: hydration.get(f) for f in read_files}

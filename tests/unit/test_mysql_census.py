@@ -79,3 +79,18 @@ def test_the_census_sql_reads_every_tablespace_with_its_file() -> None:
     assert "CONCAT('./', t.NAME, '.ibd')" in MARIADB.census_tablespaces_sql()
     assert census.file_name_pieces([(1, "d@0020b/t@1o#P#p@00201", 0, None, "Single")]) == \
         {"d@0020b", "t@1o", "p@00201"}
+
+
+def test_a_tablespace_not_opened_since_the_start_is_of_unknown_size_not_empty() -> None:
+    """MariaDB opens a file-per-table tablespace on first use, and until then INNODB_SYS_TABLESPACES gives
+    FILE_SIZE 0 (seen here on MariaDB 10.11 after a restart on the emulated volume: a 4 MiB table of a
+    database the user could not see was named with 0 bytes, so its unread bytes counted nothing). An
+    InnoDB tablespace file is never 0 bytes: 0 is "not known", and the verdict fails on unknown sizes."""
+    cold = rows(tablespaces=[(8, "secret/pay", 0, "/rdsdbdata/db/secret/pay.ibd", "Single"),
+                             (9, "app/FTS_0000000000000010_DELETED", 0, "./app/FTS_0000000000000010_DELETED.ibd",
+                              "Single")])
+    found = {o.key: o for o in census.objects(cold, DiscoveryOptions())}
+    pay = found["secret.pay#tablespace"]
+    assert (pay.reason, pay.bytes, pay.size_known) == ("no privilege", 0, False)
+    aux = found["app.FTS_0000000000000010_DELETED#fulltext_aux"]
+    assert aux.size_known is False

@@ -137,8 +137,7 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
         db, _, rest = name.partition("/")
         if rest.upper().startswith("FTS_"):  # named as discovery names it (sql.decode_filename)
             schema, aux = decode_filename(db), decode_filename(rest)
-            add(schema, aux, "fulltext_aux", None if size is None else int(size), f"{schema}.{aux}#fulltext_aux",
-                NOT_SQL, file)
+            add(schema, aux, "fulltext_aux", int(size or 0) or None, f"{schema}.{aux}#fulltext_aux", NOT_SQL, file)
             continue
         schema = rows.decode(db)
         table, part = stats_table_key(rest, rows.decode)
@@ -151,7 +150,7 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
                 add(schema, f"{table}{partition}", "free space", free, f"{schema}.{table}{partition}#free space",
                     NOT_SQL, file)
         else:  # not listed by INFORMATION_SCHEMA.TABLES: the user has no privilege on it
-            if size is None:  # not opened since the server started: the persistent statistics, if readable
+            if not size:  # not opened since the server started (MariaDB says 0): the persistent statistics, if any
                 pages = rows.stats.get(name)
                 size = pages * rows.page_size if pages else None
             reason = None if (schema, table) in visible else NO_PRIVILEGE
