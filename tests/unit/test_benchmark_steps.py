@@ -15,7 +15,8 @@ from cutover_prep.models.run_input import Benchmark
 
 UNITS = [
     {"unit_id": "u1", "ranges": [
-        {"segment": "db/app.big#table.main", "locator": {"database": "db", "oid": 16385, "fork": "main", "relkind": "r"},
+        {"segment": "db/app.big#table.main",
+         "locator": {"database": "db", "oid": 16385, "fork": "main", "relkind": "r"},
          "extents": [[0, 0, 1000]], "block_size": 8192},
         {"segment": "db/app.big_idx#index.main",
          "locator": {"database": "db", "oid": 16386, "fork": "main", "relkind": "i"},
