@@ -97,3 +97,20 @@ def test_a_complete_datafile_pass_reads_the_segments_it_holds() -> None:
     assert census_section(census, reads, datafile_pass_complete=True)["unread"] == []
     unread = census_section(census, reads)["unread"]  # without the pass: the segment was not planned
     assert [(u["key"], u["reason"]) for u in unread] == [("ORCL/APP.T#table.main", "not in the plan")]
+
+
+def test_a_database_the_input_excludes_stays_waived_when_it_was_created_during_the_run() -> None:
+    """Seen in CI: another database appeared on the server while a run that named its own database in
+    warmup.databases was warming; the end census called it "created after the census", not waived, and
+    the run was NOT_READY for a database the input had excluded. The input's waiver holds whenever the
+    object appeared."""
+    start = [CENSUS[0]]
+    other = {**obj("other/#database", 15 * MIB, "excluded by input"), "kind": "database"}
+    section = census_section(start, {"app/public.t#table.main": read(10 * MIB, 10 * MIB, True)},
+                             end=[CENSUS[0], other])
+    (named,) = section["unread"]
+    assert (named["reason"], named["waived"]) == ("excluded by input", True)
+    assert section["unread_bytes"] == 0 and section["waived_bytes"] == 15 * MIB
+    assert "other/#database" in section["created"]
+    (reason,) = _unread_reasons({"census": section}, Thresholds())
+    assert reason["ok"]
