@@ -162,6 +162,20 @@ def tls_check(transport: str, spec: Any, extra: str = "") -> Check:
                  f"TLS: CUTOVER_PREP_TLS=require){extra}")
 
 
+def connected(connect: Callable[[], Any], spec: Any,
+              label: str | Callable[[Any], str]) -> tuple[Any | None, list[Check]]:
+    """Open the engine, timed: ``(engine, [its connection check])``, or ``(None, [the failed check, one line])``."""
+    from cutover_prep.engines.base import EngineError
+
+    started = time.monotonic()
+    try:
+        engine = connect()
+    except EngineError as exc:
+        return None, [Check(CONNECTION, "connection", FAIL, " ".join(str(exc).split()))]
+    name = label(engine) if callable(label) else label
+    return engine, [connection_check(spec, name, time.monotonic() - started)]
+
+
 def connection_check(spec: Any, label: str, seconds: float) -> Check:
     return Check(CONNECTION, "connection", PASS, f"{label} {spec.host}:{spec.port}/{spec.database} as {spec.user} "
                  f"in {seconds * 1000:,.0f} ms")

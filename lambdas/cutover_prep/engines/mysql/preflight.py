@@ -13,7 +13,6 @@ Module top imports no driver (the registry imports this module).
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from cutover_prep.preflight.model import (
@@ -28,7 +27,7 @@ from cutover_prep.preflight.model import (
     Context,
     attempt,
     census_checks,
-    connection_check,
+    connected,
     tls_check,
 )
 
@@ -58,12 +57,10 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
     from cutover_prep.engines.mysql.engine import MySQLEngine
 
     errors = (EngineError, pymysql.err.MySQLError)
-    started = time.monotonic()
-    try:
-        engine = MySQLEngine.connect(spec, call_timeout_seconds=ctx.statement_seconds)
-    except EngineError as exc:
-        return [Check(CONNECTION, "connection", FAIL, " ".join(str(exc).split()))]
-    checks = [connection_check(spec, engine.dialect.label, time.monotonic() - started)]
+    engine, checks = connected(lambda: MySQLEngine.connect(spec, call_timeout_seconds=ctx.statement_seconds), spec,
+                               lambda e: e.dialect.label)
+    if engine is None:
+        return checks
     options = DiscoveryOptions(databases=ctx.databases)
     try:
         checks += attempt(ctx, CONNECTION, "server", lambda: _server(engine, spec), errors)

@@ -20,7 +20,6 @@ run by the preflight. Module top imports no driver (the registry imports this mo
 from __future__ import annotations
 
 import re
-import time
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +34,7 @@ from cutover_prep.preflight.model import (
     Context,
     attempt,
     census_checks,
-    connection_check,
+    connected,
     tls_check,
 )
 
@@ -82,12 +81,10 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
     from cutover_prep.engines.base import EngineError
     from cutover_prep.engines.oracle.engine import OracleEngine
 
-    started = time.monotonic()
-    try:
-        engine = OracleEngine.connect(spec, call_timeout_seconds=ctx.statement_seconds)
-    except EngineError as exc:
-        return [Check(CONNECTION, "connection", FAIL, " ".join(str(exc).split()))]
-    checks = [connection_check(spec, "Oracle", time.monotonic() - started)]
+    engine, checks = connected(lambda: OracleEngine.connect(spec, call_timeout_seconds=ctx.statement_seconds), spec,
+                               "Oracle")
+    if engine is None:
+        return checks
     try:
         checks += checks_of(engine, spec, ctx, errors=(EngineError, oracledb.Error))
     finally:

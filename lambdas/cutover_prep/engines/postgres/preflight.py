@@ -15,7 +15,6 @@ Module top imports no driver (the registry imports this module).
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from cutover_prep.preflight.model import (
@@ -30,7 +29,7 @@ from cutover_prep.preflight.model import (
     Context,
     attempt,
     census_checks,
-    connection_check,
+    connected,
     mib,
     tls_check,
 )
@@ -74,12 +73,10 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
     from cutover_prep.engines.postgres.engine import PostgresEngine
 
     errors = (EngineError, psycopg.Error)
-    started = time.monotonic()
-    try:
-        engine = PostgresEngine.connect(spec, call_timeout_seconds=ctx.statement_seconds)
-    except EngineError as exc:
-        return [Check(CONNECTION, "connection", FAIL, " ".join(str(exc).split()))]
-    checks = [connection_check(spec, "PostgreSQL", time.monotonic() - started)]
+    engine, checks = connected(lambda: PostgresEngine.connect(spec, call_timeout_seconds=ctx.statement_seconds), spec,
+                               "PostgreSQL")
+    if engine is None:
+        return checks
     try:
         conn = engine.connection(spec.database)
         checks += attempt(ctx, CONNECTION, "server", lambda: _server(engine, conn, spec), errors)
