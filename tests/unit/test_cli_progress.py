@@ -159,3 +159,27 @@ def test_the_warm_up_rate_counts_from_the_first_bytes_read_not_from_the_cold_pro
     assert "MiB/s" not in progress._warm_text({**run, "bytes_read": 10 * MIB})  # the first bytes: the clock starts
     clock[0] += 6
     assert progress._warm_text({**run, "bytes_read": 100 * MIB}).endswith("0 failed, 15.0 MiB/s")
+
+
+def test_piped_output_says_where_the_warm_up_ended_before_the_benchmark():
+    """Issue 23 §5: piped, `local --dsn` printed "warm-up: 0.0 of 92.0 MiB (0 %)" and went on to the
+    benchmark; no line said the warm-up was over."""
+    stream, store = io.StringIO(), FakeStore()
+    _drive(Progress(store, "r", True, stream=stream), store)
+    lines = stream.getvalue().splitlines()
+    ended = "cutover-prep: warm-up ended: 100.0 of 100.0 MiB (100 %), 4/4 units, 0 failed"
+    assert any(line.startswith(ended) for line in lines), lines
+    first_benchmark = next(i for i, line in enumerate(lines) if "benchmark:" in line)
+    assert lines[first_benchmark - 1].startswith(ended)
+
+
+def test_piped_output_of_a_run_without_benchmark_ends_with_the_warm_up_line():
+    stream, store = io.StringIO(), FakeStore()
+    progress = Progress(store, "r", True, stream=stream)
+    store.run = {"bytes_planned": 100 * MIB, "bytes_read": 0, "units_total": 4, "units_done": 0, "units_failed": 0}
+    progress.poll()
+    store.run.update(bytes_read=60 * MIB, units_done=3, units_failed=1)
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[-1].startswith("cutover-prep: warm-up ended: 60.0 of 100.0 MiB (60 %), 3/4 units, 1 failed"), lines
+    assert len(lines) == 2

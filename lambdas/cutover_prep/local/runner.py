@@ -251,6 +251,8 @@ class Progress:
             n, total = int(run.get("bytes_read") or 0), int(run.get("bytes_planned") or 0)
         if self._tty:
             self._draw(n, total, self._warm_text(run) if phase == "warm-up" else "")
+        elif final and phase == "warm-up":
+            self._end_line(run)
         elif started or final or time.monotonic() - self._printed >= self.NON_TTY_INTERVAL_S:
             self._line(phase, n, total, run)
 
@@ -269,6 +271,8 @@ class Progress:
                 f"units, {run.get('units_failed', 0)} failed{rate}")
 
     def _start_phase(self, phase: str, run: dict[str, Any]) -> None:
+        if self._phase == "warm-up" and not self._tty:  # a log says where the warm-up ended, not only its bar
+            self._end_line(run)
         if self.bar is not None:  # the warm-up is over: its bar ends at what it read
             self.bar.n = min(int(run.get("bytes_read") or 0), self.bar.total or 0)
             self.bar.set_postfix_str(self._warm_text(run), refresh=False)
@@ -302,8 +306,14 @@ class Progress:
             print(f"cutover-prep: {line}", file=self.stream, flush=True)
             self._last_line = line
 
+    def _end_line(self, run: dict[str, Any]) -> None:
+        line = f"warm-up ended: {self._warm_text(run, percent=True)}"
+        print(f"cutover-prep: {line}", file=self.stream, flush=True)
+        self._last_line = line
+
     def close(self, *, interrupted: bool = False) -> None:
-        """The last frame or line (none on Ctrl-C: the interruption is the one line then)."""
+        """The last frame or line (none on Ctrl-C: the interruption is the one line then); piped, a run that
+        ends in its warm-up (no benchmark) says where the warm-up ended."""
         if not self.enabled:
             return
         if not interrupted:
