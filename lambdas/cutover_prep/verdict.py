@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from cutover_prep.models.status import READ_KINDS, BenchmarkStatus, PointKind, PointStatus, Verdict, is_cached
 from cutover_prep.rds_progress import progress_sentence
@@ -54,6 +54,17 @@ class Thresholds(BaseModel):
     require_storage_initialized: StrictBool = Field(
         default=False, description="NOT_READY while RDS still reports a storage operation (StorageOperationStatus, "
         "e.g. Initializing) at the end of the run, or when its storage progress could not be read.")
+
+
+    @field_validator("min_coverage_pct")
+    @classmethod
+    def _a_percent_not_a_fraction(cls, value: float) -> float:
+        """0.95 is 0.95 %, almost surely a fraction typed for 95 %: refused, so a run is never judged READY on
+        a threshold its author did not mean (0 stays allowed: coverage not judged)."""
+        if 0 < value <= 1:
+            raise ValueError(f"is a percent from 0 to 100: {value:g} would mean {value:g} %; for "
+                             f"{value * 100:g} % write {value * 100:g}")
+        return value
 
 
 def _reason(code: str, ok: bool, message: str) -> dict[str, Any]:

@@ -260,3 +260,17 @@ def test_host_must_be_in_the_deployments_allow_list() -> None:
     assert parse_run_input(ok, allowed_hosts=["proxy.internal"])["target"]["host"] == "Proxy.Internal"
     assert parse_run_input(ok, allowed_hosts=None)["target"]["host"] == "Proxy.Internal"  # not checked
     assert parse_run_input(minimal(), allowed_hosts=[])["target"]["host"] is None  # no host: the endpoint
+
+
+@pytest.mark.parametrize("value", [0.95, 0.5, 1])
+def test_a_coverage_fraction_typed_for_a_percent_is_refused(value: Any) -> None:
+    """Issue 23 §5: `verdict.min_coverage_pct: 0.95` was accepted as 0.95 %, so a run reading 1 % of its
+    plan could be READY."""
+    msg = error_of(with_("verdict.min_coverage_pct", value))
+    assert msg.startswith("verdict.min_coverage_pct: is a percent from 0 to 100"), msg
+    assert f"write {value * 100:g}" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("value", [0, 1.5, 95, 100])
+def test_coverage_percents_are_accepted(value: Any) -> None:
+    assert parse_run_input(with_("verdict.min_coverage_pct", value))["verdict"]["min_coverage_pct"] == value
