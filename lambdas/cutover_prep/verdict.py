@@ -187,6 +187,28 @@ def warm_vs_cold(c: float, w: float, t: Thresholds, *, overlap: int | None) -> d
                    "read at first-touch speed, so the warm-up did not reach them")
 
 
+WARM_TAIL_RATIO = 2.0  # a warm probe's slowest read this many times the cold one's is said (not judged)
+
+
+def _tail_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """WARM_TAIL: a warm probe whose slowest read is at least ``WARM_TAIL_RATIO`` times the cold probe's
+    slowest (and more than ``latency_noise_ms`` above it) is said, never passed silently; one read is too few
+    to fail a run on (``max_warm_p99_ms`` judges the tail when the user sets it), so it is not judged."""
+    probes = bench.get("probes") or {}
+    cold, warm = probes.get("cold") or {}, probes.get("warm") or {}
+    if cold.get("status") != PointStatus.DONE or warm.get("status") != PointStatus.DONE:
+        return []
+    c, w = (cold.get("latency_us") or {}).get("max"), (warm.get("latency_us") or {}).get("max")
+    if not c or w is None or w < c * WARM_TAIL_RATIO or (w - c) / 1000 <= t.latency_noise_ms:
+        return []
+    judged = "" if t.max_warm_p99_ms is None else "; the p99 is judged by verdict.max_warm_p99_ms"
+    return [{**_reason("WARM_TAIL", True,
+                       f"the warm probe's slowest read took {w / 1000:,.1f} ms, {w / c:.1f}× the cold probe's "
+                       f"slowest ({c / 1000:,.1f} ms): one stall, eviction or a block the warm-up missed; look at "
+                       f"the warm probe's histogram{judged or ' (set verdict.max_warm_p99_ms to judge the tail)'}"),
+             "judged": False}]
+
+
 def _p99_reasons(bench: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     """A p99 limit the user set is judged whatever else is required: no warm probe, no READY."""
     if t.max_warm_p99_ms is None:
@@ -333,6 +355,7 @@ def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
                                    "(benchmark.probe_blocks: 0)"))
     reasons += _scratch_reasons(findings.get("scratch") or {})
     reasons += _p99_reasons(bench, t)
+    reasons += _tail_reasons(bench, t)
     reasons += _expected_reasons(bench, t)
     reasons += _baseline_reasons(bench, baseline, t)
     reasons += _storage_reasons(findings, t)

@@ -245,3 +245,23 @@ def test_a_rate_a_cache_served_is_not_storage_evidence():
     assert result["verdict"] == NOT_READY and "EXPECTED_THROUGHPUT" in codes(result)  # best storage figure: 250
     uncached = mutate(("benchmark", "points"), [*points, {**cached, "cached": False}])  # e.g. Oracle direct path
     assert decide(uncached, Thresholds(expected_read_mibps=300, tolerance_pct=0))["verdict"] == READY
+
+
+def test_a_warm_slowest_read_far_above_the_cold_one_is_said_not_passed_silently():
+    """Issue 23 §5: a warm probe whose max latency (392 ms) was 2.1× the cold max passed without a word."""
+    findings = mutate(("benchmark", "probes", "cold", "latency_us"), {"p50": 7800.0, "p99": 30000.0, "max": 186_000.0})
+    findings["benchmark"]["probes"]["warm"]["latency_us"] = {"p50": 2300.0, "p99": 9000.0, "max": 392_000.0}
+    result = decide(findings)
+    tail = [r for r in result["reasons"] if r["code"] == "WARM_TAIL"]
+    assert result["verdict"] == READY and len(tail) == 1
+    assert tail[0]["ok"] is True and tail[0]["judged"] is False
+    assert "392.0 ms, 2.1× the cold probe's slowest (186.0 ms)" in tail[0]["message"]
+    assert "max_warm_p99_ms" in tail[0]["message"]
+
+
+@pytest.mark.parametrize(("cold_max", "warm_max"), [(186_000.0, 300_000.0), (50.0, 200.0), (None, 392_000.0)])
+def test_a_warm_tail_within_twice_the_cold_or_within_noise_is_not_said(cold_max, warm_max):
+    findings = copy.deepcopy(GOOD)
+    findings["benchmark"]["probes"]["cold"]["latency_us"]["max"] = cold_max
+    findings["benchmark"]["probes"]["warm"]["latency_us"]["max"] = warm_max
+    assert "WARM_TAIL" not in {r["code"] for r in decide(findings)["reasons"]}
