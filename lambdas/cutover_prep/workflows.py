@@ -107,6 +107,14 @@ _FUNCTIONS: tuple[Function, ...] = (
         permission_groups=("secrets", "rds_describe", "s3_read_write", "table_read_write"),
     ),
     Function(
+        "Preflight", "handlers.preflight.handler", 120, 512,
+        "Prove each grant and read method the plan needs on the target (about a minute), before any unit is read.",
+        in_vpc=True,
+        # secrets: the run's connection; s3_put: evidence preflight.json; table_item_write: its summary on the
+        # run record (UpdateItem). No RDS call: the endpoint is DescribeInstance's, in the workflow state.
+        permission_groups=("secrets", "s3_put", "table_item_write"),
+    ),
+    Function(
         "WarmUnit", "handlers.warm_unit.handler", 900, 512,
         "Read one work unit so its blocks are loaded from S3.",
         in_vpc=True,
@@ -223,7 +231,7 @@ CUTOVER_RUN = Workflow(
     key="cutover-run",
     asl_file="cutover-run.asl.json",
     functions=(
-        "ValidateInput", "StartRestore", "DescribeInstance", "Discover", "WarmSlot", "WarmUnit", "UnitFailed",
+        "ValidateInput", "StartRestore", "DescribeInstance", "Discover", "Preflight", "WarmSlot", "WarmUnit", "UnitFailed",
         "EndCensus", "Finalize", "RunFailed", "Probe", "PlanSweep", "RunPoint", "CollectMetrics", "Analyze",
         "BenchmarkFailed", "CleanupScratch",
     ),

@@ -28,6 +28,8 @@ DEPLOYED = {
     # issue 21: the end census reads the catalogue again and catches up on what was created (S3: its evidence)
     "handlers.end_census.handler": (900, 1024, True, {"secrets", "rds_describe", "s3_read_write"}),
     "handlers.warm_unit.handler": (900, 512, True, {"secrets", "table_item_write", "rds_describe"}),  # issue 13
+    # issue 22: the preflight reads the secret, writes preflight.json (PutObject only) and its summary (UpdateItem)
+    "handlers.preflight.handler": (120, 512, True, {"secrets", "s3_put", "table_item_write"}),
     "handlers.warm_slot.handler": (30, 256, False, {"table_item_write"}),  # issue 13: adaptive concurrency
     "handlers.unit_failed.handler": (30, 256, False, {"table_item_write"}),
     "handlers.finalize.handler": (300, 512, False, {"table_query_update", "s3_read_write", "completion_event",
@@ -69,7 +71,8 @@ def test_the_trigger_is_in_the_catalogue_but_in_no_workflow() -> None:
 
 def test_only_validate_input_and_the_functions_that_read_the_secret_get_the_host_allow_list() -> None:
     assert {f.construct_id for f in FUNCTIONS.values() if f.checks_db_host} == {
-        "ValidateInput", "Discover", "WarmUnit", "EndCensus", "Probe", "PlanSweep", "RunPoint", "CleanupScratch"}
+        "ValidateInput", "Discover", "Preflight", "WarmUnit", "EndCensus", "Probe", "PlanSweep", "RunPoint",
+        "CleanupScratch"}
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS.values(), ids=lambda w: w.key)

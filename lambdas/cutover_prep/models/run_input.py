@@ -368,6 +368,17 @@ class Benchmark(_Strict):
         "(false when the database read is not that RDS instance, e.g. the local run).")
 
 
+class Preflight(_Strict):
+    """The preflight state right after Discover (``cutover-prep preflight`` on the run's target)."""
+
+    enabled: bool = Field(
+        default=True, description="Prove each grant and read method the plan needs on the target (about a "
+        "minute, read-only) before anything is warmed; the report is evidence preflight.json and a findings section.")
+    on_failure: Literal["fail", "warn"] = Field(
+        default="fail", description="fail: a failed check ends the run FAILED (PreflightFailed, naming each "
+        "failed check) before any unit is read; warn: the failed checks are recorded and the run goes on.")
+
+
 class ComparisonLink(_Strict):
     """What a comparison puts in the input of each child run it starts; never set it yourself."""
 
@@ -386,6 +397,7 @@ class RunInput(_Strict):
     warmup: Warmup = Field(default_factory=Warmup)
     benchmark: Benchmark = Field(default_factory=Benchmark)
     verdict: Thresholds = Field(default_factory=Thresholds)
+    preflight: Preflight = Field(default_factory=Preflight)
     run_id: RunIdText | None = None
     AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID: Annotated[str, Field(max_length=2048)] | None = Field(
         default=None, description="The execution that started this run (a comparison sets it for each child run): "

@@ -1,0 +1,91 @@
+"""The workflow's Preflight state (right after Discover): ``cutover-prep preflight`` on the run's target.
+
+The connection is the run's own (``connection.connection_spec``: the secret's binding, the endpoint or an
+allow-listed host, the deployment's TLS mode); the checks are ``runner.run``'s on the databases the run
+selects (``warmup.databases``), with the datafile pass's checks when ``warmup.mode`` asks for the pass.
+The report is evidence ``preflight.json`` (the findings' ``preflight`` section), a short summary goes on
+the run record, and with ``preflight.on_failure`` ``fail`` (the default) a failed check is
+``PreflightFailed``, naming each failed check in one line: the run ends FAILED before any unit is read.
+
+A restarted run (its plan reused) runs the preflight again: a restart after a failed preflight is how the
+DBA's new grant is proven, and the grants may have changed since the first attempt.
+Nothing here holds the password: the report's target is host, port, database and user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.dal.store import Store, evidence_key
+from cutover_prep.preflight.model import FAIL, Context, Report
+from cutover_prep.secret_binding import TagReader
+from cutover_prep.warmup import modes
+
+EVIDENCE = "preflight.json"
+TIMEOUT_SECONDS = 60.0  # the whole preflight; the function's own timeout leaves room to write the evidence
+DETAIL_CHARS = 240  # of each failed check in the error's message
+Runner = Callable[[Any, Context], Report]
+
+
+class PreflightFailed(Exception):
+    """A check of the preflight failed on the run's target (a grant, a read method, the read-only session)."""
+
+
+def options_of(run: dict[str, Any]) -> dict[str, Any]:
+    """The run input's ``preflight`` section (``models.run_input.Preflight``); its defaults when absent."""
+    section = run.get("preflight") or {}
+    return {"enabled": section.get("enabled", True) is not False,
+            "on_failure": "warn" if section.get("on_failure") == "warn" else "fail"}
+
+
+def context_of(run: dict[str, Any], timeout_seconds: float = TIMEOUT_SECONDS) -> Context:
+    warmup = run.get("warmup") or {}
+    return Context(databases=tuple(warmup.get("databases") or ()),
+                   datafiles=modes.reads_datafiles(modes.mode_of(warmup)), timeout_seconds=timeout_seconds)
+
+
+def failure_message(report: Report) -> str:
+    """One line: each failed check with its detail (the server's words, the grant to give), never a secret."""
+    failed = [c for c in report.ordered() if c.status == FAIL]
+    parts = []
+    for check in failed:
+        detail = " ".join(check.detail.split())
+        if len(detail) > DETAIL_CHARS:
+            detail = detail[:DETAIL_CHARS - 3] + "..."
+        parts.append(f"{check.kind} {check.name}: {detail}")
+    target = report.target
+    return (f"preflight of {report.engine} {target.get('host')}:{target.get('port')}/{target.get('database')} as "
+            f"{target.get('user')}: {len(failed)} check(s) failed: " + "; ".join(parts)
+            + f" (evidence {EVIDENCE}; fix them, or set preflight.on_failure to warn)")
+
+
+def summary_of(report: Report, on_failure: str, key: str) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    for check in report.checks:
+        counts[check.status] = counts.get(check.status, 0) + 1
+    return {"enabled": True, "ok": report.ok, "failed": report.failed, "seconds": round(report.seconds, 3),
+            "checks": counts, "on_failure": on_failure, "evidence_key": key}
+
+
+def run_preflight(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
+                  read_secret_tags: TagReader | None = None, preflight: Runner | None = None,
+                  timeout_seconds: float = TIMEOUT_SECONDS) -> dict[str, Any]:
+    """Run the preflight on the run's target; ``PreflightFailed`` when a check failed and the input says fail."""
+    run_id = run["run_id"]
+    options = options_of(run)
+    if not options["enabled"]:
+        store.update_run(run_id, step="preflight_skipped", preflight={"enabled": False})
+        return {"enabled": False, "ok": None}
+    if preflight is None:
+        from cutover_prep.preflight.runner import run as preflight
+    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)  # SecretNotBound: before connecting
+    report = preflight(spec, context_of(run, timeout_seconds))
+    key = store.put_json(evidence_key(run_id, EVIDENCE), {"run_id": run_id, "on_failure": options["on_failure"],
+                                                          **report.to_json()})
+    summary = summary_of(report, options["on_failure"], key)
+    store.update_run(run_id, step="preflight_passed" if report.ok else "preflight_failed", preflight=summary)
+    if not report.ok and options["on_failure"] == "fail":
+        raise PreflightFailed(failure_message(report))
+    return {k: summary[k] for k in ("enabled", "ok", "failed", "seconds", "evidence_key")}
