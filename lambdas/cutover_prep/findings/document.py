@@ -91,6 +91,24 @@ def warmup_section(control_doc: dict[str, Any] | None, findings: dict[str, Any])
     return section
 
 
+PREFLIGHT_CHECK_FIELDS = ("kind", "name", "status", "detail", "bytes")
+
+
+def preflight_section(run_item: dict[str, Any], report: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Pure: the Preflight state's report (evidence ``preflight.json``, ``preflight.step``), one entry a check;
+    ``{"enabled": false}`` when the run's input turned it off, None when the run has no preflight (a run
+    started before it existed)."""
+    if (run_item.get("preflight") or {}).get("enabled") is False:
+        return {"enabled": False}
+    if not isinstance(report, dict):
+        return None
+    return {"enabled": True, "ok": bool(report.get("ok")), "seconds": report.get("seconds"),
+            "on_failure": report.get("on_failure", "fail"), "engine": report.get("engine"),
+            "failed": list(report.get("failed") or []),
+            "checks": [{k: c.get(k) for k in PREFLIGHT_CHECK_FIELDS} for c in report.get("checks") or []
+                       if isinstance(c, dict)]}
+
+
 def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
                    unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None) -> dict[str, Any]:
     """Pure: combine the plan, the unit items and the run item into the findings document."""

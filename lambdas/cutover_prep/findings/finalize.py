@@ -7,7 +7,7 @@ from typing import Any
 from cutover_prep.benchmark.scratch import scratch_summary
 from cutover_prep.completion import completion_detail, publish
 from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evidence_key
-from cutover_prep.findings.document import benchmark_section, build_findings, warmup_section
+from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
 from cutover_prep.findings.estimate import estimate_section
 from cutover_prep.findings.storage_init import storage_initialization
@@ -38,6 +38,9 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
     findings = build_findings(run_item, plan, units, unit_items, benchmark)
     findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
+    preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (preflight/step.py)
+    findings["preflight"] = preflight_section(run_item, store.get_json(preflight_key)
+                                              if store.exists(preflight_key) else None)
     emulation_key = evidence_key(run_id, EMULATION_EVIDENCE)
     emulation = storage_emulation(store.get_json(emulation_key) if store.exists(emulation_key) else None,
                                   (findings.get("read_rate") or {}).get("mib_per_s_wall"))

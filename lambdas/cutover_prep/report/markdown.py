@@ -63,6 +63,16 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _preflight_lines(view: dict[str, Any]) -> list[str]:
+    """The Preflight state's report: its headline, then one line a check, status first."""
+    pre = view.get("preflight")
+    if not pre:
+        return []
+    return ["", "## Preflight", "", _md(pre["line"]),
+            *([""] if pre["rows"] else []),
+            *[f"- {r['status']} {_md(r['kind'] + ': ' + r['name'])}: {_md(r['detail'])}" for r in pre["rows"]]]
+
+
 def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = None,
                      report_uri: str | None = None) -> str:
     view = build_view(findings if isinstance(findings, dict) else {})
@@ -87,6 +97,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
     if verdict["passing"]:
         lines += ["", "## Checks passed", *[f"- {_md(r.get('message'))}" + (f" — **{r['exception']}**" if r.get(
             "exception") else "") for r in verdict["passing"]]]
+    lines += _preflight_lines(view)
     lines += _coverage_lines(view)
     if verdict["not_judged"]:
         lines += ["", "## Not judged", *[f"- {_md(r.get('message'))}" for r in verdict["not_judged"]]]

@@ -167,6 +167,32 @@ def estimate_line(findings: dict[str, Any]) -> str | None:
             f" in {fmt_duration(act.get('warmup_seconds'))} at {fmt(act.get('mib_per_s'), 'MiB/s')} read{times}")
 
 
+def preflight_view(findings: dict[str, Any]) -> dict[str, Any] | None:
+    """The Preflight state's report (findings ``preflight``): a headline, then one line a check, status
+    first; None for a run without one."""
+    section = findings.get("preflight")
+    if not isinstance(section, dict):
+        return None
+    if section.get("enabled") is False:
+        return {"line": "preflight not run (input preflight.enabled false)", "css": "none", "rows": []}
+    failed = [str(f) for f in _l(section.get("failed"))]
+    took = f"in {fmt(section.get('seconds'), 's', digits=1)}"
+    if not failed:
+        line, css = f"preflight passed {took}", "ready"
+    else:
+        line, css = (f"preflight FAILED {took}: {len(failed)} check(s): {'; '.join(failed)}"
+                     + (" (on_failure warn: the run went on)" if section.get("on_failure") == "warn" else "")), \
+            "not-ready"
+    rows = []
+    for c in _l(section.get("checks")):
+        if not isinstance(c, dict):
+            continue
+        size = f" ({fmt(c.get('bytes'), 'MiB', scale=1 / MIB, digits=1)})" if c.get("bytes") is not None else ""
+        rows.append({"status": str(c.get("status") or DASH).upper(), "kind": str(c.get("kind") or DASH),
+                     "name": str(c.get("name") or DASH), "detail": f"{c.get('detail') or DASH}{size}"})
+    return {"line": line, "css": css, "rows": rows}
+
+
 def _instance(findings: dict[str, Any]) -> list[tuple[str, str]]:
     inst, target = _d(findings.get("instance")), _d(findings.get("target"))
     if not inst:
@@ -424,6 +450,7 @@ def build_view(findings: dict[str, Any]) -> dict[str, Any]:
         "priority": engineer.priority(findings),
         "unread": engineer.unread(findings),
         "census": engineer.census(findings),
+        "preflight": preflight_view(findings),
         "schema_version": fmt_value(findings.get("schema_version")),
         "version": _version(),
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
