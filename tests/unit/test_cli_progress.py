@@ -183,3 +183,24 @@ def test_piped_output_of_a_run_without_benchmark_ends_with_the_warm_up_line():
     lines = stream.getvalue().splitlines()
     assert lines[-1].startswith("cutover-prep: warm-up ended: 60.0 of 100.0 MiB (60 %), 3/4 units, 1 failed"), lines
     assert len(lines) == 2
+
+
+def test_the_warm_up_line_gives_an_eta_at_the_measured_rate(monkeypatch):
+    """Issue 23 §2: the ETA comes from the rate measured since the first bytes, not the assumed one.
+    Worked out by hand: 10 MiB at t=0, 30 MiB at t=10 s -> 2 MiB/s over the window, 70 MiB left -> 35 s."""
+    now = [100.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: now[0])
+    stream, store = io.StringIO(), FakeStore()
+    progress = Progress(store, "r", True, stream=stream)
+    monkeypatch.setattr(Progress, "NON_TTY_INTERVAL_S", 0.0)
+    store.run = {"bytes_planned": 100 * MIB, "bytes_read": 10 * MIB, "units_total": 4, "units_done": 0,
+                 "units_failed": 0}
+    progress.poll()
+    now[0] = 110.0
+    store.run.update(bytes_read=30 * MIB, units_done=1)
+    progress.poll()
+    assert stream.getvalue().splitlines()[-1].endswith(", 2.0 MiB/s, done in ~35 s (ETA at the measured rate)")
+
+
+def test_clock_format():
+    assert [runner._clock(s) for s in (42.4, 187, 3723)] == ["42 s", "3:07", "1:02:03"]

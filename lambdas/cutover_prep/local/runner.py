@@ -25,6 +25,7 @@ from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
 from cutover_prep.engines.transport import DsnTlsProblem
+from cutover_prep.findings.eta import eta_seconds
 from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
@@ -201,6 +202,12 @@ def check_reachable(spec: ConnectionSpec) -> None:
         raise TargetUnreachable(str(exc)) from None
 
 
+def _clock(seconds: float) -> str:
+    """``42 s``, ``3:07`` or ``1:02:03``."""
+    s = round(seconds)
+    return f"{s} s" if s < 60 else f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
 def _columns(stream: Any) -> int:
     """The terminal's width; 80 when the stream cannot say (not a file descriptor)."""
     try:
@@ -230,6 +237,7 @@ class Progress:
         self._phase: str | None = None
         self._phase_started = 0.0
         self._reading_since: tuple[float, float] | None = None  # (time, MiB) when bytes were first seen
+        self._eta_samples: list[tuple[float, float]] = []  # (s since then, MiB): findings.eta's estimator
         self._printed = 0.0
         self._last_line = ""
 
@@ -256,7 +264,7 @@ class Progress:
         elif started or final or time.monotonic() - self._printed >= self.NON_TTY_INTERVAL_S:
             self._line(phase, n, total, run)
 
-    def _warm_text(self, run: dict[str, Any], *, percent: bool = False) -> str:
+    def _warm_text(self, run: dict[str, Any], *, percent: bool = False, eta: bool = True) -> str:
         """``13.8 of 34.4 MiB (40 %), 30/71 units, 0 failed, 1.3 MiB/s``: MiB, as the report counts
         (tqdm's own scale would say MB and kB/s); the rate is the mean since the first bytes were read
         (the cold probe and discovery before them are not the warm-up's time)."""
@@ -266,9 +274,13 @@ class Progress:
         since, base = self._reading_since or (time.monotonic(), done)
         seconds = time.monotonic() - since
         rate = f", {(done - base) / seconds:,.1f} MiB/s" if seconds >= 1 else ""
+        if self._reading_since is not None and (not self._eta_samples or seconds > self._eta_samples[-1][0]):
+            self._eta_samples.append((seconds, done))
+        left = eta_seconds(self._eta_samples, total) if eta and seconds >= 1 and done < total else None
         pct = f" ({100 * done / total:.0f} %)" if percent and total else ""
         return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.get('units_done', 0)}/{run.get('units_total', 0)} "
-                f"units, {run.get('units_failed', 0)} failed{rate}")
+                f"units, {run.get('units_failed', 0)} failed{rate}"
+                + (f", done in ~{_clock(left)} (ETA at the measured rate)" if left is not None else ""))
 
     def _start_phase(self, phase: str, run: dict[str, Any]) -> None:
         if self._phase == "warm-up" and not self._tty:  # a log says where the warm-up ended, not only its bar
@@ -307,7 +319,7 @@ class Progress:
             self._last_line = line
 
     def _end_line(self, run: dict[str, Any]) -> None:
-        line = f"warm-up ended: {self._warm_text(run, percent=True)}"
+        line = f"warm-up ended: {self._warm_text(run, percent=True, eta=False)}"
         print(f"cutover-prep: {line}", file=self.stream, flush=True)
         self._last_line = line
 
