@@ -205,7 +205,9 @@ def check_reachable(spec: ConnectionSpec) -> None:
 def _clock(seconds: float) -> str:
     """``42 s``, ``3:07`` or ``1:02:03``."""
     s = round(seconds)
-    return f"{s} s" if s < 60 else f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+    if s < 60:
+        return f"{s} s"
+    return f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 def _columns(stream: Any) -> int:
