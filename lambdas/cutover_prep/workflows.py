@@ -231,9 +231,9 @@ CUTOVER_RUN = Workflow(
     key="cutover-run",
     asl_file="cutover-run.asl.json",
     functions=(
-        "ValidateInput", "StartRestore", "DescribeInstance", "Discover", "Preflight", "WarmSlot", "WarmUnit", "UnitFailed",
-        "EndCensus", "Finalize", "RunFailed", "Probe", "PlanSweep", "RunPoint", "CollectMetrics", "Analyze",
-        "BenchmarkFailed", "CleanupScratch",
+        "ValidateInput", "StartRestore", "DescribeInstance", "Discover", "Preflight", "WarmSlot", "WarmUnit",
+        "UnitFailed", "EndCensus", "Finalize", "RunFailed", "Probe", "PlanSweep", "RunPoint", "CollectMetrics",
+        "Analyze", "BenchmarkFailed", "CleanupScratch",
     ),
     output_name="CutoverRunStateMachineArn",
     # Kept from the first release: renaming a deployed state machine replaces it and changes every
