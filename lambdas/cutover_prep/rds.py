@@ -10,6 +10,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from cutover_prep.engines import RDS_ENGINE_FAMILY
 from cutover_prep.rds_progress import blue_green_of, sample_storage_progress
 from cutover_prep.settings import deployment_id
+from cutover_prep.volumes import additional_volumes
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
 
 FAILED_STATES = {
@@ -161,9 +162,13 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
 
 
 def instance_facts(instance: dict[str, Any]) -> dict[str, Any]:
-    """The facts of a DescribeDBInstances entry the workflow uses (endpoint, engine, class, storage)."""
+    """The facts of a DescribeDBInstances entry the workflow uses (endpoint, engine, class, storage).
+
+    ``additional_storage_volumes`` (RDS for Oracle / SQL Server, ``volumes.additional_volumes``): only
+    when the instance has any, so an instance without them has the same facts as before."""
     endpoint = instance.get("Endpoint") or {}
     engine = instance.get("Engine")
+    extra = additional_volumes(instance)
     return {
         "engine": engine,
         "engine_family": RDS_ENGINE_FAMILY.get(engine or ""),
@@ -179,6 +184,7 @@ def instance_facts(instance: dict[str, Any]) -> dict[str, Any]:
         "dbi_resource_id": instance.get("DbiResourceId"),
         "db_instance_arn": instance.get("DBInstanceArn"),
         "monitoring_interval": instance.get("MonitoringInterval"),
+        **({"additional_storage_volumes": extra} if extra else {}),
     }
 
 

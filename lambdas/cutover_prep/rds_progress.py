@@ -6,7 +6,10 @@ Since botocore 1.43.62 ``DescribeDBInstances`` returns ``StorageOperationStatus`
 deployment; ``Optimizing`` after a storage change) and ``StorageOperationPercentProgress``
 (0-100), both present only while an operation runs. ``sample_storage_progress`` is the one
 function that samples them; each sample is stored as ``{at, step, status, percent}`` (None
-for what RDS did not report) through ``Store.put_storage_sample``. Sampling never fails a
+for what RDS did not report) through ``Store.put_storage_sample``. An instance with additional
+storage volumes (RDS for Oracle / SQL Server) reports the same two fields per volume in
+``AdditionalStorageVolumes``: the sample then also holds ``volumes``, one ``{volume, status, percent}``
+each (``volumes.volume_operations``); the top-level fields stay the primary volume's. Sampling never fails a
 run: a Describe that is throttled, denied or cannot reach RDS is stored as a gap (``gap`` is
 its error code) and the findings say so once.
 """
@@ -18,6 +21,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+
+from cutover_prep.volumes import volume_operations
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +65,8 @@ def sample_storage_progress(run: dict[str, Any], *, rds: Any, store: Any, step: 
             instance = rds.describe_db_instances(DBInstanceIdentifier=db_instance_identifier)["DBInstances"][0]
         status, percent = storage_operation(instance)
         sample: dict[str, Any] = {"at": at, "step": step, "status": status, "percent": percent}
+        if volumes := volume_operations(instance):
+            sample["volumes"] = volumes
     except (ClientError, BotoCoreError, LookupError, TypeError) as exc:
         sample = {"at": at, "step": step, "status": None, "percent": None, "gap": _error_code(exc)}
     try:

@@ -322,3 +322,44 @@ def expected_limits(instance_class: str, storage_type: str, allocated_gb: float,
         "notes": inst["notes"] + storage["notes"],
         "sources": {"instance": list(INSTANCE_SOURCES), "storage": storage["sources"], "taken": TABLE_TAKEN},
     }
+
+
+def volume_limits(instance_class: str | None, volumes: list[dict[str, Any]],
+                  engine: str = DEFAULT_ENGINE) -> list[dict[str, Any]]:
+    """Each storage volume's own ceiling (RDS additional storage volumes, ``cutover_prep.volumes``): the
+    storage caps from *that* volume's storage type, size, IOPS and throughput, and the effective
+    (sustained) caps against the instance class. The instance's EBS bandwidth is one for all its
+    volumes: a volume's effective ceiling is what it reaches alone; together they share the instance's.
+    A volume whose settings cannot be computed says why (``error``) instead of a ceiling.
+
+    ASSUMPTION (not stated by RDS for additional volumes): a volume is striped from the engine's striping
+    threshold, like the primary."""
+    out = []
+    for v in volumes:
+        row: dict[str, Any] = {"volume": v.get("name"), "storage_type": v.get("storage_type"),
+                               "allocated_gb": v.get("allocated_storage_gb"), "iops": v.get("iops"),
+                               "throughput_mbps": v.get("storage_throughput")}
+        try:
+            if not v.get("storage_type") or not v.get("allocated_storage_gb"):
+                raise InvalidStorage("storage type or size not reported")
+            caps = storage_caps(str(v["storage_type"]), float(v["allocated_storage_gb"]), iops=v.get("iops"),
+                                throughput_mbps=v.get("storage_throughput"), engine=engine)
+        except LimitsError as exc:
+            out.append({**row, "error": f"no ceiling: {exc}"})
+            continue
+        row["storage"] = {k: caps[k] for k in ("type", "baseline_iops", "baseline_throughput_mib_s", "burst_iops",
+                                               "burst_throughput_mib_s", "striped", "volumes", "rough")}
+        row["ceiling_mib_s"], row["ceiling_bound_by"] = caps["baseline_throughput_mib_s"], "storage"
+        row["ceiling_iops"] = caps["baseline_iops"]
+        if instance_class:
+            try:
+                level = _level(caps, instance_caps(instance_class), peak=False)
+            except LimitsError as exc:
+                row["instance_note"] = f"instance class not compared: {exc}"
+            else:
+                row["ceiling_mib_s"] = level["throughput_mb_s"]
+                row["ceiling_bound_by"] = level["throughput_bound_by"]
+                row["ceiling_iops"] = level["iops"]
+                row["ceiling_label"] = level["throughput_label"]
+        out.append(row)
+    return out

@@ -205,7 +205,7 @@ class Store:
 
     # -- RDS storage progress samples (rds_progress.py) --------------------------------
     def put_storage_sample(self, run_id: str, sample: dict[str, Any]) -> None:
-        """One sample ``{at, step, status, percent[, gap]}``, written with UpdateItem (every step that
+        """One sample ``{at, step, status, percent[, gap][, volumes]}``, written with UpdateItem (every step that
         samples may update items; not every one may put them)."""
         attrs = {k: v for k, v in sample.items() if v is not None}
         names = {f"#a{i}": k for i, k in enumerate(attrs)}
@@ -216,8 +216,10 @@ class Store:
             ExpressionAttributeValues={f":v{i}": _dyn(v) for i, v in enumerate(attrs.values())})
 
     def storage_samples(self, run_id: str) -> list[dict[str, Any]]:
-        """The samples in time order, each ``{at, step, status, percent, gap}`` (absent ones None)."""
-        return [{k: item.get(k) for k in ("at", "step", "status", "percent", "gap")}
+        """The samples in time order, each ``{at, step, status, percent, gap}`` (absent ones None), and
+        ``volumes`` (each additional storage volume's ``{volume, status, percent}``) when it has them."""
+        return [{**{k: item.get(k) for k in ("at", "step", "status", "percent", "gap")},
+                 **({"volumes": item["volumes"]} if item.get("volumes") else {})}
                 for item in self._children(run_id, STORAGE_SAMPLE_PREFIX)]
 
     def claim_storage_sample(self, run_id: str, at: str, min_interval_seconds: float) -> bool:

@@ -186,6 +186,9 @@ class DiscoveryOptions:
     exclude_schemas: tuple[str, ...] = ()
     databases: tuple[str, ...] = ()
     include_system: bool = False
+    # The RDS additional storage volumes DescribeDBInstances lists (RDSDBDATA2..4, ``cutover_prep.volumes``):
+    # an engine that can tell which volume a file is on (``VolumeEngine``) maps the planned segments to them.
+    additional_volumes: tuple[str, ...] = ()
 
 
 class Engine(Protocol):
@@ -205,6 +208,13 @@ class CensusEngine(Engine, Protocol):
     start and again at the end of the warm-up."""
 
     def census(self, options: DiscoveryOptions) -> list[CensusObject]: ...
+
+
+class VolumeEngine(Engine, Protocol):
+    """An engine that can say which RDS storage volume each planned segment's files are on (Oracle:
+    ``engines.oracle.volumes``): it returns the segments with ``file_volumes`` in their locators."""
+
+    def map_volumes(self, segments: list[Segment], volume_names: tuple[str, ...]) -> list[Segment]: ...
 
 
 class DatafileEngine(Engine, Protocol):

@@ -11,6 +11,7 @@ from cutover_prep.findings.document import benchmark_section, build_findings, pr
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
 from cutover_prep.findings.estimate import estimate_section
 from cutover_prep.findings.storage_init import storage_initialization
+from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.rds_progress import sample_storage_progress
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.verdict import Thresholds, decide
@@ -50,6 +51,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     findings["storage_initialization"] = storage_initialization(
         store.storage_samples(run_id), list(unit_items.values()), findings["bytes"]["planned"],
         run_item.get("instance"))
+    add_volume_findings(findings, run_item.get("instance"), units, unit_items)  # RDS additional storage volumes
     findings["scratch"] = scratch_summary(list(store.scratch_objects(run_id)))
     findings["retries"]["benchmark_steps"] = sum(int(p.get("retries") or 0) for p in point_items.values())
     findings["estimate"] = estimate_section(run_item.get("estimate"), findings)  # the verdict ignores it

@@ -5,6 +5,11 @@ RDS reports ``StorageOperationStatus`` and ``StorageOperationPercentProgress`` o
 operation runs. A sample without them is read as "no operation" only once RDS reported one
 earlier in the run (the initialization finished); before that it proves nothing (RDS had not
 started, or never says), and the section says "not reported".
+
+An instance with additional storage volumes (RDS for Oracle / SQL Server) has the same two fields per
+volume in each sample (``volumes``, ``rds_progress``); ``volumes`` of the section then holds one entry
+per additional volume with its own last answer and its own "RDS: volume initialized %" series, judged
+by the same rule. The top-level fields stay the primary volume's.
 """
 
 from __future__ import annotations
@@ -61,6 +66,33 @@ def _blue_green(instance: dict[str, Any]) -> dict[str, Any] | None:
     return found
 
 
+def volume_series(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per additional volume named in any sample: its samples (a gap is a gap of every volume), its last
+    answer, whether RDS reported an operation on it, and its "RDS: volume initialized %" series."""
+    names = list(dict.fromkeys(str(v.get("volume")) for s in samples for v in s.get("volumes") or []
+                               if isinstance(v, dict) and v.get("volume")))
+    out = []
+    for name in names:
+        own = []
+        for s in samples:
+            if s.get("gap"):
+                own.append({"at": s.get("at"), "gap": s["gap"]})
+                continue
+            v = next((v for v in s.get("volumes") or [] if isinstance(v, dict) and v.get("volume") == name), None)
+            if v is not None:  # a sample without this volume (not attached yet, or removed) proves nothing
+                own.append({"at": s.get("at"), "status": v.get("status"), "percent": v.get("percent")})
+        answered = [s for s in own if not s.get("gap")]
+        last = answered[-1] if answered else None
+        out.append({"volume": name,
+                    "last": ({"at": last["at"], "status": last.get("status"), "percent": last.get("percent")}
+                             if last else None),
+                    "reported": any(_reported(s) for s in answered),
+                    "operation_at_end": (last.get("status") if last else None),
+                    "initialized_at_end": (None if last is None else not _reported(last)),
+                    "rds_initialized_pct": initialized_pct_series(own)})
+    return out
+
+
 def storage_initialization(samples: list[dict[str, Any]], unit_items: list[dict[str, Any]], planned_bytes: int,
                            instance: dict[str, Any] | None = None) -> dict[str, Any]:
     """The section: the samples, the last answer, whether RDS reported any, both series over time, gaps
@@ -81,6 +113,8 @@ def storage_initialization(samples: list[dict[str, Any]], unit_items: list[dict[
         "rds_initialized_pct": initialized_pct_series(samples),
         "blocks_read_pct": coverage_series(unit_items, planned_bytes),
     }
+    if volumes := volume_series(samples):
+        section["volumes"] = volumes
     if gaps := _gaps(samples):
         section["gaps"] = gaps
     if blue_green := _blue_green(instance or {}):

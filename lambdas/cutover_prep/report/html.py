@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import escape
 
 from cutover_prep.report.view import build_view, fmt_time
+from cutover_prep.report.volumes import with_volumes
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +37,8 @@ def render_report(findings: dict[str, Any]) -> str:
     """The report as one HTML page; on input it cannot lay out, a minimal page with the error and the raw findings."""
     findings = findings if isinstance(findings, dict) else {}
     try:
-        return _environment().get_template("report.html.j2").render(**build_view(findings))
+        page = _environment().get_template("report.html.j2").render(**build_view(findings))
+        return with_volumes(page, findings)  # RDS additional storage volumes: a block of its own (report.volumes)
     except Exception as exc:  # the report must never cost the run its evidence
         logger.exception("report.html could not be laid out")
         verdict = (findings.get("verdict") or {}) if isinstance(findings.get("verdict"), dict) else {}

@@ -14,6 +14,7 @@ from typing import Any
 
 from cutover_prep.escape import for_markdown
 from cutover_prep.report.view import DASH, build_view
+from cutover_prep.report.volumes import markdown_lines as volume_lines
 
 PROBE_FIGURES = ("status", "blocks read", "reads per second", "latency p50", "latency p99")
 VERDICTS = ("READY", "NOT_READY", "NO VERDICT")
@@ -99,6 +100,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
             "exception") else "") for r in verdict["passing"]]]
     lines += _preflight_lines(view)
     lines += _coverage_lines(view)
+    lines += volume_lines(findings if isinstance(findings, dict) else {})  # RDS additional storage volumes
     if verdict["not_judged"]:
         lines += ["", "## Not judged", *[f"- {_md(r.get('message'))}" for r in verdict["not_judged"]]]
     if bench["status"] not in ("NOT_RUN", "DISABLED"):

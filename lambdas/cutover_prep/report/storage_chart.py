@@ -57,3 +57,36 @@ def storage_init_chart(section: Any) -> Chart:
         chart.add(name, [((at - start).total_seconds() / per, pct) for at, pct in points],
                   show_dots=(name == RDS_SERIES and len(rds) <= 60) or len(rds) + len(ours) <= 60)
     return Chart(CHART_ID, CAPTION, _render(chart))
+
+
+VOLUMES_CHART_ID = "chart-volumes-init"
+VOLUMES_CAPTION = "RDS: initialized % of each storage volume (the primary and each additional volume)"
+VOLUME_COLORS = ("#6a3d9a", "#1f78b4", "#e66101", "#33a02c")
+
+
+def volumes_init_chart(section: Any) -> Chart:
+    """One line per storage volume of an instance with RDS additional storage volumes: the primary's
+    "RDS: volume initialized %" and each additional volume's own (``storage_initialization.volumes``)."""
+    section = section if isinstance(section, dict) else {}
+    series = [("primary", _points(section.get("rds_initialized_pct")))]
+    for v in section.get("volumes") if isinstance(section.get("volumes"), list) else []:
+        if isinstance(v, dict):
+            series.append((str(v.get("volume")), _points(v.get("rds_initialized_pct"))))
+    if len(series) < 2:
+        return Chart(VOLUMES_CHART_ID, VOLUMES_CAPTION, why="the instance has no additional storage volume")
+    points = [p for _, pts in series for p in pts]
+    if not points:
+        return Chart(VOLUMES_CHART_ID, VOLUMES_CAPTION,
+                     why="RDS reported no initialization progress for any volume in this run")
+    start = min(p[0] for p in points)
+    end = max((p[0] - start).total_seconds() for p in points)
+    unit, per, word = ("h", 3600.0, "hours") if end > 3 * 3600 else (("min", 60.0, "minutes") if end > 300
+                                                                      else ("s", 1.0, "seconds"))
+    chart = _chart(pygal.XY, VOLUME_COLORS[:len(series)], width=1280, xrange=(0, end / per or 1),
+                   show_dots=len(points) <= 60, x_title=f"{word} since the first sample",
+                   y_title="% of the volume initialized (RDS)",
+                   x_value_formatter=lambda v: f"{fmt_number(v)} {unit}", value_formatter=lambda v: f"{v:,.0f} %",
+                   y_labels=PCT_TICKS, range=(0, 100 * HEADROOM), include_x_axis=True)
+    for name, pts in series:
+        chart.add(f"RDS: {name} initialized %", [((at - start).total_seconds() / per, pct) for at, pct in pts])
+    return Chart(VOLUMES_CHART_ID, VOLUMES_CAPTION, _render(chart))

@@ -9,6 +9,7 @@ from typing import Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
+from cutover_prep.estimate import counted_of
 from cutover_prep.findings.census import census_json
 from cutover_prep.findings.estimate import run_estimate
 from cutover_prep.models.run_input import Benchmark
@@ -51,8 +52,10 @@ class Planned:
 
 
 def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineOpener, *,
-              lambda_timeout_s: float = 900, attempts: int = 3) -> Planned:
-    """Discover the segments ``warmup`` selects on ``spec`` and plan the work units (reads the catalogue only)."""
+              lambda_timeout_s: float = 900, attempts: int = 3, additional_volumes: tuple[str, ...] = ()) -> Planned:
+    """Discover the segments ``warmup`` selects on ``spec`` and plan the work units (reads the catalogue only).
+    ``additional_volumes``: the instance's RDS additional storage volumes (DescribeInstance's facts), to
+    which the engine maps the segments' files (``findings.volumes``)."""
     mode = modes.mode_of(warmup)
     modes.check(spec.engine, mode)  # before connecting: UnsupportedWarmupMode, one line
 
@@ -62,6 +65,7 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
             options = DiscoveryOptions(
                 include_schemas=tuple(warmup["include_schemas"]), exclude_schemas=tuple(warmup["exclude_schemas"]),
                 databases=tuple(warmup["databases"]), include_system=warmup["include_system"],
+                additional_volumes=additional_volumes,
             )
             # the census first: what is created between it and discovery is planned, so read
             census = census_json(engine.census(options)) if hasattr(engine, "census") else None
@@ -98,7 +102,8 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
                 "context": run_context(run)}
 
     spec = connection_spec(run, read_secret, read_tags=read_secret_tags)  # SecretNotBound: before connecting
-    planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts)
+    planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts,
+                        additional_volumes=additional_volume_names(run.get("instance")))
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
     summary = {**plan.summary(), "mode": mode, "engine": spec.engine, "read_methods": methods, "connection": transport,
@@ -122,8 +127,14 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units),
                      bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
                      estimate=run_estimate(run, store=store, plan_summary=summary, engine=spec.engine,
-                                           ranges=sum(len(u.ranges) for u in plan.units)))
+                                           counted=counted_of(spec.engine, segments, planned.census)))
     return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run)}
+
+
+def additional_volume_names(instance: dict[str, Any] | None) -> tuple[str, ...]:
+    """The names of the instance's RDS additional storage volumes (``rds.instance_facts``), if any."""
+    volumes = (instance or {}).get("additional_storage_volumes") if isinstance(instance, dict) else None
+    return tuple(str(v["name"]) for v in volumes or [] if isinstance(v, dict) and v.get("name"))
 
 
 def _facts(run: dict[str, Any]) -> dict[str, Any]:

@@ -50,6 +50,8 @@ def discover(engine: Any, options: DiscoveryOptions, mode: str) -> list[Segment]
     found = list(engine.discover(options)) if reads_segments(mode) else []
     if reads_datafiles(mode):
         found += engine.discover_datafiles()
+    if options.additional_volumes and hasattr(engine, "map_volumes"):  # RDS additional storage volumes
+        found = engine.map_volumes(found, options.additional_volumes)
     return found
 
 

@@ -58,6 +58,7 @@ from cutover_prep.engines.base import (
 )
 from cutover_prep.engines.oracle import census, datafiles
 from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import volumes as ora_volumes
 from cutover_prep.engines.oracle.tls import oracle_attempts
 
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
@@ -305,6 +306,24 @@ class OracleEngine:
         finally:
             self._end_transaction()
         return segments + files
+
+    def map_volumes(self, segments: list[Segment], volume_names: tuple[str, ...]) -> list[Segment]:
+        """Map each segment's files to the RDS storage volume they are on (``engines.oracle.volumes``):
+        DBA_DATA_FILES' paths, then the segments of each tablespace with a file on an additional volume."""
+        try:
+            with self.conn.cursor() as cur:
+                self._read_only_transaction(cur)
+                files = ora_volumes.datafile_volumes(cur.execute(q.DATAFILE_PATHS_SQL), volume_names)
+                tablespaces_of: dict[tuple[str, str, str | None], set[str]] = {}
+                for tablespace in files.tablespaces:
+                    for owner, name, part in cur.execute(q.TABLESPACE_SEGMENTS_SQL, tablespace_name=tablespace):
+                        tablespaces_of.setdefault((owner, name, part), set()).add(tablespace)
+        except oracledb.Error as exc:
+            raise map_error(exc, "mapping datafiles to the RDS storage volumes (DBA_DATA_FILES, DBA_SEGMENTS)") \
+                from None
+        finally:
+            self._end_transaction()
+        return ora_volumes.annotate(segments, files, tablespaces_of)
 
     def _selected(self, owner: str, options: DiscoveryOptions, system: set[str]) -> bool:
         if not options.include_system and owner in system:

@@ -327,3 +327,20 @@ UNION ALL SELECT owner, cluster_name FROM all_clusters
 PLANNED_SEGMENT_TYPES = frozenset({
     "TABLE", "TABLE PARTITION", "TABLE SUBPARTITION", "INDEX", "INDEX PARTITION", "INDEX SUBPARTITION",
     "LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION", "LOBINDEX", "NESTED TABLE", "CLUSTER"})
+
+
+# -- RDS additional storage volumes (cutover_prep.volumes, engines.oracle.volumes) ---------------
+# Each datafile's path, which names the volume it is on. Run only when RDS lists additional volumes.
+DATAFILE_PATHS_SQL = """
+SELECT df.tablespace_name, df.relative_fno, df.file_id, df.file_name
+FROM dba_data_files df
+ORDER BY df.file_id
+"""
+
+# The segments of one tablespace that has a datafile on an additional volume (DBA_EXTENTS gives the
+# segment's RELATIVE_FNO, which is unique only within its tablespace).
+TABLESPACE_SEGMENTS_SQL = """
+SELECT sg.owner, sg.segment_name, sg.partition_name
+FROM dba_segments sg
+WHERE sg.tablespace_name = :tablespace_name
+"""
