@@ -150,3 +150,26 @@ def test_on_failure_warn_records_the_failed_check_and_the_run_goes_on(
     findings = store.get_json(evidence_key("preflight-warn", "findings.json"))
     assert findings["preflight"]["ok"] is False and findings["preflight"]["on_failure"] == "warn"
     assert "pg_prewarm extension or EXECUTE on pg_read_binary_file" in findings["preflight"]["failed"][-1]
+
+
+def test_cutover_prep_local_fails_by_name_by_default_and_warns_when_asked(
+        sample_db: ConnectionSpec, login_role: Any, tmp_path: Any, capsys: Any) -> None:
+    from cutover_prep.cli.main import main
+
+    if sample_db.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    role = read_all_data_role(sample_db, login_role)
+    dsn = f"postgresql://{role}@{sample_db.host}:{sample_db.port}/{sample_db.database}"
+    args = ["local", "--dsn", dsn, "--database", sample_db.database, "--exclude-schema", "pg_catalog",
+            "--exclude-schema", "information_schema", "--unit-mb", "8", "--no-progress", "--no-benchmark"]
+    capsys.readouterr()
+    code = main([*args, "--out", str(tmp_path / "fail")])
+    out, err = capsys.readouterr()
+    assert code == 3, out + err  # the run failed: nothing was read
+    assert "run failed: PreflightFailed: " in err and "GRANT EXECUTE ON FUNCTION pg_read_binary_file" in err
+    assert err.count("\n") == 1
+    code = main([*args, "--out", str(tmp_path / "warn"), "--preflight", "warn"])
+    out, err = capsys.readouterr()
+    findings = json.loads((tmp_path / "warn" / "findings.json").read_text())
+    assert findings["preflight"]["ok"] is False and findings["units"]["done"] > 0, out + err
+    assert "## Preflight" in (tmp_path / "warn" / "summary.md").read_text()

@@ -119,6 +119,16 @@ def test_a_long_detail_is_cut_so_that_the_message_stays_one_short_line(store) ->
     assert len(str(err.value)) < 600 and "..." in str(err.value)
 
 
+def test_many_failed_checks_are_named_up_to_a_bound_and_counted(store) -> None:
+    census = [Check("census", f"app/public.t{i}#table.main", FAIL, "no privilege") for i in range(20)]
+    with pytest.raises(PreflightFailed) as err:
+        run_preflight(run_doc(), store=store, read_secret=read_secret(), preflight=FakeRunner(*census, MISSING))
+    message = str(err.value)
+    assert "21 check(s) failed: privilege app: EXECUTE on pg_read_binary_file" in message  # grants first
+    assert "and 13 more" in message and "t6#" in message and "t7#" not in message
+    assert len(store.get_json(evidence_key("pf-1", "preflight.json"))["failed"]) == 21
+
+
 def test_on_failure_warn_records_the_failure_and_goes_on(store) -> None:
     run = run_doc(preflight={"on_failure": "warn"})
     store.start_run(run)

@@ -30,6 +30,8 @@ from cutover_prep.escape import for_terminal
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
+# `local --preflight`: the run input's preflight section (fail: its defaults)
+PREFLIGHT_MODES: dict[str, dict[str, Any]] = {"fail": {}, "warn": {"on_failure": "warn"}, "off": {"enabled": False}}
 
 DSN_FORMS = " or ".join(f"{f.dsn_schemes[0]}://USER:PW@HOST:PORT/{f.database_term}" for f in families())
 
@@ -90,6 +92,10 @@ def app() -> None:
 @click.option("--storage-throughput", type=click.IntRange(125, 4_000),
               help="Emulated provisioned throughput in MiB/s (gp3).")
 @click.option("--instance-class", help="Emulated instance class, whose EBS ceiling applies (e.g. db.r6i.large).")
+@click.option("--preflight", "preflight_mode", type=click.Choice(["fail", "warn", "off"]), default="fail",
+              show_default=True, help="The preflight after Discover (input preflight): fail ends the run at a "
+              "failed check, naming it; warn records it and the run goes on (a user without a grant on purpose); "
+              "off skips it.")
 @click.option("--compare", type=click.Path(path_type=Path, dir_okay=False),
               help="A comparison input (docs/compare.md): measure each configuration on its own emulated volume, "
               "write comparison.json and comparison.html (exit 0: a recommendation, 1: none meets the targets).")
@@ -98,7 +104,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
           exclude_schema: tuple[str, ...], priority: tuple[str, ...], create_extension: bool,
           benchmark: bool, point_seconds: float, write_test: bool, run_id: str | None, progress: bool,
           storage_emulation: bool, storage_type: str | None, allocated_gb: int | None, iops: int | None,
-          storage_throughput: int | None, instance_class: str | None, compare: Path | None = None) -> None:
+          storage_throughput: int | None, instance_class: str | None, compare: Path | None = None,
+          preflight_mode: str = "fail") -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
     if compare is not None:  # each configuration on its own emulated volume (comparison/local.py)
         from cutover_prep.comparison.local import main as compare_main
@@ -123,7 +130,7 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
                                      ("instance_class", instance_class)) if v is not None}
         result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=warmup, benchmark=bench,
                                         run_id=run_id, progress=progress, storage=storage,
-                                        emulate=storage_emulation))
+                                        emulate=storage_emulation, preflight=PREFLIGHT_MODES[preflight_mode]))
     except UsageProblem as exc:
         _fail(EXIT_USAGE, str(exc))
     except TargetUnreachable as exc:

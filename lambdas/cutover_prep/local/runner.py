@@ -177,7 +177,7 @@ def check_options(options: LocalOptions, spec: ConnectionSpec | None) -> None:
         target.update(engine=spec.engine, host=spec.host, port=spec.port, database=spec.database)
     try:
         parse_run_input({"target": target, "warmup": options.warmup, "benchmark": options.benchmark,
-                         "run_id": options.run_id})
+                         "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {})})
     except InvalidInput as exc:
         raise UsageProblem(str(exc).replace("target.", "--dsn ")) from None
 
@@ -193,6 +193,7 @@ class LocalOptions:
     progress: bool = True
     storage: dict[str, Any] = field(default_factory=dict)  # the emulated volume's profile options (CLI names)
     emulate: bool = True  # the demo database on an emulated restored volume, where FUSE can be had
+    preflight: dict[str, Any] = field(default_factory=dict)  # the run input's preflight section (empty: defaults)
 
 
 def check_reachable(spec: ConnectionSpec) -> None:
@@ -461,6 +462,7 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
                        "host": spec.host, "port": spec.port, "database": spec.database},
             "warmup": options.warmup,
             "benchmark": options.benchmark,
+            **({"preflight": options.preflight} if options.preflight else {}),
         }
         run_id = str(options.run_id)
         run_input["run_id"] = run_id

@@ -26,6 +26,7 @@ from cutover_prep.warmup import modes
 EVIDENCE = "preflight.json"
 TIMEOUT_SECONDS = 60.0  # the whole preflight; the function's own timeout leaves room to write the evidence
 DETAIL_CHARS = 240  # of each failed check in the error's message
+NAMED_FAILURES = 8  # failed checks the message names with their detail; the rest are counted (all in preflight.json)
 Runner = Callable[[Any, Context], Report]
 
 
@@ -48,13 +49,15 @@ def context_of(run: dict[str, Any], timeout_seconds: float = TIMEOUT_SECONDS) ->
 
 def failure_message(report: Report) -> str:
     """One line: each failed check with its detail (the server's words, the grant to give), never a secret."""
-    failed = [c for c in report.ordered() if c.status == FAIL]
+    failed = [c for c in report.ordered() if c.status == FAIL]  # connection, grants, methods, then the census
     parts = []
-    for check in failed:
+    for check in failed[:NAMED_FAILURES]:
         detail = " ".join(check.detail.split())
         if len(detail) > DETAIL_CHARS:
             detail = detail[:DETAIL_CHARS - 3] + "..."
         parts.append(f"{check.kind} {check.name}: {detail}")
+    if len(failed) > NAMED_FAILURES:
+        parts.append(f"and {len(failed) - NAMED_FAILURES} more")
     target = report.target
     return (f"preflight of {report.engine} {target.get('host')}:{target.get('port')}/{target.get('database')} as "
             f"{target.get('user')}: {len(failed)} check(s) failed: " + "; ".join(parts)
