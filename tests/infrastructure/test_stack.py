@@ -339,6 +339,14 @@ def test_function_permissions(in_vpc: Synth) -> None:
     } <= discover
     assert not {"s3:DeleteObject", "dynamodb:DeleteItem", "dynamodb:Scan"} & discover
 
+    # Issue 22: the preflight reads the secret (above) and the database, writes preflight.json (PutObject only)
+    # and its summary on the run record (UpdateItem); it calls no RDS API and reads no evidence.
+    preflight = actions_of_role(in_vpc, roles["handlers.preflight.handler"])
+    assert {a for a in preflight if a.startswith(("s3:", "dynamodb:", "rds:", "cloudwatch:", "events:"))} == {
+        "s3:PutObject", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+    assert resources_for(in_vpc, roles["handlers.preflight.handler"], "s3:PutObject") == {
+        f"<{_evidence_bucket(in_vpc)[0]}.Arn>/runs/*"}
+
     warm = actions_of_role(in_vpc, roles["handlers.warm_unit.handler"])
     assert {a for a in warm if a.startswith(("dynamodb:", "s3:"))} == {
         "dynamodb:GetItem",
@@ -444,7 +452,7 @@ def test_definition_is_the_asl_file_with_every_placeholder_substituted(plain: Sy
     assert staged.read_text() == asl_text
     definition = json.loads(staged.read_text())
     assert asl_state_names(definition) == asl_state_names(json.loads(asl_text))
-    assert {"ValidateInput", "Discover", "Finalize"} <= asl_state_names(definition)
+    assert {"ValidateInput", "Discover", "Preflight", "Finalize"} <= asl_state_names(definition)
 
     substitutions = props["DefinitionSubstitutions"]
     assert set(substitutions) == SUBSTITUTIONS
