@@ -16,6 +16,15 @@ Sources 2-4 are also bounded by the readers: ``concurrency`` x seed 002's cold r
 (630,808 blocks of 8 KiB read in 4:44 by one full scan of a restored db.t2.medium: 17.4 MiB/s),
 divided by the emulator's time scale when the volume is emulated.
 
+Bytes are bytes: ``bytes_to_read`` is exactly what the work units read (each range's blocks x block
+size, as ``warmup.unit`` counts ``bytes_read``), and ``counted`` says what they are (user relations,
+catalogues, large objects, per database) and what the census names that is not counted (left out by
+the input's selection, or not readable by the run). A range also costs *time* beyond its bytes (a
+call, the commit of its progress, the first touch of a cold block): ``range_seconds`` per range and
+reader, so the time is ``bytes / rate + ranges x range_seconds / readers``. The planner weighs a
+range as ``RANGE_COST_BYTES`` (1 MiB) to balance units by time; that weight is a time (what one cold
+reader reads in it: ``RANGE_SECONDS``), never bytes, and is never reported as bytes.
+
 The cost is what AWS charges for the warm-up (prices below, us-east-1, x86, before free tiers):
 Lambda GB-seconds (the WarmUnit function's memory x the estimated seconds x the readers) and
 requests, Step Functions state transitions (per run and per unit, from the run's ASL file), and the
@@ -24,11 +33,14 @@ restored instance's hours when the run restores one and a price per hour is know
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from cutover_prep.analysis.limits import LimitsError, expected_limits
+from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS as MYSQL_SYSTEM_SCHEMAS
+from cutover_prep.engines.oracle.sql import SYSTEM_SCHEMAS as ORACLE_SYSTEM_SCHEMAS
 from cutover_prep.warmup.planning import RANGE_COST_BYTES
 from cutover_prep.workflows import FUNCTIONS
 
@@ -37,6 +49,24 @@ MIB = 1024 * 1024
 SEED_002_BYTES, SEED_002_SECONDS = 630_808 * 8192, 4 * 60 + 44
 READER_COLD_MIB_PER_S = round(SEED_002_BYTES / SEED_002_SECONDS / MIB, 2)  # 17.35
 EBS_IO_KIB = 256  # the largest IO an EBS SSD volume counts as one (the emulator's IO_KIB)
+# What one range costs beyond its bytes, in seconds of one reader: the planner's RANGE_COST_BYTES (1 MiB) at one
+# cold reader's rate (0.058 s). On AWS a range is at least one read call, one DynamoDB commit of its progress and
+# a first touch of a cold snapshot block; an emulated volume says its own (first touch + service time, scaled).
+RANGE_SECONDS = round(RANGE_COST_BYTES / MIB / READER_COLD_MIB_PER_S, 4)
+# What a range costs a local run beyond the volume's own latency (the emulated volume exists only in a local run):
+# its chunk's commit through moto's DynamoDB and the in-process Step Functions, on this project's 2-core machines.
+# Measured 2026-11-25: `make demo` (615 ranges, 16 readers) spent ~13 s of its 36 s at ~0 MiB/s reading the
+# catalogues' tiny ranges, 0.38 s per range and reader with the volume's 65 ms; a local --dsn run of 300 small
+# tables (2,091 ranges, 4 readers, no emulation) 0.29 s per range and reader. A fit, not a law: a faster machine
+# pays less.
+LOCAL_RANGE_SECONDS = 0.3
+# what is counted: the catalogues of each engine (PostgreSQL's TOAST is named after its table's schema) and
+# PostgreSQL's large objects (pg_largeobject and its metadata, with their indexes, in pg_catalog)
+CATALOGUE_SCHEMAS = {"postgres": frozenset({"pg_catalog", "information_schema"}),
+                     "mysql": frozenset(MYSQL_SYSTEM_SCHEMAS), "mariadb": frozenset(MYSQL_SYSTEM_SCHEMAS),
+                     "oracle": frozenset(ORACLE_SYSTEM_SCHEMAS)}
+LARGE_OBJECTS = ("pg_largeobject",)  # name prefixes in pg_catalog: pg_largeobject, _metadata, their indexes
+NOT_READABLE = ("no privilege", "not readable by SQL")
 
 # The emulator's calibrated default profile (local/volume/profile.py DEFAULT_PROFILE; a test keeps them equal:
 # local/ is not shipped to Lambda, so the Discover step cannot import it).
@@ -54,7 +84,7 @@ PRICES_SOURCE = ("aws.amazon.com/lambda/pricing and aws.amazon.com/step-function
                  "prices (2026-11-23), free tiers not deducted")
 # State transitions of statemachines/cutover-run.asl.json on its paths without failures (each branch and wait loop once;
 # tests/unit/test_estimate.py derives both from the file): the run itself, and each work unit in the WarmUp Map.
-TRANSITIONS_PER_RUN = 26
+TRANSITIONS_PER_RUN = 27
 TRANSITIONS_PER_UNIT = 7
 LAMBDA_REQUESTS_PER_UNIT = 3  # AcquireSlot, WarmUnit, ReleaseSlot
 WARM_FUNCTION = "WarmUnit"
@@ -63,11 +93,28 @@ Source = Literal["measured_run", "emulated_volume", "instance_limits", "emulator
 
 
 class Rate(BaseModel):
-    """The read rate assumed for the whole warm-up (all readers together) and where it comes from."""
+    """The read rate assumed for the whole warm-up (all readers together) and where it comes from, and the
+    time one range costs one reader beyond its bytes (``range_seconds``; 0 when the rate already holds it)."""
 
     mib_per_s: float = Field(gt=0)
     source: Source
     detail: str  # one line, for people
+    range_seconds: float = Field(default=RANGE_SECONDS, ge=0)
+    range_detail: str = (f"{RANGE_SECONDS * 1000:.0f} ms per range and reader: the planner's 1 MiB per range "
+                         f"at one cold reader's {READER_COLD_MIB_PER_S} MiB/s")
+
+
+class Counted(BaseModel):
+    """What ``bytes_to_read`` is (bytes each, they add up to it) and what the census names that it is not."""
+
+    user_relations: int = 0
+    catalogues: int = 0
+    large_objects: int = 0
+    # [{"database", "bytes"}], largest first (database None: the engine has no databases, e.g. MySQL's schemas)
+    by_database: list[dict[str, Any]] = Field(default_factory=list)
+    excluded_by_input: int | None = None  # the census's objects the selection leaves out (None: no census)
+    excluded_databases: list[str] = Field(default_factory=list)
+    not_readable: int | None = None  # "no privilege" / "not readable by SQL", per the census
 
 
 class Cost(BaseModel):
@@ -90,12 +137,18 @@ class Estimate(BaseModel):
     bytes_to_read: int
     units: int
     segments: int
-    ranges: int = 0  # read calls planned (pieces of segments): each costs RANGE_COST_BYTES beyond its bytes
+    ranges: int = 0  # pieces of segments, each read by at least one call: each costs range_seconds
+    counted: Counted | None = None  # what the bytes are (None: not told, e.g. no segments handed in)
     concurrency: int  # readers at once: max_concurrency, at most one per unit
     assumed_mib_per_s: float
     source: Source
     source_detail: str
+    range_seconds: float = 0.0  # per range and reader, beyond its bytes
+    range_detail: str = ""
+    seconds_bytes: float = 0.0  # bytes_to_read at assumed_mib_per_s
+    seconds_ranges: float = 0.0  # ranges x range_seconds / concurrency
     estimated_seconds: float
+    hint: str | None = None  # one line when the selection reads no user relation (set by the caller)
     cost_usd: float
     cost: Cost
 
@@ -129,7 +182,9 @@ def measured_rate(findings: list[dict[str, Any]]) -> Rate | None:
             at = f" at concurrency {level}" if level else ""
             return Rate(mib_per_s=round(float(rate), 3), source="measured_run",
                         detail=f"run {f.get('run_id')} of this target read {read / MIB:,.1f} MiB at "
-                               f"{float(rate):,.2f} MiB/s{at} (finished {finished(f)[:19] or '?'})")
+                               f"{float(rate):,.2f} MiB/s{at} (finished {finished(f)[:19] or '?'})",
+                        range_seconds=0.0, range_detail="in the measured wall-clock rate (its ranges took their "
+                                                        "time in it)")
     return None
 
 
@@ -144,7 +199,24 @@ def emulated_rate(evidence: dict[str, Any] | None, concurrency: int) -> Rate | N
     return Rate(mib_per_s=round(min(ceiling, readers), 3), source="emulated_volume",
                 detail=f"the emulated volume ({profile.get('storage_type')} {profile.get('allocated_gb')} GiB on "
                        f"{profile.get('instance_class')}, time scale {scale:g}): ceiling {ceiling:,.2f} MiB/s, "
-                       f"{_readers(concurrency)} at most {readers:,.2f} MiB/s")
+                       f"{_readers(concurrency)} at most {readers:,.2f} MiB/s", **emulated_range_cost(profile))
+
+
+def emulated_range_cost(profile: dict[str, Any]) -> dict[str, Any]:
+    """One range on the emulated volume: a first touch (the profile's mean) and one request's service time, in
+    emulated ms times the time scale, plus the local run's own cost of a range (``LOCAL_RANGE_SECONDS``); the
+    planner's default when the profile does not say."""
+    touch, service = profile.get("first_touch_mean_ms"), profile.get("io_latency_ms")
+    if touch is None or service is None:
+        return {}
+    scale = float(profile.get("time_scale") or 1.0)
+    volume = (float(touch) + float(service)) * scale / 1000
+    seconds = volume + LOCAL_RANGE_SECONDS
+    return {"range_seconds": round(seconds, 4),
+            "range_detail": f"{seconds * 1000:.0f} ms per range and reader: the emulated volume's first touch "
+                            f"({float(touch):g} ms) and service time ({float(service):g} ms) x time scale {scale:g}: "
+                            f"{volume * 1000:.0f} ms, and the local run's commit of it: "
+                            f"{LOCAL_RANGE_SECONDS * 1000:.0f} ms"}
 
 
 def emulator_ceiling_mib_s(facts: dict[str, Any], engine: str) -> float:
@@ -230,23 +302,72 @@ def cost_of(*, seconds: float, readers: int, units: int, restore: bool = False,
     return cost
 
 
-def estimate(*, engine: str, plan_summary: dict[str, Any], max_concurrency: int, rate: Rate, ranges: int = 0,
-             restore: bool = False, instance_price_per_hour_usd: float | None = None,
-             price_note: str | None = None) -> Estimate:
-    """The estimate of a plan (``Plan.summary()``, its ``ranges`` over all units) read by ``max_concurrency``
-    readers at ``rate``. Each range costs ``RANGE_COST_BYTES`` beyond its bytes, as the planner counts it (a
-    call, a first touch): many tiny relations are bound by round trips, not bytes."""
+def estimate(*, engine: str, plan_summary: dict[str, Any], max_concurrency: int, rate: Rate,
+             ranges: int | None = None, counted: Counted | None = None, restore: bool = False,
+             instance_price_per_hour_usd: float | None = None, price_note: str | None = None) -> Estimate:
+    """The estimate of a plan (``Plan.summary()``; ``ranges`` over all units, default the summary's) read by
+    ``max_concurrency`` readers at ``rate``. Its bytes are the plan's bytes, nothing added; each range costs
+    ``rate.range_seconds`` of one reader beyond them (many tiny relations are bound by round trips, not bytes)."""
     units, total = int(plan_summary.get("units") or 0), int(plan_summary.get("bytes") or 0)
+    ranges = int(plan_summary.get("ranges") or 0) if ranges is None else ranges
     readers = readers_for(max_concurrency, plan_summary)
-    seconds = (total + ranges * RANGE_COST_BYTES) / MIB / rate.mib_per_s
+    seconds_bytes = total / MIB / rate.mib_per_s
+    seconds_ranges = ranges * rate.range_seconds / readers
+    seconds = seconds_bytes + seconds_ranges
     cost = cost_of(seconds=seconds, readers=readers, units=units, restore=restore,
                    instance_price_per_hour_usd=instance_price_per_hour_usd, price_note=price_note)
     usd = cost.lambda_usd + cost.sfn_usd + (cost.instance_usd or 0.0)
     return Estimate(engine=engine, bytes_to_read=total, units=units, segments=int(plan_summary.get("segments") or 0),
-                    ranges=ranges,
+                    ranges=ranges, counted=counted,
                     concurrency=readers, assumed_mib_per_s=rate.mib_per_s, source=rate.source,
-                    source_detail=rate.detail, estimated_seconds=round(seconds, 1) if seconds >= 1 else
-                    round(seconds, 3), cost_usd=_usd(usd), cost=cost)
+                    source_detail=rate.detail, range_seconds=rate.range_seconds, range_detail=rate.range_detail,
+                    seconds_bytes=_round_s(seconds_bytes), seconds_ranges=_round_s(seconds_ranges),
+                    estimated_seconds=_round_s(seconds), cost_usd=_usd(usd), cost=cost)
+
+
+def _round_s(seconds: float) -> float:
+    return round(seconds, 1) if seconds >= 1 else round(seconds, 3)
+
+
+# ---- what is counted --------------------------------------------------------------------------
+
+def category_of(engine: str, schema: str, name: str) -> str:
+    """``user_relations``, ``catalogues`` or ``large_objects`` of a segment (schema and name as discovery names
+    them)."""
+    system = CATALOGUE_SCHEMAS.get(engine, frozenset())
+    if engine == "postgres" and schema == "pg_catalog" and name.startswith(LARGE_OBJECTS):
+        return "large_objects"
+    folded = schema.lower() if engine in ("mysql", "mariadb") else schema
+    return "catalogues" if folded in system else "user_relations"
+
+
+def counted_of(engine: str, segments: Iterable[Any], census: list[dict[str, Any]] | None = None) -> Counted:
+    """What the planned ``segments`` are, in the bytes the units read (blocks x block size), and what the
+    ``census`` (plan.json's) names beside them: left out by the selection, or not readable by the run."""
+    out = Counted()
+    planned: set[str] = set()
+    by_db: dict[str | None, int] = {}
+    for seg in segments:
+        size = int(seg.blocks) * int(seg.block_size)
+        planned.add(seg.key)
+        kind = category_of(engine, str(seg.schema), str(seg.name))
+        setattr(out, kind, getattr(out, kind) + size)
+        by_db[seg.database] = by_db.get(seg.database, 0) + size
+    out.by_database = [{"database": db, "bytes": n}
+                       for db, n in sorted(by_db.items(), key=lambda kv: (-kv[1], str(kv[0])))]
+    if census is not None:
+        out.excluded_by_input, out.not_readable = 0, 0
+        for obj in census:
+            if obj.get("key") in planned:
+                continue
+            reason = obj.get("reason")
+            if reason == "excluded by input":
+                out.excluded_by_input += int(obj.get("bytes") or 0)
+                if obj.get("kind") == "database" and obj.get("database"):
+                    out.excluded_databases.append(str(obj["database"]))
+            elif reason in NOT_READABLE:
+                out.not_readable += int(obj.get("bytes") or 0)
+    return out
 
 
 def _usd(value: float) -> float:
@@ -261,18 +382,63 @@ def seconds_text(seconds: float) -> str:
     return f"{minutes:,.0f} min" if minutes < 120 else f"{minutes / 60:,.1f} h"
 
 
+def _mib(n: int) -> str:
+    return f"{n / MIB:,.1f} MiB"
+
+
+def counted_lines(c: Counted) -> list[str]:
+    """``counted:`` (what the bytes are, per database) and ``not counted:`` (what the census names beside them)."""
+    dbs = [f"{d['database']} {_mib(d['bytes'])}" for d in c.by_database if d.get("database")]
+    out = [f"counted: user relations {_mib(c.user_relations)}, catalogues {_mib(c.catalogues)}, large objects "
+           f"{_mib(c.large_objects)}" + (f"; {len(dbs)} database{'' if len(dbs) == 1 else 's'}: "
+                                          + ", ".join(dbs[:6]) + (", ..." if len(dbs) > 6 else "") if dbs else "")]
+    if c.excluded_by_input is not None:
+        left = ""
+        if c.excluded_databases:
+            shown = ", ".join(c.excluded_databases[:6]) + (", ..." if len(c.excluded_databases) > 6 else "")
+            left = f" ({len(c.excluded_databases)} database{'' if len(c.excluded_databases) == 1 else 's'}: {shown})"
+        out.append(f"not counted: {_mib(c.excluded_by_input)} the selection leaves out{left}; "
+                   f"{_mib(c.not_readable or 0)} the run may not read")
+    return out
+
+
+def nothing_hint(est: Estimate, selection: dict[str, Any]) -> str | None:
+    """One line when the selection reads no user relation: what was selected and how to widen it (None: it
+    reads some)."""
+    c = est.counted
+    if est.bytes_to_read > 0 and (c is None or c.user_relations > 0):
+        return None
+    picked = [f"{flag} {', '.join(values)}" for flag, values in (
+        ("--database", selection.get("databases") or ()), ("--include-schema", selection.get("include_schemas") or ()),
+        ("--exclude-schema", selection.get("exclude_schemas") or ())) if values]
+    what = "; ".join(picked) if picked else "every database and schema (the defaults)"
+    system = ("" if est.engine == "postgres" else
+              "; the system schemas only with the run input's warmup.include_system true")
+    if est.bytes_to_read == 0:
+        return (f"nothing to read: {what} selected no relation with storage; widen it with --database, "
+                f"--include-schema, --exclude-schema{system} (a run of it would be NOT_READY: NOTHING_PLANNED)")
+    return (f"no user relation selected: {what} selected only the catalogues ({_mib(est.bytes_to_read)}); widen it "
+            f"with --database, --include-schema, --exclude-schema{system}")
+
+
 def lines(est: Estimate) -> list[str]:
     """The estimate for the terminal."""
     c = est.cost
+    time_parts = (f": bytes {seconds_text(est.seconds_bytes)} + ranges {seconds_text(est.seconds_ranges)} "
+                  f"({est.ranges:,} x {est.range_seconds * 1000:,.0f} ms / {est.concurrency})")
     out = [f"to read: {est.bytes_to_read / MIB:,.1f} MiB in {est.units} units ({est.segments} segments, "
            f"{est.ranges} ranges, {est.engine})",
+           *(counted_lines(est.counted) if est.counted is not None else []),
            f"rate:    {est.assumed_mib_per_s:,.2f} MiB/s assumed ({est.source}: {est.source_detail})",
-           f"time:    {seconds_text(est.estimated_seconds)} with {_readers(est.concurrency)}",
+           f"time:    {seconds_text(est.estimated_seconds)} with {_readers(est.concurrency)}{time_parts}",
+           f"range:   {est.range_detail}",
            f"cost:    ${est.cost_usd:,.4f} (Lambda {c.lambda_gb_seconds:,.0f} GB-s, {c.lambda_requests} requests: "
            f"${c.lambda_usd:,.4f}; Step Functions {c.state_transitions} transitions: ${c.sfn_usd:,.4f}"
            + (f"; instance {c.instance_hours:,.2f} h: " + (f"${c.instance_usd:,.4f}" if c.instance_usd is not None
                                                            else "price unknown") if c.instance_hours is not None
               else "") + ")"]
     out += [f"  note: {n}" for n in c.notes]
+    if est.hint:
+        out.append(f"hint:    {est.hint}")
     return out
 

@@ -94,6 +94,20 @@ def test_many_tiny_segments_spread_over_units_by_their_round_trips() -> None:
     assert sum(u.bytes for u in big.units) == 12 * MIB
 
 
+def test_a_ranges_weight_is_never_counted_as_bytes() -> None:
+    """Issue 23 §4: the planner weighs each range as 1 MiB of a cold reader's time to balance units; the
+    plan's, the summary's and each unit's bytes are what the units read (blocks x block size), and the summary
+    says how many ranges there are (the estimate's time per range), never their weight in bytes."""
+    segs = [seg(f"pg_{i}", [(0, 0, 1)]) for i in range(700)] + [seg("big", [(0, 0, 1000)])]
+    plan = plan_units(segs, PlanOptions(unit_bytes=12 * MIB))
+    summary = plan.summary()
+    read = sum(r.bytes for u in plan.units for r in u.ranges)
+    assert plan.bytes == summary["bytes"] == read == 1700 * BS
+    assert all(u.bytes == sum(r.bytes for r in u.ranges) for u in plan.units)
+    assert summary["ranges"] == 701 and summary["max_unit_bytes"] <= 1000 * BS
+    assert summary["mean_unit_bytes"] == read // len(plan.units)
+
+
 def test_small_units_still_take_many_tiny_ranges() -> None:
     """With warmup.unit_mb 2 each catalogue fork was a unit of its own (a range's 1 MiB cost left room for
     one): 359 units for 36 MiB, each a Map item, an invocation and a commit for a read of 8 KiB."""

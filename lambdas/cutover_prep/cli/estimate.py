@@ -12,8 +12,13 @@ catalogue only, nothing is read or written); the rate, time and cost from ``cuto
   verified TLS unless ``CUTOVER_PREP_TLS`` says otherwise: the rules of ``connection``, as a run's. The
   deployment's table (``--stack``) gives the earlier runs of the instance, when it can be read.
 
-Exit codes: 0 done, 2 a usage or input error, 5 AWS or the database could not be reached; one
-line on stderr, never a traceback, never a secret.
+The bytes are the bytes the units read, nothing added; ``counted`` says what they are (user relations,
+catalogues, large objects, per database) and what the census names beside them. A selection that reads
+no user relation gets one ``hint`` line (what was selected, the options that widen it).
+
+Exit codes: 0 done, 1 done but the selection holds nothing to read (a run of it would be NOT_READY:
+NOTHING_PLANNED; the estimate and the hint are still printed), 2 a usage or input error, 5 AWS or
+the database could not be reached; one line on stderr, never a traceback, never a secret.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
 
 EXIT_USAGE, EXIT_AWS = remote.EXIT_USAGE, remote.EXIT_AWS
+EXIT_NOTHING = 1  # the estimate is made, but its selection reads nothing: the run would be NOT_READY
 SECRET_TAG = ("cutover-prep:access", "read")  # as cdk/cutover_prep_cdk/permissions.py grants the functions
 DEFAULT_CONCURRENCY_DSN = 4  # as `cutover-prep local --dsn`
 
@@ -83,8 +89,10 @@ def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
         raise remote.CliProblem(f"{spec.engine} at {spec.host}:{spec.port}: {exc}", code=EXIT_AWS) from None
 
 
-def _ranges(planned: Any) -> int:
-    return sum(len(u.ranges) for u in planned.plan.units)
+def _counted(spec: Any, planned: Any) -> Any:
+    from cutover_prep.estimate import counted_of
+
+    return counted_of(spec.engine, planned.segments, planned.census)
 
 
 def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dict[str, Any]]:
@@ -100,9 +108,10 @@ def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dic
     rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
                        measured=local_findings(evidence, spec))
     est = estimate(engine=spec.engine, plan_summary=summary, max_concurrency=warmup["max_concurrency"], rate=rate,
-                   ranges=_ranges(planned))
+                   counted=_counted(spec, planned))
     where = {"engine": spec.engine, "host": spec.host, "port": spec.port, "database": spec.database}
-    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"]}
+    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"],
+                 "selection": selection_of(warmup)}
 
 
 def _secret_tagged(secrets: Any, arn: str) -> None:
@@ -224,14 +233,20 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
                        measured=measured, instance=limits)
     price, price_note = restored_price(session, limits, spec.engine) if restore else (None, None)
     est = estimate(engine=spec.engine, plan_summary=summary, max_concurrency=warmup["max_concurrency"], rate=rate,
-                   ranges=_ranges(planned), restore=bool(restore), instance_price_per_hour_usd=price,
+                   counted=_counted(spec, planned), restore=bool(restore), instance_price_per_hour_usd=price,
                    price_note=price_note)
     if why_not:
         est.cost.notes.append(why_not)
     where = {"db_instance_identifier": identifier, "engine": spec.engine, "db_instance_class": facts.get(
         "db_instance_class"), "storage_type": facts.get("storage_type"),
         "allocated_storage_gb": facts.get("allocated_storage_gb")}
-    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"]}
+    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"],
+                 "selection": selection_of(warmup)}
+
+
+def selection_of(warmup: dict[str, Any]) -> dict[str, Any]:
+    """What the warm-up selects (the run input's words), for the output and the hint."""
+    return {k: warmup.get(k) for k in ("databases", "include_schemas", "exclude_schemas", "include_system")}
 
 
 @click.command("estimate")
@@ -260,8 +275,9 @@ def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine
              input_file: str | None, database: tuple[str, ...], include_schema: tuple[str, ...],
              exclude_schema: tuple[str, ...], max_concurrency: int | None, unit_mb: int | None, evidence: Path,
              stack: str, region: str | None, as_json: bool) -> None:
-    """Estimate a warm-up before starting it: bytes to read, rate and its source, time, cost."""
-    from cutover_prep.estimate import lines
+    """Estimate a warm-up before starting it: bytes to read and what they are, rate and its source, time, cost.
+    Exit 1 when the selection holds nothing to read."""
+    from cutover_prep.estimate import lines, nothing_hint
 
     selection = {"databases": database, "include_schemas": include_schema, "exclude_schemas": exclude_schema,
                  "unit_mb": unit_mb}
@@ -279,10 +295,14 @@ def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine
         _fail(exc.code, str(exc))
     except RecursionError:
         _fail(EXIT_USAGE, "--input: nested too deeply (see schema/run-input.schema.json)")
+    est.hint = nothing_hint(est, about.get("selection") or {})
     if as_json:
         click.echo(json.dumps({**est.model_dump(mode="json"), **about}, indent=1))
     else:
         click.echo("\n".join(for_terminal(line) for line in lines(est)))
+    if est.bytes_to_read == 0:  # the hint is on stdout with the estimate; stderr says why the exit code is 1
+        click.echo(f"cutover-prep: {for_terminal(est.hint or 'nothing to read')}", err=True)
+        raise click.exceptions.Exit(EXIT_NOTHING)
 
 
 def _aws_input(input_file: str | None, target: str | None, secret_arn: str | None, engine: str | None,

@@ -18,12 +18,12 @@ from pydantic import ValidationError
 
 from cutover_prep.analysis.limits import LimitsError
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
-from cutover_prep.estimate import choose_rate, estimate, instance_limits_facts, readers_for
+from cutover_prep.estimate import Counted, choose_rate, estimate, instance_limits_facts, readers_for
 
 EARLIER_RUNS_READ = 3  # findings documents read at most, newest first
 logger = logging.getLogger(__name__)
-ESTIMATE_FIELDS = ("bytes_to_read", "assumed_mib_per_s", "source", "source_detail", "estimated_seconds",
-                   "concurrency", "units", "ranges", "cost_usd")
+ESTIMATE_FIELDS = ("bytes_to_read", "counted", "assumed_mib_per_s", "source", "source_detail", "estimated_seconds",
+                   "seconds_bytes", "seconds_ranges", "range_seconds", "concurrency", "units", "ranges", "cost_usd")
 
 
 def earlier_findings(store: Store, run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -47,7 +47,7 @@ def earlier_findings(store: Store, run: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def run_estimate(run: dict[str, Any], *, store: Store, plan_summary: dict[str, Any], engine: str,
-                 ranges: int = 0) -> dict[str, Any] | None:
+                 ranges: int | None = None, counted: Counted | None = None) -> dict[str, Any] | None:
     """The estimate of this run's plan, as stored on the run item (JSON); None (logged) when the facts it is
     made from cannot be used: the warm-up goes on without it."""
     max_concurrency = int((run.get("warmup") or {}).get("max_concurrency") or 1)
@@ -65,7 +65,7 @@ def run_estimate(run: dict[str, Any], *, store: Store, plan_summary: dict[str, A
         rate = choose_rate(engine=engine, concurrency=concurrency, measured=earlier_findings(store, run),
                            emulation=emulation, instance=instance)
         return estimate(engine=engine, plan_summary=plan_summary, max_concurrency=max_concurrency, rate=rate,
-                        ranges=ranges, restore=bool(run.get("restore"))).model_dump(mode="json")
+                        ranges=ranges, counted=counted, restore=bool(run.get("restore"))).model_dump(mode="json")
     except (ValidationError, LimitsError, ValueError, TypeError, KeyError, AttributeError) as exc:
         logger.warning("estimate not made: %s: %s", type(exc).__name__, str(exc)[:200])
         return None

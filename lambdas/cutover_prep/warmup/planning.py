@@ -12,7 +12,9 @@ still watches its own time budget and continues in a new invocation if it must.
 
 Segments larger than a unit are split into near-equal block ranges (only where the
 engine can read a sub-range: ``Segment.splittable``); small segments are grouped, each
-counted with ``RANGE_COST_BYTES`` beyond its size, so many tiny ones spread over units; but a unit
+weighed with ``RANGE_COST_BYTES`` beyond its size (a *time*, what one cold reader reads in it: a unit is
+balanced by time, and the weight is never counted in the plan's or a unit's bytes, which are exactly
+what the units read), so many tiny ones spread over units; but a unit
 takes at least ``MIN_RANGES_PER_UNIT`` tiny ranges (small units would otherwise hold one catalogue
 fork each: a unit's own cost, a Map item, an invocation and a commit, is more than a read). Units
 are filled in priority order (first matching pattern wins, unmatched last), then in
@@ -38,9 +40,11 @@ UNITS_PER_SLOT = 4  # units per slot of max_concurrency: the controller needs wa
 MIN_UNIT_BYTES = 64 * MIB  # below this a unit's invocation overhead (Map item, Lambda, commit) dominates
 CHUNK_SECONDS = 10.0  # a chunk is sized to take about this long at the rate known before it
 MIN_CHUNK_BYTES = 1 * MIB
-# What one range costs beyond its bytes (a call, a first touch of a snapshot block), in bytes read in
-# that time: a unit of many tiny relations (a catalogue, thousands of partitions) is bound by round
-# trips, not bytes; on the emulated demo 700 catalogue forks in two units read serially for 80 s.
+# What one range costs beyond its bytes (a call, a first touch of a snapshot block), as the bytes one
+# cold reader reads in that time (estimate.RANGE_SECONDS is the same cost in seconds): a weight for
+# balancing units, never added to the plan's or a unit's bytes; a unit of many tiny relations (a catalogue,
+# thousands of partitions) is bound by round trips, not bytes; on the emulated demo 700 catalogue forks in
+# two units read serially for 80 s.
 RANGE_COST_BYTES = 1 * MIB
 # ... yet a unit holds at least this many tiny ranges: with warmup.unit_mb 2, each of a database's ~300
 # catalogue forks was a unit of its own (359 units for 36 MiB: the Map's items, not the reads, took the time)
@@ -114,7 +118,8 @@ class Plan:
         return {
             "units": len(self.units),
             "segments": self.segments,
-            "bytes": self.bytes,
+            "bytes": self.bytes,  # what the units read: their ranges' blocks x block size, nothing added
+            "ranges": sum(len(u.ranges) for u in self.units),
             "unit_bytes_target": self.unit_bytes,
             "max_unit_bytes": max(sizes, default=0),
             "mean_unit_bytes": int(sum(sizes) / len(sizes)) if sizes else 0,
