@@ -271,6 +271,10 @@ def _storage_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     if not t.require_storage_initialized:
         return []
     section = f.get("storage_initialization") if isinstance(f.get("storage_initialization"), dict) else {}
+    return [*_primary_storage_reasons(section), *_volume_storage_reasons(section)]
+
+
+def _primary_storage_reasons(section: dict[str, Any]) -> list[dict[str, Any]]:
     said = progress_sentence(section)
     done = section.get("initialized_at_end")
     if done is None:  # no answer from RDS at all: missing evidence
@@ -282,6 +286,21 @@ def _storage_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     return [_reason("STORAGE_INITIALIZING", False, f"{said}: RDS still reports StorageOperationStatus "
                     f"{(section.get('last') or {}).get('status')} (verdict.require_storage_initialized); wait and "
                     "run again, or set it false")]
+
+
+def _volume_storage_reasons(section: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each RDS additional storage volume (``storage_initialization.volumes``) still in a storage operation at
+    the end of the run fails as the primary would; one that is done or never reported one adds nothing."""
+    out = []
+    for v in section.get("volumes") or []:
+        if not isinstance(v, dict) or v.get("initialized_at_end") is not False:
+            continue
+        last = v.get("last") if isinstance(v.get("last"), dict) else {}
+        figure = f" {last['percent']} %" if last.get("percent") is not None else ""
+        out.append(_reason("STORAGE_INITIALIZING", False, f"RDS initialization progress of additional storage volume "
+                           f"{v.get('volume')}: {last.get('status') or 'operation'}{figure} at the end of the run "
+                           "(verdict.require_storage_initialized); wait and run again, or set it false"))
+    return out
 
 
 def _oversized_reasons(f: dict[str, Any]) -> list[dict[str, Any]]:

@@ -129,3 +129,34 @@ def test_no_volumes_no_block_in_either_rendering():
     findings = {"engine": "postgresql", "run_id": "r1"}
     assert "Storage volumes" not in summary_markdown(findings)
     assert 'id="volumes"' not in render_report(findings)
+
+
+# ---- verdict: verdict.require_storage_initialized covers every volume ---------------------------------
+
+def _judged(volume2: dict, **thresholds) -> dict:
+    from cutover_prep.findings.storage_init import storage_initialization
+    from cutover_prep.verdict import Thresholds, decide
+
+    samples = [{"at": "2026-11-25T01:00:00+00:00", "step": "WarmUnit", "status": "Initializing", "percent": 90,
+                "volumes": [{"volume": "RDSDBDATA2", "status": "Initializing", "percent": 10}]},
+               {"at": "2026-11-25T01:09:00+00:00", "step": "Finalize", "status": None, "percent": None,
+                "volumes": [volume2]}]
+    findings = {"units": {"total": 1, "done": 1, "failed": 0, "in_progress": 0, "not_started": 0},
+                "bytes": {"planned": 10}, "coverage_pct": 100.0,
+                "storage_initialization": storage_initialization(samples, [], 10)}
+    return decide(findings, Thresholds(**thresholds), benchmark_requested=False)
+
+
+def test_an_additional_volume_still_initializing_is_not_ready_when_required():
+    result = _judged({"volume": "RDSDBDATA2", "status": "Initializing", "percent": 35},
+                     require_storage_initialized=True)
+    assert result["verdict"] == "NOT_READY"
+    failing = [r for r in result["reasons"] if r["code"] == "STORAGE_INITIALIZING" and not r["ok"]]
+    assert len(failing) == 1 and "RDSDBDATA2: Initializing 35 %" in failing[0]["message"]
+
+
+def test_every_volume_done_is_ready_when_required_and_a_volume_is_only_judged_when_required():
+    done = _judged({"volume": "RDSDBDATA2", "status": None, "percent": None}, require_storage_initialized=True)
+    assert done["verdict"] == "READY"
+    assert all(r["ok"] for r in done["reasons"] if r["code"] == "STORAGE_INITIALIZING")
+    assert _judged({"volume": "RDSDBDATA2", "status": "Initializing", "percent": 35})["verdict"] == "READY"
