@@ -104,8 +104,9 @@ def volumes_section(instance: dict[str, Any] | None, units: list[dict[str, Any]]
     names = [str(v["name"]) for v in volumes]
     coverage = volume_coverage(units, unit_items, names)
     shared = coverage.pop("_shared_units")["count"]
-    limits = {str(r["volume"]): r for r in volume_limits(facts.get("db_instance_class"), volumes,
-                                                        engine=str(engine or facts.get("engine") or "oracle"))}
+    engine = engine or facts.get("engine")
+    limits = {str(r["volume"]): r for r in (volume_limits(facts.get("db_instance_class"), volumes, engine=str(engine))
+                                            if engine else volume_limits(facts.get("db_instance_class"), volumes))}
     rows = []
     for v in volumes:
         name = str(v["name"])
