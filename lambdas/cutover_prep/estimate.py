@@ -39,8 +39,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from cutover_prep.analysis.limits import LimitsError, expected_limits
-from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS as MYSQL_SYSTEM_SCHEMAS
-from cutover_prep.engines.oracle.sql import SYSTEM_SCHEMAS as ORACLE_SYSTEM_SCHEMAS
+from cutover_prep.engines.registry import UnknownEngine, family
 from cutover_prep.warmup.planning import RANGE_COST_BYTES
 from cutover_prep.workflows import FUNCTIONS
 
@@ -60,12 +59,6 @@ RANGE_SECONDS = round(RANGE_COST_BYTES / MIB / READER_COLD_MIB_PER_S, 4)
 # tables (2,091 ranges, 4 readers, no emulation) 0.29 s per range and reader. A fit, not a law: a faster machine
 # pays less.
 LOCAL_RANGE_SECONDS = 0.3
-# what is counted: the catalogues of each engine (PostgreSQL's TOAST is named after its table's schema) and
-# PostgreSQL's large objects (pg_largeobject and its metadata, with their indexes, in pg_catalog)
-CATALOGUE_SCHEMAS = {"postgres": frozenset({"pg_catalog", "information_schema"}),
-                     "mysql": frozenset(MYSQL_SYSTEM_SCHEMAS), "mariadb": frozenset(MYSQL_SYSTEM_SCHEMAS),
-                     "oracle": frozenset(ORACLE_SYSTEM_SCHEMAS)}
-LARGE_OBJECTS = ("pg_largeobject",)  # name prefixes in pg_catalog: pg_largeobject, _metadata, their indexes
 NOT_READABLE = ("no privilege", "not readable by SQL")
 
 # The emulator's calibrated default profile (local/volume/profile.py DEFAULT_PROFILE; a test keeps them equal:
@@ -333,12 +326,15 @@ def _round_s(seconds: float) -> float:
 
 def category_of(engine: str, schema: str, name: str) -> str:
     """``user_relations``, ``catalogues`` or ``large_objects`` of a segment (schema and name as discovery names
-    them)."""
-    system = CATALOGUE_SCHEMAS.get(engine, frozenset())
-    if engine == "postgres" and schema == "pg_catalog" and name.startswith(LARGE_OBJECTS):
+    them), by the engine family's ``catalogue_schemas`` and ``large_objects``."""
+    try:
+        fam = family(engine)
+    except UnknownEngine:
+        return "user_relations"
+    if any(schema == s and name.startswith(prefix) for s, prefix in fam.large_objects):
         return "large_objects"
-    folded = schema.lower() if engine in ("mysql", "mariadb") else schema
-    return "catalogues" if folded in system else "user_relations"
+    folded = schema if fam.upper_case_identifiers else schema.lower()
+    return "catalogues" if folded in fam.catalogue_schemas else "user_relations"
 
 
 def counted_of(engine: str, segments: Iterable[Any], census: list[dict[str, Any]] | None = None) -> Counted:
@@ -412,8 +408,11 @@ def nothing_hint(est: Estimate, selection: dict[str, Any]) -> str | None:
         ("--database", selection.get("databases") or ()), ("--include-schema", selection.get("include_schemas") or ()),
         ("--exclude-schema", selection.get("exclude_schemas") or ())) if values]
     what = "; ".join(picked) if picked else "every database and schema (the defaults)"
-    system = ("" if est.engine == "postgres" else
-              "; the system schemas only with the run input's warmup.include_system true")
+    try:
+        applies = family(est.engine).include_system_applies
+    except UnknownEngine:
+        applies = False
+    system = "; the system schemas only with the run input's warmup.include_system true" if applies else ""
     if est.bytes_to_read == 0:
         return (f"nothing to read: {what} selected no relation with storage; widen it with --database, "
                 f"--include-schema, --exclude-schema{system} (a run of it would be NOT_READY: NOTHING_PLANNED)")

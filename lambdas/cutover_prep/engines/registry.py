@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 from cutover_prep.engines import mysql, oracle, postgres
 from cutover_prep.engines.base import EngineError
 from cutover_prep.engines.mysql import preflight as mysql_preflight
+from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS as MYSQL_SYSTEM_SCHEMAS
 from cutover_prep.engines.mysql.tls import dsn_tls as mysql_dsn_tls
 from cutover_prep.engines.oracle import preflight as oracle_preflight
+from cutover_prep.engines.oracle.sql import SYSTEM_SCHEMAS as ORACLE_SYSTEM_SCHEMAS
 from cutover_prep.engines.oracle.tls import ORACLE_TCPS_PORT
 from cutover_prep.engines.oracle.tls import dsn_tls as oracle_dsn_tls
 from cutover_prep.engines.postgres import preflight as postgres_preflight
@@ -89,6 +91,11 @@ class EngineFamily:
     warmup_modes: tuple[str, ...] = (SEGMENTS,)  # warmup.mode values it offers (the engine then has discover_datafiles)
     # ``cutover-prep preflight``: (spec, preflight.Context) -> [preflight.Check], each read method and grant proven
     preflight: Callable[..., list[Any]] | None = None
+    # what the estimate counts (issue 23): the schemas of the engine's catalogues, (schema, name prefix) of its
+    # large objects, and whether warmup.include_system selects the catalogues (not on PostgreSQL: decision 40)
+    catalogue_schemas: frozenset[str] = frozenset()
+    large_objects: tuple[tuple[str, str], ...] = ()
+    include_system_applies: bool = True
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -108,6 +115,9 @@ POSTGRES = EngineFamily(
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("PostgreSQL", None, "No license required")),
     open_engine=postgres.open_engine, open_bench=postgres.open_bench, block_readable=postgres.block_readable,
     dsn_tls=postgres_dsn_tls, server_version=postgres.server_version, preflight=postgres_preflight.run,
+    catalogue_schemas=frozenset({"pg_catalog", "information_schema"}),
+    large_objects=(("pg_catalog", "pg_largeobject"),),  # pg_largeobject, _metadata and their indexes
+    include_system_applies=False,
 )
 
 ORACLE = EngineFamily(
@@ -119,6 +129,7 @@ ORACLE = EngineFamily(
     open_engine=oracle.open_engine, open_bench=oracle.open_bench, block_readable=oracle.block_readable,
     dsn_tls=oracle_dsn_tls,
     warmup_modes=(SEGMENTS, DATAFILES, BOTH), preflight=oracle_preflight.run,
+    catalogue_schemas=frozenset(ORACLE_SYSTEM_SCHEMAS),
 )
 
 # MySQL and MariaDB: one engine folder (engines/mysql/ tells them apart by VERSION()), two
@@ -130,6 +141,7 @@ MYSQL = EngineFamily(
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("MySQL", None, "No license required")),
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
+    catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS),
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),
