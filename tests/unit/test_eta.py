@@ -70,3 +70,19 @@ def test_the_samples_are_thinned_to_at_most_120_keeping_the_last():
     items = [unit([(t / 10, MB, 0.1) for t in range(1, 1001)])]
     rows = eta_findings(items, planned_bytes=1000 * MB, read_bytes=1000 * MB)["eta_samples"]
     assert len(rows) == 120 and rows[-1]["bytes_done"] == 1000 * MB and rows[0]["bytes_done"] == MB
+
+
+def test_the_report_and_summary_say_the_eta_against_the_actual_finish():
+    from cutover_prep.report import summary_markdown
+    from cutover_prep.report.view import eta_line
+
+    items = [unit([(t, MB, 1.0) for t in range(1, 41)] + [(40 + t, 3 * MB, 1.0) for t in range(1, 21)])]
+    findings = {"warmup": eta_findings(items, planned_bytes=100 * MB, read_bytes=100 * MB)}
+    line = eta_line(findings)
+    # worked out in test_a_warm_up_that_speeds_up_is_predicted_late_then_caught_up: 100 s at 25 %, actual 60 s
+    assert line.startswith("ETA at the measured rate vs the warm-up's actual 1 min 00 s: at 25 % predicted "
+                           "1 min 40 s (+67 %)"), line
+    assert f"- {line}" in summary_markdown({**findings, "run_id": "r"}).splitlines()
+    short = {"warmup": eta_findings(items, planned_bytes=200 * MB, read_bytes=100 * MB)}
+    assert eta_line(short).startswith("ETA not judged: the warm-up read ")
+    assert eta_line({}) is None

@@ -10,6 +10,7 @@ from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evide
 from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
 from cutover_prep.findings.estimate import estimate_section
+from cutover_prep.findings.eta import eta_findings
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.rds_progress import sample_storage_progress
@@ -39,6 +40,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
     findings = build_findings(run_item, plan, units, unit_items, benchmark)
     findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
+    findings["warmup"].update(eta_findings(list(unit_items.values()), findings["bytes"]["planned"],
+                                           findings["bytes"]["read"]))  # eta_samples, eta (its judgement)
     preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (preflight/step.py)
     findings["preflight"] = preflight_section(run_item, store.get_json(preflight_key)
                                               if store.exists(preflight_key) else None)

@@ -88,6 +88,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         f"read amplification {warmup['read amplification (blocks read / planned)']}",
         *([f"- {_md(view['storage_emulation'])}"] if view["storage_emulation"] else []),
         *([f"- {view['estimate']}"] if view.get("estimate") else []),
+        *([f"- {view['eta']}"] if view.get("eta") else []),
         f"- {view['storage_init']['line']}",
         *[f"- {note}" for note in view["storage_init"]["notes"]],
         *[f"- {f['label']}: {f['value']} ({_md(f['source'])})" for f in view["figures"] if f["label"] != "coverage"],

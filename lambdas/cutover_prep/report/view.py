@@ -167,6 +167,21 @@ def estimate_line(findings: dict[str, Any]) -> str | None:
             f" in {fmt_duration(act.get('warmup_seconds'))} at {fmt(act.get('mib_per_s'), 'MiB/s')} read{times}")
 
 
+def eta_line(findings: dict[str, Any]) -> str | None:
+    """``findings.warmup.eta`` in one line: the finish the ETA predicted at 25/50/75 % of the bytes against
+    the finish that happened (``findings.eta``), or why it was not judged; None without samples."""
+    warmup = _d(findings.get("warmup"))
+    eta = _d(warmup.get("eta"))
+    if not warmup.get("eta_samples") or not eta:
+        return None
+    if not eta.get("judged"):
+        return f"ETA not judged: {fmt_value(eta.get('why'))}"
+    parts = [f"at {a['pct']} % predicted {fmt_duration(a.get('predicted_s'))} "
+             f"({float(a['error_pct']):+.0f} %)" for a in eta.get("at") or [] if a.get("error_pct") is not None]
+    return (f"ETA at the measured rate vs the warm-up's actual {fmt_duration(eta.get('actual_s'))}: "
+            + ("; ".join(parts) if parts else "no quarter reached with a rate"))
+
+
 def preflight_view(findings: dict[str, Any]) -> dict[str, Any] | None:
     """The Preflight state's report (findings ``preflight``): a headline, then one line a check, status
     first; None for a run without one."""
@@ -442,6 +457,7 @@ def build_view(findings: dict[str, Any]) -> dict[str, Any]:
         "storage_init": _storage_init(findings),
         "storage_emulation": storage_emulation_line(findings),
         "estimate": estimate_line(findings),
+        "eta": eta_line(findings),
         "bench": benchmark,
         "charts": charts,
         "io_size_absent": io_why,
