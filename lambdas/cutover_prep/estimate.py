@@ -60,6 +60,7 @@ RANGE_SECONDS = round(RANGE_COST_BYTES / MIB / READER_COLD_MIB_PER_S, 4)
 # pays less.
 LOCAL_RANGE_SECONDS = 0.3
 NOT_READABLE = ("no privilege", "not readable by SQL")
+EXCLUDED_NAMES = 20  # databases named in counted.excluded_databases (the run item stays small on a server of many)
 
 # The emulator's calibrated default profile (local/volume/profile.py DEFAULT_PROFILE; a test keeps them equal:
 # local/ is not shipped to Lambda, so the Discover step cannot import it).
@@ -106,7 +107,8 @@ class Counted(BaseModel):
     # [{"database", "bytes"}], largest first (database None: the engine has no databases, e.g. MySQL's schemas)
     by_database: list[dict[str, Any]] = Field(default_factory=list)
     excluded_by_input: int | None = None  # the census's objects the selection leaves out (None: no census)
-    excluded_databases: list[str] = Field(default_factory=list)
+    excluded_databases: list[str] = Field(default_factory=list)  # the first EXCLUDED_NAMES
+    excluded_database_count: int = 0
     not_readable: int | None = None  # "no privilege" / "not readable by SQL", per the census
 
 
@@ -360,7 +362,9 @@ def counted_of(engine: str, segments: Iterable[Any], census: list[dict[str, Any]
             if reason == "excluded by input":
                 out.excluded_by_input += int(obj.get("bytes") or 0)
                 if obj.get("kind") == "database" and obj.get("database"):
-                    out.excluded_databases.append(str(obj["database"]))
+                    out.excluded_database_count += 1
+                    if len(out.excluded_databases) < EXCLUDED_NAMES:
+                        out.excluded_databases.append(str(obj["database"]))
             elif reason in NOT_READABLE:
                 out.not_readable += int(obj.get("bytes") or 0)
     return out
@@ -390,9 +394,10 @@ def counted_lines(c: Counted) -> list[str]:
                                           + ", ".join(dbs[:6]) + (", ..." if len(dbs) > 6 else "") if dbs else "")]
     if c.excluded_by_input is not None:
         left = ""
-        if c.excluded_databases:
-            shown = ", ".join(c.excluded_databases[:6]) + (", ..." if len(c.excluded_databases) > 6 else "")
-            left = f" ({len(c.excluded_databases)} database{'' if len(c.excluded_databases) == 1 else 's'}: {shown})"
+        n = max(c.excluded_database_count, len(c.excluded_databases))
+        if n:
+            shown = ", ".join(c.excluded_databases[:6]) + (", ..." if n > 6 else "")
+            left = f" ({n} database{'' if n == 1 else 's'}: {shown})"
         out.append(f"not counted: {_mib(c.excluded_by_input)} the selection leaves out{left}; "
                    f"{_mib(c.not_readable or 0)} the run may not read")
     return out

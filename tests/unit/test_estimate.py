@@ -243,6 +243,10 @@ def test_what_is_counted_adds_up_to_the_bytes_and_names_what_is_not():
     assert c.by_database == [{"database": "app", "bytes": 186 * BS}, {"database": "other", "bytes": 12 * BS}]
     assert c.user_relations + c.catalogues + c.large_objects == sum(s.blocks * BS for s in segments)
     assert c.excluded_by_input == 10 * MIB and c.excluded_databases == ["postgres"] and c.not_readable == 2 * MIB
+    many = counted_of("postgres", [], [{"key": f"d{i}/#database", "database": f"d{i}", "kind": "database",
+                                        "bytes": MIB, "reason": "excluded by input"} for i in range(30)])
+    assert many.excluded_database_count == 30 and len(many.excluded_databases) == 20
+    assert many.excluded_by_input == 30 * MIB
     mysql = counted_of("mariadb", [_seg(None, "mysql", "user", 4), _seg(None, "Shop", "t", 8)], None)
     assert (mysql.user_relations, mysql.catalogues, mysql.excluded_by_input) == (8 * BS, 4 * BS, None)
     plan = {"units": 1, "bytes": 198 * BS, "ranges": 7}
