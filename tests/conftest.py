@@ -24,6 +24,9 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 # CUTOVER_PREP_TLS=require themselves. A deployed function has no such variable: it requires TLS.
 os.environ.setdefault("CUTOVER_PREP_TLS", "disable")
 
+# Every run gets a private temporary directory and must leave it empty (tests/tmp_guard.py).
+pytest_plugins = ("tests.tmp_guard",)
+
 from cutover_prep.engines import ConnectionSpec  # noqa: E402
 from cutover_prep.engines.postgres.sample_db import create_sample  # noqa: E402
 

@@ -50,7 +50,10 @@ def checkov_reports(plain: Synth, in_vpc: Synth, tmp_path_factory: pytest.TempPa
     args = [str(CHECKOV), "--skip-download", "--framework", "cloudformation", "-o", "json"]
     for path in files:
         args += ["-f", path]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False)
+    # checkov's HCL parser (lark) writes a grammar cache into the temporary directory and leaves it there:
+    # a temporary directory of its own, removed with the test's (it saves no measurable time here)
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("checkov-tmp"))}
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False, env=env)
     assert done.returncode in (0, 1), f"checkov failed to run ({done.returncode}): {done.stderr[-2000:]}"
     output = json.loads(done.stdout)
     reports = output if isinstance(output, list) else [output]

@@ -74,7 +74,7 @@ def volume_databases(pg_admin: Any) -> Any:
     owner = data_dir.stat()
     tag = uuid.uuid4().hex[:8]
     space, judged, hidden = f"cutover_census_{tag}", f"cutover_prep_test_{tag}", f"cutover_prep_hidden_{tag}"
-    work = Path(tempfile.mkdtemp(prefix="cutover-census-test-", dir="/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="cutover-census-test-"))  # tests/tmp_guard.py: world-traversable
     work.chmod(0o755)
     vol = EmulatedVolume(work, PROFILE).mount()
     admin = psycopg.connect(conninfo(pg_admin), autocommit=True)

@@ -34,7 +34,7 @@ PROFILE = VolumeProfile(time_scale=1.0, first_touch_p50_ms=2.0, io_latency_ms=0.
 @pytest.fixture
 def workdir():
     # world-traversable: PostgreSQL (another OS user) must reach the mountpoint
-    path = Path(tempfile.mkdtemp(prefix="cutover-volume-test-", dir="/tmp"))
+    path = Path(tempfile.mkdtemp(prefix="cutover-volume-test-"))  # tests/tmp_guard.py: world-traversable
     path.chmod(0o755)
     yield path
     if os.path.ismount(path / "mnt"):
