@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.escape import for_markdown
+from cutover_prep.live.names import is_dashboard_url
 from cutover_prep.report.view import DASH, build_view
 from cutover_prep.report.volumes import markdown_lines as volume_lines
 
@@ -89,6 +90,8 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         *([f"- {_md(view['storage_emulation'])}"] if view["storage_emulation"] else []),
         *([f"- {view['estimate']}"] if view.get("estimate") else []),
         *([f"- {view['eta']}"] if view.get("eta") else []),
+        *([f"- Live view: <{findings['dashboard']}> (CloudWatch dashboard: choose run {_md(view['run_id'])})"]
+          if is_dashboard_url(findings.get("dashboard") if isinstance(findings, dict) else None) else []),
         f"- {view['storage_init']['line']}",
         *[f"- {note}" for note in view["storage_init"]["notes"]],
         *[f"- {f['label']}: {f['value']} ({_md(f['source'])})" for f in view["figures"] if f["label"] != "coverage"],
