@@ -34,7 +34,7 @@ import pytest
 
 # CDK ``App()`` objects made without an outdir (tests that only read the context, e.g. Config.from_node)
 # each create a ``cdk.outXXXX`` folder in node's temporary directory, removed only by node's exit
-# handler; jsii gives node 5 s to exit and then terminates it, so on a busy machine they stayed in /tmp.
+# handler; jsii gives node 5 s to exit and then terminates it, so on a busy machine they can stay in /tmp.
 # CDK_OUTDIR (aws-cdk-lib's cxapi.OUTDIR_ENV) gives them one folder of this guard's, removed with it.
 CDK_OUTDIR_NAME = "cdk.out-unsynthesized-apps"
 
