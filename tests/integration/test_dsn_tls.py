@@ -189,8 +189,13 @@ def test_a_local_run_with_verify_full_reads_over_verified_tls_and_says_so(tls_po
     code = main(["local", "--dsn", f"postgresql://postgres@127.0.0.1:{port}/app?sslmode=verify-full&sslrootcert={ca}",
                  "--database", "app", "--no-benchmark", "--no-progress", "--out", str(tmp_path), "--run-id", "tls"])
     assert code == 0
-    plan = json.loads((tmp_path / "findings.json").read_text())["plan"]
+    findings = json.loads((tmp_path / "findings.json").read_text())
+    plan = findings["plan"]
     assert plan["connection"]["transport"] == tls.TRANSPORT_TLS_VERIFIED
+    # the run's Preflight state (issue 22) proved the same: verified, with the protocol the server reports
+    checked = next(c for c in findings["preflight"]["checks"] if c["name"] == "tls")
+    assert checked["status"] == "pass" and tls.TRANSPORT_TLS_VERIFIED in checked["detail"], checked
+    assert "protocol TLSv1." in checked["detail"] and "cipher " in checked["detail"], checked
     # the server's log of the run's connections: every one of them encrypted
     with log.open() as f:
         f.seek(start)

@@ -59,6 +59,9 @@ SELECT current_user,
        (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
 """
 
+# The session's own TLS (pg_stat_ssl: every session may read its own row; libpq's PQsslAttribute is not in every
+# psycopg build, so the server says it).
+SSL_SQL = "SELECT version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl"
 # The transaction's own buffer accesses of one relation (pending pg_statio counters, not yet flushed).
 XACT_BLOCKS_SQL = "SELECT pg_stat_get_xact_blocks_fetched(%s::oid), pg_stat_get_xact_blocks_hit(%s::oid)"
 TID_PLAN = "Tid Range Scan"
@@ -104,8 +107,8 @@ def _server(engine: Any, conn: Any, spec: ConnectionSpec) -> list[Check]:
     version, banner, rds, aurora, default_ro, ro = conn.execute(SERVER_SQL).fetchone()
     ssl = ""
     if conn.pgconn.ssl_in_use:
-        attrs = {k: conn.pgconn.ssl_attribute(k) for k in ("protocol", "cipher")}
-        ssl = ", ".join(f"{k} {v.decode() if isinstance(v, bytes) else v}" for k, v in attrs.items() if v)
+        row = conn.execute(SSL_SQL).fetchone()
+        ssl = ", ".join(f"{k} {v}" for k, v in zip(("protocol", "cipher"), row or (), strict=False) if v)
     edition = "Aurora PostgreSQL" if aurora else "Amazon RDS for PostgreSQL" if rds else "PostgreSQL (not RDS)"
     guarded = default_ro == "on" and ro == "on"
     return [tls_check(engine.transport, spec, ssl),
