@@ -6,9 +6,10 @@ Read from the syntax tree (``ast``), not with a regex, so that every form that m
   ``from cutover_prep.engines import oracle``) or of a database driver (psycopg, pymysql, oracledb…),
   also through ``importlib.import_module("…")``;
 - an engine name used as a condition: ``engine == "oracle"``, ``!=``, ``in ("mysql", "mariadb")``,
-  ``match engine: case "postgres":``, ``engine.startswith("oracle")``.
+  ``match engine: case "postgres":``, ``engine.startswith("oracle")``;
+- any other string that is exactly an engine name (``family("oracle")``, a default of "postgres").
 
-Mentioning a name in a docstring, a message or a comment is not a violation; branching on it is.
+Mentioning a name inside a docstring, a message or a comment is not a violation.
 The checker itself is tested on small synthetic sources below, so this test can fail.
 """
 
@@ -55,11 +56,19 @@ def _names_engine_module(module: str) -> bool:
     return parts[:2] == ["cutover_prep", "engines"] and len(parts) > 2 and parts[2] in ENGINE_PACKAGES
 
 
-def _engine_literals(node: ast.AST) -> list[str]:
+def _is_engine_name(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().lower() in ENGINE_NAMES
+
+
+def _engine_literals(node: ast.AST, seen: set[int] | None = None) -> list[str]:
     """The engine names a string constant (shown quoted), a registry family constant (shown bare), or a
-    tuple/list/set/frozenset of them holds."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [f'"{node.value}"'] if node.value.strip().lower() in ENGINE_NAMES else []
+    tuple/list/set/frozenset of them holds; the constants found are added to ``seen``."""
+    if _is_engine_name(node):
+        if seen is not None:
+            seen.add(id(node))
+        return [f'"{node.value}"']  # type: ignore[attr-defined]
+    if isinstance(node, ast.Constant):
+        return []
     while isinstance(node, ast.Attribute | ast.Subscript):  # ORACLE.name, registry.MYSQL, POSTGRES.rds_engines[0]
         if isinstance(node, ast.Attribute) and node.attr in FAMILY_CONSTANTS:
             return [node.attr]
@@ -67,10 +76,10 @@ def _engine_literals(node: ast.AST) -> list[str]:
     if isinstance(node, ast.Name) and node.id in FAMILY_CONSTANTS:
         return [node.id]
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return [name for elt in node.elts for name in _engine_literals(elt)]
+        return [name for elt in node.elts for name in _engine_literals(elt, seen)]
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set", "tuple")
             and len(node.args) == 1):
-        return _engine_literals(node.args[0])
+        return _engine_literals(node.args[0], seen)
     return []
 
 
@@ -87,6 +96,7 @@ def namings(source: str, path: str = "cutover_prep/example.py") -> list[Naming]:
     """Where ``source`` (a module at ``path`` under lambdas/) names an engine outside the registry."""
     found: list[Naming] = []
     package = _package_of(LAMBDAS / path)
+    in_conditions: set[int] = set()  # engine-name constants already reported as a condition
 
     def add(node: ast.AST, what: str) -> None:
         found.append(Naming(path, what, getattr(node, "lineno", 0)))
@@ -113,23 +123,25 @@ def namings(source: str, path: str = "cutover_prep/example.py") -> list[Naming]:
                 if symbol is None:
                     continue
                 for side in (operands[i], operands[i + 1]):
-                    for name in _engine_literals(side):
+                    for name in _engine_literals(side, in_conditions):
                         add(node, f"{symbol} {name}")
         elif isinstance(node, ast.match_case):
             for pattern in ast.walk(node.pattern):
                 if isinstance(pattern, ast.MatchValue):
-                    for name in _engine_literals(pattern.value):
+                    for name in _engine_literals(pattern.value, in_conditions):
                         add(pattern, f"case {name}")
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ("startswith", "endswith") and node.args:
-                for name in _engine_literals(node.args[0]):
+                for name in _engine_literals(node.args[0], in_conditions):
                     add(node, f"{func.attr}({name})")
             called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if called in ("import_module", "__import__") and node.args:
                 arg = node.args[0]
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _names_engine_module(arg.value):
                     add(node, f'{called}("{arg.value}")')
+        elif _is_engine_name(node) and id(node) not in in_conditions:  # ast.walk: a condition comes first
+            add(node, f'literal "{node.value}"')  # type: ignore[attr-defined]  # e.g. family("oracle"), a default
     return sorted(set(found))
 
 
@@ -205,6 +217,8 @@ BAD = [
     ("x = spec.engine == ORACLE.name", '== ORACLE'),
     ("x = family(e) is registry.MYSQL", 'is MYSQL'),
     ("x = e in POSTGRES.rds_engines", 'in POSTGRES'),
+    ("DEFAULT_ENGINE = 'postgres'", 'literal "postgres"'),  # any exact engine name, as the old regex had it
+    ("port = family('Oracle').default_port", 'literal "Oracle"'),
 ]
 
 
