@@ -14,6 +14,7 @@ _LAMBDA_DIR = Path(__file__).resolve().parents[2] / "lambdas"
 if importlib.util.find_spec("cutover_prep") is None:  # not installed in this Python: use the source tree
     sys.path.append(str(_LAMBDA_DIR))
 
+from cutover_prep.live import names as live_metrics  # noqa: E402  (the dashboard's metric names)
 from cutover_prep.warm_concurrency import ENV as WARM_CONCURRENCY_ENV  # noqa: E402
 from cutover_prep.workflows import (  # noqa: E402
     ALLOW_UNBOUND_SECRETS_ENV,
@@ -45,5 +46,6 @@ __all__ = [
     "WARM_CONCURRENCY_ENV",
     "WORKFLOWS",
     "Function",
+    "live_metrics",
     "Workflow",
 ]

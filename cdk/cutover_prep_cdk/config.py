@@ -154,6 +154,61 @@ def _int(key: str, value: Any, low: int, high: int) -> int:
     return number
 
 
+# The target's storage for the dashboard's limit annotations (dashboard.py): context keys -> field.
+DASHBOARD_TARGET_KEYS = {
+    "dashboard_instance_class": "instance_class",
+    "dashboard_storage_type": "storage_type",
+    "dashboard_allocated_gb": "allocated_gb",
+    "dashboard_iops": "iops",
+    "dashboard_storage_throughput": "throughput_mbps",
+    "dashboard_engine": "engine",
+}
+
+
+@dataclass(frozen=True)
+class DashboardTarget:
+    """The instance class and storage whose IOPS and throughput ceilings the dashboard draws (the
+    dashboard is one per stack, so they are a deploy-time choice; none: no annotations)."""
+
+    instance_class: str
+    storage_type: str
+    allocated_gb: float
+    iops: float | None = None
+    throughput_mbps: float | None = None  # provisioned storage throughput, MiB/s
+    engine: str | None = None
+
+
+def _number(key: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"context {key} must be a number, got {value!r}") from None
+    if not number > 0:
+        raise ConfigError(f"context {key} must be above 0, got {value!r}")
+    return number
+
+
+def _dashboard_target(get: Any) -> DashboardTarget | None:
+    given = {key: get(key) for key in DASHBOARD_TARGET_KEYS if get(key) is not None}
+    if not given:
+        return None
+    missing = [k for k in ("dashboard_instance_class", "dashboard_storage_type", "dashboard_allocated_gb")
+               if k not in given]
+    if missing:
+        raise ConfigError(f"context {', '.join(sorted(given))} needs {' and '.join(missing)} as well: the "
+                          "dashboard's limit annotations need the instance class, the storage type and its size")
+    return DashboardTarget(
+        instance_class=str(given["dashboard_instance_class"]).strip(),
+        storage_type=str(given["dashboard_storage_type"]).strip().lower(),
+        allocated_gb=_number("dashboard_allocated_gb", given["dashboard_allocated_gb"]) or 0.0,
+        iops=_number("dashboard_iops", given.get("dashboard_iops")),
+        throughput_mbps=_number("dashboard_storage_throughput", given.get("dashboard_storage_throughput")),
+        engine=str(given["dashboard_engine"]).strip() if given.get("dashboard_engine") else None,
+    )
+
+
 @dataclass(frozen=True)
 class Config:
     stack_name: str = "CutoverPrep"
@@ -178,6 +233,7 @@ class Config:
     # a secret that names no DB instance may be used (ALLOW_UNBOUND_SECRETS); one that names another never
     allow_unbound_secrets: bool = False
     warm_concurrency: int = DEFAULT_WARM_CONCURRENCY  # WarmUnit's reserved concurrency; 0: no reservation
+    dashboard_target: DashboardTarget | None = None  # the dashboard's limit annotations (dashboard.py)
 
     @property
     def in_vpc(self) -> bool:
@@ -222,6 +278,7 @@ class Config:
             allow_unbound_secrets=_strict_flag("allow_unbound_secrets", get("allow_unbound_secrets")),
             warm_concurrency=_int("warm_concurrency", DEFAULT_WARM_CONCURRENCY if get("warm_concurrency") is None
                                   else get("warm_concurrency"), 0, MAX_WARM_CONCURRENCY),
+            dashboard_target=_dashboard_target(get),
         )
         config.check()
         return config

@@ -1,13 +1,14 @@
-"""The Cutover Prep stack: composes storage, workers, orchestration and triggers; nothing else."""
+"""The Cutover Prep stack: composes storage, workers, orchestration, triggers and the dashboard; nothing else."""
 
 from __future__ import annotations
 
 from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
-from .catalogue import REAPER_FUNCTION, TRIGGER_FUNCTION, TRIGGERED_WORKFLOW, WORKFLOWS
+from .catalogue import REAPER_FUNCTION, TRIGGER_FUNCTION, TRIGGERED_WORKFLOW, WORKFLOWS, live_metrics
 from .comparison import Comparison
 from .config import Config
+from .dashboard import Dashboard
 from .notifications import Notifications
 from .orchestration import Orchestration
 from .storage import Storage
@@ -54,6 +55,8 @@ class CutoverPrepStack(Stack):
             reaper_role=self.workers.roles[REAPER_FUNCTION],
         )
 
+        self.dashboard = Dashboard(self, "LiveView", target=config.dashboard_target)
+
         self.notifications = (Notifications(self, "Notifications", emails=config.notify_emails)
                               if config.notifications else None)
 
@@ -90,6 +93,12 @@ class CutoverPrepStack(Stack):
             "TableName",
             value=self.storage.table.table_name,
             description="Runs and work units; index by_target lists the runs of one DB instance",
+        )
+        CfnOutput(
+            self,
+            live_metrics.DASHBOARD_OUTPUT,
+            value=self.dashboard.url,
+            description="The live view of a run: choose the run and the DB instance in the dashboard's variables",
         )
         if self.notifications is not None:
             CfnOutput(

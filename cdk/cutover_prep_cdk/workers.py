@@ -27,8 +27,10 @@ from .catalogue import (
     WARM_CONCURRENCY_ENV,
     WORKFLOWS,
     Function,
+    live_metrics,
 )
 from .config import LAMBDA_DIR, RETENTION, Config
+from .dashboard import dashboard_name
 from .dead_letters import DeadLetters
 from .nag import acknowledge
 from .permissions import ENI_REASON, GROUPS, WILDCARD_REASONS, Permissions, attach
@@ -174,12 +176,14 @@ class Workers(Construct):
         environment = {
             "TABLE_NAME": self._storage.table.table_name,
             "BUCKET_NAME": self._storage.bucket.bucket_name,
-            "POWERTOOLS_SERVICE_NAME": "cutover-prep",
-            "POWERTOOLS_METRICS_NAMESPACE": "CutoverPrep",
+            "POWERTOOLS_SERVICE_NAME": live_metrics.SERVICE,
+            "POWERTOOLS_METRICS_NAMESPACE": live_metrics.NAMESPACE,  # the dashboard reads the same names
             "LOG_LEVEL": "INFO",
             # this deployment's id: the run tags what it restores with it, and the comparison's Cleanup and
             # the reaper delete only instances that carry it (DeleteDBInstance is conditioned on it too)
             DEPLOYMENT_ID_ENV: Aws.STACK_ID,
+            # the live view's name (dashboard.py): the report and the completion event link to it
+            live_metrics.DASHBOARD_ENV: dashboard_name(),
         }
         if spec.checks_db_host:
             environment[ALLOWED_DB_HOSTS_ENV] = ",".join(self._config.allowed_db_hosts)

@@ -3,7 +3,8 @@
 ``source``: ``cutover-prep``; ``detail-type``: ``Cutover Prep Run Finished``. The detail
 carries the run id, the target (identifier only, never the secret), the run status, the
 verdict and its failing reasons, and where the evidence is (``findings``, ``report`` and
-``summary`` as s3:// URIs; null when the run failed before its findings were written). Publishing is best effort:
+``summary`` as s3:// URIs; null when the run failed before its findings were written) and ``dashboard``, the
+console link to the stack's CloudWatch dashboard (``live.names``; null outside a deployment). Publishing is best effort:
 a failure to publish is logged and never changes the run's outcome.
 
 ``Cutover Prep Run Not Started`` (same source, same fields) tells that no run started
@@ -18,6 +19,8 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
+
+from cutover_prep.live.names import dashboard_link
 
 SOURCE = "cutover-prep"
 DETAIL_TYPE = "Cutover Prep Run Finished"
@@ -40,6 +43,8 @@ def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, re
         "report": f"s3://{bucket}/{findings_key.removesuffix('findings.json')}report.html" if findings_key else None,
         "summary": f"s3://{bucket}/{findings_key.removesuffix('findings.json')}summary.md" if findings_key else None,
         "started_at": run_item.get("started_at"),
+        # the live view (CloudWatch dashboard, the run chosen in its variable); null outside a deployment
+        "dashboard": dashboard_link() if run_item.get("run_id") else None,
     }
 
 

@@ -2,8 +2,7 @@
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
-SERVICE = "cutover-prep"
-NAMESPACE = "CutoverPrep"
+from cutover_prep.live.names import NAMESPACE, SERVICE  # the metrics' one list of names (live/names.py)
 
 logger = Logger(service=SERVICE)
 tracer = Tracer(service=SERVICE)

@@ -7,6 +7,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
 from cutover_prep.benchmark.evidence import collect_metrics
+from cutover_prep.live import emit as live
 from cutover_prep.models.steps import CollectMetricsEvent
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.rds_progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
@@ -18,7 +19,8 @@ from cutover_prep.rds_progress import SAMPLE_INTERVAL_SECONDS, sample_storage_pr
 @event_parser(model=CollectMetricsEvent)
 def handler(event: CollectMetricsEvent, context: LambdaContext) -> dict[str, Any]:
     run = event.run.logic_input()
-    sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="CollectMetrics",
-                            min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
+    sample = sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="CollectMetrics",
+                                     min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
+    live.storage_progress(run["run_id"], sample)
     return collect_metrics(run, event.attempt, store=deps.store(),
                            cloudwatch=deps.client("cloudwatch"), logs=deps.client("logs"), rds=deps.client("rds"))

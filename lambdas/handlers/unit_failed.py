@@ -2,12 +2,12 @@
 
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
 from cutover_prep.findings.failures import record_unit_failure
+from cutover_prep.live import emit as live
 from cutover_prep.models.steps import UnitFailedEvent
 from cutover_prep.observability import logger, metrics, tracer
 
@@ -18,5 +18,5 @@ from cutover_prep.observability import logger, metrics, tracer
 @event_parser(model=UnitFailedEvent)
 def handler(event: UnitFailedEvent, context: LambdaContext) -> dict[str, Any]:
     result = record_unit_failure(event.logic_input(), store=deps.store())
-    metrics.add_metric(name="UnitsFailed", unit=MetricUnit.Count, value=1)
+    live.unit_failed(event.run.run_id)
     return result

@@ -2,11 +2,11 @@
 
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
+from cutover_prep.live import emit as live
 from cutover_prep.models.status import WarmStep
 from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.observability import logger, metrics, tracer
@@ -23,13 +23,17 @@ def handler(event: WarmUnitEvent, context: LambdaContext) -> dict[str, Any]:
     settings = get_settings()
     remaining = lambda: context.get_remaining_time_in_millis() / 1000  # noqa: E731
     run = event.run.logic_input()
-    sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="WarmUnit",
-                            min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
+    run_id = run["run_id"]
+    sample = sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="WarmUnit",
+                                     min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
+    live.storage_progress(run_id, sample)
     result = warm_unit(
         event.logic_input(), store=deps.store(),
         engine=lambda: deps.cached_engine(run, max(1.0, remaining() - settings.safety_margin_seconds / 2)),
         budget=Budget(remaining, settings.safety_margin_seconds), read_attempts=settings.read_attempts,
+        on_chunk=lambda bytes_read: live.chunk_read(run_id, bytes_read),
     )
     if result["status"] == WarmStep.DONE:
-        metrics.add_metric(name="UnitsWarmed", unit=MetricUnit.Count, value=1)
+        live.unit_done(run_id)
+    live.bytes_remaining(run_id, deps.store())  # the dashboard's ETA: what is left over the rate
     return result

@@ -133,6 +133,9 @@ def test_timeout_exits_4_and_the_run_goes_on(aws, sample_db, secret_arn):
 def test_start_without_wait_prints_the_run_id(aws, sample_db, secret_arn):
     result = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-nowait"))
     assert result.code == 0 and result.out.strip() == "ci-nowait"
+    # the stack's DashboardUrl output: where to watch the run (issue 23 §3)
+    dashboard = f"https://console.aws.amazon.com/cloudwatch/home?region={aws.region}#dashboards/dashboard/CutoverPrep-live-{aws.region}"
+    assert f"live view: {dashboard} (CloudWatch dashboard: choose run ci-nowait)" in result.err.splitlines()
     arn = aws.state_machine_arn.replace(":stateMachine:", ":execution:") + ":ci-nowait"
     assert aws.wait(arn, timeout_s=300)["status"] == "SUCCEEDED"
     again = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-nowait"))

@@ -19,6 +19,7 @@ def test_finished_run_names_the_verdict_and_all_three_documents() -> None:
         "status": "SUCCEEDED", "verdict": "READY", "reasons": [], "error": None, "coverage_pct": 100.0,
         "findings": "s3://b/runs/r1/findings.json", "report": "s3://b/runs/r1/report.html",
         "summary": "s3://b/runs/r1/summary.md", "started_at": "2026-11-22T10:00:00+00:00",
+        "dashboard": None,  # no CUTOVER_PREP_DASHBOARD here: tests/unit/test_live_metrics.py has the link
     }
     assert "secret" not in json.dumps(detail)
 

@@ -268,3 +268,18 @@ def test_wait_gives_up_with_exit_4_not_2_when_aws_stays_away():
                     clock=clock, sleep=clock.sleep)
     assert err.value.code == 4 and "ExpiredTokenException" in str(err.value)
     assert "cutover-prep status r" in str(err.value) and sfn.attempts == 1 + remote.LOST_CONTACT_AFTER
+
+
+def test_the_dashboard_link_comes_from_the_stack_and_names_the_run():
+    url = "https://console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/CutoverPrep-live-eu-west-1"
+    outputs = [{"OutputKey": "CutoverRunStateMachineArn", "OutputValue": SM},
+               {"OutputKey": "DashboardUrl", "OutputValue": url}]
+    deployment = remote.find_deployment(FakeCfn(outputs), stack="CutoverPrep", state_machine_arn=None)
+    assert deployment.dashboard_url == url
+    assert remote.live_view_line(deployment, "ci-1") == f"live view: {url} (CloudWatch dashboard: choose run ci-1)"
+    # a stack from before the dashboard, a deployment given by its ARN, an output that is not our link: no line
+    assert remote.live_view_line(remote.find_deployment(FakeCfn(outputs[:1]), stack="CutoverPrep",
+                                                        state_machine_arn=None), "ci-1") is None
+    assert remote.live_view_line(remote.Deployment(SM), "ci-1") is None
+    odd = [outputs[0], {"OutputKey": "DashboardUrl", "OutputValue": "https://evil.example/\x1b[2J"}]
+    assert remote.find_deployment(FakeCfn(odd), stack="CutoverPrep", state_machine_arn=None).dashboard_url is None

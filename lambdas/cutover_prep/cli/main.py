@@ -318,9 +318,12 @@ def start(target: str | None, secret_arn: str | None, engine: str | None, databa
     execution_arn, attached = _guard(lambda: remote.aws_call("start", lambda: remote.start(sfn, deployment,
                                                                                            run_input)))
     _echo(f"{'following the running' if attached else 'started'} run {run}: {execution_arn}", err=True)
+    if live_view := remote.live_view_line(deployment, run):
+        _echo(live_view, err=True)
     if not wait:
         if as_json:
-            click.echo(json.dumps({"run_id": run, "execution_arn": execution_arn, "status": "RUNNING"}, indent=1))
+            click.echo(json.dumps({"run_id": run, "execution_arn": execution_arn, "status": "RUNNING",
+                                   "dashboard": deployment.dashboard_url}, indent=1))
         else:
             click.echo(run)
         return

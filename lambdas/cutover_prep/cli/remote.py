@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError, ProfileNotFound
 
+from cutover_prep.live.names import DASHBOARD_OUTPUT, is_dashboard_url
 from cutover_prep.models import json_text
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, execution_arn, parse_run_input
 from cutover_prep.workflows import TRIGGERED_WORKFLOW, WORKFLOWS
@@ -49,6 +50,7 @@ class Deployment:
     state_machine_arn: str
     bucket: str | None = None
     table: str | None = None
+    dashboard_url: str | None = None  # the live view (stack output DashboardUrl); None with --state-machine-arn
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,16 @@ def find_deployment(cloudformation: Any, *, stack: str, state_machine_arn: str |
     if arn is None:
         raise CliProblem(f"stack {stack!r} has no {' output nor '.join(reversed(names))} output: "
                          "is it a Cutover Prep stack?")
-    return Deployment(arn, outputs.get("EvidenceBucketName"), outputs.get("TableName"))
+    dashboard = outputs.get(DASHBOARD_OUTPUT)
+    return Deployment(arn, outputs.get("EvidenceBucketName"), outputs.get("TableName"),
+                      dashboard if is_dashboard_url(dashboard) else None)
+
+
+def live_view_line(deployment: Deployment, run_id: str) -> str | None:
+    """Where to watch the run in the AWS console (the stack's dashboard; the run is chosen in its variable)."""
+    if not deployment.dashboard_url:
+        return None
+    return f"live view: {deployment.dashboard_url} (CloudWatch dashboard: choose run {run_id})"
 
 
 def execution_arn_of(state_machine_arn: str, run: str) -> tuple[str, str]:

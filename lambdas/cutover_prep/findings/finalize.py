@@ -13,6 +13,7 @@ from cutover_prep.findings.estimate import estimate_section
 from cutover_prep.findings.eta import eta_findings
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
+from cutover_prep.live.names import dashboard_link
 from cutover_prep.rds_progress import sample_storage_progress
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.verdict import Thresholds, decide
@@ -58,6 +59,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     findings["scratch"] = scratch_summary(list(store.scratch_objects(run_id)))
     findings["retries"]["benchmark_steps"] = sum(int(p.get("retries") or 0) for p in point_items.values())
     findings["estimate"] = estimate_section(run_item.get("estimate"), findings)  # the verdict ignores it
+    findings["dashboard"] = dashboard_link()  # the live view's console link (live.names); None outside AWS
     findings["verdict"] = judge(run_item, findings, store=store)
     key = store.put_json(evidence_key(run_id, "findings.json"), findings)
     uris = {name: f"s3://{store.bucket}/{evidence_key(run_id, name)}"

@@ -34,6 +34,8 @@ DIMENSIONS = (SERVICE_DIMENSION, RUN_DIMENSION)
 
 # The environment variable the stack sets on every function: the dashboard's name (for the links).
 DASHBOARD_ENV = "CUTOVER_PREP_DASHBOARD"
+# The stack output that holds the dashboard's console link (``cutover-prep start`` prints it).
+DASHBOARD_OUTPUT = "DashboardUrl"
 # The dashboard's variables (their ids): the run, and the DB instance of the AWS/RDS widgets.
 RUN_VARIABLE = "run"
 INSTANCE_VARIABLE = "instance"

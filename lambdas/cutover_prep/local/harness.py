@@ -34,6 +34,7 @@ import boto3
 
 from cutover_prep import deps
 from cutover_prep.engines.registry import POSTGRES
+from cutover_prep.live.names import DASHBOARD_OUTPUT, dashboard_url
 from cutover_prep.workflows import (
     BUCKET_SUBSTITUTION,
     DEPLOYMENT_ID_ENV,
@@ -279,7 +280,10 @@ class LocalAws:
                                    for key in (WORKFLOW.output_name, *WORKFLOW.legacy_output_names)},
                                 **{w.output_name: {"Value": self.state_machine_arns[w.key]}
                                    for w in WORKFLOWS.values() if w.key != WORKFLOW.key},
-                                "EvidenceBucketName": {"Value": self.bucket}, "TableName": {"Value": self.table}}}
+                                "EvidenceBucketName": {"Value": self.bucket}, "TableName": {"Value": self.table},
+                                # the deployed stack names its dashboard so (cdk/cutover_prep_cdk/dashboard.py)
+                                DASHBOARD_OUTPUT: {"Value": dashboard_url(self.region,
+                                                                          f"{name}-live-{self.region}")}}}
         return self.client("cloudformation").create_stack(StackName=name, TemplateBody=json.dumps(template))["StackId"]
 
     def client_env(self) -> dict[str, str]:

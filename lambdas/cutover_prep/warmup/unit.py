@@ -85,7 +85,9 @@ def _cursor_after(chunk: Chunk, ranges: list[ReadRange]) -> dict[str, int]:
 
 
 def warm_unit(event: dict[str, Any], *, store: Store, engine: Callable[[], Engine], budget: Budget,
-              read_attempts: int = 3, sleep: Callable[[float], None] | None = None) -> dict[str, Any]:
+              read_attempts: int = 3, sleep: Callable[[float], None] | None = None,
+              on_chunk: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """``on_chunk(bytes)``: told of each chunk once it is committed (the live view's metrics, ``live.emit``)."""
     run, unit = event["run"], event["unit"]
     run_id, unit_id = run["run_id"], unit["unit_id"]
     item = store.get_unit(run_id, unit_id) or {}
@@ -129,6 +131,8 @@ def warm_unit(event: dict[str, Any], *, store: Store, engine: Callable[[], Engin
             return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
         seq += 1
         done_here += 1
+        if on_chunk is not None:
+            on_chunk(result.bytes)
         seen_bytes += result.bytes
         seen_seconds += result.seconds
     if not finished:  # nothing left to read (an empty unit, or every range read before a restart)

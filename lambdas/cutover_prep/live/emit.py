@@ -1,0 +1,83 @@
+"""The Lambda side of the live view: the run's custom metrics through Powertools Metrics (EMF on stdout).
+
+Every function here is a no-op when Powertools metrics are disabled (``POWERTOOLS_METRICS_DISABLED``,
+as ``make test`` sets it): no EMF, and no DynamoDB read for ``BytesRemaining``. Each call adds the
+``run_id`` dimension itself, because a flush clears the dimensions (Powertools keeps only ``service``).
+Names, units and dimensions come from ``live.names``; the dashboard reads the same module.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+from botocore.exceptions import BotoCoreError, ClientError
+
+from cutover_prep.live.names import (
+    BYTES_READ,
+    BYTES_REMAINING,
+    CHUNKS_READ,
+    RUN_DIMENSION,
+    STORAGE_PROGRESS,
+    UNITS_DONE,
+    UNITS_FAILED,
+    MetricName,
+)
+from cutover_prep.observability import metrics
+
+logger = logging.getLogger(__name__)
+
+
+def enabled() -> bool:
+    return not is_metrics_disabled()
+
+
+def _add(run_id: str, metric: MetricName, value: float) -> None:
+    metrics.add_dimension(name=RUN_DIMENSION, value=run_id)
+    metrics.add_metric(name=metric.name, unit=metric.unit, value=value)
+
+
+def chunk_read(run_id: str, bytes_read: int) -> None:
+    """One committed chunk: its bytes and a count, flushed now so that the datapoint has the chunk's time
+    (an invocation reads for up to 15 minutes; one flush at its end would pile them into one minute)."""
+    if not enabled():
+        return
+    _add(run_id, BYTES_READ, bytes_read)
+    _add(run_id, CHUNKS_READ, 1)
+    if metrics.metric_set:  # (a local run replaces add_metric with a no-op: then nothing to flush)
+        metrics.flush_metrics()
+
+
+def unit_done(run_id: str) -> None:
+    if enabled():
+        _add(run_id, UNITS_DONE, 1)
+
+
+def unit_failed(run_id: str) -> None:
+    if enabled():
+        _add(run_id, UNITS_FAILED, 1)
+
+
+def bytes_remaining(run_id: str, store: Any) -> None:
+    """The run's bytes still to read (``bytes_planned - bytes_read`` of the run item): the numerator of the
+    dashboard's ETA. Best effort: a read that fails is logged and the gauge skipped."""
+    if not enabled():
+        return
+    try:
+        run = store.get_run(run_id) or {}
+    except (ClientError, BotoCoreError) as exc:
+        logger.warning("BytesRemaining not emitted: the run item could not be read (%s)", type(exc).__name__)
+        return
+    planned, read = run.get("bytes_planned"), run.get("bytes_read")
+    if planned is None:
+        return  # no plan yet: nothing honest to say
+    _add(run_id, BYTES_REMAINING, max(0, int(planned) - int(read or 0)))
+
+
+def storage_progress(run_id: str, sample: dict[str, Any] | None) -> None:
+    """RDS's StorageOperationPercentProgress of a sample ``rds_progress`` just took (None: not sampled now,
+    or RDS reported no figure)."""
+    if not enabled() or not sample or sample.get("percent") is None:
+        return
+    _add(run_id, STORAGE_PROGRESS, float(sample["percent"]))
