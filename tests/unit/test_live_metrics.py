@@ -147,3 +147,15 @@ def test_the_link_in_the_completion_event(monkeypatch) -> None:
                     "#dashboards/dashboard/CutoverPrep-live-eu-west-1")
     assert names.is_dashboard_url(link)
     assert not names.is_dashboard_url(link + ")[x](https://evil.example)")
+
+
+def test_deploy_md_documents_every_metric_and_dimension() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
+    section = text[text.index("### The live view (CloudWatch dashboard)"):]
+    section = section[:section.index("\n### ", 5)]
+    for metric in names.METRICS:
+        assert f"`{metric.name}`" in section, metric.name
+    for dimension in (names.SERVICE_DIMENSION, names.RUN_DIMENSION, names.NAMESPACE, names.DASHBOARD_OUTPUT):
+        assert f"`{dimension}`" in section, dimension
