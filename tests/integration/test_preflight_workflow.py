@@ -128,6 +128,31 @@ def test_a_user_without_a_grant_fails_the_run_by_name_before_any_unit_is_read(
     assert "WarmUp" not in entered_states(aws, desc) and list(store.units("preflight-no-grant")) == []
 
 
+def test_a_restart_after_the_grant_runs_the_preflight_again_and_reads(
+        aws: LocalAws, sample_db: ConnectionSpec, login_role: Any) -> None:
+    """Decision 46: a restarted run (its plan reused) runs the preflight again; that is how the DBA's grant is
+    proven. The grant is given on the server between the two attempts."""
+    role = read_all_data_role(sample_db, login_role)
+    payload = run_input(aws, sample_db, run_id="preflight-again")
+    payload["target"]["secret_arn"] = aws.create_secret("db-again", {
+        "username": role, "password": "unused", "engine": "postgres", "dbInstanceIdentifier": "restored-db"})
+    first = finish(aws, payload)
+    assert first["error"] == "PreflightFailed" and aws.invocations.get("handlers.warm_unit", 0) == 0
+    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+        conn.execute(sql.SQL("GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_binary_file(text, bigint, bigint) TO {}")
+                     .format(sql.Identifier(role)))
+    second = finish(aws, payload)
+    assert second["status"] == "SUCCEEDED", (second.get("error"), second.get("cause"))
+    assert second["output_json"]["coverage_pct"] == 100.0
+    store = store_of(aws)
+    run = store.get_run("preflight-again")
+    assert run["restarts"] == 1 and run["plan_reused"] is True and run["preflight"]["ok"] is True
+    doc = store.get_json(evidence_key("preflight-again", "preflight.json"))
+    grant = next(c for c in doc["checks"] if c["name"].endswith("EXECUTE on pg_read_binary_file"))
+    assert grant["status"] == "info" and grant["detail"] == "granted"
+    assert store.get_json(evidence_key("preflight-again", "findings.json"))["preflight"]["ok"] is True
+
+
 def test_a_user_without_select_fails_by_name_too(aws: LocalAws, sample_db: ConnectionSpec, login_role: Any) -> None:
     role = login_role()  # CONNECT (PUBLIC) only: no pg_read_all_data, no SELECT on the sample's tables
     with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
