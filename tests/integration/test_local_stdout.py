@@ -59,7 +59,7 @@ def test_more_than_100_warmed_units_leave_stdout_to_the_result(database_of_many_
         env=ENV, capture_output=True, text=True, timeout=900)
     assert child.returncode == 0, child.stderr[-2000:]
     findings = json.loads((tmp_path / "findings.json").read_text())
-    assert findings["units"]["done"] > 100  # past Powertools' 100 values of UnitsWarmed
+    assert findings["units"]["done"] > 100  # past Powertools' 100 values of UnitsDone
     lines = child.stdout.splitlines()
     # the summary: its first line names the run, every other line is indented; nothing else
     assert lines[0].startswith("run many-units: SUCCEEDED"), lines[:3]
