@@ -35,6 +35,32 @@ def test_local_run_against_a_dsn_writes_the_evidence(sample_db, tmp_path, capsys
     assert conninfo(sample_db)  # the fixture is usable after the run
 
 
+@pytest.mark.postgres
+def test_the_terminal_summary_md_and_findings_tell_one_warm_up_time_and_rate(sample_db, tmp_path, capsys):
+    """Issue 23 §5: the bar ended at '01:06 … 9.9 MiB/s' while the report and summary.md said '20.6 s at
+    15.6 MiB/s'. One run: the terminal's 'warm-up ended' line, summary.md and findings.json agree."""
+    import re
+
+    from cutover_prep.report.charts import fmt_duration, fmt_number
+
+    if sample_db.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    code = main(["local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-benchmark",
+                 "--unit-mb", "4", "--database", sample_db.database])
+    err = capsys.readouterr().err
+    assert code == 0, err[-2000:]
+    findings = json.loads((tmp_path / "findings.json").read_text())
+    time_text = fmt_duration(findings["timings"]["warmup_wall_seconds"])
+    rate_text = fmt_number(findings["read_rate"]["mib_per_s_wall"])
+    ended = [line for line in err.splitlines() if line.startswith("cutover-prep: warm-up ended: ")]
+    assert len(ended) == 1, err[-2000:]
+    said = re.search(r", in (.+) at (.+) MiB/s$", ended[0])
+    assert said and said.groups() == (time_text, rate_text), (ended[0], time_text, rate_text)
+    summary = (tmp_path / "summary.md").read_text()
+    assert f"- warm-up time: {time_text} (" in summary
+    assert f"- warm-up rate, all readers: {rate_text} MiB/s (" in summary
+
+
 @pytest.mark.parametrize(("args", "code", "needle"), [
     (["local", "--dsn", "db2://u@h/db"], 2, "--dsn must start with"),
     (["local", "--dsn", "mysql://u:topsecret@127.0.0.1:1/db"], 3, "cannot connect to MySQL/MariaDB"),

@@ -204,3 +204,32 @@ def test_the_warm_up_line_gives_an_eta_at_the_measured_rate(monkeypatch):
 
 def test_clock_format():
     assert [runner._clock(s) for s in (42.4, 187, 3723)] == ["42 s", "3:07", "1:02:03"]
+
+
+class StoreWithUnits(FakeStore):
+    def __init__(self, items: list[dict]) -> None:
+        super().__init__()
+        self.items = items
+
+    def units(self, run_id: str):
+        return iter(self.items)
+
+    def exists(self, key: str) -> bool:
+        return False
+
+
+def test_the_warm_up_ended_line_gives_the_findings_time_and_rate():
+    """Issue 23 §5: the bar ended at '01:06 … 9.9 MiB/s' while the report said '20.6 s at 15.6 MiB/s'. The end
+    line now says the findings' figures: first unit start to last unit end (by hand: 00:00:01.5 to 00:00:22.1,
+    20.6 s) and the bytes read over it (321.36 MiB / 20.6 s = 15.6 MiB/s)."""
+    nbytes = int(321.36 * MIB)
+    items = [{"sk": "UNIT#a", "started_at": "2026-11-25T00:00:01.500000+00:00",
+              "finished_at": "2026-11-25T00:00:15.000000+00:00", "bytes_read": nbytes // 2},
+             {"sk": "UNIT#b", "started_at": "2026-11-25T00:00:03.000000+00:00",
+              "finished_at": "2026-11-25T00:00:22.100000+00:00", "bytes_read": nbytes - nbytes // 2}]
+    stream, store = io.StringIO(), StoreWithUnits(items)
+    progress = Progress(store, "r", True, stream=stream)
+    store.run = {"bytes_planned": nbytes, "bytes_read": nbytes, "units_total": 2, "units_done": 2, "units_failed": 0}
+    progress.close()
+    assert stream.getvalue().splitlines()[-1] == ("cutover-prep: warm-up ended: 321.4 of 321.4 MiB (100 %), 2/2 units, "
+                                                  "0 failed, in 20.6 s at 15.6 MiB/s")

@@ -2,8 +2,8 @@
 
 A DBA reviews these pages before granting access (issue 22, "docs"). A statement constant is a
 module-level ``NAME_SQL = <str>`` of the engine's statement modules (``sql``, ``census``,
-``engine``, ``bench``, ``discovery``, ``datafiles``, ``preflight``, where the engine has them); its page must
-name it. (Tuple assignments such as ``NO_PRIVILEGE, NOT_SQL, EXCLUDED = ...`` are census
+``engine``, ``bench``, ``discovery``, ``datafiles``, ``preflight``, ``hotset``, where the engine has them); its
+page must name it. (Tuple assignments such as ``NO_PRIVILEGE, NOT_SQL, EXCLUDED = ...`` are census
 reasons, not statements, and are not collected.)
 """
 
@@ -18,7 +18,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINES = REPO / "lambdas" / "cutover_prep" / "engines"
-STATEMENT_MODULES = ("sql", "census", "engine", "bench", "discovery", "datafiles", "preflight")
+STATEMENT_MODULES = ("sql", "census", "engine", "bench", "discovery", "datafiles", "preflight", "hotset")
 ENGINE_NAMES = ("oracle", "postgres", "mysql")
 
 

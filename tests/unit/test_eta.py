@@ -35,7 +35,7 @@ def test_no_rate_no_eta_and_done_is_zero():
 
 def test_a_steady_warm_up_is_predicted_exactly_at_each_quarter():
     # two units, each 1 MB a second for 50 s, side by side: 2 MB/s, 100 MB in 50 s
-    items = [unit([(t, MB, 1.0) for t in range(1, 51)]) for _ in range(2)]
+    items = {f"u{k}": unit([(t, MB, 1.0) for t in range(1, 51)]) for k in range(2)}
     out = eta_findings(items, planned_bytes=100 * MB, read_bytes=100 * MB)
     assert out["eta"]["judged"] is True and out["eta"]["actual_s"] == 50.0
     assert [a["pct"] for a in out["eta"]["at"]] == [25, 50, 75]
@@ -46,7 +46,7 @@ def test_a_steady_warm_up_is_predicted_exactly_at_each_quarter():
 
 def test_a_warm_up_that_speeds_up_is_predicted_late_then_caught_up():
     # 1 MB/s for 40 s, then 3 MB/s for 20 s: 100 MB at t=60
-    items = [unit([(t, MB, 1.0) for t in range(1, 41)] + [(40 + t, 3 * MB, 1.0) for t in range(1, 21)])]
+    items = {"u": unit([(t, MB, 1.0) for t in range(1, 41)] + [(40 + t, 3 * MB, 1.0) for t in range(1, 21)])}
     out = eta_findings(items, planned_bytes=100 * MB, read_bytes=100 * MB)
     at = {a["pct"]: a for a in out["eta"]["at"]}
     # 25 MB at t=25 (1 MB/s so far): predicted 25 + 75 = 100 s, actual 60 s: +66.7 %
@@ -57,17 +57,17 @@ def test_a_warm_up_that_speeds_up_is_predicted_late_then_caught_up():
 
 
 def test_not_judged_when_the_warm_up_did_not_read_its_plan_or_the_chunks_are_incomplete():
-    items = [unit([(t, MB, 1.0) for t in range(1, 51)])]
+    items = {"u": unit([(t, MB, 1.0) for t in range(1, 51)])}
     short = eta_findings(items, planned_bytes=100 * MB, read_bytes=50 * MB)
     assert short["eta"]["judged"] is False and "did not finish" in short["eta"]["why"]
     assert len(short["eta_samples"]) == 50  # the samples are kept all the same
     partial = eta_findings(items, planned_bytes=50 * MB, read_bytes=80 * MB)
     assert partial["eta"]["judged"] is False and "first chunks only" in partial["eta"]["why"]
-    assert eta_findings([], 100, 0)["eta"] == {"judged": False, "at": [], "why": "nothing was read"}
+    assert eta_findings({}, 100, 0)["eta"] == {"judged": False, "at": [], "why": "nothing was read"}
 
 
 def test_the_samples_are_thinned_to_at_most_120_keeping_the_last():
-    items = [unit([(t / 10, MB, 0.1) for t in range(1, 1001)])]
+    items = {"u": unit([(t / 10, MB, 0.1) for t in range(1, 1001)])}
     rows = eta_findings(items, planned_bytes=1000 * MB, read_bytes=1000 * MB)["eta_samples"]
     assert len(rows) == 120 and rows[-1]["bytes_done"] == 1000 * MB and rows[0]["bytes_done"] == MB
 
@@ -76,8 +76,8 @@ def test_the_report_and_summary_say_the_eta_against_the_actual_finish():
     from cutover_prep.report import summary_markdown
     from cutover_prep.report.view import eta_line
 
-    items = [unit([(t, MB, 1.0) for t in range(1, 41)] + [(40 + t, 3 * MB, 1.0) for t in range(1, 21)])]
-    findings = {"warmup": eta_findings(items, planned_bytes=100 * MB, read_bytes=100 * MB)}
+    items = {"u": unit([(t, MB, 1.0) for t in range(1, 41)] + [(40 + t, 3 * MB, 1.0) for t in range(1, 21)])}
+    findings = {"warmup": eta_findings(items, planned_bytes=100 * MB, read_bytes=100 * MB)}  # bytes: no estimate
     line = eta_line(findings)
     # worked out in test_a_warm_up_that_speeds_up_is_predicted_late_then_caught_up: 100 s at 25 %, actual 60 s
     assert line.startswith("ETA at the measured rate vs the warm-up's actual 1 min 00 s: at 25 % predicted "
@@ -86,3 +86,24 @@ def test_the_report_and_summary_say_the_eta_against_the_actual_finish():
     short = {"warmup": eta_findings(items, planned_bytes=200 * MB, read_bytes=100 * MB)}
     assert eta_line(short).startswith("ETA not judged: the warm-up read ")
     assert eta_line({}) is None
+
+
+def test_a_tail_of_tiny_ranges_is_foreseen_by_the_estimate_s_weights():
+    """make demo: a bytes-only ETA was 41 % early at half the bytes, the catalogues' tiny ranges came last.
+    Here a 100 MB unit of 1 range reads in 10 s, then a 1 MB unit of 100 ranges takes 10 s more. With the
+    estimate's weights (by hand: 100 MB at 9.5367 MiB/s = 10 s + 1 range x 0.099 s = 10.099 s; 1 MB = 0.1 s +
+    100 x 0.099 s = 10 s) the work is 20.099 s; at 60 MB (t=6, work 6.0594; the window is [1, 6], 5 s at least,
+    where 5.0495 was done: 1.0099/s) the ETA is 14.0396 / 1.0099 = 13.902 s: predicted 19.902 s, actual 20 s.
+    By bytes alone: 41 MB left at 10 MB/s is 4.1 s: predicted 10.1 s, -49.5 %."""
+    items = {"big": unit([(t, 10 * MB, 1.0) for t in range(1, 11)]),
+             "tiny": unit([(10 + t, MB // 10, 1.0) for t in range(1, 11)])}
+    units = [{"unit_id": "big", "bytes": 100 * MB, "ranges": [{}]},
+             {"unit_id": "tiny", "bytes": MB, "ranges": [{}] * 100}]
+    estimate = {"assumed_mib_per_s": 100 * MB / 2**20 / 10, "range_seconds": 0.099, "concurrency": 1}
+    weighed = eta_findings(items, 101 * MB, 101 * MB, units=units, estimate=estimate)["eta"]
+    at50 = next(a for a in weighed["at"] if a["pct"] == 50)
+    assert weighed["basis"].startswith("bytes and ranges") and weighed["actual_s"] == 20.0
+    assert at50["t_s"] == 6.0 and at50["predicted_s"] == pytest.approx(19.902, abs=1e-3) and at50["error_pct"] == -0.5
+    plain = eta_findings(items, 101 * MB, 101 * MB, units=units)["eta"]  # no estimate: bytes
+    at50 = next(a for a in plain["at"] if a["pct"] == 50)
+    assert plain["basis"] == "bytes" and at50["predicted_s"] == pytest.approx(10.1) and at50["error_pct"] == -49.5

@@ -74,6 +74,9 @@ def app() -> None:
 @click.option("--include-schema", multiple=True, help="Only these schemas (glob; repeat).")
 @click.option("--exclude-schema", multiple=True, help="Skip these schemas (glob; repeat).")
 @click.option("--priority", multiple=True, help="Read these first: SCHEMA.NAME globs, in order (repeat).")
+@click.option("--hotset", "hotset_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="A hot-set profile (`cutover-prep hotset --out FILE`): its relations are read right after the "
+              "--priority ones, before the rest (warmup.hot_set).")
 @click.option("--create-extension", is_flag=True, help="Allow CREATE EXTENSION pg_prewarm (a write).")
 @click.option("--benchmark/--no-benchmark", default=True, show_default=True,
               help="Probe cold/warm blocks and run the benchmark sweep after the warm-up.")
@@ -105,7 +108,7 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
           benchmark: bool, point_seconds: float, write_test: bool, run_id: str | None, progress: bool,
           storage_emulation: bool, storage_type: str | None, allocated_gb: int | None, iops: int | None,
           storage_throughput: int | None, instance_class: str | None, compare: Path | None = None,
-          preflight_mode: str = "fail") -> None:
+          preflight_mode: str = "fail", hotset_file: Path | None = None) -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
     if compare is not None:  # each configuration on its own emulated volume (comparison/local.py)
         from cutover_prep.comparison.local import main as compare_main
@@ -117,6 +120,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
     warmup: dict = {"max_concurrency": max_concurrency, "chunk_mb": chunk_mb, "create_extension": create_extension,
                     "databases": list(database), "include_schemas": list(include_schema),
                     "exclude_schemas": list(exclude_schema), "priority": list(priority)}
+    if (hot := _hotset_profile(hotset_file)) is not None:
+        warmup["hot_set"] = hot.to_input()
     if unit_mb is not None:
         warmup["unit_mb"] = unit_mb
     elif not dsn:
@@ -191,6 +196,24 @@ app.add_command(estimate)
 from cutover_prep.cli.preflight import preflight  # noqa: E402  (issue 22: prove each read method)
 
 app.add_command(preflight)
+
+from cutover_prep.cli.hotset import hotset  # noqa: E402  (issue 23: the hot set first)
+
+app.add_command(hotset)
+
+
+def _hotset_profile(path: Path | str | None) -> Any:
+    """The hot-set profile ``--hotset`` names (``cutover-prep hotset --out FILE``), or exit 2 in one line."""
+    from cutover_prep.hotset import HotsetProblem, load
+
+    if path is None:
+        return None
+    try:
+        profile = load(path)
+        profile.to_input()
+    except HotsetProblem as exc:
+        _fail(EXIT_USAGE, str(exc))
+    return profile
 
 
 # ---- the deployed workflow -------------------------------------------------------------------
@@ -295,6 +318,8 @@ def _read_input(path: str) -> dict[str, Any]:
 @click.option("--input", "input_file", metavar="FILE", help="A run input JSON file (- for stdin); flags override it.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Any input field, e.g. --set warmup.max_concurrency=16 (VALUE is JSON or a string; repeat).")
+@click.option("--hotset", "hotset_file", metavar="FILE", help="A hot-set profile (`cutover-prep hotset --out FILE`) "
+              "whose relations the run reads right after warmup.priority (warmup.hot_set).")
 @click.option("--wait", is_flag=True, help="Print progress until the verdict; the exit code is the verdict's.")
 @click.option("--timeout", type=FiniteFloatRange(1), default=6 * 3600, show_default=True,
               help="Seconds --wait waits before exit code 4 (the run goes on).")
@@ -304,9 +329,13 @@ def _read_input(path: str) -> dict[str, Any]:
 def start(target: str | None, secret_arn: str | None, engine: str | None, database: str | None,
           run_id: str | None, benchmark: bool | None, input_file: str | None, sets: tuple[str, ...], wait: bool,
           timeout: float, poll: float, stack: str, state_machine_arn: str | None, region: str | None,
-          as_json: bool) -> None:
+          as_json: bool, hotset_file: str | None = None) -> None:
     """Start a run of the deployed workflow (validated here first)."""
     base = _read_input(input_file) if input_file else None
+    if (hot := _hotset_profile(hotset_file)) is not None:
+        from cutover_prep.hotset import with_hot_set
+
+        base = with_hot_set(base, hot)
     run_input = _input_guard("input", lambda: remote.build_input(
         base=base, target=target, secret_arn=secret_arn, engine=engine, database=database, run_id=run_id,
         benchmark=benchmark, sets=sets))
@@ -487,14 +516,20 @@ def _profile_table(stack: str, region: str | None) -> tuple[Any, str]:
 @click.argument("name")
 @click.option("--input", "input_file", metavar="FILE", required=True,
               help="A run input JSON file (- for stdin) without target.db_instance_identifier, run_id or restore.")
+@click.option("--hotset", "hotset_file", metavar="FILE", help="A hot-set profile (`cutover-prep hotset --out FILE`) "
+              "stored as the profile's warmup.hot_set.")
 @_stack_option("the table that holds the profiles")
 @_region_option
-def profile_put(name: str, input_file: str, stack: str, region: str | None) -> None:
+def profile_put(name: str, input_file: str, stack: str, region: str | None, hotset_file: str | None = None) -> None:
     """Validate a profile as the workflow would, then store it as NAME ('default' when untagged)."""
     from cutover_prep.dal import profiles
     from cutover_prep.models.run_input import InvalidInput
 
     data = _read_input(input_file)
+    if (hot := _hotset_profile(hotset_file)) is not None and isinstance(data, dict):
+        from cutover_prep.hotset import with_hot_set
+
+        data = with_hot_set(data, hot)
     try:
         profiles.check_name(name)
         profiles.check(data)

@@ -24,13 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 from cutover_prep.engines import mysql, oracle, postgres
 from cutover_prep.engines.base import EngineError
+from cutover_prep.engines.mysql import hotset as mysql_hotset
 from cutover_prep.engines.mysql import preflight as mysql_preflight
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS as MYSQL_SYSTEM_SCHEMAS
 from cutover_prep.engines.mysql.tls import dsn_tls as mysql_dsn_tls
+from cutover_prep.engines.oracle import hotset as oracle_hotset
 from cutover_prep.engines.oracle import preflight as oracle_preflight
 from cutover_prep.engines.oracle.sql import SYSTEM_SCHEMAS as ORACLE_SYSTEM_SCHEMAS
 from cutover_prep.engines.oracle.tls import ORACLE_TCPS_PORT
 from cutover_prep.engines.oracle.tls import dsn_tls as oracle_dsn_tls
+from cutover_prep.engines.postgres import hotset as postgres_hotset
 from cutover_prep.engines.postgres import preflight as postgres_preflight
 from cutover_prep.engines.postgres.tls import dsn_tls as postgres_dsn_tls
 
@@ -96,6 +99,10 @@ class EngineFamily:
     catalogue_schemas: frozenset[str] = frozenset()
     large_objects: tuple[tuple[str, str], ...] = ()
     include_system_applies: bool = True
+    # ``cutover-prep hotset``: (spec, hotset.HotsetOptions) -> hotset.Taken, the user relations ranked by the
+    # engine's own statistics, read-only; awr: whether the engine has AWR history (``--awr``)
+    hotset: Callable[..., Any] | None = None
+    hotset_awr: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -117,7 +124,7 @@ POSTGRES = EngineFamily(
     dsn_tls=postgres_dsn_tls, server_version=postgres.server_version, preflight=postgres_preflight.run,
     catalogue_schemas=frozenset({"pg_catalog", "information_schema"}),
     large_objects=(("pg_catalog", "pg_largeobject"),),  # pg_largeobject, _metadata and their indexes
-    include_system_applies=False,
+    include_system_applies=False, hotset=postgres_hotset.run,
 )
 
 ORACLE = EngineFamily(
@@ -129,7 +136,7 @@ ORACLE = EngineFamily(
     open_engine=oracle.open_engine, open_bench=oracle.open_bench, block_readable=oracle.block_readable,
     dsn_tls=oracle_dsn_tls,
     warmup_modes=(SEGMENTS, DATAFILES, BOTH), preflight=oracle_preflight.run,
-    catalogue_schemas=frozenset(ORACLE_SYSTEM_SCHEMAS),
+    catalogue_schemas=frozenset(ORACLE_SYSTEM_SCHEMAS), hotset=oracle_hotset.run, hotset_awr=True,
 )
 
 # MySQL and MariaDB: one engine folder (engines/mysql/ tells them apart by VERSION()), two
@@ -141,7 +148,7 @@ MYSQL = EngineFamily(
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("MySQL", None, "No license required")),
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
-    catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS),
+    catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),

@@ -121,30 +121,96 @@ def _times(items: Iterable[dict[str, Any]]) -> tuple[str | None, str | None]:
     return (min(starts) if starts else None), (max(ends) if ends else None)
 
 
-def priority_section(patterns: list[str], units: list[dict[str, Any]],
-                     unit_items: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """``priority``: when each ``warmup.priority`` pattern's units finished against the rest, and whether
-    the order was followed: every priority's units all finished no later than those of any lower one."""
-    if not patterns:
-        return None
+def rank_groups(labels: list[str | None], units: list[dict[str, Any]],
+                unit_items: dict[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """Per plan rank (``labels[rank]``; the last rank is the rest): its units, bytes, when they started and
+    when the last of them finished (None until all are done), and whether the order was followed: every
+    rank's units all finished no later than those of any lower one. ``priority`` and ``hot_set`` both."""
     t0, _ = _times(unit_items.values())
+    last_rank = len(labels) - 1
     groups = []
-    for rank in range(len(patterns) + 1):
-        mine = [u for u in units if int(u.get("priority", len(patterns))) == rank]
+    for rank, label in enumerate(labels):
+        mine = [u for u in units if min(int(u.get("priority", last_rank)), last_rank) == rank]
         items = [unit_items.get(u["unit_id"]) or {} for u in mine]
         first, last = _times(items)
         done = sum(1 for i in items if i.get("status") == UnitStatus.DONE)
-        groups.append({"pattern": patterns[rank] if rank < len(patterns) else None, "rank": rank,
-                       "units": len(mine), "units_done": done, "bytes": sum(int(u.get("bytes") or 0) for u in mine),
-                       "started_at": first, "finished_at": last if mine and done == len(mine) else None,
-                       "finished_after_s": _seconds(t0, last) if mine and done == len(mine) else None})
-    # Units are handed out in priority order, but several read at once and a unit's start is recorded at its
-    # first chunk: the order shows in when each priority's last unit finished.
+        complete = bool(mine) and done == len(mine)
+        groups.append({"pattern": label, "rank": rank, "units": len(mine), "units_done": done,
+                       "bytes": sum(int(u.get("bytes") or 0) for u in mine), "started_at": first,
+                       "finished_at": last if complete else None,
+                       "finished_after_s": _seconds(t0, last) if complete else None})
+    # Units are handed out in rank order, but several read at once and a unit's start is recorded at its
+    # first chunk: the order shows in when each rank's last unit finished.
     ends = [(g["rank"], g["finished_at"]) for g in groups if g["units"]]
     followed = all(high is not None and (low is None or high <= low)
                    for i, (_, high) in enumerate(ends) for _, low in ends[i + 1:])
+    return groups, followed
+
+
+def priority_section(patterns: list[str], units: list[dict[str, Any]],
+                     unit_items: dict[str, dict[str, Any]], *, hot_set: bool = False) -> dict[str, Any] | None:
+    """``priority``: when each ``warmup.priority`` pattern's units finished against the rest, and whether
+    the order was followed: every priority's units all finished no later than those of any lower one.
+    With a hot set, its rank (right after the patterns) is a group of its own, ``hot_set`` true."""
+    if not patterns:
+        return None
+    labels: list[str | None] = [*patterns, *([None] if hot_set else []), None]
+    groups, followed = rank_groups(labels, units, unit_items)
+    if hot_set:
+        groups[len(patterns)]["hot_set"] = True
     return {"patterns": list(patterns), "groups": groups, "followed": followed,
-            "matched_nothing": [g["pattern"] for g in groups[:-1] if g["units"] == 0]}
+            "matched_nothing": [g["pattern"] for g in groups[:len(patterns)] if g["units"] == 0]}
+
+
+def _sources(patterns: list[str], hot: dict[str, Any]) -> list[dict[str, Any]]:
+    """The hot set's sources in the order the run reads them (issue 23): the input's patterns, the profile's
+    statistics, AWR history."""
+    out: list[dict[str, Any]] = []
+    if patterns:
+        out.append({"source": "warmup.priority", "detail": ", ".join(patterns)})
+    for text in hot.get("sources") or []:
+        kind, _, views = str(text).partition(": ")
+        out.append({"source": "AWR history" if kind == "awr" else "hot-set profile statistics",
+                    "detail": views or kind})
+    return [{"order": i, **s} for i, s in enumerate(out, 1)]
+
+
+def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: list[dict[str, Any]],
+                    units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """``hot_set``: where the hot set came from (in order), what it named and matched, its units, and when it
+    was warm: ``warm_at`` / ``warm_after_s`` (since the warm-up's first unit started), None until all its
+    units are done; ``followed`` as ``priority``'s rule over every rank, and how many later units finished
+    before it was warm."""
+    if not hot:
+        return None
+    labels: list[str | None] = [*patterns, "hot set", None]
+    groups, followed = rank_groups(labels, units, unit_items)
+    mine = groups[len(patterns)]
+    names = list(hot.get("names") or [])
+    known = set()
+    for s in segments:
+        plain = f"{s.get('schema')}.{s.get('name')}"
+        known.add(plain)
+        if s.get("database"):
+            known.add(f"{s['database']}/{plain}")
+    unmatched = [n for n in names if n not in known]
+    t0, t_end = _times(unit_items.values())
+    whole = _seconds(t0, t_end)
+    warm_at = mine["finished_at"]
+    later = [u for u in units if int(u.get("priority", len(labels) - 1)) > len(patterns)]
+    before = (sum(1 for u in later if (unit_items.get(u["unit_id"]) or {}).get("finished_at")
+                  and unit_items[u["unit_id"]]["finished_at"] < warm_at) if warm_at else None)
+    after_s = mine["finished_after_s"]
+    return {
+        "sources": _sources(patterns, hot), "engine": hot.get("engine"), "server": hot.get("server"),
+        "taken_at": hot.get("taken_at"), "relations": hot.get("relations"), "names": len(names),
+        "names_matched": len(names) - len(unmatched), "unmatched": unmatched[:20],
+        "units": mine["units"], "units_done": mine["units_done"], "bytes": mine["bytes"],
+        "started_at": mine["started_at"], "warm_at": warm_at, "warm_after_s": after_s,
+        "warmup_seconds": whole,
+        "pct_of_warmup": round(100.0 * after_s / whole, 1) if after_s is not None and whole else None,
+        "later_units_finished_first": before, "followed": followed,
+    }
 
 
 def unread_units(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from cutover_prep.findings.coverage import (
     time_to_warm,
     unread_units,
 )
-from cutover_prep.findings.timeline import warmup_timeline
+from cutover_prep.findings.timeline import warmup_timeline, warmup_wall
 from cutover_prep.models.status import BenchmarkStatus, RunStatus, UnitStatus
 from cutover_prep.warmup.modes import findings_fields
 from cutover_prep.warmup.slots import concurrency_findings
@@ -125,7 +125,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
     retries = sum(int(i.get("retries", 0)) for i in unit_items.values())
     starts = sorted(i["started_at"] for i in unit_items.values() if i.get("started_at"))
     ends = sorted(i["finished_at"] for i in unit_items.values() if i.get("finished_at"))
-    wall = _seconds_between(starts[0] if starts else None, ends[-1] if ends else None)
+    wall, _ = warmup_wall(list(unit_items.values()))  # the one definition of the warm-up's time
 
     segment_done: dict[str, bool] = {}
     for unit in units:

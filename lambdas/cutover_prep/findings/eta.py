@@ -7,7 +7,12 @@ One estimator serves both sides:
   as ``findings.timeline``) and judges it: at 25, 50 and 75 % of the planned bytes, the finish it predicted
   against the finish that happened (``findings.warmup.eta``).
 
-The rate is the bytes read over the trailing half of the elapsed time (at least ``MIN_WINDOW_S``): it follows
+What it counts is work, not bytes alone: a unit of many tiny ranges (catalogues, small relations) costs far
+more time per byte than one large table, so a bytes-only ETA runs early and then stalls on the tail (on
+``make demo``: 41 % early at half the bytes). Each unit's work is its bytes and ranges weighed by the estimate's
+time model (``CostModel``); only those relative weights are modelled: the rate is measured.
+
+The rate is the work done over the trailing half of the elapsed time (at least ``MIN_WINDOW_S``): it follows
 a change of pace (the admission control raising the concurrency, a throttle, a slower tail of large objects)
 without the noise of the last few seconds alone, and without the ramp-up of the first ones.
 """
@@ -15,6 +20,7 @@ without the noise of the last few seconds alone, and without the ramp-up of the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,7 +30,7 @@ MAX_SAMPLES = 120
 COMPLETE_SHARE = 0.99  # the chunks recorded must hold this share of the bytes read for the replay to be judged
 
 
-def _bytes_at(samples: Sequence[tuple[float, int]], t: float) -> float:
+def _bytes_at(samples: Sequence[tuple[float, float]], t: float) -> float:
     """Bytes done at time ``t``, interpolated between the samples (``samples`` ordered by time)."""
     if t <= samples[0][0]:
         return float(samples[0][1])
@@ -34,7 +40,7 @@ def _bytes_at(samples: Sequence[tuple[float, int]], t: float) -> float:
     return float(samples[-1][1])
 
 
-def eta_seconds(samples: Sequence[tuple[float, int]], total: int) -> float | None:
+def eta_seconds(samples: Sequence[tuple[float, float]], total: float) -> float | None:
     """Seconds until ``total`` bytes are done, after the last of ``samples`` (``(t_s, bytes_done)`` from the
     warm-up's start, ordered by time); None before there is a rate to go on."""
     if not samples:
@@ -49,21 +55,62 @@ def eta_seconds(samples: Sequence[tuple[float, int]], total: int) -> float | Non
     return (total - done) / rate if rate > 0 else None
 
 
-def chunk_samples(unit_items: list[dict[str, Any]]) -> tuple[datetime | None, list[tuple[float, int]]]:
-    """The warm-up's start and ``(t_s, bytes_done)`` at each recorded chunk's end, from the unit items."""
-    chunks = [(datetime.fromisoformat(end), int(nbytes), float(seconds))
-              for item in unit_items for end, nbytes, seconds in item.get("chunks") or [] if int(nbytes) > 0]
+@dataclass(frozen=True)
+class CostModel:
+    """What a unit costs in time, relative to the others: its bytes at the aggregate rate plus its ranges at
+    ``range_seconds`` each, spread over ``concurrency`` readers: the estimate's own model (``estimate.py``, in the
+    run record since Discover). Only the units' relative weights come from it; the rate the ETA goes on is
+    measured. Without it (a run recorded before the estimate had its time model), a byte is a byte."""
+
+    mib_per_s: float
+    range_seconds: float
+    concurrency: int
+
+    @classmethod
+    def of(cls, estimate: dict[str, Any] | None) -> CostModel | None:
+        est = estimate or {}
+        try:
+            model = cls(float(est["assumed_mib_per_s"]), float(est["range_seconds"]), int(est["concurrency"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+        return model if model.mib_per_s > 0 and model.range_seconds >= 0 and model.concurrency > 0 else None
+
+    def seconds(self, nbytes: int, ranges: int) -> float:
+        return nbytes / (self.mib_per_s * 2**20) + ranges * self.range_seconds / self.concurrency
+
+
+def unit_weights(units: list[dict[str, Any]], model: CostModel | None) -> dict[str, float]:
+    """Work per byte of each planned unit (``units.json``): 1 without a model."""
+    out = {}
+    for unit in units:
+        nbytes = int(unit.get("bytes") or 0)
+        if model is None or nbytes <= 0:
+            out[str(unit["unit_id"])] = 1.0
+        else:
+            out[str(unit["unit_id"])] = model.seconds(nbytes, len(unit.get("ranges") or [])) / nbytes
+    return out
+
+
+def chunk_samples(unit_items: dict[str, dict[str, Any]], weights: dict[str, float] | None = None
+                  ) -> tuple[datetime | None, list[tuple[float, int, float]]]:
+    """The warm-up's start and ``(t_s, bytes_done, work_done)`` at each recorded chunk's end, from the unit items
+    (unit id -> item); a chunk's work is its bytes times its unit's weight (``unit_weights``; 1 without)."""
+    weights = weights or {}
+    chunks = [(datetime.fromisoformat(end), int(nbytes), float(seconds), weights.get(uid, 1.0))
+              for uid, item in unit_items.items() for end, nbytes, seconds in item.get("chunks") or []
+              if int(nbytes) > 0]
     if not chunks:
         return None, []
-    start = min(end - timedelta(seconds=seconds) for end, _, seconds in chunks)
-    samples, done = [(0.0, 0)], 0
-    for end, nbytes, _ in sorted(chunks, key=lambda c: c[0]):
-        done += nbytes
+    start = min(end - timedelta(seconds=seconds) for end, _, seconds, _ in chunks)
+    samples: list[tuple[float, int, float]] = [(0.0, 0, 0.0)]
+    done, work = 0, 0.0
+    for end, nbytes, _, weight in sorted(chunks, key=lambda c: c[0]):
+        done, work = done + nbytes, work + nbytes * weight
         t = (end - start).total_seconds()
         if samples[-1][0] == t:  # chunks that ended at the same instant: one sample, as a poll would see them
-            samples[-1] = (t, done)
+            samples[-1] = (t, done, work)
         else:
-            samples.append((t, done))
+            samples.append((t, done, work))
     return start, samples
 
 
@@ -74,16 +121,24 @@ def _thin(rows: list[dict[str, Any]], limit: int = MAX_SAMPLES) -> list[dict[str
     return [rows[i] for i in sorted({round(k * last / (limit - 1)) for k in range(limit)})]
 
 
-def eta_findings(unit_items: list[dict[str, Any]], planned_bytes: int, read_bytes: int) -> dict[str, Any]:
+def eta_findings(unit_items: dict[str, dict[str, Any]], planned_bytes: int, read_bytes: int, *,
+                 units: list[dict[str, Any]] | None = None, estimate: dict[str, Any] | None = None) -> dict[str, Any]:
     """``findings.warmup``'s ``eta_samples`` (``t_s``, ``bytes_done``, ``eta_s``) and ``eta`` (the judgement:
-    ``actual_s``, and at each of ``JUDGED_AT_PCT`` the predicted and actual finish with the error in %).
+    ``actual_s``, ``basis``, and at each of ``JUDGED_AT_PCT`` of the bytes the predicted and actual finish with
+    the error in %). The ETA goes on work done (``unit_weights``: a unit's bytes and ranges, weighed by the
+    estimate's time model) at the measured rate; bytes alone when the run has no estimate.
     Not judged (``judged: false`` and why) when the warm-up did not read its plan, or when the chunks recorded
     do not hold the bytes read (a unit with more chunks than the store keeps)."""
-    _, samples = chunk_samples(unit_items)
+    model = CostModel.of(estimate)
+    weights = unit_weights(units or [], model)
+    total_work = (sum(weights.get(str(u["unit_id"]), 1.0) * int(u.get("bytes") or 0) for u in units or [])
+                  or float(planned_bytes))
+    _, samples = chunk_samples(unit_items, weights)
+    work = [(t, w) for t, _, w in samples]
     rows = []
     for i in range(1, len(samples)):
-        eta = eta_seconds(samples[: i + 1], planned_bytes)
-        t, done = samples[i]
+        eta = eta_seconds(work[: i + 1], total_work)
+        t, done, _ = samples[i]
         rows.append({"t_s": round(t, 3), "bytes_done": done, "eta_s": None if eta is None else round(eta, 3)})
     recorded = samples[-1][1] if samples else 0
     judgement: dict[str, Any] = {"judged": False, "at": []}
@@ -97,7 +152,8 @@ def eta_findings(unit_items: list[dict[str, Any]], planned_bytes: int, read_byte
                             "(the store keeps a unit's first chunks only)")
     else:
         actual = rows[-1]["t_s"]
-        judgement = {"judged": True, "actual_s": actual, "at": []}
+        judgement = {"judged": True, "actual_s": actual, "at": [],
+                     "basis": "bytes and ranges (the estimate's time model)" if model else "bytes"}
         for pct in JUDGED_AT_PCT:
             row = next((r for r in rows if r["bytes_done"] >= planned_bytes * pct / 100 and r["eta_s"] is not None),
                        None)

@@ -41,8 +41,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
     findings = build_findings(run_item, plan, units, unit_items, benchmark)
     findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
-    findings["warmup"].update(eta_findings(list(unit_items.values()), findings["bytes"]["planned"],
-                                           findings["bytes"]["read"]))  # eta_samples, eta (its judgement)
+    findings["warmup"].update(eta_findings(unit_items, findings["bytes"]["planned"], findings["bytes"]["read"],
+                                           units=units, estimate=run_item.get("estimate")))  # eta_samples, eta
     preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (preflight/step.py)
     findings["preflight"] = preflight_section(run_item, store.get_json(preflight_key)
                                               if store.exists(preflight_key) else None)

@@ -25,6 +25,18 @@ def _intervals(unit_items: list[dict[str, Any]]) -> list[tuple[datetime, datetim
     return found
 
 
+def warmup_wall(unit_items: list[dict[str, Any]]) -> tuple[float | None, int]:
+    """The warm-up's time and bytes, as every figure of it is defined (findings ``timings.warmup_wall_seconds``,
+    ``read_rate.mib_per_s_wall``, the report, summary.md and ``local``'s last progress line): from the first unit's
+    start to the last unit's finish, and the bytes all units read. ``(None, bytes)`` before a unit finished."""
+    starts = sorted(i["started_at"] for i in unit_items if i.get("started_at"))
+    ends = sorted(i["finished_at"] for i in unit_items if i.get("finished_at"))
+    nbytes = sum(int(i.get("bytes_read") or 0) for i in unit_items)
+    if not starts or not ends:
+        return None, nbytes
+    return max(0.0, (datetime.fromisoformat(ends[-1]) - datetime.fromisoformat(starts[0])).total_seconds()), nbytes
+
+
 def warmup_timeline(unit_items: list[dict[str, Any]], *, max_buckets: int = MAX_BUCKETS) -> dict[str, Any]:
     """``{"bucket_seconds", "started_at", "series": [{"t_s", "mib_per_s"}]}``; empty series without samples."""
     intervals = [i for i in _intervals(unit_items) if i[2] > 0]

@@ -21,14 +21,16 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from cutover_prep import deps
 from cutover_prep.benchmark.scratch import ScratchStatus
 from cutover_prep.benchmark.steps import cleanup_scratch
-from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
+from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
 from cutover_prep.engines.transport import DsnTlsProblem
-from cutover_prep.findings.eta import eta_seconds
+from cutover_prep.findings.eta import CostModel, eta_seconds, unit_weights
+from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
+from cutover_prep.report.charts import fmt_duration, fmt_number
 from cutover_prep.workflows import FUNCTIONS
 
 SCHEMES = {scheme: f.name for f in families() for scheme in f.dsn_schemes}  # URL scheme -> engine family
@@ -240,7 +242,10 @@ class Progress:
         self._phase: str | None = None
         self._phase_started = 0.0
         self._reading_since: tuple[float, float] | None = None  # (time, MiB) when bytes were first seen
-        self._eta_samples: list[tuple[float, float]] = []  # (s since then, MiB): findings.eta's estimator
+        self._eta_samples: list[tuple[float, float]] = []  # (s since then, work done): findings.eta's estimator
+        self._weights: dict[str, float] | None = None  # work per byte of each unit (findings.eta.unit_weights)
+        self._total_work = 0.0
+        self._last_done, self._last_change = -1.0, 0.0  # MiB read at the last change, and when
         self._printed = 0.0
         self._last_line = ""
 
@@ -267,7 +272,7 @@ class Progress:
         elif started or final or time.monotonic() - self._printed >= self.NON_TTY_INTERVAL_S:
             self._line(phase, n, total, run)
 
-    def _warm_text(self, run: dict[str, Any], *, percent: bool = False, eta: bool = True) -> str:
+    def _warm_text(self, run: dict[str, Any], *, percent: bool = False, eta: bool = True, rate: bool = True) -> str:
         """``13.8 of 34.4 MiB (40 %), 30/71 units, 0 failed, 1.3 MiB/s``: MiB, as the report counts
         (tqdm's own scale would say MB and kB/s); the rate is the mean since the first bytes were read
         (the cold probe and discovery before them are not the warm-up's time)."""
@@ -276,14 +281,36 @@ class Progress:
             self._reading_since = (time.monotonic(), done)
         since, base = self._reading_since or (time.monotonic(), done)
         seconds = time.monotonic() - since
-        rate = f", {(done - base) / seconds:,.1f} MiB/s" if seconds >= 1 else ""
+        if done != self._last_done:  # the rate runs until the last bytes, not on past the warm-up's end
+            self._last_done, self._last_change = done, time.monotonic()
+        reading = (self._last_change or time.monotonic()) - since
+        speed = f", {(done - base) / reading:,.1f} MiB/s" if rate and reading >= 1 else ""
+        work, total_work = self._work(run, done, total)
         if self._reading_since is not None and (not self._eta_samples or seconds > self._eta_samples[-1][0]):
-            self._eta_samples.append((seconds, done))
-        left = eta_seconds(self._eta_samples, total) if eta and seconds >= 1 and done < total else None
+            self._eta_samples.append((seconds, work))
+        left = eta_seconds(self._eta_samples, total_work) if eta and seconds >= 1 and done < total else None
         pct = f" ({100 * done / total:.0f} %)" if percent and total else ""
         return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.get('units_done', 0)}/{run.get('units_total', 0)} "
-                f"units, {run.get('units_failed', 0)} failed{rate}"
+                f"units, {run.get('units_failed', 0)} failed{speed}"
                 + (f", done in ~{_clock(left)} (ETA at the measured rate)" if left is not None else ""))
+
+    def _work(self, run: dict[str, Any], done_mib: float, total_mib: float) -> tuple[float, float]:
+        """Work done and planned, as ``findings.eta`` weighs it (each unit's bytes and ranges by the estimate's
+        time model), once the plan and the estimate are recorded; MiB until then (and for a store without
+        units: the tests' fakes)."""
+        if self._weights is None and run.get("estimate") and hasattr(self.store, "units"):
+            units_key = evidence_key(self.run_id, "units.json")
+            if self.store.exists(units_key):
+                units = self.store.get_json(units_key)
+                self._weights = unit_weights(units, CostModel.of(run.get("estimate")))
+                self._total_work = sum(self._weights[str(u["unit_id"])] * int(u.get("bytes") or 0) for u in units)
+                self._eta_samples.clear()  # samples in MiB before: not the same measure
+        if not self._weights or not self._total_work:
+            return done_mib, total_mib
+        weight = self._weights
+        work = sum(weight.get(str(i.get("sk", "")).removeprefix(UNIT_PREFIX), 1.0) * int(i.get("bytes_read") or 0)
+                   for i in self.store.units(self.run_id))
+        return work, self._total_work
 
     def _start_phase(self, phase: str, run: dict[str, Any]) -> None:
         if self._phase == "warm-up" and not self._tty:  # a log says where the warm-up ended, not only its bar
@@ -322,7 +349,13 @@ class Progress:
             self._last_line = line
 
     def _end_line(self, run: dict[str, Any]) -> None:
-        line = f"warm-up ended: {self._warm_text(run, percent=True, eta=False)}"
+        """The warm-up's last line, with its time and rate as the findings, summary.md and the report define
+        them (``findings.timeline.warmup_wall``: the first unit's start to the last one's finish)."""
+        line = f"warm-up ended: {self._warm_text(run, percent=True, eta=False, rate=False)}"
+        if hasattr(self.store, "units"):
+            wall, nbytes = warmup_wall(list(self.store.units(self.run_id)))
+            if wall:
+                line += f", in {fmt_duration(wall)} at {fmt_number(round(nbytes / wall / 2**20, 3))} MiB/s"
         print(f"cutover-prep: {line}", file=self.stream, flush=True)
         self._last_line = line
 

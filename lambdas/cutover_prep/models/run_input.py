@@ -296,6 +296,33 @@ class Restore(_Strict):
         return self
 
 
+MAX_HOT_SET_NAMES = 500  # hotset.MAX_NAMES: the segments a hot set names
+MAX_HOT_SET_CHARS = 48 * 1024  # hotset.MAX_NAMES_TOTAL_CHARS: the input crosses Step Functions (256 KiB)
+
+
+class HotSet(_Strict):
+    """``warmup.hot_set``: a hot-set profile's relations (``cutover-prep hotset``), read right after
+    ``warmup.priority`` and before the rest. Filled from the file by ``local/start/profile put --hotset FILE``."""
+
+    engine: ShortText = Field(description="The engine the profile was taken on (the names follow its discovery).")
+    server: LongText = Field(description="The server the statistics were read on, for the findings.")
+    taken_at: ShortText = Field(description="When the profile was taken (ISO 8601).")
+    sources: list[LongText] = Field(min_length=1, max_length=2, description="The statistics it ranked by, "
+                                    "in order (statistics: VIEWS; awr: VIEWS).")
+    relations: Annotated[int, Field(ge=0, le=MAX_HOT_SET_NAMES)] = Field(
+        description="How many relations of the profile the names come from.")
+    names: list[_text(256)] = Field(
+        min_length=1, max_length=MAX_HOT_SET_NAMES, description="Exact segment names, hottest first: "
+        "[DATABASE/]SCHEMA.NAME as the run's discovery names segments (not globs).")
+
+    @field_validator("names")
+    @classmethod
+    def _bounded(cls, v: list[str]) -> list[str]:
+        if sum(len(n) for n in v) > MAX_HOT_SET_CHARS:
+            raise ValueError(f"at most {MAX_HOT_SET_CHARS} characters in all: take the profile with a smaller --top")
+        return v
+
+
 class Warmup(_Strict):
     enabled: bool = Field(
         default=True, description="false: measure the storage as restored, reading nothing before the probes and "
@@ -310,6 +337,9 @@ class Warmup(_Strict):
         "catalogues (pg_catalog with pg_largeobject, information_schema) whatever this says: they are on the "
         "volume; exclude_schemas may leave them out, a waiver the findings name.")
     priority: Patterns = Field(default_factory=list)
+    hot_set: HotSet | None = Field(
+        default=None, description="A hot-set profile's relations (cutover-prep hotset): read after the priority "
+        "patterns' units and before the rest; the findings' hot_set section says when they were all read.")
     unit_mb: Annotated[int, Field(ge=1, le=100_000)] | None = None
     assumed_cold_mib_per_s: Annotated[float, Field(gt=0, le=10_000)] = 8.0
     production_size_gb: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
@@ -427,6 +457,17 @@ class RunInput(_Strict):
                                       self.target.engine)
             if problem:
                 raise _field_error(f"restore.{problem[0]}", problem[1])
+        return self
+
+    @model_validator(mode="after")
+    def _hot_set_of_the_engine(self) -> RunInput:
+        """A hot set names segments as its engine's discovery does: one taken on another engine matches nothing."""
+        from cutover_prep.hotset import compatible_engines
+
+        hot = self.warmup.hot_set
+        if hot is not None and self.target.engine and not compatible_engines(hot.engine, self.target.engine):
+            raise _field_error("warmup.hot_set.engine", f"the profile was taken on {hot.engine[:32]}, the target is "
+                               f"{self.target.engine}: take it on the source of this target")
         return self
 
     _started_by = _matching("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID", pattern=EXECUTION_ARN,

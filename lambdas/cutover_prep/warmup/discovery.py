@@ -82,7 +82,9 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
                                       lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
                                       max_concurrency=int(warmup.get("max_concurrency") or 0)))
     selected = modes.select(mode, segments, unit_bytes)  # in datafile modes the pass reads the oversized ones
-    plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"])))
+    hot_set = tuple((warmup.get("hot_set") or {}).get("names") or ())
+    plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"]),
+                                                     hot_set=hot_set))
     return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
                    selected=selected, census=census)
 

@@ -17,8 +17,10 @@ balanced by time, and the weight is never counted in the plan's or a unit's byte
 what the units read), so many tiny ones spread over units; but a unit
 takes at least ``MIN_RANGES_PER_UNIT`` tiny ranges (small units would otherwise hold one catalogue
 fork each: a unit's own cost, a Map item, an invocation and a commit, is more than a read). Units
-are filled in priority order (first matching pattern wins, unmatched last), then in
-discovery order.
+are filled in priority order (first matching pattern wins), then the hot set (``warmup.hot_set``: exact
+segment names from a hot-set profile, hottest first; ``hotset``), then the rest, each in discovery order.
+The hot set is one rank, right after the patterns' ranks: the units come out in this order, and the
+WarmUp Map hands them to its slots in it, so the hot set is read first at the run's full concurrency.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ def chunk_bytes_for(rate_bytes_per_s: float, *, cap_bytes: int, seconds: float =
 class PlanOptions:
     unit_bytes: int = unit_bytes_for()
     priority: tuple[str, ...] = ()
+    hot_set: tuple[str, ...] = ()  # exact [database/]schema.name of segments, hottest first
     max_ranges_per_unit: int = DEFAULT_MAX_RANGES_PER_UNIT
     range_cost_bytes: int = RANGE_COST_BYTES
 
@@ -136,6 +139,25 @@ def priority_rank(segment: Segment, patterns: Sequence[str]) -> int:
     return len(patterns)
 
 
+def hot_set_index(segment: Segment, names: dict[str, int]) -> int | None:
+    """The position in the hot set of ``database/schema.name`` or ``schema.name`` (exact names), else None."""
+    plain = f"{segment.schema}.{segment.name}"
+    for name in ((f"{segment.database}/{plain}",) if segment.database else ()) + (plain,):
+        if name in names:
+            return names[name]
+    return None
+
+
+def ranks(segment: Segment, options: PlanOptions, hot: dict[str, int]) -> tuple[int, int]:
+    """(rank, place within it): a priority pattern's index; then the hot set's rank (``len(priority)``,
+    ordered hottest first); then the rest (the last rank)."""
+    rank = priority_rank(segment, options.priority)
+    if rank < len(options.priority) or not hot:
+        return rank, 0
+    index = hot_set_index(segment, hot)
+    return (rank, index) if index is not None else (rank + 1, 0)
+
+
 def split_extents(extents: Sequence[Extent], pieces: int) -> Iterator[tuple[Extent, ...]]:
     """Cut a run of extents into ``pieces`` parts of near-equal block counts."""
     total = sum(e.blocks for e in extents)
@@ -174,10 +196,9 @@ def plan_units(segments: Iterable[Segment], options: PlanOptions = PlanOptions()
     """Plan work units: split big segments, group small ones, keep priority order."""
     if options.unit_bytes <= 0:
         raise ValueError("unit size must be positive")
-    ordered = sorted(
-        ((priority_rank(s, options.priority), i, s) for i, s in enumerate(segments)),
-        key=lambda t: (t[0], t[1]),
-    )
+    hot = {name: i for i, name in reversed(list(enumerate(options.hot_set)))}
+    ordered = [(rank, i, s) for (rank, _, i), s in sorted(
+        ((*ranks(s, options, hot), i), s) for i, s in enumerate(segments))]
     units: list[WorkUnit] = []
     oversized: list[str] = []
     total = 0
