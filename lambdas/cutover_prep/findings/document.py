@@ -13,6 +13,7 @@ from cutover_prep.dal.store import now_iso
 from cutover_prep.findings.census import census_section
 from cutover_prep.findings.coverage import (
     coverage_section,
+    hot_set_section,
     priority_section,
     segment_reads,
     segment_status,
@@ -175,7 +176,10 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "benchmark": benchmark or {"status": BenchmarkStatus.NOT_RUN},
         "segments": segments,
         "coverage": coverage_section(segments),
-        "priority": priority_section(list(options.get("priority") or []), units, unit_items),
+        "priority": priority_section(list(options.get("priority") or []), units, unit_items,
+                                     hot_set=bool(options.get("hot_set"))),
+        "hot_set": hot_set_section(options.get("hot_set"), list(options.get("priority") or []), segments, units,
+                                   unit_items),
         "unread_units": unread_units(units, unit_items),
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
