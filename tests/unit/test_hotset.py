@@ -180,6 +180,20 @@ def test_the_hot_set_section_says_when_it_was_warm_and_shares_the_priority_rule(
     assert hot_set_section(None, [], segments, units, items) is None
 
 
+def test_the_summary_line_says_when_the_hot_set_was_warm():
+    from cutover_prep.report.engineer import hot_set_line
+
+    section = {"sources": [{"order": 1, "source": "hot-set profile statistics", "detail": "pg_statio_user_tables"}],
+               "relations": 2, "units": 3, "units_done": 3, "bytes": 3 * 2**20, "warm_at": "2026-11-25T01:00:10+00:00",
+               "warm_after_s": 10.0, "pct_of_warmup": 25.0, "followed": True}
+    line = hot_set_line({"hot_set": section})
+    assert line.startswith("hot set warm at 01:00:10 UTC (10.0 s after the warm-up started, 25 % of the warm-up's "
+                           "time)") and line.endswith("order followed"), line
+    assert "NOT warm: 1 of 3" in hot_set_line({"hot_set": {**section, "warm_at": None, "warm_after_s": None,
+                                                           "units_done": 1}})
+    assert hot_set_line({}) is None
+
+
 # ---- Oracle's statements on a fake connection ------------------------------------------------------------
 
 def test_oracle_hotset_reads_segment_statistics_and_awr_only_when_asked():

@@ -161,7 +161,8 @@ def priority(findings: dict[str, Any]) -> dict[str, Any] | None:
         if not isinstance(g, dict) or not g.get("units"):
             continue
         finished = num(g.get("finished_after_s"))
-        groups.append({"pattern": str(g["pattern"]) if g.get("pattern") is not None else "everything else",
+        label = "the hot set (warmup.hot_set)" if g.get("hot_set") else "everything else"
+        groups.append({"pattern": str(g["pattern"]) if g.get("pattern") is not None else label,
                        "units": f"{_fmt(g.get('units_done'))} / {_fmt(g.get('units'))}", "size": _mib(g.get("bytes")),
                        "finished": fmt_duration(finished) if finished is not None else "not finished",
                        "finished_text": (f"{fmt_duration(finished)} after the warm-up began" if finished is not None
@@ -172,6 +173,27 @@ def priority(findings: dict[str, Any]) -> dict[str, Any] | None:
             "NOT followed: a priority's units finished after those of a lower priority (or never finished)")
     return {"line": line, "followed": bool(section.get("followed")), "groups": groups,
             "matched_nothing": nothing}
+
+
+def hot_set_line(findings: dict[str, Any]) -> str | None:
+    """``findings.hot_set`` in one line: when the hot set was warm, against the whole warm-up, and where it came
+    from; None without a hot set."""
+    section = _d(findings.get("hot_set"))
+    if not section:
+        return None
+    sources = "; ".join(f"{s.get('order')}. {s.get('source')} ({s.get('detail')})"
+                        for s in _l(section.get("sources")) if isinstance(s, dict))
+    what = (f"{_fmt(section.get('relations'))} relations, {_fmt(section.get('units'))} units, "
+            f"{_mib(section.get('bytes'))}; sources {sources}")
+    after, pct = num(section.get("warm_after_s")), num(section.get("pct_of_warmup"))
+    if section.get("warm_at") is None or after is None:
+        return (f"hot set NOT warm: {_fmt(section.get('units_done'))} of {_fmt(section.get('units'))} of its units "
+                f"read ({what})")
+    at = str(section["warm_at"])
+    clock = at[11:19] + " UTC" if len(at) >= 19 and at[10] == "T" else at
+    share = f", {pct:g} % of the warm-up's time" if pct is not None else ""
+    order = "order followed" if section.get("followed") else "order NOT followed"
+    return f"hot set warm at {clock} ({fmt_duration(after)} after the warm-up started{share}): {what}; {order}"
 
 
 def unread(findings: dict[str, Any]) -> dict[str, Any]:

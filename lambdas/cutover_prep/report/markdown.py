@@ -90,6 +90,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         *([f"- {_md(view['storage_emulation'])}"] if view["storage_emulation"] else []),
         *([f"- {view['estimate']}"] if view.get("estimate") else []),
         *([f"- {view['eta']}"] if view.get("eta") else []),
+        *([f"- {_md(view['hot_set'])}"] if view.get("hot_set") else []),
         *([f"- Live view: <{findings['dashboard']}> (CloudWatch dashboard: choose run {_md(view['run_id'])})"]
           if is_dashboard_url(findings.get("dashboard") if isinstance(findings, dict) else None) else []),
         f"- {view['storage_init']['line']}",

@@ -464,6 +464,7 @@ def build_view(findings: dict[str, Any]) -> dict[str, Any]:
         "local": local,
         "coverage": engineer.coverage(findings),
         "priority": engineer.priority(findings),
+        "hot_set": engineer.hot_set_line(findings),
         "unread": engineer.unread(findings),
         "census": engineer.census(findings),
         "preflight": preflight_view(findings),
