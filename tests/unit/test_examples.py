@@ -42,8 +42,11 @@ def transform(transformer: dict[str, Any], event: dict[str, Any]) -> Any:
     return json.loads(text)
 
 
-def test_the_finished_event_has_the_detail_the_code_publishes():
+def test_the_finished_event_has_the_detail_the_code_publishes(monkeypatch):
     event = load("events/run-finished.json")
+    # what the stack sets on Finalize (live view, docs/deploy.md), in the event's region
+    monkeypatch.setenv("CUTOVER_PREP_DASHBOARD", f"CutoverPrep-live-{event['region']}")
+    monkeypatch.setenv("AWS_REGION", event["region"])
     assert (event["source"], event["detail-type"]) == (completion.SOURCE, completion.DETAIL_TYPE)
     detail = event["detail"]
     bucket, key = re.fullmatch(r"s3://([^/]+)/(.+)", detail["findings"]).groups()
