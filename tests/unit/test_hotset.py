@@ -234,3 +234,14 @@ def test_awr_needs_the_statement_that_the_diagnostics_pack_is_licensed():
 
 def test_profile_format_constant():
     assert FORMAT == "cutover-prep-hotset/1"
+
+
+def test_local_and_start_refuse_a_bad_profile_file_in_one_line(tmp_path):
+    from cutover_prep.cli.main import app
+
+    bad = tmp_path / "hot.json"
+    bad.write_text(json.dumps({"format": FORMAT, "engine": "postgres"}))
+    for command in (["local", "--dsn", "postgresql://u@127.0.0.1:1/db"], ["start", "--target", "db1"]):
+        result = CliRunner().invoke(app, [*command, "--hotset", str(bad)])
+        assert result.exit_code == 2, result.output
+        assert "hot-set profile" in result.stderr and len(result.stderr.strip().splitlines()) == 1
