@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +38,10 @@ import pytest
 # handler; jsii gives node 5 s to exit and then terminates it, so on a busy machine they can stay in /tmp.
 # CDK_OUTDIR (aws-cdk-lib's cxapi.OUTDIR_ENV) gives them one folder of this guard's, removed with it.
 CDK_OUTDIR_NAME = "cdk.out-unsynthesized-apps"
+
+
+# How long a child process or a mount may take to go once the last fixture stopped it.
+SETTLE_SECONDS = 15.0
 
 
 def _jsii_loaded() -> bool:
@@ -153,6 +158,10 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 def check(root: Path) -> str | None:
     """What the session left in ``root``, one line each, or None; what was found is then removed."""
+    # a server or FUSE daemon stopped by the last teardown may still be on its way out: give it time
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while (_children() or _mounts_under(root)) and time.monotonic() < deadline:
+        time.sleep(0.2)
     mounts = _mounts_under(root)
     lines = [f"  {p.name}{'/' if p.is_dir() else ''}  (first seen after {_Guard.first_seen.get(p.name, '?')})"
              for p in leftovers(root)]
