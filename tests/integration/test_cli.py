@@ -20,8 +20,10 @@ def dsn_of(spec) -> str:
 def test_local_run_against_a_dsn_writes_the_evidence(sample_db, tmp_path, capsys):
     if sample_db.host.startswith("/"):
         pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    # no benchmark: on this machine's plain disk both probes are fast, and under load a warm median above
+    # fast_read_ms fails WARM_VS_COLD (seen once in a full run); the probes are tested on the emulated volume
     code = main(["local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-progress",
-                 "--unit-mb", "4", "--database", sample_db.database])
+                 "--unit-mb", "4", "--database", sample_db.database, "--no-benchmark"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "coverage 100.0 %" in out
