@@ -142,6 +142,20 @@ def test_start_without_wait_prints_the_run_id(aws, sample_db, secret_arn):
     assert_one_line(again, 2, "run id 'ci-nowait' was used already and has ended")
 
 
+def test_status_watch_follows_a_running_run_to_its_verdict(aws, sample_db, secret_arn):
+    """Issue 23 §2: `cutover-prep status RUN --watch`, a process against moto's server: progress lines on
+    stderr (one per change, no frames), the verdict on stdout, the exit code as `start --wait`'s."""
+    started = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-watch"))
+    assert started.code == 0 and started.out.strip() == "ci-watch", started.err
+    watched = cli(aws, "status", "ci-watch", "--watch", "--poll", "0.2")
+    assert watched.code == 0, (watched.out, watched.err)
+    assert watched.out.startswith("run ci-watch: READY"), watched.out
+    progress = [line for line in watched.err.splitlines() if line.startswith("[")]
+    assert progress and "\r" not in watched.err, watched.err
+    assert len(progress) == len({line.split("] ", 1)[1] for line in progress})  # one line per change
+    assert cli(aws, "status", "ci-watch", "--watch").code == 0  # a finished run: its verdict at once
+
+
 def test_a_retried_step_follows_its_running_run(aws, sample_db, secret_arn):
     first = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-retry"), "--wait", "--timeout", "1",
                 "--poll", "0.2")

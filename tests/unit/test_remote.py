@@ -222,6 +222,21 @@ def test_wait_reports_changes_only_and_ends_with_the_execution():
                      "[00:45] warmup: 4/8 units, 512.0/1,024.0 MiB (50 %), 0 failed"]
 
 
+def test_wait_gives_the_warm_up_eta_at_the_measured_rate_and_rds_storage_progress():
+    """Issue 23 §2: `status --watch` / `start --wait` give an ETA from the rate measured (by hand: 256 MiB read
+    between t=15 and t=30, 512 MiB left: 30 s) and RDS's own storage progress (the run's last sample)."""
+    clock, lines = Clock(), []
+    half = {"bytes_planned": 2**30, "bytes_read": 2**29, "units_total": 8, "units_done": 4, "step": "warmup",
+            "storage": {"status": "initializing", "percent": 40}}
+    runs = iter([None, {"bytes_planned": 2**30, "bytes_read": 2**28, "units_total": 8, "units_done": 2,
+                        "step": "warmup"}, half])
+    remote.wait(FakeSfn(3), "arn", "r", timeout_s=3600, poll_s=15, read_run=lambda _: next(runs),
+                report=lines.append, clock=clock, sleep=clock.sleep)
+    assert lines[1] == "[00:15] warmup: 2/8 units, 256.0/1,024.0 MiB (25 %), 0 failed"  # one sample: no rate yet
+    assert lines[2] == ("[00:30] warmup: 4/8 units, 512.0/1,024.0 MiB (50 %), 0 failed; warm-up ETA ~30 s at the "
+                        "measured rate; RDS storage initializing 40 %")
+
+
 def test_wait_returns_the_running_execution_at_the_timeout():
     clock = Clock()
     result = remote.wait(FakeSfn(10**6), "arn", "r", timeout_s=100, poll_s=15, read_run=None, report=lambda _: None,

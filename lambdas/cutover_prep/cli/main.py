@@ -269,9 +269,14 @@ class _Aws:
 
         def read(run_id: str) -> dict[str, Any] | None:
             try:
-                return store.get_run(run_id)
+                run = store.get_run(run_id)
             except (ClientError, BotoCoreError):  # no dynamodb:GetItem: progress from the state names
                 return None
+            try:  # RDS's own storage progress: the run's last sample (rds_progress)
+                samples = [s for s in store.storage_samples(run_id) if s.get("status")]
+            except (ClientError, BotoCoreError):
+                samples = []
+            return {**run, "storage": samples[-1]} if run and samples else run
         return read
 
 
@@ -455,16 +460,27 @@ def _plan_line(config: dict[str, Any], *, run_id_given: bool, deployment: Any = 
 
 @app.command()
 @click.argument("run")
+@click.option("--watch", is_flag=True, help="Print progress (units, MiB, the warm-up's ETA at the measured rate, "
+              "RDS's storage progress) until the verdict, one line per change; the exit code is the verdict's.")
+@click.option("--timeout", type=FiniteFloatRange(1), default=6 * 3600, show_default=True,
+              help="Seconds --watch waits before exit code 4 (the run goes on).")
+@click.option("--poll", type=FiniteFloatRange(0.1, 600), default=15, show_default=True,
+              help="Seconds between progress checks (--watch).")
 @_deployment_options
-def status(run: str, stack: str, state_machine_arn: str | None, region: str | None, as_json: bool) -> None:
+def status(run: str, stack: str, state_machine_arn: str | None, region: str | None, as_json: bool,
+           watch: bool = False, timeout: float = 6 * 3600, poll: float = 15) -> None:
     """Where a run stands (RUN: run id or execution ARN); exit code as start --wait's."""
     aws = _guard(lambda: _Aws(region))
     deployment = _guard(lambda: aws.deployment(stack, state_machine_arn))
     run_id, arn = _guard(lambda: remote.execution_arn_of(deployment.state_machine_arn, run))
-    desc = _guard(lambda: remote.aws_call("status", lambda: remote.describe(aws.client("stepfunctions"), arn, run_id)))
-    result = remote.outcome(desc, run_id)
+    sfn = _guard(lambda: aws.client("stepfunctions"))
+    desc = _guard(lambda: remote.aws_call("status", lambda: remote.describe(sfn, arn, run_id)))
     reader = aws.run_reader(deployment)
-    if result.status == "RUNNING" and not as_json and reader:
+    if watch and desc["status"] == "RUNNING":
+        desc = _guard(lambda: remote.wait(sfn, arn, run_id, timeout_s=timeout, poll_s=poll, read_run=reader,
+                                          report=lambda line: _echo(line, err=True)))
+    result = remote.outcome(desc, run_id)
+    if result.status == "RUNNING" and not as_json and reader and not watch:
         _echo(remote.progress_line(reader(run_id), None, 0).split("] ", 1)[1])
     _finish(result, as_json)
 

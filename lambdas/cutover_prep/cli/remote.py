@@ -285,7 +285,11 @@ def outcome(desc: dict[str, Any], run_id: str) -> Outcome:
                    error=error, cause=cause)
 
 
-def progress_line(run: dict[str, Any] | None, state: str | None, elapsed_s: float) -> str:
+def progress_line(run: dict[str, Any] | None, state: str | None, elapsed_s: float, *,
+                  eta_s: float | None = None) -> str:
+    """One line of progress: the step, units, MiB read of planned, failures; the warm-up's ETA at the measured
+    rate (``eta_s``: ``findings.eta.eta_seconds`` on the bytes this watcher saw) and RDS's own storage progress
+    (the run's last storage sample, ``storage``) when there are."""
     stamp = f"[{int(elapsed_s) // 60:02d}:{int(elapsed_s) % 60:02d}]"
     if not run or "bytes_planned" not in run:
         return f"{stamp} {state or 'starting'}"
@@ -294,9 +298,22 @@ def progress_line(run: dict[str, Any] | None, state: str | None, elapsed_s: floa
     step = run.get("step") or state or "running"
     line = (f"{stamp} {step}: {run.get('units_done', 0)}/{run.get('units_total', 0)} units, "
             f"{read / 2**20:,.1f}/{planned / 2**20:,.1f} MiB ({pct:.0f} %), {run.get('units_failed', 0)} failed")
+    if eta_s is not None and read < planned:
+        line += f"; warm-up ETA ~{_clock(eta_s)} at the measured rate"
+    storage = run.get("storage") or {}
+    if storage.get("status"):
+        percent = f" {storage['percent']} %" if storage.get("percent") is not None else ""
+        line += f"; RDS storage {storage['status']}{percent}"
     if run.get("step") == "benchmark" and run.get("benchmark_points"):
         line += f"; benchmark of {run['benchmark_points']} points"
     return line
+
+
+def _clock(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    return f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 def last_state(sfn: Any, execution_arn: str) -> str | None:
@@ -319,14 +336,22 @@ def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s:
     The run is started by now: an AWS error while polling (a network blip, throttling, a role
     session that expired during a long run) is reported and polled again; after
     ``LOST_CONTACT_AFTER`` in a row it is exit code 4, the run going on, never 2 or 3."""
+    from cutover_prep.findings.eta import eta_seconds
+
     started, said, failures = clock(), None, 0
+    samples: list[tuple[float, float]] = []  # (s, bytes read) as this watcher saw them: the ETA's measured rate
     while True:
         try:
             desc = describe(sfn, execution_arn, run_id)
             if desc["status"] != "RUNNING" or clock() - started >= timeout_s:
                 return desc
             run = read_run(run_id) if read_run else None
-            line = progress_line(run, None if run else last_state(sfn, execution_arn), clock() - started)
+            eta = None
+            if run and run.get("bytes_planned") and run.get("bytes_read"):
+                samples.append((clock() - started, float(run["bytes_read"])))
+                eta = eta_seconds(samples, float(run["bytes_planned"])) if len(samples) > 1 else None
+            line = progress_line(run, None if run else last_state(sfn, execution_arn), clock() - started,
+                                 eta_s=eta)
             failures = 0
         except (ClientError, BotoCoreError) as exc:
             failures += 1
