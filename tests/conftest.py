@@ -81,6 +81,28 @@ def sample_db(pg_admin: ConnectionSpec) -> Iterator[ConnectionSpec]:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
+@pytest.fixture
+def pg_login_role(sample_db: ConnectionSpec) -> Iterator[Any]:
+    """``make(*grants)`` -> a login role of this test with only those grants (each a statement with ``{role}``,
+    e.g. ``"GRANT pg_read_all_data TO {role}"``); dropped with what it owns afterwards."""
+    made: list[str] = []
+
+    def make(*grants: str) -> str:
+        name = f"cp_role_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(name)))
+            made.append(name)
+            for grant in grants:
+                conn.execute(sql.SQL(grant).format(role=sql.Identifier(name)))
+        return name
+
+    yield make
+    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+        for name in made:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+
+
 # -- MySQL / MariaDB -------------------------------------------------------------------------
 # CUTOVER_PREP_TEST_MYSQL (host:port, user root without password unless MYSQL_TEST_USER/PASSWORD),
 # else the server on 127.0.0.1:3306 when one answers, else a private MariaDB started from the

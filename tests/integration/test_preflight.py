@@ -12,13 +12,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-import psycopg
 import pytest
-from psycopg import sql
 
 from cutover_prep.cli.main import main
 from cutover_prep.engines import ConnectionSpec
-from tests.conftest import conninfo
 
 
 def _preflight(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -54,30 +51,9 @@ def test_postgres_a_superuser_passes_every_check(sample_db: ConnectionSpec,
     _timed(capsys, "preflight of the PostgreSQL sample database", out)
 
 
-@pytest.fixture
-def pg_role(sample_db: ConnectionSpec) -> Iterator[Any]:
-    """``make(*grants)`` -> a login role of this test with those grants; dropped afterwards."""
-    made: list[str] = []
-
-    def make(*grants: str) -> str:
-        name = f"cp_preflight_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(name)))
-            made.append(name)
-            for grant in grants:
-                conn.execute(sql.SQL(grant).format(role=sql.Identifier(name)))
-        return name
-
-    yield make
-    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
-        for name in made:
-            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(name)))
-            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
-
-
 def test_postgres_without_execute_on_pg_read_binary_file_or_pg_prewarm_names_both(
-        sample_db: ConnectionSpec, pg_role: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    role = pg_role("GRANT pg_read_all_data TO {role}")  # SELECT on everything, but no block-level read
+        sample_db: ConnectionSpec, pg_login_role: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    role = pg_login_role("GRANT pg_read_all_data TO {role}")  # SELECT on everything, but no block-level read
     code, out, err = _preflight(capsys, "--dsn", _pg_dsn(sample_db, role), "--database", sample_db.database)
     assert code == 1, out + err
     failed = "\n".join(_lines(out, "fail"))
@@ -90,9 +66,9 @@ def test_postgres_without_execute_on_pg_read_binary_file_or_pg_prewarm_names_bot
     assert "SELECT on tables: all" in out
 
 
-def test_postgres_without_select_names_the_grant(sample_db: ConnectionSpec, pg_role: Any,
+def test_postgres_without_select_names_the_grant(sample_db: ConnectionSpec, pg_login_role: Any,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    role = pg_role()  # CONNECT (PUBLIC) only
+    role = pg_login_role()  # CONNECT (PUBLIC) only
     code, out, _ = _preflight(capsys, "--dsn", _pg_dsn(sample_db, role), "--database", sample_db.database)
     assert code == 1
     select = next(line for line in _lines(out, "fail") if "SELECT on tables" in line)

@@ -33,27 +33,6 @@ def aws() -> Iterator[LocalAws]:
         yield local
 
 
-@pytest.fixture
-def login_role(sample_db: ConnectionSpec) -> Iterator[Any]:
-    """``make(*grants)`` -> a login role of this test with only those grants; dropped afterwards."""
-    made: list[str] = []
-
-    def make(*grants: str) -> str:
-        name = f"cp_pf_wf_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(name)))
-            made.append(name)
-            for grant in grants:
-                conn.execute(sql.SQL(grant).format(role=sql.Identifier(name)))
-        return name
-
-    yield make
-    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
-        for name in made:
-            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(name)))
-            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
-
-
 def entered_states(aws: LocalAws, desc: dict[str, Any]) -> list[str]:
     return [e["stateEnteredEventDetails"]["name"] for e in aws.history(desc["executionArn"])
             if "stateEnteredEventDetails" in e]
@@ -84,10 +63,10 @@ def test_a_normal_run_proves_its_target_after_discover_and_reports_it(aws: Local
     assert sample_db.password == "" or sample_db.password not in history + json.dumps(doc)
 
 
-def read_all_data_role(sample_db: ConnectionSpec, login_role: Any) -> str:
+def read_all_data_role(sample_db: ConnectionSpec, pg_login_role: Any) -> str:
     """A role that may SELECT everything (pg_read_all_data) but read no block below SQL: no EXECUTE on
     pg_read_binary_file, and no pg_prewarm in the database. The server says so before the run."""
-    role = login_role("GRANT pg_read_all_data TO {role}")
+    role = pg_login_role("GRANT pg_read_all_data TO {role}")
     with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
         member, execute, prewarm = conn.execute(
             "SELECT pg_has_role(%s, 'pg_read_all_data', 'MEMBER'), "
@@ -106,8 +85,8 @@ def start_as(aws: LocalAws, sample_db: ConnectionSpec, role: str, run_id: str, *
 
 
 def test_a_user_without_a_grant_fails_the_run_by_name_before_any_unit_is_read(
-        aws: LocalAws, sample_db: ConnectionSpec, login_role: Any) -> None:
-    role = read_all_data_role(sample_db, login_role)
+        aws: LocalAws, sample_db: ConnectionSpec, pg_login_role: Any) -> None:
+    role = read_all_data_role(sample_db, pg_login_role)
     desc = start_as(aws, sample_db, role, "preflight-no-grant")
     assert desc["status"] == "FAILED" and desc["error"] == "PreflightFailed", (desc.get("error"), desc.get("cause"))
     grant = "GRANT EXECUTE ON FUNCTION pg_read_binary_file"
@@ -129,10 +108,10 @@ def test_a_user_without_a_grant_fails_the_run_by_name_before_any_unit_is_read(
 
 
 def test_a_restart_after_the_grant_runs_the_preflight_again_and_reads(
-        aws: LocalAws, sample_db: ConnectionSpec, login_role: Any) -> None:
+        aws: LocalAws, sample_db: ConnectionSpec, pg_login_role: Any) -> None:
     """Decision 46: a restarted run (its plan reused) runs the preflight again; that is how the DBA's grant is
     proven. The grant is given on the server between the two attempts."""
-    role = read_all_data_role(sample_db, login_role)
+    role = read_all_data_role(sample_db, pg_login_role)
     payload = run_input(aws, sample_db, run_id="preflight-again")
     payload["target"]["secret_arn"] = aws.create_secret("db-again", {
         "username": role, "password": "unused", "engine": "postgres", "dbInstanceIdentifier": "restored-db"})
@@ -153,8 +132,8 @@ def test_a_restart_after_the_grant_runs_the_preflight_again_and_reads(
     assert store.get_json(evidence_key("preflight-again", "findings.json"))["preflight"]["ok"] is True
 
 
-def test_a_user_without_select_fails_by_name_too(aws: LocalAws, sample_db: ConnectionSpec, login_role: Any) -> None:
-    role = login_role()  # CONNECT (PUBLIC) only: no pg_read_all_data, no SELECT on the sample's tables
+def test_a_user_without_select_fails_by_name_too(aws: LocalAws, sample_db: ConnectionSpec, pg_login_role: Any) -> None:
+    role = pg_login_role()  # CONNECT (PUBLIC) only: no pg_read_all_data, no SELECT on the sample's tables
     with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
         member, = conn.execute("SELECT pg_has_role(%s, 'pg_read_all_data', 'MEMBER')", (role,)).fetchone()
     assert member is False
@@ -164,8 +143,8 @@ def test_a_user_without_select_fails_by_name_too(aws: LocalAws, sample_db: Conne
 
 
 def test_on_failure_warn_records_the_failed_check_and_the_run_goes_on(
-        aws: LocalAws, sample_db: ConnectionSpec, login_role: Any) -> None:
-    role = read_all_data_role(sample_db, login_role)
+        aws: LocalAws, sample_db: ConnectionSpec, pg_login_role: Any) -> None:
+    role = read_all_data_role(sample_db, pg_login_role)
     desc = start_as(aws, sample_db, role, "preflight-warn", preflight={"on_failure": "warn"})
     assert desc["status"] == "SUCCEEDED", (desc.get("error"), desc.get("cause"))
     assert "WarmUp" in entered_states(aws, desc)  # the run went on past the failed preflight and read
@@ -178,12 +157,12 @@ def test_on_failure_warn_records_the_failed_check_and_the_run_goes_on(
 
 
 def test_cutover_prep_local_fails_by_name_by_default_and_warns_when_asked(
-        sample_db: ConnectionSpec, login_role: Any, tmp_path: Any, capsys: Any) -> None:
+        sample_db: ConnectionSpec, pg_login_role: Any, tmp_path: Any, capsys: Any) -> None:
     from cutover_prep.cli.main import main
 
     if sample_db.host.startswith("/"):
         pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
-    role = read_all_data_role(sample_db, login_role)
+    role = read_all_data_role(sample_db, pg_login_role)
     dsn = f"postgresql://{role}@{sample_db.host}:{sample_db.port}/{sample_db.database}"
     args = ["local", "--dsn", dsn, "--database", sample_db.database, "--exclude-schema", "pg_catalog",
             "--exclude-schema", "information_schema", "--unit-mb", "8", "--no-progress", "--no-benchmark"]

@@ -203,7 +203,9 @@ def test_the_warm_up_line_gives_an_eta_at_the_measured_rate(monkeypatch):
 
 
 def test_clock_format():
-    assert [runner._clock(s) for s in (42.4, 187, 3723)] == ["42 s", "3:07", "1:02:03"]
+    from cutover_prep.findings.eta import clock_text
+
+    assert [clock_text(s) for s in (42.4, 187, 3723)] == ["42 s", "3:07", "1:02:03"]
 
 
 class StoreWithUnits(FakeStore):

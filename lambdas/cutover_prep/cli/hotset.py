@@ -19,7 +19,7 @@ import click
 
 from cutover_prep.cli import remote
 from cutover_prep.cli.options import FiniteFloatRange
-from cutover_prep.cli.preflight import aws_spec, dsn_spec
+from cutover_prep.cli.preflight import target_spec
 from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
 
@@ -70,15 +70,7 @@ def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: 
             raise remote.CliProblem("--awr reads AWR (DBA_HIST_SEG_STAT), part of the Oracle Diagnostics Pack, a "
                                     "separately licensed option: add --diagnostics-pack-licensed to state that this "
                                     "database is licensed for it, or drop --awr")
-        if dsn:
-            if target or secret_arn or engine:
-                raise remote.CliProblem("--dsn reads a database this machine reaches: drop --target, --secret-arn "
-                                        "and --engine (they name an RDS instance)")
-            spec = dsn_spec(dsn)
-        elif target and secret_arn:
-            spec = aws_spec(target, secret_arn, engine, region)
-        else:
-            raise remote.CliProblem("give --dsn, or --target and --secret-arn")
+        spec = target_spec(dsn, target, secret_arn, engine, region, verb="reads")
         fam = family(spec.engine)
         if awr and not fam.hotset_awr:
             raise remote.CliProblem(f"--awr reads Oracle's AWR history; {fam.label} has none: drop it")

@@ -50,6 +50,21 @@ def aws_spec(target: str, secret_arn: str, engine: str | None, region: str | Non
     return aws_connection(config["target"], region=region)[2]
 
 
+def target_spec(dsn: str | None, target: str | None, secret_arn: str | None, engine: str | None,
+                region: str | None, *, verb: str) -> Any:
+    """The connection a read-only command (``preflight``, ``hotset``) opens: ``--dsn``, or a run's path
+    through ``--target``/``--secret-arn``; ``CliProblem`` (one line) for any other mix. ``verb``: what the
+    command does with the database, for the message."""
+    if dsn:
+        if target or secret_arn or engine:
+            raise remote.CliProblem(f"--dsn {verb} a database this machine reaches: drop --target, --secret-arn "
+                                    "and --engine (they name an RDS instance)")
+        return dsn_spec(dsn)
+    if target and secret_arn:
+        return aws_spec(target, secret_arn, engine, region)
+    raise remote.CliProblem("give --dsn, or --target and --secret-arn")
+
+
 @click.command("preflight")
 @click.option("--dsn", help="A database this machine reaches, as `cutover-prep local --dsn` takes it (TLS "
               "parameters included).")
@@ -72,15 +87,7 @@ def preflight(dsn: str | None, target: str | None, secret_arn: str | None, engin
 
     ctx = Context(databases=database, datafiles=datafiles, timeout_seconds=timeout)
     try:
-        if dsn:
-            if target or secret_arn or engine:
-                raise remote.CliProblem("--dsn checks a database this machine reaches: drop --target, --secret-arn "
-                                        "and --engine (they name an RDS instance)")
-            spec = dsn_spec(dsn)
-        elif target and secret_arn:
-            spec = aws_spec(target, secret_arn, engine, region)
-        else:
-            raise remote.CliProblem("give --dsn, or --target and --secret-arn")
+        spec = target_spec(dsn, target, secret_arn, engine, region, verb="checks")
     except remote.CliProblem as exc:
         _fail(exc.code, str(exc))
     report = run(spec, ctx)

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError, ProfileNotFound
 
+from cutover_prep.findings.eta import clock_text, eta_seconds
 from cutover_prep.live.names import DASHBOARD_OUTPUT, is_dashboard_url
 from cutover_prep.models import json_text
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, execution_arn, parse_run_input
@@ -299,7 +300,7 @@ def progress_line(run: dict[str, Any] | None, state: str | None, elapsed_s: floa
     line = (f"{stamp} {step}: {run.get('units_done', 0)}/{run.get('units_total', 0)} units, "
             f"{read / 2**20:,.1f}/{planned / 2**20:,.1f} MiB ({pct:.0f} %), {run.get('units_failed', 0)} failed")
     if eta_s is not None and read < planned:
-        line += f"; warm-up ETA ~{_clock(eta_s)} at the measured rate"
+        line += f"; warm-up ETA ~{clock_text(eta_s)} at the measured rate"
     storage = run.get("storage") or {}
     if storage.get("status"):
         percent = f" {storage['percent']} %" if storage.get("percent") is not None else ""
@@ -307,13 +308,6 @@ def progress_line(run: dict[str, Any] | None, state: str | None, elapsed_s: floa
     if run.get("step") == "benchmark" and run.get("benchmark_points"):
         line += f"; benchmark of {run['benchmark_points']} points"
     return line
-
-
-def _clock(seconds: float) -> str:
-    s = round(seconds)
-    if s < 60:
-        return f"{s} s"
-    return f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 def last_state(sfn: Any, execution_arn: str) -> str | None:
@@ -336,8 +330,6 @@ def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s:
     The run is started by now: an AWS error while polling (a network blip, throttling, a role
     session that expired during a long run) is reported and polled again; after
     ``LOST_CONTACT_AFTER`` in a row it is exit code 4, the run going on, never 2 or 3."""
-    from cutover_prep.findings.eta import eta_seconds
-
     started, said, failures = clock(), None, 0
     samples: list[tuple[float, float]] = []  # (s, bytes read) as this watcher saw them: the ETA's measured rate
     while True:

@@ -30,6 +30,14 @@ MAX_SAMPLES = 120
 COMPLETE_SHARE = 0.99  # the chunks recorded must hold this share of the bytes read for the replay to be judged
 
 
+def clock_text(seconds: float) -> str:
+    """An ETA for people: ``42 s``, ``3:07`` or ``1:02:03``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    return f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
 def _bytes_at(samples: Sequence[tuple[float, float]], t: float) -> float:
     """Bytes done at time ``t``, interpolated between the samples (``samples`` ordered by time)."""
     if t <= samples[0][0]:

@@ -25,7 +25,7 @@ from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evide
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
 from cutover_prep.engines.transport import DsnTlsProblem
-from cutover_prep.findings.eta import CostModel, eta_seconds, unit_weights
+from cutover_prep.findings.eta import CostModel, clock_text, eta_seconds, unit_weights
 from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
@@ -205,14 +205,6 @@ def check_reachable(spec: ConnectionSpec) -> None:
         raise TargetUnreachable(str(exc)) from None
 
 
-def _clock(seconds: float) -> str:
-    """``42 s``, ``3:07`` or ``1:02:03``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s} s"
-    return f"{s // 60}:{s % 60:02d}" if s < 3600 else f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
-
-
 def _columns(stream: Any) -> int:
     """The terminal's width; 80 when the stream cannot say (not a file descriptor)."""
     try:
@@ -292,7 +284,7 @@ class Progress:
         pct = f" ({100 * done / total:.0f} %)" if percent and total else ""
         return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.get('units_done', 0)}/{run.get('units_total', 0)} "
                 f"units, {run.get('units_failed', 0)} failed{speed}"
-                + (f", done in ~{_clock(left)} (ETA at the measured rate)" if left is not None else ""))
+                + (f", done in ~{clock_text(left)} (ETA at the measured rate)" if left is not None else ""))
 
     def _work(self, run: dict[str, Any], done_mib: float, total_mib: float) -> tuple[float, float]:
         """Work done and planned, as ``findings.eta`` weighs it (each unit's bytes and ranges by the estimate's
