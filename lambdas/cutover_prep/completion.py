@@ -4,8 +4,9 @@
 carries the run id, the target (identifier only, never the secret), the run status, the
 verdict and its failing reasons, and where the evidence is (``findings``, ``report`` and
 ``summary`` as s3:// URIs; null when the run failed before its findings were written) and ``dashboard``, the
-console link to the stack's CloudWatch dashboard (``live.names``; null outside a deployment). Publishing is best effort:
-a failure to publish is logged and never changes the run's outcome.
+console link to the stack's CloudWatch dashboard (``live.names``; null outside a deployment), and ``timing``
+(``timing_of``: the warm-up's time, when the hot set was warm, the estimate against it; null for a run that left no
+findings). Publishing is best effort: a failure to publish is logged and never changes the run's outcome.
 
 ``Cutover Prep Run Not Started`` (same source, same fields) tells that no run started
 because its input was bad: an opted-in restore whose tags or profile make a bad input
@@ -28,8 +29,22 @@ NOT_STARTED = "Cutover Prep Run Not Started"
 logger = logging.getLogger(__name__)
 
 
+def timing_of(findings: dict[str, Any]) -> dict[str, Any]:
+    """The night's figures a pipeline acts on, from the findings: ``warmup_seconds`` (first unit start to last
+    unit end), ``hot_set_warm_after_s`` (null without a hot set, or before it was warm), ``estimated_seconds``
+    (the estimate made at planning) and ``eta_error_pct_at_50`` (the ETA's error at half the bytes)."""
+    hot = findings.get("hot_set") or {}
+    estimate = (findings.get("estimate") or {}).get("estimate") or {}
+    at = ((findings.get("warmup") or {}).get("eta") or {}).get("at") or []
+    return {"warmup_seconds": (findings.get("timings") or {}).get("warmup_wall_seconds"),
+            "hot_set_warm_after_s": hot.get("warm_after_s"),
+            "estimated_seconds": estimate.get("estimated_seconds"),
+            "eta_error_pct_at_50": next((a.get("error_pct") for a in at if a.get("pct") == 50), None)}
+
+
 def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, reasons: list[str],
-                      bucket: str, findings_key: str | None, error: str | None = None) -> dict[str, Any]:
+                      bucket: str, findings_key: str | None, error: str | None = None,
+                      timing: dict[str, Any] | None = None) -> dict[str, Any]:
     target = run_item.get("target") or {}
     return {
         "run_id": run_item["run_id"],
@@ -45,6 +60,7 @@ def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, re
         "started_at": run_item.get("started_at"),
         # the live view (CloudWatch dashboard, the run chosen in its variable); null outside a deployment
         "dashboard": dashboard_link() if run_item.get("run_id") else None,
+        "timing": timing,  # timing_of(findings); null for a run that left none
     }
 
 

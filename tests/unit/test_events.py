@@ -20,6 +20,7 @@ def test_finished_run_names_the_verdict_and_all_three_documents() -> None:
         "findings": "s3://b/runs/r1/findings.json", "report": "s3://b/runs/r1/report.html",
         "summary": "s3://b/runs/r1/summary.md", "started_at": "2026-11-22T10:00:00+00:00",
         "dashboard": None,  # no CUTOVER_PREP_DASHBOARD here: tests/unit/test_live_metrics.py has the link
+        "timing": None,  # Finalize passes timing_of(findings)
     }
     assert "secret" not in json.dumps(detail)
 
@@ -53,3 +54,20 @@ def test_publish_sends_one_entry_on_the_default_bus() -> None:
 def test_publish_failures_never_raise() -> None:
     assert publish(Events(error=RuntimeError("throttled")), {"run_id": "r1"}) is False
     assert publish(Events(result={"FailedEntryCount": 1, "Entries": [{"ErrorCode": "X"}]}), {"run_id": "r1"}) is False
+
+
+def test_the_timing_a_pipeline_acts_on_comes_from_the_findings() -> None:
+    """Issue 23 §2: the completion event carries the hot-set time and the estimate vs actual."""
+    from cutover_prep.completion import timing_of
+
+    findings = {"timings": {"warmup_wall_seconds": 56.7}, "hot_set": {"warm_after_s": 6.8},
+                "estimate": {"estimate": {"estimated_seconds": 35.5}},
+                "warmup": {"eta": {"judged": True, "at": [{"pct": 25, "error_pct": -52.5},
+                                                          {"pct": 50, "error_pct": -11.2}]}}}
+    assert timing_of(findings) == {"warmup_seconds": 56.7, "hot_set_warm_after_s": 6.8, "estimated_seconds": 35.5,
+                                   "eta_error_pct_at_50": -11.2}
+    assert timing_of({}) == {"warmup_seconds": None, "hot_set_warm_after_s": None, "estimated_seconds": None,
+                             "eta_error_pct_at_50": None}
+    detail = completion_detail(RUN, status="SUCCEEDED", verdict="READY", reasons=[], bucket="b",
+                               findings_key="runs/r1/findings.json", timing=timing_of(findings))
+    assert detail["timing"]["hot_set_warm_after_s"] == 6.8

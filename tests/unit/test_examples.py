@@ -54,7 +54,7 @@ def test_the_finished_event_has_the_detail_the_code_publishes(monkeypatch):
         {"run_id": detail["run_id"], "target": {**detail["target"], "secret_arn": "never in the event"},
          "coverage_pct": detail["coverage_pct"], "started_at": detail["started_at"]},
         status=detail["status"], verdict=detail["verdict"], reasons=detail["reasons"], bucket=bucket,
-        findings_key=key, error=detail["error"])
+        findings_key=key, error=detail["error"], timing=detail["timing"])
     assert detail == rebuilt  # every field, and report/summary beside findings.json
     assert key == f"runs/{detail['run_id']}/findings.json"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.benchmark.scratch import scratch_summary
-from cutover_prep.completion import completion_detail, publish
+from cutover_prep.completion import completion_detail, publish, timing_of
 from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evidence_key
 from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
@@ -78,7 +78,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if events is not None:
         publish(events, completion_detail({**run_item, "coverage_pct": findings["coverage_pct"]},
                                           status=findings["status"], verdict=findings["verdict"]["verdict"],
-                                          reasons=reasons, bucket=store.bucket, findings_key=key))
+                                          reasons=reasons, bucket=store.bucket, findings_key=key,
+                                          timing=timing_of(findings)))
     return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
             "units": findings["units"], "findings_key": key, "findings_uri": uris["findings.json"],
             "summary_uri": uris["summary.md"], "report_uri": uris["report.html"],
