@@ -21,13 +21,23 @@ from tests.unit.test_unit_sizing import ALWAYS, RateEngine, big_event
 from tests.unit.test_warmup import RUN_ID, start
 
 
+def json_documents(text: str) -> list[dict[str, Any]]:
+    """Every JSON object printed at the start of a line or right after another: a local run's WarmUnit threads
+    print at once, and ``print`` writes a document and its line feed apart, so two documents can share a line
+    ('{...}{...}'). Lambda's log stream has one invocation a process; this is only the test's reading of it."""
+    decoder, docs = json.JSONDecoder(), []
+    for line in text.splitlines():
+        at = 0
+        while line.startswith("{", at):
+            doc, at = decoder.raw_decode(line, at)
+            docs.append(doc)
+    return docs
+
+
 def emf_records(text: str) -> list[dict[str, Any]]:
     """Each metric value in the EMF documents printed: name, unit, value, namespace and dimensions."""
     found = []
-    for number, line in enumerate(text.splitlines()):
-        if not line.startswith("{"):
-            continue
-        doc = json.loads(line)
+    for number, doc in enumerate(json_documents(text)):
         meta = doc.get("_aws")
         if not meta:
             continue
