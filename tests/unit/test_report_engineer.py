@@ -294,3 +294,18 @@ def test_production_size_comes_from_the_input_through_the_plan(findings: dict[st
 
     assert time_to_warm(2**30, 1.0, run["warmup"]["production_size_gb"])["production_seconds"] == 500 * 1024
     assert "production_seconds" not in time_to_warm(2**30, 1.0, None)
+
+
+def test_an_emulated_run_s_report_does_not_say_rds_or_an_unknown_storage() -> None:
+    """Issue 23 §5: under the emulated db.t3.medium / gp3 100 GiB the report said "No limits compared … the
+    instance class or storage is unknown" and headed the emulated volume's section "What RDS says about the
+    volume"."""
+    f = sample_findings()
+    f["storage_emulation"] = {"emulated": True, "profile": {"storage_type": "gp3", "allocated_gb": 100,
+                                                            "instance_class": "db.t3.medium", "time_scale": 8}}
+    f["benchmark"].pop("limits", None)
+    html = render_report(f)
+    assert "What RDS says about the volume" not in html and "The storage: a local run (no RDS here)" in html
+    assert "instance class or storage\n    is unknown" not in html and "slowed down by its time scale" in html
+    del f["storage_emulation"]
+    assert "What RDS says about the volume" in render_report(f)
