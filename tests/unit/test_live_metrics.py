@@ -169,3 +169,32 @@ def test_deploy_md_documents_every_metric_and_dimension() -> None:
         assert f"`{metric.name}`" in section, metric.name
     for dimension in (names.SERVICE_DIMENSION, names.RUN_DIMENSION, names.NAMESPACE, names.DASHBOARD_OUTPUT):
         assert f"`{dimension}`" in section, dimension
+
+
+def test_threads_emitting_at_once_keep_each_datapoint_with_its_own_run(capsys, enabled) -> None:
+    """CI: a local run's WarmUnit threads shared Powertools' one metric and dimension set, and a document
+    declared run_id without its value (KeyError 'run_id' in test_live_view). Each thread here emits its own
+    run's bytes (thread i: run r-i, i bytes), so a datapoint carried by another run's document is seen."""
+    import sys
+    import threading
+
+    barrier = threading.Barrier(8)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can: the race shows at once
+
+    def emit_many(i: int) -> None:
+        barrier.wait()
+        for _ in range(40):
+            emit.chunk_read(f"r-{i}", i + 1)
+
+    threads = [threading.Thread(target=emit_many, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    records = [r for r in emf_records(capsys.readouterr().out) if r["name"] == "BytesRead"]
+    assert len(records) == 8 * 40
+    assert all(r["dimensions"] == {"service": names.SERVICE, "run_id": f"r-{int(r['value']) - 1}"} for r in records)

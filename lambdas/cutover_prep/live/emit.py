@@ -1,8 +1,12 @@
 """The Lambda side of the live view: the run's custom metrics through Powertools Metrics (EMF on stdout).
 
 Every function here is a no-op when Powertools metrics are disabled (``POWERTOOLS_METRICS_DISABLED``,
-as ``make test`` sets it): no EMF, and no DynamoDB read for ``BytesRemaining``. Each call adds the
-``run_id`` dimension itself, because a flush clears the dimensions (Powertools keeps only ``service``).
+as ``make test`` sets it): no EMF, and no DynamoDB read for ``BytesRemaining``. Each datapoint is its own EMF
+document (Powertools' ``single_metric``: its own metric set, printed at once), with the ``service`` and
+``run_id`` dimensions: the shared ``Metrics`` object keeps one metric and dimension set for the whole process,
+so threads that read units side by side (a local run) mixed one another's dimensions into a document
+(``run_id`` declared, its value cleared by another thread's flush). In Lambda a process runs one invocation;
+the document of each datapoint also carries that datapoint's own time.
 Names, units and dimensions come from ``live.names``; the dashboard reads the same module.
 """
 
@@ -11,6 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from aws_lambda_powertools.metrics import single_metric
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -18,13 +23,15 @@ from cutover_prep.live.names import (
     BYTES_READ,
     BYTES_REMAINING,
     CHUNKS_READ,
+    NAMESPACE,
     RUN_DIMENSION,
+    SERVICE,
+    SERVICE_DIMENSION,
     STORAGE_PROGRESS,
     UNITS_DONE,
     UNITS_FAILED,
     MetricName,
 )
-from cutover_prep.observability import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -34,19 +41,18 @@ def enabled() -> bool:
 
 
 def _add(run_id: str, metric: MetricName, value: float) -> None:
-    metrics.add_dimension(name=RUN_DIMENSION, value=run_id)
-    metrics.add_metric(name=metric.name, unit=metric.unit, value=value)
+    with single_metric(name=metric.name, unit=metric.unit, value=value, namespace=NAMESPACE,
+                       default_dimensions={SERVICE_DIMENSION: SERVICE, RUN_DIMENSION: run_id}):
+        pass
 
 
 def chunk_read(run_id: str, bytes_read: int) -> None:
-    """One committed chunk: its bytes and a count, flushed now so that the datapoint has the chunk's time
+    """One committed chunk: its bytes and a count, printed now so that the datapoint has the chunk's time
     (an invocation reads for up to 15 minutes; one flush at its end would pile them into one minute)."""
     if not enabled():
         return
     _add(run_id, BYTES_READ, bytes_read)
     _add(run_id, CHUNKS_READ, 1)
-    if metrics.metric_set:  # (a local run replaces add_metric with a no-op: then nothing to flush)
-        metrics.flush_metrics()
 
 
 def unit_done(run_id: str) -> None:
