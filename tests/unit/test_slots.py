@@ -210,3 +210,99 @@ def test_contention_is_no_slot_yet_never_a_failed_unit(store: Store, monkeypatch
     assert ask(run(), "u0", store=store, clock=Clock())["granted"] is False  # the ASL waits and asks again
     with pytest.raises(SlotContention, match="changed 3 times"):
         slots._acquire_once(run(), "u0", store=store, clock=Clock())
+
+
+# -- warmup.after_hot_set: at most N slots once every unit of the hot set is DONE (issue 23 §1) ----------------
+
+HOT = ["u000001", "u000002"]
+
+
+def fixed(**warmup: Any) -> dict[str, Any]:
+    """A fixed level of 8 (the default, not adaptive) with the back-off after the hot set at 2."""
+    return run(adaptive=False, after_hot_set={"max_concurrency": 2}, **warmup)
+
+
+def done(store: Store, unit_id: str) -> None:
+    """What the unit's last committed chunk does to its item (dal.store.commit_progress, done=True)."""
+    store.commit_progress(RUN_ID, unit_id, seq=0, cursor=None, blocks=1, bytes_=8192, seconds=0.1,
+                          method="pg_prewarm", done=True, planned_bytes=8192)
+
+
+def test_after_the_hot_set_no_new_unit_is_admitted_until_fewer_than_the_back_off_level_hold_slots(store):
+    start(store)
+    store.update_run(RUN_ID, hot_set_units=HOT)
+    clock = Clock()
+    rest = [f"u{i:06d}" for i in range(3, 12)]
+    # the hot set and the first of the rest take all 8 slots of the fixed level
+    assert [ask(fixed(), u, store=store, clock=clock)["granted"] for u in HOT + rest[:7]] == [True] * 8 + [False]
+    for unit in HOT:
+        done(store, unit)
+        release(fixed(), unit, store=store)
+    # 6 units of the rest hold slots when the hot set is found warm: they finish, no new one starts
+    refused = ask(fixed(), rest[6], store=store, clock=clock)
+    assert refused["granted"] is False and refused["level"] == 2 and refused["holders"] == 6
+    for unit in rest[:5]:  # 6 -> 1 holder
+        release(fixed(), unit, store=store)
+        if unit != rest[4]:
+            assert ask(fixed(), rest[6], store=store, clock=clock)["granted"] is False
+    assert ask(fixed(), rest[6], store=store, clock=clock)["granted"] is True  # 2 hold slots now
+    assert ask(fixed(), rest[7], store=store, clock=clock)["granted"] is False
+    doc = store.get_warmup_control(RUN_ID)
+    assert sorted(doc["holders"]) == [rest[5], rest[6]]
+    assert doc["after_hot_set"] == {**doc["after_hot_set"], "max_concurrency": 2, "holders_then": 6,
+                                    "admitted": 1, "most_holders": 2}
+    assert doc["hot_left"] == []
+    section = slots.concurrency_findings(doc)["concurrency"]["after_hot_set"]
+    assert section["max_concurrency"] == 2 and section["t_s"] >= 0
+
+
+def test_while_one_unit_of_the_hot_set_is_not_done_the_full_level_holds(store):
+    start(store)
+    store.update_run(RUN_ID, hot_set_units=HOT)
+    clock = Clock()
+    assert ask(fixed(), HOT[0], store=store, clock=clock)["granted"] is True
+    assert ask(fixed(), HOT[1], store=store, clock=clock)["granted"] is True
+    done(store, HOT[1])  # the second finished first: the first still reads
+    release(fixed(), HOT[1], store=store)
+    grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in range(3, 11)]
+    assert grants == [True] * 7 + [False]  # 8 slots: the hot unit still reading and 7 of the rest
+    doc = store.get_warmup_control(RUN_ID)
+    assert doc.get("after_hot_set") is None and HOT[0] in doc["hot_left"]
+
+
+def test_a_run_without_hot_set_units_keeps_its_level(store):
+    start(store)  # no hot_set_units: no profile, or it matched nothing
+    clock = Clock()
+    grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in range(9)]
+    assert grants == [True] * 8 + [False]
+    assert store.get_warmup_control(RUN_ID).get("after_hot_set") is None
+
+
+def test_the_back_off_caps_an_adaptive_level_and_never_raises_it(store):
+    start(store)
+    store.update_run(RUN_ID, hot_set_units=HOT[:1])
+    clock = Clock()
+    warm = run(after_hot_set={"max_concurrency": 4})  # adaptive, starting at 2
+    assert [ask(warm, u, store=store, clock=clock)["granted"] for u in ("u000001", "u000002", "u000003")] == [
+        True, True, False]
+    done(store, "u000001")
+    release(warm, "u000001", store=store)
+    # level 2 (the controller's) is below the back-off's 4: the back-off does not raise it
+    out = ask(warm, "u000003", store=store, clock=clock)
+    assert out["granted"] is True and out["level"] == 2
+    assert ask(warm, "u000004", store=store, clock=clock)["granted"] is False
+
+
+def test_a_restart_keeps_the_hot_set_warm_and_the_back_off(store):
+    start(store)
+    store.update_run(RUN_ID, hot_set_units=HOT[:1])
+    clock = Clock()
+    ask(fixed(), "u000001", store=store, clock=clock)
+    done(store, "u000001")
+    release(fixed(), "u000001", store=store)
+    for unit in ("u000002", "u000003"):
+        assert ask(fixed(), unit, store=store, clock=clock)["granted"] is True
+    store.update_run(RUN_ID, restarts=1)  # the old attempt's holders are gone
+    grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in (4, 5, 6)]
+    assert grants == [True, True, False]
+    assert store.get_warmup_control(RUN_ID)["after_hot_set"]["max_concurrency"] == 2

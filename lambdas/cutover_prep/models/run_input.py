@@ -323,6 +323,15 @@ class HotSet(_Strict):
         return v
 
 
+class AfterHotSet(_Strict):
+    """``warmup.after_hot_set``: once every unit of the hot set is read, no more than ``max_concurrency``
+    units read at once (the volume given back to the application; decision 51)."""
+
+    max_concurrency: Annotated[int, Field(ge=1, le=1000)] = Field(
+        description="Units reading at once after the hot set is warm (those reading then finish their unit; "
+        "no new one starts until fewer than this read).")
+
+
 class Warmup(_Strict):
     enabled: bool = Field(
         default=True, description="false: measure the storage as restored, reading nothing before the probes and "
@@ -340,6 +349,10 @@ class Warmup(_Strict):
     hot_set: HotSet | None = Field(
         default=None, description="A hot-set profile's relations (cutover-prep hotset): read after the priority "
         "patterns' units and before the rest; the findings' hot_set section says when they were all read.")
+    after_hot_set: AfterHotSet | None = Field(
+        default=None, description="Once every unit of hot_set is read, read the rest with at most this many "
+        "units at once, so the application finds the volume's IOPS free (issue 23 §1). Without it (the default) "
+        "the rest is read at the run's full concurrency, the whole warm-up as fast as it goes.")
     unit_mb: Annotated[int, Field(ge=1, le=100_000)] | None = None
     assumed_cold_mib_per_s: Annotated[float, Field(gt=0, le=10_000)] = 8.0
     production_size_gb: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(

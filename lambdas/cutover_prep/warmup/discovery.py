@@ -22,7 +22,7 @@ from cutover_prep.warmup.planning import MIB, Plan, PlanOptions, plan_units, uni
 EngineOpener = Callable[[ConnectionSpec, dict[str, Any]], Engine]
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
 ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
-                     "adaptive_window_chunks")
+                     "adaptive_window_chunks", "after_hot_set")
 
 
 def run_context(run: dict[str, Any]) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
                                       lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
                                       max_concurrency=int(warmup.get("max_concurrency") or 0)))
     selected = modes.select(mode, segments, unit_bytes)  # in datafile modes the pass reads the oversized ones
-    hot_set = tuple((warmup.get("hot_set") or {}).get("names") or ())
+    hot_set = hot_set_names(warmup)
     plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"]),
                                                      hot_set=hot_set))
     return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
@@ -126,11 +126,18 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
         "census": planned.census,
         **modes.plan_fields(selected, plan.units),
     })
+    hot_rank = len(warmup["priority"]) if hot_set_names(warmup) else None
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units),
+                     hot_set_units=[u.unit_id for u in plan.units if u.priority == hot_rank],
                      bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
                      estimate=run_estimate(run, store=store, plan_summary=summary, engine=spec.engine,
                                            counted=counted_of(spec.engine, segments, planned.census)))
     return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run)}
+
+
+def hot_set_names(warmup: dict[str, Any]) -> tuple[str, ...]:
+    """``warmup.hot_set.names`` (the profile's segments, hottest first), or none."""
+    return tuple((warmup.get("hot_set") or {}).get("names") or ())
 
 
 def additional_volume_names(instance: dict[str, Any] | None) -> tuple[str, ...]:

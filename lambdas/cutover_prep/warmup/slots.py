@@ -16,6 +16,15 @@ under a version check, so two units never take the last slot together:
   clears the holders of the old one (their executions are gone) and keeps the level, the
   best rate and the samples;
 - failures: the ASL releases the slot after recording a failed unit.
+
+After the hot set (``warmup.after_hot_set``, issue 23 §1): once every unit of the hot set is DONE, no
+more than ``after_hot_set.max_concurrency`` units hold slots; the units holding one then finish their
+unit, no new one is admitted until fewer than that hold slots. The hot set's units are the run item's
+``hot_set_units`` (Discover); the item keeps the ones not yet seen DONE (``hot_left``) and, from the
+acquire that found the last one DONE, ``after_hot_set`` (the level, when, how many held slots then,
+how many were admitted after and the most that held slots at an admission after). The rule is applied
+here, so it holds in Step Functions and in the local run alike; with it, a fixed level keeps the item too
+(without it, a fixed level writes nothing: the Map's MaxConcurrency admits the units).
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cutover_prep.dal.store import Store
+from cutover_prep.models.status import UnitStatus
 from cutover_prep.warmup.concurrency import (
     Control,
     Settings,
@@ -49,10 +59,37 @@ POLL_INTERVAL = 0.5
 WAIT_SECONDS = 1  # then the ASL's WaitForSlot waits this long before the next invocation
 
 
+STATE_KEYS = ("attempt", "holders", "control", "t0", "window_started", "window_bytes", "window_chunks", "rate",
+              "adaptive", "maximum", "hot_left", "after_hot_set")
+
+
+def after_hot_set_level(warmup: dict[str, Any]) -> int | None:
+    """``warmup.after_hot_set.max_concurrency`` (None: the rule is off)."""
+    level = (warmup.get("after_hot_set") or {}).get("max_concurrency")
+    return int(level) if level else None
+
+
+def effective_level(level: int, after: int | None, switched: bool) -> int:
+    """The slots in force: the controller's level, at most ``after`` once the hot set is warm."""
+    return min(level, after) if after is not None and switched else level
+
+
+def _hot_left(hot_left: list[str], *, store: Store, run_id: str) -> list[str]:
+    """The hot-set units not yet DONE; stops at the first one not DONE (the rule needs them all)."""
+    left = list(hot_left)
+    while left:
+        item = store.get_unit(run_id, left[0]) or {}
+        if item.get("status") != UnitStatus.DONE:
+            break
+        left.pop(0)
+    return left
+
+
 def _fresh(run: dict[str, Any], settings: Settings, *, store: Store, attempt: int, now: float,
-           bytes_now: int, chunks_now: int) -> dict[str, Any]:
+           bytes_now: int, chunks_now: int, hot_units: list[str]) -> dict[str, Any]:
     cold = store.get_point(run["run_id"], "probe-cold")
-    return {"attempt": attempt, "holders": [], "control": initial(settings).to_json(), "t0": now,
+    return {"hot_left": list(hot_units), "after_hot_set": None,
+            "attempt": attempt, "holders": [], "control": initial(settings).to_json(), "t0": now,
             "window_started": now, "window_bytes": bytes_now, "window_chunks": chunks_now,
             "rate": sizing_rate(cold, float(run["warmup"].get("assumed_cold_mib_per_s", 8.0))),
             "adaptive": settings.adaptive, "maximum": settings.maximum}
@@ -85,26 +122,33 @@ def _nap(seconds: float) -> None:
 
 def _acquire_once(run: dict[str, Any], unit_id: str, *, store: Store, clock: Callable[[], float]) -> dict[str, Any]:
     run_id, settings = run["run_id"], Settings.of(run["warmup"])
+    after = after_hot_set_level(run["warmup"])
     for _ in range(ATTEMPTS):
         run_item = store.get_run(run_id) or {}
         attempt, bytes_now = int(run_item.get("restarts") or 0), int(run_item.get("bytes_read") or 0)
         chunks_now = int(run_item.get("chunks_read") or 0)
         doc, now = store.get_warmup_control(run_id), clock()
-        if doc is not None and not settings.adaptive and int(doc.get("attempt") or 0) == attempt:
+        if (doc is not None and not settings.adaptive and int(doc.get("attempt") or 0) == attempt
+                and (after is None or after >= settings.maximum)):
             # a fixed level: the Map's MaxConcurrency already admits max_concurrency units; no write
             return {"granted": True, "level": settings.maximum, "holders": None, "wait_seconds": WAIT_SECONDS,
                     "rate": doc.get("rate")}
         version = None if doc is None else int(doc["version"])
         state = _fresh(run, settings, store=store, attempt=attempt, now=now, bytes_now=bytes_now,
-                       chunks_now=chunks_now) if doc is None \
-            else {k: doc.get(k) for k in ("attempt", "holders", "control", "t0", "window_started", "window_bytes",
-                                          "window_chunks", "rate", "adaptive", "maximum")}
+                       chunks_now=chunks_now, hot_units=[str(u) for u in run_item.get("hot_set_units") or []]) \
+            if doc is None else {k: doc.get(k) for k in STATE_KEYS}
         before = dict(state)
         if int(state["attempt"]) != attempt:  # a restart: the old attempt's holders are gone
             state.update(attempt=attempt, holders=[], window_started=now, window_bytes=bytes_now,
                          window_chunks=chunks_now)
         control = capped(Control.from_json(state["control"]), settings)
         holders = list(state["holders"])
+        if after is not None and state.get("after_hot_set") is None and state.get("hot_left"):
+            state["hot_left"] = _hot_left(state["hot_left"], store=store, run_id=run_id)
+            if not state["hot_left"]:  # the hot set is warm: from now on at most `after` slots
+                state["after_hot_set"] = {"max_concurrency": after, "t_s": round(now - float(state["t0"]), 3),
+                                          "holders_then": len(holders), "admitted": 0, "most_holders": None}
+        switched = state.get("after_hot_set") is not None
         elapsed = now - float(state["window_started"])
         if window_closed(settings, control, seconds=elapsed, chunks=chunks_now - int(state["window_chunks"] or 0)):
             # decide first: a raised level admits this caller at once
@@ -113,12 +157,18 @@ def _acquire_once(run: dict[str, Any], unit_id: str, *, store: Store, clock: Cal
             wanted = len(holders) + (0 if unit_id in holders else 1)
             control = observe(control, settings, t_s=now - float(state["t0"]), mib_per_s=rate, holders=wanted)
             state.update(window_started=now, window_bytes=bytes_now, window_chunks=chunks_now)
-        granted = unit_id in holders or len(holders) < control.level
+        level = effective_level(control.level, after, switched)
+        granted = unit_id in holders or len(holders) < level
         if granted and unit_id not in holders:
             holders.append(unit_id)
+            if switched:
+                mark = dict(state["after_hot_set"])
+                mark.update(admitted=int(mark.get("admitted") or 0) + 1,
+                            most_holders=max(int(mark.get("most_holders") or 0), len(holders)))
+                state["after_hot_set"] = mark
         state.update(holders=holders, control=control.to_json(), adaptive=settings.adaptive,
                      maximum=settings.maximum)
-        result = {"granted": granted, "level": control.level, "holders": len(holders),
+        result = {"granted": granted, "level": level, "holders": len(holders),
                   "wait_seconds": WAIT_SECONDS, "rate": state["rate"]}
         if doc is not None and state == before:
             return result
@@ -154,6 +204,7 @@ def concurrency_findings(doc: dict[str, Any] | None) -> dict[str, Any]:
             "level": control.level, "settled": control.settled, "best_level": control.best_level,
             "best_mib_per_s": control.best_mib_per_s,
             "samples": [{"t_s": t, "level": lv, "mib_per_s": r, "slots_wanted": h} for t, lv, r, h in control.samples],
+            "after_hot_set": doc.get("after_hot_set"),
         },
         "sizing_rate": doc.get("rate"),
     }
