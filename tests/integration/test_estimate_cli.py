@@ -170,8 +170,12 @@ def test_a_restore_in_the_input_takes_its_class_and_counts_instance_hours(aws, t
         "warmup": {"databases": [tcp_db.database], "max_concurrency": 16}}))
     result = estimate_json(["--input", str(run_input), "--target", "db1"], capsys)
     assert result["source"] == "instance_limits" and "db.r6i.large, io1 100 GiB" in result["source_detail"]
-    assert result["cost"]["instance_hours"] > 0 and result["cost"]["instance_usd"] is None
-    assert any("price per hour is not known" in n for n in result["cost"]["notes"])
+    # priced from the shipped price file (moto has no Price List API): AWS's price feed of 2025-05, us-east-1,
+    # PostgreSQL db.r6i.large $0.25/h, io1 $0.125/GB-month and $0.10/IOPS-month (comparison/prices.json, sources)
+    cost = result["cost"]
+    assert cost["instance_hours"] > 0
+    assert cost["instance_price_per_hour_usd"] == pytest.approx(0.25 + (0.125 * 100 + 0.10 * 3000) / 730, abs=1e-6)
+    assert cost["instance_usd"] == pytest.approx(cost["instance_hours"] * cost["instance_price_per_hour_usd"], abs=1e-5)
 
 
 def test_an_untagged_secret_is_not_read(aws, capsys):

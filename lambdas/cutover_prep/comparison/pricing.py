@@ -2,6 +2,13 @@
 shipped, dated price file (``prices.json``), labelled as such. A price that neither knows is
 unknown, and said so: never guessed.
 
+``prices.json`` holds AWS's own prices, read from dated snapshots of the price feed behind the RDS
+pricing pages (its ``sources``; ``dated``: the newest snapshot's date). Each price map sits beside
+the ``source`` it was read from: ``instances.<databaseEngine>.usd_per_hour.<class>``,
+``storage_per_gb_month.usd.<type>``, ``iops_per_month.usd.<type>``,
+``throughput_per_mibps_month.usd.gp3``; ``unpriced.<engine family>`` says why a class (or ``*``: every
+class) of a family has no price (docs/compare.md, "Prices").
+
 Per hour = the instance's On-Demand hourly price + the storage's GB-month price x allocated GiB
 / 730 + the provisioned IOPS' IOPS-month price x IOPS / 730 (io1/io2: every IOPS; gp3: the IOPS
 above what gp3 includes) (+ gp3 throughput above what it includes, per MiB/s-month).
@@ -57,6 +64,13 @@ def _database_engine(engine: str) -> str:
 @cache
 def price_file() -> dict[str, Any]:
     return json.loads(PRICE_FILE.read_text())
+
+
+def _listed(prices: dict[str, Any], *path: str) -> dict[str, Any]:
+    """The price map at ``path`` of the price file (each map sits beside its ``source``); {} when absent."""
+    for key in path:
+        prices = prices.get(key) or {}
+    return prices
 
 
 def file_label() -> str:
@@ -143,7 +157,7 @@ class PriceBook:
         if edition:
             filters["databaseEdition"] = edition
         return self._fill(part, f"instance/{database_engine}/{instance_class}", filters,
-                          lambda f: f.get("instances", {}).get(database_engine, {}).get(instance_class))
+                          lambda f: _listed(f, "instances", database_engine, "usd_per_hour").get(instance_class))
 
     def storage(self, kind: str, gb: float, engine: str) -> Component:
         part = Component("storage", gb, "GB-Mo")
@@ -151,7 +165,7 @@ class PriceBook:
         filters = {"productFamily": "Database Storage", "volumeType": VOLUME_TYPES[kind],
                    "databaseEngine": database_engine, "deploymentOption": "Single-AZ"}
         return self._fill(part, f"storage/{database_engine}/{kind}", filters,
-                          lambda f: f.get("storage_per_gb_month", {}).get(kind))
+                          lambda f: _listed(f, "storage_per_gb_month", "usd").get(kind))
 
     def iops(self, kind: str, iops: float, engine: str) -> Component:
         part = Component("iops", iops, "IOPS-Mo")
@@ -159,7 +173,7 @@ class PriceBook:
         filters = {"productFamily": "Provisioned IOPS", "databaseEngine": database_engine,
                    "deploymentOption": "Single-AZ"}
         return self._fill(part, f"iops/{database_engine}/{kind}", filters,
-                          lambda f: f.get("iops_per_month", {}).get(kind), pick=_iops_product(kind))
+                          lambda f: _listed(f, "iops_per_month", "usd").get(kind), pick=_iops_product(kind))
 
     def throughput(self, mib_s: float, engine: str) -> Component:
         part = Component("throughput", mib_s, "MiBps-Mo")
@@ -167,7 +181,7 @@ class PriceBook:
         filters = {"productFamily": "Provisioned Throughput", "databaseEngine": database_engine,
                    "deploymentOption": "Single-AZ"}
         return self._fill(part, f"throughput/{database_engine}/gp3", filters,
-                          lambda f: f.get("throughput_per_mibps_month", {}).get("gp3"))
+                          lambda f: _listed(f, "throughput_per_mibps_month", "usd").get("gp3"))
 
     # -- where a price comes from ------------------------------------------------------------------
     def _fill(self, part: Component, key: str, filters: dict[str, str], from_file: Any,
