@@ -10,6 +10,10 @@ CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed-stamp
 PYTEST_ARGS ?=
+# Two pytest-xdist workers (a 2-core machine): a test module runs whole in one worker, every test of
+# tests/infrastructure in one worker (tests/conftest.py groups them). PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
 # jsii (the CDK's Python bridge) prints a boxed warning on every start under a Node it deprecates
 # or no longer supports. Quiet for the quick start; set either to empty to see it again.
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION ?= 1
@@ -58,16 +62,16 @@ demo: $(STAMP)
 	$(VENV)/bin/cutover-prep local
 
 test: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
-	POWERTOOLS_TRACE_DISABLED=1 POWERTOOLS_METRICS_DISABLED=true $(PY) -m pytest $(PYTEST_ARGS)
+	POWERTOOLS_TRACE_DISABLED=1 POWERTOOLS_METRICS_DISABLED=true $(PY) -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 test-unit: $(STAMP)
-	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_XDIST) tests/unit $(PYTEST_ARGS)
 
 test-integration: $(STAMP)
-	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_XDIST) tests/integration $(PYTEST_ARGS)
 
 test-infra: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
-	$(PY) -m pytest tests/infrastructure $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_XDIST) tests/infrastructure $(PYTEST_ARGS)
 
 lint: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check lambdas cdk tests bench

@@ -15,6 +15,13 @@ variable, is set to the original temporary directory) and are removed by pytest 
 
 A few entries belong to long-lived helpers that remove them at exit, or are meant to stay for the
 run's length; each is named in ``EXPECTED`` with its reason.
+
+Under pytest-xdist (``make test`` runs two workers) the controller makes the run's private directory as
+above, and each worker, which inherits it as its ``TMPDIR``, makes its own folder inside it named after
+the worker (``cptests-XXXXXXXX/gw0``): each worker checks its own folder when its session ends, as a
+single run does, and removes it at exit. The controller runs no test; when the workers have stopped it
+checks that its directory is empty too (a worker that crashed leaves its folder there) and fails the run
+otherwise.
 """
 
 from __future__ import annotations
@@ -132,14 +139,26 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     original = tempfile.gettempdir()
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", original)  # pytest's basetemp stays where it was
-    # a database server running as its own OS user must reach the folders and mounts made in it: under
-    # a TMPDIR that others cannot traverse (e.g. `mktemp -d`, mode 0700), the private folder goes to /tmp
-    parent = original if _traversable(Path(original)) else "/tmp"
-    root = Path(tempfile.mkdtemp(prefix="cptests-", dir=parent)).resolve()
+    worker = getattr(config, "workerinput", {}).get("workerid")  # pytest-xdist's worker: gw0, gw1, ...
+    if worker is not None:
+        # the controller's private directory is this worker's TMPDIR: a short folder of its own in it
+        root = Path(original, worker)
+        try:
+            root.mkdir()
+        except FileExistsError:  # a worker restarted after a crash: the old folder is the controller's to name
+            root = Path(tempfile.mkdtemp(prefix=f"{worker}-", dir=original))
+        root = root.resolve()
+    else:
+        # a database server running as its own OS user must reach the folders and mounts made in it: under
+        # a TMPDIR that others cannot traverse (e.g. `mktemp -d`, mode 0700), the private folder goes to /tmp
+        parent = original if _traversable(Path(original)) else "/tmp"
+        root = Path(tempfile.mkdtemp(prefix="cptests-", dir=parent)).resolve()
     root.chmod(0o755)  # servers running as another OS user (postgres) must reach what the tests make in it
     _Guard.dir, _Guard.saved_env, _Guard.saved_tempdir = root, os.environ.get("TMPDIR"), tempfile.tempdir
     _Guard.first_seen = {}
     os.environ["TMPDIR"] = tempfile.tempdir = str(root)
+    if worker is not None and os.environ.get("CDK_OUTDIR") == str(Path(original, CDK_OUTDIR_NAME)):
+        os.environ.pop("CDK_OUTDIR")  # the controller's: each worker's apps get a folder of its own
     os.environ.setdefault("CDK_OUTDIR", str(root / CDK_OUTDIR_NAME))
     # registered before aws_cdk starts jsii's node process: atexit runs this after jsii's own stop()
     atexit.register(_remove, root)
@@ -188,6 +207,18 @@ def _tests_leave_nothing_in_the_temporary_directory():
     root = private_dir()
     if root is not None and (problem := check(root)):
         pytest.fail(problem, pytrace=False)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """pytest-xdist's controller, after its workers have stopped (its own sessionfinish stops them): each
+    worker checked and removed its folder, so the run's directory must be empty."""
+    root = private_dir()
+    if root is None or not session.config.pluginmanager.has_plugin("dsession"):
+        return
+    if problem := check(root):
+        session.config.get_terminal_writer().line(problem, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
