@@ -151,13 +151,18 @@ class Limits:
 
     def admit(self, ios: int, nbytes: int) -> float:
         """Wait until an IO of ``ios`` counted IOs and ``nbytes`` may proceed; the seconds waited."""
+        wait = self.reserve(ios, nbytes)
+        if wait > 0:
+            self._sleep(wait)
+        return wait
+
+    def reserve(self, ios: int, nbytes: int) -> float:
+        """Take the tokens of an IO of ``ios`` counted IOs and ``nbytes`` now; the seconds until they
+        are earned (0 when available). The caller waits (the daemon charges it on its clock)."""
         if self.credits is not None and ios:
             # burst while the bucket holds this IO's credits; else the baseline (the refill rate)
             rate = self.peak_iops if self.credits.balance >= ios else self.sustained_iops
             self.credits.spend(ios)
             if rate != self.iops.rate:
                 self.iops.set_rate(rate)
-        wait = max(self.iops.reserve(ios), self.bytes.reserve(nbytes))
-        if wait > 0:
-            self._sleep(wait)
-        return wait
+        return max(self.iops.reserve(ios), self.bytes.reserve(nbytes))

@@ -3,7 +3,9 @@
 Reads: every cold 512 KiB chunk a read touches is fetched first (a latency drawn from the
 profile's lognormal distribution, at most ``max_fetches`` at once; concurrent readers of one
 chunk wait on the same fetch); then the read is served like a warm one: the IO accounting and
-buckets (``accounting``) and the warm per-request service time. Writes: a write that covers a
+buckets (``accounting``) and the warm per-request service time. Every cost is charged on the
+request's timeline (``clock``): the handler sleeps until the sum of its costs is due, so time the
+daemon lost to a busy machine while it held the request counts toward them. Writes: a write that covers a
 cold chunk only partly fetches it first (EBS hydrates a block before a partial write); writes
 count against the buckets too. New files and directories belong to the calling process's
 uid/gid (``fuse_get_context``), so PostgreSQL accepts its own directories on the mount.
@@ -22,6 +24,7 @@ from typing import Any
 from mfusepy import FuseOSError, Operations, fuse_get_context
 
 from cutover_prep.local.volume.accounting import IoCounter, Limits
+from cutover_prep.local.volume.clock import ServiceClock, Timeline
 from cutover_prep.local.volume.profile import VolumeProfile
 from cutover_prep.local.volume.state import HydrationState
 
@@ -73,42 +76,64 @@ class Stats:
         return out
 
 
+class _Fetch:
+    """One chunk's fetch in flight: followers wait on ``done``; ``due`` is when the fetch is due."""
+
+    __slots__ = ("done", "due")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.due: float | None = None
+
+
 class Hydrator:
     """Fetches cold chunks: at most ``max_fetches`` at once, one fetch per chunk however many wait."""
 
-    def __init__(self, profile: VolumeProfile, state: HydrationState, stats: Stats, rng: random.Random) -> None:
-        self.profile, self.state, self.stats, self.rng = profile, state, stats, rng
+    def __init__(self, profile: VolumeProfile, state: HydrationState, stats: Stats, rng: random.Random,
+                 service: ServiceClock) -> None:
+        self.profile, self.state, self.stats, self.rng, self.service = profile, state, stats, rng, service
         self._slots = threading.BoundedSemaphore(profile.max_fetches)
-        self._inflight: dict[tuple[str, int], threading.Event] = {}
+        self._inflight: dict[tuple[str, int], _Fetch] = {}
         self._mutex = threading.Lock()
 
-    def ensure(self, rel: str, chunks: list[int]) -> float:
-        """Hydrate ``chunks`` of ``rel``; the seconds this caller waited."""
+    def ensure(self, rel: str, chunks: list[int], timeline: Timeline) -> float:
+        """Hydrate ``chunks`` of ``rel``, each fetch charged on ``timeline``; the seconds this caller waited."""
+        clock = self.service.clock
         waited = 0.0
         for chunk in chunks:
-            start = time.monotonic()
+            start = clock()
             with self._mutex:
                 if self.state.is_hot(rel, chunk):
                     continue
-                event = self._inflight.get((rel, chunk))
-                leader = event is None
+                fetch = self._inflight.get((rel, chunk))
+                leader = fetch is None
                 if leader:
-                    event = self._inflight[(rel, chunk)] = threading.Event()
+                    fetch = self._inflight[(rel, chunk)] = _Fetch()
             if leader:
                 try:
-                    with self._slots:
+                    queued = 0.0
+                    if not self._slots.acquire(blocking=False):  # all fetch slots busy: it starts when one frees
+                        self._slots.acquire()
+                        queued = clock() - start
+                        timeline.not_before(clock())
+                    try:
                         with self._mutex:
                             latency = self.profile.draw_first_touch_s(self.rng)
-                        time.sleep(latency)
+                        fetch.due = timeline.charge(latency)
+                        timeline.wait()
+                    finally:
+                        self._slots.release()
                     self.state.mark(rel, chunk)
                 finally:
                     with self._mutex:
                         self._inflight.pop((rel, chunk), None)
-                    event.set()
-                self.stats.fetched(time.monotonic() - start)
+                    fetch.done.set()
+                self.stats.fetched(queued + latency)  # the fetch as charged: its queueing for a slot, its latency
             else:
-                event.wait()
-            waited += time.monotonic() - start
+                fetch.done.wait()
+                if fetch.due is not None:
+                    timeline.not_before(fetch.due)
+            waited += clock() - start
         if waited:
             self.stats.add(fetch_wait_s=waited)
         return waited
@@ -121,10 +146,13 @@ class VolumeFS(Operations):
                  rng: random.Random) -> None:
         self.backing = str(backing)
         self.profile, self.state, self.stats = profile, state, stats
-        self.hydrator = Hydrator(profile, state, stats, rng)
+        # time.monotonic and time.sleep looked up now, not at import (tests run the daemon on a fake clock)
+        self.service = ServiceClock(clock=time.monotonic, sleep=time.sleep)
+        self.hydrator = Hydrator(profile, state, stats, rng, self.service)
         self.counter = IoCounter()
         self.limits = Limits(profile.ceiling_iops, profile.throughput_bytes_per_s,
-                             sustained_iops=profile.sustained_iops, credits=profile.burst_credits)
+                             sustained_iops=profile.sustained_iops, credits=profile.burst_credits,
+                             clock=time.monotonic, sleep=time.sleep)
 
     def _full(self, path: str) -> str:
         return self.backing + path
@@ -133,20 +161,29 @@ class VolumeFS(Operations):
         uid, gid, _pid = fuse_get_context()
         os.lchown(full, uid, gid)
 
-    def _serve(self, rel: str, offset: int, size: int) -> float:
-        """The warm part of an IO: the counted IOs through the buckets, then the service time.
+    def _serve(self, rel: str, offset: int, size: int, timeline: Timeline) -> float:
+        """The warm part of an IO: the counted IOs through the buckets, then the service time, both
+        charged on ``timeline``, which is then waited for; the buckets' wait (throttle time).
 
         Physically sequential requests that EBS merges into one IO (``IoCounter``) pay one service
         time, as the kernel's readahead would make them one request to a real volume (direct_io
         turns readahead off here, so without this a sequential 8 KiB reader paid 2.3 ms a block)."""
-        if size <= 0:
-            return 0.0
-        ios = self.counter.count(rel, offset, size)
-        throttled = self.limits.admit(ios, size)
-        if self.profile.io_latency_s and ios:  # a request merged into the IO before it rides on its service time
-            time.sleep(self.profile.io_latency_s)
-        self.stats.add(ios_counted=ios, throttle_s=throttled)
+        if size > 0:
+            ios = self.counter.count(rel, offset, size)
+            throttled = self.limits.reserve(ios, size)
+            if throttled > 0:  # the tokens are earned on the wall clock
+                timeline.not_before(self.service.clock() + throttled)
+            if self.profile.io_latency_s and ios:  # a request merged into the IO before it rides on its service time
+                timeline.charge(self.profile.io_latency_s)
+            self.stats.add(ios_counted=ios, throttle_s=throttled)
+        else:
+            throttled = 0.0
+        timeline.wait()
         return throttled
+
+    def _timeline(self) -> Timeline:
+        """A request's timeline, in the calling thread's stream (FUSE gives its thread id as ``pid``)."""
+        return self.service.begin(fuse_get_context()[2])
 
     # --- metadata ------------------------------------------------------------------------
     def getattr(self, path: str, fh: int | None = None) -> dict[str, Any]:
@@ -220,24 +257,28 @@ class VolumeFS(Operations):
         return fd
 
     def read(self, path: str, size: int, offset: int, fh: int) -> bytes:
+        timeline = self._timeline()
         cold = self.state.cold_chunks(path, offset, size)
         if cold:
-            self.hydrator.ensure(path, cold)
+            self.hydrator.ensure(path, cold, timeline)
         data = os.pread(fh, size, offset)
-        self._serve(path, offset, len(data))  # a read past the end costs nothing
+        self._serve(path, offset, len(data), timeline)  # a read past the end costs nothing
+        timeline.finish()
         self.stats.add(bytes_served=len(data), reads=1)
         return data
 
     def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
+        timeline = self._timeline()
         size, chunk = len(data), self.profile.chunk_bytes
         partial = [c for c in self.state.cold_chunks(path, offset, size)
                    if offset > c * chunk or offset + size < (c + 1) * chunk]
         if partial:
-            self.hydrator.ensure(path, partial)
+            self.hydrator.ensure(path, partial, timeline)
         for c in self.state.cold_chunks(path, offset, size):  # fully overwritten: nothing to fetch
             self.state.mark(path, c)
-        self._serve(path, offset, size)
         written = os.pwrite(fh, data, offset)
+        self._serve(path, offset, size, timeline)
+        timeline.finish()
         self.stats.add(bytes_written=written, writes=1)
         return written
 
