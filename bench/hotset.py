@@ -14,6 +14,14 @@ binaries (``bench/hydration.PrivateServer``; the machine's own server is not tou
    done, a ``--full-s`` probe gives the fully warm tps.
 3. Report the warm-up's time, when the hot set's units were all read, and the first probe that reached
    90 % of the fully warm tps (its end, since the warm-up began), and that time's share of the warm-up.
+   Also, when the hot set was read: how many of its relations' pages were in shared buffers
+   (pg_buffercache), and the hot relations' block reads / hits during the warm-up (pg_statio: pgbench's
+   own misses; pg_prewarm's 'read' mode and pg_read_binary_file do not pass through shared buffers).
+
+The plans (``--plans``): ``none`` (no profile), ``profile``, ``back-off`` (the profile with
+``warmup.after_hot_set.max_concurrency`` = ``--after-hot-set``: once the hot set is read, sessions beyond
+``warmup.slots.effective_level`` take no new unit, the slot rule's), ``buffer`` (the profile, its units read
+with pg_prewarm's 'buffer' mode: into shared buffers), ``buffer+back-off``.
 
 Without a profile the plan reads in discovery order (schema, then name): ``archive`` before ``public``,
 so the cold tables come first here - the case a profile is for (where the hot set falls by name in a
@@ -46,6 +54,7 @@ from cutover_prep.engines.postgres.engine import PostgresEngine
 from cutover_prep.hotset import HotsetOptions, take
 from cutover_prep.local.volume import DEFAULT_PROFILE, EmulatedVolume, VolumeProfile, fuse_unavailable
 from cutover_prep.warmup.planning import PlanOptions, plan_units
+from cutover_prep.warmup.slots import effective_level
 
 DATABASE = "hotset_bench"
 MIB = 2**20
@@ -73,6 +82,9 @@ def build(server: PrivateServer, builder: EmulatedVolume, scale: int, cold_mb: i
         # the relations on the volume, the catalogue not (as bench/hydration.py: a session's own catalogue reads
         # would otherwise wait behind the warm-up)
         c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
+    with psycopg.connect(host=admin.host, port=admin.port, user="postgres", dbname=DATABASE, autocommit=True) as c:
+        c.execute("CREATE EXTENSION pg_prewarm")  # the bench's own database: both read methods are the server's
+        c.execute("CREATE EXTENSION pg_buffercache")
     pgbench("-i", "-q", "-s", str(scale), "--tablespace=bench_restored", "--index-tablespace=bench_restored",
             spec=server.spec(DATABASE))
     per_table, tables = 128, max(1, cold_mb // 128)
@@ -130,45 +142,79 @@ def tps(spec: ConnectionSpec, seconds: int, clients: int) -> float:
     return float(found[-1]) if found else 0.0
 
 
-def warm(spec: ConnectionSpec, units: list, sessions: int, hot_units: set[str],
-         rest_sessions: int | None = None) -> tuple[float, float | None]:
-    """Every unit read by ``sessions`` engines taking units in plan order; (seconds, hot set read after s).
-    ``rest_sessions``: once the hot set is read, only that many sessions go on (the others stop)."""
+HOT_RELATIONS = ("pgbench_accounts", "pgbench_accounts_pkey", "pgbench_branches", "pgbench_branches_pkey",
+                 "pgbench_tellers", "pgbench_tellers_pkey", "pgbench_history")
+
+
+def buffered_pages(spec: ConnectionSpec) -> tuple[int, int]:
+    """(pages of the hot relations in shared buffers, their pages on disk): pg_buffercache."""
+    with psycopg.connect(host=spec.host, port=spec.port, user="postgres", dbname=spec.database, autocommit=True) as c:
+        row = c.execute(
+            "SELECT (SELECT count(*) FROM pg_buffercache b JOIN pg_class r ON b.relfilenode = "
+            "pg_relation_filenode(r.oid) AND b.reldatabase = (SELECT oid FROM pg_database "
+            "WHERE datname = current_database()) WHERE r.relname = ANY(%s)), "
+            "(SELECT sum(pg_relation_size(oid) / 8192) FROM pg_class WHERE relname = ANY(%s))",
+            (list(HOT_RELATIONS), list(HOT_RELATIONS))).fetchone()
+    return int(row[0]), int(row[1] or 0)
+
+
+def statio(spec: ConnectionSpec) -> tuple[int, int]:
+    """(blocks read, blocks hit) of the hot tables and their indexes so far: pg_statio_user_tables."""
+    with psycopg.connect(host=spec.host, port=spec.port, user="postgres", dbname=spec.database, autocommit=True) as c:
+        row = c.execute("SELECT sum(coalesce(heap_blks_read, 0) + coalesce(idx_blks_read, 0)), "
+                        "sum(coalesce(heap_blks_hit, 0) + coalesce(idx_blks_hit, 0)) FROM pg_statio_user_tables "
+                        "WHERE schemaname = 'public'").fetchone()
+    return int(row[0] or 0), int(row[1] or 0)
+
+
+def warm(spec: ConnectionSpec, units: list, sessions: int, hot_units: set[str], after: int | None = None,
+         hot_mode: str = "read") -> tuple[float, float | None, tuple[int, int] | None]:
+    """Every unit read by ``sessions`` engines taking units in plan order; (seconds, hot set read after s,
+    the hot relations' pages in shared buffers then). ``after``: ``warmup.after_hot_set.max_concurrency``
+    (a session beyond the slot rule's level takes no new unit); ``hot_mode``: pg_prewarm's mode for the hot
+    set's units."""
     work: queue.Queue = queue.Queue()
     for unit in units:
         work.put(unit)
     started = time.monotonic()
-    left, hot_done, lock = set(hot_units), [None], threading.Lock()
+    left, hot_done, lock = set(hot_units), [None, None], threading.Lock()
 
     def session(index: int) -> None:
-        engine = PostgresEngine.connect(spec)
+        engine, hot_engine = PostgresEngine.connect(spec), None
         try:
             while True:
-                if rest_sessions is not None and index >= rest_sessions and hot_done[0] is not None:
+                if index >= effective_level(sessions, after, hot_done[0] is not None):
                     return
                 try:
                     unit = work.get_nowait()
                 except queue.Empty:
                     return
+                reader = engine
+                if unit.unit_id in hot_units and hot_mode != "read":
+                    hot_engine = hot_engine or PostgresEngine.connect(spec, prewarm_mode=hot_mode)
+                    reader = hot_engine
                 for rng in unit.ranges:
-                    engine.read_range(rng)
+                    reader.read_range(rng)
                 with lock:
                     left.discard(unit.unit_id)
                     if hot_units and not left and hot_done[0] is None:
                         hot_done[0] = time.monotonic() - started
+                        hot_done[1] = buffered_pages(spec)
         finally:
             engine.close()
+            if hot_engine is not None:
+                hot_engine.close()
 
     threads = [threading.Thread(target=session, args=(i,)) for i in range(sessions)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return time.monotonic() - started, hot_done[0]
+    return time.monotonic() - started, hot_done[0], hot_done[1]
 
 
 def run_once(server: PrivateServer, volume: EmulatedVolume, spec: ConnectionSpec, hot_set: tuple[str, ...],
-             args: argparse.Namespace, rest_sessions: int | None = None) -> dict:
+             args: argparse.Namespace, after: int | None = None, hot_mode: str = "read") -> dict:
     volume.restore()
     volume.mount()
     server.start()
@@ -179,8 +225,10 @@ def run_once(server: PrivateServer, volume: EmulatedVolume, spec: ConnectionSpec
         plan = plan_units(segments, PlanOptions(unit_bytes=args.unit_mb * MIB, hot_set=hot_set))
         hot_rank = 0 if hot_set else None
         hot_units = {u.unit_id for u in plan.units if u.priority == hot_rank}
+        io_before = statio(spec)
         probe = Probe(spec, args.clients)
-        seconds, hot_after = warm(spec, plan.units, args.concurrency, hot_units, rest_sessions)
+        seconds, hot_after, buffered = warm(spec, plan.units, args.concurrency, hot_units, after, hot_mode)
+        io_after = statio(spec)
         offset = time.monotonic() - probe.t0 - seconds  # the probe started this much before the warm-up
         time.sleep(args.full_s + 1)
         probe.stop()
@@ -189,7 +237,9 @@ def run_once(server: PrivateServer, volume: EmulatedVolume, spec: ConnectionSpec
         tail = after[-max(1, len(after) // 3):]  # the last third of the samples after the warm-up
         full = sum(tail) / len(tail) if tail else 0.0
         return {"units": len(plan.units), "bytes": plan.bytes, "hot_units": len(hot_units), "seconds": seconds,
-                "hot_after": hot_after, "full_tps": full, "probes": probes}
+                "hot_after": hot_after, "full_tps": full, "probes": probes, "buffered": buffered,
+                "blks_read": io_after[0] - io_before[0], "blks_hit": io_after[1] - io_before[1],
+                "method": engine.read_methods().get(DATABASE)}
     finally:
         server.stop()
         volume.unmount()
@@ -206,9 +256,10 @@ def main() -> None:
     parser.add_argument("--full-s", type=int, default=15, help="seconds of the probe after the warm-up (the fully "
                         "warm tps is their mean)")
     parser.add_argument("--shared-buffers", default="256MB", help="the server's shared_buffers")
-    parser.add_argument("--rest-sessions", type=int, help="also measure the profile's plan with only this many "
-                        "sessions once the hot set is read (not a mode of the tool: what yielding the volume to the "
-                        "application after the hot set would give)")
+    parser.add_argument("--after-hot-set", type=int, default=1, help="warmup.after_hot_set.max_concurrency of the "
+                        "back-off plans")
+    parser.add_argument("--plans", default="none,profile,back-off,buffer,buffer+back-off",
+                        help="the plans to run, in order (see the module's text)")
     parser.add_argument("--time-scale", type=float, help="the emulator's time scale (default: the profile's)")
     args = parser.parse_args()
     reason = fuse_unavailable()
@@ -250,12 +301,19 @@ def main() -> None:
             server.stop()
             builder.unmount()
             rows = []
-            plans = [("without profile", (), None), ("with profile", names, None)]
-            if args.rest_sessions:
-                plans.append((f"with profile, then {args.rest_sessions} session(s)", names, args.rest_sessions))
-            for label, hot_set, rest in plans:
-                result = run_once(server, volume, spec, hot_set, args, rest)
+            n = args.after_hot_set
+            known = {"none": ("without profile", (), None, "read"), "profile": ("with profile", names, None, "read"),
+                     "back-off": (f"with profile, after_hot_set {n}", names, n, "read"),
+                     "buffer": ("with profile, hot set 'buffer'", names, None, "buffer"),
+                     "buffer+back-off": (f"with profile, hot set 'buffer', after_hot_set {n}", names, n, "buffer")}
+            plans = [known[p.strip()] for p in args.plans.split(",")]
+            for label, hot_set, after, hot_mode in plans:
+                result = run_once(server, volume, spec, hot_set, args, after, hot_mode)
                 rows.append((label, result))
+                pages = (f"{result['buffered'][0]} of {result['buffered'][1]}" if result["buffered"] else "—")
+                print(f"{label}: read by {result['method']}; hot relations' pages in shared buffers when the hot set "
+                      f"was read: {pages}; their block reads / hits during the warm-up (pg_statio): "
+                      f"{result['blks_read']} / {result['blks_hit']}")
                 print(f"{label}: {result['units']} units, {result['bytes'] / MIB:.0f} MiB, warm-up "
                       f"{result['seconds']:.1f} s; pgbench -S each second (s since the warm-up began: tps): "
                       + " ".join(f"{t:.0f}:{v:.0f}" for t, v in result["probes"]), flush=True)
@@ -263,16 +321,18 @@ def main() -> None:
             # reference for every row (a tail still rising after its warm-up would understate it)
             full = max(r["full_tps"] for _, r in rows)
             print(f"\nfully warm tps (the best run's tail mean): {full:.0f}; 90 %: {0.9 * full:.0f}\n")
-            print("| plan | warm-up (s) | hot set read after (s) | tail tps | 90 % of fully warm after (s) "
-                  "| share of the warm-up |")
-            print("|---|---|---|---|---|---|")
+            print("| plan | warm-up (s) | hot set read after (s) | hot pages in shared buffers then | tail tps "
+                  "| 90 % of fully warm after (s) | share of the warm-up | against the goal (25 %) |")
+            print("|---|---|---|---|---|---|---|---|")
             for label, r in rows:
                 reached = next((t for t, v in r["probes"] if v >= 0.9 * full), None)
                 last = r["probes"][-1][0] if r["probes"] else 0
                 when = f"{reached:.0f}" if reached is not None else f"not within {last:.0f} s"
-                share = f"{100 * reached / r['seconds']:.0f} %" if reached is not None else "—"
+                share = 100 * reached / r["seconds"] if reached is not None else None
                 hot_after = f"{r['hot_after']:.1f}" if r["hot_after"] is not None else "—"
-                print(f"| {label} | {r['seconds']:.1f} | {hot_after} | {r['full_tps']:.0f} | {when} | {share} |")
+                pages = f"{r['buffered'][0]} of {r['buffered'][1]}" if r["buffered"] else "—"
+                print(f"| {label} | {r['seconds']:.1f} | {hot_after} | {pages} | {r['full_tps']:.0f} | {when} | "
+                      + (f"{share:.0f} % | {share / 25:.2f}x |" if share is not None else "— | — |"))
         finally:
             for step in (server.stop, builder.unmount, volume.unmount):
                 try:
