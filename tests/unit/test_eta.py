@@ -107,3 +107,19 @@ def test_a_tail_of_tiny_ranges_is_foreseen_by_the_estimate_s_weights():
     plain = eta_findings(items, 101 * MB, 101 * MB, units=units)["eta"]  # no estimate: bytes
     at50 = next(a for a in plain["at"] if a["pct"] == 50)
     assert plain["basis"] == "bytes" and at50["predicted_s"] == pytest.approx(10.1) and at50["error_pct"] == -49.5
+
+
+def test_the_actual_finish_is_the_warm_up_time_every_other_figure_uses():
+    """Issue 23 §5, one definition a figure: summary.md said "warm-up time: 42.2 s" and, two lines up, "the
+    warm-up's actual 42.3 s" (the ETA timed from the first chunk, not from the first unit's start). The actual
+    finish is ``timeline.warmup_wall``: the first unit's start to the last unit's finish, here 0.5 s before the
+    first chunk began and 0.2 s after the last chunk ended (a unit opens its connection, then commits)."""
+    items = {f"u{k}": {**unit([(t, MB, 1.0) for t in range(1, 51)]),
+                       "started_at": (T0 - timedelta(seconds=0.5)).isoformat(),
+                       "finished_at": (T0 + timedelta(seconds=50.2)).isoformat()} for k in range(2)}
+    out = eta_findings(items, planned_bytes=100 * MB, read_bytes=100 * MB)
+    assert out["eta"]["actual_s"] == pytest.approx(50.7)  # 50.2 - (-0.5), by hand
+    at50 = out["eta"]["at"][1]
+    assert at50["t_s"] == pytest.approx(25.5)  # 50 MB done 25 s after T0, 25.5 s after the first unit started
+    assert at50["predicted_s"] == pytest.approx(25.5 + 25.0)  # 2 MB/s over the trailing half, 50 MB left
+    assert out["eta_samples"][-1]["t_s"] == pytest.approx(50.5)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from cutover_prep.findings.timeline import warmup_wall
+
 MIN_WINDOW_S = 5.0
 JUDGED_AT_PCT = (25, 50, 75)
 MAX_SAMPLES = 120
@@ -141,7 +143,12 @@ def eta_findings(unit_items: dict[str, dict[str, Any]], planned_bytes: int, read
     weights = unit_weights(units or [], model)
     total_work = (sum(weights.get(str(u["unit_id"]), 1.0) * int(u.get("bytes") or 0) for u in units or [])
                   or float(planned_bytes))
-    _, samples = chunk_samples(unit_items, weights)
+    start, samples = chunk_samples(unit_items, weights)
+    wall, _ = warmup_wall(list(unit_items.values()))
+    starts = [datetime.fromisoformat(i["started_at"]) for i in unit_items.values() if i.get("started_at")]
+    if start is not None and starts and min(starts) < start:  # on the warm-up's one clock: from the first unit's start
+        offset = (start - min(starts)).total_seconds()
+        samples = [(0.0, 0, 0.0)] + [(t + offset, done, w) for t, done, w in samples]
     work = [(t, w) for t, _, w in samples]
     rows = []
     for i in range(1, len(samples)):
@@ -159,7 +166,8 @@ def eta_findings(unit_items: dict[str, dict[str, Any]], planned_bytes: int, read
         judgement["why"] = (f"the units recorded chunks for {recorded:,} of the {read_bytes:,} bytes read "
                             "(the store keeps a unit's first chunks only)")
     else:
-        actual = rows[-1]["t_s"]
+        # the warm-up time every figure uses (timeline.warmup_wall); the last chunk's end without unit times
+        actual = round(wall, 3) if wall else rows[-1]["t_s"]
         judgement = {"judged": True, "actual_s": actual, "at": [],
                      "basis": "bytes and ranges (the estimate's time model)" if model else "bytes"}
         for pct in JUDGED_AT_PCT:

@@ -30,6 +30,7 @@ from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
+from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number
 from cutover_prep.workflows import FUNCTIONS
 
@@ -224,8 +225,10 @@ class Progress:
 
     NON_TTY_INTERVAL_S = 10.0
 
-    def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None) -> None:
+    def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None,
+                 time_scale: float | None = None) -> None:
         self.store, self.run_id, self.enabled = store, run_id, enabled
+        self.time_scale = time_scale  # an emulated volume's (report.clocks): its clock beside the wall clock
         self.stream = stream if stream is not None else sys.stderr
         self.bar: Any = None
         # a terminal with no width (a pty nobody sized: `script` in some CI, `docker run -t`) gets no
@@ -347,7 +350,9 @@ class Progress:
         if hasattr(self.store, "units"):
             wall, nbytes = warmup_wall(list(self.store.units(self.run_id)))
             if wall:
-                line += f", in {fmt_duration(wall)} at {fmt_number(round(nbytes / wall / 2**20, 3))} MiB/s"
+                rate = round(nbytes / wall / 2**20, 3)
+                line += f", in {fmt_duration(wall)} at {fmt_number(rate)} MiB/s"
+                line += clocks.warmup_text(wall, rate, self.time_scale)
         print(f"cutover-prep: {line}", file=self.stream, flush=True)
         self._last_line = line
 
@@ -500,7 +505,8 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
         aws.hooks[FINALIZE_MODULE] = evidence
         before = set(threading.enumerate())
         execution_arn = aws.start(run_input)
-        progress = Progress(store, run_id, options.progress)
+        scale = emulation.profile.time_scale if emulation.active and emulation.profile.limits else None
+        progress = Progress(store, run_id, options.progress, time_scale=scale)
         try:
             desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
         except KeyboardInterrupt:

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from cutover_prep.models.status import is_cached
+from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number, num
 
 DASH = "—"
@@ -70,12 +71,18 @@ def headline_figures(findings: dict[str, Any]) -> list[dict[str, str]]:
     bench = _d(findings.get("benchmark"))
     rate, timings = _d(findings.get("read_rate")), _d(findings.get("timings"))
     where = storage_source(findings)
+    scale = clocks.time_scale(findings)
+    emulated_rate, emulated_time = (clocks.rate(rate.get("mib_per_s_wall"), scale, 1),
+                                    clocks.duration(timings.get("warmup_wall_seconds"), scale))
     figures = [{"label": "coverage", "value": _fmt(findings.get("coverage_pct"), "%"),
                 "source": "warm-up unit records (planned bytes of finished units)"},
                {"label": "warm-up rate, all readers", "value": _fmt(rate.get("mib_per_s_wall"), "MiB/s"),
-                "source": f"bytes read / warm-up wall time; {where}"},
+                "source": f"bytes read / warm-up wall time; {where}"
+                + (f"; {emulated_rate} MiB/s on the emulated clock (×{fmt_number(scale)} slowed)"
+                   if emulated_rate else "")},
                {"label": "warm-up time", "value": fmt_duration(num(timings.get("warmup_wall_seconds"))),
-                "source": "first unit start to last unit end"}]
+                "source": "first unit start to last unit end"
+                + (f"; {emulated_time} on the emulated clock" if emulated_time else "")}]
     done = [p for p in _l(bench.get("points")) if isinstance(p, dict) and p.get("status") == "DONE"]
     randoms = [p for p in done if "random" in str(p.get("kind") or "")]
     best = _best(randoms, "iops")
@@ -97,7 +104,9 @@ def headline_figures(findings: dict[str, Any]) -> list[dict[str, str]]:
     if c50 is not None and w50 is not None:
         figures.append({"label": "median single-block read, cold → warm",
                         "value": f"{_fmt(c50, scale=1e-3)} → {_fmt(w50, 'ms', 1e-3)}",
-                        "source": f"cold and warm probes, client timing; {where}"})
+                        "source": f"cold and warm probes, client timing; {where}"
+                        + (f"; {clocks.ms(c50 / 1000, scale)} → {clocks.ms(w50 / 1000, scale)} on the emulated clock"
+                           if scale else "")})
     return figures
 
 
@@ -244,9 +253,11 @@ def time_to_warm(findings: dict[str, Any]) -> list[tuple[str, str]]:
     if not section:
         return []
     rate = _fmt(section.get("mib_per_s_wall"), "MiB/s")
+    emulated = clocks.warmup_text(section.get("planned_seconds"), section.get("mib_per_s_wall"),
+                                  clocks.time_scale(findings))
     rows = [("time to warm the planned bytes",
              f"{fmt_duration(num(section.get('planned_seconds')))} for {_mib(section.get('planned_bytes'))} at {rate} "
-             "(the measured wall rate)")]
+             f"(the measured wall rate){emulated}")]
     if section.get("production_seconds") is not None:
         rows.append(("projected to the production size",
                      f"{fmt_duration(num(section.get('production_seconds')))} for "

@@ -9,9 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.escape import for_terminal
+from cutover_prep.report import clocks
+from cutover_prep.report.charts import fmt_number, num
 from cutover_prep.report.view import DASH, build_view
 
 PROBE_LINE = ("reads per second", "latency p50", "latency p99")
+
+
+def _d(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _coverage_lines(view: dict[str, Any]) -> list[str]:
@@ -43,6 +49,39 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _points(findings: Any) -> list[dict[str, Any]]:
+    bench = findings.get("benchmark") if isinstance(findings, dict) else None
+    points = bench.get("points") if isinstance(bench, dict) else None
+    return [p for p in points if isinstance(p, dict)] if isinstance(points, list) else []
+
+
+def _emulated_probes(findings: dict[str, Any], scale: float | None) -> list[str]:
+    """The probes again on the emulated volume's clock (an emulated local run only: its figures are wall-clock
+    on a volume slowed down by ``scale``), so they can be set against the README's and the seeds' figures."""
+    if scale is None:
+        return []
+    probes = _d(_d(findings.get("benchmark")).get("probes"))
+    cold, warm = _d(probes.get("cold")), _d(probes.get("warm"))
+    figures = [("reads per second", clocks.rate(cold.get("iops"), scale, 1), clocks.rate(warm.get("iops"), scale, 1))]
+    for k in ("p50", "p99"):
+        c, w = _d(cold.get("latency_us")).get(k), _d(warm.get("latency_us")).get(k)
+        figures.append((f"latency {k}", clocks.ms(num(c) / 1000 if num(c) is not None else None, scale),
+                        clocks.ms(num(w) / 1000 if num(w) is not None else None, scale)))
+    shown = [f"{label} {c} -> {w}" for label, c, w in figures if c is not None and w is not None]
+    if not shown:
+        return []
+    return [f"    on the emulated clock (the volume ran ×{fmt_number(scale)} slowed): " + "; ".join(shown)]
+
+
+def _emulated_point(point: dict[str, Any] | None, scale: float | None) -> str:
+    if scale is None or point is None:
+        return ""
+    iops = clocks.rate(point.get("iops"), scale, 0)
+    kbps = num(point.get("throughput_kbps"))
+    mib = clocks.rate(kbps / 1024 if kbps is not None else None, scale, 1)
+    return f"  (emulated clock: {iops} IO/s, {mib} MiB/s)" if iops is not None and mib is not None else ""
+
+
 def terminal_lines(findings: dict[str, Any]) -> list[str]:
     """The benchmark and the verdict, indented under the run's own line."""
     view = build_view(findings if isinstance(findings, dict) else {})
@@ -50,14 +89,18 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
     lines = _coverage_lines(view)
     lines.append(f"  benchmark: {bench['status']}")
     rows = {r["label"]: r for r in bench["probe_rows"]}
+    scale = clocks.time_scale(findings if isinstance(findings, dict) else {})
     if all(label in rows for label in PROBE_LINE):
         lines.append("    probes cold -> warm: " + "; ".join(
             f"{label} {rows[label]['cold']} -> {rows[label]['warm']}" for label in PROBE_LINE))
+        lines += _emulated_probes(findings, scale)
     width = max([22] + [len(p["id"]) for p in bench["points"]])  # ids whole, never cut short
+    raw = {str(p.get("point_id")): p for p in _points(findings)}
     for p in bench["points"]:
         if p["ok"]:
             lines.append(f"    {p['id']:<{width}} {p['iops']:>10} IO/s {p['mib_s']:>9} MiB/s {p['kb']:>7} KiB/IO  "
-                         f"{p['bound']:<10} p99 {p['p99'] + ' ms' if p['p99'] != DASH else DASH}")
+                         f"{p['bound']:<10} p99 {p['p99'] + ' ms' if p['p99'] != DASH else DASH}"
+                         + _emulated_point(raw.get(p["id"]), scale))
         else:
             lines.append(f"    {p['id']:<{width}} {p['status']}: {'; '.join(p['detail'])}")
     lines += [f"    - {c}" for c in bench["cached"]]

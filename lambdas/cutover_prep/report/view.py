@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cutover_prep.rds_progress import progress_sentence
-from cutover_prep.report import engineer
+from cutover_prep.report import clocks, engineer
 from cutover_prep.report.charts import (
     Chart,
     benchmark_absence,
@@ -146,10 +146,17 @@ def storage_emulation_line(findings: dict[str, Any]) -> str | None:
             f"{fmt(profile.get('allocated_gb'), 'GiB')} on {fmt_value(profile.get('instance_class'))} "
             f"(time scale {fmt(profile.get('time_scale'))}); {fmt(section.get('hydrated_pct'), '%')} of the "
             f"database's snapshot chunks hydrated; first touch p50 {fmt(section.get('first_touch_ms'), 'ms')}")
+    scale = clocks.time_scale(findings)
+    if clocks.ms(section.get("first_touch_ms"), scale):
+        line += f" wall = {clocks.ms(section.get('first_touch_ms'), scale)} on the emulated clock"
     if section.get("warmup_to_ceiling") is not None:
         line += (f"; warm-up {fmt(section.get('warmup_mib_per_s'), 'MiB/s')} = "
                  f"{float(section['warmup_to_ceiling']):.2f}× the {fmt(section.get('ceiling_mib_per_s'), 'MiB/s')} "
                  "ceiling")
+        emulated = (clocks.rate(section.get("warmup_mib_per_s"), scale, 1),
+                    clocks.rate(section.get("ceiling_mib_per_s"), scale, 1))
+        if None not in emulated:
+            line += f" (emulated clock: {emulated[0]} of {emulated[1]} MiB/s)"
     return line
 
 

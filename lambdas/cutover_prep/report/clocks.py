@@ -1,0 +1,52 @@
+"""An emulated local run's two clocks: the wall clock it ran on, and the emulated volume's own.
+
+The emulated restored volume runs slowed down by its time scale (docs/local.md, "time scale"):
+one emulated second takes ``time_scale`` wall seconds, so a wall rate × the scale is the rate of
+the volume it emulates, and a wall duration or latency ÷ the scale is its emulated time. The
+figures a run measures are wall-clock; where they are shown for an emulated run, the emulated
+ones stand beside them, labelled, so they can be set against the README's and the seeds' figures.
+A run in AWS, or a local run without emulation, has one clock: ``time_scale`` is None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cutover_prep.report.charts import fmt_duration, fmt_number, num
+
+
+def time_scale(findings: dict[str, Any]) -> float | None:
+    """The emulated volume's time scale, when the run's reads were served by one that ran slowed down."""
+    section = findings.get("storage_emulation") if isinstance(findings, dict) else None
+    if not isinstance(section, dict) or not section.get("emulated"):
+        return None
+    profile = section.get("profile") if isinstance(section.get("profile"), dict) else {}
+    scale = num(profile.get("time_scale"))
+    return scale if scale and scale != 1.0 and profile.get("limits", True) else None
+
+
+def rate(wall: Any, scale: float | None, digits: int = 3) -> str | None:
+    """A wall-clock rate (per second) on the emulated clock; None when there is no second clock."""
+    value = num(wall)
+    return None if scale is None or value is None else fmt_number(round(value * scale, digits))
+
+
+def ms(wall_ms: Any, scale: float | None) -> str | None:
+    """A wall-clock latency in ms on the emulated clock."""
+    value = num(wall_ms)
+    return None if scale is None or value is None else f"{fmt_number(round(value / scale, 2))} ms"
+
+
+def duration(wall_s: Any, scale: float | None) -> str | None:
+    """A wall-clock duration on the emulated clock."""
+    value = num(wall_s)
+    return None if scale is None or value is None else fmt_duration(value / scale)
+
+
+def warmup_text(wall_s: Any, mib_per_s: Any, scale: float | None) -> str:
+    """``" (emulated clock: 5.28 s at 63.7 MiB/s)"``: a warm-up's time and rate on the emulated volume's clock;
+    empty for a run with one clock."""
+    took, speed = duration(wall_s, scale), rate(mib_per_s, scale, 1)
+    if took is None or speed is None:
+        return ""
+    return f" (emulated clock, ×{fmt_number(scale)} slowed: {took} at {speed} MiB/s)"
