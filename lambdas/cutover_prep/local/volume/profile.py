@@ -6,7 +6,9 @@ and throughput (gp2 from its size, with the burst bucket; gp3 baseline or provis
 provisioned) and the instance class's EBS ceiling, the lower of both. ``time_scale`` is the one
 factor between the emulated volume and the wall clock: every rate is divided by it and every
 latency multiplied by it, so a Python daemon keeps up and all ratios (cold/warm, rate/ceiling)
-hold. Properties named ``emulated_*`` are the volume's own figures; the others are wall-clock.
+hold; the daemon charges the latencies on its own clock of served work (``clock``), so time it
+loses to a busy machine is absorbed rather than added. Properties named ``emulated_*`` are the
+volume's own figures; the others are wall-clock.
 
 The default profile reproduces seed 002 (a volume restored from a snapshot): single-block random
 reads at 433 IOPS warm vs 128 IOPS cold (3.4x), i.e. 2.3 ms per warm read and ~8 ms per cold
