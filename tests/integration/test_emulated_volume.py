@@ -182,6 +182,16 @@ def test_a_volume_mounted_from_a_thread_outlives_that_thread(workdir):
     assert not os.path.ismount(workdir / "mnt")
 
 
+def test_the_daemon_and_every_thread_serving_requests_run_at_a_raised_cpu_priority(workdir):
+    """Judged from /proc (field 19 of each thread's stat is its nice), not from the daemon's counters."""
+    with EmulatedVolume(workdir, PROFILE) as vol:
+        (vol.mountpoint / "f").write_bytes(os.urandom(MIB))  # libfuse starts its worker threads on demand
+        threads = list(Path(f"/proc/{vol._proc.pid}/task").iterdir())
+        nices = {int((t / "stat").read_text().rsplit(")", 1)[1].split()[16]) for t in threads}
+        assert len(threads) > 2 and nices == {-10}
+        assert vol.counters()["nice"] == -10
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
