@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from cutover_prep.engines.base import Extent, Segment
-from cutover_prep.warmup.planning import MIB, PlanOptions, WorkUnit, plan_units, unit_bytes_for
+from cutover_prep.warmup.planning import MIB, PlanOptions, WorkUnit, cache_hot_set, plan_units, unit_bytes_for
 
 BS = 8192
 
@@ -226,3 +226,29 @@ def test_pieces_never_exceed_a_unit_that_is_not_a_whole_number_of_blocks():
     plan = plan_units([seg], PlanOptions(unit_bytes=12288))  # 1.5 blocks
     assert [u.bytes for u in plan.units] == [8192] * 4
     assert plan.oversized_units == []
+
+
+# -- the hot set into the engine's buffer cache (planning.cache_hot_set, issue 23 §1) ----------------------------
+
+def _hot_plan():
+    segments = [seg("history", [(1, 0, 256)]), seg("accounts", [(1, 1000, 128)]), seg("branches", [(1, 2000, 8)])]
+    return plan_units(segments, PlanOptions(unit_bytes=1 * MIB, hot_set=("app.accounts", "app.branches")))
+
+
+def test_a_hot_set_within_half_the_cache_is_marked_for_it_and_nothing_else_is() -> None:
+    plan = _hot_plan()
+    hot_bytes = (128 + 8) * BS  # accounts and branches, the hot rank (0: no priority patterns)
+    decided = cache_hot_set(plan, 0, cache_bytes=2 * hot_bytes)  # exactly half: fits
+    assert decided == {"bytes": hot_bytes, "cache_bytes": 2 * hot_bytes, "share": 0.5, "marked": True}
+    marked = {r.segment_key for u in plan.units for r in u.ranges if r.locator.get("cache")}
+    assert marked == {"app.accounts#table", "app.branches#table"}
+    assert all(not r.locator.get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)
+
+
+def test_a_hot_set_over_half_the_cache_or_an_engine_without_one_is_read_as_before() -> None:
+    hot_bytes = (128 + 8) * BS
+    for cache in (2 * hot_bytes - 1, None):
+        plan = _hot_plan()
+        assert cache_hot_set(plan, 0, cache_bytes=cache)["marked"] is False
+        assert not any(r.locator.get("cache") for u in plan.units for r in u.ranges)
+    assert cache_hot_set(_hot_plan(), None, cache_bytes=10**12) is None  # no hot set

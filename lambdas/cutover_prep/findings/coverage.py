@@ -180,7 +180,7 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
     """``hot_set``: where the hot set came from (in order), what it named and matched, its units, and when it
     was warm: ``warm_at`` / ``warm_after_s`` (since the warm-up's first unit started), None until all its
     units are done; ``followed`` as ``priority``'s rule over every rank, and how many later units finished
-    before it was warm."""
+    before it was warm; ``buffer_cache``: its ranges were planned into the engine's buffer cache."""
     if not hot:
         return None
     labels: list[str | None] = [*patterns, "hot set", None]
@@ -210,6 +210,10 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
         "warmup_seconds": whole,
         "pct_of_warmup": round(100.0 * after_s / whole, 1) if after_s is not None and whole else None,
         "later_units_finished_first": before, "followed": followed,
+        # the plan asked the engine to read the hot set into its buffer cache (planning.cache_hot_set;
+        # PostgreSQL: pg_prewarm 'buffer', where pg_prewarm is the read method)
+        "buffer_cache": any((r.get("locator") or {}).get("cache") for u in units
+                            if int(u.get("priority", len(labels) - 1)) == len(patterns) for r in u.get("ranges") or []),
     }
 
 

@@ -9,15 +9,15 @@ from typing import Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
-from cutover_prep.estimate import counted_of
+from cutover_prep.estimate.compute import counted_of
 from cutover_prep.findings.census import census_json
-from cutover_prep.findings.estimate import run_estimate
+from cutover_prep.estimate.run import run_estimate
 from cutover_prep.models.run_input import Benchmark
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.warmup import modes
-from cutover_prep.warmup.planning import MIB, Plan, PlanOptions, plan_units, unit_bytes_for
+from cutover_prep.warmup.planning import MIB, Plan, PlanOptions, cache_hot_set, plan_units, unit_bytes_for
 
 EngineOpener = Callable[[ConnectionSpec, dict[str, Any]], Engine]
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
@@ -49,6 +49,7 @@ class Planned:
     transport: dict[str, Any]
     selected: Any  # modes.select's answer (the datafile pass, the oversized segments)
     census: list[dict[str, Any]] | None = None  # everything on the volume (findings.census), when the engine takes one
+    hot_set_cache: dict[str, Any] | None = None  # planning.cache_hot_set's decision
 
 
 def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineOpener, *,
@@ -59,7 +60,7 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
     mode = modes.mode_of(warmup)
     modes.check(spec.engine, mode)  # before connecting: UnsupportedWarmupMode, one line
 
-    def once() -> tuple[list[Any], dict[str, Any], dict[str, Any], list[dict[str, Any]] | None]:
+    def once() -> tuple[list[Any], dict[str, Any], dict[str, Any], list[dict[str, Any]] | None, int | None]:
         engine = open_engine(spec, warmup)
         try:
             options = DiscoveryOptions(
@@ -70,13 +71,16 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
             # the census first: what is created between it and discovery is planned, so read
             census = census_json(engine.census(options)) if hasattr(engine, "census") else None
             found = modes.discover(engine, options, mode)
+            # the engine's buffer cache (bytes), if it can load it with a read: the hot set may go there too
+            cache = engine.cache_bytes() if hasattr(engine, "cache_bytes") else None
+            cache = cache if isinstance(cache, int) and not isinstance(cache, bool) else None
             return found, (engine.read_methods() if hasattr(engine, "read_methods") else {}), {
                 "transport": getattr(engine, "transport", None),
-                "read_only_guard": getattr(engine, "read_only_guard", "session")}, census
+                "read_only_guard": getattr(engine, "read_only_guard", "session")}, census, cache
         finally:
             engine.close()
 
-    segments, methods, transport, census = Retries(attempts).call(once)
+    segments, methods, transport, census, cache = Retries(attempts).call(once)
     unit_bytes = (warmup["unit_mb"] * MIB if warmup.get("unit_mb")
                   else unit_bytes_for(cold_mib_per_s=warmup["assumed_cold_mib_per_s"],
                                       lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
@@ -85,8 +89,9 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
     hot_set = hot_set_names(warmup)
     plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"]),
                                                      hot_set=hot_set))
+    hot_cache = cache_hot_set(plan, len(warmup["priority"]) if hot_set else None, cache)
     return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
-                   selected=selected, census=census)
+                   selected=selected, census=census, hot_set_cache=hot_cache)
 
 
 def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
@@ -109,7 +114,8 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
     summary = {**plan.summary(), "mode": mode, "engine": spec.engine, "read_methods": methods, "connection": transport,
-               "assumed_cold_mib_per_s": warmup["assumed_cold_mib_per_s"]}
+               "assumed_cold_mib_per_s": warmup["assumed_cold_mib_per_s"],
+               **({"hot_set_cache": planned.hot_set_cache} if planned.hot_set_cache else {})}
     unit_of_segment: dict[str, list[str]] = {}
     for unit in plan.units:
         for rng in unit.ranges:

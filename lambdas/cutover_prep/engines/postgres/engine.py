@@ -10,7 +10,9 @@ Reading, per database, the first method available wins; the findings name it:
 
 - ``pg_prewarm``: ``pg_prewarm(oid, 'read', fork, first, last)``, synchronous reads of an
   exact block range of any fork (needs the extension in that database; creating it is
-  a write and happens only with ``create_extension``);
+  a write and happens only with ``create_extension``); a range whose locator says ``cache``
+  (the hot set, when it fits ``planning.HOT_SET_CACHE_SHARE`` of ``cache_bytes()``, shared_buffers)
+  is read with mode ``'buffer'``: into shared buffers, so the application finds it there;
 - ``pg_read_binary_file``: reads the relation's files through the server, every fork, every
   block; needs EXECUTE on ``pg_read_binary_file(text, bigint, bigint)`` (superusers have it;
   membership in ``pg_read_server_files`` alone does not grant it, PostgreSQL 15 here);
@@ -36,10 +38,10 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
     CensusObject,
+    ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
     Extent,
@@ -166,6 +168,15 @@ class PostgresEngine:
             conn.execute("SET TRANSACTION READ WRITE")
             conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
 
+    def cache_bytes(self) -> int:
+        """shared_buffers in bytes (the buffer cache pg_prewarm's 'buffer' mode loads)."""
+        try:
+            row = self.connection(self._spec.database).execute(
+                "SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()
+        except psycopg.Error as exc:
+            raise _map_error(exc, "reading shared_buffers") from None
+        return int(row[0])
+
     def read_methods(self) -> dict[str, str]:
         """The read method of each database seen so far (for the findings)."""
         return {db: caps.method for db, caps in self._caps.items()}
@@ -281,8 +292,10 @@ class PostgresEngine:
     def _prewarm(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
         query = sql.SQL("SELECT {}.pg_prewarm(%s::oid::regclass, %s, %s, %s, %s)").format(
             sql.Identifier(caps.prewarm_schema))
+        # a hot-set range (locator "cache") into shared buffers, unless a benchmark forced another mode
+        mode = "buffer" if loc.get("cache") and self._prewarm_mode == "read" else self._prewarm_mode
         row = self.connection(database).execute(
-            query, (loc["oid"], self._prewarm_mode, loc["fork"], first, last)).fetchone()
+            query, (loc["oid"], mode, loc["fork"], first, last)).fetchone()
         return int(row[0])
 
     def _read_files(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
