@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 import threading
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from unittest import mock
@@ -56,7 +55,11 @@ def comparison_input(aws: LocalAws, spec, comparison_id: str, **overrides: Any) 
     return {"comparison_id": comparison_id, "snapshot_identifier": "prod-snap",
             "target": {"secret_arn": secret, "engine": "postgres", "database": spec.database},
             "configurations": copy.deepcopy(CONFIGURATIONS),  # a caller may change its copy (test_compare_cli)
-            "warmup": {"unit_mb": 2, "databases": [spec.database], "max_concurrency": 4},
+            # the catalogues waived as in test_workflow.py's run_input (they are read by default, issue 21:
+            # tests/integration/test_postgres_census.py): 2 MiB units of ~300 catalogue forks would make each
+            # child run read about three times as many units, and the comparison's properties are the same
+            "warmup": {"unit_mb": 2, "databases": [spec.database], "max_concurrency": 4,
+                       "exclude_schemas": ["pg_catalog", "information_schema"]},
             "benchmark": copy.deepcopy(QUICK_BENCHMARK), "targets": {"min_read_iops": 1}, "max_parallel": 2,
             **overrides}
 
@@ -215,15 +218,22 @@ def test_a_bad_input_fails_by_name_before_anything_is_restored(aws, sample_db):
 def test_the_reaper_deletes_what_a_stopped_comparison_left(aws, sample_db):
     """Done-when: the parent is killed mid-way (StopExecution runs no state, so no cleanup); the
     reaper deletes the orphaned instance once its TTL has passed, and never an untagged one."""
-    gate = threading.Event()
-    aws.faults["handlers.discover"] = [lambda _event: gate.wait(120)]  # hold the child after its restore
+    restored, gate = threading.Event(), threading.Event()
+
+    def hold(_event):  # the first child (gp2) waits after its restore, before Discover
+        restored.set()
+        gate.wait(120)
+
+    aws.faults["handlers.discover"] = [hold]
     payload = comparison_input(aws, sample_db, "cmp4", max_parallel=1, ttl_hours=1)
     parent = start(aws, payload)
     rds = aws.client("rds")
-    deadline = time.monotonic() + 120
-    while describe(rds, "cprep-cmp4-gp2") is None:
-        assert time.monotonic() < deadline, "the child never restored its instance"
-        time.sleep(0.2)
+    try:
+        assert restored.wait(120), "the child never reached Discover"
+    except AssertionError:
+        gate.set()
+        raise
+    assert describe(rds, "cprep-cmp4-gp2") is not None  # restored before Discover
     later = datetime.now(UTC) + timedelta(hours=2)
     store, sfn = store_of(aws), aws.client("stepfunctions")
     try:
