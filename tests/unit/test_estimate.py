@@ -1,4 +1,4 @@
-"""The estimate (``cutover_prep.estimate``), the run's own (Discover) and ``findings.estimate`` (Finalize)."""
+"""The estimate (``estimate.compute``), the run's own (Discover) and ``findings.estimate`` (``estimate.run``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from cutover_prep.analysis.limits import expected_limits
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines.base import Extent, Segment
-from cutover_prep.estimate import (
+from cutover_prep.estimate.compute import (
     DEFAULT_PROFILE_FACTS,
     LAMBDA_USD_PER_GB_SECOND,
     LOCAL_RANGE_SECONDS,
@@ -31,7 +31,7 @@ from cutover_prep.estimate import (
     measured_rate,
     nothing_hint,
 )
-from cutover_prep.findings.estimate import estimate_section
+from cutover_prep.estimate.run import estimate_section
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.report.markdown import summary_markdown
 from cutover_prep.report.view import build_view

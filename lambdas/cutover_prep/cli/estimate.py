@@ -1,7 +1,10 @@
 """``cutover-prep estimate``: what a warm-up will read, how fast, how long and at what cost, before any run.
 
 The bytes come from the run's own discovery and planner (``warmup.discovery.make_plan``: the
-catalogue only, nothing is read or written); the rate, time and cost from ``cutover_prep.estimate``.
+catalogue only, nothing is read or written); the rate, time and cost from ``estimate.compute``;
+earlier local runs, the restored instance's price and the selection from ``estimate.inputs``. This
+module is the command: its options, the connection (``aws_connection``, also ``cutover-prep
+preflight``'s), the deployment's table of earlier runs, the exit codes.
 
 - ``--dsn``: a database this machine reaches (any engine the registry knows). An earlier local run
   of the same database (``--evidence DIR``/*/findings.json) gives a measured rate.
@@ -25,7 +28,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import click
@@ -34,6 +36,7 @@ from pydantic import ValidationError
 from cutover_prep.cli import remote
 from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
+from cutover_prep.estimate.inputs import local_findings, restored_price, selection_of
 
 EXIT_USAGE, EXIT_AWS = remote.EXIT_USAGE, remote.EXIT_AWS
 EXIT_NOTHING = 1  # the estimate is made, but its selection reads nothing: the run would be NOT_READY
@@ -61,21 +64,6 @@ def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
         raise remote.CliProblem(f"warmup.{where}: {err['msg']}") from None
 
 
-def local_findings(evidence: Path, spec: Any) -> list[dict[str, Any]]:
-    """Findings of earlier local runs of the same database (engine, host, port and database alike)."""
-    found = []
-    for path in sorted(evidence.glob("*/findings.json")) if evidence.is_dir() else []:
-        try:
-            doc = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        target = doc.get("target") or {} if isinstance(doc, dict) else {}
-        if (target.get("engine"), target.get("host"), target.get("port"), target.get("database")) == (
-                spec.engine, spec.host, spec.port, spec.database):
-            found.append(doc)
-    return found
-
-
 def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
     from cutover_prep.engines import EngineError, open_engine
     from cutover_prep.engines.registry import UnsupportedWarmupMode
@@ -90,13 +78,13 @@ def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
 
 
 def _counted(spec: Any, planned: Any) -> Any:
-    from cutover_prep.estimate import counted_of
+    from cutover_prep.estimate.compute import counted_of
 
     return counted_of(spec.engine, planned.segments, planned.census)
 
 
 def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dict[str, Any]]:
-    from cutover_prep.estimate import choose_rate, estimate, readers_for
+    from cutover_prep.estimate.compute import choose_rate, estimate, readers_for
     from cutover_prep.local.runner import UsageProblem, parse_dsn
 
     try:
@@ -145,7 +133,7 @@ def aws_earlier_findings(session: Any, stack: str, identifier: str) -> tuple[lis
     from botocore.exceptions import BotoCoreError, ClientError
 
     from cutover_prep.dal.store import Store
-    from cutover_prep.findings.estimate import earlier_findings
+    from cutover_prep.estimate.run import earlier_findings
 
     try:
         deployment = remote.find_deployment(session.client("cloudformation"), stack=stack, state_machine_arn=None)
@@ -156,30 +144,6 @@ def aws_earlier_findings(session: Any, stack: str, identifier: str) -> tuple[lis
     store = Store(dynamodb=session.client("dynamodb"), s3=session.client("s3"), table=deployment.table,
                   bucket=deployment.bucket)
     return earlier_findings(store, {"target": {"db_instance_identifier": identifier}, "run_id": None}), None
-
-
-def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[float | None, str | None]:
-    """The restored instance's price per hour (instance and storage) from the comparison's price book: the
-    Price List API, else the shipped, dated price file; (None, why) when neither knows it."""
-    try:
-        from cutover_prep.comparison.pricing import PRICING_REGION, PriceBook
-    except ImportError as exc:
-        return None, f"the restored instance's price per hour is not known (no price book: {exc})"
-    configuration = SimpleNamespace(db_instance_class=limits.get("instance_class"), iops=limits.get("iops"),
-                                    storage_type=limits.get("storage_type"), allocated_gb=limits.get("allocated_gb"),
-                                    storage_throughput=limits.get("storage_throughput"))
-    if not configuration.db_instance_class or configuration.storage_type not in ("gp2", "gp3", "io1", "io2") \
-            or not configuration.allocated_gb:
-        return None, "the restored instance's price per hour is not known (class or storage not known)"
-    try:
-        client = session.client("pricing", region_name=PRICING_REGION)
-        price = PriceBook(client=client, region=session.region_name or PRICING_REGION).configuration(
-            configuration, engine)
-    except (ValueError, KeyError, TypeError) as exc:
-        return None, f"the restored instance's price per hour is not known ({type(exc).__name__}: {exc})"
-    if price.per_hour_usd is None:
-        return None, f"the restored instance's price per hour is not known ({price.source})"
-    return price.per_hour_usd, f"the restored instance at ${price.per_hour_usd:,.4f} per hour ({price.source})"
 
 
 def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, dict[str, Any], Any]:
@@ -215,7 +179,7 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
 
 
 def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple[Any, dict[str, Any]]:
-    from cutover_prep.estimate import choose_rate, estimate, instance_limits_facts, readers_for
+    from cutover_prep.estimate.compute import choose_rate, estimate, instance_limits_facts, readers_for
 
     target, warmup, restore = config["target"], config["warmup"], config.get("restore")
     identifier = target["db_instance_identifier"]
@@ -242,11 +206,6 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
         "allocated_storage_gb": facts.get("allocated_storage_gb")}
     return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"],
                  "selection": selection_of(warmup)}
-
-
-def selection_of(warmup: dict[str, Any]) -> dict[str, Any]:
-    """What the warm-up selects (the run input's words), for the output and the hint."""
-    return {k: warmup.get(k) for k in ("databases", "include_schemas", "exclude_schemas", "include_system")}
 
 
 @click.command("estimate")
@@ -277,7 +236,7 @@ def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine
              stack: str, region: str | None, as_json: bool) -> None:
     """Estimate a warm-up before starting it: bytes to read and what they are, rate and its source, time, cost.
     Exit 1 when the selection holds nothing to read."""
-    from cutover_prep.estimate import lines, nothing_hint
+    from cutover_prep.estimate.compute import lines, nothing_hint
 
     selection = {"databases": database, "include_schemas": include_schema, "exclude_schemas": exclude_schema,
                  "unit_mb": unit_mb}

@@ -68,9 +68,10 @@ def eta_seconds(samples: Sequence[tuple[float, float]], total: float) -> float |
 @dataclass(frozen=True)
 class CostModel:
     """What a unit costs in time, relative to the others: its bytes at the aggregate rate plus its ranges at
-    ``range_seconds`` each, spread over ``concurrency`` readers: the estimate's own model (``estimate.py``, in the
-    run record since Discover). Only the units' relative weights come from it; the rate the ETA goes on is
-    measured. Without it (a run recorded before the estimate had its time model), a byte is a byte."""
+    ``range_seconds`` each, spread over ``concurrency`` readers: the estimate's own model
+    (``estimate/compute.py``, in the run record since Discover). Only the units' relative weights come from
+    it; the rate the ETA goes on is measured. Without it (a run recorded before the estimate had its time
+    model), a byte is a byte."""
 
     mib_per_s: float
     range_seconds: float

@@ -1,7 +1,7 @@
 """The run's own estimate (made when Discover plans) and ``findings.estimate``: that estimate beside
 what the warm-up did, with ratios. The verdict never reads it.
 
-``run_estimate`` looks for the rate as ``cutover_prep.estimate`` orders the sources: an earlier
+``run_estimate`` looks for the rate as ``estimate.compute`` orders the sources: an earlier
 finished run of the same instance (the table's ``by_target`` index, its findings.json), this local
 run's emulated volume (its evidence object), the instance facts DescribeInstance returned (not a
 local run's stand-in: ``benchmark.compare_limits`` is false there), else the emulator's default.
@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from cutover_prep.analysis.limits import LimitsError
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
-from cutover_prep.estimate import Counted, choose_rate, estimate, instance_limits_facts, readers_for
+from cutover_prep.estimate.compute import Counted, choose_rate, estimate, instance_limits_facts, readers_for
 
 EARLIER_RUNS_READ = 3  # findings documents read at most, newest first
 logger = logging.getLogger(__name__)

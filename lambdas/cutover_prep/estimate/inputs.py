@@ -1,0 +1,56 @@
+"""What ``cutover-prep estimate`` feeds the estimate beyond the plan: the findings of earlier local runs of
+the same database (``--evidence DIR``: a measured rate), the restored instance's price per hour (the
+comparison's price book: the Price List API, else the shipped, dated price file), and the selection it
+reports. No click here: the command, its options, its connection and its exit codes are ``cli/estimate.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+
+def local_findings(evidence: Path, spec: Any) -> list[dict[str, Any]]:
+    """Findings of earlier local runs of the same database (engine, host, port and database alike)."""
+    found = []
+    for path in sorted(evidence.glob("*/findings.json")) if evidence.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        target = doc.get("target") or {} if isinstance(doc, dict) else {}
+        if (target.get("engine"), target.get("host"), target.get("port"), target.get("database")) == (
+                spec.engine, spec.host, spec.port, spec.database):
+            found.append(doc)
+    return found
+
+
+def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[float | None, str | None]:
+    """The restored instance's price per hour (instance and storage) from the comparison's price book: the
+    Price List API, else the shipped, dated price file; (None, why) when neither knows it."""
+    try:
+        from cutover_prep.comparison.pricing import PRICING_REGION, PriceBook
+    except ImportError as exc:
+        return None, f"the restored instance's price per hour is not known (no price book: {exc})"
+    configuration = SimpleNamespace(db_instance_class=limits.get("instance_class"), iops=limits.get("iops"),
+                                    storage_type=limits.get("storage_type"), allocated_gb=limits.get("allocated_gb"),
+                                    storage_throughput=limits.get("storage_throughput"))
+    if not configuration.db_instance_class or configuration.storage_type not in ("gp2", "gp3", "io1", "io2") \
+            or not configuration.allocated_gb:
+        return None, "the restored instance's price per hour is not known (class or storage not known)"
+    try:
+        client = session.client("pricing", region_name=PRICING_REGION)
+        price = PriceBook(client=client, region=session.region_name or PRICING_REGION).configuration(
+            configuration, engine)
+    except (ValueError, KeyError, TypeError) as exc:
+        return None, f"the restored instance's price per hour is not known ({type(exc).__name__}: {exc})"
+    if price.per_hour_usd is None:
+        return None, f"the restored instance's price per hour is not known ({price.source})"
+    return price.per_hour_usd, f"the restored instance at ${price.per_hour_usd:,.4f} per hour ({price.source})"
+
+
+def selection_of(warmup: dict[str, Any]) -> dict[str, Any]:
+    """What the warm-up selects (the run input's words), for the output and the hint."""
+    return {k: warmup.get(k) for k in ("databases", "include_schemas", "exclude_schemas", "include_system")}
