@@ -4,6 +4,7 @@ a real PostgreSQL database as the target."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -260,40 +261,77 @@ def test_an_unreachable_database_is_a_named_error(aws, sample_db):
     assert store_of(aws).get_run("unreachable")["status"] == "FAILED"
 
 
-def test_the_customer_database_sees_no_writes_during_a_run(aws, sample_db):
-    def counters():
-        with psycopg.connect(conninfo(sample_db)) as conn:
-            return conn.execute("SELECT tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
-                                "WHERE datname = current_database()").fetchone()
-
-    before = counters()
-    assert finish(aws, run_input(aws, sample_db, run_id="nowrites", benchmark=QUICK_BENCHMARK))["status"] == "SUCCEEDED"
-    assert counters() == before
+def write_counters(spec) -> tuple[int, int, int]:
+    with psycopg.connect(conninfo(spec)) as conn:
+        return conn.execute("SELECT tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
+                            "WHERE datname = current_database()").fetchone()
 
 
-def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
-    completions = capture_completion_events(aws)
-    desc = finish(aws, run_input(aws, sample_db, run_id="bench", benchmark=QUICK_BENCHMARK))
+@dataclass(frozen=True)
+class FinishedRun:
+    """What the two tests below read of one run with the quick benchmark: taken whole before its LocalAws
+    goes (each other test has a LocalAws of its own, and moto's mock is process-wide)."""
+
+    desc: dict[str, Any]
+    bucket: str
+    events: list[dict[str, Any]]
+    counters: tuple[tuple[int, int, int], tuple[int, int, int]]  # the database's writes before, after
+    objects: dict[str, tuple[str, bytes]]  # S3 key -> (content type, body)
+    units: list[dict[str, Any]]
+    points: list[dict[str, Any]]
+
+    def json(self, key: str) -> Any:
+        return json.loads(self.objects[key][1])
+
+    def text(self, key: str) -> str:
+        return self.objects[key][1].decode()
+
+
+@pytest.fixture(scope="module")
+def bench_run(sample_db) -> FinishedRun:
+    with LocalAws() as aws:
+        aws.create_instance("restored-db")
+        completions = capture_completion_events(aws)
+        before = write_counters(sample_db)
+        desc = finish(aws, run_input(aws, sample_db, run_id="bench", benchmark=QUICK_BENCHMARK))
+        after = write_counters(sample_db)
+        s3, store = aws.client("s3"), store_of(aws)
+        objects = {}
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=aws.bucket, Prefix="runs/bench/"):
+            for item in page.get("Contents", []):
+                got = s3.get_object(Bucket=aws.bucket, Key=item["Key"])
+                objects[item["Key"]] = (got["ContentType"], got["Body"].read())
+        return FinishedRun(desc=desc, bucket=aws.bucket, events=completions(), counters=(before, after),
+                           objects=objects, units=list(store.units("bench")), points=list(store.points("bench")))
+
+
+def test_the_customer_database_sees_no_writes_during_a_run(bench_run):
+    assert bench_run.desc["status"] == "SUCCEEDED"
+    before, after = bench_run.counters
+    assert after == before
+
+
+def test_probes_and_sweep_run_in_order_and_land_in_the_findings(bench_run):
+    desc, bucket = bench_run.desc, bench_run.bucket
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     assert desc["output_json"]["benchmark"]["status"] == "DONE"
     assert desc["output_json"]["verdict"] == "READY", desc["output_json"]["reasons"]
-    summary = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/summary.md")["Body"].read().decode()
+    summary = bench_run.text("runs/bench/summary.md")
     assert summary.startswith("# Cutover Prep: READY — `restored-db`") and "| `random-02s` |" in summary
     assert "| blocks read | 40 | 40 |" in summary and "- Evidence: `s3://" in summary  # cold | warm
-    assert f"- Report (charts): `s3://{aws.bucket}/runs/bench/report.html`" in summary
-    (event,) = completions()
+    assert f"- Report (charts): `s3://{bucket}/runs/bench/report.html`" in summary
+    (event,) = bench_run.events
     assert event["source"] == "cutover-prep" and event["detail-type"] == "Cutover Prep Run Finished"
     assert event["detail"]["run_id"] == "bench" and event["detail"]["verdict"] == "READY"
     assert event["detail"]["target"]["db_instance_identifier"] == "restored-db"
-    assert event["detail"]["findings"] == f"s3://{aws.bucket}/runs/bench/findings.json"
-    assert event["detail"]["report"] == f"s3://{aws.bucket}/runs/bench/report.html"
-    assert event["detail"]["summary"] == f"s3://{aws.bucket}/runs/bench/summary.md"
+    assert event["detail"]["findings"] == f"s3://{bucket}/runs/bench/findings.json"
+    assert event["detail"]["report"] == f"s3://{bucket}/runs/bench/report.html"
+    assert event["detail"]["summary"] == f"s3://{bucket}/runs/bench/summary.md"
     assert desc["output_json"]["report_uri"] == event["detail"]["report"]
-    report = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/report.html")
-    assert report["ContentType"].startswith("text/html") and b"READY" in report["Body"].read()
+    content_type, body = bench_run.objects["runs/bench/report.html"]
+    assert content_type.startswith("text/html") and b"READY" in body
     assert "secret" not in json.dumps(event["detail"]).lower()
-    store = store_of(aws)
-    findings = store.get_json("runs/bench/findings.json")
+    findings = bench_run.json("runs/bench/findings.json")
     assert findings["instance"]["db_instance_class"] and findings["instance"]["engine"] == "postgres"
     timeline = findings["warmup_timeline"]
     timeline_bytes = sum(p["mib_per_s"] for p in timeline["series"]) * timeline["bucket_seconds"] * 2**20
@@ -301,7 +339,7 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     bench = findings["benchmark"]
     cold, warm = bench["probes"]["cold"], bench["probes"]["warm"]
     assert cold["status"] == warm["status"] == "DONE" and cold["blocks_read"] == warm["blocks_read"] == 40
-    units = list(store.units("bench"))
+    units = bench_run.units
     first_unit_start = min(u["started_at"] for u in units)
     last_unit_end = max(u["finished_at"] for u in units)
     assert cold["finished_at"] <= first_unit_start and warm["started_at"] >= last_unit_end
@@ -318,9 +356,9 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(aws, sample_db):
     assert bench["conclusions"] and bench["capabilities"]["read_method"]
     # the instance facts from DescribeInstance reach the analysis (moto's instance: db.m5.large, gp3)
     assert bench["limits"]["instance_class"] == "db.m5.large" and bench["limits"]["storage_type"] == "gp3"
-    items = {p["point_id"] for p in store.points("bench")}
+    items = {p["point_id"] for p in bench_run.points}
     assert items >= {"probe-cold", "probe-warm", "random-01s", "random-02s"}
-    csv_text = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/bench/sweep/points.csv")["Body"].read()
+    csv_text = bench_run.objects["runs/bench/sweep/points.csv"][1]
     assert csv_text.decode().splitlines()[0].startswith("point_id,kind,sessions,io_size_kb,iops,throughput_kbps")
 
 
