@@ -4,13 +4,15 @@ index named in the findings, 100 % coverage, nothing written (every table's chec
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pymysql
 import pytest
 
 from cutover_prep.cli.main import main
 from cutover_prep.engines.mysql.sample_db import create_sample
-from cutover_prep.engines.mysql.sql import qualified
+from cutover_prep.engines.mysql.sql import qualified, quote_ident
+from tests.conftest import MYSQL_TEST_PREFIX
 
 pytestmark = pytest.mark.mysql
 
@@ -27,20 +29,30 @@ def checksums(spec, database: str) -> dict[str, int]:
         conn.close()
 
 
+@pytest.fixture(scope="module")
+def sample_database(mysql_admin) -> Iterator[tuple[str, dict[str, int]]]:
+    """One sample database for both runs below (each checks that it wrote nothing to it): its name and the
+    sample's tables with their row counts."""
+    database = f"{MYSQL_TEST_PREFIX}local_sample"
+    conn = pymysql.connect(host=mysql_admin.host, port=mysql_admin.port, user=mysql_admin.user,
+                           password=mysql_admin.password, autocommit=True, charset="utf8mb4")
+    try:
+        counts = create_sample(conn, database, rows=1500, blob_kib=20)
+        yield database, counts
+    finally:
+        with conn.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS {quote_ident(database)}")
+        conn.close()
+
+
 @pytest.mark.parametrize(("scheme", "options"), [
     ("mariadb", ["--no-benchmark"]),
     # the benchmark and the opt-in write test too; the probes' verdict is not asserted: on a server without a
     # restored volume cold and warm reads are both buffer-pool hits, and their order is noise on a busy machine
     ("mysql", ["--point-seconds", "1", "--write-test"])])
-def test_local_run_reads_every_table_and_index_and_writes_nothing(scheme, options, mysql_admin, mysql_database,
+def test_local_run_reads_every_table_and_index_and_writes_nothing(scheme, options, mysql_admin, sample_database,
                                                                    tmp_path, capsys) -> None:
-    database = mysql_database(f"local_{scheme}")
-    conn = pymysql.connect(host=mysql_admin.host, port=mysql_admin.port, user=mysql_admin.user,
-                           password=mysql_admin.password, autocommit=True, charset="utf8mb4")
-    try:
-        counts = create_sample(conn, database, rows=1500, blob_kib=20)
-    finally:
-        conn.close()
+    database, counts = sample_database
     before = checksums(mysql_admin, database)
     auth = mysql_admin.user + (f":{mysql_admin.password}" if mysql_admin.password else "")
     code = main(["local", "--dsn", f"{scheme}://{auth}@{mysql_admin.host}:{mysql_admin.port}/{database}",
