@@ -9,13 +9,14 @@ from dataclasses import replace
 import pymysql
 import pytest
 
-from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists
+from cutover_prep.benchmark.scratch import scratch_for_run
 from cutover_prep.engines import DiscoveryOptions
+from cutover_prep.engines.bench import PointSpec, SweepTarget
 from cutover_prep.engines.mysql import block_readable
 from cutover_prep.engines.mysql.bench import MySQLBench
 from cutover_prep.engines.mysql.engine import MySQLEngine
 from cutover_prep.engines.mysql.sql import qualified, quote_ident
-from cutover_prep.measure.model import PointSpec, SweepTarget
+from cutover_prep.engines.scratch import Dropped, ScratchExists
 
 pytestmark = pytest.mark.mysql
 
@@ -76,7 +77,7 @@ def test_counters_lookups_and_scans(db) -> None:
 
 def test_the_write_test_creates_marks_caps_and_drops_its_own_table(db) -> None:
     spec, conn = db
-    scratch = Scratch.for_run("run-w", "mariadb", max_bytes=2 * 2**20)
+    scratch = scratch_for_run("run-w", "mariadb", max_bytes=2 * 2**20)
     bench = MySQLBench.from_spec(spec, spec.database)
     try:
         result = bench.write_point(PointSpec("w", "write_direct", 30), time.monotonic() + 30, scratch)
@@ -92,7 +93,7 @@ def test_the_write_test_creates_marks_caps_and_drops_its_own_table(db) -> None:
 
 def test_a_table_with_the_scratch_name_that_is_not_the_runs_is_never_touched(db) -> None:
     spec, conn = db
-    scratch = Scratch.for_run("run-x", "mysql", max_bytes=2**20)
+    scratch = scratch_for_run("run-x", "mysql", max_bytes=2**20)
     table = qualified(spec.database, scratch.name)
     with conn.cursor() as cur:
         cur.execute(f"CREATE TABLE {table} (id INT PRIMARY KEY) COMMENT = 'the customer''s'")
@@ -114,7 +115,7 @@ def test_the_warm_up_sessions_of_the_bench_stay_read_only_after_a_write_test(db)
     bench = MySQLBench.from_spec(spec, spec.database)
     try:
         bench.write_point(PointSpec("w", "write_random", 0.5), time.monotonic() + 0.5,
-                          Scratch.for_run("run-r", "mysql", max_bytes=2**20))
+                          scratch_for_run("run-r", "mysql", max_bytes=2**20))
         with bench._control.conn.cursor() as cur, pytest.raises(pymysql.err.MySQLError) as err:
             cur.execute(f"INSERT INTO {qualified(spec.database, 'rows')} VALUES (1, 'x')")
         assert err.value.args[0] == 1792

@@ -87,9 +87,10 @@ def test_warm_a_table_index_and_lob_with_hostile_names(spec):
 
 
 def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
-    from cutover_prep.benchmark.scratch import Scratch
+    from cutover_prep.benchmark.scratch import scratch_for_run
+    from cutover_prep.benchmark.steps import sweep_options
+    from cutover_prep.engines.bench import PointSpec
     from cutover_prep.engines.oracle.bench import OracleBench
-    from cutover_prep.measure.model import PointSpec, SweepOptions
     from cutover_prep.measure.runner import run_point, run_probe
     from cutover_prep.measure.sample import BlockPicker, scan_target
 
@@ -110,13 +111,13 @@ def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
         probe = run_probe(bench, BlockPicker(ranges, seed=1).sample(20), phase="cold", max_seconds=60)
         assert probe["blocks_read"] == 20
         target = scan_target(units)
-        (point,) = bench.io_size_points(SweepOptions(mbrc_values=[16], seconds_per_point=2), target)
+        (point,) = bench.io_size_points(sweep_options({"mbrc_values": [16], "seconds_per_point": 2}), target)
         m = run_point(bench, point, target=target, picker=None, block_size=target.block_size)
         assert m.client["bytes"] > 0
         r = run_point(bench, PointSpec("random-02s", "random", 1, sessions=2), target=None,
                       picker=lambda i: BlockPicker(ranges, seed=i), block_size=target.block_size)
         assert r.client["requests"] > 0
-        scratch = Scratch.for_run("oracle-live", "oracle", 8 * 2**20)
+        scratch = scratch_for_run("oracle-live", "oracle", 8 * 2**20)
         w = run_point(bench, PointSpec("w", "write_direct", 30), target=None, picker=None, block_size=8192,
                       scratch=scratch)
         assert any("size cap" in n for n in w.notes)  # 8 MiB long before 30 s
@@ -129,11 +130,12 @@ def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
 
 
 def test_a_table_holding_the_scratch_name_is_never_dropped(spec):
-    from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists
+    from cutover_prep.benchmark.scratch import scratch_for_run
+    from cutover_prep.engines.bench import PointSpec
     from cutover_prep.engines.oracle.bench import OracleBench
-    from cutover_prep.measure.model import PointSpec
+    from cutover_prep.engines.scratch import Dropped, ScratchExists
 
-    scratch = Scratch.for_run("oracle-live-taken", "oracle", 8 * 2**20)
+    scratch = scratch_for_run("oracle-live-taken", "oracle", 8 * 2**20)
     engine = OracleEngine.connect(spec, call_timeout_seconds=120)
     allow_writes(engine.conn)
     cur = engine.conn.cursor()

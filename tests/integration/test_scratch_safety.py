@@ -18,10 +18,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from cutover_prep.benchmark.scratch import ScratchExists, ScratchStatus, scratch_name
+from cutover_prep.benchmark.scratch import ScratchStatus, scratch_name
 from cutover_prep.benchmark.steps import cleanup_scratch, measure_point, plan_sweep
 from cutover_prep.dal.store import TABLE_KEYS, Store, evidence_key
 from cutover_prep.engines.postgres.bench import PostgresBench
+from cutover_prep.engines.scratch import ScratchExists
 from cutover_prep.models.run_input import Benchmark
 from tests.conftest import conninfo
 from tests.unit.conftest import BUCKET, TABLE, store  # noqa: F401 - the moto Store fixture

@@ -6,11 +6,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from cutover_prep.benchmark.scratch import Scratch
+from cutover_prep.benchmark.scratch import scratch_for_run
+from cutover_prep.benchmark.steps import sweep_options
 from cutover_prep.engines import DiscoveryOptions
+from cutover_prep.engines.bench import PointSpec
 from cutover_prep.engines.postgres.bench import PostgresBench
 from cutover_prep.engines.postgres.engine import PostgresEngine
-from cutover_prep.measure.model import PointSpec, SweepOptions
 from cutover_prep.measure.runner import run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, block_readable, scan_target
 from cutover_prep.warmup.planning import PlanOptions, plan_units
@@ -86,13 +87,13 @@ def test_capabilities_say_which_knobs_apply(bench):
     assert caps["counters"] == ("pg_stat_io" if version >= 160000 else "pg_stat_database")
     if version < 170000:
         assert any("io_combine_limit" in n for n in caps["notes"])
-    points = bench.io_size_points(SweepOptions(seconds_per_point=1), scan_target([]) or _dummy_target())
+    points = bench.io_size_points(sweep_options({"seconds_per_point": 1}), scan_target([]) or _dummy_target())
     assert points[0].kind == "sequential" and points[0].knobs == {}
     assert (len(points) > 1) is (version >= 170000)
 
 
 def _dummy_target():
-    from cutover_prep.measure.model import SweepTarget
+    from cutover_prep.engines.bench import SweepTarget
 
     return SweepTarget("x", {}, ((0, 0, 1),), 8192)
 
@@ -126,7 +127,7 @@ def test_random_point_runs_every_session_until_the_deadline(bench, units, sessio
 @pytest.mark.parametrize("kind", ["write_direct", "write_random"])
 def test_write_test_writes_only_its_scratch_schema_and_drops_it(bench, sample_db, kind):
     spec = PointSpec(point_id=kind, kind=kind, seconds=0.5)
-    scratch = Scratch.for_run(f"sweep-{kind}", "postgres", 64 * 2**20)
+    scratch = scratch_for_run(f"sweep-{kind}", "postgres", 64 * 2**20)
     m = run_point(bench, spec, target=None, picker=None, block_size=8192, scratch=scratch)
     assert m.client["requests"] >= 1
     with psycopg.connect(conninfo(sample_db)) as conn:

@@ -10,7 +10,7 @@ import pytest
 from cutover_prep.benchmark.steps import measure_point, plan_sweep, probe, record_benchmark_failure
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
-from cutover_prep.measure.model import PointSpec, ScanResult
+from cutover_prep.engines.bench import PointSpec, ScanResult
 from cutover_prep.models.run_input import Benchmark
 
 UNITS = [

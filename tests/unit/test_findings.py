@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from cutover_prep.dal.store import Store, evidence_key
-from cutover_prep.findings import build_findings, record_failure
+from cutover_prep.findings.document import build_findings
+from cutover_prep.findings.failures import record_failure
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "db1"}, "started_at": "2024-01-01T00:00:00+00:00",
        "instance": {"class": "db.t3.medium"}}

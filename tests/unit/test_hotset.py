@@ -11,9 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from cutover_prep.engines.base import Extent, Segment
-from cutover_prep.findings.coverage import hot_set_section, priority_section
-from cutover_prep.hotset import (
-    FORMAT,
+from cutover_prep.engines.hotset import (
     SOURCE_AWR,
     SOURCE_STATISTICS,
     HotsetOptions,
@@ -21,11 +19,9 @@ from cutover_prep.hotset import (
     RelationStats,
     Source,
     Taken,
-    load,
-    parse,
-    rank,
-    with_hot_set,
 )
+from cutover_prep.findings.coverage import hot_set_section, priority_section
+from cutover_prep.hotset import FORMAT, load, parse, rank, with_hot_set
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
 from tests.unit.test_oracle_fakes import OracleFake

@@ -8,10 +8,12 @@ import time
 import oracledb
 import pytest
 
-from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists
+from cutover_prep.benchmark.scratch import scratch_for_run
+from cutover_prep.benchmark.steps import sweep_options
 from cutover_prep.engines import PermanentReadError
+from cutover_prep.engines.bench import PointSpec, SweepTarget
 from cutover_prep.engines.oracle.bench import OracleBench, mbrc_sql
-from cutover_prep.measure.model import PointSpec, SweepOptions, SweepTarget
+from cutover_prep.engines.scratch import Dropped, ScratchExists
 
 
 class Cursor:
@@ -87,8 +89,8 @@ def executed(shared, marker):
 
 
 def test_io_size_points_follow_the_mbrc_list():
-    points = OracleBench(lambda: None).io_size_points(SweepOptions(mbrc_values=[1, 8, 128], seconds_per_point=3),
-                                                      TARGET)
+    options = sweep_options({"mbrc_values": [1, 8, 128], "seconds_per_point": 3})
+    points = OracleBench(lambda: None).io_size_points(options, TARGET)
     assert [(p.point_id, p.io_size_kb, p.knobs) for p in points] == [
         ("mbrc-001", 8.0, {"db_file_multiblock_read_count": 1}),
         ("mbrc-008", 64.0, {"db_file_multiblock_read_count": 8}),
@@ -180,7 +182,7 @@ def test_random_reader_maps_errors(bench, shared):
         bench.random_reader().read_block(TARGET.locator, 4, 7)
 
 
-SCRATCH = Scratch.for_run("rehearsal-1", "oracle", 64 * 2**20)
+SCRATCH = scratch_for_run("rehearsal-1", "oracle", 64 * 2**20)
 
 
 def scratch_table(shared):

@@ -15,10 +15,10 @@ from __future__ import annotations
 import time
 
 from cutover_prep.engines.base import Extent, ReadRange
+from cutover_prep.engines.bench import PointSpec
 from cutover_prep.engines.oracle import bench as b
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
-from cutover_prep.measure.model import PointSpec
 from tests.unit.test_oracle_bench import TARGET, Conn, executed
 from tests.unit.test_oracle_fakes import OracleFake
 

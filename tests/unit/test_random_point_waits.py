@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import itertools
 
+from cutover_prep.engines.bench import PointSpec
 from cutover_prep.engines.oracle import bench as b
-from cutover_prep.measure.model import PointSpec
 from cutover_prep.measure.runner import run_point, run_probe
 from tests.unit.test_oracle_bench import TARGET, Conn, ora_error
 

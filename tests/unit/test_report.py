@@ -13,7 +13,8 @@ import pytest
 
 from cutover_prep.report import html as report
 from cutover_prep.report import render_report
-from cutover_prep.report.charts import bucket_label, build_charts
+from cutover_prep.report.chart_set import build_charts
+from cutover_prep.report.charts import bucket_label
 
 HOSTILE = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.findings import build_findings
+from cutover_prep.findings.document import build_findings
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.terminal import terminal_lines
 from cutover_prep.report.view import build_view

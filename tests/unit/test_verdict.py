@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from cutover_prep.verdict import NOT_READY, READY, Thresholds, decide
+from cutover_prep.models.run_input import Thresholds
+from cutover_prep.verdict import NOT_READY, READY, decide
 
 
 def point(pid, kind, iops, kbps):

@@ -45,7 +45,8 @@ import math
 from statistics import median
 from typing import Any
 
-from cutover_prep.verdict import Thresholds, warm_vs_cold
+from cutover_prep.models.run_input import Thresholds
+from cutover_prep.verdict import warm_vs_cold
 
 BOUND_AT = 0.85
 ABOVE_CAP = 1.2

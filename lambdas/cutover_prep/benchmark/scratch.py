@@ -9,31 +9,22 @@ creating over it is ``ScratchExists``, and it is never dropped.
 Every object is registered in the findings store *before* it is created, so a killed
 Lambda leaves a record that the cleanup step (and ``cutover-prep local`` on Ctrl-C)
 follows; the findings list what was created, removed and left behind.
+
+The scratch object as an engine sees it (``Scratch``, ``Dropped``, ``ScratchExists``, the marker) and the
+drop rule (``refuse_drop``) are the engines' (``engines/scratch.py``); here is the run's side: the name, the
+size cap, the registration's states and the findings' summary.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from cutover_prep.engines.registry import family
+from cutover_prep.engines.scratch import Scratch, scratch_marker
 
 MIB = 2**20
-
-
-class ScratchExists(Exception):
-    """An object with the run's scratch name exists and is not the run's: it is left untouched."""
-
-
-class Dropped(StrEnum):
-    """What dropping a scratch object found."""
-
-    DROPPED = "dropped"  # it carried this run's marker and is gone
-    ABSENT = "absent"  # nothing of that name (never created, or already removed)
-    NOT_OURS = "not_ours"  # it exists without this run's marker: never dropped
-    NOT_EMPTY = "not_empty"  # ours, but holds objects the run did not create: left, named in the findings
 
 
 class ScratchStatus(StrEnum):
@@ -49,40 +40,16 @@ def _digest(run_id: str, n: int) -> str:
     return hashlib.sha256(run_id.encode()).hexdigest()[:n]
 
 
-@dataclass(frozen=True)
-class Scratch:
-    """One run's scratch object: its name in the engine, the marker it carries, its size cap."""
-
-    run_id: str
-    name: str
-    marker: str
-    max_bytes: int
-
-    @classmethod
-    def for_run(cls, run_id: str, engine: str, max_bytes: int) -> Scratch:
-        return cls(run_id=run_id, name=scratch_name(run_id, engine), marker=scratch_marker(run_id),
-                   max_bytes=max_bytes)
-
-
 def scratch_name(run_id: str, engine: str) -> str:
     """Unique per run id, a valid unquoted identifier in every engine (each family's prefix and case,
     e.g. Oracle: 30 bytes, upper case)."""
     return family(engine).scratch_name(_digest(run_id, 12))
 
 
-def refuse_drop(found: bool, marker: str | None, scratch: Scratch) -> Dropped | None:
-    """The rule every engine's drop follows, before it drops anything: nothing of that name is
-    ``ABSENT``, an object without this run's marker is ``NOT_OURS`` (never dropped); ``None``: the
-    object is this run's own and may be dropped."""
-    if not found:
-        return Dropped.ABSENT
-    if marker != scratch.marker:
-        return Dropped.NOT_OURS
-    return None
-
-
-def scratch_marker(run_id: str) -> str:
-    return f"cutover-prep scratch object of run {run_id}; dropped by that run's cleanup"
+def scratch_for_run(run_id: str, engine: str, max_bytes: int) -> Scratch:
+    """The run's scratch object in ``engine``: its name, its marker, its size cap."""
+    return Scratch(run_id=run_id, name=scratch_name(run_id, engine), marker=scratch_marker(run_id),
+                   max_bytes=max_bytes)
 
 
 def write_cap_bytes(max_mib: float, max_free_pct: float, free_bytes: float | None) -> tuple[int, str]:

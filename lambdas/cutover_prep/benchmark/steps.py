@@ -15,19 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cutover_prep.benchmark.scratch import (
-    Dropped,
-    Scratch,
-    ScratchStatus,
-    scratch_marker,
-    scratch_summary,
-    write_cap_bytes,
-)
+from cutover_prep.benchmark.scratch import ScratchStatus, scratch_for_run, scratch_summary, write_cap_bytes
 from cutover_prep.dal.store import Store, evidence_key, now_iso
-from cutover_prep.findings import cause_message
-from cutover_prep.measure.model import BenchDriver, PointMeasurement, PointSpec, SweepOptions, SweepTarget
+from cutover_prep.engines.bench import BenchDriver, PointSpec, SweepOptions, SweepTarget
+from cutover_prep.engines.scratch import Dropped, Scratch, scratch_marker
+from cutover_prep.findings.failures import cause_message
+from cutover_prep.measure.model import PointMeasurement
 from cutover_prep.measure.runner import WRITE_KINDS, run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, chunk_key, overlap, scan_target, seed_of, unit_ranges
+from cutover_prep.models.run_input import Benchmark
 from cutover_prep.retry import Retries
 
 ATTEMPTS = 3  # transient database errors: tries of one step (retry.Retries); the ASL does not retry them
@@ -47,7 +43,10 @@ SETTLED = {
 
 
 def sweep_options(bench: dict[str, Any]) -> SweepOptions:
-    return SweepOptions.model_validate(bench)
+    """The drivers' sweep options from the run's ``benchmark`` section (its defaults and bounds are the run
+    input's: ``Benchmark``)."""
+    section = Benchmark.model_validate(bench)
+    return SweepOptions.model_validate(section.model_dump(include=set(SweepOptions.model_fields)))
 
 
 def _units(store: Store, run_id: str) -> list[dict[str, Any]]:
@@ -252,7 +251,7 @@ def _register_scratch(run: dict[str, Any], plan: dict[str, Any], engine: str, da
     cap, _ = write_cap_bytes(float(bench["write_max_mib"]), float(bench["write_max_free_storage_pct"]), None)
     if plan.get("write_cap_bytes") is not None:
         cap = min(cap, int(plan["write_cap_bytes"]))
-    scratch = Scratch.for_run(run["run_id"], engine, cap)
+    scratch = scratch_for_run(run["run_id"], engine, cap)
     store.put_scratch(run["run_id"], scratch.name, {"status": ScratchStatus.CREATING, "engine": engine,
                                                     "database": database, "point_id": spec.point_id,
                                                     "max_bytes": cap, "created_at": now_iso()})

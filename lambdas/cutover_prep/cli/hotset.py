@@ -60,8 +60,9 @@ def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: 
     """Rank the source database's relations by its own access statistics (read-only) and write the hot-set
     profile a run reads first (--out FILE; then local/start/profile put --hotset FILE)."""
     from cutover_prep.engines.base import EngineError
+    from cutover_prep.engines.hotset import HotsetOptions, HotsetProblem
     from cutover_prep.engines.registry import family
-    from cutover_prep.hotset import DEFAULT_TOP, HotsetOptions, HotsetProblem, lines, take
+    from cutover_prep.hotset import DEFAULT_TOP, lines, take
 
     if top is None and share_pct is None:
         top = DEFAULT_TOP

@@ -41,6 +41,12 @@ from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
 
 CONFIGURATION_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9]|-(?!-)){0,19}(?<!-)$")
 INSTANCE_PREFIX = "cprep"  # the instances a comparison restores: cprep-<comparison_id>-<name>
+COMPARISON_SK = "COMPARISON"  # the sort key of a comparison's record in the run table
+
+
+def comparison_key(comparison_id: str) -> dict[str, Any]:
+    """The DynamoDB key of a comparison's record (``workflow.py`` writes it, ``ownership.py`` claims in it)."""
+    return {"pk": {"S": f"COMPARISON#{comparison_id}"}, "sk": {"S": COMPARISON_SK}}
 
 
 def instance_identifier(comparison_id: str, name: str) -> str:

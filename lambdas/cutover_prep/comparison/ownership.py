@@ -29,7 +29,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from cutover_prep.comparison.model import INSTANCE_PREFIX
+from cutover_prep.comparison.model import INSTANCE_PREFIX, comparison_key
 from cutover_prep.models.run_input import RUN_TAG, InvalidInput
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_ID_ENV, DEPLOYMENT_TAG
@@ -104,7 +104,6 @@ def claim_restore(store: Any, config: dict[str, Any]) -> None:
     unless that record is this deployment's, running, names this run's execution as the comparison's
     (the child's ``AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID``) and plans this instance under this run's
     name. Idempotent: a retried ValidateInput writes the same entry."""
-    from cutover_prep.comparison.workflow import comparison_key
     from cutover_prep.dal.store import _dyn, now_iso
 
     comparison_id = config["comparison"]["comparison_id"]

@@ -118,7 +118,8 @@ def reap(*, rds: Any, sfn: Any, comparison_of: Any, record: Any = None, now: dat
 def run_reaper(*, rds: Any, sfn: Any, store: Any, now: datetime | None = None) -> dict[str, Any]:
     """The scheduled sweep: the comparison's execution from its record in the table, the outcome
     appended to that record (``reaped``: what was deleted, ``reaper_left``: what was left and why)."""
-    from cutover_prep.comparison.workflow import comparison_key, get_comparison
+    from cutover_prep.comparison.model import comparison_key
+    from cutover_prep.comparison.workflow import get_comparison
     from cutover_prep.dal.store import _dyn, now_iso
 
 

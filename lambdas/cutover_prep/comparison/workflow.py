@@ -22,13 +22,13 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from cutover_prep.comparison.cleanup import clean_up
+from cutover_prep.comparison.model import COMPARISON_SK, comparison_key
 from cutover_prep.comparison.ownership import RESTORES
 from cutover_prep.comparison.page import render_page
 from cutover_prep.dal.store import Store, _dyn, _item, now_iso
 from cutover_prep.models.run_input import InvalidInput, check_depth, error_lines, parse_run_input
 from cutover_prep.settings import deployment_id
 
-COMPARISON_SK = "COMPARISON"
 COMPARISON_FILE = "comparison.json"
 PAGE_FILE = "comparison.html"
 # An instance RDS would not delete yet (still creating, say) is asked again after the ASL's
@@ -36,11 +36,7 @@ PAGE_FILE = "comparison.html"
 CLEANUP_ATTEMPTS = 6
 
 
-# -- where things are ------------------------------------------------------------------------------
-def comparison_key(comparison_id: str) -> dict[str, Any]:
-    return {"pk": {"S": f"COMPARISON#{comparison_id}"}, "sk": {"S": COMPARISON_SK}}
-
-
+# -- where things are (the record's key: model.comparison_key) -------------------------------------
 def evidence_key(comparison_id: str, name: str = COMPARISON_FILE) -> str:
     return f"runs/{comparison_id}/{name}"
 

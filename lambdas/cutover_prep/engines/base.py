@@ -179,6 +179,28 @@ UNREAD_REASONS = ("no privilege", "not readable by SQL", "excluded by input", "c
 
 
 @dataclass(frozen=True)
+class ConnectionSpec:
+    """Where and as whom to connect. The password never appears in repr or logs.
+
+    ``tls`` is a mode of ``engines.transport`` (``require``, ``verify-ca``, ``unverified``,
+    ``prefer``, ``disable``); ``None`` takes ``CUTOVER_PREP_TLS`` from the environment when
+    connecting (default ``require``). ``tls_ca`` is the PEM file of CA certificates a verifying
+    mode trusts (``None``: ``CUTOVER_PREP_TLS_CA``, else the RDS CA bundle shipped in the package).
+    ``tls_port`` is Oracle's TCPS port when it differs from ``port`` (the RDS SSL option listens
+    on 2484 by default, the instance endpoint on 1521)."""
+
+    engine: str
+    host: str
+    port: int
+    database: str
+    user: str
+    password: str = field(repr=False)
+    tls: str | None = None
+    tls_port: int | None = None
+    tls_ca: str | None = None
+
+
+@dataclass(frozen=True)
 class DiscoveryOptions:
     """What to include. Patterns are shell-style globs matched case-sensitively."""
 

@@ -38,8 +38,7 @@ from cutover_prep.engines.postgres import preflight as postgres_preflight
 from cutover_prep.engines.postgres.tls import dsn_tls as postgres_dsn_tls
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
-    from cutover_prep.engines.base import Engine
+    from cutover_prep.engines.base import ConnectionSpec, Engine
 
 
 class UnknownEngine(EngineError, ValueError):
@@ -99,8 +98,8 @@ class EngineFamily:
     catalogue_schemas: frozenset[str] = frozenset()
     large_objects: tuple[tuple[str, str], ...] = ()
     include_system_applies: bool = True
-    # ``cutover-prep hotset``: (spec, hotset.HotsetOptions) -> hotset.Taken, the user relations ranked by the
-    # engine's own statistics, read-only; awr: whether the engine has AWR history (``--awr``)
+    # ``cutover-prep hotset``: (spec, engines.hotset.HotsetOptions) -> engines.hotset.Taken, the user relations
+    # with the engine's own statistics, read-only; awr: whether the engine has AWR history (``--awr``)
     hotset: Callable[..., Any] | None = None
     hotset_awr: bool = False
 
@@ -197,6 +196,16 @@ def family(name_or_rds_engine: str) -> EngineFamily:
     if key in ANALYSIS_ONLY:
         raise UnknownEngine(f"engine {name_or_rds_engine!r} is not supported yet; use one of: {accepted}")
     raise UnknownEngine(f"unknown engine {name_or_rds_engine!r}; use one of: {accepted}")
+
+
+def same_engine_code(a: str, b: str) -> bool:
+    """Whether the engines named ``a`` and ``b`` are served by the same engine code (MySQL and MariaDB share
+    one), so that a hot-set profile taken on one names relations as the other's discovery does; False for a
+    name no family covers."""
+    try:
+        return family(a).open_engine is family(b).open_engine
+    except UnknownEngine:
+        return False
 
 
 def check_warmup_mode(engine: str, mode: str) -> None:

@@ -1,8 +1,5 @@
-"""A run's findings: the document (``document``), closing the run (``finalize``) and failures (``failures``)."""
+"""A run's findings: the document (``document``), closing the run (``finalize``) and failures (``failures``).
 
-from cutover_prep.findings.document import SCHEMA_VERSION, benchmark_section, build_findings
-from cutover_prep.findings.failures import cause_message, record_failure, record_unit_failure
-from cutover_prep.findings.finalize import finalize, judge
-
-__all__ = ["SCHEMA_VERSION", "benchmark_section", "build_findings", "cause_message", "finalize", "judge",
-           "record_failure", "record_unit_failure"]
+Import each from its module: this package imports none of them, so a step that records a failure
+(``failures``) does not load the report renderer that ``finalize`` uses.
+"""

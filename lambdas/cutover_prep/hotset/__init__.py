@@ -16,80 +16,40 @@ A relation is what the engine's statistics count as one (a table with its indexe
 and MySQL/MariaDB, a segment's object on Oracle); ``segments`` are the exact names the planner matches
 (``[database/]schema.name`` of each segment it discovers), made by the engine's hook so nothing here knows
 an engine's naming.
+
+What the hook is given and answers (``HotsetOptions``, ``Taken``: ``RelationStats`` by ``Source``) is on the
+engines' floor (``engines/hotset.py``); whether a profile taken on one engine fits another is the registry's
+(``engines.registry.same_engine_code``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from cutover_prep.engines.hotset import (
+    SOURCE_AWR,
+    SOURCE_STATISTICS,
+    HotsetOptions,
+    HotsetProblem,
+    NoStatistics,
+    RelationStats,
+    Taken,
+)
+from cutover_prep.engines.registry import family
+
 FORMAT = "cutover-prep-hotset/1"
-SOURCE_STATISTICS, SOURCE_AWR = "statistics", "awr"
 SOURCE_ORDER = (SOURCE_STATISTICS, SOURCE_AWR)
 MAX_RELATIONS = 500  # a profile's relations
 MAX_NAMES = 500  # warmup.hot_set.names (models/run_input.py holds the same bound)
 MAX_NAME_CHARS = 256
 MAX_NAMES_TOTAL_CHARS = 48 * 1024  # the run input crosses Step Functions (256 KiB per payload)
 DEFAULT_TOP = 20
-
-
-class HotsetProblem(Exception):
-    """The hot set cannot be taken or read as asked; the message is one line naming why."""
-
-    code = 2
-
-
-class NoStatistics(HotsetProblem):
-    """The source's statistics count nothing to rank (off, or no access yet): the command fails (exit 1)."""
-
-    code = 1
-
-
-@dataclass
-class RelationStats:
-    """One relation as an engine's hook reports it (unranked)."""
-
-    schema: str
-    name: str
-    kind: str  # table, index, LOB ... as the engine's statistics name it
-    accesses: int  # the figure the relations are ranked by (``Source.figure`` says what it counts)
-    figures: dict[str, int]  # each statistic column read, by its name in the view
-    bytes: int | None
-    segments: list[str]  # the exact names the planner matches
-    database: str | None = None
-    source: str = SOURCE_STATISTICS
-
-
-@dataclass
-class Source:
-    source: str  # SOURCE_STATISTICS or SOURCE_AWR
-    views: list[str]  # the engine's views read
-    figure: str  # what ``accesses`` counts, for people
-    since: str | None = None  # when the counters began (a reset, the instance start, the AWR window)
-
-
-@dataclass
-class Taken:
-    """What a hook returns: the server, the sources it read and every relation with accesses."""
-
-    engine: str
-    server: str
-    sources: list[Source]
-    relations: list[RelationStats] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class HotsetOptions:
-    databases: tuple[str, ...] = ()  # globs: databases (PostgreSQL), schemas (MySQL, MariaDB), owners (Oracle)
-    awr: bool = False  # Oracle: also DBA_HIST_SEG_STAT (the caller checked the Diagnostics Pack statement)
-    awr_days: int = 7
-    call_timeout_seconds: float = 60
 
 
 # ---- the profile file ----------------------------------------------------------------------------------------
@@ -257,8 +217,6 @@ def rank(taken: Taken, *, databases: Sequence[str] = (), top: int | None = DEFAU
 def take(spec: Any, options: HotsetOptions, *, top: int | None = DEFAULT_TOP, share_pct: float | None = None,
          hook: Callable[[Any, HotsetOptions], Taken] | None = None) -> Profile:
     """Take the hot-set profile of the database ``spec`` names with its engine's hook (read-only)."""
-    from cutover_prep.engines.registry import family
-
     fam = family(spec.engine)
     hook = hook or fam.hotset
     if hook is None:
@@ -270,17 +228,6 @@ def take(spec: Any, options: HotsetOptions, *, top: int | None = DEFAULT_TOP, sh
                             f"({'; '.join(', '.join(s.views) for s in taken.sources)}); take the profile on the "
                             "source database after it has served its workload")
     return rank(taken, databases=options.databases, top=top, share_pct=share_pct)
-
-
-def compatible_engines(a: str, b: str) -> bool:
-    """Whether a profile taken on engine ``a`` names relations as engine ``b``'s discovery does (the same
-    engine code: MySQL and MariaDB share one)."""
-    from cutover_prep.engines.registry import UnknownEngine, family
-
-    try:
-        return family(a).open_engine is family(b).open_engine
-    except UnknownEngine:
-        return False
 
 
 def lines(profile: Profile) -> list[str]:

@@ -5,8 +5,9 @@ over IO sizes and sessions (still "the sweep", planned in ``benchmark``), this p
 (then ``sweep/``, which also held the engines' drivers), and the evidence step
 (``sweep_evidence``). Here is only the engine-neutral part:
 
-- ``model``: a point's spec and measurement, ``SweepOptions``, and ``BenchDriver``, the
-  interface each engine's driver implements (``engines/<name>/bench.py``);
+- ``model``: a point's measurement (``PointMeasurement``), its latency histogram and percentiles;
+- the driver each engine implements (``engines/<name>/bench.py``), ``BenchDriver``, and what it is
+  given (``PointSpec``, ``SweepTarget``, ``SweepOptions``) are on the engines' floor: ``engines/bench.py``;
 - ``runner``: runs a probe or a point through a driver, in its own recorded time window;
 - ``sample``: which blocks the probes and random points read (seeded, engine-neutral; each
   engine says which of its locators are block-readable, through ``engines.registry``).

@@ -14,16 +14,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from cutover_prep.benchmark.scratch import Scratch
-from cutover_prep.measure.model import (
-    BenchDriver,
-    PointMeasurement,
-    PointSpec,
-    ScanResult,
-    SweepTarget,
-    histogram,
-    percentiles,
-)
+from cutover_prep.engines.bench import BenchDriver, PointSpec, ScanResult, SweepTarget
+from cutover_prep.engines.scratch import Scratch
+from cutover_prep.measure.model import PointMeasurement, histogram, percentiles
 from cutover_prep.measure.sample import BlockPicker
 
 READ_KINDS = ("sequential", "random")

@@ -19,8 +19,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from cutover_prep.engines.bench import SweepTarget
 from cutover_prep.engines.registry import block_readable
-from cutover_prep.measure.model import SweepTarget
 
 __all__ = ["BlockPicker", "block_key", "block_readable", "overlap", "scan_target", "seed_of", "unit_ranges"]
 

@@ -25,6 +25,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     ValidationError,
     ValidationInfo,
@@ -33,14 +34,14 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from cutover_prep.engines.registry import accepted_names, family
+from cutover_prep.engines.registry import accepted_names, family, same_engine_code
 from cutover_prep.models.storage_limits import storage_problem
-from cutover_prep.verdict import RUN_ID_PATTERN, Thresholds
 from cutover_prep.workflows import DEPLOYMENT_TAG, RESERVED_TAG_PREFIX
 
 INSTANCE_CLASS = re.compile(r"^db\.[a-z0-9-]+\.[a-z0-9]+$")
 SECRET_ARN = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
 DB_IDENTIFIER = re.compile(r"^[A-Za-z](?!.*--)[A-Za-z0-9-]{0,62}(?<!-)$")
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"  # a run id, also an execution name
 RUN_ID = re.compile(RUN_ID_PATTERN)
 _SNAPSHOT_NAME = r"(?:rds:|awsbackup:)?[A-Za-z](?:[A-Za-z0-9]|-(?!-)){0,254}(?<!-)"
 SNAPSHOT_IDENTIFIER = re.compile(
@@ -422,6 +423,52 @@ class Preflight(_Strict):
         "failed check) before any unit is read; warn: the failed checks are recorded and the run goes on.")
 
 
+# The rules that read these thresholds are verdict.py's.
+class Thresholds(BaseModel):
+    """The run input's ``verdict`` section."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # Infinity/NaN cannot be a threshold
+
+    min_coverage_pct: float = Field(default=100.0, ge=0, le=100, description="Planned bytes read, at least.")
+    require_benchmark: StrictBool = Field(default=True, description="NOT_READY when the probes/sweep were asked for "
+                                    "and are missing or failed.")
+    max_warm_to_cold_latency: float = Field(
+        default=1.25, gt=0, description="Noise allowance: a warm median read above this × the cold one (and more "
+        "than latency_noise_ms above it) is slower than cold, which fails WARM_VS_COLD.")
+    fast_read_ms: float = Field(
+        default=1.0, ge=0, description="A median single-block read at or below this is fast: a cold probe above it "
+        "measured a first-touch penalty, a warm probe at or below it shows the penalty gone.")
+    min_warm_speedup: float = Field(
+        default=2.0, ge=1, description="When the cold probe measured a penalty, a warm median above fast_read_ms "
+        "still passes when the cold median is at least this many times the warm one.")
+    latency_noise_ms: float = Field(
+        default=0.2, ge=0, description="Two medians closer than this are alike whatever their ratio (round-trip "
+        "jitter of fast reads).")
+    max_warm_p99_ms: float | None = Field(default=None, gt=0, description="Warm probe p99 read latency limit (ms).")
+    expected_read_iops: float | None = Field(default=None, gt=0, description="Best random-read IOPS, at least.")
+    expected_read_mibps: float | None = Field(default=None, gt=0, description="Best read throughput (MiB/s), at least.")
+    tolerance_pct: float = Field(default=10.0, ge=0, le=100, description="Slack for expected values and baselines.")
+    baseline_run_id: str | None = Field(default=None, pattern=RUN_ID_PATTERN,
+                                        description="Compare with this earlier, finished run's findings.")
+    max_unread_bytes: int = Field(
+        default=0, ge=0, description="Bytes on the volume (the census of everything the engine can name) the run "
+        "may leave unread without a waiver, at most; above it UNREAD_OBJECTS fails. Objects the input's database "
+        "or schema selection excludes are waived and do not count.")
+    require_storage_initialized: StrictBool = Field(
+        default=False, description="NOT_READY while RDS still reports a storage operation (StorageOperationStatus, "
+        "e.g. Initializing) at the end of the run, or when its storage progress could not be read.")
+
+    @field_validator("min_coverage_pct")
+    @classmethod
+    def _a_percent_not_a_fraction(cls, value: float) -> float:
+        """0.95 is 0.95 %, almost surely a fraction typed for 95 %: refused, so a run is never judged READY on
+        a threshold its author did not mean (0 stays allowed: coverage not judged)."""
+        if 0 < value <= 1:
+            raise ValueError(f"is a percent from 0 to 100: {value:g} would mean {value:g} %; for "
+                             f"{value * 100:g} % write {value * 100:g}")
+        return value
+
+
 class ComparisonLink(_Strict):
     """What a comparison puts in the input of each child run it starts; never set it yourself."""
 
@@ -475,10 +522,8 @@ class RunInput(_Strict):
     @model_validator(mode="after")
     def _hot_set_of_the_engine(self) -> RunInput:
         """A hot set names segments as its engine's discovery does: one taken on another engine matches nothing."""
-        from cutover_prep.hotset import compatible_engines
-
         hot = self.warmup.hot_set
-        if hot is not None and self.target.engine and not compatible_engines(hot.engine, self.target.engine):
+        if hot is not None and self.target.engine and not same_engine_code(hot.engine, self.target.engine):
             raise _field_error("warmup.hot_set.engine", f"the profile was taken on {hot.engine[:32]}, the target is "
                                f"{self.target.engine}: take it on the source of this target")
         return self

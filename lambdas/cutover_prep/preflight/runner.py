@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from cutover_prep.preflight.model import CONNECTION, FAIL, Check, Context, Report
+from cutover_prep.engines.preflight import CONNECTION, FAIL, Check, Context, Report
 
 
 def run(spec: Any, ctx: Context) -> Report:

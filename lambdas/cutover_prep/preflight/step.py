@@ -19,7 +19,7 @@ from typing import Any
 
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
-from cutover_prep.preflight.model import FAIL, Context, Report
+from cutover_prep.engines.preflight import FAIL, Context, Report
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.warmup import modes
 

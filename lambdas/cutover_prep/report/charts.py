@@ -2,7 +2,7 @@
 
 Each builder takes parts of ``findings.json`` and returns a ``Chart``: the SVG when there is
 something to draw, else ``why`` it is absent ("not measured: ..."). A builder never raises on
-missing or odd input; ``build_charts`` turns an unexpected error into a ``why`` as well.
+missing or odd input; ``build_charts`` (``chart_set.py``) turns an unexpected error into a ``why`` as well.
 
 pygal escapes every text it writes (titles, series names, labels) through ElementTree. Its
 ``js`` option is emptied and the inline config ``<script>`` it always writes, and its comments
@@ -426,31 +426,3 @@ def cold_warm_charts(bench: Any) -> Chart:
     rate = small(rates, x_labels=["reads/s"], y_title="reads per second", print_values=True)
     latency = small(latencies, x_labels=list(PERCENTILES), y_title="latency, ms")
     return Chart(chart_id, caption, Markup('<div class="pair">{}{}</div>').format(rate, latency))
-
-
-# ---- all ---------------------------------------------------------------------------------------
-
-def build_charts(findings: dict[str, Any]) -> dict[str, Chart]:
-    """Every chart of the report by id; a builder's unexpected error becomes the chart's ``why``."""
-    bench = findings.get("benchmark")
-    limits = _as_dict(bench).get("limits")
-    builders: list[tuple[str, str, Callable[[], Chart]]] = [
-        ("chart-warmup", "Warm-up progress: MiB/s over time", lambda: warmup_chart(findings.get("warmup_timeline"))),
-        ("chart-throughput", "Throughput (MiB/s) per IO size", lambda: throughput_chart(bench, limits)),
-        ("chart-iops", "IOPS per IO size", lambda: iops_chart(bench, limits)),
-        ("chart-random-iops", "Random reads: IOPS by sessions", lambda: random_iops_chart(bench)),
-        ("chart-random-latency", "Random reads: p99 latency (ms) by sessions", lambda: random_latency_chart(bench)),
-        ("chart-latency-hist", "Single-block read latency: cold vs warm probe", lambda: latency_histogram_chart(bench)),
-        ("chart-cold-warm", "Cold vs warm probe", lambda: cold_warm_charts(bench)),
-        ("chart-storage-init", "RDS: volume initialized % against Cutover Prep: database blocks read %",
-         lambda: storage_init_chart(findings.get("storage_initialization"))),
-    ]
-    from cutover_prep.report.storage_chart import storage_init_chart  # it builds on this module's helpers
-
-    charts = {}
-    for chart_id, caption, build in builders:
-        try:
-            charts[chart_id] = build()
-        except Exception as exc:  # a chart must never take the report down
-            charts[chart_id] = Chart(chart_id, caption, why=f"chart not drawn ({type(exc).__name__}: {exc})")
-    return charts

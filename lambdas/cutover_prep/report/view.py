@@ -10,18 +10,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from cutover_prep.rds_progress import progress_sentence
 from cutover_prep.report import clocks, engineer
+from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.charts import (
     Chart,
     benchmark_absence,
-    build_charts,
     done_points,
     fmt_duration,
     fmt_number,
     num,
     point_size_kb,
 )
+from cutover_prep.restore.progress import progress_sentence
 
 DASH = "—"
 MIB = 2**20

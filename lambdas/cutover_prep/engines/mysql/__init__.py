@@ -2,7 +2,7 @@
 
 - ``engine``: reading for the warm-up (``MySQLEngine``); ``discovery``: what is read;
 - ``sql``: the SQL text of both, built without a database, MySQL 8 vs MariaDB (unit-tested);
-- ``bench``: the benchmark driver (``MySQLBench``, see ``measure.model``);
+- ``bench``: the benchmark driver (``MySQLBench``, see ``engines/bench.py``);
 - ``sample_db``: a generated sample catalogue for tests and bench scripts;
 - here: the light hooks the registry (``engines.registry``) names. They import PyMySQL only
   when called, so reading the registry loads no database driver.
@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
-    from cutover_prep.engines.base import Engine
+    from cutover_prep.engines.base import ConnectionSpec, Engine
 
 
 def open_engine(spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,

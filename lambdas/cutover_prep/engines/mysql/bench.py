@@ -1,4 +1,4 @@
-"""MySQL / MariaDB implementation of the benchmark driver (see ``measure.model``).
+"""MySQL / MariaDB implementation of the benchmark driver (``engines/bench.py``'s ``BenchDriver``).
 
 - Random reads: single-row primary-key lookups, each one index dive to the first row at or
   after a value of the clustered segment's integer key, spread over its range by the sampled
@@ -26,13 +26,11 @@ from typing import Any
 
 import pymysql
 
-from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists, refuse_drop
-from cutover_prep.engines import ConnectionSpec
-from cutover_prep.engines.base import PermanentReadError
+from cutover_prep.engines.base import ConnectionSpec, PermanentReadError
+from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.engine import MySQLEngine, map_error
-from cutover_prep.measure.model import PointSpec, ScanResult, SweepOptions, SweepTarget
-from cutover_prep.measure.scan import read_in_order
+from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 SCAN_CALL_PAGES = 512  # 8 MiB of 16 KiB pages per read_range call
 WRITE_BATCH_ROWS = 1_000

@@ -18,11 +18,19 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.hotset import (
+    SOURCE_STATISTICS,
+    HotsetOptions,
+    HotsetProblem,
+    NoStatistics,
+    RelationStats,
+    Source,
+    Taken,
+)
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS
-from cutover_prep.hotset import SOURCE_STATISTICS, HotsetOptions, RelationStats, Source, Taken
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import ConnectionSpec
 
 HOTSET_STATUS_SQL = """
 SELECT VERSION(), @@performance_schema,
@@ -68,8 +76,6 @@ def _selected(schema: str, patterns: tuple[str, ...]) -> bool:
 
 def collect(conn: Any, label: str, where: str, options: HotsetOptions) -> Taken:
     """The tables with reads on an open connection (pymysql's, or one that answers the same)."""
-    from cutover_prep.hotset import NoStatistics
-
     version, perf, userstat, started = _rows(conn, HOTSET_STATUS_SQL)[0]
     if int(perf or 0):
         views, figure = PERFORMANCE_SCHEMA_VIEWS, "rows read (COUNT_READ)"
@@ -101,7 +107,6 @@ def collect(conn: Any, label: str, where: str, options: HotsetOptions) -> Taken:
 
 def run(spec: ConnectionSpec, options: HotsetOptions) -> Taken:
     from cutover_prep.engines.mysql.engine import MySQLEngine
-    from cutover_prep.hotset import HotsetProblem
 
     if options.awr:
         raise HotsetProblem("--awr reads Oracle's AWR (DBA_HIST_SEG_STAT); MySQL and MariaDB have none: drop it")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.preflight.model import (
+from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,
     INFO,
@@ -32,7 +32,7 @@ from cutover_prep.preflight.model import (
 )
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import ConnectionSpec
 
 SERVER_SQL = "SELECT VERSION(), @@version_comment, @@basedir, CURRENT_USER()"
 TLS_STATUS_SQL = "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')"

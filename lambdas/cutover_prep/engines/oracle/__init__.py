@@ -3,7 +3,7 @@
 - ``engine``: discovery and reading for the warm-up (``OracleEngine``);
 - ``sql``: the SQL text of both, built without a database (unit-tested);
 - ``datafiles``: the full datafile pass (``warmup.mode`` datafiles/both): RMAN validates block ranges;
-- ``bench``: the benchmark driver (``OracleBench``, see ``measure.model``);
+- ``bench``: the benchmark driver (``OracleBench``, see ``engines/bench.py``);
 - here: the light hooks the registry (``engines.registry``) names. They import oracledb
   only when called, so reading the registry loads no database driver.
 """
@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
-    from cutover_prep.engines.base import Engine
+    from cutover_prep.engines.base import ConnectionSpec, Engine
 
 
 def open_engine(spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,

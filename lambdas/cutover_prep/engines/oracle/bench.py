@@ -1,4 +1,4 @@
-"""Oracle implementation of the benchmark driver (see ``measure.model``), as in seeds 000/002:
+"""Oracle implementation of the benchmark driver (``engines/bench.py``'s ``BenchDriver``), as in seeds 000/002:
 
 - IO-size sweep: ``db_file_multiblock_read_count`` per point with direct path reads
   (``_serial_direct_read = ALWAYS``): FULL-hinted rowid-range scans of the biggest table,
@@ -13,7 +13,7 @@
 - Opt-in write test: the run's own scratch table in the connecting user's schema (no
   CREATE USER needed), named for the run and commented with its marker, direct path
   inserts or single-row updates up to the size cap, dropped with PURGE in ``finally``
-  only when it carries the marker (see ``cutover_prep.benchmark.scratch``).
+  only when it carries the marker (see ``cutover_prep.engines.scratch``).
 """
 
 # ruff: noqa: S608 -- SQL text from identifiers, each through quote_identifier; values are binds
@@ -26,11 +26,11 @@ from typing import Any
 
 import oracledb
 
-from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists, refuse_drop
-from cutover_prep.engines import ConnectionSpec
+from cutover_prep.engines.base import ConnectionSpec
+from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine, allow_writes, map_error
-from cutover_prep.measure.model import PointSpec, ScanResult, SweepOptions, SweepTarget
+from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 PIECE_BLOCKS = 8192
 SIZE_CHECK_EVERY = 100  # single-row updates between two size checks

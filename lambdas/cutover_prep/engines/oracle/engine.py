@@ -42,10 +42,10 @@ from typing import Any
 
 import oracledb
 
-from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
     CensusObject,
+    ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
     Extent,

@@ -17,11 +17,11 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.hotset import SOURCE_AWR, SOURCE_STATISTICS, HotsetOptions, RelationStats, Source, Taken
 from cutover_prep.engines.oracle.sql import SYSTEM_SCHEMAS
-from cutover_prep.hotset import SOURCE_AWR, SOURCE_STATISTICS, HotsetOptions, RelationStats, Source, Taken
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import ConnectionSpec
 
 HOTSET_SEGMENT_STATISTICS_SQL = """
 SELECT s.owner, s.object_name, MIN(s.object_type),

@@ -23,7 +23,7 @@ import re
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.preflight.model import (
+from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,
     INFO,
@@ -39,7 +39,7 @@ from cutover_prep.preflight.model import (
 )
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import ConnectionSpec
 
 EDITION_SQL = "SELECT banner FROM v$version WHERE banner LIKE 'Oracle%' AND ROWNUM = 1"
 SESSION_PRIVS_SQL = ("SELECT privilege FROM session_privs WHERE privilege IN "

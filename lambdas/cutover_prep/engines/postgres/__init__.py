@@ -1,7 +1,7 @@
 """PostgreSQL: everything the run knows about this engine, in one folder.
 
 - ``engine``: discovery and reading for the warm-up (``PostgresEngine``);
-- ``bench``: the benchmark driver (``PostgresBench``, see ``measure.model``);
+- ``bench``: the benchmark driver (``PostgresBench``, see ``engines/bench.py``);
 - ``sample_db``: the generated sample database and the embedded server of ``cutover-prep local``;
 - here: the light hooks the registry (``engines.registry``) names. They import psycopg only
   when called, so reading the registry loads no database driver.
@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
-    from cutover_prep.engines.base import Engine
+    from cutover_prep.engines.base import ConnectionSpec, Engine
 
 # Relation kinds whose main fork is a heap of single blocks a probe can read on its own:
 # tables (and partitions), materialized views, TOAST tables.

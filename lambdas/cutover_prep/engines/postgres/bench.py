@@ -1,4 +1,4 @@
-"""PostgreSQL implementation of the benchmark driver (see ``measure.model``).
+"""PostgreSQL implementation of the benchmark driver (``engines/bench.py``'s ``BenchDriver``).
 
 IO-size knobs depend on the server version: ``io_combine_limit`` (PostgreSQL 17+) sets
 how many blocks a sequential scan's read stream combines into one read, so the sweep
@@ -24,12 +24,10 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from cutover_prep.benchmark.scratch import Dropped, Scratch, ScratchExists, refuse_drop
-from cutover_prep.engines import ConnectionSpec, ReadRange
-from cutover_prep.engines.base import Extent
+from cutover_prep.engines.base import ConnectionSpec, Extent, ReadRange
+from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
 from cutover_prep.engines.postgres.engine import PostgresEngine, _map_error, relation_file_base, segment_file
-from cutover_prep.measure.model import PointSpec, ScanResult, SweepOptions, SweepTarget
-from cutover_prep.measure.scan import read_in_order
+from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 SCAN_CALL_BLOCKS = 1024  # 8 MiB per call with 8 KiB blocks
 SCRATCH_TABLE = "writes"

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.hotset import SOURCE_STATISTICS, HotsetOptions, RelationStats, Source, Taken
+from cutover_prep.engines.hotset import SOURCE_STATISTICS, HotsetOptions, HotsetProblem, RelationStats, Source, Taken
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import ConnectionSpec
 
 HOTSET_TABLES_SQL = """
 SELECT t.schemaname, t.relname,
@@ -68,7 +68,6 @@ def relations_of(conn: Any, database: str) -> list[RelationStats]:
 
 def run(spec: ConnectionSpec, options: HotsetOptions) -> Taken:
     from cutover_prep.engines.postgres.engine import PostgresEngine
-    from cutover_prep.hotset import HotsetProblem
 
     if options.awr:
         raise HotsetProblem("--awr reads Oracle's AWR (DBA_HIST_SEG_STAT); PostgreSQL has none: drop it")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.preflight.model import (
+from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,
     INFO,
@@ -35,7 +35,7 @@ from cutover_prep.preflight.model import (
 )
 
 if TYPE_CHECKING:
-    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.base import ConnectionSpec
 
 SERVER_SQL = """
 SELECT current_setting('server_version'), version(),

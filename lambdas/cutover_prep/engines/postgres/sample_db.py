@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import sql
 
-from cutover_prep.engines import ConnectionSpec
+from cutover_prep.engines.base import ConnectionSpec
 from cutover_prep.engines.registry import POSTGRES
 
 DEMO_DATABASE = "cutover_demo"

@@ -8,6 +8,10 @@ One ``Check`` is one line of ``cutover-prep preflight``. Its ``status``:
 - ``info``: a fact (version, edition, a method the plan does not use).
 
 A report passes when no check failed (exit 0), else exit 1 naming each failed check.
+
+Each engine's preflight hook (``engines/<name>/preflight.py``, ``EngineFamily.preflight``) proves its checks
+with the helpers here (``attempt``, ``connected``, ``tls_check``); ``preflight/`` runs the hook for
+``cutover-prep preflight`` and for the run's Preflight state.
 """
 
 from __future__ import annotations
@@ -15,7 +19,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
+
+from cutover_prep.engines import transport as tls
+from cutover_prep.engines.base import EngineError
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
 STATUSES = (PASS, FAIL, WARN, INFO)
@@ -142,10 +150,6 @@ class Report:
 
 def tls_check(transport: str, spec: Any, extra: str = "") -> Check:
     """The connection's protection (``engines.transport``) and what is known of the server's certificate."""
-    from pathlib import Path
-
-    from cutover_prep.engines import transport as tls
-
     extra = f"; {extra}" if extra else ""
     if transport in (tls.TRANSPORT_TLS_VERIFIED, tls.TRANSPORT_TCPS_VERIFIED):
         return Check(CONNECTION, "tls", PASS, f"{transport}: the server certificate verified against "
@@ -165,8 +169,6 @@ def tls_check(transport: str, spec: Any, extra: str = "") -> Check:
 def connected(connect: Callable[[], Any], spec: Any,
               label: str | Callable[[Any], str]) -> tuple[Any | None, list[Check]]:
     """Open the engine, timed: ``(engine, [its connection check])``, or ``(None, [the failed check, one line])``."""
-    from cutover_prep.engines.base import EngineError
-
     started = time.monotonic()
     try:
         engine = connect()
