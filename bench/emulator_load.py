@@ -10,8 +10,8 @@ busy loops; the line says which):
 2. the warm-up: sequential cold reads of disjoint ranges by ``--readers`` threads in 128 KiB
    requests (what ``pg_read_binary_file`` sends through FUSE) and in 8 KiB ones, as a fraction of
    the profile's ceiling;
-3. the daemon's CPU time per request (utime + stime of its process from /proc, over the requests
-   it counted) for each of them.
+3. the daemon's CPU time per request (its threads' on-CPU time from /proc, over the requests it
+   counted, its twice-a-second counter writes included) for each of them.
 
     .venv/bin/python bench/emulator_load.py [--mib 48] [--samples 100] [--hog 2]
 """
@@ -37,9 +37,14 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_s(pid: int) -> float:
-    """utime + stime of a process (all its threads), seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    """CPU time of a process, seconds: the sum of its threads' on-CPU nanoseconds (/proc schedstat; a
+    thread that ended is not counted, libfuse keeps its workers), else utime + stime (clock ticks)."""
+    try:
+        return sum(int((t / "schedstat").read_text().split()[0])
+                   for t in Path(f"/proc/{pid}/task").iterdir()) / 1e9
+    except (OSError, ValueError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 class Daemon:
@@ -177,6 +182,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="cutover-bench-load-") as tmp, \
             EmulatedVolume(Path(tmp), p, seed=7) as vol:
         path = _make_file(vol, "data.bin", args.mib * MIB)
+        print(f"the daemon runs at nice {vol.counters().get('nice')}")
         print(line("quiet", measure(vol, path, args.mib * MIB, args.samples, args.readers)), flush=True)
         hog = Hog(args.hog)
         try:
