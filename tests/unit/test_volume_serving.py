@@ -96,6 +96,7 @@ def test_n_warm_reads_take_their_service_time_whatever_the_sleeps_overshoot(volu
     vfs, clock, fd = volume(cold=False, overshoot=overshoot)
     # only the last read's lateness is not made up by a later one
     assert read_one_block_per_chunk(vfs, fd, clock) == pytest.approx(N * IO_S + overshoot)
+    assert vfs.stats.snapshot(PROFILE.time_scale)["emulated_block_read_ms_p50"] == pytest.approx(2.3)
 
 
 @pytest.mark.parametrize("overshoot", [0.0, 0.002, 0.005])

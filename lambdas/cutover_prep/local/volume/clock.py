@@ -34,10 +34,11 @@ STREAMS_KEPT = 1024
 class Timeline:
     """One request's due time on the daemon's clock."""
 
-    __slots__ = ("_clock", "_service", "_stream", "due")
+    __slots__ = ("_clock", "_service", "_stream", "began", "due")
 
-    def __init__(self, service: ServiceClock, stream: Hashable, start: float) -> None:
+    def __init__(self, service: ServiceClock, stream: Hashable, start: float, began: float) -> None:
         self._service, self._stream, self.due = service, stream, start
+        self.began = began  # when the daemon took the request (wall clock)
         self._clock = service.clock
 
     def charge(self, seconds: float) -> float:
@@ -83,7 +84,7 @@ class ServiceClock:
         now = self.clock()
         with self._mutex:
             lag = self._lag.pop(stream, 0.0)
-        return Timeline(self, stream, now - lag)
+        return Timeline(self, stream, now - lag, now)
 
     def carry(self, stream: Hashable, late: float) -> None:
         with self._mutex:
