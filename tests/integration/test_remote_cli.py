@@ -4,10 +4,13 @@ real PostgreSQL database. Exit code per verdict, one-line errors, nothing starte
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,13 +50,44 @@ def secret_arn(aws: LocalAws, sample_db: Any) -> str:
                                                 "dbInstanceIdentifier": "restored-db"})
 
 
-def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:
+def cli_env(aws: LocalAws) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(aws.client_env())
     env.pop("CUTOVER_PREP_STACK", None)
-    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return env
+
+
+def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:
+    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", *args], env=cli_env(aws),
+                          capture_output=True, text=True, timeout=timeout)
     return Result(done.returncode, done.stdout, done.stderr)
+
+
+@contextlib.contextmanager
+def held_in_discover(aws: LocalAws) -> Iterator[threading.Event]:
+    """The next run waits in Discover (its handler runs in this process) until the event is set or the block
+    ends: it is still running then, however fast or slow the machine is."""
+    gate = threading.Event()
+    aws.faults["handlers.discover"] = [lambda _event: gate.wait(300)]
+    try:
+        yield gate
+    finally:
+        gate.set()
+        aws.faults.pop("handlers.discover", None)
+
+
+def cli_releasing(aws: LocalAws, gate: threading.Event, when: Callable[[str], bool], *args: str) -> Result:
+    """``cli``, setting ``gate`` at the first line on stderr for which ``when`` holds (the run held in Discover
+    goes on once this process has seen it running)."""
+    err: list[str] = []
+    with subprocess.Popen([sys.executable, "-m", "cutover_prep.cli.main", *args], env=cli_env(aws),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        for line in process.stderr:
+            err.append(line)
+            if when(line):
+                gate.set()
+        out, code = process.stdout.read(), process.wait(timeout=300)
+    return Result(code, out, "".join(err))
 
 
 def target_args(db: Any, secret_arn: str, run_id: str, *extra: str) -> list[str]:
@@ -121,8 +155,9 @@ def test_unreachable_database_exits_3_with_the_named_error(aws, sample_db, secre
 
 
 def test_timeout_exits_4_and_the_run_goes_on(aws, sample_db, secret_arn):
-    result = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-slow"), "--wait", "--timeout", "1",
-                 "--poll", "0.2")
+    with held_in_discover(aws):
+        result = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-slow"), "--wait", "--timeout", "1",
+                     "--poll", "0.2")
     assert result.code == 4, (result.out, result.err)
     assert "still running; later: cutover-prep status ci-slow" in result.err
     arn = aws.state_machine_arn.replace(":stateMachine:", ":execution:") + ":ci-slow"
@@ -145,9 +180,11 @@ def test_start_without_wait_prints_the_run_id(aws, sample_db, secret_arn):
 def test_status_watch_follows_a_running_run_to_its_verdict(aws, sample_db, secret_arn):
     """Issue 23 §2: `cutover-prep status RUN --watch`, a process against moto's server: progress lines on
     stderr (one per change, no frames), the verdict on stdout, the exit code as `start --wait`'s."""
-    started = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-watch"))
-    assert started.code == 0 and started.out.strip() == "ci-watch", started.err
-    watched = cli(aws, "status", "ci-watch", "--watch", "--poll", "0.2")
+    with held_in_discover(aws) as gate:  # still running when the watcher looks, however fast the machine
+        started = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-watch"))
+        assert started.code == 0 and started.out.strip() == "ci-watch", started.err
+        watched = cli_releasing(aws, gate, lambda line: line.startswith("["), "status", "ci-watch", "--watch",
+                                "--poll", "0.2")
     assert watched.code == 0, (watched.out, watched.err)
     assert watched.out.startswith("run ci-watch: READY"), watched.out
     progress = [line for line in watched.err.splitlines() if line.startswith("[")]
@@ -157,11 +194,13 @@ def test_status_watch_follows_a_running_run_to_its_verdict(aws, sample_db, secre
 
 
 def test_a_retried_step_follows_its_running_run(aws, sample_db, secret_arn):
-    first = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-retry"), "--wait", "--timeout", "1",
-                "--poll", "0.2")
-    assert first.code == 4, (first.out, first.err)
-    again = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-retry", "--set", "warmup.max_concurrency=2"),
-                "--wait", "--poll", "0.2")
+    with held_in_discover(aws) as gate:
+        first = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-retry"), "--wait", "--timeout", "1",
+                    "--poll", "0.2")
+        assert first.code == 4, (first.out, first.err)
+        again = cli_releasing(aws, gate, lambda line: "following the running run ci-retry" in line, "start",
+                              *target_args(sample_db, secret_arn, "ci-retry", "--set", "warmup.max_concurrency=2"),
+                              "--wait", "--poll", "0.2")
     assert again.code == 0, (again.out, again.err)
     assert "following the running run ci-retry" in again.err and again.out.startswith("run ci-retry: READY")
 
@@ -230,7 +269,7 @@ def test_a_bad_profile_or_input_encoding_is_one_line_and_exit_2(aws, tmp_path: P
 
 
 def test_profiles_are_validated_stored_and_read_by_the_trigger(aws, tmp_path: Path):
-    from cutover_prep.trigger.restore import Starter
+    from cutover_prep.restore.trigger import Starter
 
     good = {"warmup": {"max_concurrency": 16}, "benchmark": {"seconds_per_point": 60}}
     (tmp_path / "good.json").write_text(json.dumps(good))
