@@ -74,7 +74,7 @@ test-infra: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 	$(PY) -m pytest $(PYTEST_XDIST) tests/infrastructure $(PYTEST_ARGS)
 
 lint: $(STAMP) $(NODE_STAMP)
-	$(VENV)/bin/ruff check lambdas cdk tests bench
+	$(VENV)/bin/ruff check lambdas cdk tests benchmarks
 	for f in statemachines/*.asl.json; do node_modules/.bin/asl-validator --json-path "$$f" || exit 1; done
 
 LAYER_STAMP := .build/layer/.built-stamp
@@ -105,12 +105,12 @@ fuse:
 	   (apt-get update && apt-get install -y --no-install-recommends fuse3)) >/dev/null && command -v fusermount3; }
 
 bench: $(STAMP)
-	$(PY) bench/plan_extents.py
-	$(PY) bench/warmup_rate.py
-	$(PY) bench/sweep_overhead.py
-	$(PY) bench/report_render.py
-	$(PY) bench/emulator.py
-	$(PY) bench/hydration.py
+	$(PY) benchmarks/plan_extents.py
+	$(PY) benchmarks/warmup_rate.py
+	$(PY) benchmarks/sweep_overhead.py
+	$(PY) benchmarks/report_render.py
+	$(PY) benchmarks/emulator.py
+	$(PY) benchmarks/hydration.py
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) node_modules cdk.out .build out .pytest_cache

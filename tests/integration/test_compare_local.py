@@ -23,7 +23,7 @@ from cutover_prep.cli.main import app
 from cutover_prep.local.emulated import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "bench" / "compare" / "gp2-vs-io1.json"
+EXAMPLE = ROOT / "benchmarks" / "compare" / "gp2-vs-io1.json"
 SIZE_MB = "40"
 needs_fuse = pytest.mark.skipif(unavailable() is not None and not os.environ.get("CUTOVER_PREP_REQUIRE_FUSE"),
                                 reason=f"no emulated volume: {unavailable()}")

@@ -23,7 +23,7 @@ from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
 from cutover_prep.warmup.unit import chunks
 
 pytestmark = pytest.mark.mysql
-FUSE_OPTIONS = ("--innodb-flush-method=fsync", "--innodb-use-native-aio=0")  # as bench/mysql_emulated.py
+FUSE_OPTIONS = ("--innodb-flush-method=fsync", "--innodb-use-native-aio=0")  # as benchmarks/mysql_emulated.py
 
 
 def connect(port: int, user: str = "root", password: str = "") -> Any:

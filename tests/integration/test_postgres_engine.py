@@ -141,7 +141,7 @@ def test_pg_prewarm_method_when_the_extension_is_installed(prewarm_installed, sa
 
 @pytest.mark.parametrize("mode", ["read", "prefetch", "buffer"])
 def test_a_forced_method_and_prewarm_mode_read_every_block(prewarm_installed, sample_db, mode):
-    """What bench/hydration.py compares: each pg_prewarm mode, and pg_read_binary_file although pg_prewarm
+    """What benchmarks/hydration.py compares: each pg_prewarm mode, and pg_read_binary_file although pg_prewarm
     is there, each confirming every planned block."""
     for method in ("pg_prewarm", "pg_read_binary_file"):
         engine = PostgresEngine.connect(sample_db, read_method=method, prewarm_mode=mode)

@@ -25,7 +25,7 @@ WarmUp Map hands them to its slots in it, so the hot set is read first at the ru
 The hot set into the engine's buffer cache (``cache_hot_set``): the warm-up's reads hydrate the volume
 but need not fill the engine's cache (PostgreSQL's pg_prewarm 'read' and pg_read_binary_file do not), so
 the application would still fault each hot page in from the volume, sharing its IOPS with the warm-up
-(bench/hotset.py: pgbench read its 9,573 hot pages itself, 5 tps while 8 sessions read the rest). When the
+(benchmarks/hotset.py: pgbench read its 9,573 hot pages itself, 5 tps while 8 sessions read the rest). When the
 hot set is at most ``HOT_SET_CACHE_SHARE`` of the engine's buffer cache, its ranges carry ``cache: true``
 in their locator, and an engine that can load its cache with a read does (PostgreSQL: pg_prewarm 'buffer').
 """

@@ -8,7 +8,7 @@
 
 Rates are printed wall-clock and as the emulated volume's own (wall x time_scale).
 
-    .venv/bin/python bench/emulator.py [--mib 48]
+    .venv/bin/python benchmarks/emulator.py [--mib 48]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A pgbench database (the hot set: pgbench_accounts, _branches, _tellers, _history and their indexes)
 beside ``--cold-mb`` of cold history tables (schema ``archive``), all in a tablespace on an emulated
 restored volume (``local.volume``, FUSE; root) of a private PostgreSQL instance started from Debian's
-binaries (``bench/hydration.PrivateServer``; the machine's own server is not touched).
+binaries (``benchmarks/hydration.PrivateServer``; the machine's own server is not touched).
 
 1. Build; reset the statistics; run the application (``pgbench -S``) for ``--workload-s``; take the hot
    set with ``cutover-prep hotset``'s own code (``hotset.take``, the PostgreSQL hook) - the source's profile.
@@ -29,7 +29,7 @@ Without a profile the plan reads in discovery order (schema, then name): ``archi
 so the cold tables come first here - the case a profile is for (where the hot set falls by name in a
 real database is chance).
 
-    .venv/bin/python bench/hotset.py [--cold-mb 1024] [--scale 5] [--concurrency 8]
+    .venv/bin/python benchmarks/hotset.py [--cold-mb 1024] [--scale 5] [--concurrency 8]
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 
 import psycopg
-from hydration import PrivateServer, _pg_bin  # bench/hydration.py: the private server
+from hydration import PrivateServer, _pg_bin  # benchmarks/hydration.py: the private server
 from psycopg import sql
 
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions
@@ -65,7 +65,7 @@ TPS = re.compile(r"tps = ([0-9.]+)")
 
 
 class Server(PrivateServer):
-    """bench/hydration.py's private server with shared buffers that hold the application's working set."""
+    """benchmarks/hydration.py's private server with shared buffers that hold the application's working set."""
 
     shared_buffers = "256MB"
 
@@ -82,7 +82,7 @@ def build(server: PrivateServer, builder: EmulatedVolume, scale: int, cold_mb: i
     admin = server.spec("postgres")
     with psycopg.connect(host=admin.host, port=admin.port, user="postgres", dbname="postgres", autocommit=True) as c:
         c.execute(sql.SQL("CREATE TABLESPACE bench_restored LOCATION {}").format(sql.Literal(str(location))))
-        # the relations on the volume, the catalogue not (as bench/hydration.py: a session's own catalogue reads
+        # the relations on the volume, the catalogue not (as benchmarks/hydration.py: a session's own catalogue reads
         # would otherwise wait behind the warm-up)
         c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
     with psycopg.connect(host=admin.host, port=admin.port, user="postgres", dbname=DATABASE, autocommit=True) as c:
@@ -262,9 +262,9 @@ def main() -> None:
     args = parser.parse_args()
     reason = fuse_unavailable()
     if reason:
-        sys.exit(f"bench/hotset.py: {reason}")
+        sys.exit(f"benchmarks/hotset.py: {reason}")
     if shutil.which("runuser") is None:
-        sys.exit("bench/hotset.py: needs runuser (util-linux) to run PostgreSQL as user postgres")
+        sys.exit("benchmarks/hotset.py: needs runuser (util-linux) to run PostgreSQL as user postgres")
     global PGBENCH
     PGBENCH = shutil.which("pgbench") or _pg_bin() / "pgbench"
     profile: VolumeProfile = DEFAULT_PROFILE

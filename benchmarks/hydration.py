@@ -8,7 +8,7 @@ cold), starts the server and reads every planned range with N sessions through t
 engine's own code. Prints, from this one run: seconds, MiB confirmed by the method, the
 database's hydrated %, the hydrated MiB/s and its ratio to the emulated ceiling.
 
-    .venv/bin/python bench/hydration.py [--size-mb 96] [--concurrency 1,4,8,16] [--methods ...]
+    .venv/bin/python benchmarks/hydration.py [--size-mb 96] [--concurrency 1,4,8,16] [--methods ...]
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ MIB = 2**20
 def _pg_bin() -> Path:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
     if not found:
-        sys.exit("bench/hydration.py: needs Debian's PostgreSQL server binaries (/usr/lib/postgresql/*/bin)")
+        sys.exit("benchmarks/hydration.py: needs Debian's PostgreSQL server binaries (/usr/lib/postgresql/*/bin)")
     return Path(found[-1]).parent
 
 
@@ -146,9 +146,9 @@ def main() -> None:
     args = parser.parse_args()
     reason = fuse_unavailable()
     if reason:
-        sys.exit(f"bench/hydration.py: {reason}")
+        sys.exit(f"benchmarks/hydration.py: {reason}")
     if shutil.which("runuser") is None:
-        sys.exit("bench/hydration.py: needs runuser (util-linux) to run PostgreSQL as user postgres")
+        sys.exit("benchmarks/hydration.py: needs runuser (util-linux) to run PostgreSQL as user postgres")
     profile: VolumeProfile = DEFAULT_PROFILE
     if args.time_scale:
         profile = dataclasses.replace(profile, time_scale=args.time_scale)

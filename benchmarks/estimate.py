@@ -5,7 +5,7 @@ had: root, /dev/fuse) without the benchmark, ``--repeat`` times, and prints for 
 estimate Discover made (bytes, rate and its source, seconds) beside the actual (findings.estimate),
 with the ratios actual / estimate. A ratio of seconds above 1: the estimate was optimistic.
 
-    .venv/bin/python bench/estimate.py [--size-mb 60] [--repeat 1] [--max-concurrency 16]
+    .venv/bin/python benchmarks/estimate.py [--size-mb 60] [--repeat 1] [--max-concurrency 16]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ pool), then: a cold probe, the warm-up (every chunk as the warm-unit Lambda read
 probe of the same rows. Prints how much of the database's files the warm-up hydrated (the
 emulator's own count, independent of the server's counters) and the pages the server read.
 
-    .venv/bin/python bench/mysql_emulated.py [--rows 15000] [--blob-kib 32]
+    .venv/bin/python benchmarks/mysql_emulated.py [--rows 15000] [--blob-kib 32]
 """
 
 from __future__ import annotations

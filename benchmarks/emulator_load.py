@@ -13,7 +13,7 @@ busy loops; the line says which):
 3. the daemon's CPU time per request (its threads' on-CPU time from /proc, over the requests it
    counted, its twice-a-second counter writes included) for each of them.
 
-    .venv/bin/python bench/emulator_load.py [--mib 48] [--samples 100] [--hog 2]
+    .venv/bin/python benchmarks/emulator_load.py [--mib 48] [--samples 100] [--hog 2]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ O_DIRECT, so the OS page cache does not serve it either), then:
 It prints the pages the server read (``Innodb_pages_read``, ``Innodb_buffer_pool_reads``,
 performance_schema's data-file bytes) against the pages planned, and the probes' latencies.
 
-    .venv/bin/python bench/mysql_confirmation.py [--rows 40000] [--blob-kib 48] [--pool-mb 512]
+    .venv/bin/python benchmarks/mysql_confirmation.py [--rows 40000] [--blob-kib 48] [--pool-mb 512]
 """
 
 from __future__ import annotations
