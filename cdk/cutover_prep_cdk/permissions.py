@@ -23,7 +23,7 @@ from .storage import Storage
 # The tag a user puts on a database secret so that the functions may read it (docs/deploy.md).
 SECRET_TAG_KEY = "cutover-prep:access"
 SECRET_TAG_VALUE = "read"
-# The tag the restore puts on the instance it creates (lambdas/cutover_prep/rds.py RUN_TAG).
+# The tag the restore puts on the instance it creates (lambdas/cutover_prep/restore/rds.py RUN_TAG).
 RUN_TAG = "cutover-prep:run-id"
 # The tag a comparison puts on every instance it restores, and the one every run puts on what it restores:
 # this deployment's id (the stack's StackId, also in the functions' environment) (workflows.py).

@@ -29,7 +29,7 @@ def client(service: str) -> Any:
 
 @cache
 def progress_client() -> Any:
-    """An RDS client for sampling the storage progress (``rds_progress``): one attempt, short timeouts,
+    """An RDS client for sampling the storage progress (``restore.progress``): one attempt, short timeouts,
     so that a throttled or unreachable RDS API costs a step seconds, not minutes (it is a gap)."""
     return boto3.client("rds", config=Config(connect_timeout=3, read_timeout=5,
                                              retries={"max_attempts": 1, "mode": "standard"}))

@@ -96,7 +96,7 @@ _FUNCTIONS: tuple[Function, ...] = (
     Function(
         "DescribeInstance", "handlers.describe_instance.handler", 30, 256,
         "Report the DB instance's state while waiting for it.",
-        # table_item_write: each answer is a sample of RDS's storage progress (rds_progress.py);
+        # table_item_write: each answer is a sample of RDS's storage progress (restore/progress.py);
         # rds_blue_green: is the instance a Blue/Green deployment's green one
         permission_groups=("rds_describe", "rds_blue_green", "table_item_write"),
     ),

@@ -10,7 +10,7 @@ from cutover_prep.benchmark.evidence import collect_metrics
 from cutover_prep.live import emit as live
 from cutover_prep.models.steps import CollectMetricsEvent
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.rds_progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
+from cutover_prep.restore.progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
 
 
 @logger.inject_lambda_context

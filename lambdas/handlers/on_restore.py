@@ -8,8 +8,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from cutover_prep import deps
 from cutover_prep.models.steps import TriggerEvent
 from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.restore.trigger import Starter, matches_pattern, on_rds_event, sweep
 from cutover_prep.settings import get_settings
-from cutover_prep.trigger.restore import Starter, matches_pattern, on_rds_event, sweep
 
 
 @logger.inject_lambda_context

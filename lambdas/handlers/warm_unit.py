@@ -10,7 +10,7 @@ from cutover_prep.live import emit as live
 from cutover_prep.models.status import WarmStep
 from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.rds_progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
+from cutover_prep.restore.progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
 from cutover_prep.settings import get_settings
 from cutover_prep.warmup.unit import Budget, warm_unit
 

@@ -535,7 +535,7 @@ def test_cli_is_pinned_to_the_2_line() -> None:
 
 
 def test_restore_triggers_start_only_this_state_machine(plain: Synth) -> None:
-    from cutover_prep.trigger.restore import EVENT_PATTERN
+    from cutover_prep.restore.trigger import EVENT_PATTERN
 
     rules = plain.resources("AWS::Events::Rule")
     patterns = [r["Properties"].get("EventPattern") for r in rules.values() if r["Properties"].get("EventPattern")]

@@ -137,7 +137,7 @@ def _secret(sm, spec, tags: list[dict[str, str]]) -> str:
 def _endpoint_is(monkeypatch, spec) -> None:
     """moto's endpoint resolves nowhere: RDS 'reports' the test server's address instead (the rules are the same:
     the credentials go to the endpoint RDS reports, nowhere else)."""
-    import cutover_prep.rds as rds
+    import cutover_prep.restore.rds as rds
 
     real = rds.instance_facts
     monkeypatch.setattr(rds, "instance_facts", lambda i: {**real(i), "address": spec.host, "port": spec.port})
@@ -211,7 +211,7 @@ def test_an_endpoint_that_does_not_answer_is_exit_5(aws, capsys, monkeypatch):
     arn = aws.create_secret(Name=SECRET_NAME, Tags=[{"Key": "cutover-prep:access", "Value": "read"}],
                             SecretString=json.dumps({"username": "u", "password": "topsecret",
                                                      "dbInstanceIdentifier": "db1"}))["ARN"]
-    import cutover_prep.rds as rds
+    import cutover_prep.restore.rds as rds
 
     real = rds.instance_facts
     monkeypatch.setattr(rds, "instance_facts", lambda i: {**real(i), "address": "127.0.0.1", "port": 1})

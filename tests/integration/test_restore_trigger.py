@@ -10,7 +10,7 @@ import pytest
 
 from cutover_prep import deps
 from cutover_prep.local.harness import FakeContext, LocalAws
-from cutover_prep.trigger.restore import EVENT_PATTERN, TAG_ENABLED, TAG_PROFILE, TAG_SECRET
+from cutover_prep.restore.trigger import EVENT_PATTERN, TAG_ENABLED, TAG_PROFILE, TAG_SECRET
 from handlers import on_restore
 from tests.integration.test_workflow import capture_completion_events
 

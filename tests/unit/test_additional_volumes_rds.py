@@ -11,8 +11,8 @@ from botocore.stub import Stubber
 
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.storage_init import storage_initialization
-from cutover_prep.rds import describe_instance, instance_facts
-from cutover_prep.rds_progress import sample_storage_progress
+from cutover_prep.restore.progress import sample_storage_progress
+from cutover_prep.restore.rds import describe_instance, instance_facts
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "ora-restored"},
        "started_at": "2026-11-25T00:00:00+00:00"}

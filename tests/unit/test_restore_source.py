@@ -18,7 +18,7 @@ from moto import mock_aws
 
 from cutover_prep.connection import connection_spec
 from cutover_prep.engines import DatabaseUnreachable
-from cutover_prep.rds import describe_instance, snapshot_source, start_restore
+from cutover_prep.restore.rds import describe_instance, snapshot_source, start_restore
 from cutover_prep.settings import ConnectionPolicy
 
 REGION = "us-east-1"

@@ -12,7 +12,7 @@ from botocore.exceptions import ClientError
 from moto.events.models import EventPattern
 
 from cutover_prep import completion
-from cutover_prep.trigger.restore import (
+from cutover_prep.restore.trigger import (
     EVENT_PATTERN,
     TAG_ENABLED,
     TAG_PROFILE,

@@ -154,7 +154,7 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
 
     from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
     from cutover_prep.engines import DatabaseUnreachable
-    from cutover_prep.rds import instance_facts
+    from cutover_prep.restore.rds import instance_facts
     from cutover_prep.secret_binding import SecretNotBound
     from cutover_prep.settings import connection_policy
 

@@ -7,7 +7,7 @@ earlier in the run (the initialization finished); before that it proves nothing 
 started, or never says), and the section says "not reported".
 
 An instance with additional storage volumes (RDS for Oracle / SQL Server) has the same two fields per
-volume in each sample (``volumes``, ``rds_progress``); ``volumes`` of the section then holds one entry
+volume in each sample (``volumes``, ``restore.progress``); ``volumes`` of the section then holds one entry
 per additional volume with its own last answer and its own "RDS: volume initialized %" series, judged
 by the same rule. The top-level fields stay the primary volume's.
 """

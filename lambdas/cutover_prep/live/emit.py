@@ -82,7 +82,7 @@ def bytes_remaining(run_id: str, store: Any) -> None:
 
 
 def storage_progress(run_id: str, sample: dict[str, Any] | None) -> None:
-    """RDS's StorageOperationPercentProgress of a sample ``rds_progress`` just took (None: not sampled now,
+    """RDS's StorageOperationPercentProgress of a sample ``restore.progress`` just took (None: not sampled now,
     or RDS reported no figure)."""
     if not enabled() or not sample or sample.get("percent") is None:
         return

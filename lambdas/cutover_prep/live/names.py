@@ -16,7 +16,7 @@ distinct dimension set as a metric, and a run has thousands of units.
   WarmUnit at the end of each invocation (one GetItem a invocation). The dashboard's ETA is
   ``BytesRemaining / rate`` (metric math), not a metric of its own.
 - ``StorageOperationPercentProgress`` (Percent, gauge): RDS's own initialization progress of the
-  primary volume, each time it is sampled (``rds_progress``: at most once a minute during the warm-up).
+  primary volume, each time it is sampled (``restore.progress``: at most once a minute during the warm-up).
 """
 
 from __future__ import annotations

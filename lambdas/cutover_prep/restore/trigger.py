@@ -45,7 +45,7 @@ from cutover_prep import completion
 from cutover_prep.dal import profiles
 from cutover_prep.dal.store import RUN_SK, _item, restore_claim_key, restore_rejection_key, run_pk
 from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
-from cutover_prep.rds import RUN_TAG
+from cutover_prep.restore.rds import RUN_TAG
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import DEPLOYMENT_TAG
 

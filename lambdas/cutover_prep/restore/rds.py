@@ -8,7 +8,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep.engines import RDS_ENGINE_FAMILY
-from cutover_prep.rds_progress import blue_green_of, sample_storage_progress
+from cutover_prep.restore.progress import blue_green_of, sample_storage_progress
 from cutover_prep.settings import deployment_id
 from cutover_prep.volumes import additional_volumes
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
@@ -125,7 +125,7 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
                       store: Any = None) -> dict[str, Any]:
     """The instance's state and facts; raise when it failed or the wait ran out.
 
-    With ``store``, each answer is also a sample of RDS's storage progress (``rds_progress``), and
+    With ``store``, each answer is also a sample of RDS's storage progress (``restore.progress``), and
     once the instance is available the facts say whether it is a Blue/Green deployment's green one."""
     identifier = run["target"]["db_instance_identifier"]
     try:

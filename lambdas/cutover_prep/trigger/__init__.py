@@ -1,1 +1,0 @@
-"""Starting a run when RDS finishes a restore of an opted-in instance (events and a scheduled sweep)."""
