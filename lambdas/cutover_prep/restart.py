@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from cutover_prep.dal.store import Store
+from cutover_prep.dal.store import INPUT_SECTIONS, Store, recorded_input
 from cutover_prep.models.run_input import AwsPlace, check_baseline, parse_run_input
 from cutover_prep.warm_concurrency import check as check_warm_concurrency
 
@@ -24,9 +24,8 @@ MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
     ("benchmark", "write_test"), ("benchmark", "metrics_wait_minutes"), ("benchmark", "metrics_poll_seconds"),
     ("restore", "poll_seconds"), ("restore", "max_wait_minutes"),
 })
-# run item attribute -> run input section
-RECORDED = {"target": "target", "restore": "restore", "options": "warmup", "benchmark_options": "benchmark",
-            "verdict_options": "verdict"}
+# the run input's sections a run id is bound to (the run item records each: dal.store.recorded_input)
+SECTIONS = ("target", "restore", *INPUT_SECTIONS)
 
 
 class RunIdReused(Exception):
@@ -42,14 +41,14 @@ def _flat(section: str, value: Any) -> dict[str, Any]:
 def bound_options(sections: dict[str, Any]) -> dict[str, Any]:
     """The run input's fields a run id is bound to, flattened to ``section.field``."""
     out: dict[str, Any] = {}
-    for section in RECORDED.values():
+    for section in SECTIONS:
         out.update(_flat(section, sections.get(section)))
     return out
 
 
 def check_restart(run_item: dict[str, Any], config: dict[str, Any]) -> None:
     """Raise ``RunIdReused`` unless ``config`` asks for the run ``run_item`` records."""
-    first = bound_options({section: run_item.get(attr) for attr, section in RECORDED.items()})
+    first = bound_options(recorded_input(run_item))
     now = bound_options(config)
     differ = sorted(k for k in first.keys() & now.keys() if first[k] != now[k])
     differ += sorted(k for k in first.keys() ^ now.keys() if "." not in k)  # a whole section added or dropped

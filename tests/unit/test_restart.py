@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from cutover_prep.dal.store import RUN_SK, _dyn, recorded_input, run_pk
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.restart import RunIdReused, begin_run, check_restart
 
@@ -21,8 +22,8 @@ def test_a_restart_may_change_concurrency_waits_and_turn_the_write_test_off(stor
     again["benchmark"] = {"write_test": False, "metrics_wait_minutes": 1}
     config = begin_run(again, execution_name=None, store=store, allowed_hosts=())
     run = store.get_run("orders-1")
-    assert run["restarts"] == 1 and run["options"]["max_concurrency"] == 32  # the record is this attempt's
-    assert run["benchmark_options"]["write_test"] is False and config["benchmark"]["write_test"] is False
+    assert run["restarts"] == 1 and run["input"]["warmup"]["max_concurrency"] == 32  # the record is this attempt's
+    assert run["input"]["benchmark"]["write_test"] is False and config["benchmark"]["write_test"] is False
 
 
 @pytest.mark.parametrize(("path", "value", "named"), [
@@ -44,8 +45,41 @@ def test_a_restart_that_changes_what_is_read_or_judged_fails_by_name(store, path
 
 def test_a_restore_added_on_a_restart_is_a_difference():
     first = parse_run_input(FIRST)
-    item = {"target": first["target"], "restore": None, "options": first["warmup"],
-            "benchmark_options": first["benchmark"], "verdict_options": first["verdict"]}
+    item = {"target": first["target"], "restore": None,
+            "input": {"warmup": first["warmup"], "benchmark": first["benchmark"], "verdict": first["verdict"]}}
     again = parse_run_input({**FIRST, "restore": {"snapshot_identifier": "snap-1"}})
     with pytest.raises(RunIdReused, match="restore"):
         check_restart(item, again)
+
+
+def _recorded_before_52(store, raw):
+    """The run item as the version before decision 52 wrote it: the input's sections under other names."""
+    config = parse_run_input(raw)
+    item = {"pk": run_pk(config["run_id"]), "sk": RUN_SK, "run_id": config["run_id"], "status": "SUCCEEDED",
+            "step": "finished", "verdict": "READY", "target": config["target"], "restore": config["restore"],
+            "options": config["warmup"], "benchmark_options": config["benchmark"],
+            "verdict_options": config["verdict"], "started_at": config["started_at"], "restarts": 0}
+    store.ddb.put_item(TableName=store.table, Item={k: _dyn(v) for k, v in item.items()})
+    return config
+
+
+def test_a_run_recorded_before_decision_52_is_read_in_the_input_s_names(store):
+    config = _recorded_before_52(store, {**FIRST, "verdict": {"min_coverage_pct": 90}})
+    recorded = recorded_input(store.get_run("orders-1"))
+    assert recorded["verdict"]["min_coverage_pct"] == 90 and recorded["benchmark"]["write_test"] is True
+    assert recorded["warmup"] == config["warmup"] and recorded["target"] == config["target"]
+
+
+def test_a_restart_of_a_run_recorded_before_decision_52_is_bound_to_its_options_and_rewritten(store):
+    _recorded_before_52(store, FIRST)
+    again = copy.deepcopy(FIRST)
+    again["verdict"] = {"min_coverage_pct": 90}
+    with pytest.raises(RunIdReused, match="verdict.min_coverage_pct: 100 -> 90"):  # its old verdict_options read
+        begin_run(again, execution_name=None, store=store, allowed_hosts=())
+    again["verdict"] = {}
+    again["warmup"] = {"max_concurrency": 4}  # may change
+    begin_run(again, execution_name=None, store=store, allowed_hosts=())
+    run = store.get_run("orders-1")
+    assert run["restarts"] == 1 and run["status"] == "RUNNING"
+    assert run["input"]["warmup"]["max_concurrency"] == 4 and run["input"]["benchmark"]["write_test"] is True
+    assert not {"options", "benchmark_options", "verdict_options"} & run.keys()  # the old names are gone

@@ -19,11 +19,12 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.analysis import InvalidStorage, UnknownInstanceClass, analyze, expected_limits
-from cutover_prep.dal.store import Store, evidence_key
+from cutover_prep.dal.store import Store, evidence_key, recorded_thresholds
 from cutover_prep.engines.registry import DEFAULT_ENGINE
 from cutover_prep.metrics import collect_enhanced, collect_windows
-from cutover_prep.rds import instance_facts
-from cutover_prep.verdict import Thresholds
+from cutover_prep.models.run_input import Benchmark, with_defaults
+from cutover_prep.models.steps import RunContext
+from cutover_prep.restore.rds import instance_facts
 
 CSV_COLUMNS = ("point_id", "kind", "sessions", "io_size_kb", "iops", "throughput_kbps", "latency_p50_us",
                "latency_p99_us", "burst_balance", "seconds")
@@ -118,8 +119,10 @@ def _burst_series(cw: dict[str, Any] | None) -> list[float] | None:
     return values or None
 
 
-def analyze_run(run: dict[str, Any], *, store: Store) -> dict[str, Any]:
-    run_id = run["run_id"]
+def analyze_run(run: RunContext, *, store: Store) -> dict[str, Any]:
+    """Analyze: the run's probes and sweep points into analysis.json and sweep/points.csv, its conclusions judged
+    by the verdict's thresholds the context carries."""
+    run_id = run.run_id
     items = {p["point_id"]: p for p in store.points(run_id)}
     plan_key = evidence_key(run_id, "sweep/plan.json")
     sweep_plan = store.get_json(plan_key) if store.exists(plan_key) else {"points": [], "notes": []}
@@ -129,19 +132,20 @@ def analyze_run(run: dict[str, Any], *, store: Store) -> dict[str, Any]:
     cw = store.get_json(cw_key) if store.exists(cw_key) else None
     probes = {phase: items[f"probe-{phase}"] for phase in ("cold", "warm")
               if items.get(f"probe-{phase}", {}).get("status") == "DONE"}
-    engine = (run.get("target") or {}).get("engine") or sweep_plan.get("engine") or DEFAULT_ENGINE
-    if (run.get("benchmark") or {}).get("compare_limits", True):
-        limits, limits_note = _limits(run.get("instance") or {}, engine)
+    engine = run.target.get("engine") or sweep_plan.get("engine") or DEFAULT_ENGINE
+    if with_defaults(Benchmark, run.benchmark)["compare_limits"]:
+        limits, limits_note = _limits(run.instance, engine)
     else:
         limits, limits_note = None, "limits not compared: the database read is not an RDS instance (local run)"
     rows = analysis_rows(points, cw)
-    thresholds = Thresholds(**((store.get_run(run_id) or {}).get("verdict_options") or {}))  # as Finalize judges
+    # as Finalize judges; a context made before it carried them (decision 52): the run item's
+    thresholds = run.verdict if run.verdict is not None else recorded_thresholds(store.get_run(run_id) or {})
     result = analyze(rows, limits=limits, probes=probes or None, burst_balance=_burst_series(cw),
                      thresholds=thresholds) if rows or probes \
         else {"points": [], "conclusions": [], "crossover_kb": None, "limits": limits}
     notes = list(sweep_plan.get("notes", [])) + ([limits_note] if limits_note else [])
     failed = failed_points(sweep_plan["points"], items,
-                           write_test=(run.get("benchmark") or {}).get("write_test") is True)
+                           write_test=run.benchmark.get("write_test") is True)
     doc = {"run_id": run_id, "capabilities": sweep_plan.get("capabilities"), "target": sweep_plan.get("target"),
            "planned_points": len(sweep_plan["points"]), "measured_points": len(points), "failed_points": failed,
            "notes": notes, "metrics": {"complete": (cw or {}).get("complete"), "missing": (cw or {}).get("missing")},

@@ -4,7 +4,10 @@ Table layout (single table; the key schema ``TABLE_KEYS`` and ``table_definition
 ``workflows.py``, which the CDK storage construct and the local harness create the table from):
 
 - run:  ``pk=RUN#<run_id>``, ``sk=RUN``; listed per DB instance newest first through the
-  ``by_target`` index (``gsi1pk=DB#<instance>``, ``gsi1sk=<started_at>#<run_id>``).
+  ``by_target`` index (``gsi1pk=DB#<instance>``, ``gsi1sk=<started_at>#<run_id>``). It keeps the run
+  input's ``target`` and ``restore`` and, under ``input``, its ``warmup``, ``benchmark`` and ``verdict``
+  sections in the input's own names (``recorded_input`` reads them; ``verdict`` itself is the verdict
+  Finalize reaches).
 - unit: ``pk=RUN#<run_id>``, ``sk=UNIT#<unit_id>``; status, cursor, blocks/bytes read.
 - scratch object of the opt-in write test: ``pk=RUN#<run_id>``, ``sk=SCRATCH#<name>``;
   registered before it is created, then REMOVED, LEFT or NOT_CREATED (see ``scratch.py``).
@@ -38,6 +41,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
 from cutover_prep.models.status import RunStatus, UnitStatus
 from cutover_prep.workflows import TABLE_KEYS, table_definition  # noqa: F401  (the key schema, written once)
 
@@ -51,6 +55,31 @@ STORAGE_CLAIM_SK = "RDSINIT-CLAIM"  # not under the prefix: never read as a samp
 
 _ser = TypeSerializer()
 _deser = TypeDeserializer()
+
+
+INPUT_SECTIONS = ("warmup", "benchmark", "verdict")  # the run input's sections the run item keeps under "input"
+_MODELS = {"warmup": Warmup, "benchmark": Benchmark, "verdict": Thresholds}
+# decision 52: a run recorded before kept them as top-level attributes under other names
+_NAMES_BEFORE_52 = {"warmup": "options", "benchmark": "benchmark_options", "verdict": "verdict_options"}
+
+
+def recorded_input(run_item: dict[str, Any]) -> dict[str, Any]:
+    """The run input's ``target``, ``restore``, ``warmup``, ``benchmark`` and ``verdict`` as the run item
+    records them (its last attempt's; ``target`` or ``restore`` None when it holds none; a field missing from
+    the other three has its model's default).
+
+    The one place that reads a run item written before decision 52 (``options``, ``benchmark_options``,
+    ``verdict_options``), so that a restart or the Finalize of such a run reads what it was started with."""
+    kept = run_item.get("input")
+    kept = kept if isinstance(kept, dict) else {}
+    return {"target": run_item.get("target"), "restore": run_item.get("restore"),
+            **{s: with_defaults(_MODELS[s], kept[s] if s in kept else run_item.get(_NAMES_BEFORE_52[s]))
+               for s in INPUT_SECTIONS}}
+
+
+def recorded_thresholds(run_item: dict[str, Any]) -> Thresholds:
+    """The verdict's thresholds the run item records (what Finalize judges by)."""
+    return Thresholds.model_validate(recorded_input(run_item)["verdict"])
 
 
 class StaleProgress(Exception):
@@ -74,7 +103,7 @@ def profile_key(name: str) -> dict[str, Any]:
 
 
 def restore_claim_key(restore: str) -> dict[str, Any]:
-    """The restore trigger's claim on one restore (one run per restore, ``trigger.restore``)."""
+    """The restore trigger's claim on one restore (one run per restore, ``restore.trigger``)."""
     return {"pk": {"S": f"RESTORE#{restore}"}, "sk": {"S": "RESTORE"}}
 
 
@@ -132,8 +161,8 @@ class Store:
         item = {
             "pk": run_pk(run_id), "sk": RUN_SK, "run_id": run_id, "status": RunStatus.RUNNING, "step": "validated",
             "gsi1pk": f"DB#{target['db_instance_identifier']}", "gsi1sk": f"{config['started_at']}#{run_id}",
-            "target": target, "restore": config.get("restore"), "options": config.get("warmup", {}),
-            "benchmark_options": config.get("benchmark", {}), "verdict_options": config.get("verdict", {}),
+            "target": target, "restore": config.get("restore"),
+            "input": {s: config.get(s) or {} for s in INPUT_SECTIONS},
             "started_at": config["started_at"], "updated_at": now_iso(), "restarts": 0,
             "units_done": 0, "units_failed": 0, "bytes_read": 0, "blocks_read": 0,
             **({"started_by": config["started_by"]} if config.get("started_by") else {}),
@@ -145,16 +174,15 @@ class Store:
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-        self.ddb.update_item(
+        old_names = {f"#old{i}": name for i, name in enumerate(_NAMES_BEFORE_52.values())}
+        self.ddb.update_item(  # a record of before decision 52 is rewritten in the new names
             TableName=self.table, Key=self._key(run_id, RUN_SK),
-            UpdateExpression="SET #s = :running, updated_at = :now, units_failed = :zero, "
-                             "#e = :null, #o = :o, benchmark_options = :b, verdict_options = :v "
-                             "ADD restarts :one",
-            ExpressionAttributeNames={"#s": "status", "#e": "error", "#o": "options"},
+            UpdateExpression="SET #s = :running, updated_at = :now, units_failed = :zero, #e = :null, #i = :i "
+                             f"REMOVE {', '.join(old_names)} ADD restarts :one",
+            ExpressionAttributeNames={"#s": "status", "#e": "error", "#i": "input", **old_names},
             ExpressionAttributeValues={":running": _dyn(RunStatus.RUNNING), ":now": _dyn(now_iso()),
                                        ":zero": _dyn(0), ":one": _dyn(1), ":null": {"NULL": True},
-                                       ":o": _dyn(item["options"]), ":b": _dyn(item["benchmark_options"]),
-                                       ":v": _dyn(item["verdict_options"])},
+                                       ":i": _dyn(item["input"])},
         )
         return False
 
@@ -203,7 +231,7 @@ class Store:
     def scratch_objects(self, run_id: str) -> Iterator[dict[str, Any]]:
         return self._children(run_id, SCRATCH_PREFIX)
 
-    # -- RDS storage progress samples (rds_progress.py) --------------------------------
+    # -- RDS storage progress samples (restore/progress.py) ----------------------------
     def put_storage_sample(self, run_id: str, sample: dict[str, Any]) -> None:
         """One sample ``{at, step, status, percent[, gap][, volumes]}``, written with UpdateItem (every step that
         samples may update items; not every one may put them)."""

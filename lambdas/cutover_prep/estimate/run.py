@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from cutover_prep.analysis.limits import LimitsError
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.estimate.compute import Counted, choose_rate, estimate, instance_limits_facts, readers_for
+from cutover_prep.models.run_input import Benchmark, Warmup, with_defaults
 
 EARLIER_RUNS_READ = 3  # findings documents read at most, newest first
 logger = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def run_estimate(run: dict[str, Any], *, store: Store, plan_summary: dict[str, A
                  ranges: int | None = None, counted: Counted | None = None) -> dict[str, Any] | None:
     """The estimate of this run's plan, as stored on the run item (JSON); None (logged) when the facts it is
     made from cannot be used: the warm-up goes on without it."""
-    max_concurrency = int((run.get("warmup") or {}).get("max_concurrency") or 1)
+    max_concurrency = int(with_defaults(Warmup, run.get("warmup"))["max_concurrency"])
     concurrency = readers_for(max_concurrency, plan_summary)
     emulation = None
     key = evidence_key(run["run_id"], EMULATION_EVIDENCE)
@@ -59,7 +60,7 @@ def run_estimate(run: dict[str, Any], *, store: Store, plan_summary: dict[str, A
             emulation = store.get_json(key)
     except (ClientError, BotoCoreError, ValueError) as exc:
         logger.warning("estimate: emulation evidence not read: %s", type(exc).__name__)
-    compare_limits = (run.get("benchmark") or {}).get("compare_limits", True)
+    compare_limits = with_defaults(Benchmark, run.get("benchmark"))["compare_limits"]
     instance = instance_limits_facts(run.get("instance")) if compare_limits else None
     try:  # facts of an odd shape (a stored document, an instance RDS describes oddly) cost the estimate only
         rate = choose_rate(engine=engine, concurrency=concurrency, measured=earlier_findings(store, run),

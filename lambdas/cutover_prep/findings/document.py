@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cutover_prep.dal.store import now_iso
+from cutover_prep.dal.store import now_iso, recorded_input
 from cutover_prep.findings.census import census_section
 from cutover_prep.findings.coverage import (
     coverage_section,
@@ -37,8 +37,8 @@ def _seconds_between(first: str | None, last: str | None) -> float | None:
 def benchmark_section(run_item: dict[str, Any], analysis: dict[str, Any] | None,
                       point_items: dict[str, dict[str, Any]], cloudwatch: dict[str, Any] | None) -> dict[str, Any]:
     """Pure: the probes, the sweep points (with their CloudWatch means) and the analysis."""
-    options = (run_item.get("benchmark_options") or {})
-    status = run_item.get("benchmark_status") or (BenchmarkStatus.DISABLED if options.get("enabled") is False
+    options = recorded_input(run_item)["benchmark"]
+    status = run_item.get("benchmark_status") or (BenchmarkStatus.DISABLED if options["enabled"] is False
                                                   else BenchmarkStatus.NOT_RUN)
     section: dict[str, Any] = {"status": status}
     if run_item.get("benchmark_error"):
@@ -142,7 +142,8 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
               for uid, st in status_of.items() if st == UnitStatus.FAILED]
     # warmup.enabled false asks for no unit to be read: the run is complete without them (its verdict says why
     # it is not ready)
-    complete = counts[UnitStatus.DONE] == len(units) or (run_item.get("options") or {}).get("enabled") is False
+    warmup_off = recorded_input(run_item)["warmup"]["enabled"] is False
+    complete = counts[UnitStatus.DONE] == len(units) or warmup_off
     options = plan.get("options") or {}
     wall_rate = round(read_bytes / wall / 2**20, 3) if wall else None
     mode_fields = findings_fields(plan, units, status_of, segment_done)

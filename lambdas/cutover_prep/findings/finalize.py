@@ -6,22 +6,29 @@ from typing import Any
 
 from cutover_prep.benchmark.scratch import scratch_summary
 from cutover_prep.completion import completion_detail, publish, timing_of
-from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evidence_key
+from cutover_prep.dal.store import (
+    EMULATION_EVIDENCE,
+    UNIT_PREFIX,
+    Store,
+    evidence_key,
+    recorded_input,
+    recorded_thresholds,
+)
+from cutover_prep.estimate.run import estimate_section
 from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
-from cutover_prep.findings.estimate import estimate_section
 from cutover_prep.findings.eta import eta_findings
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.live.names import dashboard_link
-from cutover_prep.rds_progress import sample_storage_progress
 from cutover_prep.report import render_report, summary_markdown
-from cutover_prep.verdict import Thresholds, decide
+from cutover_prep.restore.progress import sample_storage_progress
+from cutover_prep.verdict import decide
 from cutover_prep.warmup.end_census import END_CENSUS
 
 
 def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> dict[str, Any]:
-    """``rds``: sample RDS's storage progress once more, at the end of the run (``rds_progress``)."""
+    """``rds``: sample RDS's storage progress once more, at the end of the run (``restore.progress``)."""
     run_item = store.get_run(run_id)
     if run_item is None:
         raise LookupError(f"run {run_id} has no record")
@@ -62,6 +69,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     findings["dashboard"] = dashboard_link()  # the live view's console link (live.names); None outside AWS
     findings["verdict"] = judge(run_item, findings, store=store)
     key = store.put_json(evidence_key(run_id, "findings.json"), findings)
+    reasons = [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]]  # the failing ones
     uris = {name: f"s3://{store.bucket}/{evidence_key(run_id, name)}"
             for name in ("findings.json", "summary.md", "report.html")}
     store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "summary.md"), ContentType="text/markdown",
@@ -72,9 +80,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
                      units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
                      coverage_pct=findings["coverage_pct"], findings_key=key,
-                     verdict=findings["verdict"]["verdict"],
-                     verdict_reasons=[r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]])
-    reasons = [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]]
+                     verdict=findings["verdict"]["verdict"], verdict_reasons=reasons)
     if events is not None:
         publish(events, completion_detail({**run_item, "coverage_pct": findings["coverage_pct"]},
                                           status=findings["status"], verdict=findings["verdict"]["verdict"],
@@ -83,20 +89,19 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
             "units": findings["units"], "findings_key": key, "findings_uri": uris["findings.json"],
             "summary_uri": uris["summary.md"], "report_uri": uris["report.html"],
-            "verdict": findings["verdict"]["verdict"],
-            "reasons": [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]],
+            "verdict": findings["verdict"]["verdict"], "reasons": reasons,
             "benchmark": {"status": benchmark["status"], "points": len(benchmark["points"]),
                           "conclusions": len(benchmark.get("conclusions") or [])}}
 
 
 def judge(run_item: dict[str, Any], findings: dict[str, Any], *, store: Store) -> dict[str, Any]:
     """READY / NOT_READY from the run's thresholds (and its baseline run's findings, if named)."""
-    thresholds = Thresholds(**(run_item.get("verdict_options") or {}))
+    recorded = recorded_input(run_item)
+    thresholds = recorded_thresholds(run_item)
     baseline = None
     if thresholds.baseline_run_id:
         key = evidence_key(thresholds.baseline_run_id, "findings.json")
         baseline = store.get_json(key) if store.exists(key) else None
-    options = run_item.get("benchmark_options") or {}
-    return decide(findings, thresholds, baseline, benchmark_requested=bool(options.get("enabled", True)),
-                  probes_requested=int(options.get("probe_blocks", 1)) > 0,
-                  warmup_requested=bool((run_item.get("options") or {}).get("enabled", True)))
+    bench = recorded["benchmark"]
+    return decide(findings, thresholds, baseline, benchmark_requested=bool(bench["enabled"]),
+                  probes_requested=int(bench["probe_blocks"]) > 0, warmup_requested=bool(recorded["warmup"]["enabled"]))

@@ -423,6 +423,13 @@ class Preflight(_Strict):
         "failed check) before any unit is read; warn: the failed checks are recorded and the run goes on.")
 
 
+def with_defaults(model: type[BaseModel], section: dict[str, Any] | None) -> dict[str, Any]:
+    """A section of the run input read back as JSON (the run context, the run item), its missing fields filled
+    with ``model``'s defaults: each default is written once, in the model (a section whose every field has one:
+    ``Warmup``, ``Benchmark``, ``Thresholds``, ``Preflight``)."""
+    return {**model().model_dump(mode="json"), **(section or {})}
+
+
 # The rules that read these thresholds are verdict.py's.
 class Thresholds(BaseModel):
     """The run input's ``verdict`` section."""

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cutover_prep.models.run_input import Thresholds
+
 Document = dict[str, Any]
 
 
@@ -24,7 +26,8 @@ class _Event(BaseModel):
 
 
 class RunContext(_Event):
-    """What every step after Discover carries: the target and the read and benchmark options, no secret."""
+    """What every step after Discover carries: the target, the read and benchmark options and the verdict's
+    thresholds, no secret."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -33,6 +36,7 @@ class RunContext(_Event):
     instance: Document = Field(default_factory=dict)
     warmup: Document = Field(default_factory=dict)
     benchmark: Document = Field(default_factory=dict)
+    verdict: Thresholds | None = None  # None: a context Discover made before it carried them (decision 52)
 
 
 class RunState(_Event):

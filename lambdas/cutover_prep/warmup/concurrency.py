@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.warmup.planning import MIB
 
 MIN_WINDOW_SECONDS = 1.0
@@ -45,12 +46,11 @@ class Settings:
 
     @classmethod
     def of(cls, warmup: dict[str, Any]) -> Settings:
-        """From the run context's ``warmup`` options (defaults for a context written before them)."""
-        return cls(maximum=int(warmup.get("max_concurrency", 8)), adaptive=bool(warmup.get("adaptive", False)),
-                   start=int(warmup.get("adaptive_start", 2)),
-                   margin=float(warmup.get("adaptive_margin_pct", 10)) / 100,
-                   window_seconds=float(warmup.get("adaptive_window_seconds", 120)),
-                   window_chunks=int(warmup.get("adaptive_window_chunks", 8)))
+        """From the run context's ``warmup`` options (the model's defaults for a context written before them)."""
+        w = with_defaults(Warmup, warmup)
+        return cls(maximum=int(w["max_concurrency"]), adaptive=bool(w["adaptive"]), start=int(w["adaptive_start"]),
+                   margin=float(w["adaptive_margin_pct"]) / 100, window_seconds=float(w["adaptive_window_seconds"]),
+                   window_chunks=int(w["adaptive_window_chunks"]))
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.estimate.compute import counted_of
-from cutover_prep.findings.census import census_json
 from cutover_prep.estimate.run import run_estimate
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.findings.census import census_json
+from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
@@ -26,7 +26,8 @@ ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_
 
 
 def run_context(run: dict[str, Any]) -> dict[str, Any]:
-    """What every warm-unit invocation needs: the target and the read options, no secret."""
+    """What every step after Discover needs: the target, the read and benchmark options and the verdict's
+    thresholds (Analyze's conclusions judge by them), no secret."""
     warmup = run["warmup"]
     return {
         "run_id": run["run_id"],
@@ -34,7 +35,8 @@ def run_context(run: dict[str, Any]) -> dict[str, Any]:
         "instance": run.get("instance") or {},
         "warmup": {k: warmup[k] for k in ("chunk_mb", "assumed_cold_mib_per_s", "create_extension",
                                           *ADMISSION_OPTIONS) if k in warmup},
-        "benchmark": run.get("benchmark") or Benchmark().model_dump(mode="json"),
+        "benchmark": with_defaults(Benchmark, run.get("benchmark")),
+        "verdict": with_defaults(Thresholds, run.get("verdict")),
     }
 
 
@@ -84,7 +86,7 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
     unit_bytes = (warmup["unit_mb"] * MIB if warmup.get("unit_mb")
                   else unit_bytes_for(cold_mib_per_s=warmup["assumed_cold_mib_per_s"],
                                       lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
-                                      max_concurrency=int(warmup.get("max_concurrency") or 0)))
+                                      max_concurrency=int(with_defaults(Warmup, warmup)["max_concurrency"])))
     selected = modes.select(mode, segments, unit_bytes)  # in datafile modes the pass reads the oversized ones
     hot_set = hot_set_names(warmup)
     plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"]),
