@@ -10,10 +10,10 @@ CHECKOV_VENV := .venv-checkov
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed-stamp
 PYTEST_ARGS ?=
-# Two pytest-xdist workers (a 2-core machine): a test module runs whole in one worker, every test of
-# tests/infrastructure in one worker (tests/conftest.py groups them). PYTEST_WORKERS=0 runs in one process.
+# Two pytest-xdist workers (a 2-core machine); --dist loadfile: a test module runs whole in one worker, in
+# order, so its module-scoped fixtures are made once. PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
-PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadfile
 # jsii (the CDK's Python bridge) prints a boxed warning on every start under a Node it deprecates
 # or no longer supports. Quiet for the quick start; set either to empty to see it again.
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION ?= 1

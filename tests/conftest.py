@@ -30,22 +30,6 @@ pytest_plugins = ("tests.tmp_guard",)
 from cutover_prep.engines import ConnectionSpec  # noqa: E402
 from cutover_prep.engines.postgres.sample_db import create_sample  # noqa: E402
 
-# pytest-xdist's groups (`make test` runs two workers with --dist loadgroup): each test module is a group, so
-# its tests run in one worker in their order and a module-scoped fixture (a moto server, a local run several
-# tests read) is made once; tests/infrastructure is one group, so each session-scoped synthesized app
-# (tests/infrastructure/conftest.py) is made once in the run, not once per worker.
-INFRASTRUCTURE_GROUP = "cdk-synth"
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        module = item.module.__name__ if getattr(item, "module", None) else item.nodeid.split("::")[0]
-        group = INFRASTRUCTURE_GROUP if module.startswith("tests.infrastructure.") else module.removeprefix("tests.")
-        item.add_marker(pytest.mark.xdist_group(group))
-
 
 def _spec_from_conninfo(conninfo: str) -> ConnectionSpec:
     info = psycopg.conninfo.conninfo_to_dict(conninfo)

@@ -114,7 +114,3 @@ def test_check_names_leftovers_and_removes_them_but_not_the_expected(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"runtime-{os.getuid()}", tmp_guard.CDK_OUTDIR_NAME])
     assert tmp_guard.check(tmp_path) is None
 
-
-def test_a_test_module_is_one_xdist_group(request: pytest.FixtureRequest) -> None:
-    """tests/conftest.py: a module's tests run in one worker, so its module-scoped fixtures are made once."""
-    assert request.node.get_closest_marker("xdist_group").args == ("unit.test_tmp_guard",)
