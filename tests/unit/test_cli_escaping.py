@@ -139,7 +139,7 @@ def test_a_comparison_that_failed_is_one_safe_line(monkeypatch, capsys, tmp_path
 
 
 def test_the_local_comparisons_summary_escapes_a_runs_failure() -> None:
-    from cutover_prep.comparison.local import summary
+    from cutover_prep.local.compare import summary
 
     document = {"comparison_id": "cmp1", "cleanup": {},
                 "configurations": [{"name": "a", "status": "FAILED", "read_iops": None, "price_per_hour_usd": None,

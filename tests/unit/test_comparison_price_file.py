@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from cutover_prep.analysis.instance_classes import INSTANCE_CLASSES
-from cutover_prep.comparison import local
 from cutover_prep.comparison.pricing import HOURS_PER_MONTH, price_file
 from cutover_prep.engines.registry import families
+from cutover_prep.local import compare as local
 
 PRICE_MAPS = ("storage_per_gb_month", "iops_per_month", "throughput_per_mibps_month")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -142,7 +142,7 @@ def _findings(read_iops: float) -> dict[str, Any]:
 
 def _compare_locally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, configurations: list[dict[str, Any]],
                      targets: dict[str, Any], read_iops: float) -> dict[str, Any]:
-    """comparison.local.run on an input file, each configuration's run replaced by its findings (the
+    """local.compare.run on an input file, each configuration's run replaced by its findings (the
     emulated volume's measuring is the integration tests'; here: the input, the prices, the judging,
     the recommendation and comparison.json, as `local --compare` makes them)."""
     import cutover_prep.local.emulated as emulated

@@ -157,12 +157,12 @@ def outside_engines() -> list[Naming]:
 # Places outside engines/ that still name an engine, each with the reason it may. Keyed by (path, what) so
 # an edit elsewhere in the file does not move it; an entry that no longer matches fails the test below
 # (remove it then). Found when this check replaced the quoted-string regex (issue 24 §4, 2026-11-25): all
-# four are local-only code (cutover_prep/local and comparison/local.py, kept out of the Lambda package),
+# four are local-only code (cutover_prep/local, compare.py included since issue 24 §3, kept out of the Lambda package),
 # none is a branch on an engine name; each is a candidate for a registry hook, not moved in that change.
 STILL_NAMING_ENGINES: dict[tuple[str, str], str] = {
     # pgserver fixes its lock directory from tempfile.tempdir when first imported; the compare run imports
     # it before redirecting tempfile.tempdir to the run's own directory. Belongs with engines/postgres/sample_db.
-    ("cutover_prep/comparison/local.py", "import pgserver"):
+    ("cutover_prep/local/compare.py", "import pgserver"):
         "import-time side effect of the demo database's embedded server, ordered before the tempdir switch",
     # The demo's sample database is PostgreSQL by design (docs: `make demo`); no registry hook names a
     # family's sample database yet.

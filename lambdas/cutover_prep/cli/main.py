@@ -110,8 +110,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
           storage_throughput: int | None, instance_class: str | None, compare: Path | None = None,
           preflight_mode: str = "fail", hotset_file: Path | None = None) -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
-    if compare is not None:  # each configuration on its own emulated volume (comparison/local.py)
-        from cutover_prep.comparison.local import main as compare_main
+    if compare is not None:  # each configuration on its own emulated volume (local/compare.py)
+        from cutover_prep.local.compare import main as compare_main
 
         raise click.exceptions.Exit(compare_main(compare, out=out, size_mb=size_mb, progress=progress, dsn=dsn))
     from cutover_prep.local.runner import Interrupted, LocalOptions, TargetUnreachable, UsageProblem, run_local
@@ -204,7 +204,8 @@ app.add_command(hotset)
 
 def _hotset_profile(path: Path | str | None) -> Any:
     """The hot-set profile ``--hotset`` names (``cutover-prep hotset --out FILE``), or exit 2 in one line."""
-    from cutover_prep.hotset import HotsetProblem, load
+    from cutover_prep.engines.hotset import HotsetProblem
+    from cutover_prep.hotset import load
 
     if path is None:
         return None
@@ -272,7 +273,7 @@ class _Aws:
                 run = store.get_run(run_id)
             except (ClientError, BotoCoreError):  # no dynamodb:GetItem: progress from the state names
                 return None
-            try:  # RDS's own storage progress: the run's last sample (rds_progress)
+            try:  # RDS's own storage progress: the run's last sample (restore.progress)
                 samples = [s for s in store.storage_samples(run_id) if s.get("status")]
             except (ClientError, BotoCoreError):
                 samples = []
