@@ -17,12 +17,13 @@ from pydantic import ValidationError
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.storage_init import initialized_pct_series, storage_initialization
 from cutover_prep.findings.timeline import coverage_series
-from cutover_prep.rds import describe_instance
-from cutover_prep.rds_progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
+from cutover_prep.models.run_input import Thresholds
 from cutover_prep.report import render_report, summary_markdown
-from cutover_prep.report.charts import build_charts
+from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.terminal import terminal_lines
-from cutover_prep.verdict import NOT_READY, READY, Thresholds, decide
+from cutover_prep.restore.progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
+from cutover_prep.restore.rds import describe_instance
+from cutover_prep.verdict import NOT_READY, READY, decide
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "restored-db"}}
 MIB = 2**20
