@@ -1,7 +1,9 @@
-"""docs/architecture.md matches the code: every path it names exists."""
+"""docs/architecture.md matches the code: every path it names exists, and the handlers it says make more
+than one logic call are the ones that do."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -24,3 +26,68 @@ def test_every_path_named_in_the_architecture_page_exists():
         if not found:
             missing.append(path)
     assert missing == []
+
+
+# -- "one logic call per handler" ---------------------------------------------------------------------------
+
+HANDLERS = REPO / "lambdas" / "handlers"
+# What a handler may call besides its logic: its clients, Powertools, the settings and the models.
+NOT_LOGIC = ("cutover_prep.deps", "cutover_prep.observability", "cutover_prep.settings", "cutover_prep.models")
+# The handlers that do more than one logic call, each named with what it does in docs/architecture.md.
+MORE_THAN_ONE_CALL = {"benchmark_failed", "collect_metrics", "on_restore", "unit_failed", "warm_slot", "warm_unit"}
+
+
+def logic_calls(source: str) -> list[str]:
+    """The calls ``handler`` makes to names imported from ``cutover_prep`` (not its clients, Powertools, the
+    settings or the models). A call in another's arguments (what the logic call is given) or in a lambda (a
+    dependency handed over, called later) does not count."""
+    tree = ast.parse(source)
+    imported = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("cutover_prep"):
+            for alias in node.names:
+                imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    [handler] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "handler"]
+
+    def callee(call: ast.Call) -> str | None:
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        where = imported.get(name or "")
+        if where is None or where.startswith(NOT_LOGIC):
+            return None
+        return ast.unparse(func)
+
+    found: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, ast.Call) and (name := callee(node)):
+            found.append(name)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for statement in handler.body:
+        visit(statement)
+    return found
+
+
+def test_each_handler_makes_one_logic_call_but_those_the_page_names():
+    calls = {p.stem: logic_calls(p.read_text()) for p in sorted(HANDLERS.glob("*.py")) if p.stem != "__init__"}
+    assert len(calls) > 20 and all(calls.values()), calls
+    assert {name for name, found in calls.items() if len(found) > 1} == MORE_THAN_ONE_CALL, calls
+    text = (REPO / "docs" / "architecture.md").read_text()
+    flow = text[text.index("## Data flow"):text.index("## Floors") if "## Floors" in text else None]
+    assert "one logic call" in flow
+    assert not [name for name in MORE_THAN_ONE_CALL if f"`{name}.py`" not in flow]
+
+
+def test_the_logic_call_counter_can_fail():
+    source = ("from cutover_prep import deps\nfrom cutover_prep.live import emit as live\n"
+              "from cutover_prep.settings import get_settings\nfrom cutover_prep.warmup.unit import Budget, warm\n"
+              "def handler(event, context):\n    s = get_settings()\n"
+              "    r = warm(event, store=deps.store(), budget=Budget(s), later=lambda: warm(event))\n"
+              "    live.unit_done(r)\n    return r\n")
+    assert logic_calls(source) == ["warm", "live.unit_done"]
