@@ -188,6 +188,11 @@ def test_the_summary_line_says_when_the_hot_set_was_warm():
     assert "NOT warm: 1 of 3" in hot_set_line({"hot_set": {**section, "warm_at": None, "warm_after_s": None,
                                                            "units_done": 1}})
     assert hot_set_line({}) is None
+    # warmup.after_hot_set took effect (the slot item's mark, findings.warmup.concurrency.after_hot_set): said too
+    mark = {"max_concurrency": 1, "t_s": 8.5, "holders_then": 8, "admitted": 40, "most_holders": 1}
+    line = hot_set_line({"hot_set": section, "warmup": {"concurrency": {"after_hot_set": mark}}})
+    assert line.endswith("order followed; then at most 1 units read at once (warmup.after_hot_set, 8.5 s after the "
+                         "first slot; 8 were reading, 40 started after, at most 1 at a time)"), line
 
 
 # ---- Oracle's statements on a fake connection ------------------------------------------------------------

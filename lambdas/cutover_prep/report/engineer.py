@@ -202,7 +202,19 @@ def hot_set_line(findings: dict[str, Any]) -> str | None:
     clock = at[11:19] + " UTC" if len(at) >= 19 and at[10] == "T" else at
     share = f", {pct:g} % of the warm-up's time" if pct is not None else ""
     order = "order followed" if section.get("followed") else "order NOT followed"
-    return f"hot set warm at {clock} ({fmt_duration(after)} after the warm-up started{share}): {what}; {order}"
+    return (f"hot set warm at {clock} ({fmt_duration(after)} after the warm-up started{share}): {what}; {order}"
+            + _after_hot_set(findings))
+
+
+def _after_hot_set(findings: dict[str, Any]) -> str:
+    """``warmup.after_hot_set`` when it took effect (``findings.warmup.concurrency.after_hot_set``): the volume given
+    back to the application once the hot set was warm."""
+    mark = _d(_d(_d(findings.get("warmup")).get("concurrency")).get("after_hot_set"))
+    if not mark:
+        return ""
+    return (f"; then at most {_fmt(mark.get('max_concurrency'))} units read at once (warmup.after_hot_set, "
+            f"{fmt_duration(num(mark.get('t_s')))} after the first slot; {_fmt(mark.get('holders_then'))} were "
+            f"reading, {_fmt(mark.get('admitted'))} started after, at most {_fmt(mark.get('most_holders'))} at a time)")
 
 
 def unread(findings: dict[str, Any]) -> dict[str, Any]:
