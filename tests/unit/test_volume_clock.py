@@ -6,21 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cutover_prep.local.volume.clock import ServiceClock
-
-
-class FakeClock:
-    """A clock whose sleeps end ``overshoot`` seconds late, as on a busy machine."""
-
-    def __init__(self, overshoot: float = 0.0) -> None:
-        self.now, self.overshoot = 0.0, overshoot
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds + self.overshoot
+from tests.unit.fake_clock import FakeClock
 
 
 def service(clock: FakeClock, **kw: float) -> ServiceClock:

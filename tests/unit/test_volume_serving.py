@@ -15,6 +15,7 @@ import pytest
 
 from cutover_prep.local.volume.profile import VolumeProfile
 from cutover_prep.local.volume.state import HydrationState
+from tests.unit.fake_clock import FakeClock as _FakeClock
 
 try:
     from cutover_prep.local.volume import fs
@@ -30,19 +31,11 @@ IO_S = 2.3 * 8 / 1000  # one warm IO's service time, wall-clock
 N = 20
 
 
-class FakeClock:
-    """time.monotonic and time.sleep; every sleep ends ``overshoot`` late, as on a busy machine."""
+class FakeClock(_FakeClock):
+    """Starts at 1000 s, as time.monotonic would."""
 
     def __init__(self, overshoot: float = 0.0) -> None:
-        self.now, self.overshoot = 1000.0, overshoot
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds + self.overshoot
+        super().__init__(overshoot, start=1000.0)
 
 
 @pytest.fixture
