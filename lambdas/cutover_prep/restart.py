@@ -13,7 +13,7 @@ from collections.abc import Collection
 from typing import Any
 
 from cutover_prep.dal.store import INPUT_SECTIONS, Store, recorded_input
-from cutover_prep.models.run_input import AwsPlace, check_baseline, parse_run_input
+from cutover_prep.models.run_input import AwsPlace, Warmup, check_baseline, parse_run_input
 from cutover_prep.warm_concurrency import check as check_warm_concurrency
 
 # (section, field) of the run input that a restart may change.
@@ -74,7 +74,7 @@ def begin_run(raw: Any, *, execution_name: str | None, store: Store,
     attempt of the same run id, then the run is recorded (RUNNING)."""
     config = parse_run_input(raw, execution_name=execution_name, allowed_hosts=allowed_hosts,
                              deployment=deployment)
-    check_warm_concurrency(config, warm_concurrency)
+    check_warm_concurrency(Warmup.model_validate(config["warmup"]), warm_concurrency)
     check_baseline(config, store.get_run)
     first = store.get_run(config["run_id"])
     if first is not None:

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the CDK imports this module: no pydantic model at import time
+    from cutover_prep.models.run_input import Warmup
 
 ENV = "WARM_CONCURRENCY"
 
@@ -31,13 +34,12 @@ def limit(environ: Mapping[str, str] | None = None) -> int | None:
     return number if number > 0 else None
 
 
-def check(config: Mapping[str, Any], reserved: int | None) -> None:
+def check(warmup: Warmup, reserved: int | None) -> None:
     """A run that warms up may not ask for more readers at once than WarmUnit may run."""
     if reserved is None:
         return
-    warmup = config.get("warmup") or {}
-    wanted = warmup.get("max_concurrency")
-    if warmup.get("enabled", True) and isinstance(wanted, int) and wanted > reserved:
+    wanted = warmup.max_concurrency
+    if warmup.enabled and wanted > reserved:
         from cutover_prep.models.run_input import InvalidInput
 
         raise InvalidInput(

@@ -20,6 +20,7 @@ from typing import Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.preflight import FAIL, Context, Report
+from cutover_prep.models.run_input import Preflight
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.warmup import modes
 
@@ -34,11 +35,9 @@ class PreflightFailed(Exception):
     """A check of the preflight failed on the run's target (a grant, a read method, the read-only session)."""
 
 
-def options_of(run: dict[str, Any]) -> dict[str, Any]:
-    """The run input's ``preflight`` section (``models.run_input.Preflight``); its defaults when absent."""
-    section = run.get("preflight") or {}
-    return {"enabled": section.get("enabled", True) is not False,
-            "on_failure": "warn" if section.get("on_failure") == "warn" else "fail"}
+def options_of(run: dict[str, Any]) -> Preflight:
+    """The run input's ``preflight`` section; the model's defaults when absent (a state made before it)."""
+    return Preflight.model_validate(run.get("preflight") or {})
 
 
 def context_of(run: dict[str, Any], timeout_seconds: float = TIMEOUT_SECONDS) -> Context:
@@ -78,17 +77,17 @@ def run_preflight(run: dict[str, Any], *, store: Store, read_secret: SecretReade
     """Run the preflight on the run's target; ``PreflightFailed`` when a check failed and the input says fail."""
     run_id = run["run_id"]
     options = options_of(run)
-    if not options["enabled"]:
+    if not options.enabled:
         store.update_run(run_id, step="preflight_skipped", preflight={"enabled": False})
         return {"enabled": False, "ok": None}
     if preflight is None:
         from cutover_prep.preflight.runner import run as preflight
     spec = connection_spec(run, read_secret, read_tags=read_secret_tags)  # SecretNotBound: before connecting
     report = preflight(spec, context_of(run, timeout_seconds))
-    key = store.put_json(evidence_key(run_id, EVIDENCE), {"run_id": run_id, "on_failure": options["on_failure"],
+    key = store.put_json(evidence_key(run_id, EVIDENCE), {"run_id": run_id, "on_failure": options.on_failure,
                                                           **report.to_json()})
-    summary = summary_of(report, options["on_failure"], key)
+    summary = summary_of(report, options.on_failure, key)
     store.update_run(run_id, step="preflight_passed" if report.ok else "preflight_failed", preflight=summary)
-    if not report.ok and options["on_failure"] == "fail":
+    if not report.ok and options.on_failure == "fail":
         raise PreflightFailed(failure_message(report))
     return {k: summary[k] for k in ("enabled", "ok", "failed", "seconds", "evidence_key")}
