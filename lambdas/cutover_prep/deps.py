@@ -14,6 +14,7 @@ from cutover_prep import engines
 from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
+from cutover_prep.models.steps import RunContext
 from cutover_prep.settings import get_settings
 
 # One engine per target and thread, with the thread that took it: an engine of a thread that has
@@ -55,20 +56,21 @@ def open_engine(spec: ConnectionSpec, warmup: dict[str, Any], *, call_timeout_se
                                create_extension=bool(warmup.get("create_extension")))
 
 
-def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
+def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     """One connection per container and target, reused across invocations.
 
     ``connection_spec`` refuses a secret that belongs to another instance and a host that is neither
     the RDS endpoint nor allow-listed, and carries the deployment's TLS mode; ``engine.transport``
     then says what protected it."""
-    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
     me = threading.current_thread()
     key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, me.ident or 0)
     with _engines_lock:
         held = _engines.get(key)
     if held is not None and held[0] is me:
         return held[1]
-    engine = open_engine(spec, run["warmup"], call_timeout_seconds=call_timeout_seconds)
+    engine = open_engine(spec, {"create_extension": run.warmup.create_extension},
+                         call_timeout_seconds=call_timeout_seconds)
     with _engines_lock:
         replaced = _engines.get(key)  # an ended thread's, whose ident this thread was given
         _engines[key] = (me, engine)
@@ -79,15 +81,15 @@ def cached_engine(run: dict[str, Any], call_timeout_seconds: float) -> Engine:
     return engine
 
 
-def open_bench(run: dict[str, Any], database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
+def open_bench(run: RunContext, database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
     """A benchmark driver for the run's target (its own connections, closed by the caller), from its
     engine's family in ``engines.registry``."""
-    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
     return registry.family(spec.engine).open_bench(spec, database, call_timeout_seconds=call_timeout_seconds,
-                                                   create_extension=bool(run["warmup"].get("create_extension")))
+                                                   create_extension=run.warmup.create_extension)
 
 
-def bench_opener(context: Any, margin_seconds: float = 10) -> Callable[[dict[str, Any], str | None], Any]:
+def bench_opener(context: Any, margin_seconds: float = 10) -> Callable[[RunContext, str | None], Any]:
     """``open_bench`` with a database call timeout just inside this invocation's remaining time."""
     timeout = context.get_remaining_time_in_millis() / 1000 - margin_seconds
     return lambda run, database: open_bench(run, database, call_timeout_seconds=timeout)

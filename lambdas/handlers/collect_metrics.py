@@ -18,9 +18,10 @@ from cutover_prep.restore.progress import SAMPLE_INTERVAL_SECONDS, sample_storag
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=CollectMetricsEvent)
 def handler(event: CollectMetricsEvent, context: LambdaContext) -> dict[str, Any]:
-    run = event.run.logic_input()
-    sample = sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="CollectMetrics",
+    run = event.run
+    sample = sample_storage_progress(run.run_id, run.target.db_instance_identifier, rds=deps.progress_client(),
+                                     store=deps.store(), step="CollectMetrics",
                                      min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
-    live.storage_progress(run["run_id"], sample)
+    live.storage_progress(run.run_id, sample)
     return collect_metrics(run, event.attempt, store=deps.store(),
                            cloudwatch=deps.client("cloudwatch"), logs=deps.client("logs"), rds=deps.client("rds"))

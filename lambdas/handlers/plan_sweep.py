@@ -17,6 +17,6 @@ from cutover_prep.restore.rds import free_storage_bytes
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=RunStep)
 def handler(event: RunStep, context: LambdaContext) -> dict[str, Any]:
-    return plan_sweep(event.run.logic_input(), store=deps.store(), open_driver=deps.bench_opener(context),
+    return plan_sweep(event.run, store=deps.store(), open_driver=deps.bench_opener(context),
                       free_storage=lambda run: free_storage_bytes(deps.client("cloudwatch"),
-                                                                  run["target"]["db_instance_identifier"]))
+                                                                  run.target.db_instance_identifier))

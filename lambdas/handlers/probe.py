@@ -16,5 +16,5 @@ from cutover_prep.observability import logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=ProbeEvent)
 def handler(event: ProbeEvent, context: LambdaContext) -> dict[str, Any]:
-    return probe(event.run.logic_input(), event.phase, store=deps.store(),
+    return probe(event.run, event.phase, store=deps.store(),
                  open_driver=deps.bench_opener(context))

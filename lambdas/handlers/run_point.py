@@ -16,5 +16,5 @@ from cutover_prep.observability import logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=RunPointEvent)
 def handler(event: RunPointEvent, context: LambdaContext) -> dict[str, Any]:
-    return measure_point(event.run.logic_input(), event.point, store=deps.store(),
+    return measure_point(event.run, event.point, store=deps.store(),
                          open_driver=deps.bench_opener(context))

@@ -17,6 +17,6 @@ from cutover_prep.observability import logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=UnitFailedEvent)
 def handler(event: UnitFailedEvent, context: LambdaContext) -> dict[str, Any]:
-    result = record_unit_failure(event.logic_input(), store=deps.store())
+    result = record_unit_failure(event, store=deps.store())
     live.unit_failed(event.run.run_id)
     return result

@@ -16,7 +16,6 @@ from cutover_prep.warmup.slots import acquire, release
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=WarmSlotEvent)
 def handler(event: WarmSlotEvent, context: LambdaContext) -> dict[str, Any]:
-    run = event.run.logic_input()
     if event.action == "acquire":
-        return acquire(run, event.unit_id, store=deps.store())
-    return release(run, event.unit_id, store=deps.store())
+        return acquire(event.run, event.unit_id, store=deps.store())
+    return release(event.run, event.unit_id, store=deps.store())

@@ -22,13 +22,13 @@ from cutover_prep.warmup.unit import Budget, warm_unit
 def handler(event: WarmUnitEvent, context: LambdaContext) -> dict[str, Any]:
     settings = get_settings()
     remaining = lambda: context.get_remaining_time_in_millis() / 1000  # noqa: E731
-    run = event.run.logic_input()
-    run_id = run["run_id"]
-    sample = sample_storage_progress(run, rds=deps.progress_client(), store=deps.store(), step="WarmUnit",
-                                     min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
+    run = event.run
+    run_id = run.run_id
+    sample = sample_storage_progress(run_id, run.target.db_instance_identifier, rds=deps.progress_client(),
+                                     store=deps.store(), step="WarmUnit", min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
     live.storage_progress(run_id, sample)
     result = warm_unit(
-        event.logic_input(), store=deps.store(),
+        event, store=deps.store(),
         engine=lambda: deps.cached_engine(run, max(1.0, remaining() - settings.safety_margin_seconds / 2)),
         budget=Budget(remaining, settings.safety_margin_seconds), read_attempts=settings.read_attempts,
         on_chunk=lambda bytes_read: live.chunk_read(run_id, bytes_read),

@@ -16,8 +16,9 @@ from cutover_prep.engines.mysql.engine import MySQLEngine
 from cutover_prep.engines.mysql.sql import qualified, quote_ident
 from cutover_prep.models.status import UnitStatus, WarmStep
 from cutover_prep.warmup.planning import PlanOptions, plan_units
-from cutover_prep.warmup.unit import Budget, warm_unit
+from cutover_prep.warmup.unit import Budget
 from tests.unit.conftest import store  # noqa: F401 - the moto Store fixture
+from tests.unit.contexts import warm_json
 
 pytestmark = pytest.mark.mysql
 RUN_ID = "mysql-resume"
@@ -69,7 +70,7 @@ def test_a_unit_cut_short_resumes_in_a_new_container_and_counts_each_page_and_ro
         engine = Counting(MySQLEngine.connect(spec), rows)  # every invocation: a new container
         budget = Budget(remaining_seconds=lambda: next(clock, 0.0), safety_margin_seconds=1.0)
         try:
-            out = warm_unit(event, store=store, engine=lambda engine=engine: engine, budget=budget,
+            out = warm_json(event, store=store, engine=lambda engine=engine: engine, budget=budget,
                             sleep=lambda s: None)
         finally:
             engine.close()

@@ -19,9 +19,10 @@ from cutover_prep.engines import DiscoveryOptions, ReadRange, ShortRead
 from cutover_prep.engines.base import Extent
 from cutover_prep.engines.postgres.engine import PostgresEngine
 from cutover_prep.warmup.planning import PlanOptions, plan_units
-from cutover_prep.warmup.unit import Budget, warm_unit
+from cutover_prep.warmup.unit import Budget
 from tests.conftest import conninfo
 from tests.unit.conftest import store  # noqa: F401 - the moto Store fixture
+from tests.unit.contexts import warm_json
 
 pytestmark = pytest.mark.postgres
 
@@ -152,7 +153,7 @@ def test_a_table_truncated_between_plan_and_read_leaves_the_unit_not_done(small_
         event = {"run": {"run_id": "run-short", "warmup": {"assumed_cold_mib_per_s": 8.0, "chunk_mb": 64}},
                  "unit": {**unit.to_json(), "unit_id": unit.unit_id}}
         with pytest.raises(ShortRead):
-            warm_unit(event, store=store, engine=lambda: engine,
+            warm_json(event, store=store, engine=lambda: engine,
                       budget=Budget(lambda: 10_000.0, 30.0), sleep=lambda s: None)
     finally:
         engine.close()

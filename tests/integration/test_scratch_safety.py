@@ -24,17 +24,19 @@ from cutover_prep.dal.store import TABLE_KEYS, Store, evidence_key
 from cutover_prep.engines.postgres.bench import PostgresBench
 from cutover_prep.engines.scratch import ScratchExists
 from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.steps import RunContext
 from tests.conftest import conninfo
 from tests.unit.conftest import BUCKET, TABLE, store  # noqa: F401 - the moto Store fixture
+from tests.unit.contexts import context_json
 
 pytestmark = pytest.mark.postgres
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _run(run_id: str, *, write_test: bool, **bench: Any) -> dict[str, Any]:
+def _run(run_id: str, *, write_test: bool, **bench: Any) -> RunContext:
     options = Benchmark(seconds_per_point=1, sessions=[1], probe_blocks=0, write_test=write_test, **bench)
-    return {"run_id": run_id, "target": {"db_instance_identifier": "db1", "engine": "postgres"},
-            "benchmark": options.model_dump(mode="json"), "warmup": {"create_extension": False}}
+    made = context_json(run_id, "db1", benchmark=options.model_dump(mode="json"), warmup={"create_extension": False})
+    return RunContext.model_validate({**made, "target": {**made["target"], "engine": "postgres"}})
 
 
 def _seed(evidence: Store, run_id: str, points: list[dict[str, Any]]) -> None:
@@ -143,12 +145,13 @@ from cutover_prep.benchmark.steps import measure_point
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.dal.store import Store
 from cutover_prep.engines.postgres.bench import PostgresBench
+from cutover_prep.models.steps import RunContext
 args = json.loads(sys.argv[1])
 kw = {"endpoint_url": args["endpoint"], "region_name": "us-east-1"}
 store = Store(dynamodb=boto3.client("dynamodb", **kw), s3=boto3.client("s3", **kw), table=args["table"],
               bucket=args["bucket"])
 spec = ConnectionSpec(**args["spec"])
-measure_point(args["run"], args["point"], store=store,
+measure_point(RunContext.model_validate(args["run"]), args["point"], store=store,
               open_driver=lambda run, db: PostgresBench.from_spec(spec, db or spec.database))
 """
 
@@ -183,7 +186,7 @@ def test_a_killed_write_point_is_removed_by_the_cleanup_step(moto_server, sample
     point = {"point_id": "write-direct", "kind": "write_direct", "seconds": 120}
     _seed(remote_store, "r-killed", [point])
     name = scratch_name("r-killed", "postgres")
-    args = {"endpoint": endpoint, "table": TABLE, "bucket": BUCKET, "run": run, "point": point,
+    args = {"endpoint": endpoint, "table": TABLE, "bucket": BUCKET, "run": run.to_json(), "point": point,
             "spec": {k: getattr(sample_db, k) for k in ("engine", "host", "port", "database", "user", "password")}}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "lambdas"), str(REPO)])}
     child = subprocess.Popen([sys.executable, "-c", KILLED_POINT, json.dumps(args)], env=env)

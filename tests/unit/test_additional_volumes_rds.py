@@ -16,6 +16,7 @@ from cutover_prep.restore.rds import describe_instance, instance_facts
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "ora-restored"},
        "started_at": "2026-11-25T00:00:00+00:00"}
+TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes
 ARN = "arn:aws:rds:us-east-1:123456789012:db:ora-restored"
 
 
@@ -81,8 +82,8 @@ def test_the_sampler_follows_each_volume_until_its_initialization_ends(store: St
         stub.add_response("describe_db_instances", described(), {"DBInstanceIdentifier": "ora-restored"})
         stub.add_response("describe_db_instances", described(rdsdbdata2=done2),
                           {"DBInstanceIdentifier": "ora-restored"})
-        first = sample_storage_progress(RUN, rds=rds, store=store, step="WarmUnit")
-        second = sample_storage_progress(RUN, rds=rds, store=store, step="Finalize")
+        first = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
+        second = sample_storage_progress(*TARGET, rds=rds, store=store, step="Finalize")
         stub.assert_no_pending_responses()
     assert first["volumes"][0] == {"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15}
     assert second["volumes"][0] == {"volume": "RDSDBDATA2", "status": None, "percent": None}
@@ -102,7 +103,7 @@ def test_an_instance_without_additional_volumes_has_the_facts_and_samples_it_had
                               "Engine": "postgres", "StorageType": "gp3", "AllocatedStorage": 100}]}
     with Stubber(rds) as stub:
         stub.add_response("describe_db_instances", plain, {"DBInstanceIdentifier": "ora-restored"})
-        sample = sample_storage_progress(RUN, rds=rds, store=store, step="WarmUnit")
+        sample = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
     assert "volumes" not in sample and "volumes" not in store.storage_samples("r1")[0]
     assert "additional_storage_volumes" not in instance_facts(plain["DBInstances"][0])
     assert "volumes" not in storage_initialization(store.storage_samples("r1"), [], 0)

@@ -54,4 +54,4 @@ def test_a_context_made_before_it_carried_them_reads_the_run_record(store, judge
 def test_the_context_carries_every_threshold_of_the_input():
     context = RunContext.model_validate(run_context(parse_run_input(INPUT)))
     assert context.verdict is not None and context.verdict.max_warm_to_cold_latency == 1.5
-    assert context.logic_input()["verdict"] == parse_run_input(INPUT)["verdict"]  # the JSON handed on is the same
+    assert context.to_json()["verdict"] == parse_run_input(INPUT)["verdict"]  # the JSON handed on is the same

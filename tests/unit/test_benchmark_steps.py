@@ -12,6 +12,8 @@ from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
 from cutover_prep.engines.bench import PointSpec, ScanResult
 from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.steps import RunContext
+from tests.unit.contexts import context
 
 UNITS = [
     {"unit_id": "u1", "ranges": [
@@ -86,11 +88,10 @@ class Driver:
 
 
 @pytest.fixture
-def run(store) -> dict[str, Any]:
+def run(store) -> RunContext:
     store.put_json(evidence_key("r1", "units.json"), UNITS)
     bench = Benchmark(probe_blocks=50, seconds_per_point=1, sessions=[1]).model_dump(mode="json")
-    return {"run_id": "r1", "target": {"db_instance_identifier": "db1"}, "benchmark": bench,
-            "warmup": {"create_extension": False}}
+    return context("r1", "db1", benchmark=bench, warmup={"create_extension": False})
 
 
 def test_cold_probe_samples_table_blocks_only_and_is_never_measured_twice(store, run):
@@ -173,7 +174,7 @@ def test_sweep_plan_targets_the_biggest_table_and_is_kept_on_restart(store, run)
 
 
 def test_write_points_only_when_asked(store, run):
-    run["benchmark"]["write_test"] = True
+    run.benchmark.write_test = True
     planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
     assert {"write-direct", "write-random"} <= {p["point_id"] for p in planned["points"]}
 

@@ -9,12 +9,12 @@ forgotten the next time an engine is taken."""
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import pytest
 
 from cutover_prep import deps
 from cutover_prep.engines import ConnectionSpec
+from tests.unit.contexts import context
 
 
 class FakeEngine:
@@ -36,7 +36,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[FakeEngine]:
 
 
 def test_an_engine_of_an_ended_thread_is_closed_when_the_next_is_taken(opened: list[FakeEngine]) -> None:
-    run: dict[str, Any] = {"warmup": {}}
+    run = context()
     for _ in range(5):  # five invocations, each in a thread of its own that then ends
         t = threading.Thread(target=deps.cached_engine, args=(run, 60.0))
         t.start()
@@ -48,7 +48,7 @@ def test_an_engine_of_an_ended_thread_is_closed_when_the_next_is_taken(opened: l
 
 
 def test_reset_closes_every_cached_engine(opened: list[FakeEngine]) -> None:
-    run: dict[str, Any] = {"warmup": {}}
+    run = context()
     deps.cached_engine(run, 60.0)
     t = threading.Thread(target=deps.cached_engine, args=(run, 60.0))
     t.start()

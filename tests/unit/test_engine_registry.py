@@ -19,6 +19,7 @@ from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable, registry
 from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
 from cutover_prep.measure.sample import block_readable
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.steps import RunContext
 from cutover_prep.settings import ConnectionPolicy
 
 LAMBDAS = Path(__file__).resolve().parents[2] / "lambdas"
@@ -128,7 +129,8 @@ def test_open_engine_and_open_bench_use_the_familys_hooks(monkeypatch: pytest.Mo
     assert engines.open_engine(spec, call_timeout_seconds=5) == "warm-up engine"
     monkeypatch.setattr(deps, "read_secret", _secret())
     monkeypatch.setenv("ALLOWED_DB_HOSTS", "")
-    run = {**_run({"engine_family": "oracle"}), "warmup": {"create_extension": True}}
+    run = RunContext.model_validate({**_run({"engine_family": "oracle"}), "run_id": "r1",
+                                     "warmup": {"create_extension": True}})
     assert deps.open_bench(run, "ignored", call_timeout_seconds=7) == "driver"
     assert calls == [("engine", {"call_timeout_seconds": 5, "create_extension": False}),
                      ("bench", ("ignored", {"call_timeout_seconds": 7, "create_extension": True}))]

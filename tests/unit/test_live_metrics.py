@@ -16,7 +16,7 @@ from cutover_prep.dal.store import Store
 from cutover_prep.live import emit, names
 from cutover_prep.observability import metrics
 from cutover_prep.warmup.planning import MIB
-from cutover_prep.warmup.unit import warm_unit
+from tests.unit.contexts import warm_json
 from tests.unit.test_unit_sizing import ALWAYS, RateEngine, big_event
 from tests.unit.test_warmup import RUN_ID, start
 
@@ -72,7 +72,7 @@ def test_a_warm_unit_emits_each_chunk_its_end_and_what_is_left(store: Store, cap
     start(store)
     store.update_run(RUN_ID, bytes_planned=24 * MIB)
     engine = RateEngine(mib_per_s=50.0)
-    out = warm_unit(big_event(10, chunk_mb=2), store=store, engine=lambda: engine, budget=ALWAYS,
+    out = warm_json(big_event(10, chunk_mb=2), store=store, engine=lambda: engine, budget=ALWAYS,
                     on_chunk=lambda n: emit.chunk_read(RUN_ID, n))
     assert out["status"] == "DONE"
     emit.unit_done(RUN_ID)

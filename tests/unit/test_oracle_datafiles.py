@@ -31,7 +31,8 @@ from cutover_prep.verdict import decide
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.discovery import discover_and_plan
 from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
-from cutover_prep.warmup.unit import Budget, warm_unit
+from cutover_prep.warmup.unit import Budget
+from tests.unit.contexts import warm_json
 
 BS = 8192
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0)
@@ -270,7 +271,7 @@ def test_a_datafile_unit_continues_at_the_time_limit_and_resumes_reading_each_bl
     for _ in range(5):
         began = clock[0]  # each invocation has 300 s; 30 s safety margin
         budget = Budget(lambda began=began: 300.0 - (clock[0] - began), 30.0)
-        out = warm_unit(event, store=store, engine=lambda: OracleEngine(db), budget=budget, sleep=lambda s: None)
+        out = warm_json(event, store=store, engine=lambda: OracleEngine(db), budget=budget, sleep=lambda s: None)
         statuses.append(out["status"])
         if out["status"] == "DONE":
             break
@@ -282,7 +283,7 @@ def test_a_datafile_unit_continues_at_the_time_limit_and_resumes_reading_each_bl
     item = store.get_unit(RUN_ID, "u000001")
     assert item["status"] == "DONE" and item["blocks_read"] == 300_000 and item["bytes_read"] == rng.bytes
     assert item["method"] == d.METHOD
-    again = warm_unit(event, store=store, engine=lambda: OracleEngine(db), budget=Budget(lambda: 10_000.0),
+    again = warm_json(event, store=store, engine=lambda: OracleEngine(db), budget=Budget(lambda: 10_000.0),
                       sleep=lambda s: None)
     assert again["status"] == "ALREADY_DONE" and len(db.validated) == 3
 
@@ -295,7 +296,7 @@ def test_a_short_rman_count_leaves_the_unit_not_done(store: Store):
     event = {"run": {"run_id": RUN_ID, "warmup": {"assumed_cold_mib_per_s": 8.0, "chunk_mb": 64}}, "unit": unit}
     db = FakeOracle(output=lambda f, lo, hi: rman_output(f, lo, hi, examined=10))
     with pytest.raises(ShortRead, match="read 10 of 1000 planned blocks"):
-        warm_unit(event, store=store, engine=lambda: OracleEngine(db), budget=Budget(lambda: 10_000.0))
+        warm_json(event, store=store, engine=lambda: OracleEngine(db), budget=Budget(lambda: 10_000.0))
     assert (store.get_unit(RUN_ID, "u000002") or {}).get("status") != "DONE"
 
 

@@ -17,7 +17,9 @@ from cutover_prep.benchmark.steps import probe
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.measure.sample import BlockPicker, block_key, chunk_key, overlap
 from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.steps import RunContext
 from cutover_prep.verdict import decide
+from tests.unit.contexts import context
 
 FIRST_TOUCH_S = 0.004  # a first-touch read; a hydrated one is a dict lookup
 
@@ -134,13 +136,13 @@ class Driver:
 
 
 @pytest.fixture
-def run(store) -> dict[str, Any]:
+def run(store) -> RunContext:
     store.put_json(evidence_key("r1", "units.json"), UNITS)
     bench = Benchmark(probe_blocks=60, seconds_per_point=1, sessions=[1]).model_dump(mode="json")
-    return {"run_id": "r1", "benchmark": bench}
+    return context("r1", benchmark=bench)
 
 
-def probes_after_warm_up(run: dict[str, Any], store, share: float) -> tuple[dict[str, Any], Volume]:
+def probes_after_warm_up(run: RunContext, store, share: float) -> tuple[dict[str, Any], Volume]:
     volume = Volume()
     for phase, before in (("cold", None), ("warm", lambda: volume.warm_up(share))):
         if before:

@@ -26,6 +26,7 @@ from cutover_prep.restore.rds import describe_instance
 from cutover_prep.verdict import NOT_READY, READY, decide
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "restored-db"}}
+TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes
 MIB = 2**20
 
 
@@ -52,8 +53,8 @@ def test_a_sample_carries_what_describe_db_instances_said(store: Store):
                                                              StorageOperationPercentProgress=40),
                           {"DBInstanceIdentifier": "restored-db"})
         stub.add_response("describe_db_instances", described(), {"DBInstanceIdentifier": "restored-db"})
-        first = sample_storage_progress(RUN, rds=rds, store=store, step="WarmUnit")
-        second = sample_storage_progress(RUN, rds=rds, store=store, step="Finalize")
+        first = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
+        second = sample_storage_progress(*TARGET, rds=rds, store=store, step="Finalize")
         stub.assert_no_pending_responses()
     assert (first["status"], first["percent"], second["status"], second["percent"]) == ("Initializing", 40, None, None)
     stored = store.storage_samples("r1")
@@ -66,7 +67,7 @@ def test_a_throttled_or_denied_describe_is_a_gap_not_a_failure(store: Store, cod
     rds = rds_client()
     with Stubber(rds) as stub:
         stub.add_client_error("describe_db_instances", service_error_code=code, http_status_code=400)
-        sample = sample_storage_progress(RUN, rds=rds, store=store, step="CollectMetrics")
+        sample = sample_storage_progress(*TARGET, rds=rds, store=store, step="CollectMetrics")
     assert sample["gap"] == code and sample["status"] is None
     assert store.storage_samples("r1")[0]["gap"] == code
 
@@ -76,8 +77,8 @@ def test_concurrent_units_take_one_sample_per_interval(store: Store):
     with Stubber(rds) as stub:  # one response queued: a second Describe would fail the stub
         stub.add_response("describe_db_instances", described(StorageOperationStatus="Initializing",
                                                              StorageOperationPercentProgress=7))
-        assert sample_storage_progress(RUN, rds=rds, store=store, step="WarmUnit", min_interval_seconds=60)
-        assert sample_storage_progress(RUN, rds=rds, store=store, step="WarmUnit", min_interval_seconds=60) is None
+        assert sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit", min_interval_seconds=60)
+        assert sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit", min_interval_seconds=60) is None
     assert len(store.storage_samples("r1")) == 1
     later = (datetime.now(UTC) + timedelta(seconds=61)).isoformat(timespec="microseconds")
     assert store.claim_storage_sample("r1", later, 60) is True

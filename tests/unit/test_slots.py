@@ -8,9 +8,11 @@ import pytest
 
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.document import warmup_section
+from cutover_prep.models.steps import RunContext
 from cutover_prep.warmup import slots
 from cutover_prep.warmup.planning import MIB
 from cutover_prep.warmup.slots import POLL_SECONDS, SlotContention, acquire, release
+from tests.unit.contexts import context
 
 RUN_ID = "run-slots"
 
@@ -28,9 +30,9 @@ class Clock:
         return self.t
 
 
-def run(**warmup: Any) -> dict[str, Any]:
-    return {"run_id": RUN_ID, "warmup": {"max_concurrency": 8, "assumed_cold_mib_per_s": 8.0, "adaptive": True,
-                                         "adaptive_window_seconds": 30, "adaptive_window_chunks": 0, **warmup}}
+def run(**warmup: Any) -> RunContext:
+    return context(RUN_ID, "db1", warmup={"max_concurrency": 8, "assumed_cold_mib_per_s": 8.0, "adaptive": True,
+                                          "adaptive_window_seconds": 30, "adaptive_window_chunks": 0, **warmup})
 
 
 def start(store: Store) -> None:

@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from cutover_prep.models import steps
+from tests.unit.contexts import context_json
 
 HANDLERS = sorted((Path(__file__).resolve().parents[2] / "lambdas" / "handlers").glob("[a-z]*.py"))
 ASL = sorted((Path(__file__).resolve().parents[2] / "statemachines").glob("*.asl.json"))
@@ -28,7 +29,7 @@ def test_each_handler_parses_its_event_into_a_model(path):
 
 
 def test_a_probe_of_an_unknown_phase_or_an_unknown_field_is_refused():
-    run = {"run_id": "r1", "target": {"db_instance_identifier": "db"}}
+    run = context_json()
     assert steps.ProbeEvent.model_validate({"run": run, "phase": "cold"}).phase == "cold"
     with pytest.raises(ValidationError, match="phase"):
         steps.ProbeEvent.model_validate({"run": run, "phase": "hot"})
@@ -38,12 +39,20 @@ def test_a_probe_of_an_unknown_phase_or_an_unknown_field_is_refused():
         steps.RunStep.model_validate({"run": {"target": {}}})
 
 
-def test_the_logic_gets_the_event_as_sent_nothing_added():
-    run = {"run_id": "r1", "target": {"db_instance_identifier": "db"}, "extra": 1}
+def test_the_context_is_handed_on_as_sent_nothing_added():
+    run = {**context_json(warmup={"chunk_mb": 8}), "extra": 1}
     event = steps.WarmUnitEvent.model_validate({"run": run, "unit": {"unit_id": "u1"}, "status": "CONTINUE",
                                                 "cursor": {"range": 1}})
-    assert event.logic_input() == {"run": run, "unit": {"unit_id": "u1"}, "status": "CONTINUE",
-                                   "cursor": {"range": 1}}
+    assert event.run.warmup.chunk_mb == 8 and event.run.warmup.max_concurrency == 8  # the model's default
+    assert event.run.to_json() == run
+    assert event.model_extra == {"status": "CONTINUE", "cursor": {"range": 1}}
+
+
+def test_a_context_whose_target_is_not_one_is_refused():
+    with pytest.raises(ValidationError, match="secret_arn"):
+        steps.RunStep.model_validate({"run": {"run_id": "r1", "target": {"db_instance_identifier": "db"}}})
+    with pytest.raises(ValidationError, match="chunk_mb"):
+        steps.RunStep.model_validate({"run": context_json(warmup={"chunk_mb": "64"})})
 
 
 @pytest.mark.parametrize("asl", ASL, ids=lambda p: p.name)

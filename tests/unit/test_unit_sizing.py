@@ -9,7 +9,8 @@ from cutover_prep.dal.store import Store
 from cutover_prep.engines.base import ReadRange, ReadResult
 from cutover_prep.models.status import WarmStep
 from cutover_prep.warmup.planning import MIB
-from cutover_prep.warmup.unit import Budget, known_rate, warm_unit
+from cutover_prep.warmup.unit import Budget, known_rate
+from tests.unit.contexts import warm_json
 from tests.unit.test_warmup import BS, RUN_ID, make_event, rng, start
 
 
@@ -40,7 +41,7 @@ def test_first_chunk_from_the_cold_probes_rate_then_from_the_units_own(store: St
     start(store)
     engine = RateEngine(mib_per_s=2.0)
     event = big_event(100, slot={"granted": True, "rate": {"mib_per_s": 0.5, "source": "cold_probe"}})
-    out = warm_unit(event, store=store, engine=lambda: engine, budget=ALWAYS)
+    out = warm_json(event, store=store, engine=lambda: engine, budget=ALWAYS)
     sizes = [r.bytes // MIB for r in engine.reads]
     assert sizes[0] == 5  # 10 s at the cold probe's 0.5 MiB/s
     assert set(sizes[1:-1]) == {20}  # then 10 s at the 2 MiB/s it measured
@@ -51,7 +52,7 @@ def test_first_chunk_from_the_cold_probes_rate_then_from_the_units_own(store: St
 def test_chunks_never_grow_beyond_chunk_mb(store: Store) -> None:
     start(store)
     engine = RateEngine(mib_per_s=500.0)
-    warm_unit(big_event(64, chunk_mb=8), store=store, engine=lambda: engine, budget=ALWAYS)
+    warm_json(big_event(64, chunk_mb=8), store=store, engine=lambda: engine, budget=ALWAYS)
     assert {r.bytes for r in engine.reads} == {8 * MIB}
 
 
@@ -70,13 +71,13 @@ def test_a_slow_volume_continues_instead_of_outlasting_the_invocation(store: Sto
     engine.read_range = read  # type: ignore[method-assign]
     budget = Budget(remaining_seconds=lambda: clock["left"], safety_margin_seconds=30.0)
     probe = {"granted": True, "rate": {"mib_per_s": 0.1, "source": "cold_probe"}}
-    out = warm_unit(big_event(10, slot=probe), store=store, engine=lambda: engine, budget=budget)
+    out = warm_json(big_event(10, slot=probe), store=store, engine=lambda: engine, budget=budget)
     assert out["status"] == WarmStep.CONTINUE
     # 120 s left: 20 + 20 + 20 s, then 60 - 30 s is less than 40 s (1 MiB at half of 0.05 MiB/s)
     assert [r.bytes for r in engine.reads] == [MIB, MIB, MIB]
     assert out["rate"] == {"mib_per_s": 0.05, "source": "first_chunks"}
     clock["left"] = 120.0
-    again = warm_unit({**big_event(10), "rate": out["rate"]}, store=store, engine=lambda: engine, budget=budget)
+    again = warm_json({**big_event(10), "rate": out["rate"]}, store=store, engine=lambda: engine, budget=budget)
     assert again["status"] == WarmStep.CONTINUE and [r.bytes for r in engine.reads[3:]] == [MIB, MIB, MIB]
     assert store.get_unit(RUN_ID, "u000001")["bytes_read"] == 6 * MIB
 
@@ -95,6 +96,6 @@ def test_the_rate_an_invocation_starts_from(event: dict, expected: dict) -> None
 def test_every_committed_chunk_is_counted_on_the_run_for_the_concurrency_window(store: Store) -> None:
     start(store)
     engine = RateEngine(mib_per_s=500.0)
-    warm_unit(big_event(24, chunk_mb=8), store=store, engine=lambda: engine, budget=ALWAYS)
+    warm_json(big_event(24, chunk_mb=8), store=store, engine=lambda: engine, budget=ALWAYS)
     run = store.get_run(RUN_ID)
     assert run["chunks_read"] == len(engine.reads) == 3 and run["bytes_read"] == 24 * MIB

@@ -16,7 +16,8 @@ from cutover_prep.engines.base import (
     TransientDatabaseError,
 )
 from cutover_prep.warmup.planning import MIB
-from cutover_prep.warmup.unit import Budget, warm_unit
+from cutover_prep.warmup.unit import Budget
+from tests.unit.contexts import warm_json
 
 BS = 8192
 CHUNK_BLOCKS = MIB // BS  # chunk_mb=1 -> 128 blocks per chunk
@@ -86,7 +87,7 @@ def ranges() -> list[ReadRange]:
 def test_reads_all_chunks_and_marks_done(store: Store, ranges: list[ReadRange]) -> None:
     start(store)
     eng = FakeEngine()
-    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
+    out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "DONE"
     assert [r.blocks for r in eng.reads] == [128, 128, 44, 50, 50]
     assert all(len(r.extents) == 1 and r.bytes <= MIB for r in eng.reads)
@@ -106,9 +107,9 @@ def test_reads_all_chunks_and_marks_done(store: Store, ranges: list[ReadRange]) 
 
 def test_second_call_is_already_done_and_reads_nothing(store: Store, ranges: list[ReadRange]) -> None:
     start(store)
-    warm_unit(make_event(ranges), store=store, engine=FakeEngine, budget=ALWAYS, **NO_SLEEP)
+    warm_json(make_event(ranges), store=store, engine=FakeEngine, budget=ALWAYS, **NO_SLEEP)
     eng = FakeEngine()
-    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
+    out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "ALREADY_DONE"
     assert eng.calls == 0
     run = store.get_run(RUN_ID)
@@ -134,7 +135,7 @@ def test_time_budget_continue_then_resume_reads_each_block_once(
     for _ in range(20):
         eng = FakeEngine()
         budget = Budget(remaining_seconds=ShrinkingBudget(eng, after=1), safety_margin_seconds=30.0)
-        out = warm_unit(event, store=store, engine=lambda eng=eng: eng, budget=budget, **NO_SLEEP)
+        out = warm_json(event, store=store, engine=lambda eng=eng: eng, budget=budget, **NO_SLEEP)
         statuses.append(out["status"])
         all_reads.extend(eng.reads)
         if out["status"] == "CONTINUE":
@@ -155,7 +156,7 @@ def test_continue_cursor_points_after_last_committed_chunk(store: Store, ranges:
     start(store)
     eng = FakeEngine()
     budget = Budget(remaining_seconds=ShrinkingBudget(eng, after=2), safety_margin_seconds=30.0)
-    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng, budget=budget, **NO_SLEEP)
+    out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=budget, **NO_SLEEP)
     assert out["status"] == "CONTINUE"
     assert out["cursor"] == {"range": 0, "extent": 1, "offset": 0}
     assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 256
@@ -164,7 +165,7 @@ def test_continue_cursor_points_after_last_committed_chunk(store: Store, ranges:
 def test_first_chunk_always_read_even_without_time(store: Store, ranges: list[ReadRange]) -> None:
     start(store)
     eng = FakeEngine()
-    out = warm_unit(make_event(ranges), store=store, engine=lambda: eng,
+    out = warm_json(make_event(ranges), store=store, engine=lambda: eng,
                     budget=Budget(remaining_seconds=lambda: 0.0), **NO_SLEEP)
     assert out["status"] == "CONTINUE"
     assert len(eng.reads) == 1
@@ -174,7 +175,7 @@ def test_unsplittable_range_read_in_one_call(store: Store) -> None:
     start(store)
     lob = rng("app.lob#lob", [(5, 0, 300), (5, 900, 300)], splittable=False)
     eng = FakeEngine()
-    out = warm_unit(make_event([lob]), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
+    out = warm_json(make_event([lob]), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "DONE"
     assert eng.reads == [lob]
     assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 600
@@ -185,7 +186,7 @@ def test_transient_error_retried_then_done(store: Store) -> None:
     r = rng("app.a#table", [(0, 0, 10)])
     eng = FakeEngine(failures=[TransientDatabaseError("lost"), TransientDatabaseError("lost again")])
     slept: list[float] = []
-    out = warm_unit(make_event([r]), store=store, engine=lambda: eng, budget=ALWAYS, sleep=slept.append)
+    out = warm_json(make_event([r]), store=store, engine=lambda: eng, budget=ALWAYS, sleep=slept.append)
     assert out["status"] == "DONE"
     assert eng.calls == 3
     assert len(slept) == 2
@@ -197,7 +198,7 @@ def test_permanent_error_not_retried(store: Store) -> None:
     start(store)
     eng = FakeEngine(failures=[PermanentReadError("dropped")])
     with pytest.raises(PermanentReadError):
-        warm_unit(make_event([rng("app.a#table", [(0, 0, 10)])]), store=store, engine=lambda: eng,
+        warm_json(make_event([rng("app.a#table", [(0, 0, 10)])]), store=store, engine=lambda: eng,
                   budget=ALWAYS, **NO_SLEEP)
     assert eng.calls == 1
     assert store.get_unit(RUN_ID, "u000001") is None
@@ -207,7 +208,7 @@ def test_transient_forever_raises_after_read_attempts(store: Store) -> None:
     start(store)
     eng = FakeEngine(failures=[TransientDatabaseError])  # a class: raised on every call
     with pytest.raises(TransientDatabaseError):
-        warm_unit(make_event([rng("app.a#table", [(0, 0, 10)])]), store=store, engine=lambda: eng,
+        warm_json(make_event([rng("app.a#table", [(0, 0, 10)])]), store=store, engine=lambda: eng,
                   budget=ALWAYS, read_attempts=4, **NO_SLEEP)
     assert eng.calls == 4
     assert store.get_unit(RUN_ID, "u000001") is None
@@ -225,9 +226,9 @@ def test_resume_mid_extent_after_failure(store: Store, ranges: list[ReadRange]) 
 
     first = FailThird()
     with pytest.raises(PermanentReadError):
-        warm_unit(make_event(ranges), store=store, engine=lambda: first, budget=ALWAYS, **NO_SLEEP)
+        warm_json(make_event(ranges), store=store, engine=lambda: first, budget=ALWAYS, **NO_SLEEP)
     second = FakeEngine()
-    out = warm_unit(make_event(ranges), store=store, engine=lambda: second, budget=ALWAYS, **NO_SLEEP)
+    out = warm_json(make_event(ranges), store=store, engine=lambda: second, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "DONE"
     assert read_blocks(first.reads + second.reads) == planned_blocks(ranges)
     assert store.get_run(RUN_ID)["blocks_read"] == 400
@@ -253,7 +254,7 @@ def test_a_short_read_is_never_counted_as_done(store: Store, ranges: list[ReadRa
     engine = ShortEngine(short_call)
     event = make_event(ranges)
     with pytest.raises(ShortRead, match="planned blocks"):
-        warm_unit(event, store=store, engine=lambda: engine, budget=ALWAYS, **NO_SLEEP)
+        warm_json(event, store=store, engine=lambda: engine, budget=ALWAYS, **NO_SLEEP)
     item = store.get_unit(RUN_ID, "u000001") or {}
     assert item.get("status") != "DONE"
     assert int(item.get("blocks_read", 0)) == (short_call - 1) * CHUNK_BLOCKS  # the chunks before it, exactly

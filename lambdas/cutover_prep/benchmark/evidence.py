@@ -22,7 +22,6 @@ from cutover_prep.analysis import InvalidStorage, UnknownInstanceClass, analyze,
 from cutover_prep.dal.store import Store, evidence_key, recorded_thresholds
 from cutover_prep.engines.registry import DEFAULT_ENGINE
 from cutover_prep.metrics import collect_enhanced, collect_windows
-from cutover_prep.models.run_input import Benchmark, with_defaults
 from cutover_prep.models.steps import RunContext
 from cutover_prep.restore.rds import instance_facts
 
@@ -35,23 +34,23 @@ def _windows(store: Store, run_id: str) -> list[dict[str, Any]]:
             for p in store.points(run_id) if p.get("status") == "DONE" and p.get("started_at")]
 
 
-def _instance(run: dict[str, Any], rds: Any) -> dict[str, Any]:
-    instance = dict(run.get("instance") or {})
+def _instance(run: RunContext, rds: Any) -> dict[str, Any]:
+    instance = dict(run.instance)
     if not instance.get("dbi_resource_id") and rds is not None:
-        found = rds.describe_db_instances(DBInstanceIdentifier=run["target"]["db_instance_identifier"])
+        found = rds.describe_db_instances(DBInstanceIdentifier=run.target.db_instance_identifier)
         instance.update(instance_facts(found["DBInstances"][0]))
     return instance
 
 
-def collect_metrics(run: dict[str, Any], attempt: int, *, store: Store, cloudwatch: Any, logs: Any, rds: Any,
+def collect_metrics(run: RunContext, attempt: int, *, store: Store, cloudwatch: Any, logs: Any, rds: Any,
                     now: datetime | None = None) -> dict[str, Any]:
-    run_id, bench = run["run_id"], run["benchmark"]
+    run_id, bench = run.run_id, run.benchmark
     windows = _windows(store, run_id)
-    polls_allowed = math.ceil(bench["metrics_wait_minutes"] * 60 / bench["metrics_poll_seconds"])
+    polls_allowed = math.ceil(bench.metrics_wait_minutes * 60 / bench.metrics_poll_seconds)
     final = attempt >= polls_allowed
     if not windows:
         return {"attempt": attempt + 1, "done": True, "complete": True, "windows": 0, "missing": 0}
-    identifier = run["target"]["db_instance_identifier"]
+    identifier = run.target.db_instance_identifier
     cw = collect_windows(cloudwatch, identifier, windows, final=final, now=now)
     cw.update(db_instance_identifier=identifier, attempt=attempt + 1, final=final)
     store.put_json(evidence_key(run_id, "metrics/cloudwatch.json"), cw)
@@ -132,8 +131,8 @@ def analyze_run(run: RunContext, *, store: Store) -> dict[str, Any]:
     cw = store.get_json(cw_key) if store.exists(cw_key) else None
     probes = {phase: items[f"probe-{phase}"] for phase in ("cold", "warm")
               if items.get(f"probe-{phase}", {}).get("status") == "DONE"}
-    engine = run.target.get("engine") or sweep_plan.get("engine") or DEFAULT_ENGINE
-    if with_defaults(Benchmark, run.benchmark)["compare_limits"]:
+    engine = run.target.engine or sweep_plan.get("engine") or DEFAULT_ENGINE
+    if run.benchmark.compare_limits:
         limits, limits_note = _limits(run.instance, engine)
     else:
         limits, limits_note = None, "limits not compared: the database read is not an RDS instance (local run)"
@@ -145,7 +144,7 @@ def analyze_run(run: RunContext, *, store: Store) -> dict[str, Any]:
         else {"points": [], "conclusions": [], "crossover_kb": None, "limits": limits}
     notes = list(sweep_plan.get("notes", [])) + ([limits_note] if limits_note else [])
     failed = failed_points(sweep_plan["points"], items,
-                           write_test=run.benchmark.get("write_test") is True)
+                           write_test=run.benchmark.write_test)
     doc = {"run_id": run_id, "capabilities": sweep_plan.get("capabilities"), "target": sweep_plan.get("target"),
            "planned_points": len(sweep_plan["points"]), "measured_points": len(points), "failed_points": failed,
            "notes": notes, "metrics": {"complete": (cw or {}).get("complete"), "missing": (cw or {}).get("missing")},

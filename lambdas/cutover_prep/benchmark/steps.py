@@ -24,13 +24,14 @@ from cutover_prep.measure.model import PointMeasurement
 from cutover_prep.measure.runner import WRITE_KINDS, run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, chunk_key, overlap, scan_target, seed_of, unit_ranges
 from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.steps import RunContext
 from cutover_prep.retry import Retries
 
 ATTEMPTS = 3  # transient database errors: tries of one step (retry.Retries); the ASL does not retry them
 # (run context, database or None) -> a connected driver
-DriverOpener = Callable[[dict[str, Any], str | None], BenchDriver]
+DriverOpener = Callable[[RunContext, str | None], BenchDriver]
 # run context -> the free storage RDS reports for the target, in bytes (None when unknown)
-FreeStorage = Callable[[dict[str, Any]], float | None]
+FreeStorage = Callable[[RunContext], float | None]
 
 SETTLED = {
     Dropped.DROPPED: (ScratchStatus.REMOVED, "dropped by the run"),
@@ -42,10 +43,10 @@ SETTLED = {
 }
 
 
-def sweep_options(bench: dict[str, Any]) -> SweepOptions:
+def sweep_options(bench: Benchmark | dict[str, Any]) -> SweepOptions:
     """The drivers' sweep options from the run's ``benchmark`` section (its defaults and bounds are the run
     input's: ``Benchmark``)."""
-    section = Benchmark.model_validate(bench)
+    section = bench if isinstance(bench, Benchmark) else Benchmark.model_validate(bench)
     return SweepOptions.model_validate(section.model_dump(include=set(SweepOptions.model_fields)))
 
 
@@ -58,7 +59,7 @@ def _failed(store: Store, run_id: str, point_id: str, exc: Exception, *, retries
                                        "retries": retries})
 
 
-def probe(run: dict[str, Any], phase: str, *, store: Store, open_driver: DriverOpener,
+def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpener,
           attempts: int = ATTEMPTS) -> dict[str, Any]:
     """Read a sample of blocks once, timed. ``phase`` is ``cold`` or ``warm``.
 
@@ -66,7 +67,7 @@ def probe(run: dict[str, Any], phase: str, *, store: Store, open_driver: DriverO
     distribution with the cold blocks left out (``probes/sample-warm.json``): the cold probe
     has hydrated its own blocks, so re-reading them would look warm whatever the warm-up
     did. Both samples are saved before they are read, so a retried probe reads the same blocks."""
-    run_id, bench = run["run_id"], run["benchmark"]
+    run_id, bench = run.run_id, run.benchmark
     point_id = f"probe-{phase}"
     done = store.get_point(run_id, point_id)
     if done and done.get("status") == "DONE":
@@ -81,7 +82,7 @@ def probe(run: dict[str, Any], phase: str, *, store: Store, open_driver: DriverO
         cold_blocks = store.get_json(sample_key)
     else:
         picker = BlockPicker(unit_ranges(_units(store, run_id)), seed=seed_of(run_id))
-        cold_blocks = picker.sample(int(bench["probe_blocks"]))
+        cold_blocks = picker.sample(bench.probe_blocks)
         store.put_json(sample_key, cold_blocks)
     blocks, sample_note = (cold_blocks, None) if phase == "cold" else _warm_sample(run_id, bench, cold_blocks,
                                                                                   store=store)
@@ -93,7 +94,7 @@ def probe(run: dict[str, Any], phase: str, *, store: Store, open_driver: DriverO
     def once() -> dict[str, Any]:
         driver = open_driver(run, None)
         try:
-            return run_probe(driver, blocks, phase=phase, max_seconds=float(bench["probe_max_seconds"]))
+            return run_probe(driver, blocks, phase=phase, max_seconds=float(bench.probe_max_seconds))
         finally:
             driver.close()
 
@@ -118,7 +119,7 @@ def probe(run: dict[str, Any], phase: str, *, store: Store, open_driver: DriverO
     return _probe_summary(result, reused=False)
 
 
-def _warm_sample(run_id: str, bench: dict[str, Any], cold_blocks: list[dict[str, Any]], *,
+def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[dict[str, Any]], *,
                  store: Store) -> tuple[list[dict[str, Any]], str | None]:
     """The warm probe's blocks: ``probe_blocks`` fresh ones (own seed, the cold sample excluded).
 
@@ -129,7 +130,7 @@ def _warm_sample(run_id: str, bench: dict[str, Any], cold_blocks: list[dict[str,
         saved = store.get_json(key)
         return saved["blocks"], saved.get("note")
     picker = BlockPicker(unit_ranges(_units(store, run_id)), seed=seed_of(f"{run_id}/probe-warm"))
-    blocks, note = picker.sample(int(bench["probe_blocks"]), exclude=cold_blocks), None
+    blocks, note = picker.sample(bench.probe_blocks, exclude=cold_blocks), None
     shared = len({chunk_key(b) for b in blocks} & {chunk_key(b) for b in cold_blocks})
     if shared:
         note = (f"{shared} of the warm probe's {len(blocks)} blocks lie in 512 KiB snapshot blocks the cold probe "
@@ -151,13 +152,13 @@ def _probe_summary(item: dict[str, Any], *, reused: bool) -> dict[str, Any]:
     return summary
 
 
-def plan_sweep(run: dict[str, Any], *, store: Store, open_driver: DriverOpener,
+def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
                free_storage: FreeStorage = lambda run: None, attempts: int = ATTEMPTS) -> dict[str, Any]:
     """Choose the scan target and the points; returns the points for the workflow's Map.
 
     A restarted run keeps its plan, but write points are handed out only when this run's
     *current* input asks for the write test."""
-    run_id, bench = run["run_id"], run["benchmark"]
+    run_id, bench = run.run_id, run.benchmark
     key = evidence_key(run_id, "sweep/plan.json")
     if store.exists(key):
         plan = store.get_json(key)
@@ -180,7 +181,7 @@ def plan_sweep(run: dict[str, Any], *, store: Store, open_driver: DriverOpener,
     if options.write_test:
         points += [PointSpec(point_id=f"write-{k}", kind=f"write_{k}", seconds=options.seconds_per_point)
                    for k in ("direct", "random")]
-        write_cap, cap_note = write_cap_bytes(float(bench["write_max_mib"]), float(bench["write_max_free_storage_pct"]),
+        write_cap, cap_note = write_cap_bytes(float(bench.write_max_mib), float(bench.write_max_free_storage_pct),
                                               free_storage(run))
         notes.append(cap_note)
     if target is None:
@@ -193,22 +194,22 @@ def plan_sweep(run: dict[str, Any], *, store: Store, open_driver: DriverOpener,
     return {"points": plan["points"], "count": len(points), "reused": False}
 
 
-def _allowed(points: list[dict[str, Any]], bench: dict[str, Any]) -> list[dict[str, Any]]:
-    return [p for p in points if p["kind"] not in WRITE_KINDS or bench.get("write_test") is True]
+def _allowed(points: list[dict[str, Any]], bench: Benchmark) -> list[dict[str, Any]]:
+    return [p for p in points if p["kind"] not in WRITE_KINDS or bench.write_test]
 
 
-def measure_point(run: dict[str, Any], point: dict[str, Any], *, store: Store,
+def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
                   open_driver: DriverOpener, attempts: int = ATTEMPTS) -> dict[str, Any]:
     """Run one point of the sweep alone and record it (once: a retried or restarted point is kept).
 
     A write point checks the run's *current* input at the moment it runs: without
     ``benchmark.write_test: true`` nothing is written, whatever the saved plan says."""
-    run_id = run["run_id"]
+    run_id = run.run_id
     spec = PointSpec.from_json(point)
     done = store.get_point(run_id, spec.point_id)
     if done and done.get("status") == "DONE":
         return _point_summary(done, reused=True)
-    if spec.kind in WRITE_KINDS and (run.get("benchmark") or {}).get("write_test") is not True:
+    if spec.kind in WRITE_KINDS and not run.benchmark.write_test:
         cause = "not run: this run's input does not ask for the write test (benchmark.write_test)"
         store.put_point(run_id, spec.point_id, {"status": "SKIPPED", "kind": spec.kind, "cause": cause})
         return {"point_id": spec.point_id, "status": "SKIPPED", "cause": cause, "reused": False}
@@ -244,15 +245,15 @@ def measure_point(run: dict[str, Any], point: dict[str, Any], *, store: Store,
     return _point_summary(doc, reused=False)
 
 
-def _register_scratch(run: dict[str, Any], plan: dict[str, Any], engine: str, database: str | None,
+def _register_scratch(run: RunContext, plan: dict[str, Any], engine: str, database: str | None,
                       spec: PointSpec, *, store: Store) -> Scratch:
     """Record the scratch object before it exists: a killed write point still leaves its trace."""
-    bench = run["benchmark"]
-    cap, _ = write_cap_bytes(float(bench["write_max_mib"]), float(bench["write_max_free_storage_pct"]), None)
+    bench = run.benchmark
+    cap, _ = write_cap_bytes(float(bench.write_max_mib), float(bench.write_max_free_storage_pct), None)
     if plan.get("write_cap_bytes") is not None:
         cap = min(cap, int(plan["write_cap_bytes"]))
-    scratch = scratch_for_run(run["run_id"], engine, cap)
-    store.put_scratch(run["run_id"], scratch.name, {"status": ScratchStatus.CREATING, "engine": engine,
+    scratch = scratch_for_run(run.run_id, engine, cap)
+    store.put_scratch(run.run_id, scratch.name, {"status": ScratchStatus.CREATING, "engine": engine,
                                                     "database": database, "point_id": spec.point_id,
                                                     "max_bytes": cap, "created_at": now_iso()})
     return scratch
@@ -271,12 +272,12 @@ def _point_summary(doc: dict[str, Any], *, reused: bool) -> dict[str, Any]:
             "finished_at": doc.get("finished_at"), "reused": reused}
 
 
-def cleanup_scratch(run: dict[str, Any], *, store: Store, open_driver: DriverOpener) -> dict[str, Any]:
+def cleanup_scratch(run: RunContext, *, store: Store, open_driver: DriverOpener) -> dict[str, Any]:
     """The workflow's cleanup step (every path after the sweep, and a restart): drop what the run left.
 
     Only registered objects are looked at, and only those carrying the run's marker are
     dropped; a run that created nothing does not even connect."""
-    run_id = run["run_id"]
+    run_id = run.run_id
     pending = [i for i in store.scratch_objects(run_id)
                if i.get("status") in (ScratchStatus.CREATING, ScratchStatus.LEFT)]
     by_database: dict[str | None, list[dict[str, Any]]] = {}

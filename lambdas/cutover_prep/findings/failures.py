@@ -8,6 +8,7 @@ from typing import Any
 from cutover_prep.completion import NOT_STARTED, completion_detail, not_started_detail, publish
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.models.status import RunStatus, UnitStatus
+from cutover_prep.models.steps import UnitFailedEvent
 
 
 def cause_message(error: dict[str, Any]) -> str:
@@ -53,10 +54,10 @@ def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, e
     return {"Error": name, "Cause": cause[:4000] or name}
 
 
-def record_unit_failure(event: dict[str, Any], *, store: Store) -> dict[str, Any]:
+def record_unit_failure(event: UnitFailedEvent, *, store: Store) -> dict[str, Any]:
     """Called by the workflow's Catch of a unit: count it as FAILED with its error."""
-    run_id, unit_id = event["run"]["run_id"], event["unit"]["unit_id"]
-    error = event.get("error") or {}
+    run_id, unit_id = event.run.run_id, event.unit["unit_id"]
+    error = event.error.model_dump(exclude_none=True)
     name = str(error.get("Error") or "UnitFailed")
     cause = cause_message(error)
     recorded = store.fail_unit(run_id, unit_id, error=name, cause=cause)

@@ -33,7 +33,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if run_item is None:
         raise LookupError(f"run {run_id} has no record")
     if rds is not None:
-        sample_storage_progress(run_item, rds=rds, store=store, step="Finalize")
+        sample_storage_progress(run_id, run_item["target"]["db_instance_identifier"], rds=rds, store=store,
+                                step="Finalize")
     plan = store.get_json(evidence_key(run_id, "plan.json"))
     end_key = evidence_key(run_id, END_CENSUS)
     if store.exists(end_key):  # the end census and its catch-up pass (warmup/end_census.py)

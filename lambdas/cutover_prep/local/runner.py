@@ -30,6 +30,7 @@ from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
+from cutover_prep.models.steps import RunContext
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number
 from cutover_prep.workflows import FUNCTIONS
@@ -461,7 +462,8 @@ def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: 
     while time.monotonic() < deadline and any(
             i.get("status") == ScratchStatus.CREATING for i in store.scratch_objects(run_input["run_id"])):
         time.sleep(0.2)  # a write point still running in-process drops its own schema when it ends
-    run = {**run_input, "instance": (store.get_run(run_input["run_id"]) or {}).get("instance") or {}}
+    run = RunContext.model_validate({**run_input,
+                                     "instance": (store.get_run(run_input["run_id"]) or {}).get("instance") or {}})
     result = cleanup_scratch(run, store=store, open_driver=lambda r, database: deps.open_bench(r, database))
     if result["left"]:
         return f"run {run_input['run_id']} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"

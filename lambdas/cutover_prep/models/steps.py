@@ -2,8 +2,9 @@
 
 The field names are the ASL's ``Parameters`` / ``ItemSelector`` of each state in
 ``statemachines/``; a state that hands on the whole workflow state uses ``RunState``,
-which keeps every field it does not name. The nested documents (the run's target, a
-work unit, a sweep point) are validated by the logic that owns them.
+which keeps every field it does not name. The run context's sections are the run input's own
+models (``RunContext``); the other nested documents (a work unit, a sweep point, the instance's
+facts) are validated by the logic that owns them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.run_input import Benchmark, Target, Thresholds, Warmup
 
 Document = dict[str, Any]
 
@@ -20,23 +21,32 @@ Document = dict[str, Any]
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    def logic_input(self) -> dict[str, Any]:
-        """The event as the logic functions take it (JSON types, nothing added)."""
-        return self.model_dump(mode="json", exclude_unset=True)
-
 
 class RunContext(_Event):
-    """What every step after Discover carries: the target, the read and benchmark options and the verdict's
-    thresholds, no secret."""
+    """What every step after Discover carries (``warmup.discovery.run_context``): the target, the read and
+    benchmark options and the verdict's thresholds, no secret; each section in the run input's own model.
+
+    ``warmup`` carries only the options the steps after Discover read (``discovery.CONTEXT_WARMUP``): its
+    other fields read as the model's defaults, not the run's (the plan and the run item hold the whole
+    section). A context is JSON between states: ``to_json`` hands it on as it came, no default added."""
 
     model_config = ConfigDict(extra="allow")
 
     run_id: str = Field(min_length=1, max_length=80)
-    target: Document
+    target: Target
     instance: Document = Field(default_factory=dict)
-    warmup: Document = Field(default_factory=dict)
-    benchmark: Document = Field(default_factory=dict)
+    warmup: Warmup = Field(default_factory=Warmup)
+    benchmark: Benchmark = Field(default_factory=Benchmark)
     verdict: Thresholds | None = None  # None: a context Discover made before it carried them (decision 52)
+
+    def to_json(self) -> dict[str, Any]:
+        """The context as it came (the fields it was given, nothing added): what a step hands on."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    def connection_input(self) -> dict[str, Any]:
+        """The target and the instance's facts as ``connection.connection_spec`` reads them (the run state's
+        steps and the command line hand it the run as JSON)."""
+        return {"run_id": self.run_id, "target": self.target.model_dump(mode="json"), "instance": self.instance}
 
 
 class RunState(_Event):
@@ -46,6 +56,11 @@ class RunState(_Event):
 
     run_id: str = Field(min_length=1, max_length=80)
     target: Document
+
+    def logic_input(self) -> dict[str, Any]:
+        """The state as the steps before the run context take it (ValidateInput's JSON and what each step
+        added), nothing added."""
+        return self.model_dump(mode="json", exclude_unset=True)
 
 
 class StepError(BaseModel):
@@ -93,6 +108,8 @@ class WarmUnitEvent(RunStep):
     model_config = ConfigDict(extra="allow")
 
     unit: Document
+    slot: Document | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
+    rate: Document | None = None  # a continuation: the previous invocation's measured rate
 
 
 class WarmSlotEvent(RunStep):

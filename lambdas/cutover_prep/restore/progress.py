@@ -50,13 +50,12 @@ def _error_code(exc: Exception) -> str:
     return type(exc).__name__
 
 
-def sample_storage_progress(run: dict[str, Any], *, rds: Any, store: Any, step: str,
+def sample_storage_progress(run_id: str, db_instance_identifier: str, *, rds: Any, store: Any, step: str,
                             instance: dict[str, Any] | None = None,
                             min_interval_seconds: float | None = None) -> dict[str, Any] | None:
     """Sample RDS's storage progress of the run's target and store it; return the sample, or None
     when another caller sampled within ``min_interval_seconds``. ``instance``: a DescribeDBInstances
     entry the caller already has (no second call). Never raises."""
-    run_id, db_instance_identifier = run["run_id"], run["target"]["db_instance_identifier"]
     at = now_at()
     try:
         if min_interval_seconds and not store.claim_storage_sample(run_id, at, min_interval_seconds):

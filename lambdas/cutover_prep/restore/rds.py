@@ -141,7 +141,8 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
             raise
     status = instance.get("DBInstanceStatus", "unknown")
     if store is not None and instance.get("DBInstanceIdentifier"):
-        sample_storage_progress(run, rds=rds, store=store, step="DescribeInstance", instance=instance)
+        sample_storage_progress(run["run_id"], identifier, rds=rds, store=store, step="DescribeInstance",
+                                instance=instance)
     if status in FAILED_STATES:
         raise RestoreFailed(f"DB instance {identifier} is {status}")
     ready = status == "available"

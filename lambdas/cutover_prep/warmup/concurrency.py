@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cutover_prep.models.run_input import Warmup, with_defaults
+from cutover_prep.models.run_input import Warmup
 from cutover_prep.warmup.planning import MIB
 
 MIN_WINDOW_SECONDS = 1.0
@@ -45,12 +45,11 @@ class Settings:
     window_chunks: int = 8  # chunks per slot that end a window sooner (0: by time only)
 
     @classmethod
-    def of(cls, warmup: dict[str, Any]) -> Settings:
+    def of(cls, warmup: Warmup) -> Settings:
         """From the run context's ``warmup`` options (the model's defaults for a context written before them)."""
-        w = with_defaults(Warmup, warmup)
-        return cls(maximum=int(w["max_concurrency"]), adaptive=bool(w["adaptive"]), start=int(w["adaptive_start"]),
-                   margin=float(w["adaptive_margin_pct"]) / 100, window_seconds=float(w["adaptive_window_seconds"]),
-                   window_chunks=int(w["adaptive_window_chunks"]))
+        return cls(maximum=warmup.max_concurrency, adaptive=warmup.adaptive, start=warmup.adaptive_start,
+                   margin=warmup.adaptive_margin_pct / 100, window_seconds=float(warmup.adaptive_window_seconds),
+                   window_chunks=warmup.adaptive_window_chunks)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ EngineOpener = Callable[[ConnectionSpec, dict[str, Any]], Engine]
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
 ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
                      "adaptive_window_chunks", "after_hot_set")
+# the warmup options the run context carries (models.steps.RunContext): what the steps after Discover read
+CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
 
 
 def run_context(run: dict[str, Any]) -> dict[str, Any]:
@@ -33,8 +35,7 @@ def run_context(run: dict[str, Any]) -> dict[str, Any]:
         "run_id": run["run_id"],
         "target": run["target"],
         "instance": run.get("instance") or {},
-        "warmup": {k: warmup[k] for k in ("chunk_mb", "assumed_cold_mib_per_s", "create_extension",
-                                          *ADMISSION_OPTIONS) if k in warmup},
+        "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup},
         "benchmark": with_defaults(Benchmark, run.get("benchmark")),
         "verdict": with_defaults(Thresholds, run.get("verdict")),
     }

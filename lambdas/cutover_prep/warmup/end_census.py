@@ -21,6 +21,8 @@ from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
 from cutover_prep.findings.census import census_json
+from cutover_prep.models.run_input import Warmup, with_defaults
+from cutover_prep.models.steps import RunContext
 from cutover_prep.secret_binding import TagReader
 
 END_CENSUS = "census-end.json"
@@ -88,20 +90,21 @@ def _read(engine: Any, segment: Any, from_block: int, chunk_blocks: int, deadlin
     return read, None
 
 
-def take_end_census(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
+def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
                     open_engine: Callable[[Any, dict[str, Any]], Any], read_secret_tags: TagReader | None = None,
                     budget_seconds: float = 600) -> dict[str, Any]:
     """Census again, catch up on what was created or grew, write ``census-end.json``; return a summary."""
-    run_id = run["run_id"]
+    run_id = run.run_id
     key = evidence_key(run_id, END_CENSUS)
     if store.exists(key):
         return {**store.get_json(key)["summary"], "reused": True}
     plan = store.get_json(evidence_key(run_id, "plan.json"))
     if plan.get("census") is None:  # the engine takes none, or the plan is older than the census
         return {"taken": False}
-    warmup = plan.get("options") or run.get("warmup") or {}
+    # the plan's whole section (the context carries only part of it), its defaults for a plan written before them
+    warmup = with_defaults(Warmup, plan.get("options") or run.warmup.model_dump(mode="json", exclude_unset=True))
     deadline = time.monotonic() + budget_seconds
-    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
     engine = open_engine(spec, warmup)
     catch_up: list[dict[str, Any]] = []
     try:
@@ -125,7 +128,7 @@ def take_end_census(run: dict[str, Any], *, store: Store, read_secret: SecretRea
                     catch_up.append({**entry, "status": "NOT_READ",
                                      "cause": f"over the catch-up pass's limit of {MAX_CATCH_UP_BYTES // MIB} MiB"})
                     continue
-                chunk = max(1, int(warmup.get("chunk_mb") or 64) * MIB // segment.block_size)
+                chunk = max(1, int(warmup["chunk_mb"]) * MIB // segment.block_size)
                 blocks, cause = _read(engine, segment, first, chunk, deadline)
                 budget -= blocks * segment.block_size
                 entry["bytes_read"] = before + blocks * segment.block_size

@@ -35,7 +35,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cutover_prep.dal.store import Store
+from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.status import UnitStatus
+from cutover_prep.models.steps import RunContext
 from cutover_prep.warmup.concurrency import (
     Control,
     Settings,
@@ -63,10 +65,9 @@ STATE_KEYS = ("attempt", "holders", "control", "t0", "window_started", "window_b
               "adaptive", "maximum", "hot_left", "after_hot_set")
 
 
-def after_hot_set_level(warmup: dict[str, Any]) -> int | None:
+def after_hot_set_level(warmup: Warmup) -> int | None:
     """``warmup.after_hot_set.max_concurrency`` (None: the rule is off)."""
-    level = (warmup.get("after_hot_set") or {}).get("max_concurrency")
-    return int(level) if level else None
+    return warmup.after_hot_set.max_concurrency if warmup.after_hot_set else None
 
 
 def effective_level(level: int, after: int | None, switched: bool) -> int:
@@ -85,17 +86,17 @@ def _hot_left(hot_left: list[str], *, store: Store, run_id: str) -> list[str]:
     return left
 
 
-def _fresh(run: dict[str, Any], settings: Settings, *, store: Store, attempt: int, now: float,
+def _fresh(run: RunContext, settings: Settings, *, store: Store, attempt: int, now: float,
            bytes_now: int, chunks_now: int, hot_units: list[str]) -> dict[str, Any]:
-    cold = store.get_point(run["run_id"], "probe-cold")
+    cold = store.get_point(run.run_id, "probe-cold")
     return {"hot_left": list(hot_units), "after_hot_set": None,
             "attempt": attempt, "holders": [], "control": initial(settings).to_json(), "t0": now,
             "window_started": now, "window_bytes": bytes_now, "window_chunks": chunks_now,
-            "rate": sizing_rate(cold, float(run["warmup"].get("assumed_cold_mib_per_s", 8.0))),
+            "rate": sizing_rate(cold, run.warmup.assumed_cold_mib_per_s),
             "adaptive": settings.adaptive, "maximum": settings.maximum}
 
 
-def acquire(run: dict[str, Any], unit_id: str, *, store: Store, clock: Callable[[], float] = time.time,
+def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float] = time.time,
             sleep: Callable[[float], None] | None = None, poll_seconds: float = POLL_SECONDS) -> dict[str, Any]:
     """``{"granted", "level", "holders", "wait_seconds", "rate"}``; a granted unit holds a slot.
 
@@ -120,9 +121,9 @@ def _nap(seconds: float) -> None:
     threading.Event().wait(seconds)
 
 
-def _acquire_once(run: dict[str, Any], unit_id: str, *, store: Store, clock: Callable[[], float]) -> dict[str, Any]:
-    run_id, settings = run["run_id"], Settings.of(run["warmup"])
-    after = after_hot_set_level(run["warmup"])
+def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float]) -> dict[str, Any]:
+    run_id, settings = run.run_id, Settings.of(run.warmup)
+    after = after_hot_set_level(run.warmup)
     for _ in range(ATTEMPTS):
         run_item = store.get_run(run_id) or {}
         attempt, bytes_now = int(run_item.get("restarts") or 0), int(run_item.get("bytes_read") or 0)
@@ -178,9 +179,9 @@ def _acquire_once(run: dict[str, Any], unit_id: str, *, store: Store, clock: Cal
                          "asked for a slot")
 
 
-def release(run: dict[str, Any], unit_id: str, *, store: Store) -> dict[str, Any]:
+def release(run: RunContext, unit_id: str, *, store: Store) -> dict[str, Any]:
     """Give the unit's slot back (nothing to do when it holds none)."""
-    run_id = run["run_id"]
+    run_id = run.run_id
     for _ in range(ATTEMPTS):
         doc = store.get_warmup_control(run_id)
         if doc is None or unit_id not in (doc.get("holders") or []):

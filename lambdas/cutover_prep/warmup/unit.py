@@ -28,6 +28,7 @@ from typing import Any
 from cutover_prep.dal.store import StaleProgress, Store
 from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.models.status import UnitStatus, WarmStep
+from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.retry import Retries
 from cutover_prep.warmup.planning import MIB, chunk_bytes_for
 
@@ -84,20 +85,21 @@ def _cursor_after(chunk: Chunk, ranges: list[ReadRange]) -> dict[str, int]:
     return chunk.cursor_after(len(rng.extents), rng.extents[chunk.extent_index].blocks)
 
 
-def warm_unit(event: dict[str, Any], *, store: Store, engine: Callable[[], Engine], budget: Budget,
+def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine], budget: Budget,
               read_attempts: int = 3, sleep: Callable[[float], None] | None = None,
               on_chunk: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """``on_chunk(bytes)``: told of each chunk once it is committed (the live view's metrics, ``live.emit``)."""
-    run, unit = event["run"], event["unit"]
-    run_id, unit_id = run["run_id"], unit["unit_id"]
+    """``on_chunk(bytes)``: told of each chunk once it is committed (the live view's metrics, ``live.emit``).
+    The result hands on the run context as it came (``RunContext.to_json``) with the unit."""
+    unit, opts = event.unit, event.run.warmup
+    run = event.run.to_json()
+    run_id, unit_id = event.run.run_id, unit["unit_id"]
     item = store.get_unit(run_id, unit_id) or {}
     if item.get("status") == UnitStatus.DONE:
         return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
     seq = int(item.get("seq", 0))
     cursor = item.get("cursor") or {"range": 0, "extent": 0, "offset": 0}
     ranges = [ReadRange.from_json(r) for r in unit["ranges"]]
-    opts = run["warmup"]
-    prior = known_rate(event, float(opts["assumed_cold_mib_per_s"]))
+    prior = known_rate({"rate": event.rate, "slot": event.slot}, opts.assumed_cold_mib_per_s)
     seen_bytes, seen_seconds, done_here, finished = 0, 0.0, 0, False
 
     def rate() -> float:  # bytes/s: this invocation's own chunks once there are any
@@ -110,7 +112,7 @@ def warm_unit(event: dict[str, Any], *, store: Store, engine: Callable[[], Engin
 
     retries = Retries(read_attempts, sleep=sleep)
     db = engine()
-    cap = int(opts["chunk_mb"]) * MIB
+    cap = opts.chunk_mb * MIB
     for chunk in chunks(ranges, cursor, lambda: chunk_bytes_for(rate(), cap_bytes=cap)):
         estimate = chunk.rng.bytes / max(rate() / 2, 1.0)  # half the rate: a safety factor
         if done_here and budget.remaining_seconds() - budget.safety_margin_seconds < estimate:
@@ -143,7 +145,8 @@ def warm_unit(event: dict[str, Any], *, store: Store, engine: Callable[[], Engin
 
 def known_rate(event: dict[str, Any], assumed_mib_per_s: float) -> dict[str, Any]:
     """The rate a new invocation starts from: the previous invocation's (a continuation), else the one
-    the slot came with (the cold probe's or the assumed one), else the assumed one."""
+    the slot came with (the cold probe's or the assumed one), else the assumed one. ``event``: the WarmUnit
+    event's ``rate`` and ``slot``."""
     for found in (event.get("rate"), (event.get("slot") or {}).get("rate")):
         if isinstance(found, dict) and float(found.get("mib_per_s") or 0) > 0:
             return {"mib_per_s": float(found["mib_per_s"]), "source": str(found.get("source") or "assumed")}

@@ -1,0 +1,33 @@
+"""Run contexts for tests of the steps after Discover (``models.steps.RunContext``): a valid target, the
+sections the test names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cutover_prep.models.steps import RunContext, WarmUnitEvent
+
+SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:app-ro-AbCdEf"
+
+
+def context_json(run_id: str = "r1", db_instance_identifier: str = "db", **sections: Any) -> dict[str, Any]:
+    """A context as the states carry it (JSON): ``sections`` are ``warmup``, ``benchmark``, ``instance`` ..."""
+    return {"run_id": run_id, "target": {"db_instance_identifier": db_instance_identifier,
+                                         "secret_arn": SECRET_ARN}, **sections}
+
+
+def context(run_id: str = "r1", db_instance_identifier: str = "db", **sections: Any) -> RunContext:
+    return RunContext.model_validate(context_json(run_id, db_instance_identifier, **sections))
+
+
+def warm_unit_event(event: dict[str, Any]) -> WarmUnitEvent:
+    """A WarmUnit event given as JSON whose ``run`` may leave out the target (a test that reads no database)."""
+    run = event["run"]
+    return WarmUnitEvent.model_validate({**event, "run": {**context_json(run["run_id"]), **run}})
+
+
+def warm_json(event: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """``warmup.unit.warm_unit`` on an event given as JSON, parsed as the handler's ``event_parser`` does."""
+    from cutover_prep.warmup.unit import warm_unit
+
+    return warm_unit(warm_unit_event(event), **kwargs)

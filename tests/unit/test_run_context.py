@@ -1,0 +1,97 @@
+"""The run context is typed (issue 24 §1): its sections are the run input's models, and the JSON that goes
+between Step Functions states keeps its shape, so an execution running across a deploy goes on.
+
+``MADE_BEFORE`` is a context exactly as Discover wrote it at the version before the typed context
+(printed by that version's ``warmup.discovery.run_context``, commit fd22b22), not by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from cutover_prep.dal.store import Store
+from cutover_prep.findings.failures import record_unit_failure
+from cutover_prep.models.run_input import Benchmark, Target, Thresholds, Warmup, parse_run_input
+from cutover_prep.models.steps import RunContext, UnitFailedEvent, WarmSlotEvent, WarmUnitEvent
+from cutover_prep.warmup.discovery import run_context
+from cutover_prep.warmup.unit import Budget, warm_unit
+
+MADE_BEFORE: dict[str, Any] = json.loads("""{"run_id": "orders-1", "target": {"db_instance_identifier": "orders",
+"secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf", "engine": "postgres",
+"database": null, "host": null, "port": 5432}, "instance": {"address": "orders.abc.eu-west-1.rds.amazonaws.com",
+"port": 5432, "engine": "postgres", "dbi_resource_id": "db-ABC", "monitoring_interval": 0}, "warmup": {"chunk_mb": 32,
+"assumed_cold_mib_per_s": 8.0, "create_extension": false, "max_concurrency": 16, "adaptive": false,
+"adaptive_start": 2, "adaptive_margin_pct": 10.0, "adaptive_window_seconds": 120.0, "adaptive_window_chunks": 8,
+"after_hot_set": {"max_concurrency": 4}}, "benchmark": {"enabled": true, "probe_blocks": 200,
+"probe_max_seconds": 60.0, "seconds_per_point": 20.0, "mbrc_values": [1, 2, 4, 8, 16, 32, 64, 128],
+"io_combine_kb_values": [8, 16, 32, 64, 128, 256], "sessions": [1, 2, 4, 8], "write_test": false,
+"write_max_mib": 256, "write_max_free_storage_pct": 5.0, "metrics_wait_minutes": 10, "metrics_poll_seconds": 60,
+"compare_limits": true}, "verdict": {"min_coverage_pct": 100.0, "require_benchmark": true,
+"max_warm_to_cold_latency": 1.5, "fast_read_ms": 1.0, "min_warm_speedup": 2.0, "latency_noise_ms": 0.2,
+"max_warm_p99_ms": null, "expected_read_iops": null, "expected_read_mibps": null, "tolerance_pct": 10.0,
+"baseline_run_id": null, "max_unread_bytes": 0, "require_storage_initialized": false}}""")
+# a context of the version before decision 52: no verdict, and a warmup section without the admission options
+OLDER = {**{k: v for k, v in MADE_BEFORE.items() if k != "verdict"},
+         "warmup": {"chunk_mb": 32, "assumed_cold_mib_per_s": 8.0, "create_extension": False, "max_concurrency": 16}}
+
+
+@pytest.mark.parametrize("made", [MADE_BEFORE, OLDER], ids=["before", "before-decision-52"])
+def test_a_context_made_by_an_earlier_version_parses_into_the_models(made: dict[str, Any]) -> None:
+    context = RunContext.model_validate(made)
+    assert isinstance(context.target, Target) and context.target.port == 5432
+    assert isinstance(context.warmup, Warmup) and context.warmup.chunk_mb == 32
+    assert context.warmup.max_concurrency == 16
+    assert isinstance(context.benchmark, Benchmark) and context.benchmark.probe_blocks == 200
+    assert context.instance["dbi_resource_id"] == "db-ABC"
+    if "verdict" in made:
+        assert isinstance(context.verdict, Thresholds) and context.verdict.max_warm_to_cold_latency == 1.5
+    else:
+        assert context.verdict is None  # Analyze reads the run item then (test_analyze_context.py)
+    assert context.to_json() == made  # handed on as it came: no default added, nothing lost
+
+
+def test_the_context_discover_makes_now_is_the_one_it_made_before() -> None:
+    """Same JSON as the version before: no new field in every state's payload (256 KiB limit)."""
+    raw = {"run_id": "orders-1", "target": {"db_instance_identifier": "orders", "port": 5432, "engine": "postgres",
+                                            "secret_arn": MADE_BEFORE["target"]["secret_arn"]},
+           "warmup": {"max_concurrency": 16, "chunk_mb": 32, "after_hot_set": {"max_concurrency": 4},
+                      "databases": ["app"]},
+           "benchmark": {"probe_blocks": 200}, "verdict": {"max_warm_to_cold_latency": 1.5}}
+    made = run_context({**parse_run_input(raw), "instance": MADE_BEFORE["instance"]})
+    assert made == MADE_BEFORE
+    assert RunContext.model_validate(made).to_json() == MADE_BEFORE
+
+
+def test_a_section_the_context_does_not_carry_reads_as_the_model_default() -> None:
+    context = RunContext.model_validate(OLDER)
+    assert context.warmup.adaptive is False and context.warmup.after_hot_set is None
+    assert "adaptive" not in context.to_json()["warmup"]
+
+
+def test_a_warm_unit_continuation_hands_the_context_on_unchanged(store: Store) -> None:
+    """WarmUnit's result is the next invocation's event (no ResultPath): its ``run`` must be the context as it
+    came, which ReleaseSlot and the next WarmUnit parse again."""
+    store.start_run(parse_run_input({"run_id": "orders-1", "target": MADE_BEFORE["target"]}))
+    unit = {"unit_id": "u000001", "priority": 0, "bytes": 0, "blocks": 0, "ranges": []}
+    event = WarmUnitEvent.model_validate({"run": OLDER, "unit": unit, "slot": {"granted": True}})
+
+    class NoEngine:
+        def close(self) -> None:
+            pass
+
+    out = warm_unit(event, store=store, engine=NoEngine, budget=Budget(lambda: 900.0))
+    assert out["run"] == OLDER and out["unit"] == unit
+    again = json.loads(json.dumps(out))
+    assert WarmSlotEvent.model_validate({"run": again["run"], "unit_id": "u000001", "action": "release"})
+
+
+def test_a_failed_unit_is_recorded_from_the_typed_event(store: Store) -> None:
+    store.start_run(parse_run_input({"run_id": "orders-1", "target": MADE_BEFORE["target"]}))
+    event = UnitFailedEvent.model_validate({"run": MADE_BEFORE, "unit": {"unit_id": "u7"}, "slot": {"granted": True},
+                                            "error": {"Error": "ShortRead", "Cause": "read 3 of 4 blocks"}})
+    out = record_unit_failure(event, store=store)
+    assert out == {"unit_id": "u7", "status": "FAILED", "error": "ShortRead", "recorded": True}
+    assert store.get_unit("orders-1", "u7")["error"] == "ShortRead"
