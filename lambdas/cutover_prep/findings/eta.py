@@ -125,6 +125,30 @@ def chunk_samples(unit_items: dict[str, dict[str, Any]], weights: dict[str, floa
     return start, samples
 
 
+REPLAY_EVIDENCE = "warmup/eta_replay.json"
+
+
+def replay_record(unit_items: dict[str, dict[str, Any]], units: list[dict[str, Any]], planned_bytes: int,
+                  read_bytes: int, estimate: dict[str, Any] | None) -> dict[str, Any]:
+    """What ``eta_findings`` judged the ETA on, small enough to keep (``runs/<id>/warmup/eta_replay.json``):
+    each planned unit's bytes and range count, each unit item's times and chunks, the estimate's time model.
+    ``eta_findings(**replay_args(record))`` replays it: an estimator can be judged again on a recorded run."""
+    keep = ("status", "started_at", "finished_at", "bytes_read", "chunks")
+    return {"planned_bytes": planned_bytes, "read_bytes": read_bytes,
+            "estimate": {k: (estimate or {}).get(k) for k in ("assumed_mib_per_s", "range_seconds", "concurrency")}
+            if estimate else None,
+            "units": [{"unit_id": str(u["unit_id"]), "bytes": int(u.get("bytes") or 0),
+                       "ranges": len(u.get("ranges") or [])} for u in units],
+            "unit_items": {uid: {k: item[k] for k in keep if k in item} for uid, item in unit_items.items()}}
+
+
+def replay_args(record: dict[str, Any]) -> dict[str, Any]:
+    """``eta_findings``'s arguments from a ``replay_record`` (its units' ranges as a list of that many)."""
+    return {"unit_items": record["unit_items"], "planned_bytes": record["planned_bytes"],
+            "read_bytes": record["read_bytes"], "estimate": record.get("estimate"),
+            "units": [{**u, "ranges": [{}] * int(u["ranges"])} for u in record["units"]]}
+
+
 def _thin(rows: list[dict[str, Any]], limit: int = MAX_SAMPLES) -> list[dict[str, Any]]:
     if len(rows) <= limit:
         return rows
