@@ -141,3 +141,32 @@ def test_a_replay_record_replays_to_the_same_findings():
     assert "ignored" not in record["unit_items"]["big"]
     assert eta_findings(**replay_args(record)) == eta_findings(items, 101 * MB, 101 * MB, units=units,
                                                                estimate=estimate)
+
+
+def test_the_fit_learns_each_term_from_the_finished_units_and_keeps_the_prior_without_them():
+    from cutover_prep.findings.eta import CostFit
+
+    fit = CostFit()
+    assert fit.theta() == [1.0, 1.0, 1.0]  # nothing finished: the estimate's model as it is
+    # 60 units of varied bytes and ranges, each taking exactly 2x its bytes term + 3x its ranges term + 4x the unit's
+    for k in range(60):
+        terms = (1.0 + k % 7, 0.5 * (k % 5), 0.5)
+        fit.add(terms, 2 * terms[0] + 3 * terms[1] + 4 * terms[2])
+    theta = fit.theta()
+    # the ridge pulls towards 1 with the weight of 2 units of 60: bytes and ranges within 5 % of the truth; the term
+    # every unit shares takes up most of that pull (within 20 %), and the units' own seconds are fitted within 7 %
+    assert theta[:2] == pytest.approx([2.0, 3.0], rel=0.05) and theta[2] == pytest.approx(4.0, rel=0.2)
+    for k in range(7):
+        terms = (1.0 + k, 0.5 * (k % 5), 0.5)
+        truth = 2 * terms[0] + 3 * terms[1] + 4 * terms[2]
+        assert sum(t * x for t, x in zip(theta, terms, strict=True)) == pytest.approx(truth, rel=0.07)
+
+
+def test_no_term_of_the_fit_goes_below_zero():
+    from cutover_prep.findings.eta import CostFit
+
+    fit = CostFit()
+    for k in range(30):  # the more ranges, the *faster*: a negative cost per range fits best, and is not allowed
+        terms = (1.0, 0.1 * k, 0.5)
+        fit.add(terms, 5.0 - 0.05 * k)
+    assert min(fit.theta()) >= 0.0 and fit.theta()[1] == 0.0
