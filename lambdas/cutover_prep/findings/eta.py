@@ -9,8 +9,13 @@ One estimator serves both sides:
 
 What it counts is work, not bytes alone: a unit of many tiny ranges (catalogues, small relations) costs far
 more time per byte than one large table, so a bytes-only ETA runs early and then stalls on the tail (on
-``make demo``: 41 % early at half the bytes). Each unit's work is its bytes and ranges weighed by the estimate's
-time model (``CostModel``); only those relative weights are modelled: the rate is measured.
+``make demo``: 41 % early at half the bytes). Each unit's work is three terms in seconds of one reader: its bytes,
+its ranges and the unit itself (a Map item, its invocations, the commits of its chunks), priced first by the
+estimate's time model (``CostModel``, the prior; ``UNIT_SECONDS`` for the unit) and then by the run itself: a ridge
+least-squares fit of the units finished so far (each one's seconds from its first chunk's start to its finish,
+against its three terms; ``CostFit``) scales each term. No constant fitted on one machine has to hold on another,
+or in AWS: on a busy 2-core machine the demo's ranges cost 4x the estimate's price, and the fit sees it from the
+first catalogue units that finish. Only the units' relative weights come from the fit; the pace is measured.
 
 The rate is the work done over the trailing half of the elapsed time (at least ``MIN_WINDOW_S``): it follows
 a change of pace (the admission control raising the concurrency, a throttle, a slower tail of large objects)
@@ -71,7 +76,7 @@ class CostModel:
     """What a unit costs in time, relative to the others: its bytes at the aggregate rate plus its ranges at
     ``range_seconds`` each, spread over ``concurrency`` readers: the estimate's own model
     (``estimate/compute.py``, in the run record since Discover). It is the ETA's *prior* (``UnitCost.prior``): the
-    run's own finished units correct it (``fit_cost``). Without it (a run recorded before the estimate had its time
+    run's own finished units correct it (``CostFit``). Without it (a run recorded before the estimate had its time
     model), a byte is a byte."""
 
     mib_per_s: float
@@ -92,9 +97,9 @@ class CostModel:
 
 
 # A unit's own cost beyond its bytes and ranges (a Map item, its invocations, a connection, the commit of its end), in
-# seconds of one reader: only the prior's, which the run's finished units correct (fit_cost). Fitted on make demo
-# 2026-11-26 it came out at 0.4-1.1 s in a unit's own span; half a second is the prior's guess, weighed as little as
-# PRIOR_UNITS units.
+# seconds of one reader: the prior's guess only, weighed as PRIOR_UNITS finished units and then corrected by the
+# run's own (CostFit). On make demo beside other work (load 10-17, 2026-11-26) the fit found 1.3-5.8 s once half the
+# bytes were read; replayed with a prior of 0 to 2 s, those runs' ETA errors moved by under 1 point.
 UNIT_SECONDS = 0.5
 PRIOR_UNITS = 2.0  # the prior weighs as much as this many finished units (per term)
 FEATURES = 3  # bytes, ranges, the unit itself
@@ -103,7 +108,7 @@ FEATURES = 3  # bytes, ranges, the unit itself
 @dataclass(frozen=True)
 class UnitCost:
     """What one unit costs one reader, in seconds: ``per_byte`` x its bytes + ``per_range`` x its ranges +
-    ``per_unit``. The prior comes from the estimate's time model (``prior``); ``fit_cost`` learns the run's own."""
+    ``per_unit``. The prior comes from the estimate's time model (``prior``); ``CostFit`` learns the run's own."""
 
     per_byte: float
     per_range: float
@@ -114,7 +119,7 @@ class UnitCost:
         return cls(model.concurrency / (model.mib_per_s * 2**20), model.range_seconds, UNIT_SECONDS)
 
     def terms(self, nbytes: int, ranges: int) -> tuple[float, float, float]:
-        """The unit's three costs, in seconds of one reader (what ``fit_cost`` scales)."""
+        """The unit's three costs, in seconds of one reader (what ``CostFit`` scales)."""
         return (self.per_byte * nbytes, self.per_range * ranges, self.per_unit)
 
     def scaled(self, theta: Sequence[float]) -> UnitCost:
