@@ -235,3 +235,52 @@ def test_the_warm_up_ended_line_gives_the_findings_time_and_rate():
     progress.close()
     assert stream.getvalue().splitlines()[-1] == ("cutover-prep: warm-up ended: 321.4 of 321.4 MiB (100 %), 2/2 units, "
                                                   "0 failed, in 20.6 s at 15.6 MiB/s")
+
+
+def test_the_live_eta_is_the_findings_estimator_fed_from_the_unit_items(monkeypatch):
+    """Issue 23 §2: `local`'s live ETA and the findings' replay are one estimator (findings.eta.WorkEta): the units'
+    work priced by the estimate's model and corrected by the units finished so far. Fed here by hand with what the
+    unit items say at each poll (bytes read since the last one; a unit's finish with its span), it gives the same
+    seconds the line shows."""
+    from cutover_prep.findings.eta import CostModel, WorkEta, clock_text
+
+    now = [100.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(Progress, "NON_TTY_INTERVAL_S", 0.0)
+    units = [{"unit_id": "a", "bytes": 10 * MIB, "ranges": [{}]}, {"unit_id": "b", "bytes": 10 * MIB, "ranges": [{}]},
+             {"unit_id": "c", "bytes": MIB, "ranges": [{}] * 20}]
+    estimate = {"assumed_mib_per_s": 10.0, "range_seconds": 0.5, "concurrency": 1}
+
+    class UnitStore(FakeStore):
+        items: list[dict] = []
+
+        def exists(self, key: str) -> bool:
+            return key.endswith("units.json")
+
+        def get_json(self, key: str):
+            return units
+
+        def units(self, run_id: str):
+            return iter(self.items)
+
+    stream, store = io.StringIO(), UnitStore()
+    progress = Progress(store, "r", True, stream=stream)
+    base = {"bytes_planned": 21 * MIB, "units_total": 3, "units_failed": 0, "estimate": estimate}
+    store.run = {**base, "bytes_read": 4 * MIB, "units_done": 0}
+    store.items = [{"sk": "UNIT#a", "bytes_read": 4 * MIB, "status": "RUNNING"}]
+    progress.poll()
+    now[0] = 112.0
+    store.run = {**base, "bytes_read": 15 * MIB, "units_done": 1}
+    store.items = [{"sk": "UNIT#a", "bytes_read": 10 * MIB, "status": "DONE",
+                    "chunks": [["2026-11-25T01:00:04", 4 * MIB, 4.0], ["2026-11-25T01:00:12", 6 * MIB, 6.0]],
+                    "finished_at": "2026-11-25T01:00:12"},
+                   {"sk": "UNIT#b", "bytes_read": 5 * MIB, "status": "RUNNING"}]
+    progress.poll()
+    expected = WorkEta(units, CostModel.of(estimate))
+    expected.progress(0.0, "a", 4 * MIB)
+    expected.progress(12.0, "a", 6 * MIB)
+    expected.finished("a", 12.0)  # its first chunk began at 01:00:00, it finished at 01:00:12
+    expected.progress(12.0, "b", 5 * MIB)
+    left = expected.eta()
+    assert left is not None and left > 0
+    assert stream.getvalue().splitlines()[-1].endswith(f"done in ~{clock_text(left)} (ETA at the measured rate)")

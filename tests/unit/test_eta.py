@@ -90,10 +90,11 @@ def test_the_report_and_summary_say_the_eta_against_the_actual_finish():
 
 def test_a_tail_of_tiny_ranges_is_foreseen_by_the_estimate_s_weights():
     """make demo: a bytes-only ETA was 41 % early at half the bytes, the catalogues' tiny ranges came last.
-    Here a 100 MB unit of 1 range reads in 10 s, then a 1 MB unit of 100 ranges takes 10 s more. With the
-    estimate's weights (by hand: 100 MB at 9.5367 MiB/s = 10 s + 1 range x 0.099 s = 10.099 s; 1 MB = 0.1 s +
-    100 x 0.099 s = 10 s) the work is 20.099 s; at 60 MB (t=6, work 6.0594; the window is [1, 6], 5 s at least,
-    where 5.0495 was done: 1.0099/s) the ETA is 14.0396 / 1.0099 = 13.902 s: predicted 19.902 s, actual 20 s.
+    Here a 100 MB unit of 1 range reads in 10 s, then a 1 MB unit of 100 ranges takes 10 s more. No unit has
+    finished at half the bytes, so the estimate's time model prices them as it is (the prior: by hand, 100 MB at
+    9.5367 MiB/s = 10 s + 1 range x 0.099 s + the unit's 0.5 s = 10.599 s; 1 MB = 0.1 s + 100 x 0.099 s + 0.5 s =
+    10.5 s): the work is 21.099 s; at 60 MB (t=6, work 6.3594; the window is [1, 6], 5 s at least, where 5.2995 was
+    done: 1.0599/s) the ETA is 14.7396 / 1.0599 = 13.9066 s: predicted 19.907 s, actual 20 s.
     By bytes alone: 41 MB left at 10 MB/s is 4.1 s: predicted 10.1 s, -49.5 %."""
     items = {"big": unit([(t, 10 * MB, 1.0) for t in range(1, 11)]),
              "tiny": unit([(10 + t, MB // 10, 1.0) for t in range(1, 11)])}
@@ -102,8 +103,8 @@ def test_a_tail_of_tiny_ranges_is_foreseen_by_the_estimate_s_weights():
     estimate = {"assumed_mib_per_s": 100 * MB / 2**20 / 10, "range_seconds": 0.099, "concurrency": 1}
     weighed = eta_findings(items, 101 * MB, 101 * MB, units=units, estimate=estimate)["eta"]
     at50 = next(a for a in weighed["at"] if a["pct"] == 50)
-    assert weighed["basis"].startswith("bytes and ranges") and weighed["actual_s"] == 20.0
-    assert at50["t_s"] == 6.0 and at50["predicted_s"] == pytest.approx(19.902, abs=1e-3) and at50["error_pct"] == -0.5
+    assert weighed["basis"].startswith("bytes, ranges and units") and weighed["actual_s"] == 20.0
+    assert at50["t_s"] == 6.0 and at50["predicted_s"] == pytest.approx(19.907, abs=1e-3) and at50["error_pct"] == -0.5
     plain = eta_findings(items, 101 * MB, 101 * MB, units=units)["eta"]  # no estimate: bytes
     at50 = next(a for a in plain["at"] if a["pct"] == 50)
     assert plain["basis"] == "bytes" and at50["predicted_s"] == pytest.approx(10.1) and at50["error_pct"] == -49.5
@@ -123,3 +124,49 @@ def test_the_actual_finish_is_the_warm_up_time_every_other_figure_uses():
     assert at50["t_s"] == pytest.approx(25.5)  # 50 MB done 25 s after T0, 25.5 s after the first unit started
     assert at50["predicted_s"] == pytest.approx(25.5 + 25.0)  # 2 MB/s over the trailing half, 50 MB left
     assert out["eta_samples"][-1]["t_s"] == pytest.approx(50.5)
+
+
+def test_a_replay_record_replays_to_the_same_findings():
+    """Finalize keeps ``warmup/eta_replay.json`` (``replay_record``): the judgement replayed from it is the one the
+    findings got, so a recorded run can judge an estimator again (the fixtures in tests/unit/eta_runs/)."""
+    from cutover_prep.findings.eta import replay_args, replay_record
+
+    items = {"big": {**unit([(t, 10 * MB, 1.0) for t in range(1, 11)]), "status": "DONE", "ignored": 1},
+             "tiny": unit([(10 + t, MB // 10, 1.0) for t in range(1, 11)])}
+    units = [{"unit_id": "big", "bytes": 100 * MB, "ranges": [{"segment": "a"}]},
+             {"unit_id": "tiny", "bytes": MB, "ranges": [{"segment": "b"}] * 100}]
+    estimate = {"assumed_mib_per_s": 9.5, "range_seconds": 0.099, "concurrency": 1, "units": 2}
+    record = replay_record(items, units, 101 * MB, 101 * MB, estimate)
+    assert record["units"][1] == {"unit_id": "tiny", "bytes": MB, "ranges": 100}
+    assert "ignored" not in record["unit_items"]["big"]
+    assert eta_findings(**replay_args(record)) == eta_findings(items, 101 * MB, 101 * MB, units=units,
+                                                               estimate=estimate)
+
+
+def test_the_fit_learns_each_term_from_the_finished_units_and_keeps_the_prior_without_them():
+    from cutover_prep.findings.eta import CostFit
+
+    fit = CostFit()
+    assert fit.theta() == [1.0, 1.0, 1.0]  # nothing finished: the estimate's model as it is
+    # 60 units of varied bytes and ranges, each taking exactly 2x its bytes term + 3x its ranges term + 4x the unit's
+    for k in range(60):
+        terms = (1.0 + k % 7, 0.5 * (k % 5), 0.5)
+        fit.add(terms, 2 * terms[0] + 3 * terms[1] + 4 * terms[2])
+    theta = fit.theta()
+    # the ridge pulls towards 1 with the weight of 2 units of 60: bytes and ranges within 5 % of the truth; the term
+    # every unit shares takes up most of that pull (within 20 %), and the units' own seconds are fitted within 7 %
+    assert theta[:2] == pytest.approx([2.0, 3.0], rel=0.05) and theta[2] == pytest.approx(4.0, rel=0.2)
+    for k in range(7):
+        terms = (1.0 + k, 0.5 * (k % 5), 0.5)
+        truth = 2 * terms[0] + 3 * terms[1] + 4 * terms[2]
+        assert sum(t * x for t, x in zip(theta, terms, strict=True)) == pytest.approx(truth, rel=0.07)
+
+
+def test_no_term_of_the_fit_goes_below_zero():
+    from cutover_prep.findings.eta import CostFit
+
+    fit = CostFit()
+    for k in range(30):  # the more ranges, the *faster*: a negative cost per range fits best, and is not allowed
+        terms = (1.0, 0.1 * k, 0.5)
+        fit.add(terms, 5.0 - 0.05 * k)
+    assert min(fit.theta()) >= 0.0 and fit.theta()[1] == 0.0

@@ -17,7 +17,7 @@ from cutover_prep.dal.store import (
 from cutover_prep.estimate.run import estimate_section
 from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
-from cutover_prep.findings.eta import eta_findings
+from cutover_prep.findings.eta import REPLAY_EVIDENCE, eta_findings, replay_record
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.live.names import dashboard_link
@@ -51,6 +51,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
     findings["warmup"].update(eta_findings(unit_items, findings["bytes"]["planned"], findings["bytes"]["read"],
                                            units=units, estimate=run_item.get("estimate")))  # eta_samples, eta
+    store.put_json(evidence_key(run_id, REPLAY_EVIDENCE), replay_record(  # what the ETA was judged on, replayable
+        unit_items, units, findings["bytes"]["planned"], findings["bytes"]["read"], run_item.get("estimate")))
     preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (preflight/step.py)
     findings["preflight"] = preflight_section(run_item, store.get_json(preflight_key)
                                               if store.exists(preflight_key) else None)

@@ -25,7 +25,7 @@ from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evide
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
 from cutover_prep.engines.transport import DsnTlsProblem
-from cutover_prep.findings.eta import CostModel, clock_text, eta_seconds, unit_weights
+from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
 from cutover_prep.local.harness import LocalAws
@@ -238,9 +238,9 @@ class Progress:
         self._phase: str | None = None
         self._phase_started = 0.0
         self._reading_since: tuple[float, float] | None = None  # (time, MiB) when bytes were first seen
-        self._eta_samples: list[tuple[float, float]] = []  # (s since then, work done): findings.eta's estimator
-        self._weights: dict[str, float] | None = None  # work per byte of each unit (findings.eta.unit_weights)
-        self._total_work = 0.0
+        self._eta_samples: list[tuple[float, float]] = []  # (s since then, MiB done) until the plan is known
+        self._work_eta: WorkEta | None = None  # then findings.eta's estimator, fed from the unit items
+        self._unit_bytes: dict[str, int] = {}  # bytes read per unit, as last polled
         self._last_done, self._last_change = -1.0, 0.0  # MiB read at the last change, and when
         self._printed = 0.0
         self._last_line = ""
@@ -281,32 +281,41 @@ class Progress:
             self._last_done, self._last_change = done, time.monotonic()
         reading = (self._last_change or time.monotonic()) - since
         speed = f", {(done - base) / reading:,.1f} MiB/s" if rate and reading >= 1 else ""
-        work, total_work = self._work(run, done, total)
-        if self._reading_since is not None and (not self._eta_samples or seconds > self._eta_samples[-1][0]):
-            self._eta_samples.append((seconds, work))
-        left = eta_seconds(self._eta_samples, total_work) if eta and seconds >= 1 and done < total else None
+        if self._reading_since is not None:
+            self._sample(run, seconds, done)
+        left = self._left(run) if eta and seconds >= 1 and done < total else None
         pct = f" ({100 * done / total:.0f} %)" if percent and total else ""
         return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.get('units_done', 0)}/{run.get('units_total', 0)} "
                 f"units, {run.get('units_failed', 0)} failed{speed}"
                 + (f", done in ~{clock_text(left)} (ETA at the measured rate)" if left is not None else ""))
 
-    def _work(self, run: dict[str, Any], done_mib: float, total_mib: float) -> tuple[float, float]:
-        """Work done and planned, as ``findings.eta`` weighs it (each unit's bytes and ranges by the estimate's
-        time model), once the plan and the estimate are recorded; MiB until then (and for a store without
-        units: the tests' fakes)."""
-        if self._weights is None and run.get("estimate") and hasattr(self.store, "units"):
+    def _sample(self, run: dict[str, Any], seconds: float, done_mib: float) -> None:
+        """What ``findings.eta``'s estimator goes on (``WorkEta``: each unit's bytes, ranges and itself, priced by
+        the estimate's time model corrected by the units finished so far) once the plan and the estimate are
+        recorded, fed from the unit items; MiB until then (and for a store without units: the tests' fakes)."""
+        if self._work_eta is None and run.get("estimate") and hasattr(self.store, "units"):
             units_key = evidence_key(self.run_id, "units.json")
-            if self.store.exists(units_key):
-                units = self.store.get_json(units_key)
-                self._weights = unit_weights(units, CostModel.of(run.get("estimate")))
-                self._total_work = sum(self._weights[str(u["unit_id"])] * int(u.get("bytes") or 0) for u in units)
-                self._eta_samples.clear()  # samples in MiB before: not the same measure
-        if not self._weights or not self._total_work:
-            return done_mib, total_mib
-        weight = self._weights
-        work = sum(weight.get(str(i.get("sk", "")).removeprefix(UNIT_PREFIX), 1.0) * int(i.get("bytes_read") or 0)
-                   for i in self.store.units(self.run_id))
-        return work, self._total_work
+            model = CostModel.of(run.get("estimate"))
+            if model is not None and self.store.exists(units_key):
+                self._work_eta = WorkEta(self.store.get_json(units_key), model)
+        if self._work_eta is None:
+            if not self._eta_samples or seconds > self._eta_samples[-1][0]:
+                self._eta_samples.append((seconds, done_mib))
+            return
+        for item in self.store.units(self.run_id):
+            uid = str(item.get("sk", "")).removeprefix(UNIT_PREFIX)
+            nbytes = int(item.get("bytes_read") or 0)
+            if nbytes > self._unit_bytes.get(uid, 0):
+                self._work_eta.progress(seconds, uid, nbytes - self._unit_bytes.get(uid, 0))
+                self._unit_bytes[uid] = nbytes
+            self._work_eta.finished(uid, unit_span(item))
+        self._work_eta.at(seconds)
+
+    def _left(self, run: dict[str, Any]) -> float | None:
+        """Seconds left at the measured rate (``findings.eta``)."""
+        if self._work_eta is not None:
+            return self._work_eta.eta()
+        return eta_seconds(self._eta_samples, int(run.get("bytes_planned") or 0) / 2**20)
 
     def _start_phase(self, phase: str, run: dict[str, Any]) -> None:
         if self._phase == "warm-up" and not self._tty:  # a log says where the warm-up ended, not only its bar
