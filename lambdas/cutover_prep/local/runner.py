@@ -226,9 +226,8 @@ class Progress:
     NON_TTY_INTERVAL_S = 10.0
     # what the bar and the lines read from the run item, polled every second: the whole item, serialized by
     # moto in this interpreter, cost most of its CPU on a busy machine (py-spy, issue 24 §5), which the
-    # handlers and the probes' reads then waited for
-    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed",
-                  "estimate")
+    # handlers and the probes' reads then waited for; the estimate (large) only until _work has its weights
+    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed")
 
     def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None,
                  time_scale: float | None = None) -> None:
@@ -253,7 +252,8 @@ class Progress:
         if not self.enabled:
             return
         fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
-        run = fields(self.run_id, self.RUN_FIELDS) if fields else self.store.get_run(self.run_id)
+        wanted = self.RUN_FIELDS + (("estimate",) if self._weights is None else ())  # read until _work has it
+        run = fields(self.run_id, wanted) if fields else self.store.get_run(self.run_id)
         if not run or "bytes_planned" not in run:
             return
         phase = "benchmark" if run.get("benchmark_points") else "warm-up"
