@@ -27,7 +27,14 @@ from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, fam
 from cutover_prep.engines.transport import DsnTlsProblem
 from cutover_prep.findings.eta import CostModel, clock_text, eta_seconds, unit_weights
 from cutover_prep.findings.timeline import warmup_wall
-from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
+from cutover_prep.local.emulated import (
+    DSN_REASON,
+    Emulation,
+    demo_database,
+    demo_priority,
+    snapshot_writer,
+    unavailable,
+)
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
 from cutover_prep.report import clocks
@@ -405,7 +412,13 @@ def run_local(options: LocalOptions) -> dict[str, Any]:
         + ("" if profile is None else ", on the emulated restored volume when FUSE can be had")
         + "; takes a while) ...")
     building = time.monotonic()
-    with demo_database(options.size_mb, profile) as (spec, emulation):
+    with contextlib.ExitStack() as stack:
+        if profile is not None and unavailable() is None:  # the emulated demo (root): decision 54
+            nice = stack.enter_context(demo_priority())
+            if nice is not None:
+                say(f"the demo's processes (moto, the handlers, the embedded PostgreSQL) run at nice {nice}, the "
+                    "volume's at -10: in AWS they would not share this machine's CPU")
+        spec, emulation = stack.enter_context(demo_database(options.size_mb, profile))
         say(f"sample database ready in {time.monotonic() - building:.0f} s; starting run {options.run_id}")
         return _execute(spec, options, emulation)
 
