@@ -45,21 +45,24 @@ def warmup_served(seconds: list[list[float]], start: str | None, end: str | None
     its reads served and the seconds it had at least one read in hand, summed over the seconds of the window
     (whole seconds: the window's first and last are counted whole); ``mib_per_s`` is bytes ÷ busy seconds, the
     volume's own rate while it was asked (wall clock), ``busy_share`` the part of the window it was asked at
-    all. None without a window or without a busy second in it."""
+    all, ``reads_in_hand`` how many reads it had at once on average while busy (one cold reader alone is bound by
+    latency, not by the ceiling). None without a window or without a busy second in it."""
     if not start or not end:
         return None
     first, last = datetime.fromisoformat(start).timestamp(), datetime.fromisoformat(end).timestamp()
-    nbytes, busy = 0, 0.0
-    for second, served, held in seconds:
+    nbytes, busy, in_hand = 0, 0.0, 0.0
+    for second, served, held, *reads in seconds:  # the fourth column: a daemon of this version on
         if int(first) <= second <= int(last):
             nbytes, busy = nbytes + int(served), busy + float(held)
+            in_hand += float(reads[0]) if reads else 0.0
     if busy <= 0:
         return None
     rate = nbytes / busy / MIB
     window = max(last - first, busy)
     return {"bytes": nbytes, "busy_seconds": round(busy, 3), "window_seconds": round(last - first, 3),
             "busy_share": round(busy / window, 3), "mib_per_s": round(rate, 3),
-            "to_ceiling": round(rate / float(ceiling_mib_s), 3) if ceiling_mib_s else None}
+            "to_ceiling": round(rate / float(ceiling_mib_s), 3) if ceiling_mib_s else None,
+            "reads_in_hand": round(in_hand / busy, 2) if in_hand else None}
 
 
 def instance_facts(instance: dict[str, Any] | None, emulation: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -65,4 +65,6 @@ def served_text(served: Any, ceiling_mib_s: Any, scale: float | None) -> str:
     if share is not None and num(ceiling_mib_s):
         text += f" = {share:.2f}× the ceiling"
     emulated = rate(served.get("mib_per_s"), scale, 1)
-    return text + (f" (emulated clock: {emulated} MiB/s)" if emulated is not None else "")
+    text += f" (emulated clock: {emulated} MiB/s)" if emulated is not None else ""
+    readers = num(served.get("reads_in_hand"))
+    return text + (f" with {fmt_number(readers)} reads in hand on average" if readers is not None else "")
