@@ -118,3 +118,26 @@ def test_the_volume_records_the_time_it_had_reads_in_hand_not_its_readers_time_b
     rows = vfs.stats.snapshot(PROFILE.time_scale)["served_seconds"]
     assert sum(r[1] for r in rows) == N * 8 * KIB
     assert sum(r[2] for r in rows) == pytest.approx(N * IO_S)
+
+
+def test_a_files_first_read_is_timed_from_its_open_as_on_a_block_device(volume, monkeypatch):
+    """A reader that opens the file for each read (pg_read_binary_file) pays a FUSE round trip for the open and
+    a wake-up before its read arrives: on a real volume an open asks the storage nothing. The first read of a
+    fresh handle is due at the open plus the read's cost (issue 24 §5); a handle opened long before is not."""
+    vfs, clock, _ = volume(cold=False)
+    path = str(vfs.backing) + "/f"
+    fh = vfs.open("/f", os.O_RDONLY)
+    clock.now += 0.006  # the open's reply, the reader's wake-up: 6 ms before its read reaches the daemon
+    start = clock.now
+    vfs.read("/f", 8 * KIB, 8 * KIB, fh)
+    assert clock.now - start == pytest.approx(IO_S - 0.006)  # due at open + IO_S
+    vfs.read("/f", 8 * KIB, 3 * PROFILE.chunk_bytes, fh)  # the handle's second read: its full cost
+    assert clock.now - start == pytest.approx(2 * IO_S - 0.006)
+    vfs.release("/f", fh)
+    old = vfs.open("/f", os.O_RDONLY)
+    clock.now += 10.0  # opened long before its first read (PostgreSQL keeps its files open)
+    start = clock.now
+    vfs.read("/f", 8 * KIB, 5 * PROFILE.chunk_bytes, old)
+    assert clock.now - start == pytest.approx(IO_S)
+    vfs.release("/f", old)
+    assert os.path.exists(path)

@@ -182,6 +182,8 @@ class VolumeFS(Operations):
         self.service = ServiceClock(clock=time.monotonic, sleep=time.sleep)
         self.hydrator = Hydrator(profile, state, stats, rng, self.service)
         self.counter = IoCounter()
+        self._opened: dict[int, float] = {}  # file handle -> when it was opened, until its first read
+        self._opened_mutex = threading.Lock()
         self.limits = Limits(profile.ceiling_iops, profile.throughput_bytes_per_s,
                              sustained_iops=profile.sustained_iops, credits=profile.burst_credits,
                              clock=time.monotonic, sleep=time.sleep)
@@ -213,9 +215,17 @@ class VolumeFS(Operations):
         timeline.wait()
         return throttled
 
-    def _timeline(self) -> Timeline:
-        """A request's timeline, in the calling thread's stream (FUSE gives its thread id as ``pid``)."""
-        return self.service.begin(fuse_get_context()[2])
+    def _timeline(self, fh: int | None = None) -> Timeline:
+        """A request's timeline, in the calling thread's stream (FUSE gives its thread id as ``pid``). The first
+        read of a file handle starts when the handle was opened: on a block device an open asks the storage
+        nothing, here it is a round trip through FUSE to this daemon (and the reader's wake-up after it), which a
+        reader that opens a file for each read (``pg_read_binary_file``) would otherwise pay on every read, cold
+        or warm alike."""
+        asked = None
+        if fh is not None:
+            with self._opened_mutex:
+                asked = self._opened.pop(fh, None)
+        return self.service.begin(fuse_get_context()[2], asked)
 
     # --- metadata ------------------------------------------------------------------------
     def getattr(self, path: str, fh: int | None = None) -> dict[str, Any]:
@@ -278,7 +288,11 @@ class VolumeFS(Operations):
 
     # --- files ---------------------------------------------------------------------------
     def open(self, path: str, flags: int) -> int:
-        return os.open(self._full(path), flags)
+        asked = self.service.clock()
+        fh = os.open(self._full(path), flags)
+        with self._opened_mutex:
+            self._opened[fh] = asked
+        return fh
 
     def create(self, path: str, mode: int, flags: int = os.O_WRONLY) -> int:
         # O_RDWR whatever was asked: the kernel may read through a handle opened for writing
@@ -292,7 +306,7 @@ class VolumeFS(Operations):
         self.stats.served.begin()
         served = 0
         try:
-            timeline = self._timeline()
+            timeline = self._timeline(fh)
             cold = self.state.cold_chunks(path, offset, size)
             if cold:
                 self.hydrator.ensure(path, cold, timeline)
@@ -342,5 +356,7 @@ class VolumeFS(Operations):
         return 0
 
     def release(self, path: str, fh: int) -> int:
+        with self._opened_mutex:
+            self._opened.pop(fh, None)
         os.close(fh)
         return 0
