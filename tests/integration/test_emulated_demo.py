@@ -103,3 +103,14 @@ def test_the_demo_tells_one_story_on_both_clocks(tmp_path, capsys):
     assert f"- warm-up rate, all readers: {rate_text} MiB/s (" in summary
     assert f"{fmt_number(round(rate * scale, 1))} MiB/s on the emulated clock" in summary
     assert "on the emulated clock (the volume ran" in captured.out  # the probes, converted and labelled
+    # issue 24 §5: the probes timed by the server, said; the volume's own rate during the warm-up, from the
+    # daemon's record, given the same in the terminal and summary.md as in the findings
+    probes = doc["benchmark"]["probes"]
+    assert probes["cold"]["timed_by"] == probes["warm"]["timed_by"] == "server"
+    assert probes["cold"]["client_latency_us"]["p50"] >= probes["cold"]["latency_us"]["p50"]
+    assert "probe latencies as the database server timed each read" in captured.out
+    assert "probe latencies as the database server timed each read" in summary
+    served = doc["storage_emulation"]["warmup_served"]
+    assert 0 < served["busy_seconds"] <= served["window_seconds"] + 2  # whole seconds at the window's edges
+    said = f"served {fmt_number(round(served['mib_per_s'], 3))} MiB/s = {served['to_ceiling']:.2f}× the ceiling"
+    assert said in captured.out and said in summary

@@ -3,6 +3,8 @@ nothing written unless the write test is asked for (and then nothing left behind
 
 from __future__ import annotations
 
+import time
+
 import psycopg
 import pytest
 
@@ -72,6 +74,30 @@ def test_probe_reads_each_sampled_block_once_and_times_it(bench, units, sample_d
     assert result["latency_us"]["p50"] <= result["latency_us"]["p99"] <= result["latency_us"]["max"]
     assert result["started_at"] < result["finished_at"]
     assert tuple_counters(sample_db) == before  # read-only
+
+
+def test_the_server_times_each_probe_read_inside_the_clients_own_time(bench, units):
+    """Issue 24 §5: the probe's latencies are the server's (the read's own statement), each one inside the
+    client's round trip for it, so every order statistic of the server's is at most the client's."""
+    blocks = BlockPicker(all_ranges(units), seed=3).sample(30)
+    result = run_probe(bench, blocks, phase="cold", max_seconds=60)
+    assert result["timed_by"] == "server" and result["blocks_read"] == 30
+    server, client = result["latency_us"], result["client_latency_us"]
+    assert 0 < server["p50"] <= client["p50"] and server["max"] <= client["max"]
+
+
+def test_timed_read_measures_the_expression_it_evaluates(sample_db):
+    """The server's clock around the expression, in the order the data imposes: pg_sleep(0.05) takes at least
+    50 ms on it (PostgreSQL's documentation: at least the given time), and no more than the client waited."""
+    from psycopg import sql
+
+    from cutover_prep.engines.postgres.bench import timed_read
+
+    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+        started = time.perf_counter()
+        value, seconds = timed_read(conn, sql.SQL("(SELECT 7 FROM pg_sleep(%s))"), (0.05,))
+        waited = time.perf_counter() - started
+    assert value == 7 and 0.05 <= seconds <= waited
 
 
 def test_probe_stops_at_its_time_limit(bench, units):

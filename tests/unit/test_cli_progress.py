@@ -284,3 +284,36 @@ def test_the_live_eta_is_the_findings_estimator_fed_from_the_unit_items(monkeypa
     left = expected.eta()
     assert left is not None and left > 0
     assert stream.getvalue().splitlines()[-1].endswith(f"done in ~{clock_text(left)} (ETA at the measured rate)")
+
+
+class WholeItemRefused(FakeStore):
+    """A store that has the projected read: Progress must not read the whole run item."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple[str, ...]] = []
+
+    def get_run(self, run_id: str) -> dict:
+        raise AssertionError("the progress poll read the whole run item")
+
+    def get_run_fields(self, run_id: str, fields: tuple[str, ...]) -> dict:
+        self.asked.append(fields)
+        return {k: v for k, v in self.run.items() if k in fields}
+
+
+def test_the_poll_reads_only_the_run_items_fields_it_shows():
+    """Issue 24 §5: polled every second, the whole run item (plan summary, estimate, hot-set ids) serialized by
+    moto in the local run's interpreter was most of its CPU on a busy machine (py-spy: 77 % of samples in
+    Progress.poll -> Store.get_run), which the handlers and the probes' reads waited for."""
+    stream, store = io.StringIO(), WholeItemRefused()
+    _drive(Progress(store, "r", True, stream=stream), store)
+    assert store.asked and set(store.asked) <= {Progress.RUN_FIELDS, (*Progress.RUN_FIELDS, "estimate")}
+    assert "cutover-prep: benchmark: 3/5 points" in stream.getvalue().splitlines()
+
+
+def test_store_reads_only_the_fields_asked_for(store):
+    store.ddb.put_item(TableName=store.table, Item={
+        "pk": {"S": "RUN#r"}, "sk": {"S": "RUN"}, "bytes_read": {"N": "5"}, "bytes_planned": {"N": "9"},
+        "plan": {"S": "x" * 1000}})
+    assert store.get_run_fields("r", ("bytes_read", "bytes_planned", "benchmark_points")) == {
+        "bytes_read": 5, "bytes_planned": 9}

@@ -52,7 +52,7 @@ def volume(tmp_path, monkeypatch):
         files = {"/f": bytearray(32)} if cold else {}
         state = HydrationState(PROFILE.chunk_bytes, files)
         rng = random.Random(1)
-        vfs = fs.VolumeFS(tmp_path, PROFILE, state, fs.Stats(rng), rng)
+        vfs = fs.VolumeFS(tmp_path, PROFILE, state, fs.Stats(rng, clock), rng)  # one fake clock for both
         fds.append(os.open(tmp_path / "f", os.O_RDONLY))
         return vfs, clock, fds[-1]
 
@@ -106,3 +106,38 @@ def test_cold_over_warm_is_the_profiles_ratio_on_a_busy_machine(volume, monkeypa
     warm = read_one_block_per_chunk(vfs, fd, clock)  # the same blocks, hydrated now
     assert cold / warm == pytest.approx((N * (FETCH_S + IO_S) + 0.005) / (N * IO_S + 0.005))
     assert cold / warm > 3.2  # sleep(cost) made it 3.06: 5 ms more on each of its sleeps
+
+
+def test_the_volume_records_the_time_it_had_reads_in_hand_not_its_readers_time_between_them(volume):
+    """Issue 24 §5: a reader that idles between reads (a starved harness) leaves the volume idle; the daemon's
+    per-second record counts only the time it held reads, here the profile's service time per warm read."""
+    vfs, clock, fd = volume(cold=False)
+    for i in range(N):
+        vfs.read("/f", 8 * KIB, (N - i) * PROFILE.chunk_bytes + 8 * KIB, fd)
+        clock.now += 0.5  # the reader's own time before its next read
+    rows = vfs.stats.snapshot(PROFILE.time_scale)["served_seconds"]
+    assert sum(r[1] for r in rows) == N * 8 * KIB
+    assert sum(r[2] for r in rows) == pytest.approx(N * IO_S)
+
+
+def test_a_files_first_read_is_timed_from_its_open_as_on_a_block_device(volume, monkeypatch):
+    """A reader that opens the file for each read (pg_read_binary_file) pays a FUSE round trip for the open and
+    a wake-up before its read arrives: on a real volume an open asks the storage nothing. The first read of a
+    fresh handle is due at the open plus the read's cost (issue 24 §5); a handle opened long before is not."""
+    vfs, clock, _ = volume(cold=False)
+    path = str(vfs.backing) + "/f"
+    fh = vfs.open("/f", os.O_RDONLY)
+    clock.now += 0.006  # the open's reply, the reader's wake-up: 6 ms before its read reaches the daemon
+    start = clock.now
+    vfs.read("/f", 8 * KIB, 8 * KIB, fh)
+    assert clock.now - start == pytest.approx(IO_S - 0.006)  # due at open + IO_S
+    vfs.read("/f", 8 * KIB, 3 * PROFILE.chunk_bytes, fh)  # the handle's second read: its full cost
+    assert clock.now - start == pytest.approx(2 * IO_S - 0.006)
+    vfs.release("/f", fh)
+    old = vfs.open("/f", os.O_RDONLY)
+    clock.now += 10.0  # opened long before its first read (PostgreSQL keeps its files open)
+    start = clock.now
+    vfs.read("/f", 8 * KIB, 5 * PROFILE.chunk_bytes, old)
+    assert clock.now - start == pytest.approx(IO_S)
+    vfs.release("/f", old)
+    assert os.path.exists(path)

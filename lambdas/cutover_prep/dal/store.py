@@ -199,6 +199,14 @@ class Store:
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         return self._get(run_id, RUN_SK)
 
+    def get_run_fields(self, run_id: str, fields: tuple[str, ...]) -> dict[str, Any] | None:
+        """Only ``fields`` of the run item (a ProjectionExpression): what a poller needs, not the whole item (its
+        plan summary, estimate and hot-set ids), which moto serializes in the local run's own interpreter."""
+        raw = self.ddb.get_item(TableName=self.table, Key=self._key(run_id, RUN_SK), ConsistentRead=True,
+                                ProjectionExpression=", ".join(f"#f{i}" for i in range(len(fields))),
+                                ExpressionAttributeNames={f"#f{i}": name for i, name in enumerate(fields)})
+        return _item(raw["Item"]) if "Item" in raw else None
+
     def runs_of_instance(self, db_instance_identifier: str, limit: int = 20) -> list[dict[str, Any]]:
         raw = self.ddb.query(
             TableName=self.table, IndexName=TABLE_KEYS["gsi"], Limit=limit, ScanIndexForward=False,

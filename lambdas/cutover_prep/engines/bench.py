@@ -115,7 +115,10 @@ class ScanResult:
 
 
 class RandomReader(Protocol):
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None: ...
+    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> float | None:
+        """Read one block; the seconds the database server measured for the read, when it can time it in the
+        statement that reads (``measure.runner.run_probe`` then takes the server's latency), else None."""
+        ...
 
     def close(self) -> None: ...
 

@@ -49,7 +49,8 @@ def benchmark_section(run_item: dict[str, Any], analysis: dict[str, Any] | None,
         if item:
             probes[phase] = {k: item.get(k) for k in ("status", "blocks_planned", "blocks_read", "overlap_blocks",
                                                        "cold_sample_blocks", "iops", "throughput_kbps", "latency_us",
-                                                       "latency_hist_us", "started_at", "finished_at", "cut_short",
+                                                       "latency_hist_us", "timed_by", "client_latency_us",
+                                                       "started_at", "finished_at", "cut_short",
                                                        "note", "cause") if item.get(k) is not None}
     section["probes"] = probes
     cw_windows = (cloudwatch or {}).get("windows") or {}

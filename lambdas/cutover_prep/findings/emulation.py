@@ -9,21 +9,60 @@ On a local run the stand-in RDS instance is moto's: its facts are the emulated c
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+MIB = 2**20
 STAND_IN_KEEPS = ("engine", "engine_family", "engine_version", "db_name")
 
 
-def storage_emulation(evidence: dict[str, Any] | None, read_rate_mib_s: float | None) -> dict[str, Any] | None:
-    """The evidence, with the warm-up's end-to-end rate set against the emulated ceiling."""
+def storage_emulation(evidence: dict[str, Any] | None, read_rate_mib_s: float | None,
+                      window: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:
+    """The evidence, with the warm-up's end-to-end rate set against the emulated ceiling, and what the volume
+    served while it had the warm-up's reads in hand (``warmup_served``; ``window``: the warm-up's first start
+    and last finish, ISO, as ``timings`` has them)."""
     if evidence is None:
         return None
     section = dict(evidence)
+    counters = section.get("counters")
+    seconds = counters.get("served_seconds") if isinstance(counters, dict) else None
+    if isinstance(counters, dict):  # summed here; the per-second list stays out of the findings
+        section["counters"] = {k: v for k, v in counters.items() if k != "served_seconds"}
     ceiling = section.get("ceiling_mib_per_s")
     if section.get("emulated") and read_rate_mib_s is not None and ceiling:
         section["warmup_mib_per_s"] = read_rate_mib_s
         section["warmup_to_ceiling"] = round(read_rate_mib_s / float(ceiling), 3)
+    if section.get("emulated") and seconds:
+        served = warmup_served(seconds, *window, ceiling_mib_s=ceiling)
+        if served is not None:
+            section["warmup_served"] = served
     return section
+
+
+def warmup_served(seconds: list[list[float]], start: str | None, end: str | None, *,
+                  ceiling_mib_s: float | None) -> dict[str, Any] | None:
+    """The volume during the warm-up, from the daemon's per-second record (``local.volume.served``): the bytes
+    its reads served and the seconds it had at least one read in hand, summed over the seconds of the window
+    (whole seconds: the window's first and last are counted whole); ``mib_per_s`` is bytes ÷ busy seconds, the
+    volume's own rate while it was asked (wall clock), ``busy_share`` the part of the window it was asked at
+    all, ``reads_in_hand`` how many reads it had at once on average while busy (one cold reader alone is bound by
+    latency, not by the ceiling). None without a window or without a busy second in it."""
+    if not start or not end:
+        return None
+    first, last = datetime.fromisoformat(start).timestamp(), datetime.fromisoformat(end).timestamp()
+    nbytes, busy, in_hand = 0, 0.0, 0.0
+    for second, served, held, *reads in seconds:  # the fourth column: a daemon of this version on
+        if int(first) <= second <= int(last):
+            nbytes, busy = nbytes + int(served), busy + float(held)
+            in_hand += float(reads[0]) if reads else 0.0
+    if busy <= 0:
+        return None
+    rate = nbytes / busy / MIB
+    window = max(last - first, busy)
+    return {"bytes": nbytes, "busy_seconds": round(busy, 3), "window_seconds": round(last - first, 3),
+            "busy_share": round(busy / window, 3), "mib_per_s": round(rate, 3),
+            "to_ceiling": round(rate / float(ceiling_mib_s), 3) if ceiling_mib_s else None,
+            "reads_in_hand": round(in_hand / busy, 2) if in_hand else None}
 
 
 def instance_facts(instance: dict[str, Any] | None, emulation: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -57,8 +57,10 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     findings["preflight"] = preflight_section(run_item, store.get_json(preflight_key)
                                               if store.exists(preflight_key) else None)
     emulation_key = evidence_key(run_id, EMULATION_EVIDENCE)
+    timings = findings.get("timings") or {}
     emulation = storage_emulation(store.get_json(emulation_key) if store.exists(emulation_key) else None,
-                                  (findings.get("read_rate") or {}).get("mib_per_s_wall"))
+                                  (findings.get("read_rate") or {}).get("mib_per_s_wall"),
+                                  (timings.get("warmup_started_at"), timings.get("warmup_finished_at")))
     if emulation is not None:
         findings["storage_emulation"] = emulation
         findings["instance"] = instance_facts(findings.get("instance"), emulation)

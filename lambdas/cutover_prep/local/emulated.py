@@ -15,6 +15,7 @@ emulation and the findings say so.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -25,6 +26,11 @@ from typing import Any
 from cutover_prep.engines import ConnectionSpec
 
 DSN_REASON = "--dsn: the database runs elsewhere, on storage this run cannot emulate; no emulated volume"
+# The emulated demo's own processes (this one: moto playing AWS, the handlers; the embedded PostgreSQL it starts)
+# run at this nice, below the volume daemon's -10 (volume.daemon): in AWS, Step Functions, Lambda and the RDS
+# instance do not share a CPU with the laptop's other jobs, and on a busy machine this interpreter, shared by
+# moto and the handlers, otherwise waits for a CPU between every state of the workflow (issue 24 §5).
+DEMO_NICE = -5
 
 
 @dataclass
@@ -70,6 +76,22 @@ def snapshot_writer(emulation: Emulation, put: Any) -> Any:
     def write() -> None:
         put(emulation.evidence())
     return write
+
+
+@contextlib.contextmanager
+def demo_priority(nice: int = DEMO_NICE) -> Iterator[int | None]:
+    """Run the block at ``nice`` (a thread's nice on Linux: threads and processes started in the block inherit
+    it), then go back; yields the nice it got, None when it was refused (not root) and nothing changed."""
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except OSError:
+        yield None
+        return
+    try:
+        yield os.getpriority(os.PRIO_PROCESS, 0)
+    finally:
+        os.setpriority(os.PRIO_PROCESS, 0, before)
 
 
 def unavailable() -> str | None:

@@ -27,7 +27,14 @@ from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, fam
 from cutover_prep.engines.transport import DsnTlsProblem
 from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
-from cutover_prep.local.emulated import DSN_REASON, Emulation, demo_database, snapshot_writer
+from cutover_prep.local.emulated import (
+    DSN_REASON,
+    Emulation,
+    demo_database,
+    demo_priority,
+    snapshot_writer,
+    unavailable,
+)
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunContext
@@ -225,6 +232,10 @@ class Progress:
     """
 
     NON_TTY_INTERVAL_S = 10.0
+    # what the bar and the lines read from the run item, polled every second: the whole item, serialized by
+    # moto in this interpreter, cost most of its CPU on a busy machine (py-spy, issue 24 §5), which the
+    # handlers and the probes' reads then waited for; the estimate (large) only until the ETA is made from it
+    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed")
 
     def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None,
                  time_scale: float | None = None) -> None:
@@ -248,7 +259,9 @@ class Progress:
     def poll(self, *, final: bool = False) -> None:
         if not self.enabled:
             return
-        run = self.store.get_run(self.run_id)
+        fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
+        wanted = self.RUN_FIELDS + (("estimate",) if self._work_eta is None else ())  # read until the ETA has it
+        run = fields(self.run_id, wanted) if fields else self.store.get_run(self.run_id)
         if not run or "bytes_planned" not in run:
             return
         phase = "benchmark" if run.get("benchmark_points") else "warm-up"
@@ -409,7 +422,13 @@ def run_local(options: LocalOptions) -> dict[str, Any]:
         + ("" if profile is None else ", on the emulated restored volume when FUSE can be had")
         + "; takes a while) ...")
     building = time.monotonic()
-    with demo_database(options.size_mb, profile) as (spec, emulation):
+    with contextlib.ExitStack() as stack:
+        if profile is not None and unavailable() is None:  # the emulated demo (root): decision 56
+            nice = stack.enter_context(demo_priority())
+            if nice is not None:
+                say(f"the demo's processes (moto, the handlers, the embedded PostgreSQL) run at nice {nice}, the "
+                    "volume's at -10: in AWS they would not share this machine's CPU")
+        spec, emulation = stack.enter_context(demo_database(options.size_mb, profile))
         say(f"sample database ready in {time.monotonic() - building:.0f} s; starting run {options.run_id}")
         return _execute(spec, options, emulation)
 

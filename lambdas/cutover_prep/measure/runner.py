@@ -39,25 +39,36 @@ def _hist_delta(before: dict[str, int] | None, after: dict[str, int] | None) -> 
 
 
 def run_probe(driver: BenchDriver, blocks: list[dict[str, Any]], *, phase: str, max_seconds: float) -> dict[str, Any]:
-    """Read each block once, one at a time, timing each read; stop after ``max_seconds``."""
+    """Read each block once, one at a time, timing each read; stop after ``max_seconds``.
+
+    A read's latency is the database server's own time for it when the reader gives one (``RandomReader``:
+    ``read_block`` returns the seconds its server measured), for every read of the probe: then ``latency_us``
+    and its histogram are the server's (``timed_by: "server"``) and the client's own clock stands beside them
+    (``client_latency_us``). The client's clock adds the network, the driver and a client process starved of CPU
+    or of its interpreter's lock (the local harness's Python, where moto runs beside the handlers), the same
+    milliseconds to a warm read as to a cold one, which narrows cold/warm. Otherwise ``timed_by: "client"``."""
     reader = driver.random_reader()
     counters_before, hist_before = driver.counters(), driver.latency_histogram()
     started_at, t0 = _now(), time.monotonic()
-    latencies: list[float] = []
+    client: list[float] = []
+    server: list[float | None] = []
     block_size = 0
     try:
         for b in blocks:
             if time.monotonic() - t0 >= max_seconds:
                 break
             s = time.perf_counter()
-            reader.read_block(b["locator"], b["file_id"], b["block"])
-            latencies.append((time.perf_counter() - s) * 1e6)
+            timed = reader.read_block(b["locator"], b["file_id"], b["block"])
+            client.append((time.perf_counter() - s) * 1e6)
+            server.append(None if timed is None else float(timed) * 1e6)
             block_size = b.get("block_size", block_size)
     finally:
         reader.close()
     seconds = time.monotonic() - t0
     finished_at = _now()
-    n = len(latencies)
+    n = len(client)
+    by_server = bool(server) and all(v is not None for v in server)
+    latencies = [v for v in server if v is not None] if by_server else client
     reader_notes = _reader_notes(driver, f"probe-{phase}")
     return {
         "point_id": f"probe-{phase}", "kind": "probe", "phase": phase, "started_at": started_at,
@@ -65,6 +76,8 @@ def run_probe(driver: BenchDriver, blocks: list[dict[str, Any]], *, phase: str, 
         "cut_short": n < len(blocks), "iops": round(n / seconds, 2) if seconds else 0.0,
         "throughput_kbps": round(n * block_size / 1024 / seconds, 2) if seconds and block_size else None,
         "latency_us": percentiles(latencies), "latency_hist_us": histogram(latencies),
+        "timed_by": "server" if by_server else "client",
+        **({"client_latency_us": percentiles(client)} if by_server else {}),
         "counters": _delta(counters_before, driver.counters()),
         "engine_latency_hist_us": _hist_delta(hist_before, driver.latency_histogram()),
         **({"notes": reader_notes} if reader_notes else {}),

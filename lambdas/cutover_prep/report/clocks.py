@@ -50,3 +50,21 @@ def warmup_text(wall_s: Any, mib_per_s: Any, scale: float | None) -> str:
     if took is None or speed is None:
         return ""
     return f" (emulated clock, ×{fmt_number(scale)} slowed: {took} at {speed} MiB/s)"
+
+
+def served_text(served: Any, ceiling_mib_s: Any, scale: float | None) -> str:
+    """``findings.storage_emulation.warmup_served`` in words (empty without it): the volume's own rate while it
+    had the warm-up's reads in hand, against the ceiling, and how much of the warm-up it was asked at all; the
+    rest of the warm-up's time was its readers' (the workflow's orchestration, a busy machine), not the volume's."""
+    if not isinstance(served, dict) or num(served.get("mib_per_s")) is None:
+        return ""
+    text = (f"; the volume, while it had the warm-up's reads in hand ({fmt_duration(num(served.get('busy_seconds')))}"
+            f" of {fmt_duration(num(served.get('window_seconds')))}), served "
+            f"{fmt_number(round(float(served['mib_per_s']), 3))} MiB/s")
+    share = num(served.get("to_ceiling"))
+    if share is not None and num(ceiling_mib_s):
+        text += f" = {share:.2f}× the ceiling"
+    emulated = rate(served.get("mib_per_s"), scale, 1)
+    text += f" (emulated clock: {emulated} MiB/s)" if emulated is not None else ""
+    readers = num(served.get("reads_in_hand"))
+    return text + (f" with {fmt_number(readers)} reads in hand on average" if readers is not None else "")

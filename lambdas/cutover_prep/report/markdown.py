@@ -114,6 +114,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         if probes:
             lines += ["", "| probe | cold | warm | warm / cold |", "| --- | ---: | ---: | ---: |"]
             lines += [f"| {r['label']} | {r['cold']} | {r['warm']} | {r['ratio'] or DASH} |" for r in probes]
+            lines += ["", f"- {_md(bench['probe_timing'])}"] if bench["probe_timing"] else []
         rows = [p for p in bench["points"] if p["ok"]]
         if rows:
             lines += ["", "| point | IOPS | MiB/s | KiB/IO | bound |", "| --- | ---: | ---: | ---: | --- |"]

@@ -93,6 +93,7 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
     if all(label in rows for label in PROBE_LINE):
         lines.append("    probes cold -> warm: " + "; ".join(
             f"{label} {rows[label]['cold']} -> {rows[label]['warm']}" for label in PROBE_LINE))
+        lines += [f"    - {bench['probe_timing']}"] if bench["probe_timing"] else []
         lines += _emulated_probes(findings, scale)
     width = max([22] + [len(p["id"]) for p in bench["points"]])  # ids whole, never cut short
     raw = {str(p.get("point_id")): p for p in _points(findings)}

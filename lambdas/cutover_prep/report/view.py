@@ -157,6 +157,7 @@ def storage_emulation_line(findings: dict[str, Any]) -> str | None:
                     clocks.rate(section.get("ceiling_mib_per_s"), scale, 1))
         if None not in emulated:
             line += f" (emulated clock: {emulated[0]} of {emulated[1]} MiB/s)"
+    line += clocks.served_text(section.get("warmup_served"), section.get("ceiling_mib_per_s"), scale)
     return line
 
 
@@ -379,6 +380,18 @@ def _probe_rows(probes: dict[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+def probe_timing(probes: dict[str, Any]) -> str | None:
+    """Who timed the probes' reads, when it was the database server (``measure.runner.run_probe``), with the
+    client's own medians beside; None when the client timed them (the latencies are then the client's)."""
+    cold, warm = _d(probes.get("cold")), _d(probes.get("warm"))
+    if "server" not in (cold.get("timed_by"), warm.get("timed_by")):
+        return None
+    c, w = (_d(p.get("client_latency_us")).get("p50") for p in (cold, warm))
+    return ("probe latencies as the database server timed each read, in the statement that read it (reads per "
+            f"second are the client's); the client's own medians: {fmt(c, 'ms', scale=1e-3)} cold, "
+            f"{fmt(w, 'ms', scale=1e-3)} warm")
+
+
 def _probe_notes(probes: dict[str, Any]) -> list[str]:
     notes = []
     for phase in ("cold", "warm"):
@@ -388,6 +401,9 @@ def _probe_notes(probes: dict[str, Any]) -> list[str]:
         for key in ("note", "cause"):
             if probe.get(key):
                 notes.append(f"{phase} probe: {probe[key]}")
+    timing = probe_timing(probes)
+    if timing:
+        notes.append(timing)
     warm = _d(probes.get("warm"))
     if warm.get("overlap_blocks") is not None:
         notes.append(f"warm probe: a fresh random sample, {fmt(warm.get('overlap_blocks'))} of its "
@@ -414,6 +430,7 @@ def _benchmark(bench: Any) -> dict[str, Any]:
     return {"status": str(b.get("status") or "NOT_RUN"), "absent": benchmark_absence(bench),
             "error": ": ".join(str(x) for x in (error.get("error"), error.get("cause")) if x),
             "probe_rows": _probe_rows(probes), "probe_notes": _probe_notes(probes),
+            "probe_timing": probe_timing(probes),
             "points": [_point_row(p) for p in points], "done": len(done_points(b)),
             "capabilities": capabilities,
             "conclusions": _unique(_l(b.get("conclusions"))),

@@ -24,7 +24,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from cutover_prep.engines.base import ConnectionSpec, Extent, ReadRange
+from cutover_prep.engines.base import ConnectionSpec, Extent, ReadRange, ShortRead
 from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
 from cutover_prep.engines.postgres.engine import PostgresEngine, _map_error, relation_file_base, segment_file
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
@@ -310,8 +310,28 @@ def _combine_kb(setting: tuple[str, str | None, str | None, str | None]) -> int:
     return value * 8 if unit == "8kB" else value
 
 
+# A read timed by the server's own clock, in the statement that reads: ``t0`` is taken in the innermost
+# subquery, the read is evaluated in the middle one (it needs ``t0``'s row first) and the end in the outer
+# projection (it needs the read's row): the order is the data's, not the evaluator's. OFFSET 0 keeps the
+# planner from flattening the subqueries (their volatile functions would keep it from that anyway).
+TIMED_READ_SQL = ("SELECT r.n, extract(epoch FROM clock_timestamp() - r.t0) FROM "
+                  "(SELECT a.t0, {read} AS n FROM (SELECT clock_timestamp() AS t0 OFFSET 0) a OFFSET 0) r")
+
+
+def timed_read(conn: psycopg.Connection, read: sql.Composable, params: tuple[Any, ...]) -> tuple[int, float]:
+    """Run ``read`` (an expression reading blocks, e.g. ``pg_prewarm(...)``) and time it on the server:
+    ``(its value, the seconds the server took to evaluate it)``. What the client's clock adds (the network, the
+    driver, a client process starved of CPU or its interpreter's lock) is not in it."""
+    row = conn.execute(sql.SQL(TIMED_READ_SQL).format(read=read), params).fetchone()
+    return int(row[0]), float(row[1])
+
+
 class _BlockReader:
-    """One session reading single blocks by the database's read method."""
+    """One session reading single blocks by the database's read method.
+
+    ``read_block`` returns the seconds the server measured for the read (``timed_read``) with pg_prewarm and
+    pg_read_binary_file, so a probe's latency is the database's and the storage's, not the client's; None with a
+    TID range scan (an aggregate over a scan: timed by the client)."""
 
     def __init__(self, engine: PostgresEngine, database: str,
                  on_close: Callable[[list[int]], None] | None = None) -> None:
@@ -320,20 +340,30 @@ class _BlockReader:
         self._paths: dict[tuple[str, int, str], str] = {}
         self._on_close = on_close
 
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
+    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> float | None:
         database = locator.get("database") or self._database
         caps = self._engine.capabilities(database)
-        if caps.method != "pg_read_binary_file":
+        method = self._engine.read_method(database)
+        if method == "tid_range_scan":
             self._engine.read_range(ReadRange("random", locator, (Extent(file_id, block, 1),), caps.block_size))
-            return
+            return None
         conn = self._engine.connection(database)
-        key = (database, locator["oid"], locator["fork"])
-        if key not in self._paths:
-            self._paths[key] = relation_file_base(conn, locator)
-        path, in_file = segment_file(self._paths[key], block, caps.segment_bytes // caps.block_size)
         try:
-            conn.execute("SELECT length(pg_read_binary_file(%s, %s, %s))",
-                         (path, in_file * caps.block_size, caps.block_size)).fetchone()
+            if method == "pg_prewarm":
+                got, seconds = timed_read(conn, *self._engine.prewarm_call(caps, locator, block, block))
+                if got < 1:
+                    raise ShortRead(f"reading block {block} of {locator.get('relname')}: pg_prewarm read nothing")
+                return seconds
+            key = (database, locator["oid"], locator["fork"])
+            if key not in self._paths:
+                self._paths[key] = relation_file_base(conn, locator)
+            path, in_file = segment_file(self._paths[key], block, caps.segment_bytes // caps.block_size)
+            _, seconds = timed_read(conn, sql.SQL("length(pg_read_binary_file(%s, %s, %s))"),
+                                    (path, in_file * caps.block_size, caps.block_size))
+            return seconds
+        except psycopg.errors.InvalidParameterValue as exc:  # pg_prewarm: a block past the end
+            raise ShortRead(f"reading block {block} of {locator.get('relname')}: "
+                            f"{str(exc).strip().splitlines()[0]}") from None
         except psycopg.Error as exc:
             raise _map_error(exc, f"reading block {block} of {locator.get('relname')}") from None
 

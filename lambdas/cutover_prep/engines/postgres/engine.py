@@ -279,6 +279,10 @@ class PostgresEngine:
         return ReadResult(blocks=blocks, bytes=blocks * caps.block_size,
                           seconds=time.monotonic() - started, method=method)
 
+    def read_method(self, database: str) -> str:
+        """The method ``read_range`` uses in ``database``."""
+        return self._method(self.capabilities(database))
+
     def _method(self, caps: Capabilities) -> str:
         """The first method available, or the one forced at construction (if the database offers it)."""
         forced = self._read_method
@@ -289,13 +293,16 @@ class PostgresEngine:
             raise PermanentReadError(f"{forced} was asked for but this database does not offer it")
         return forced
 
-    def _prewarm(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
-        query = sql.SQL("SELECT {}.pg_prewarm(%s::oid::regclass, %s, %s, %s, %s)").format(
-            sql.Identifier(caps.prewarm_schema))
+    def prewarm_call(self, caps: Capabilities, loc: dict, first: int, last: int) -> tuple[sql.Composed, tuple]:
+        """The ``pg_prewarm(...)`` expression reading blocks ``first..last`` of ``loc`` and its parameters."""
+        call = sql.SQL("{}.pg_prewarm(%s::oid::regclass, %s, %s, %s, %s)").format(sql.Identifier(caps.prewarm_schema))
         # a hot-set range (locator "cache") into shared buffers, unless a benchmark forced another mode
         mode = "buffer" if loc.get("cache") and self._prewarm_mode == "read" else self._prewarm_mode
-        row = self.connection(database).execute(
-            query, (loc["oid"], mode, loc["fork"], first, last)).fetchone()
+        return call, (loc["oid"], mode, loc["fork"], first, last)
+
+    def _prewarm(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
+        call, params = self.prewarm_call(caps, loc, first, last)
+        row = self.connection(database).execute(sql.SQL("SELECT {}").format(call), params).fetchone()
         return int(row[0])
 
     def _read_files(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:

@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 MAX_LAG_S = 0.25
+ASKED_WITHIN_S = 0.05  # an open this recent is the start of the read that follows it (fs.VolumeFS._timeline)
 STREAMS_KEPT = 1024
 
 
@@ -79,12 +80,17 @@ class ServiceClock:
         self._lag: OrderedDict[Hashable, float] = OrderedDict()
         self._mutex = threading.Lock()
 
-    def begin(self, stream: Hashable = None) -> Timeline:
-        """A request of ``stream`` starts now, less what the stream's earlier request ran late."""
+    def begin(self, stream: Hashable = None, asked_at: float | None = None) -> Timeline:
+        """A request of ``stream`` starts now, less what the stream's earlier request ran late; or at ``asked_at``
+        when the caller asked for it earlier (the open that came just before a file's first read), if that was at
+        most ``ASKED_WITHIN_S`` ago."""
         now = self.clock()
         with self._mutex:
             lag = self._lag.pop(stream, 0.0)
-        return Timeline(self, stream, now - lag, now)
+        start = now - lag
+        if asked_at is not None and now - asked_at <= ASKED_WITHIN_S:  # longer ago: the reader did something else
+            start = min(start, asked_at)
+        return Timeline(self, stream, start, now)
 
     def carry(self, stream: Hashable, late: float) -> None:
         with self._mutex:

@@ -26,6 +26,7 @@ from mfusepy import FuseOSError, Operations, fuse_get_context
 from cutover_prep.local.volume.accounting import IoCounter, Limits
 from cutover_prep.local.volume.clock import ServiceClock, Timeline
 from cutover_prep.local.volume.profile import VolumeProfile
+from cutover_prep.local.volume.served import ServedWork
 from cutover_prep.local.volume.state import HydrationState
 
 STAT_KEYS = ("st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size", "st_blocks",
@@ -63,11 +64,13 @@ class Stats:
     ``first_touch_ms_p50``: a chunk's fetch as charged. ``block_read_ms_p50``: the time the daemon
     held a single-block read (at most ``BLOCK_BYTES``), from its handler's start to its end: what
     the volume took, to set beside what a reader measured (the difference is the machine's, the
-    reader's own and the kernel's time, not the volume's)."""
+    reader's own and the kernel's time, not the volume's). ``served``: per wall-clock second, the bytes read and
+    how long reads were in hand (``served.ServedWork``)."""
 
     BLOCK_BYTES = 8 * 1024
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, wall_clock: Any = None) -> None:
+        self.served = ServedWork(wall_clock or time.time)
         self.mutex = threading.Lock()
         self.bytes_served = self.bytes_written = self.reads = self.writes = 0
         self.ios_counted = self.fetches = 0
@@ -101,6 +104,7 @@ class Stats:
         for name, p50 in medians.items():
             out[f"{name}_ms_p50"] = None if p50 is None else round(p50, 3)
             out[f"emulated_{name}_ms_p50"] = None if p50 is None else round(p50 / time_scale, 3)
+        out["served_seconds"] = self.served.seconds()
         return out
 
 
@@ -178,6 +182,8 @@ class VolumeFS(Operations):
         self.service = ServiceClock(clock=time.monotonic, sleep=time.sleep)
         self.hydrator = Hydrator(profile, state, stats, rng, self.service)
         self.counter = IoCounter()
+        self._opened: dict[int, float] = {}  # file handle -> when it was opened, until its first read
+        self._opened_mutex = threading.Lock()
         self.limits = Limits(profile.ceiling_iops, profile.throughput_bytes_per_s,
                              sustained_iops=profile.sustained_iops, credits=profile.burst_credits,
                              clock=time.monotonic, sleep=time.sleep)
@@ -209,9 +215,17 @@ class VolumeFS(Operations):
         timeline.wait()
         return throttled
 
-    def _timeline(self) -> Timeline:
-        """A request's timeline, in the calling thread's stream (FUSE gives its thread id as ``pid``)."""
-        return self.service.begin(fuse_get_context()[2])
+    def _timeline(self, fh: int | None = None) -> Timeline:
+        """A request's timeline, in the calling thread's stream (FUSE gives its thread id as ``pid``). The first
+        read of a file handle starts when the handle was opened: on a block device an open asks the storage
+        nothing, here it is a round trip through FUSE to this daemon (and the reader's wake-up after it), which a
+        reader that opens a file for each read (``pg_read_binary_file``) would otherwise pay on every read, cold
+        or warm alike."""
+        asked = None
+        if fh is not None:
+            with self._opened_mutex:
+                asked = self._opened.pop(fh, None)
+        return self.service.begin(fuse_get_context()[2], asked)
 
     # --- metadata ------------------------------------------------------------------------
     def getattr(self, path: str, fh: int | None = None) -> dict[str, Any]:
@@ -274,7 +288,11 @@ class VolumeFS(Operations):
 
     # --- files ---------------------------------------------------------------------------
     def open(self, path: str, flags: int) -> int:
-        return os.open(self._full(path), flags)
+        asked = self.service.clock()
+        fh = os.open(self._full(path), flags)
+        with self._opened_mutex:
+            self._opened[fh] = asked
+        return fh
 
     def create(self, path: str, mode: int, flags: int = os.O_WRONLY) -> int:
         # O_RDWR whatever was asked: the kernel may read through a handle opened for writing
@@ -285,15 +303,21 @@ class VolumeFS(Operations):
         return fd
 
     def read(self, path: str, size: int, offset: int, fh: int) -> bytes:
-        timeline = self._timeline()
-        cold = self.state.cold_chunks(path, offset, size)
-        if cold:
-            self.hydrator.ensure(path, cold, timeline)
-        data = os.pread(fh, size, offset)
-        self._serve(path, offset, len(data), timeline)  # a read past the end costs nothing
-        timeline.finish()
-        self.stats.read(len(data), self.service.clock() - timeline.began)
-        return data
+        self.stats.served.begin()
+        served = 0
+        try:
+            timeline = self._timeline(fh)
+            cold = self.state.cold_chunks(path, offset, size)
+            if cold:
+                self.hydrator.ensure(path, cold, timeline)
+            data = os.pread(fh, size, offset)
+            self._serve(path, offset, len(data), timeline)  # a read past the end costs nothing
+            timeline.finish()
+            self.stats.read(len(data), self.service.clock() - timeline.began)
+            served = len(data)
+            return data
+        finally:
+            self.stats.served.end(served)
 
     def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
         timeline = self._timeline()
@@ -332,5 +356,7 @@ class VolumeFS(Operations):
         return 0
 
     def release(self, path: str, fh: int) -> int:
+        with self._opened_mutex:
+            self._opened.pop(fh, None)
         os.close(fh)
         return 0
