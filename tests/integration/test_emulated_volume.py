@@ -174,7 +174,9 @@ def test_a_volume_mounted_from_a_thread_outlives_that_thread(workdir):
     worker.start()
     worker.join()
     try:
-        time.sleep(1.5)  # the daemon's watchdog runs every 0.5 s
+        # counters() waits for two writes of the daemon's loop after it asked; each write follows a run of the
+        # watchdog, so the watchdog has looked at its parent at least once since the mounting thread ended
+        assert vol.counters()["mounted"]
         assert vol.mounted and os.path.ismount(workdir / "mnt")
         (vol.mountpoint / "f").write_bytes(b"ok")
     finally:

@@ -7,7 +7,6 @@ server here, whose performance_schema is OFF), not the command's output alone.""
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from dataclasses import replace
 
@@ -18,6 +17,7 @@ from psycopg import sql
 
 from cutover_prep.cli.main import app
 from tests.conftest import conninfo
+from tests.integration.pg_stats import wait_reported
 
 HOT_READS = 300
 
@@ -55,37 +55,34 @@ def _pg_accesses(spec) -> dict[str, int]:
     return {r: int(n) for r, n in rows}
 
 
-def _settled(spec, ready, timeout: float = 20) -> dict[str, int]:
-    """The counters once ``ready`` and unchanged for half a second (a backend flushes its counters at exit or
-    when idle, PostgreSQL 15+)."""
-    deadline, last = time.monotonic() + timeout, None
-    while True:
-        seen = _pg_accesses(spec)
-        if ready(seen) and seen == last:
-            return seen
-        assert time.monotonic() < deadline, f"the statistics did not settle: {seen}"
-        last = seen
-        time.sleep(0.5)
-
-
 @pytest.mark.postgres
 def test_postgres_hotset_ranks_the_table_read_many_times_first(pg_hot_db, tmp_path):
+    # each session's statistics are read once it has exited (pg_stats.wait_reported): an event, not a time
     with psycopg.connect(conninfo(pg_hot_db), autocommit=True) as conn:
-        conn.execute("CREATE TABLE hot (id int PRIMARY KEY, pad text)")
-        conn.execute("CREATE TABLE cold_big (id int PRIMARY KEY, pad text)")
-        conn.execute("CREATE TABLE cold_small (id int, pad text)")
+        # no autovacuum: its ANALYZE would read the tables between the reset and the workload
+        quiet = "WITH (autovacuum_enabled = off, toast.autovacuum_enabled = off)"
+        conn.execute(f"CREATE TABLE hot (id int PRIMARY KEY, pad text) {quiet}")
+        conn.execute(f"CREATE TABLE cold_big (id int PRIMARY KEY, pad text) {quiet}")
+        conn.execute(f"CREATE TABLE cold_small (id int, pad text) {quiet}")
         conn.execute("INSERT INTO hot SELECT g, repeat('h', 100) FROM generate_series(1, 2000) g")
         conn.execute("INSERT INTO cold_big SELECT g, repeat('c', 200) FROM generate_series(1, 20000) g")
         conn.execute("INSERT INTO cold_small SELECT g, 'x' FROM generate_series(1, 100) g")
-    _settled(pg_hot_db, lambda seen: seen.get("cold_big", 0) > 0)
+        load = conn.info.backend_pid
+    wait_reported(pg_hot_db, [load], whole_database=True)
+    assert _pg_accesses(pg_hot_db).get("cold_big", 0) > 0  # the load's hits are counted ...
     with psycopg.connect(conninfo(pg_hot_db), autocommit=True) as conn:
-        conn.execute("SELECT pg_stat_reset()")  # the load's own block hits are not the workload's
-    _settled(pg_hot_db, lambda seen: not any(seen.values()))
+        conn.execute("SELECT pg_stat_reset()")  # ... and are not the workload's
+        reset = conn.info.backend_pid
+    wait_reported(pg_hot_db, [reset])
+    assert not any(_pg_accesses(pg_hot_db).values())
     with psycopg.connect(conninfo(pg_hot_db), autocommit=True) as conn:
         conn.execute("SELECT count(*) FROM cold_big").fetchone()  # a cold table is read once
         for i in range(HOT_READS):  # the application's hot table: read again and again
             conn.execute("SELECT count(*) FROM hot WHERE pad LIKE %s", (f"%{i}%",)).fetchone()
-    judged = _settled(pg_hot_db, lambda seen: seen.get("hot", 0) >= HOT_READS)
+        workload = conn.info.backend_pid
+    wait_reported(pg_hot_db, [workload])
+    judged = _pg_accesses(pg_hot_db)
+    assert judged.get("hot", 0) >= HOT_READS
     order = sorted(judged, key=lambda r: -judged[r])
     assert order[0] == "hot" and judged["hot"] > 5 * judged["cold_big"], judged  # the server's own judgement
 

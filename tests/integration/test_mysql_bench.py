@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pymysql
 import pytest
 
 from cutover_prep.benchmark.scratch import scratch_for_run
 from cutover_prep.engines import DiscoveryOptions
+from cutover_prep.engines import bench as bench_module
 from cutover_prep.engines.bench import PointSpec, SweepTarget
 from cutover_prep.engines.mysql import block_readable
 from cutover_prep.engines.mysql.bench import MySQLBench
 from cutover_prep.engines.mysql.engine import MySQLEngine
 from cutover_prep.engines.mysql.sql import qualified, quote_ident
 from cutover_prep.engines.scratch import Dropped, ScratchExists
+from tests.unit.fake_clock import FakeClock
 
 pytestmark = pytest.mark.mysql
 
@@ -35,7 +38,7 @@ def db(mysql_admin, mysql_database):
     conn.close()
 
 
-def test_counters_lookups_and_scans(db) -> None:
+def test_counters_lookups_and_scans(db, monkeypatch) -> None:
     spec, _ = db
     bench = MySQLBench.from_spec(spec, spec.database)
     try:
@@ -67,7 +70,18 @@ def test_counters_lookups_and_scans(db) -> None:
         finally:
             reader.close()
         target = SweepTarget(seg.key, seg.locator, ((0, 0, seg.blocks),), seg.block_size)
-        result = bench.scan(PointSpec("seq", "sequential", 0.3), target, time.monotonic() + 0.3)
+        # the scan's clock moves by the blocks it has read: two passes fit in the point, however busy the machine
+        clock, read_range = FakeClock(), bench._control.read_range
+
+        def timed_read(rng):
+            result = read_range(rng)
+            clock.sleep(sum(e.blocks for e in rng.extents) * 0.3 / (2 * seg.blocks))
+            return result
+
+        monkeypatch.setattr(bench_module, "time", SimpleNamespace(monotonic=clock))
+        monkeypatch.setattr(bench._control, "read_range", timed_read)
+        result = bench.scan(PointSpec("seq", "sequential", 0.3), target, clock() + 0.3)
+        monkeypatch.undo()
         assert result.bytes >= seg.blocks * seg.block_size and result.calls >= 1
         assert [p.point_id for p in bench.io_size_points(type("O", (), {"seconds_per_point": 3})(), target)] \
             == ["seq-pk-walk"]
@@ -80,7 +94,8 @@ def test_the_write_test_creates_marks_caps_and_drops_its_own_table(db) -> None:
     scratch = scratch_for_run("run-w", "mariadb", max_bytes=2 * 2**20)
     bench = MySQLBench.from_spec(spec, spec.database)
     try:
-        result = bench.write_point(PointSpec("w", "write_direct", 30), time.monotonic() + 30, scratch)
+        # a point far longer than 2 MiB take to write: only the cap stops it
+        result = bench.write_point(PointSpec("w", "write_direct", 600), time.monotonic() + 600, scratch)
         assert any("size cap" in n for n in result.notes) and result.calls > 0 and result.bytes > 0
         with conn.cursor() as cur:
             cur.execute("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",

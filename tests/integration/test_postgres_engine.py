@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import replace
 
@@ -15,6 +14,7 @@ from cutover_prep.engines.postgres.engine import PostgresEngine
 from cutover_prep.engines.postgres.sample_db import HOSTILE_SCHEMA, HOSTILE_TABLE
 from cutover_prep.warmup.planning import PlanOptions, plan_units
 from tests.conftest import conninfo
+from tests.integration.pg_stats import wait_reported
 
 pytestmark = pytest.mark.postgres
 
@@ -54,7 +54,11 @@ def expected_forks(spec, *, catalogues: bool = True) -> dict[tuple[int, str], in
         return {(oid, fork): size for oid, fork, size in conn.execute(query)}
 
 
-def tuple_counters(spec) -> tuple[int, int, int]:
+def tuple_counters(spec, *, after_pids: tuple[int, ...] = (), quiet: bool = False) -> tuple[int, int, int]:
+    """The database's write counters; with ``after_pids`` (closed sessions) once those have reported, with ``quiet``
+    once every other session on the database has (``pg_stats.wait_reported``: an event, not a time)."""
+    if after_pids or quiet:
+        wait_reported(spec, after_pids, whole_database=quiet)
     with psycopg.connect(conninfo(spec)) as conn:
         return conn.execute("SELECT tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
                             "WHERE datname = current_database()").fetchone()
@@ -100,22 +104,22 @@ def test_schema_filters_keep_indexes_and_toast_with_their_table(sample_db):
 
 
 def test_every_block_is_read_exactly_once_and_nothing_is_written(sample_db):
-    before = tuple_counters(sample_db)
+    before = tuple_counters(sample_db, quiet=True)  # every earlier session's writes counted
     engine = PostgresEngine.connect(sample_db)
+    pids: list[int] = []
     try:
         method = engine.capabilities(sample_db.database).method
         read = warm_everything(engine, sample_db.database)
         conn = engine.connection(sample_db.database)
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):  # the engine's sessions cannot write
             conn.execute(sql.SQL("CREATE TABLE {} (x int)").format(sql.Identifier("should_not_exist")))
+        pids = engine.backend_pids()
     finally:
         engine.close()
     assert method in ("pg_prewarm", "pg_read_binary_file")
     assert read == expected_forks(sample_db)  # 100 % coverage, byte for byte, no block twice
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and tuple_counters(sample_db) == before:
-        time.sleep(0.2)  # give the stats collector time to show any write (there must be none)
-    assert tuple_counters(sample_db) == before
+    assert pids  # the engine's sessions: their exit reports whatever they did
+    assert tuple_counters(sample_db, after_pids=tuple(pids)) == before
 
 
 @pytest.fixture

@@ -1,111 +1,44 @@
 """`cutover-prep start | status | report` as a pipeline runs them: a separate process talking
 over HTTP to a moto server that executes the real ASL with the real handlers, against a
-real PostgreSQL database. Exit code per verdict, one-line errors, nothing started on bad input."""
+real PostgreSQL database. Exit code per verdict, one-line errors, nothing started on bad input.
+(Runs followed while they run: test_remote_cli_running.py; what both use: remote_cli.py.)"""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cutover_prep.local.harness import LocalAws
+from tests.integration.remote_cli import (
+    PASSWORD_MARK,
+    Result,
+    assert_one_line,
+    cli,
+    executions,
+    held_in_discover,
+    sample_secret,
+    served_aws,
+    target_args,
+)
 
 pytestmark = pytest.mark.postgres
-PASSWORD_MARK = "pw-must-not-leak-7f3a"
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def json(self) -> dict[str, Any]:
-        return json.loads(self.out)
 
 
 @pytest.fixture(scope="module")
-def aws() -> Any:
-    with LocalAws(server=True) as local:
-        local.create_instance("restored-db")
-        local.create_stack("CutoverPrep")
-        yield local
+def aws() -> Iterator[LocalAws]:
+    yield from served_aws()
 
 
 @pytest.fixture(scope="module")
 def secret_arn(aws: LocalAws, sample_db: Any) -> str:
-    # With trust authentication the marker is never checked: it only proves no output carries it.
-    return aws.create_secret("restored-db-ro", {"username": sample_db.user, "engine": "postgres",
-                                                "password": sample_db.password or PASSWORD_MARK,
-                                                "dbInstanceIdentifier": "restored-db"})
-
-
-def cli_env(aws: LocalAws) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(aws.client_env())
-    env.pop("CUTOVER_PREP_STACK", None)
-    return env
-
-
-def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:
-    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", *args], env=cli_env(aws),
-                          capture_output=True, text=True, timeout=timeout)
-    return Result(done.returncode, done.stdout, done.stderr)
-
-
-@contextlib.contextmanager
-def held_in_discover(aws: LocalAws) -> Iterator[threading.Event]:
-    """The next run waits in Discover (its handler runs in this process) until the event is set or the block
-    ends: it is still running then, however fast or slow the machine is."""
-    gate = threading.Event()
-    aws.faults["handlers.discover"] = [lambda _event: gate.wait(300)]
-    try:
-        yield gate
-    finally:
-        gate.set()
-        aws.faults.pop("handlers.discover", None)
-
-
-def cli_releasing(aws: LocalAws, gate: threading.Event, when: Callable[[str], bool], *args: str) -> Result:
-    """``cli``, setting ``gate`` at the first line on stderr for which ``when`` holds (the run held in Discover
-    goes on once this process has seen it running)."""
-    err: list[str] = []
-    with subprocess.Popen([sys.executable, "-m", "cutover_prep.cli.main", *args], env=cli_env(aws),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
-        for line in process.stderr:
-            err.append(line)
-            if when(line):
-                gate.set()
-        out, code = process.stdout.read(), process.wait(timeout=300)
-    return Result(code, out, "".join(err))
-
-
-def target_args(db: Any, secret_arn: str, run_id: str, *extra: str) -> list[str]:
-    return ["--target", "restored-db", "--secret-arn", secret_arn, "--engine", "postgres", "--database", db.database,
-            "--run-id", run_id, "--set", f"target.host={db.host}", "--set", f"target.port={db.port}",
-            "--set", "warmup.unit_mb=2", "--set", f"warmup.databases={json.dumps([db.database])}",
-            "--no-benchmark", *extra]
-
-
-def executions(aws: LocalAws) -> int:
-    return len(aws.client("stepfunctions").list_executions(stateMachineArn=aws.state_machine_arn)["executions"])
-
-
-def assert_one_line(result: Result, code: int, needle: str) -> None:
-    err = result.err.strip()
-    assert result.code == code, (result.out, result.err)
-    assert needle in err, err
-    assert "\n" not in err and "Traceback" not in err
+    return sample_secret(aws, sample_db)
 
 
 def test_ready_run_exits_0_then_status_and_report(aws, sample_db, secret_arn, tmp_path):
@@ -165,46 +98,6 @@ def test_timeout_exits_4_and_the_run_goes_on(aws, sample_db, secret_arn):
     assert cli(aws, "status", arn, "--state-machine-arn", aws.state_machine_arn).code == 0
 
 
-def test_start_without_wait_prints_the_run_id(aws, sample_db, secret_arn):
-    result = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-nowait"))
-    assert result.code == 0 and result.out.strip() == "ci-nowait"
-    # the stack's DashboardUrl output: where to watch the run (issue 23 §3)
-    dashboard = f"https://console.aws.amazon.com/cloudwatch/home?region={aws.region}#dashboards/dashboard/CutoverPrep-live-{aws.region}"
-    assert f"live view: {dashboard} (CloudWatch dashboard: choose run ci-nowait)" in result.err.splitlines()
-    arn = aws.state_machine_arn.replace(":stateMachine:", ":execution:") + ":ci-nowait"
-    assert aws.wait(arn, timeout_s=300)["status"] == "SUCCEEDED"
-    again = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-nowait"))
-    assert_one_line(again, 2, "run id 'ci-nowait' was used already and has ended")
-
-
-def test_status_watch_follows_a_running_run_to_its_verdict(aws, sample_db, secret_arn):
-    """Issue 23 §2: `cutover-prep status RUN --watch`, a process against moto's server: progress lines on
-    stderr (one per change, no frames), the verdict on stdout, the exit code as `start --wait`'s."""
-    with held_in_discover(aws) as gate:  # still running when the watcher looks, however fast the machine
-        started = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-watch"))
-        assert started.code == 0 and started.out.strip() == "ci-watch", started.err
-        watched = cli_releasing(aws, gate, lambda line: line.startswith("["), "status", "ci-watch", "--watch",
-                                "--poll", "0.2")
-    assert watched.code == 0, (watched.out, watched.err)
-    assert watched.out.startswith("run ci-watch: READY"), watched.out
-    progress = [line for line in watched.err.splitlines() if line.startswith("[")]
-    assert progress and "\r" not in watched.err, watched.err
-    assert len(progress) == len({line.split("] ", 1)[1] for line in progress})  # one line per change
-    assert cli(aws, "status", "ci-watch", "--watch").code == 0  # a finished run: its verdict at once
-
-
-def test_a_retried_step_follows_its_running_run(aws, sample_db, secret_arn):
-    with held_in_discover(aws) as gate:
-        first = cli(aws, "start", *target_args(sample_db, secret_arn, "ci-retry"), "--wait", "--timeout", "1",
-                    "--poll", "0.2")
-        assert first.code == 4, (first.out, first.err)
-        again = cli_releasing(aws, gate, lambda line: "following the running run ci-retry" in line, "start",
-                              *target_args(sample_db, secret_arn, "ci-retry", "--set", "warmup.max_concurrency=2"),
-                              "--wait", "--poll", "0.2")
-    assert again.code == 0, (again.out, again.err)
-    assert "following the running run ci-retry" in again.err and again.out.startswith("run ci-retry: READY")
-
-
 @pytest.mark.parametrize(("args", "needle"), [
     (["--target", "restored-db", "--secret-arn", "not-an-arn"], "input: target.secret_arn:"),
     (["--secret-arn", "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"],
@@ -225,20 +118,6 @@ def test_bad_input_exits_2_in_one_line_and_starts_nothing(aws, args, needle):
     before = executions(aws)
     assert_one_line(cli(aws, "start", *args), 2, needle)
     assert executions(aws) == before
-
-
-def test_an_input_file_with_flags_over_it(aws, sample_db, secret_arn, tmp_path):
-    run_file = tmp_path / "run.json"
-    run_file.write_text(json.dumps({"target": {"db_instance_identifier": "other-db", "secret_arn": secret_arn},
-                                    "warmup": {"max_concurrency": 2}}))
-    bad = tmp_path / "bad.json"
-    bad.write_text("{not json")
-    assert_one_line(cli(aws, "start", "--input", str(bad)), 2, "not JSON (line 1 column 2")
-    result = cli(aws, "start", "--input", str(run_file), *target_args(sample_db, secret_arn, "ci-file"), "--wait",
-                 "--poll", "0.2", "--json")
-    assert result.code == 0, result.err
-    sent = json.loads(aws.describe(result.json["execution_arn"])["input"])
-    assert sent["target"]["db_instance_identifier"] == "restored-db" and sent["warmup"]["max_concurrency"] == 2
 
 
 def test_unknown_run_is_one_line(aws):

@@ -112,11 +112,10 @@ def test_two_runs_use_two_scratch_schemas():
 
 
 def test_the_write_test_stops_at_its_size_cap(store, sample_db):  # noqa: F811
-    point = {"point_id": "write-direct", "kind": "write_direct", "seconds": 30}
+    # a point far longer than writing 2 MiB takes on any machine: the cap stops it, and its notes say so
+    point = {"point_id": "write-direct", "kind": "write_direct", "seconds": 600}
     _seed(store, "r-cap", [point])
-    started = time.monotonic()
     measure_point(_run("r-cap", write_test=True, write_max_mib=2), point, store=store, open_driver=_opener(sample_db))
-    assert time.monotonic() - started < 25  # stopped by the cap, not the clock
     notes = store.get_json(evidence_key("r-cap", "sweep/points/write-direct.json"))["notes"]
     assert any("size cap of 2 MiB" in n for n in notes)
     assert _schemas(sample_db) == []

@@ -3,6 +3,7 @@ nothing written unless the write test is asked for (and then nothing left behind
 
 from __future__ import annotations
 
+import threading
 import time
 
 import psycopg
@@ -14,6 +15,7 @@ from cutover_prep.engines import DiscoveryOptions
 from cutover_prep.engines.bench import PointSpec
 from cutover_prep.engines.postgres.bench import PostgresBench
 from cutover_prep.engines.postgres.engine import PostgresEngine
+from cutover_prep.measure import runner
 from cutover_prep.measure.runner import run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, block_readable, scan_target
 from cutover_prep.warmup.planning import PlanOptions, plan_units
@@ -138,15 +140,40 @@ def test_sequential_point_reads_the_target_in_order_for_its_time(bench, units):
     assert m.throughput_kbps > 0 and m.to_json()["effective_io_kb"] > 0
 
 
+class ReadsClock:
+    """``time`` for the point runner: each thread's ``monotonic`` moves ``STEP`` on from its last answer, so a
+    session sees the deadline after the same number of reads whatever the machine's load or the threads' turns;
+    the main thread sees the furthest any thread got (the point's length). ``perf_counter`` is the real one."""
+
+    STEP = 1 / 64  # exact in binary: no rounding at the deadline
+
+    def __init__(self) -> None:
+        self._local, self._lock, self._furthest = threading.local(), threading.Lock(), 0.0
+
+    def monotonic(self) -> float:
+        if threading.current_thread() is threading.main_thread():
+            with self._lock:
+                return self._furthest
+        now = getattr(self._local, "now", 0.0)
+        self._local.now = now + self.STEP
+        with self._lock:
+            self._furthest = max(self._furthest, now)
+        return now
+
+    perf_counter = staticmethod(time.perf_counter)
+
+
 @pytest.mark.parametrize("sessions", [1, 4])
-def test_random_point_runs_every_session_until_the_deadline(bench, units, sessions):
+def test_random_point_runs_every_session_until_the_deadline(bench, units, sessions, monkeypatch):
     ranges = all_ranges(units)
+    monkeypatch.setattr(runner, "time", ReadsClock())
     spec = PointSpec(point_id=f"random-{sessions}", kind="random", seconds=0.5, sessions=sessions)
     m = run_point(bench, spec, target=None, picker=lambda i: BlockPicker(ranges, seed=100 + i), block_size=8192)
     assert m.notes == []
-    assert m.client["requests"] > sessions * 10
+    reads_each = int(spec.seconds / ReadsClock.STEP)  # a read at 0, STEP, ... up to the one before the deadline
+    assert m.client["requests"] == sessions * reads_each  # every session read until the deadline, none after
     assert sum(m.latency_hist_us.values()) == m.client["requests"]
-    assert 0.4 < m.seconds < 5
+    assert m.seconds == spec.seconds
     assert m.iops > 0
 
 

@@ -1,9 +1,13 @@
 """Oracle benchmark driver against a fake connection (no Oracle here): the SQL of each step,
-session settings, deadlines, counters, histograms, privileges and the write test's cleanup."""
+session settings, deadlines, counters, histograms, privileges and the write test's cleanup.
+
+The driver's clock is a fake (``clock``): each statement of the fake connection takes ``STATEMENT_S`` of it, plus
+the connection's ``delay``, so how many statements fit before a deadline does not depend on the machine's load."""
 
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import oracledb
 import pytest
@@ -12,8 +16,10 @@ from cutover_prep.benchmark.scratch import scratch_for_run
 from cutover_prep.benchmark.steps import sweep_options
 from cutover_prep.engines import PermanentReadError
 from cutover_prep.engines.bench import PointSpec, SweepTarget
+from cutover_prep.engines.oracle import bench as oracle_bench
 from cutover_prep.engines.oracle.bench import OracleBench, mbrc_sql
 from cutover_prep.engines.scratch import Dropped, ScratchExists
+from tests.unit.fake_clock import FakeClock
 
 
 class Cursor:
@@ -34,7 +40,9 @@ class Cursor:
         markers = [m for m in self.conn.answers if m in sql]  # the most specific marker answers
         rows = self.conn.answers[max(markers, key=len)] if markers else [(1,)]
         self._rows = rows() if callable(rows) else rows
-        if self.conn.delay:
+        if self.conn.clock is not None:  # the driver's fake clock (this file's tests)
+            self.conn.clock.sleep(STATEMENT_S + self.conn.delay)
+        elif self.conn.delay:  # other files' tests of the driver on the real clock
             time.sleep(self.conn.delay)
         return iter(self._rows)
 
@@ -45,7 +53,7 @@ class Cursor:
 class Conn:
     def __init__(self, shared):
         self.log, self.answers, self.fail = shared["log"], shared["answers"], shared["fail"]
-        self.delay = shared["delay"]
+        self.delay, self.clock = shared["delay"], shared.get("clock")
         self.closed = False
         self.commits = 0
         shared["conns"].append(self)
@@ -68,10 +76,20 @@ def ora_error(code):
     return oracledb.DatabaseError(err)
 
 
+STATEMENT_S = 0.001  # what one statement of the fake connection takes on the fake clock
+
+
 @pytest.fixture
-def shared():
+def clock(monkeypatch):
+    fake = FakeClock(start=1000.0)
+    monkeypatch.setattr(oracle_bench, "time", SimpleNamespace(monotonic=fake))
+    return fake
+
+
+@pytest.fixture
+def shared(clock):
     return {"log": [], "answers": {"v$": [], "product_component_version": []}, "fail": {}, "delay": 0.0,
-            "conns": []}
+            "conns": [], "clock": clock}
 
 
 @pytest.fixture
@@ -104,9 +122,9 @@ def test_mbrc_must_be_a_plain_integer(bad):
         mbrc_sql(bad)
 
 
-def test_scan_sets_its_own_session_and_reads_quoted_pieces_until_the_end(bench, shared):
+def test_scan_sets_its_own_session_and_reads_quoted_pieces_until_the_end(bench, shared, clock):
     result = bench.scan(PointSpec("mbrc-016", "sequential", 60, knobs={"db_file_multiblock_read_count": 16}),
-                        TARGET, deadline=time.monotonic() + 0.05)
+                        TARGET, deadline=clock() + 0.05)
     scan_conn = shared["conns"][1]
     assert scan_conn.closed and not shared["conns"][0].closed  # settings die with the scan's own session
     assert executed(shared, "db_file_multiblock_read_count = 16") and executed(shared, '"_serial_direct_read" = ALWAYS')
@@ -119,12 +137,12 @@ def test_scan_sets_its_own_session_and_reads_quoted_pieces_until_the_end(bench, 
     assert result.calls == len(reads) and result.bytes > 0
 
 
-def test_scan_stops_at_the_deadline(bench, shared):
+def test_scan_stops_at_the_deadline(bench, shared, clock):
     shared["delay"] = 0.02
-    started = time.monotonic()
+    started = clock()
     result = bench.scan(PointSpec("m", "sequential", 1, knobs={"db_file_multiblock_read_count": 8}), TARGET,
                         deadline=started + 0.1)
-    assert time.monotonic() - started < 0.5 and 1 <= result.calls <= 8
+    assert clock() - started < 0.5 and 1 <= result.calls <= 8
 
 
 def test_counters_map_sysstat_names(bench, shared):
@@ -195,11 +213,11 @@ def scratch_table(shared):
 
 
 @pytest.mark.parametrize("kind", ["write_direct", "write_random"])
-def test_write_test_drops_its_table_even_when_it_fails(bench, shared, kind):
+def test_write_test_drops_its_table_even_when_it_fails(bench, shared, kind, clock):
     scratch_table(shared)
     shared["fail"]["INSERT"] = ora_error(1536)  # quota exceeded
     with pytest.raises(PermanentReadError):
-        bench.write_point(PointSpec(kind, kind, 1), deadline=time.monotonic() + 1, scratch=SCRATCH)
+        bench.write_point(PointSpec(kind, kind, 1), deadline=clock() + 1, scratch=SCRATCH)
     name = SCRATCH.name
     assert name.startswith("CPREP_SCRATCH_") and len(name) <= 30
     assert executed(shared, f'CREATE TABLE "{name}"')
@@ -208,34 +226,34 @@ def test_write_test_drops_its_table_even_when_it_fails(bench, shared, kind):
     assert shared["conns"][-1].closed
 
 
-def test_write_test_writes_then_drops(bench, shared):
+def test_write_test_writes_then_drops(bench, shared, clock):
     scratch_table(shared)
-    result = bench.write_point(PointSpec("w", "write_random", 1), deadline=time.monotonic() + 0.05, scratch=SCRATCH)
+    result = bench.write_point(PointSpec("w", "write_random", 1), deadline=clock() + 0.05, scratch=SCRATCH)
     assert result.calls >= 1 and executed(shared, "INSERT /*+ APPEND */") and executed(shared, "DROP TABLE")
     assert shared["conns"][-1].commits == result.calls
 
 
-def test_a_table_with_the_scratch_name_that_is_not_the_runs_is_never_dropped(bench, shared):
+def test_a_table_with_the_scratch_name_that_is_not_the_runs_is_never_dropped(bench, shared, clock):
     shared["answers"]["user_tab_comments"] = [("payroll, do not touch",)]
     with pytest.raises(ScratchExists, match="left untouched"):
-        bench.write_point(PointSpec("w", "write_direct", 1), deadline=time.monotonic() + 1, scratch=SCRATCH)
+        bench.write_point(PointSpec("w", "write_direct", 1), deadline=clock() + 1, scratch=SCRATCH)
     assert not executed(shared, "DROP TABLE") and not executed(shared, "CREATE TABLE")
     assert bench.drop_scratch(SCRATCH) is Dropped.NOT_OURS and not executed(shared, "DROP TABLE")
 
 
-def test_the_write_test_stops_at_its_size_cap(bench, shared):
+def test_the_write_test_stops_at_its_size_cap(bench, shared, clock):
     scratch_table(shared)
     shared["answers"]["user_segments"] = [(SCRATCH.max_bytes,)]
-    result = bench.write_point(PointSpec("w", "write_direct", 30), deadline=time.monotonic() + 30, scratch=SCRATCH)
+    result = bench.write_point(PointSpec("w", "write_direct", 30), deadline=clock() + 30, scratch=SCRATCH)
     assert result.calls == 0 and "size cap of 64 MiB" in result.notes[0]
     assert not executed(shared, "INSERT")
 
 
-def test_nothing_is_written_without_the_write_test(bench, shared):
+def test_nothing_is_written_without_the_write_test(bench, shared, clock):
     bench.capabilities()
     bench.counters()
     bench.scan(PointSpec("m", "sequential", 1, knobs={"db_file_multiblock_read_count": 8}), TARGET,
-               deadline=time.monotonic() + 0.01)
+               deadline=clock() + 0.01)
     reader = bench.random_reader()
     reader.read_block(TARGET.locator, 4, 1)
     words = ("INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "MERGE", "TRUNCATE")

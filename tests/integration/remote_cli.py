@@ -1,0 +1,105 @@
+"""What the tests of `cutover-prep start | status | report` share (test_remote_cli*.py): a moto server that runs
+the real ASL with the real handlers, a secret for the sample database, the CLI in a process of its own.
+
+The tests are in two files so that pytest-xdist's ``--dist loadfile`` can give them to two workers; each file
+imports ``aws`` and ``secret_arn``, so each has its own server (module scope), made once."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from cutover_prep.local.harness import LocalAws
+
+PASSWORD_MARK = "pw-must-not-leak-7f3a"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        return json.loads(self.out)
+
+
+def served_aws() -> Iterator[LocalAws]:
+    """The module's moto server (each test file makes one ``aws`` fixture of it, module scope)."""
+    with LocalAws(server=True) as local:
+        local.create_instance("restored-db")
+        local.create_stack("CutoverPrep")
+        yield local
+
+
+def sample_secret(aws: LocalAws, sample_db: Any) -> str:
+    # With trust authentication the marker is never checked: it only proves no output carries it.
+    return aws.create_secret("restored-db-ro", {"username": sample_db.user, "engine": "postgres",
+                                                "password": sample_db.password or PASSWORD_MARK,
+                                                "dbInstanceIdentifier": "restored-db"})
+
+
+def cli_env(aws: LocalAws) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(aws.client_env())
+    env.pop("CUTOVER_PREP_STACK", None)
+    return env
+
+
+def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:
+    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", *args], env=cli_env(aws),
+                          capture_output=True, text=True, timeout=timeout)
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+@contextlib.contextmanager
+def held_in_discover(aws: LocalAws) -> Iterator[threading.Event]:
+    """The next run waits in Discover (its handler runs in this process) until the event is set or the block
+    ends: it is still running then, however fast or slow the machine is."""
+    gate = threading.Event()
+    aws.faults["handlers.discover"] = [lambda _event: gate.wait(300)]
+    try:
+        yield gate
+    finally:
+        gate.set()
+        aws.faults.pop("handlers.discover", None)
+
+
+def cli_releasing(aws: LocalAws, gate: threading.Event, when: Callable[[str], bool], *args: str) -> Result:
+    """``cli``, setting ``gate`` at the first line on stderr for which ``when`` holds (the run held in Discover
+    goes on once this process has seen it running)."""
+    err: list[str] = []
+    with subprocess.Popen([sys.executable, "-m", "cutover_prep.cli.main", *args], env=cli_env(aws),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        for line in process.stderr:
+            err.append(line)
+            if when(line):
+                gate.set()
+        out, code = process.stdout.read(), process.wait(timeout=300)
+    return Result(code, out, "".join(err))
+
+
+def target_args(db: Any, secret_arn: str, run_id: str, *extra: str) -> list[str]:
+    return ["--target", "restored-db", "--secret-arn", secret_arn, "--engine", "postgres", "--database", db.database,
+            "--run-id", run_id, "--set", f"target.host={db.host}", "--set", f"target.port={db.port}",
+            "--set", "warmup.unit_mb=2", "--set", f"warmup.databases={json.dumps([db.database])}",
+            "--no-benchmark", *extra]
+
+
+def executions(aws: LocalAws) -> int:
+    return len(aws.client("stepfunctions").list_executions(stateMachineArn=aws.state_machine_arn)["executions"])
+
+
+def assert_one_line(result: Result, code: int, needle: str) -> None:
+    err = result.err.strip()
+    assert result.code == code, (result.out, result.err)
+    assert needle in err, err
+    assert "\n" not in err and "Traceback" not in err
