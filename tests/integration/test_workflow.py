@@ -293,7 +293,13 @@ def bench_run(sample_db) -> FinishedRun:
         aws.create_instance("restored-db")
         completions = capture_completion_events(aws)
         before = write_counters(sample_db)
-        desc = finish(aws, run_input(aws, sample_db, run_id="bench", benchmark=QUICK_BENCHMARK))
+        payload = run_input(aws, sample_db, run_id="bench", benchmark=QUICK_BENCHMARK)
+        # The machine's own disk, not a restored volume: no first-touch penalty to judge, and on a busy 2-core
+        # machine a warm median of a few ms above a cold one is the scheduler's (seen: warm 3.68 ms vs cold 2.61 ms,
+        # NOT_READY). Every median up to 1 s counts as fast, so WARM_VS_COLD says so and is not judged
+        # (verdict.warm_vs_cold; its rule is tested in tests/unit/test_verdict.py); every other rule still is.
+        payload["verdict"] = {"fast_read_ms": 1000}
+        desc = finish(aws, payload)
         after = write_counters(sample_db)
         s3, store = aws.client("s3"), store_of(aws)
         objects = {}
@@ -333,6 +339,8 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(bench_run):
     assert "secret" not in json.dumps(event["detail"]).lower()
     findings = bench_run.json("runs/bench/findings.json")
     assert findings["instance"]["db_instance_class"] and findings["instance"]["engine"] == "postgres"
+    probe_reason = next(r for r in findings["verdict"]["reasons"] if r["code"] == "WARM_VS_COLD")
+    assert probe_reason["ok"] and probe_reason.get("judged") is False, probe_reason  # said, not judged (above)
     timeline = findings["warmup_timeline"]
     timeline_bytes = sum(p["mib_per_s"] for p in timeline["series"]) * timeline["bucket_seconds"] * 2**20
     assert timeline["series"] and abs(timeline_bytes - findings["bytes"]["read"]) < 0.01 * findings["bytes"]["read"]
