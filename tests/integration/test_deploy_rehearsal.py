@@ -272,8 +272,13 @@ def test_the_synthesized_stack_deploys_and_runs_to_ready(synthesized: tuple[Path
                      "target": {"db_instance_identifier": "restored-db", "secret_arn": secret, "engine": "postgres",
                                 "host": sample_db.host, "port": sample_db.port, "database": sample_db.database},
                      "warmup": {"unit_mb": 2, "databases": [sample_db.database], "max_concurrency": 4},
-                     "benchmark": QUICK_BENCHMARK}  # probes and a short sweep: every step of a good run
-        desc = aws.wait(aws.start(run_input, name="rehearsal"), timeout_s=300)
+                     "benchmark": QUICK_BENCHMARK,  # probes and a short sweep: every step of a good run
+                     # the machine's own disk has no first-touch penalty, and under load a warm median a few ms
+                     # above the cold one is the scheduler's: medians up to 1 s count as fast, so WARM_VS_COLD is
+                     # said and not judged (test_workflow.py's bench run does the same); every other rule judges
+                     "verdict": {"fast_read_ms": 1000}}
+        # a guard against a hang, not a timing: a loaded 2-core machine took over 300 s (issue 24 §4)
+        desc = aws.wait(aws.start(run_input, name="rehearsal"), timeout_s=1200)
         assert desc["status"] == "SUCCEEDED", desc.get("cause")
         out = json.loads(desc["output"])
         findings = json.loads(aws.client("s3").get_object(Bucket=aws.bucket,
