@@ -136,7 +136,7 @@ def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sampl
             assert child.poll() is None and time.monotonic() < deadline, "the write point never started"
             time.sleep(0.2)
         child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=120)
+        _, err = child.communicate(timeout=600)
     finally:
         if child.poll() is None:
             child.kill()
@@ -174,7 +174,7 @@ def test_ctrl_c_is_one_line_exit_130_and_nothing_on_stdout(tmp_path, when, last_
                 assert child.poll() is None and time.monotonic() < deadline, err_file.read_text()
                 time.sleep(0.05)
             child.send_signal(signal.SIGINT)
-            out, _ = child.communicate(timeout=120)
+            out, _ = child.communicate(timeout=600)
         finally:
             if child.poll() is None:
                 child.kill()
