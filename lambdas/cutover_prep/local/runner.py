@@ -252,6 +252,7 @@ class Progress:
         self._eta_samples: list[tuple[float, float]] = []  # (s since then, MiB done) until the plan is known
         self._work_eta: WorkEta | None = None  # then findings.eta's estimator, fed from the unit items
         self._unit_bytes: dict[str, int] = {}  # bytes read per unit, as last polled
+        self._units_seen: tuple[Any, ...] | None = None  # the run item's counters when the unit items were read
         self._last_done, self._last_change = -1.0, 0.0  # MiB read at the last change, and when
         self._printed = 0.0
         self._last_line = ""
@@ -315,6 +316,13 @@ class Progress:
             if not self._eta_samples or seconds > self._eta_samples[-1][0]:
                 self._eta_samples.append((seconds, done_mib))
             return
+        # the unit items only change when the run item's counters do: read them (every unit, serialized by moto
+        # in this interpreter) only then, not at every poll
+        counters = (run.get("bytes_read"), run.get("units_done"), run.get("units_failed"))
+        if counters == self._units_seen:
+            self._work_eta.at(seconds)
+            return
+        self._units_seen = counters
         for item in self.store.units(self.run_id):
             uid = str(item.get("sk", "")).removeprefix(UNIT_PREFIX)
             nbytes = int(item.get("bytes_read") or 0)
