@@ -6,6 +6,7 @@ import json
 
 import psycopg
 import pytest
+from psycopg import sql
 
 from cutover_prep.cli.main import main
 from tests.conftest import conninfo
@@ -108,38 +109,65 @@ def test_the_evidence_stays_inside_the_out_directory(tmp_path):
 
 @pytest.mark.postgres
 def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sample_db, tmp_path):
-    """`cutover-prep local` killed by the user mid-write: the scratch schema is dropped before it exits."""
+    """`cutover-prep local` killed by the user mid-write: the scratch schema is dropped before it exits.
+
+    The write point is held, not raced: this test opens a transaction that creates a schema of the run's scratch
+    name and does not commit, so the run's CREATE SCHEMA waits on that transaction (PostgreSQL documentation,
+    "Unique Indexes": an insert that conflicts with an uncommitted row waits for that transaction to end). The
+    server's pg_locks says when the write point is waiting; only then is SIGINT sent, and the transaction is rolled
+    back once the CLI has said it is stopping the run. A loaded machine can no longer end the write test first."""
     import os
     import signal
     import subprocess
     import sys
+    import threading
     import time
     from pathlib import Path
+
+    from cutover_prep.benchmark.scratch import scratch_name
 
     if sample_db.host.startswith("/"):
         pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo / "lambdas"), str(repo)])}
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
-         "local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-progress", "--unit-mb", "8",
-         "--database", sample_db.database, "--write-test", "--point-seconds", "5", "--run-id", "ctrl-c"],
-        env=env, stderr=subprocess.PIPE, text=True)
 
     def scratch_schemas() -> int:
         with psycopg.connect(conninfo(sample_db)) as conn:
             return conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'cutover_prep_scratch%'"
                                 ).fetchone()[0]
-    try:
-        deadline = time.monotonic() + 240
-        while not scratch_schemas():
-            assert child.poll() is None and time.monotonic() < deadline, "the write point never started"
-            time.sleep(0.2)
-        child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=600)
-    finally:
-        if child.poll() is None:
-            child.kill()
+
+    with psycopg.connect(conninfo(sample_db)) as holder:  # one transaction, rolled back at the end of the block
+        holder.execute(sql.SQL("CREATE SCHEMA {}").format(
+            sql.Identifier(scratch_name("ctrl-c", "postgres"))))
+        xid = holder.execute("SELECT pg_current_xact_id()::text::bigint").fetchone()[0]
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
+             "local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-progress", "--unit-mb", "8",
+             "--database", sample_db.database, "--write-test", "--point-seconds", "5", "--run-id", "ctrl-c"],
+            env=env, stderr=subprocess.PIPE, text=True)
+        err_parts: list[str] = []
+        reader = threading.Thread(target=lambda: err_parts.extend(iter(lambda: child.stderr.read(1), "")))
+        reader.start()
+        try:
+            with psycopg.connect(conninfo(sample_db), autocommit=True) as watcher:
+                deadline = time.monotonic() + 600  # a hang guard, not a property
+                while not watcher.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' "
+                                          "AND NOT granted AND transactionid::text::bigint = %s", (xid,)
+                                          ).fetchone()[0]:
+                    assert child.poll() is None and time.monotonic() < deadline, \
+                        f"the write point never waited on the held schema name: {''.join(err_parts)}"
+                    time.sleep(0.2)
+            child.send_signal(signal.SIGINT)
+            while "interrupted: stopping the run" not in "".join(err_parts):
+                assert child.poll() is None and time.monotonic() < deadline, "".join(err_parts)
+                time.sleep(0.05)
+            holder.rollback()  # the write point goes on, is stopped, and its schema is dropped
+            child.wait(timeout=600)
+            reader.join(timeout=60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+    err = "".join(err_parts)
     assert child.returncode == 130, err
     assert "interrupted: stopping the run" in err and "run ctrl-c stopped" in err and "Traceback" not in err
     assert scratch_schemas() == 0
