@@ -17,6 +17,18 @@ def dsn_of(spec) -> str:
     return f"postgresql://{spec.user}:{spec.password}@{host}:{spec.port}/{spec.database}"
 
 
+def sigint_as_in_a_terminal() -> None:
+    """Run in the child before exec: SIGINT back to its default, so the child's interpreter installs its
+    KeyboardInterrupt handler as it does under a terminal. A test run started in the background of a
+    non-interactive shell (``make test &``) inherits SIGINT ignored (POSIX Shell Command Language, 2.11 "Signals
+    and Error Handling": with job control disabled, the commands of an asynchronous list "shall inherit from the
+    shell a signal action of ignored (SIG_IGN) for the SIGINT and SIGQUIT signals"); Python keeps an inherited
+    SIG_IGN, and the interrupted run went on to exit 0: the failures seen in fresh-clone runs started that way."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.postgres
 def test_local_run_against_a_dsn_writes_the_evidence(sample_db, tmp_path, capsys):
     if sample_db.host.startswith("/"):
@@ -144,7 +156,7 @@ def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sampl
             [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
              "local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-progress", "--unit-mb", "8",
              "--database", sample_db.database, "--write-test", "--point-seconds", "5", "--run-id", "ctrl-c"],
-            env=env, stderr=subprocess.PIPE, text=True)
+            env=env, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
         err_parts: list[str] = []
         reader = threading.Thread(target=lambda: err_parts.extend(iter(lambda: child.stderr.read(1), "")))
         reader.start()
@@ -195,7 +207,8 @@ def test_ctrl_c_is_one_line_exit_130_and_nothing_on_stdout(tmp_path, when, last_
         child = subprocess.Popen(
             [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
              "local", "--size-mb", "20", "--no-storage-emulation", "--out", str(tmp_path / "out"),
-             "--run-id", "ctrl-c-demo"], env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+             "--run-id", "ctrl-c-demo"], env=env, stdout=subprocess.PIPE, stderr=err, text=True,
+            preexec_fn=sigint_as_in_a_terminal)
         try:
             deadline = time.monotonic() + 240
             while when not in err_file.read_text():
