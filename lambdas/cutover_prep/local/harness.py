@@ -54,6 +54,22 @@ FUNCTIONS: dict[str, str] = {f.substitution: f.module for f in workflow_function
 
 Fault = Callable[[dict[str, Any]], None]
 LOCAL_DB_HOSTS = ("127.0.0.1", "localhost", "::1")
+# ``LocalAws.wait`` describes a running execution at least this often, whatever moto says (seconds)
+LOOK_S = 2.0
+
+
+class _ScaledTime:
+    """The ``time`` module as moto's retrier sees it: its ``sleep`` lasts ``scale`` times as long (0: none)."""
+
+    def __init__(self, scale: float) -> None:
+        self._scale = scale
+
+    def sleep(self, seconds: float) -> None:
+        if self._scale:
+            time.sleep(seconds * self._scale)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
 
 
 def render_definition(path: Path, substitutions: dict[str, str]) -> str:
@@ -220,6 +236,9 @@ class LocalAws:
         self._lock = threading.Lock()
         self._patches: list[Any] = []
         self._clients: dict[str, Any] = {}
+        # moto's interpreter says here when an execution ends (``_ended_patch``); ``wait`` sleeps on it
+        self._ended = threading.Condition()
+        self._ended_count = 0
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> LocalAws:
@@ -247,9 +266,13 @@ class LocalAws:
         self._patches.append(mock.patch(
             "moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function.WaitFunction._wait_interval",
             lambda _self, env, wait_seconds: time.sleep(wait_seconds * scale) if scale else None))
+        # the Retry intervals: moto's retrier calls ``time.sleep`` through its own name ``time``, which is given
+        # a scaled sleep; patching ``...retrier_decl.time.sleep`` would patch the ``time`` module itself, and
+        # every sleep of the process (a retry's back-off, a poll) would return at once and its loop spin
         self._patches.append(mock.patch(
-            "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time.sleep",
-            lambda seconds: time.sleep(seconds * scale) if scale else None))
+            "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time",
+            _ScaledTime(scale)))
+        self._patches.append(self._ended_patch())
         self._patches.extend(_serialise_dynamodb())
         self._patches.extend(_sfn_integration_as_aws())
         self._patches.extend(_lambda_output_off_stdout())
@@ -376,16 +399,46 @@ class LocalAws:
 
     def wait(self, execution_arn: str, *, timeout_s: float = 600, poll_s: float = 0.2,
              on_poll: Callable[[], None] | None = None) -> dict[str, Any]:
+        """The execution's description once it has ended. It is described again when moto's interpreter says an
+        execution ended (any: a Map's child or another run), and at least every ``LOOK_S``; ``on_poll`` is called
+        every ``poll_s`` meanwhile. Describing a running execution every ``poll_s`` took a fifth of a workflow
+        test's CPU (py-spy), time the run's own threads waited for the GIL."""
         deadline = time.monotonic() + timeout_s
         while True:
+            with self._ended:
+                seen = self._ended_count
             desc = self.describe(execution_arn)
             if desc["status"] != "RUNNING":
                 return desc
-            if time.monotonic() > deadline:
+            look = min(time.monotonic() + LOOK_S, deadline)
+            while (now := time.monotonic()) < look:
+                with self._ended:
+                    if self._ended.wait_for(lambda seen=seen: self._ended_count != seen,
+                                            timeout=min(poll_s if on_poll else LOOK_S, look - now)):
+                        break
+                if on_poll:
+                    on_poll()
+            if time.monotonic() >= deadline:
+                desc = self.describe(execution_arn)
+                if desc["status"] != "RUNNING":
+                    return desc
                 raise TimeoutError(f"execution still running after {timeout_s:.0f} s")
-            if on_poll:
-                on_poll()
-            time.sleep(poll_s)
+
+    def _ended_patch(self) -> Any:
+        """Wraps moto's end of an execution (``terminated``, called once its program has ended, whatever the
+        outcome) to wake ``wait``."""
+        from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
+
+        harness, original = self, BaseExecutionWorkerCommunication.terminated
+
+        def terminated(communication: Any) -> None:
+            try:
+                original(communication)
+            finally:
+                with harness._ended:
+                    harness._ended_count += 1
+                    harness._ended.notify_all()
+        return mock.patch.object(BaseExecutionWorkerCommunication, "terminated", terminated)
 
     def stop(self, execution_arn: str) -> None:
         self.client("stepfunctions").stop_execution(executionArn=execution_arn, error="Stopped",

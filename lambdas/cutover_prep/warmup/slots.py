@@ -116,8 +116,8 @@ def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], 
 
 
 def _nap(seconds: float) -> None:
-    """Sleep without ``time.sleep``: the local harness patches that one process-wide to skip the ASL's
-    waits, and a waiting unit must really wait (else it spins, taking the CPU from the readers)."""
+    """A waiting unit really waits (it must not spin, taking the CPU from the readers). An event's wait, not
+    ``time.sleep``: the local harness once patched that one process-wide (fixed, tests/unit/test_harness_wait.py)."""
     threading.Event().wait(seconds)
 
 
