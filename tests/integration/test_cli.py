@@ -155,7 +155,7 @@ def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sampl
         child = subprocess.Popen(
             [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
              "local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-progress", "--unit-mb", "8",
-             "--database", sample_db.database, "--write-test", "--point-seconds", "5", "--run-id", "ctrl-c"],
+             "--database", sample_db.database, "--write-test", "--point-seconds", "1", "--run-id", "ctrl-c"],
             env=env, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
         err_parts: list[str] = []
         reader = threading.Thread(target=lambda: err_parts.extend(iter(lambda: child.stderr.read(1), "")))
