@@ -14,6 +14,7 @@ from cutover_prep import engines
 from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
+from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.steps import RunContext
 from cutover_prep.settings import get_settings
 
@@ -51,9 +52,9 @@ def read_secret_tags(arn: str) -> dict[str, str]:
     return secrets_manager_tags(client("secretsmanager"))(arn)
 
 
-def open_engine(spec: ConnectionSpec, warmup: dict[str, Any], *, call_timeout_seconds: float | None = None) -> Engine:
+def open_engine(spec: ConnectionSpec, warmup: Warmup, *, call_timeout_seconds: float | None = None) -> Engine:
     return engines.open_engine(spec, call_timeout_seconds=call_timeout_seconds,
-                               create_extension=bool(warmup.get("create_extension")))
+                               create_extension=warmup.create_extension)
 
 
 def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
@@ -69,8 +70,7 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
         held = _engines.get(key)
     if held is not None and held[0] is me:
         return held[1]
-    engine = open_engine(spec, {"create_extension": run.warmup.create_extension},
-                         call_timeout_seconds=call_timeout_seconds)
+    engine = open_engine(spec, run.warmup, call_timeout_seconds=call_timeout_seconds)
     with _engines_lock:
         replaced = _engines.get(key)  # an ended thread's, whose ident this thread was given
         _engines[key] = (me, engine)

@@ -16,4 +16,4 @@ from cutover_prep.restore.rds import describe_instance
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=RunState)
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
-    return describe_instance(event.logic_input(), deps.client("rds"), store=deps.store())
+    return describe_instance(event, deps.client("rds"), store=deps.store())

@@ -16,6 +16,6 @@ from cutover_prep.warmup.discovery import discover_and_plan
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=RunState)
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
-    return discover_and_plan(event.logic_input(), store=deps.store(), read_secret=deps.read_secret,
+    return discover_and_plan(event, store=deps.store(), read_secret=deps.read_secret,
                              read_secret_tags=deps.read_secret_tags,
                              open_engine=deps.open_engine)

@@ -21,9 +21,8 @@ def handler(event: TriggerEvent, context: LambdaContext) -> dict[str, Any]:
     starter = Starter(dynamodb=deps.client("dynamodb"), table=settings.table_name,
                       stepfunctions=deps.client("stepfunctions"), state_machine_arn=settings.state_machine_arn or "",
                       rds=deps.client("rds"), events=deps.client("events"))
-    raw = event.logic_input()
-    if matches_pattern(raw):
-        result = on_rds_event(raw, starter)
+    if matches_pattern(event):
+        result = on_rds_event(event, starter)
         logger.info("restore event", extra={"result": result})
         return result
     results = sweep(starter, lookback_hours=settings.restore_lookback_hours,

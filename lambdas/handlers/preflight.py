@@ -16,5 +16,5 @@ from cutover_prep.preflight.step import run_preflight
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=RunState)
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
-    return run_preflight(event.logic_input(), store=deps.store(), read_secret=deps.read_secret,
+    return run_preflight(event, store=deps.store(), read_secret=deps.read_secret,
                          read_secret_tags=deps.read_secret_tags)

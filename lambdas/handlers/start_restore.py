@@ -16,4 +16,4 @@ from cutover_prep.restore.rds import start_restore
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=RunState)
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
-    return start_restore(event.logic_input(), deps.client("rds"))
+    return start_restore(event, deps.client("rds"))

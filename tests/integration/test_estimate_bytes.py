@@ -101,10 +101,11 @@ def test_the_units_read_the_bytes_the_estimate_reports(small_relations):
     from cutover_prep.cli.estimate import warmup_options
     from cutover_prep.engines import open_engine
     from cutover_prep.estimate.compute import Rate, counted_of, estimate
+    from cutover_prep.models.run_input import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     warmup = warmup_options(None, max_concurrency=4, databases=(small_relations.database,))
-    planned = make_plan(small_relations, warmup, lambda s, _w: open_engine(s), attempts=1)
+    planned = make_plan(small_relations, Warmup.model_validate(warmup), lambda s, _w: open_engine(s), attempts=1)
     est = estimate(engine="postgres", plan_summary=planned.plan.summary(), max_concurrency=4,
                    rate=Rate(mib_per_s=10.0, source="instance_limits", detail="x"),
                    counted=counted_of("postgres", planned.segments, planned.census))

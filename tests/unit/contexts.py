@@ -1,11 +1,12 @@
-"""Run contexts for tests of the steps after Discover (``models.steps.RunContext``): a valid target, the
-sections the test names."""
+"""Run contexts for tests of the steps after Discover (``models.steps.RunContext``) and run states for the
+steps before it (``models.steps.RunState``): a valid target, the sections the test names."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from cutover_prep.models.steps import RunContext, WarmUnitEvent
+from cutover_prep.models.steps import RunContext, RunState, WarmUnitEvent
 
 SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:app-ro-AbCdEf"
 
@@ -31,3 +32,15 @@ def warm_json(event: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     from cutover_prep.warmup.unit import warm_unit
 
     return warm_unit(warm_unit_event(event), **kwargs)
+
+
+def state_json(run_id: str = "r1", db_instance_identifier: str = "db", **sections: Any) -> dict[str, Any]:
+    """A workflow state before the run context (StartRestore, DescribeInstance, Discover, Preflight) as the
+    states carry it: a valid target, a start time, the sections the test names."""
+    return {"started_at": "2026-11-25T00:00:00+00:00", **context_json(run_id, db_instance_identifier), **sections}
+
+
+def run_state(state: dict[str, Any]) -> RunState:
+    """A state given as JSON (ValidateInput's run and what the steps added), parsed as the handler's
+    ``event_parser`` does."""
+    return RunState.model_validate(json.loads(json.dumps(state)))

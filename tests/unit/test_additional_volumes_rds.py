@@ -13,9 +13,9 @@ from cutover_prep.dal.store import Store
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.restore.progress import sample_storage_progress
 from cutover_prep.restore.rds import describe_instance, instance_facts
+from tests.unit.contexts import run_state, state_json
 
-RUN = {"run_id": "r1", "target": {"db_instance_identifier": "ora-restored"},
-       "started_at": "2026-11-25T00:00:00+00:00"}
+RUN = state_json("r1", "ora-restored")
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes
 ARN = "arn:aws:rds:us-east-1:123456789012:db:ora-restored"
 
@@ -58,7 +58,7 @@ def test_describe_instance_records_each_additional_volume_and_samples_its_progre
     with Stubber(rds) as stub:
         stub.add_response("describe_db_instances", described(), {"DBInstanceIdentifier": "ora-restored"})
         stub.add_response("describe_blue_green_deployments", {"BlueGreenDeployments": []})
-        facts = describe_instance(RUN, rds, store=store)
+        facts = describe_instance(run_state(RUN), rds, store=store)
         stub.assert_no_pending_responses()
     assert facts["storage_type"] == "gp3" and facts["iops"] == 3000  # the primary volume, as before
     assert facts["additional_storage_volumes"] == [

@@ -11,6 +11,7 @@ from cutover_prep.dal.store import Store
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import RunContext
 from cutover_prep.warmup.discovery import run_context
+from tests.unit.contexts import run_state
 
 ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf"
 INPUT = {"run_id": "r1", "target": {"db_instance_identifier": "orders", "secret_arn": ARN, "engine": "postgres"},
@@ -34,8 +35,8 @@ def judged(store: Store, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 
 def test_analyze_takes_the_thresholds_from_the_context_not_the_run_record(store, judged, monkeypatch):
-    context = RunContext.model_validate(run_context({**parse_run_input(INPUT), "verdict": {
-        **parse_run_input(INPUT)["verdict"], "max_warm_to_cold_latency": 3.0}}))
+    context = RunContext.model_validate(run_context(run_state({**parse_run_input(INPUT), "verdict": {
+        **parse_run_input(INPUT)["verdict"], "max_warm_to_cold_latency": 3.0}})))
 
     def no_record(run_id: str) -> None:
         raise AssertionError("Analyze read the run record")
@@ -46,12 +47,12 @@ def test_analyze_takes_the_thresholds_from_the_context_not_the_run_record(store,
 
 
 def test_a_context_made_before_it_carried_them_reads_the_run_record(store, judged):
-    made_before = {k: v for k, v in run_context(parse_run_input(INPUT)).items() if k != "verdict"}
+    made_before = {k: v for k, v in run_context(run_state(parse_run_input(INPUT))).items() if k != "verdict"}
     evidence.analyze_run(RunContext.model_validate(made_before), store=store)
     assert judged["thresholds"].max_warm_to_cold_latency == 1.5
 
 
 def test_the_context_carries_every_threshold_of_the_input():
-    context = RunContext.model_validate(run_context(parse_run_input(INPUT)))
+    context = RunContext.model_validate(run_context(run_state(parse_run_input(INPUT))))
     assert context.verdict is not None and context.verdict.max_warm_to_cold_latency == 1.5
     assert context.to_json()["verdict"] == parse_run_input(INPUT)["verdict"]  # the JSON handed on is the same

@@ -27,12 +27,13 @@ from cutover_prep.engines.oracle.engine import OracleEngine
 from cutover_prep.engines.registry import UnsupportedWarmupMode, check_warmup_mode, family
 from cutover_prep.findings.document import build_findings
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.steps import RunState
 from cutover_prep.verdict import decide
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.discovery import discover_and_plan
 from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
 from cutover_prep.warmup.unit import Budget
-from tests.unit.contexts import warm_json
+from tests.unit.contexts import run_state, warm_json
 
 BS = 8192
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0)
@@ -372,10 +373,10 @@ class ModeEngine:
         pass
 
 
-def run_doc(engine: str, mode: str) -> dict[str, Any]:
+def run_doc(engine: str, mode: str) -> RunState:
     warmup = parse_run_input({"target": TARGET, "warmup": {"mode": mode, "unit_mb": 4}})["warmup"]
-    return {"run_id": f"r-{engine}-{mode}", "target": {**TARGET, "engine": engine}, "warmup": warmup,
-            "instance": {"address": "db.example.com"}}
+    return run_state({"run_id": f"r-{engine}-{mode}", "target": {**TARGET, "engine": engine}, "warmup": warmup,
+                      "instance": {"address": "db.example.com"}, "started_at": "2026-11-25T00:00:00+00:00"})
 
 
 def secret(_arn: str) -> str:

@@ -14,11 +14,12 @@ from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.preflight import CONNECTION, FAIL, INFO, METHOD, PASS, PRIVILEGE, Check, Context, Report
 from cutover_prep.findings.document import preflight_section
 from cutover_prep.findings.failures import KNOWN_ERRORS, record_failure
-from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.run_input import InvalidInput, Warmup, parse_run_input
 from cutover_prep.preflight.step import PreflightFailed, run_preflight
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.secret_binding import SecretNotBound
 from cutover_prep.settings import connection_policy
+from tests.unit.contexts import run_state
 
 PASSWORD = "pw-never-recorded-91c2"
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:db-abc"
@@ -64,7 +65,7 @@ NOT_READ_ONLY = Check(CONNECTION, "read-only session", FAIL, "default_transactio
 def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store) -> None:
     run = run_doc(warmup={"databases": ["app", "sales_*"]})
     runner = FakeRunner(*GOOD)
-    out = run_preflight(run, store=store, read_secret=read_secret(), preflight=runner)
+    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner)
     assert out == {"enabled": True, "ok": True, "failed": [], "seconds": 1.25,
                    "evidence_key": evidence_key("pf-1", "preflight.json")}
     spec, ctx = runner.calls[0]
@@ -76,7 +77,7 @@ def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store
     assert doc["ok"] is True and doc["on_failure"] == "fail" and len(doc["checks"]) == 3
     assert PASSWORD not in json.dumps(doc)
     store.start_run(run)
-    run_preflight(run, store=store, read_secret=read_secret(), preflight=runner)
+    run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner)
     item = store.get_run("pf-1")
     assert item["preflight"]["ok"] is True and item["preflight"]["checks"] == {"pass": 3}
     assert item["step"] == "preflight_passed"
@@ -85,9 +86,9 @@ def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store
 def test_the_datafile_pass_asks_for_its_checks() -> None:
     from cutover_prep.preflight.step import context_of
 
-    assert context_of(run_doc(warmup={"mode": "both"})).datafiles is True
-    assert context_of(run_doc(warmup={"mode": "datafiles"})).datafiles is True
-    assert context_of(run_doc()).datafiles is False
+    assert context_of(Warmup(mode="both")).datafiles is True
+    assert context_of(Warmup(mode="datafiles")).datafiles is True
+    assert context_of(Warmup()).datafiles is False
 
 
 def test_a_failed_check_is_preflight_failed_naming_each_check_after_the_evidence_is_written(store) -> None:
@@ -95,7 +96,7 @@ def test_a_failed_check_is_preflight_failed_naming_each_check_after_the_evidence
     store.start_run(run)
     runner = FakeRunner(*GOOD, MISSING, NOT_READ_ONLY)
     with pytest.raises(PreflightFailed) as err:
-        run_preflight(run, store=store, read_secret=read_secret(), preflight=runner)
+        run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner)
     message = str(err.value)
     assert "\n" not in message and PASSWORD not in message
     assert "2 check(s) failed" in message
@@ -115,14 +116,15 @@ def test_a_failed_check_is_preflight_failed_naming_each_check_after_the_evidence
 def test_a_long_detail_is_cut_so_that_the_message_stays_one_short_line(store) -> None:
     long = Check(METHOD, "app: tid_range_scan", FAIL, "x " * 2000)
     with pytest.raises(PreflightFailed) as err:
-        run_preflight(run_doc(), store=store, read_secret=read_secret(), preflight=FakeRunner(long))
+        run_preflight(run_state(run_doc()), store=store, read_secret=read_secret(), preflight=FakeRunner(long))
     assert len(str(err.value)) < 600 and "..." in str(err.value)
 
 
 def test_many_failed_checks_are_named_up_to_a_bound_and_counted(store) -> None:
     census = [Check("census", f"app/public.t{i}#table.main", FAIL, "no privilege") for i in range(20)]
     with pytest.raises(PreflightFailed) as err:
-        run_preflight(run_doc(), store=store, read_secret=read_secret(), preflight=FakeRunner(*census, MISSING))
+        run_preflight(run_state(run_doc()), store=store, read_secret=read_secret(),
+                      preflight=FakeRunner(*census, MISSING))
     message = str(err.value)
     assert "21 check(s) failed: privilege app: EXECUTE on pg_read_binary_file" in message  # grants first
     assert "and 13 more" in message and "t6#" in message and "t7#" not in message
@@ -132,7 +134,7 @@ def test_many_failed_checks_are_named_up_to_a_bound_and_counted(store) -> None:
 def test_on_failure_warn_records_the_failure_and_goes_on(store) -> None:
     run = run_doc(preflight={"on_failure": "warn"})
     store.start_run(run)
-    out = run_preflight(run, store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING))
+    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING))
     assert out["ok"] is False and out["failed"] == ["app: EXECUTE on pg_read_binary_file"]
     assert store.get_run("pf-1")["preflight"]["on_failure"] == "warn"
 
@@ -145,7 +147,8 @@ def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
     def no_secret(arn: str) -> str:
         raise AssertionError("the secret is not read when the preflight is off")
 
-    assert run_preflight(run, store=store, read_secret=no_secret, preflight=runner) == {"enabled": False, "ok": None}
+    out = run_preflight(run_state(run), store=store, read_secret=no_secret, preflight=runner)
+    assert out == {"enabled": False, "ok": None}
     assert runner.calls == [] and not store.exists(evidence_key("pf-1", "preflight.json"))
     assert store.get_run("pf-1")["preflight"] == {"enabled": False}
 
@@ -153,7 +156,7 @@ def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
 def test_a_secret_of_another_instance_is_refused_before_the_preflight_connects(store) -> None:
     runner = FakeRunner(*GOOD)
     with pytest.raises(SecretNotBound):
-        run_preflight(run_doc(), store=store, read_secret=read_secret("orders-prod"), preflight=runner)
+        run_preflight(run_state(run_doc()), store=store, read_secret=read_secret("orders-prod"), preflight=runner)
     assert runner.calls == []
 
 

@@ -24,6 +24,7 @@ from cutover_prep.report.terminal import terminal_lines
 from cutover_prep.restore.progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
 from cutover_prep.restore.rds import describe_instance
 from cutover_prep.verdict import NOT_READY, READY, decide
+from tests.unit.contexts import run_state, state_json
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "restored-db"}}
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes
@@ -221,8 +222,8 @@ def test_describe_instance_samples_and_says_whether_it_is_green(store: Store):
     target = rds.create_blue_green_deployment(BlueGreenDeploymentName="bg", Source=blue["DBInstanceArn"])[
         "BlueGreenDeployment"]["Target"]
     green_id = target.rsplit(":", 1)[-1]
-    run = {"run_id": "r1", "started_at": datetime.now(UTC).isoformat(), "target": {"db_instance_identifier": green_id}}
-    facts = describe_instance(run, rds, store=store)
+    run = state_json("r1", green_id, started_at=datetime.now(UTC).isoformat())
+    facts = describe_instance(run_state(run), rds, store=store)
     assert facts["ready"] is True and facts["blue_green"]["green"] is True
     assert facts["db_instance_arn"] == target
     assert [(s["step"], s["status"]) for s in store.storage_samples("r1")] == [("DescribeInstance", None)]

@@ -20,6 +20,7 @@ from cutover_prep.connection import connection_spec
 from cutover_prep.engines import DatabaseUnreachable
 from cutover_prep.restore.rds import describe_instance, snapshot_source, start_restore
 from cutover_prep.settings import ConnectionPolicy
+from tests.unit.contexts import run_state
 
 REGION = "us-east-1"
 
@@ -46,20 +47,20 @@ def restoring_run() -> dict[str, Any]:
 
 def test_the_restore_records_the_snapshots_source_instance(rds: Any) -> None:
     prod = rds.describe_db_instances(DBInstanceIdentifier="orders-prod")["DBInstances"][0]
-    request = start_restore(restoring_run(), rds)
+    request = start_restore(run_state(restoring_run()), rds)
     assert request["restored_from"] == {
         "snapshot_identifier": "orders-prod-snap", "db_instance_identifier": "orders-prod",
         "address": prod["Endpoint"]["Address"], "db_instance_arn": prod["DBInstanceArn"]}
     # DescribeInstance hands it on with the restored instance's facts (what every later step sees)
     run = {**restoring_run(), "restore_request": request}
-    facts = describe_instance(run, rds)
+    facts = describe_instance(run_state(run), rds)
     assert facts["restored_from"]["db_instance_identifier"] == "orders-prod"
     assert facts["address"] != prod["Endpoint"]["Address"]  # the restored instance is another one
 
 
 def test_the_secret_of_the_source_instance_is_then_used_and_another_is_not(rds: Any) -> None:
-    run = {**restoring_run(), "restore_request": start_restore(restoring_run(), rds)}
-    run["instance"] = describe_instance(run, rds)
+    run = {**restoring_run(), "restore_request": start_restore(run_state(restoring_run()), rds)}
+    run["instance"] = describe_instance(run_state(run), rds)
     policy = ConnectionPolicy()
 
     def secret(instance: str):
@@ -75,7 +76,7 @@ def test_a_run_that_restores_nothing_has_no_source(rds: Any) -> None:
     run = {**restoring_run(), "target": {**restoring_run()["target"], "db_instance_identifier": "orders-prod"}}
     del run["restore"]
     run["restore_request"] = {"restored_from": {"db_instance_identifier": "billing-prod"}}  # not this run's
-    assert "restored_from" not in describe_instance(run, rds)
+    assert "restored_from" not in describe_instance(run_state(run), rds)
 
 
 def test_a_snapshot_that_cannot_be_read_names_no_source(rds: Any) -> None:

@@ -8,16 +8,26 @@ between Step Functions states keeps its shape, so an execution running across a 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.failures import record_unit_failure
-from cutover_prep.models.run_input import Benchmark, Target, Thresholds, Warmup, parse_run_input
-from cutover_prep.models.steps import RunContext, UnitFailedEvent, WarmSlotEvent, WarmUnitEvent
+from cutover_prep.models.run_input import (
+    Benchmark,
+    Preflight,
+    Restore,
+    Target,
+    Thresholds,
+    Warmup,
+    parse_run_input,
+)
+from cutover_prep.models.steps import RunContext, RunState, UnitFailedEvent, WarmSlotEvent, WarmUnitEvent
 from cutover_prep.warmup.discovery import run_context
 from cutover_prep.warmup.unit import Budget, warm_unit
+from tests.unit.contexts import run_state
 
 MADE_BEFORE: dict[str, Any] = json.loads("""{"run_id": "orders-1", "target": {"db_instance_identifier": "orders",
 "secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf", "engine": "postgres",
@@ -60,7 +70,7 @@ def test_the_context_discover_makes_now_is_the_one_it_made_before() -> None:
            "warmup": {"max_concurrency": 16, "chunk_mb": 32, "after_hot_set": {"max_concurrency": 4},
                       "databases": ["app"]},
            "benchmark": {"probe_blocks": 200}, "verdict": {"max_warm_to_cold_latency": 1.5}}
-    made = run_context({**parse_run_input(raw), "instance": MADE_BEFORE["instance"]})
+    made = run_context(run_state({**parse_run_input(raw), "instance": MADE_BEFORE["instance"]}))
     assert made == MADE_BEFORE
     assert RunContext.model_validate(made).to_json() == MADE_BEFORE
 
@@ -95,3 +105,113 @@ def test_a_failed_unit_is_recorded_from_the_typed_event(store: Store) -> None:
     out = record_unit_failure(event, store=store)
     assert out == {"unit_id": "u7", "status": "FAILED", "error": "ShortRead", "recorded": True}
     assert store.get_unit("orders-1", "u7")["error"] == "ShortRead"
+
+
+# ---- the state before the context (StartRestore, DescribeInstance, Discover, Preflight; decision 58) --------
+
+# A state exactly as the version before the typed run state handed it to Discover and Preflight: ValidateInput's
+# run (printed by that version's ``parse_run_input``, commit 0dea9a7), StartRestore's and DescribeInstance's
+# results; ``CONTEXT_BEFORE`` is what that version's ``run_context`` made of it, not the code under test.
+STATE_BEFORE: dict[str, Any] = json.loads("""{"target": {"db_instance_identifier": "orders-rehearsal",
+"secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf", "engine": "postgres",
+"database": null, "host": null, "port": null}, "restore": {"snapshot_identifier": "orders-prod-snap",
+"db_instance_class": null, "storage_type": null, "iops": null, "storage_throughput": null, "allocated_gb": null,
+"db_subnet_group_name": null, "vpc_security_group_ids": [], "db_parameter_group_name": null,
+"option_group_name": null, "multi_az": false, "tags": {"team": "orders"}, "poll_seconds": 60,
+"max_wait_minutes": 45}, "warmup": {"enabled": true, "max_concurrency": 16, "databases": ["app"],
+"include_schemas": [], "exclude_schemas": [], "include_system": false, "priority": ["app.public.orders"],
+"hot_set": {"engine": "postgres", "server": "orders-prod", "taken_at": "2026-11-20T10:00:00Z",
+"sources": ["statistics: pg_statio_user_tables"], "relations": 1, "names": ["app/public.orders"]},
+"after_hot_set": null, "unit_mb": null, "assumed_cold_mib_per_s": 8.0, "production_size_gb": null, "chunk_mb": 32,
+"create_extension": false, "wait_seconds": 30, "adaptive": false, "adaptive_start": 2, "adaptive_margin_pct": 10.0,
+"adaptive_window_seconds": 120.0, "adaptive_window_chunks": 8, "mode": "segments"}, "benchmark": {"enabled": true,
+"probe_blocks": 200, "probe_max_seconds": 60.0, "seconds_per_point": 20.0, "mbrc_values": [1, 2, 4, 8, 16, 32, 64,
+128], "io_combine_kb_values": [8, 16, 32, 64, 128, 256], "sessions": [1, 2, 4, 8], "write_test": false,
+"write_max_mib": 256, "write_max_free_storage_pct": 5.0, "metrics_wait_minutes": 10, "metrics_poll_seconds": 60,
+"compare_limits": true}, "verdict": {"min_coverage_pct": 100.0, "require_benchmark": true,
+"max_warm_to_cold_latency": 1.5, "fast_read_ms": 1.0, "min_warm_speedup": 2.0, "latency_noise_ms": 0.2,
+"max_warm_p99_ms": null, "expected_read_iops": null, "expected_read_mibps": null, "tolerance_pct": 10.0,
+"baseline_run_id": null, "max_unread_bytes": 0, "require_storage_initialized": false}, "preflight": {"enabled": true,
+"on_failure": "warn"}, "run_id": "orders-2", "comparison": null, "started_by": null,
+"started_at": "2026-11-25T09:00:00.123456+00:00", "restore_request": {"restore_started": true, "resumed": false,
+"requested_at": "2026-11-25T09:00:01.5+00:00", "restored_from": {"snapshot_identifier": "orders-prod-snap",
+"db_instance_identifier": "orders-prod"}}, "instance": {"status": "available", "ready": true, "engine": "postgres",
+"engine_family": "postgres", "address": "orders-rehearsal.abc.eu-west-1.rds.amazonaws.com", "port": 5432,
+"restored_from": {"snapshot_identifier": "orders-prod-snap", "db_instance_identifier": "orders-prod"}}}""")
+CONTEXT_BEFORE: dict[str, Any] = json.loads("""{"run_id": "orders-2", "target": {"db_instance_identifier":
+"orders-rehearsal", "secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf",
+"engine": "postgres", "database": null, "host": null, "port": null}, "instance": {"status": "available",
+"ready": true, "engine": "postgres", "engine_family": "postgres",
+"address": "orders-rehearsal.abc.eu-west-1.rds.amazonaws.com", "port": 5432, "restored_from":
+{"snapshot_identifier": "orders-prod-snap", "db_instance_identifier": "orders-prod"}}, "warmup": {"chunk_mb": 32,
+"assumed_cold_mib_per_s": 8.0, "create_extension": false, "max_concurrency": 16, "adaptive": false,
+"adaptive_start": 2, "adaptive_margin_pct": 10.0, "adaptive_window_seconds": 120.0, "adaptive_window_chunks": 8,
+"after_hot_set": null}, "benchmark": {"enabled": true, "probe_blocks": 200, "probe_max_seconds": 60.0,
+"seconds_per_point": 20.0, "mbrc_values": [1, 2, 4, 8, 16, 32, 64, 128], "io_combine_kb_values": [8, 16, 32, 64,
+128, 256], "sessions": [1, 2, 4, 8], "write_test": false, "write_max_mib": 256, "write_max_free_storage_pct": 5.0,
+"metrics_wait_minutes": 10, "metrics_poll_seconds": 60, "compare_limits": true}, "verdict": {"min_coverage_pct":
+100.0, "require_benchmark": true, "max_warm_to_cold_latency": 1.5, "fast_read_ms": 1.0, "min_warm_speedup": 2.0,
+"latency_noise_ms": 0.2, "max_warm_p99_ms": null, "expected_read_iops": null, "expected_read_mibps": null,
+"tolerance_pct": 10.0, "baseline_run_id": null, "max_unread_bytes": 0, "require_storage_initialized": false}}""")
+# a state of a version before the preflight, verdict, comparison and admission options, and the context that
+# version's run_context made of it (printed by commit 0dea9a7's run_context)
+OLDER_STATE: dict[str, Any] = {
+    "run_id": "orders-3", "started_at": "2026-06-01T09:00:00+00:00", "target": STATE_BEFORE["target"],
+    "restore": None, "warmup": {"max_concurrency": 4, "databases": ["app"], "include_schemas": [],
+                                "exclude_schemas": [], "include_system": False, "priority": [], "unit_mb": None,
+                                "assumed_cold_mib_per_s": 8.0, "chunk_mb": 64, "create_extension": False,
+                                "wait_seconds": 30},
+    "benchmark": {"enabled": False},
+    "instance": {"status": "available", "ready": True, "address": STATE_BEFORE["instance"]["address"], "port": 5432}}
+OLDER_CONTEXT: dict[str, Any] = {
+    "run_id": "orders-3", "target": STATE_BEFORE["target"], "instance": OLDER_STATE["instance"],
+    "warmup": {"chunk_mb": 64, "assumed_cold_mib_per_s": 8.0, "create_extension": False, "max_concurrency": 4},
+    "benchmark": {**CONTEXT_BEFORE["benchmark"], "enabled": False, "probe_blocks": 500},
+    "verdict": {**CONTEXT_BEFORE["verdict"], "max_warm_to_cold_latency": 1.25}}
+
+
+def test_a_state_made_by_the_version_before_parses_into_the_models() -> None:
+    state = RunState.model_validate(STATE_BEFORE)
+    assert isinstance(state.target, Target) and isinstance(state.restore, Restore)
+    assert state.restore.tags == {"team": "orders"} and state.restore.max_wait_minutes == 45
+    assert isinstance(state.warmup, Warmup) and state.warmup.hot_set is not None
+    assert state.warmup.hot_set.names == ["app/public.orders"]
+    assert isinstance(state.preflight, Preflight) and state.preflight.on_failure == "warn"
+    assert state.verdict.max_warm_to_cold_latency == 1.5 and state.benchmark.probe_blocks == 200
+    assert state.started_at == datetime(2026, 11, 25, 9, 0, 0, 123456, tzinfo=UTC)
+    assert state.restore_request is not None and state.restore_request.restored_from == \
+        STATE_BEFORE["restore_request"]["restored_from"]
+    assert state.instance == STATE_BEFORE["instance"]
+    assert state.model_extra == {"started_by": None}  # kept as it came; no step reads it
+
+
+@pytest.mark.parametrize(("state", "context"), [(STATE_BEFORE, CONTEXT_BEFORE), (OLDER_STATE, OLDER_CONTEXT)],
+                         ids=["before", "older"])
+def test_discover_makes_the_context_the_version_before_made_of_the_same_state(state, context) -> None:
+    """The context is the payload of every state after Discover: byte for byte the same JSON."""
+    made = run_context(RunState.model_validate(state))
+    assert json.dumps(made) == json.dumps(context)
+
+
+def test_a_state_made_before_the_preflight_and_verdict_sections_reads_their_defaults() -> None:
+    state = RunState.model_validate(OLDER_STATE)
+    assert state.preflight == Preflight() and state.preflight.enabled and state.preflight.on_failure == "fail"
+    assert state.verdict == Thresholds() and state.restore is None and state.comparison is None
+    assert state.warmup.mode == "segments" and state.warmup.hot_set is None
+
+
+def test_an_instance_that_is_not_available_waits_as_long_as_the_documented_restore_default() -> None:
+    """No restore section: the wait is restore.max_wait_minutes' default, 180 minutes (docs/run-input.md)."""
+    from unittest.mock import MagicMock
+
+    from cutover_prep.restore.rds import RestoreTimeout, describe_instance
+
+    rds = MagicMock()
+    rds.describe_db_instances.return_value = {"DBInstances": [{"DBInstanceStatus": "modifying"}]}
+    state = RunState.model_validate(OLDER_STATE)
+    assert describe_instance(state, rds, now=state.started_at + timedelta(minutes=179))["ready"] is False
+    with pytest.raises(RestoreTimeout, match="restore.max_wait_minutes=180"):
+        describe_instance(state, rds, now=state.started_at + timedelta(minutes=181))
+    restoring = RunState.model_validate(STATE_BEFORE)  # its own restore section says 45
+    with pytest.raises(RestoreTimeout, match="restore.max_wait_minutes=45"):
+        describe_instance(restoring, rds, now=restoring.started_at + timedelta(minutes=46))

@@ -12,6 +12,7 @@ from botocore.exceptions import ClientError
 from moto.events.models import EventPattern
 
 from cutover_prep import completion
+from cutover_prep.models.steps import TriggerEvent
 from cutover_prep.restore.trigger import (
     EVENT_PATTERN,
     TAG_ENABLED,
@@ -37,6 +38,11 @@ def rds_event(event_id="RDS-EVENT-0043", ident="restored-1", source="aws.rds", d
                        "Message": "Restored from snapshot", "SourceIdentifier": ident, "EventID": event_id}}
 
 
+def parsed(*args, **kwargs) -> TriggerEvent:
+    """An RDS event as OnRestore's handler gets it (``event_parser``)."""
+    return TriggerEvent.model_validate(rds_event(*args, **kwargs))
+
+
 @pytest.mark.parametrize(("event", "matches"), [
     (rds_event("RDS-EVENT-0043"), True),
     (rds_event("RDS-EVENT-0019"), True),
@@ -48,7 +54,7 @@ def test_rule_pattern(event, matches):
     # EVENT_PATTERN is the deployed rule's pattern (asserted on the template); moto's EventBridge
     # matcher applies it, and the handler's own check agrees with it
     assert EventPattern.load(json.dumps(EVENT_PATTERN)).matches_event(event) is matches
-    assert matches_pattern(event) is matches
+    assert matches_pattern(TriggerEvent.model_validate(event)) is matches
 
 
 @pytest.fixture(autouse=True)
@@ -116,7 +122,7 @@ def executions(sfn, arn):
 def test_event_for_an_opted_in_instance_starts_one_run(env):
     rds, sfn, arn, starter = env
     make_instance(rds, "restored-1", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
-    result = on_rds_event(rds_event(ident="restored-1"), starter)
+    result = on_rds_event(parsed(ident="restored-1"), starter)
     assert result["action"] == "started"
     (execution,) = executions(sfn, arn)
     payload = json.loads(sfn.describe_execution(executionArn=execution["executionArn"])["input"])
@@ -126,19 +132,19 @@ def test_event_for_an_opted_in_instance_starts_one_run(env):
 def test_not_opted_in_and_gone_instances_are_ignored(env):
     rds, sfn, arn, starter = env
     make_instance(rds, "other", {"team": "x"})
-    assert on_rds_event(rds_event(ident="other"), starter)["action"] == "ignored"
-    assert on_rds_event(rds_event(ident="never-existed"), starter)["action"] == "ignored"
-    assert on_rds_event(rds_event("RDS-EVENT-0005", ident="other"), starter)["action"] == "ignored"
+    assert on_rds_event(parsed(ident="other"), starter)["action"] == "ignored"
+    assert on_rds_event(parsed(ident="never-existed"), starter)["action"] == "ignored"
+    assert on_rds_event(parsed("RDS-EVENT-0005", ident="other"), starter)["action"] == "ignored"
     assert executions(sfn, arn) == []
 
 
 def test_event_then_schedule_then_event_again_is_one_run(env):
     rds, sfn, arn, starter = env
     make_instance(rds, "restored-2", {TAG_ENABLED: "TRUE", TAG_SECRET: SECRET})
-    assert on_rds_event(rds_event(ident="restored-2"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="restored-2"), starter)["action"] == "started"
     swept = sweep(starter, lookback_hours=1)
     assert [r["action"] for r in swept if r["instance"] == "restored-2"] == ["duplicate"]
-    assert on_rds_event(rds_event("RDS-EVENT-0019", ident="restored-2"), starter)["action"] == "duplicate"
+    assert on_rds_event(parsed("RDS-EVENT-0019", ident="restored-2"), starter)["action"] == "duplicate"
     assert len(executions(sfn, arn)) == 1
 
 
@@ -161,7 +167,7 @@ def test_profile_supplies_options_and_tags_override(env, store):
                                               "input": {"S": json.dumps(profile)}})
     make_instance(rds, "restored-3", {TAG_ENABLED: "true", TAG_PROFILE: "oracle-prod",
                                       "cutover-prep:max-concurrency": "32"})
-    assert on_rds_event(rds_event(ident="restored-3"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="restored-3"), starter)["action"] == "started"
     payload = json.loads(sfn.describe_execution(executionArn=executions(sfn, arn)[0]["executionArn"])["input"])
     assert payload["warmup"]["max_concurrency"] == 32 and payload["benchmark"]["seconds_per_point"] == 60
 
@@ -175,7 +181,7 @@ def test_profile_supplies_options_and_tags_override(env, store):
 def test_bad_tags_are_rejected_with_the_reason_and_start_nothing(env, tags, needle):
     rds, sfn, arn, starter = env
     make_instance(rds, "bad", tags)
-    result = on_rds_event(rds_event(ident="bad"), starter)
+    result = on_rds_event(parsed(ident="bad"), starter)
     assert result["action"] == "rejected" and needle in result["why"]
     assert executions(sfn, arn) == []
 
@@ -193,11 +199,11 @@ def test_a_start_that_failed_after_the_claim_is_retried_not_lost(env):
     make_instance(rds, "throttled", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
     starter.sfn = FlakyStepFunctions(sfn, failures=1)
     with pytest.raises(ClientError):  # the event path fails loudly: EventBridge and Lambda retry it
-        on_rds_event(rds_event(ident="throttled"), starter)
+        on_rds_event(parsed(ident="throttled"), starter)
     assert executions(sfn, arn) == []
     (result,) = sweep(starter, lookback_hours=1)  # the claim exists but no run: the sweep starts it
     assert result["action"] == "started" and result["retried_claim"] is True
-    assert on_rds_event(rds_event(ident="throttled"), starter)["action"] == "duplicate"
+    assert on_rds_event(parsed(ident="throttled"), starter)["action"] == "duplicate"
     assert len(executions(sfn, arn)) == 1
 
 
@@ -216,11 +222,11 @@ def test_a_new_restore_under_a_name_used_before_gets_its_own_run(env):
     rds, sfn, arn, starter = env
     tags = {TAG_ENABLED: "true", TAG_SECRET: SECRET}
     make_instance(rds, "rehearsal", tags)
-    assert on_rds_event(rds_event(ident="rehearsal"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="rehearsal"), starter)["action"] == "started"
     rds.delete_db_instance(DBInstanceIdentifier="rehearsal", SkipFinalSnapshot=True)
     make_instance(rds, "rehearsal", tags)  # the second rehearsal: same name, a new instance
-    assert on_rds_event(rds_event(ident="rehearsal"), starter)["action"] == "started"
-    assert on_rds_event(rds_event("RDS-EVENT-0019", ident="rehearsal"), starter)["action"] == "duplicate"
+    assert on_rds_event(parsed(ident="rehearsal"), starter)["action"] == "started"
+    assert on_rds_event(parsed("RDS-EVENT-0019", ident="rehearsal"), starter)["action"] == "duplicate"
     assert len(executions(sfn, arn)) == 2
 
 
@@ -237,7 +243,7 @@ def test_a_restore_seen_while_creating_and_again_when_available_is_one_run(env):
 def test_a_run_already_started_is_a_duplicate_whatever_its_tags_or_profile_say_now(env, store):
     rds, sfn, arn, starter = env
     make_instance(rds, "changed", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
-    assert on_rds_event(rds_event(ident="changed"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="changed"), starter)["action"] == "started"
     instance = rds.describe_db_instances(DBInstanceIdentifier="changed")["DBInstances"][0]
     rds.remove_tags_from_resource(ResourceName=instance["DBInstanceArn"], TagKeys=[TAG_SECRET])
     assert [r["action"] for r in sweep(starter, lookback_hours=1)] == ["duplicate"]  # not "rejected"
@@ -285,7 +291,7 @@ def test_an_instance_without_identity_yet_is_left_for_the_sweep(env):
 def test_a_rejected_restore_is_told_once_and_starts_when_the_tags_are_fixed(env):
     rds, sfn, arn, starter = env
     make_instance(rds, "untold", {TAG_ENABLED: "true"})
-    assert on_rds_event(rds_event(ident="untold"), starter)["action"] == "rejected"
+    assert on_rds_event(parsed(ident="untold"), starter)["action"] == "rejected"
     assert [r["action"] for r in sweep(starter, lookback_hours=1)] == ["rejected"]
     (entry,) = starter.events.entries  # once, not every 15 minutes
     assert entry["Source"] == completion.SOURCE and entry["DetailType"] == completion.NOT_STARTED
@@ -303,7 +309,7 @@ def test_a_rejected_restore_is_told_once_and_starts_when_the_tags_are_fixed(env)
 def test_a_renamed_restore_is_still_the_same_restore(env):
     rds, sfn, arn, starter = env
     make_instance(rds, "restored-tmp", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
-    assert on_rds_event(rds_event(ident="restored-tmp"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="restored-tmp"), starter)["action"] == "started"
     instance = rds.describe_db_instances(DBInstanceIdentifier="restored-tmp")["DBInstances"][0]
     renamed = {**instance, "DBInstanceIdentifier": "prod"}  # a rename keeps DbiResourceId and the creation time
     assert starter.consider(renamed, via="schedule")["action"] == "duplicate"
@@ -329,7 +335,7 @@ def test_an_instance_a_run_restored_itself_is_not_started_twice(env, store, monk
     record_run(store, "r1", "restored-by-run")
     make_instance(rds, "restored-by-run", {TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:run-id": "r1",
                                            "cutover-prep:deployment": DEPLOYMENT})
-    result = on_rds_event(rds_event(ident="restored-by-run"), starter)
+    result = on_rds_event(parsed(ident="restored-by-run"), starter)
     assert result["action"] == "ignored" and "restored by run r1" in result["why"]
     assert sweep(starter, lookback_hours=1)[0]["action"] == "ignored"
     assert executions(sfn, arn) == []
@@ -346,22 +352,22 @@ def test_a_copy_of_a_run_restored_instance_is_started_its_run_tag_is_no_proof(en
                                          "cutover-prep:deployment": DEPLOYMENT})
     make_instance(rds, "other-deployment", {TAG_ENABLED: "true", TAG_SECRET: SECRET, "cutover-prep:run-id": "r1",
                                             "cutover-prep:deployment": "another-stack"})
-    assert on_rds_event(rds_event(ident="customer-copy"), starter)["action"] == "started"
-    assert on_rds_event(rds_event(ident="other-deployment"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="customer-copy"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="other-deployment"), starter)["action"] == "started"
     assert len(executions(sfn, arn)) == 2
 
 
 def test_a_named_profile_that_is_missing_or_broken_is_a_rejection_not_defaults(env, store):
     rds, sfn, arn, starter = env
     make_instance(rds, "named", {TAG_ENABLED: "true", TAG_SECRET: SECRET, TAG_PROFILE: "oracle-prod"})
-    result = on_rds_event(rds_event(ident="named"), starter)
+    result = on_rds_event(parsed(ident="named"), starter)
     assert result["action"] == "rejected" and "profile 'oracle-prod'" in result["why"] and "not found" in result["why"]
     store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
                                               "input": {"S": "{oops"}})
-    assert "not JSON" in on_rds_event(rds_event(ident="named"), starter)["why"]
+    assert "not JSON" in on_rds_event(parsed(ident="named"), starter)["why"]
     store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
                                               "input": {"S": '{"target": "x"}'}})  # stored by hand, wrong shape
-    assert "target must be an object" in on_rds_event(rds_event(ident="named"), starter)["why"]
+    assert "target must be an object" in on_rds_event(parsed(ident="named"), starter)["why"]
     make_instance(rds, "untagged-profile", {TAG_ENABLED: "true", TAG_SECRET: SECRET})  # no default: defaults
-    assert on_rds_event(rds_event(ident="untagged-profile"), starter)["action"] == "started"
+    assert on_rds_event(parsed(ident="untagged-profile"), starter)["action"] == "started"
     assert len(executions(sfn, arn)) == 1

@@ -67,10 +67,11 @@ def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
 def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
     from cutover_prep.engines import EngineError, open_engine
     from cutover_prep.engines.registry import UnsupportedWarmupMode
+    from cutover_prep.models.run_input import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     try:  # never create_extension: the estimate writes nothing
-        return make_plan(spec, warmup, lambda s, _w: open_engine(s), attempts=1)
+        return make_plan(spec, Warmup.model_validate(warmup), lambda s, _w: open_engine(s), attempts=1)
     except UnsupportedWarmupMode as exc:
         raise remote.CliProblem(str(exc)) from None
     except EngineError as exc:
@@ -143,7 +144,7 @@ def aws_earlier_findings(session: Any, stack: str, identifier: str) -> tuple[lis
         return [], f"earlier runs not looked up (stack {stack} names no table or bucket)"
     store = Store(dynamodb=session.client("dynamodb"), s3=session.client("s3"), table=deployment.table,
                   bucket=deployment.bucket)
-    return earlier_findings(store, {"target": {"db_instance_identifier": identifier}, "run_id": None}), None
+    return earlier_findings(store, identifier), None
 
 
 def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, dict[str, Any], Any]:

@@ -11,7 +11,7 @@ A lookup that fails leaves that source out; the estimate itself never fails the 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
@@ -19,7 +19,9 @@ from pydantic import ValidationError
 from cutover_prep.analysis.limits import LimitsError
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.estimate.compute import Counted, choose_rate, estimate, instance_limits_facts, readers_for
-from cutover_prep.models.run_input import Benchmark, Warmup, with_defaults
+
+if TYPE_CHECKING:
+    from cutover_prep.models.steps import RunState
 
 EARLIER_RUNS_READ = 3  # findings documents read at most, newest first
 logger = logging.getLogger(__name__)
@@ -27,15 +29,12 @@ ESTIMATE_FIELDS = ("bytes_to_read", "counted", "assumed_mib_per_s", "source", "s
                    "seconds_bytes", "seconds_ranges", "range_seconds", "concurrency", "units", "ranges", "cost_usd")
 
 
-def earlier_findings(store: Store, run: dict[str, Any]) -> list[dict[str, Any]]:
-    """The findings of the latest finished runs of the same instance (not this run)."""
-    ident = (run.get("target") or {}).get("db_instance_identifier")
-    if not ident:
-        return []
+def earlier_findings(store: Store, ident: str, run_id: str | None = None) -> list[dict[str, Any]]:
+    """The findings of the latest finished runs of the instance ``ident`` (not the run ``run_id``)."""
     found: list[dict[str, Any]] = []
     try:
         for item in store.runs_of_instance(ident):
-            if item.get("run_id") == run.get("run_id") or not item.get("findings_key"):
+            if item.get("run_id") == run_id or not item.get("findings_key"):
                 continue
             doc = store.get_json(item["findings_key"])
             if (doc.get("target") or {}).get("db_instance_identifier") == ident:
@@ -47,26 +46,26 @@ def earlier_findings(store: Store, run: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def run_estimate(run: dict[str, Any], *, store: Store, plan_summary: dict[str, Any], engine: str,
+def run_estimate(run: RunState, *, store: Store, plan_summary: dict[str, Any], engine: str,
                  ranges: int | None = None, counted: Counted | None = None) -> dict[str, Any] | None:
     """The estimate of this run's plan, as stored on the run item (JSON); None (logged) when the facts it is
     made from cannot be used: the warm-up goes on without it."""
-    max_concurrency = int(with_defaults(Warmup, run.get("warmup"))["max_concurrency"])
+    max_concurrency = run.warmup.max_concurrency
     concurrency = readers_for(max_concurrency, plan_summary)
     emulation = None
-    key = evidence_key(run["run_id"], EMULATION_EVIDENCE)
+    key = evidence_key(run.run_id, EMULATION_EVIDENCE)
     try:
         if store.exists(key):
             emulation = store.get_json(key)
     except (ClientError, BotoCoreError, ValueError) as exc:
         logger.warning("estimate: emulation evidence not read: %s", type(exc).__name__)
-    compare_limits = with_defaults(Benchmark, run.get("benchmark"))["compare_limits"]
-    instance = instance_limits_facts(run.get("instance")) if compare_limits else None
+    instance = instance_limits_facts(run.instance) if run.benchmark.compare_limits else None
     try:  # facts of an odd shape (a stored document, an instance RDS describes oddly) cost the estimate only
-        rate = choose_rate(engine=engine, concurrency=concurrency, measured=earlier_findings(store, run),
+        rate = choose_rate(engine=engine, concurrency=concurrency,
+                           measured=earlier_findings(store, run.target.db_instance_identifier, run.run_id),
                            emulation=emulation, instance=instance)
         return estimate(engine=engine, plan_summary=plan_summary, max_concurrency=max_concurrency, rate=rate,
-                        ranges=ranges, counted=counted, restore=bool(run.get("restore"))).model_dump(mode="json")
+                        ranges=ranges, counted=counted, restore=run.restore is not None).model_dump(mode="json")
     except (ValidationError, LimitsError, ValueError, TypeError, KeyError, AttributeError) as exc:
         logger.warning("estimate not made: %s: %s", type(exc).__name__, str(exc)[:200])
         return None

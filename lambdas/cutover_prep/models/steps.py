@@ -2,24 +2,37 @@
 
 The field names are the ASL's ``Parameters`` / ``ItemSelector`` of each state in
 ``statemachines/``; a state that hands on the whole workflow state uses ``RunState``,
-which keeps every field it does not name. The run context's sections are the run input's own
-models (``RunContext``); the other nested documents (a work unit, a sweep point, the instance's
-facts) are validated by the logic that owns them.
+which keeps every field it does not name. The run state's and the run context's sections are the
+run input's own models (``RunState``, ``RunContext``); the other nested documents (a work unit, a
+sweep point, the instance's facts) are validated by the logic that owns them.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cutover_prep.models.run_input import Benchmark, Target, Thresholds, Warmup
+from cutover_prep.models.run_input import (
+    Benchmark,
+    ComparisonLink,
+    Preflight,
+    Restore,
+    Target,
+    Thresholds,
+    Warmup,
+)
 
 Document = dict[str, Any]
 
 
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _connection_input(run_id: str, target: Target, instance: Document) -> dict[str, Any]:
+    return {"run_id": run_id, "target": target.model_dump(mode="json"), "instance": instance}
 
 
 class RunContext(_Event):
@@ -44,23 +57,43 @@ class RunContext(_Event):
         return self.model_dump(mode="json", exclude_unset=True)
 
     def connection_input(self) -> dict[str, Any]:
-        """The target and the instance's facts as ``connection.connection_spec`` reads them (the run state's
-        steps and the command line hand it the run as JSON)."""
-        return {"run_id": self.run_id, "target": self.target.model_dump(mode="json"), "instance": self.instance}
+        """The target and the instance's facts as ``connection.connection_spec`` reads them (the command line
+        hands it the run as JSON)."""
+        return _connection_input(self.run_id, self.target, self.instance)
+
+
+class RestoreRequest(BaseModel):
+    """StartRestore's result (``$.restore_request``): the instance the snapshot was taken from, which
+    DescribeInstance hands on in the instance's facts (``secret_binding``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    restored_from: Document | None = None
 
 
 class RunState(_Event):
-    """The workflow's whole state (the validated input, then what each step added)."""
+    """The workflow's whole state before the run context exists (StartRestore, DescribeInstance, Discover,
+    Preflight): ValidateInput's run, each section in the run input's own model, then what each step added
+    (``restore_request``, ``instance``; the later ones are kept as they came). A section a state made by an
+    earlier version lacks reads as the model's default."""
 
     model_config = ConfigDict(extra="allow")
 
     run_id: str = Field(min_length=1, max_length=80)
-    target: Document
+    target: Target
+    restore: Restore | None = None
+    warmup: Warmup = Field(default_factory=Warmup)
+    benchmark: Benchmark = Field(default_factory=Benchmark)
+    verdict: Thresholds = Field(default_factory=Thresholds)
+    preflight: Preflight = Field(default_factory=Preflight)
+    comparison: ComparisonLink | None = None
+    started_at: datetime
+    restore_request: RestoreRequest | None = None
+    instance: Document = Field(default_factory=dict)  # DescribeInstance's facts (``restore.rds.instance_facts``)
 
-    def logic_input(self) -> dict[str, Any]:
-        """The state as the steps before the run context take it (ValidateInput's JSON and what each step
-        added), nothing added."""
-        return self.model_dump(mode="json", exclude_unset=True)
+    def connection_input(self) -> dict[str, Any]:
+        """As ``RunContext.connection_input``."""
+        return _connection_input(self.run_id, self.target, self.instance)
 
 
 class StepError(BaseModel):
@@ -169,8 +202,17 @@ class CompareCleanupEvent(_Event):
     state: Document
 
 
+class RdsEventDetail(BaseModel):
+    """An RDS event's ``detail`` (the fields OnRestore reads; the scheduled sweep's is empty)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    EventID: Any = None  # compared with the restore events' ids: any other value is not one
+    SourceIdentifier: str | None = None
+    SourceArn: str | None = None
+
+
 class TriggerEvent(EventBridgeEvent):
     """What starts OnRestore: an RDS event or the scheduled sweep's event."""
 
-    def logic_input(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True)
+    detail: RdsEventDetail = Field(default_factory=RdsEventDetail)

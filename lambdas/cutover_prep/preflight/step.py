@@ -15,14 +15,17 @@ Nothing here holds the password: the report's target is host, port, database and
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.preflight import FAIL, Context, Report
-from cutover_prep.models.run_input import Preflight
+from cutover_prep.models.run_input import Warmup
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.warmup import modes
+
+if TYPE_CHECKING:
+    from cutover_prep.models.steps import RunState
 
 EVIDENCE = "preflight.json"
 TIMEOUT_SECONDS = 60.0  # the whole preflight; the function's own timeout leaves room to write the evidence
@@ -35,15 +38,9 @@ class PreflightFailed(Exception):
     """A check of the preflight failed on the run's target (a grant, a read method, the read-only session)."""
 
 
-def options_of(run: dict[str, Any]) -> Preflight:
-    """The run input's ``preflight`` section; the model's defaults when absent (a state made before it)."""
-    return Preflight.model_validate(run.get("preflight") or {})
-
-
-def context_of(run: dict[str, Any], timeout_seconds: float = TIMEOUT_SECONDS) -> Context:
-    warmup = run.get("warmup") or {}
-    return Context(databases=tuple(warmup.get("databases") or ()),
-                   datafiles=modes.reads_datafiles(modes.mode_of(warmup)), timeout_seconds=timeout_seconds)
+def context_of(warmup: Warmup, timeout_seconds: float = TIMEOUT_SECONDS) -> Context:
+    return Context(databases=tuple(warmup.databases), datafiles=modes.reads_datafiles(warmup.mode),
+                   timeout_seconds=timeout_seconds)
 
 
 def failure_message(report: Report) -> str:
@@ -71,19 +68,20 @@ def summary_of(report: Report, on_failure: str, key: str) -> dict[str, Any]:
             "checks": counts, "on_failure": on_failure, "evidence_key": key}
 
 
-def run_preflight(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
+def run_preflight(run: RunState, *, store: Store, read_secret: SecretReader,
                   read_secret_tags: TagReader | None = None, preflight: Runner | None = None,
                   timeout_seconds: float = TIMEOUT_SECONDS) -> dict[str, Any]:
-    """Run the preflight on the run's target; ``PreflightFailed`` when a check failed and the input says fail."""
-    run_id = run["run_id"]
-    options = options_of(run)
+    """Run the preflight on the run's target; ``PreflightFailed`` when a check failed and the input says fail.
+    A state made before the ``preflight`` section has the model's defaults (``RunState``)."""
+    run_id, options = run.run_id, run.preflight
     if not options.enabled:
         store.update_run(run_id, step="preflight_skipped", preflight={"enabled": False})
         return {"enabled": False, "ok": None}
     if preflight is None:
         from cutover_prep.preflight.runner import run as preflight
-    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)  # SecretNotBound: before connecting
-    report = preflight(spec, context_of(run, timeout_seconds))
+    # SecretNotBound: before connecting
+    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    report = preflight(spec, context_of(run.warmup, timeout_seconds))
     key = store.put_json(evidence_key(run_id, EVIDENCE), {"run_id": run_id, "on_failure": options.on_failure,
                                                           **report.to_json()})
     summary = summary_of(report, options.on_failure, key)

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep.engines import RDS_ENGINE_FAMILY
+from cutover_prep.models.run_input import Restore
 from cutover_prep.restore.progress import blue_green_of, sample_storage_progress
 from cutover_prep.settings import deployment_id
 from cutover_prep.volumes import additional_volumes
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
+
+if TYPE_CHECKING:
+    from cutover_prep.models.steps import RunState
 
 FAILED_STATES = {
     "failed", "incompatible-restore", "incompatible-parameters", "incompatible-network",
@@ -19,6 +23,7 @@ FAILED_STATES = {
     "inaccessible-encryption-credentials", "deleting", "deleted",
 }
 RUN_TAG = "cutover-prep:run-id"
+MAX_WAIT_MINUTES: int = Restore.model_fields["max_wait_minutes"].default  # the input's default, written there
 
 
 class RestoreFailed(Exception):
@@ -29,16 +34,16 @@ class RestoreTimeout(Exception):
     error_type = "RestoreTimeout"
 
 
-def restore_tags(run: dict[str, Any], deployment: str | None) -> dict[str, str]:
+def restore_tags(run: RunState, restore: Restore, deployment: str | None) -> dict[str, str]:
     """The tags of the instance the run restores: the user's ``restore.tags`` (no ``cutover-prep:*`` key:
     reserved), the run's id, this deployment's id and, for a comparison's child run (whose restore
     ValidateInput recorded in the comparison's record), the comparison's id and TTL."""
-    tags = {**run["restore"]["tags"], RUN_TAG: run["run_id"]}
+    tags = {**restore.tags, RUN_TAG: run.run_id}
     if deployment:
         tags[DEPLOYMENT_TAG] = deployment
-    if run.get("comparison"):
-        tags[COMPARISON_TAG] = run["comparison"]["comparison_id"]
-        tags[TTL_TAG] = str(run["comparison"]["ttl_hours"])
+    if run.comparison is not None:
+        tags[COMPARISON_TAG] = run.comparison.comparison_id
+        tags[TTL_TAG] = str(run.comparison.ttl_hours)
     return tags
 
 
@@ -75,39 +80,41 @@ def snapshot_source(rds: Any, snapshot_identifier: str) -> dict[str, Any]:
     return {k: v for k, v in source.items() if v is not None}
 
 
-def start_restore(run: dict[str, Any], rds: Any) -> dict[str, Any]:
+def start_restore(run: RunState, rds: Any) -> dict[str, Any]:
     """Start the restore; idempotent: an instance this run already created is accepted.
 
     The result names the instance the snapshot was taken from (``restored_from``); DescribeInstance hands it
     on in the instance facts."""
-    target, restore, run_id = run["target"], run["restore"], run["run_id"]
-    identifier = target["db_instance_identifier"]
-    source = snapshot_source(rds, restore["snapshot_identifier"])
+    restore, run_id = run.restore, run.run_id
+    if restore is None:  # the ASL's RestoreRequested choice comes here only with one
+        raise RestoreFailed(f"run {run_id} asks for no restore (restore.snapshot_identifier)")
+    identifier = run.target.db_instance_identifier
+    source = snapshot_source(rds, restore.snapshot_identifier)
     deployment = deployment_id()
     params: dict[str, Any] = {
         "DBInstanceIdentifier": identifier,
-        "DBSnapshotIdentifier": restore["snapshot_identifier"],
-        "MultiAZ": restore["multi_az"],
+        "DBSnapshotIdentifier": restore.snapshot_identifier,
+        "MultiAZ": restore.multi_az,
         "PubliclyAccessible": False,
         "CopyTagsToSnapshot": True,
-        "Tags": [{"Key": k, "Value": v} for k, v in sorted(restore_tags(run, deployment).items())],
+        "Tags": [{"Key": k, "Value": v} for k, v in sorted(restore_tags(run, restore, deployment).items())],
     }
     optional = {
-        "DBInstanceClass": "db_instance_class", "StorageType": "storage_type", "Iops": "iops",
-        "StorageThroughput": "storage_throughput", "AllocatedStorage": "allocated_gb",
-        "DBSubnetGroupName": "db_subnet_group_name",
-        "DBParameterGroupName": "db_parameter_group_name", "OptionGroupName": "option_group_name",
+        "DBInstanceClass": restore.db_instance_class, "StorageType": restore.storage_type, "Iops": restore.iops,
+        "StorageThroughput": restore.storage_throughput, "AllocatedStorage": restore.allocated_gb,
+        "DBSubnetGroupName": restore.db_subnet_group_name,
+        "DBParameterGroupName": restore.db_parameter_group_name, "OptionGroupName": restore.option_group_name,
     }
-    params.update({api: restore[key] for api, key in optional.items() if restore.get(key) is not None})
-    if restore.get("vpc_security_group_ids"):
-        params["VpcSecurityGroupIds"] = restore["vpc_security_group_ids"]
+    params.update({api: value for api, value in optional.items() if value is not None})
+    if restore.vpc_security_group_ids:
+        params["VpcSecurityGroupIds"] = restore.vpc_security_group_ids
     try:
         rds.restore_db_instance_from_db_snapshot(**params)
     except ClientError as exc:
         code, message = exc.response["Error"]["Code"], exc.response["Error"]["Message"]
         if code == "DBInstanceAlreadyExists" and _created_by(rds, identifier, run_id, deployment):
             return {"restore_started": True, "resumed": True, "restored_from": source}
-        raise RestoreFailed(f"restore of {identifier} from {restore['snapshot_identifier']} "
+        raise RestoreFailed(f"restore of {identifier} from {restore.snapshot_identifier} "
                             f"was refused: {code}: {message}") from None
     return {"restore_started": True, "resumed": False, "requested_at": datetime.now(UTC).isoformat(),
             "restored_from": source}
@@ -121,18 +128,18 @@ def _created_by(rds: Any, identifier: str, run_id: str, deployment: str | None) 
     return tags.get(RUN_TAG) == run_id and tags.get(DEPLOYMENT_TAG) == deployment
 
 
-def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = None,
+def describe_instance(run: RunState, rds: Any, *, now: datetime | None = None,
                       store: Any = None) -> dict[str, Any]:
     """The instance's state and facts; raise when it failed or the wait ran out.
 
     With ``store``, each answer is also a sample of RDS's storage progress (``restore.progress``), and
     once the instance is available the facts say whether it is a Blue/Green deployment's green one."""
-    identifier = run["target"]["db_instance_identifier"]
+    identifier = run.target.db_instance_identifier
     try:
         instance = rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
     except ClientError as exc:
         code = exc.response["Error"]["Code"]
-        if code == "DBInstanceNotFound" and run.get("restore"):
+        if code == "DBInstanceNotFound" and run.restore:
             instance = {"DBInstanceStatus": "creating"}  # eventual consistency right after the restore call
         elif code == "DBInstanceNotFound":
             raise RestoreFailed(f"DB instance {identifier} does not exist; check target.db_instance_identifier "
@@ -141,22 +148,21 @@ def describe_instance(run: dict[str, Any], rds: Any, *, now: datetime | None = N
             raise
     status = instance.get("DBInstanceStatus", "unknown")
     if store is not None and instance.get("DBInstanceIdentifier"):
-        sample_storage_progress(run["run_id"], identifier, rds=rds, store=store, step="DescribeInstance",
+        sample_storage_progress(run.run_id, identifier, rds=rds, store=store, step="DescribeInstance",
                                 instance=instance)
     if status in FAILED_STATES:
         raise RestoreFailed(f"DB instance {identifier} is {status}")
     ready = status == "available"
     if not ready:
-        restore = run.get("restore") or {}
-        max_wait = int(restore.get("max_wait_minutes", 180)) * 60
-        started = datetime.fromisoformat(run["started_at"])
-        waited = ((now or datetime.now(UTC)) - started).total_seconds()
+        # an existing instance that is not available yet (no restore) waits as long as a restore may
+        max_wait = (run.restore.max_wait_minutes if run.restore else MAX_WAIT_MINUTES) * 60
+        waited = ((now or datetime.now(UTC)) - run.started_at).total_seconds()
         if waited > max_wait:
             raise RestoreTimeout(f"DB instance {identifier} is still {status} after {int(waited // 60)} "
                                  f"minutes (restore.max_wait_minutes={max_wait // 60})")
     facts = {"status": status, "ready": ready, **instance_facts(instance)}
-    if run.get("restore") and (run.get("restore_request") or {}).get("restored_from"):
-        facts["restored_from"] = run["restore_request"]["restored_from"]  # StartRestore's, for secret_binding
+    if run.restore and run.restore_request and run.restore_request.restored_from:
+        facts["restored_from"] = run.restore_request.restored_from  # StartRestore's, for secret_binding
     if ready and store is not None:
         facts["blue_green"] = blue_green_of(rds, instance.get("DBInstanceArn"))
     return facts

@@ -37,7 +37,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -48,6 +48,9 @@ from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run
 from cutover_prep.restore.rds import RUN_TAG
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import DEPLOYMENT_TAG
+
+if TYPE_CHECKING:
+    from cutover_prep.models.steps import TriggerEvent
 
 TAG_ENABLED = "cutover-prep:enabled"
 TAG_PROFILE = "cutover-prep:profile"
@@ -62,11 +65,10 @@ EVENT_PATTERN = {
 }
 
 
-def matches_pattern(event: dict[str, Any]) -> bool:
+def matches_pattern(event: TriggerEvent) -> bool:
     """The rule's pattern, for tests and for events handed over by other means."""
-    detail = event.get("detail") or {}
-    return (event.get("source") == "aws.rds" and event.get("detail-type") == "RDS DB Instance Event"
-            and detail.get("EventID") in RESTORE_EVENTS)
+    return (event.source == "aws.rds" and event.detail_type == "RDS DB Instance Event"
+            and event.detail.EventID in RESTORE_EVENTS)
 
 
 def _tags(instance: dict[str, Any]) -> dict[str, str]:
@@ -235,15 +237,15 @@ class Starter:
             raise
 
 
-def on_rds_event(event: dict[str, Any], starter: Starter) -> dict[str, Any]:
+def on_rds_event(event: TriggerEvent, starter: Starter) -> dict[str, Any]:
     if not matches_pattern(event):
         return {"action": "ignored", "why": "not a restore event"}
-    detail = event["detail"]
-    identifier = detail.get("SourceIdentifier") or (detail.get("SourceArn") or "").rsplit(":", 1)[-1]
+    detail = event.detail
+    identifier = detail.SourceIdentifier or (detail.SourceArn or "").rsplit(":", 1)[-1]
     instance = starter.describe(identifier)
     if instance is None:
         return {"instance": identifier, "action": "ignored", "why": "instance no longer exists"}
-    return starter.consider(instance, via=detail["EventID"])
+    return starter.consider(instance, via=str(detail.EventID))
 
 
 # Statuses from which an instance will not become available by itself: not ours to start.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
@@ -12,14 +12,17 @@ from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.estimate.compute import counted_of
 from cutover_prep.estimate.run import run_estimate
 from cutover_prep.findings.census import census_json
-from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
+from cutover_prep.models.run_input import Warmup
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.planning import MIB, Plan, PlanOptions, cache_hot_set, plan_units, unit_bytes_for
 
-EngineOpener = Callable[[ConnectionSpec, dict[str, Any]], Engine]
+if TYPE_CHECKING:
+    from cutover_prep.models.steps import RunState
+
+EngineOpener = Callable[[ConnectionSpec, Warmup], Engine]
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
 ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
                      "adaptive_window_chunks", "after_hot_set")
@@ -27,17 +30,18 @@ ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_
 CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
 
 
-def run_context(run: dict[str, Any]) -> dict[str, Any]:
-    """What every step after Discover needs: the target, the read and benchmark options and the verdict's
-    thresholds (Analyze's conclusions judge by them), no secret."""
-    warmup = run["warmup"]
+def run_context(run: RunState) -> dict[str, Any]:
+    """What every step after Discover needs (``models.steps.RunContext``, as JSON): the target as the state
+    carries it, the read options the steps read (those the state carries), the benchmark options and the
+    verdict's thresholds whole (Analyze's conclusions judge by them), no secret."""
+    warmup = run.warmup.model_dump(mode="json", exclude_unset=True)
     return {
-        "run_id": run["run_id"],
-        "target": run["target"],
-        "instance": run.get("instance") or {},
+        "run_id": run.run_id,
+        "target": run.target.model_dump(mode="json", exclude_unset=True),
+        "instance": run.instance,
         "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup},
-        "benchmark": with_defaults(Benchmark, run.get("benchmark")),
-        "verdict": with_defaults(Thresholds, run.get("verdict")),
+        "benchmark": run.benchmark.model_dump(mode="json"),
+        "verdict": run.verdict.model_dump(mode="json"),
     }
 
 
@@ -55,20 +59,20 @@ class Planned:
     hot_set_cache: dict[str, Any] | None = None  # planning.cache_hot_set's decision
 
 
-def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineOpener, *,
+def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *,
               lambda_timeout_s: float = 900, attempts: int = 3, additional_volumes: tuple[str, ...] = ()) -> Planned:
     """Discover the segments ``warmup`` selects on ``spec`` and plan the work units (reads the catalogue only).
     ``additional_volumes``: the instance's RDS additional storage volumes (DescribeInstance's facts), to
     which the engine maps the segments' files (``findings.volumes``)."""
-    mode = modes.mode_of(warmup)
+    mode = warmup.mode
     modes.check(spec.engine, mode)  # before connecting: UnsupportedWarmupMode, one line
 
     def once() -> tuple[list[Any], dict[str, Any], dict[str, Any], list[dict[str, Any]] | None, int | None]:
         engine = open_engine(spec, warmup)
         try:
             options = DiscoveryOptions(
-                include_schemas=tuple(warmup["include_schemas"]), exclude_schemas=tuple(warmup["exclude_schemas"]),
-                databases=tuple(warmup["databases"]), include_system=warmup["include_system"],
+                include_schemas=tuple(warmup.include_schemas), exclude_schemas=tuple(warmup.exclude_schemas),
+                databases=tuple(warmup.databases), include_system=warmup.include_system,
                 additional_volumes=additional_volumes,
             )
             # the census first: what is created between it and discovery is planned, so read
@@ -84,40 +88,42 @@ def make_plan(spec: ConnectionSpec, warmup: dict[str, Any], open_engine: EngineO
             engine.close()
 
     segments, methods, transport, census, cache = Retries(attempts).call(once)
-    unit_bytes = (warmup["unit_mb"] * MIB if warmup.get("unit_mb")
-                  else unit_bytes_for(cold_mib_per_s=warmup["assumed_cold_mib_per_s"],
+    unit_bytes = (warmup.unit_mb * MIB if warmup.unit_mb
+                  else unit_bytes_for(cold_mib_per_s=warmup.assumed_cold_mib_per_s,
                                       lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
-                                      max_concurrency=int(with_defaults(Warmup, warmup)["max_concurrency"])))
+                                      max_concurrency=warmup.max_concurrency))
     selected = modes.select(mode, segments, unit_bytes)  # in datafile modes the pass reads the oversized ones
     hot_set = hot_set_names(warmup)
-    plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup["priority"]),
+    plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup.priority),
                                                      hot_set=hot_set))
-    hot_cache = cache_hot_set(plan, len(warmup["priority"]) if hot_set else None, cache)
+    hot_cache = cache_hot_set(plan, len(warmup.priority) if hot_set else None, cache)
     return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
                    selected=selected, census=census, hot_set_cache=hot_cache)
 
 
-def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretReader,
+def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
                       open_engine: EngineOpener, lambda_timeout_s: float = 900,
                       attempts: int = 3, read_secret_tags: TagReader | None = None) -> dict[str, Any]:
-    run_id, warmup = run["run_id"], run["warmup"]
+    run_id, warmup = run.run_id, run.warmup
+    target = run.target.model_dump(mode="json", exclude_unset=True)  # as the state carries it
     plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
     if store.exists(plan_key):  # a restarted run keeps its plan, so unit ids stay the same
         plan_doc = store.get_json(plan_key)
-        if plan_doc.get("target") != run["target"]:  # ValidateInput checked it; a plan is never reused elsewhere
+        if plan_doc.get("target") != target:  # ValidateInput checked it; a plan is never reused elsewhere
             raise RunIdReused(f"run_id {run_id!r} has a plan for another target "
                               f"({plan_doc.get('target', {}).get('db_instance_identifier')!r}); use a new run_id")
         store.update_run(run_id, step="planned", plan_reused=True)
         return {**_result(plan_doc["summary"], plan_key, units_key, run_id), "reused": True,
                 "context": run_context(run)}
 
-    spec = connection_spec(run, read_secret, read_tags=read_secret_tags)  # SecretNotBound: before connecting
+    # SecretNotBound: before connecting
+    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
     planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts,
-                        additional_volumes=additional_volume_names(run.get("instance")))
+                        additional_volumes=additional_volume_names(run.instance))
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
     summary = {**plan.summary(), "mode": mode, "engine": spec.engine, "read_methods": methods, "connection": transport,
-               "assumed_cold_mib_per_s": warmup["assumed_cold_mib_per_s"],
+               "assumed_cold_mib_per_s": warmup.assumed_cold_mib_per_s,
                **({"hot_set_cache": planned.hot_set_cache} if planned.hot_set_cache else {})}
     unit_of_segment: dict[str, list[str]] = {}
     for unit in plan.units:
@@ -125,7 +131,8 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
             unit_of_segment.setdefault(rng.segment_key, []).append(unit.unit_id)
     store.put_json(units_key, [u.to_json() for u in plan.units])
     store.put_json(plan_key, {
-        "run_id": run_id, "engine": spec.engine, "target": run["target"], "options": warmup,
+        "run_id": run_id, "engine": spec.engine, "target": target,
+        "options": warmup.model_dump(mode="json", exclude_unset=True),
         "summary": summary,
         "segments": [{"key": s.key, "database": s.database, "schema": s.schema, "name": s.name,
                       "partition": s.partition, "kind": s.kind, "bytes": s.bytes, "blocks": s.blocks,
@@ -135,7 +142,7 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
         "census": planned.census,
         **modes.plan_fields(selected, plan.units),
     })
-    hot_rank = len(warmup["priority"]) if hot_set_names(warmup) else None
+    hot_rank = len(warmup.priority) if hot_set_names(warmup) else None
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units),
                      hot_set_units=[u.unit_id for u in plan.units if u.priority == hot_rank],
                      bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
@@ -144,20 +151,20 @@ def discover_and_plan(run: dict[str, Any], *, store: Store, read_secret: SecretR
     return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run)}
 
 
-def hot_set_names(warmup: dict[str, Any]) -> tuple[str, ...]:
+def hot_set_names(warmup: Warmup) -> tuple[str, ...]:
     """``warmup.hot_set.names`` (the profile's segments, hottest first), or none."""
-    return tuple((warmup.get("hot_set") or {}).get("names") or ())
+    return tuple(warmup.hot_set.names) if warmup.hot_set else ()
 
 
-def additional_volume_names(instance: dict[str, Any] | None) -> tuple[str, ...]:
+def additional_volume_names(instance: dict[str, Any]) -> tuple[str, ...]:
     """The names of the instance's RDS additional storage volumes (``rds.instance_facts``), if any."""
-    volumes = (instance or {}).get("additional_storage_volumes") if isinstance(instance, dict) else None
+    volumes = instance.get("additional_storage_volumes")
     return tuple(str(v["name"]) for v in volumes or [] if isinstance(v, dict) and v.get("name"))
 
 
-def _facts(run: dict[str, Any]) -> dict[str, Any]:
+def _facts(run: RunState) -> dict[str, Any]:
     """The instance facts DescribeInstance returned, for the findings (without the polling fields)."""
-    return {k: v for k, v in (run.get("instance") or {}).items() if k not in ("status", "ready") and v is not None}
+    return {k: v for k, v in run.instance.items() if k not in ("status", "ready") and v is not None}
 
 
 def _result(summary: dict[str, Any], plan_key: str, units_key: str, run_id: str) -> dict[str, Any]:

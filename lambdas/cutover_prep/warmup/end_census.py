@@ -91,7 +91,7 @@ def _read(engine: Any, segment: Any, from_block: int, chunk_blocks: int, deadlin
 
 
 def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
-                    open_engine: Callable[[Any, dict[str, Any]], Any], read_secret_tags: TagReader | None = None,
+                    open_engine: Callable[[Any, Warmup], Any], read_secret_tags: TagReader | None = None,
                     budget_seconds: float = 600) -> dict[str, Any]:
     """Census again, catch up on what was created or grew, write ``census-end.json``; return a summary."""
     run_id = run.run_id
@@ -105,7 +105,7 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     warmup = with_defaults(Warmup, plan.get("options") or run.warmup.model_dump(mode="json", exclude_unset=True))
     deadline = time.monotonic() + budget_seconds
     spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
-    engine = open_engine(spec, warmup)
+    engine = open_engine(spec, run.warmup)  # create_extension: the context carries it (CONTEXT_WARMUP)
     catch_up: list[dict[str, Any]] = []
     try:
         options = options_of(warmup)

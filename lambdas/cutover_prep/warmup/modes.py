@@ -28,10 +28,6 @@ DATAFILE_KIND = "DATAFILE"  # Segment.kind of what DatafileEngine.discover_dataf
 BY_DATAFILES, BY_OWN_UNIT = "datafile_pass", "own_unit"
 
 
-def mode_of(warmup: dict[str, Any]) -> str:
-    return str(warmup.get("mode") or SEGMENTS)
-
-
 def reads_segments(mode: str) -> bool:
     return mode in (SEGMENTS, BOTH)
 
