@@ -20,6 +20,7 @@ import importlib
 import io
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -91,8 +92,38 @@ def _serialise_dynamodb() -> list[Any]:
         original = getattr(DynamoDBBackend, name)
         return _backing_up_items(original) if name == "transact_write_items" else original
 
-    return [mock.patch.object(models, "copy", _TablesNotCopied),
+    return [mock.patch.object(models, "copy", _TablesNotCopied), _projecting_named_attributes(),
             *(mock.patch.object(DynamoDBBackend, name, guarded(method(name))) for name in DYNAMODB_CALLS)]
+
+
+def _projecting_named_attributes() -> Any:
+    """moto's ``Item.project`` (a GetItem, Query or Scan with a ProjectionExpression) converts the whole item to
+    plain JSON (a deep copy, then boto3's deserializer) once for every path of the expression, then picks the path
+    out of it. The local run's progress polls six fields of the run item once a second (``Store.get_run_fields``),
+    and the run item carries the plan's summary and the estimate: seven conversions of all of it, in the run's own
+    interpreter, beside the Map's threads (on ``make demo`` beside ``stress-ng --cpu 2``, 15 % of the runner's
+    samples, issue 24 §5). A path only ever reads the attribute its first name is (moto's ``find_nested_key``:
+    ``a.b`` and ``a[1]`` start at ``a``), so only those attributes are converted; what is projected is
+    moto's own ``find_nested_key`` and ``merge_dicts`` on them, unchanged."""
+    from moto.dynamodb.models import dynamo_type
+    from botocore.utils import merge_dicts
+    from moto.dynamodb.models.utilities import find_nested_key
+
+    def project(item: Any, projection_expressions: list[list[str]]) -> Any:
+        result: dict[str, Any] = {}
+        for expr in projection_expressions:  # each path on a fresh conversion, as moto's own
+            indexed = _LIST_ITEM.match(expr[0])
+            names = (expr[0], indexed.group(1)) if indexed else (expr[0],)
+            plain = {name: dynamo_type.deserializer.deserialize(item.attrs[name].to_regular_json())
+                     for name in names if name in item.attrs}
+            merge_dicts(result, find_nested_key(expr, plain))
+        return dynamo_type.Item(hash_key=item.hash_key, range_key=item.range_key,
+                                attrs=dynamo_type.serializer.serialize(result)["M"])
+
+    return mock.patch.object(dynamo_type.Item, "project", project)
+
+
+_LIST_ITEM = re.compile(r"(.+)\[(\d+)\]$")  # moto's own pattern of a path's list element (``find_nested_key``)
 
 
 class _TablesNotCopied:
