@@ -105,8 +105,8 @@ def _projecting_named_attributes() -> Any:
     samples, issue 24 §5). A path only ever reads the attribute its first name is (moto's ``find_nested_key``:
     ``a.b`` and ``a[1]`` start at ``a``), so only those attributes are converted; what is projected is
     moto's own ``find_nested_key`` and ``merge_dicts`` on them, unchanged."""
-    from moto.dynamodb.models import dynamo_type
     from botocore.utils import merge_dicts
+    from moto.dynamodb.models import dynamo_type
     from moto.dynamodb.models.utilities import find_nested_key
 
     def project(item: Any, projection_expressions: list[list[str]]) -> Any:
