@@ -20,6 +20,7 @@ import importlib
 import io
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -107,8 +108,82 @@ def _serialise_dynamodb() -> list[Any]:
         original = getattr(DynamoDBBackend, name)
         return _backing_up_items(original) if name == "transact_write_items" else original
 
-    return [mock.patch.object(models, "copy", _TablesNotCopied),
+    return [mock.patch.object(models, "copy", _TablesNotCopied), _projecting_named_attributes(),
+            _attribute_values_as_they_are(),
             *(mock.patch.object(DynamoDBBackend, name, guarded(method(name))) for name in DYNAMODB_CALLS)]
+
+
+def _projecting_named_attributes() -> Any:
+    """moto's ``Item.project`` (a GetItem, Query or Scan with a ProjectionExpression) converts the whole item to
+    plain JSON (a deep copy, then boto3's deserializer) once for every path of the expression, then picks the path
+    out of it. The local run's progress polls six fields of the run item once a second (``Store.get_run_fields``),
+    and the run item carries the plan's summary and the estimate: seven conversions of all of it, in the run's own
+    interpreter, beside the Map's threads (on ``make demo`` beside ``stress-ng --cpu 2``, 15 % of the runner's
+    samples, issue 24 §5). A path only ever reads the attribute its first name is (moto's ``find_nested_key``:
+    ``a.b`` and ``a[1]`` start at ``a``), so only those attributes are converted; what is projected is
+    moto's own ``find_nested_key`` and ``merge_dicts`` on them, unchanged."""
+    from botocore.utils import merge_dicts
+    from moto.dynamodb.models import dynamo_type
+    from moto.dynamodb.models.utilities import find_nested_key
+
+    def project(item: Any, projection_expressions: list[list[str]]) -> Any:
+        result: dict[str, Any] = {}
+        for expr in projection_expressions:  # each path on a fresh conversion, as moto's own
+            indexed = _LIST_ITEM.match(expr[0])
+            names = (expr[0], indexed.group(1)) if indexed else (expr[0],)
+            plain = {name: dynamo_type.deserializer.deserialize(item.attrs[name].to_regular_json())
+                     for name in names if name in item.attrs}
+            merge_dicts(result, find_nested_key(expr, plain))
+        return dynamo_type.Item(hash_key=item.hash_key, range_key=item.range_key,
+                                attrs=dynamo_type.serializer.serialize(result)["M"])
+
+    return mock.patch.object(dynamo_type.Item, "project", project)
+
+
+def _attribute_values_as_they_are() -> Any:
+    """moto serializes a DynamoDB answer by walking the API model: every AttributeValue of every item is a structure
+    of ten members (S, N, B, ..., M, L), each looked up through its attribute picker, nested values again, in the
+    run's own interpreter. A Query of a run's 71 unit items (the local progress's ETA reads them once a second while
+    the counters move) took 0.64-0.83 s of CPU, almost all of it there (issue 24 §5). An AttributeValue moto hands
+    over is already what DynamoDB's JSON protocol sends: a one-key dict of a string, a number's string, a boolean,
+    a string set, a map or a list of AttributeValues. Those are passed on as they are (copied); anything else (a
+    binary, which the protocol base64-encodes, or a value of another type) goes the model's way, unchanged."""
+    from moto.core.serialize import BaseJSONSerializer
+
+    original = BaseJSONSerializer._serialize_type_structure
+
+    def structure(self: Any, serialized: Any, value: Any, shape: Any, key: str) -> None:
+        if key and shape.name == "AttributeValue" and self.operation_model.service_model.service_name == "dynamodb":
+            plain = _plain_attribute_value(value)
+            if plain is not None:
+                self._default_serialize(serialized, plain, shape, key)
+                return
+        original(self, serialized, value, shape, key)
+
+    return mock.patch.object(BaseJSONSerializer, "_serialize_type_structure", structure)
+
+
+def _plain_attribute_value(value: Any) -> dict[str, Any] | None:
+    """The AttributeValue as DynamoDB's JSON protocol sends it; None when it is not one this can pass on as it is."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return None
+    (kind, inner), = value.items()
+    if kind in ("S", "N"):
+        return {kind: inner} if isinstance(inner, str) else None
+    if kind in ("BOOL", "NULL"):
+        return {kind: inner} if isinstance(inner, bool) else None
+    if kind in ("SS", "NS"):
+        return {kind: list(inner)} if isinstance(inner, list) and all(isinstance(v, str) for v in inner) else None
+    if kind == "M" and isinstance(inner, dict):
+        members = {name: _plain_attribute_value(v) for name, v in inner.items()}
+        return None if any(v is None for v in members.values()) else {"M": members}
+    if kind == "L" and isinstance(inner, list):
+        elements = [_plain_attribute_value(v) for v in inner]
+        return None if any(v is None for v in elements) else {"L": elements}
+    return None
+
+
+_LIST_ITEM = re.compile(r"(.+)\[(\d+)\]$")  # moto's own pattern of a path's list element (``find_nested_key``)
 
 
 class _TablesNotCopied:
