@@ -6,16 +6,12 @@ plan summary and estimate included, seven times a second; issue 24 §5)."""
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 from moto.dynamodb.models.dynamo_type import DynamoType
 
-from cutover_prep.local.harness import _serialise_dynamodb
-from cutover_prep.workflows import table_definition
+from tests.unit.harness_dynamodb import harness_dynamodb
 
 TABLE = "cutover-prep-local"
 KEY = {"pk": {"S": "RUN#t"}, "sk": {"S": "RUN"}}
@@ -33,14 +29,7 @@ ITEM = {
 @pytest.fixture
 def ddb(monkeypatch) -> Any:
     """moto with the harness's DynamoDB patches (what ``LocalAws`` starts), the run table and one run item."""
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    with mock_aws(), ExitStack() as patches:
-        for patch in _serialise_dynamodb():
-            patches.enter_context(patch)
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        client.create_table(**table_definition(TABLE))
-        client.put_item(TableName=TABLE, Item=ITEM)
+    with harness_dynamodb(monkeypatch, TABLE, ITEM) as client:
         yield client
 
 

@@ -5,16 +5,12 @@ run's 71 unit items cost 0.64-0.83 s of the runner's CPU, read once a second by 
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 from moto.core import serialize
 
-from cutover_prep.local.harness import _serialise_dynamodb
-from cutover_prep.workflows import table_definition
+from tests.unit.harness_dynamodb import harness_dynamodb
 
 TABLE = "cutover-prep-local"
 KEY = {"pk": {"S": "RUN#t"}, "sk": {"S": "UNIT#u000001"}}
@@ -34,14 +30,7 @@ ITEM = {
 @pytest.fixture
 def ddb(monkeypatch) -> Any:
     """moto with the harness's DynamoDB patches (what ``LocalAws`` starts), the run table and one unit item."""
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    with mock_aws(), ExitStack() as patches:
-        for patch in _serialise_dynamodb():
-            patches.enter_context(patch)
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        client.create_table(**table_definition(TABLE))
-        client.put_item(TableName=TABLE, Item=ITEM)
+    with harness_dynamodb(monkeypatch, TABLE, ITEM) as client:
         yield client
 
 

@@ -4,18 +4,14 @@ transaction writes to (each commit of a local run's progress copied every item w
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from types import SimpleNamespace
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
-from moto import mock_aws
 from moto.dynamodb.models import Table
 
-from cutover_prep.local.harness import _serialise_dynamodb
-from cutover_prep.workflows import table_definition
+from tests.unit.harness_dynamodb import harness_dynamodb
 
 
 def _key(sk: str) -> dict[str, Any]:
@@ -29,16 +25,9 @@ def _items(ddb: Any, table: str) -> dict[str, dict[str, Any]]:
 @pytest.fixture
 def local(monkeypatch) -> Any:
     """moto with the harness's DynamoDB patches (what ``LocalAws`` starts), and the run table."""
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    with mock_aws(), ExitStack() as patches:
-        for patch in _serialise_dynamodb():
-            patches.enter_context(patch)
-        aws = SimpleNamespace(table="cutover-prep-local")
-        ddb = boto3.client("dynamodb", region_name="us-east-1")
-        ddb.create_table(**table_definition(aws.table))
-        for sk, n in (("a", "1"), ("b", "2"), ("c", "3")):
-            ddb.put_item(TableName=aws.table, Item={**_key(sk), "n": {"N": n}, "tags": {"SS": ["x"]}})
+    aws = SimpleNamespace(table="cutover-prep-local")
+    items = [{**_key(sk), "n": {"N": n}, "tags": {"SS": ["x"]}} for sk, n in (("a", "1"), ("b", "2"), ("c", "3"))]
+    with harness_dynamodb(monkeypatch, aws.table, *items) as ddb:
         yield aws, ddb
 
 
