@@ -72,7 +72,7 @@ def cli_releasing(aws: LocalAws, gate: threading.Event, when: Callable[[str], bo
 def target_args(db: Any, secret_arn: str, run_id: str, *extra: str) -> list[str]:
     return ["--target", "restored-db", "--secret-arn", secret_arn, "--engine", "postgres", "--database", db.database,
             "--run-id", run_id, "--set", f"target.host={db.host}", "--set", f"target.port={db.port}",
-            "--set", "warmup.unit_mb=2", "--set", f"warmup.databases={json.dumps([db.database])}",
+            "--set", "warmup.unit_mb=8", "--set", f"warmup.databases={json.dumps([db.database])}",
             "--no-benchmark", *extra]
 
 
