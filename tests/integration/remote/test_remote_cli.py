@@ -1,7 +1,7 @@
 """`cutover-prep start | status | report` as a pipeline runs them: a separate process talking
 over HTTP to a moto server that executes the real ASL with the real handlers, against a
 real PostgreSQL database. Exit code per verdict, one-line errors, nothing started on bad input.
-(Runs followed while they run: test_remote_cli_running.py; what both use: remote_cli.py.)"""
+(Runs followed while they run: test_remote_cli_running.py; what both use: conftest.py, remote_cli.py.)"""
 
 from __future__ import annotations
 
@@ -9,36 +9,21 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from cutover_prep.local.harness import LocalAws
-from tests.integration.remote_cli import (
+from tests.integration.remote.remote_cli import (
     PASSWORD_MARK,
     Result,
     assert_one_line,
     cli,
     executions,
     held_in_discover,
-    sample_secret,
-    served_aws,
     target_args,
 )
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture(scope="module")
-def aws() -> Iterator[LocalAws]:
-    yield from served_aws()
-
-
-@pytest.fixture(scope="module")
-def secret_arn(aws: LocalAws, sample_db: Any) -> str:
-    return sample_secret(aws, sample_db)
 
 
 def test_ready_run_exits_0_then_status_and_report(aws, sample_db, secret_arn, tmp_path):

@@ -1,8 +1,5 @@
-"""What the tests of `cutover-prep start | status | report` share (test_remote_cli*.py): a moto server that runs
-the real ASL with the real handlers, a secret for the sample database, the CLI in a process of its own.
-
-The tests are in two files so that pytest-xdist's ``--dist loadfile`` can give them to two workers; each file
-imports ``aws`` and ``secret_arn``, so each has its own server (module scope), made once."""
+"""What the tests of `cutover-prep start | status | report` (test_remote_cli*.py) share besides their fixtures
+(conftest.py: the moto server, the secret): the CLI in a process of its own, talking to that server."""
 
 from __future__ import annotations
 
@@ -30,21 +27,6 @@ class Result:
     @property
     def json(self) -> dict[str, Any]:
         return json.loads(self.out)
-
-
-def served_aws() -> Iterator[LocalAws]:
-    """The module's moto server (each test file makes one ``aws`` fixture of it, module scope)."""
-    with LocalAws(server=True) as local:
-        local.create_instance("restored-db")
-        local.create_stack("CutoverPrep")
-        yield local
-
-
-def sample_secret(aws: LocalAws, sample_db: Any) -> str:
-    # With trust authentication the marker is never checked: it only proves no output carries it.
-    return aws.create_secret("restored-db-ro", {"username": sample_db.user, "engine": "postgres",
-                                                "password": sample_db.password or PASSWORD_MARK,
-                                                "dbInstanceIdentifier": "restored-db"})
 
 
 def cli_env(aws: LocalAws) -> dict[str, str]:
@@ -90,7 +72,7 @@ def cli_releasing(aws: LocalAws, gate: threading.Event, when: Callable[[str], bo
 def target_args(db: Any, secret_arn: str, run_id: str, *extra: str) -> list[str]:
     return ["--target", "restored-db", "--secret-arn", secret_arn, "--engine", "postgres", "--database", db.database,
             "--run-id", run_id, "--set", f"target.host={db.host}", "--set", f"target.port={db.port}",
-            "--set", "warmup.unit_mb=2", "--set", f"warmup.databases={json.dumps([db.database])}",
+            "--set", "warmup.unit_mb=8", "--set", f"warmup.databases={json.dumps([db.database])}",
             "--no-benchmark", *extra]
 
 

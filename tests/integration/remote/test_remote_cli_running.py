@@ -1,37 +1,22 @@
 """`cutover-prep start | status` on runs that are still running: started without waiting, watched, timed out
 and followed again, and an input file under flags (the rest: test_remote_cli.py; what both use:
-remote_cli.py)."""
+conftest.py, remote_cli.py)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from cutover_prep.local.harness import LocalAws
-from tests.integration.remote_cli import (
+from tests.integration.remote.remote_cli import (
     assert_one_line,
     cli,
     cli_releasing,
     held_in_discover,
-    sample_secret,
-    served_aws,
     target_args,
 )
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture(scope="module")
-def aws() -> Iterator[LocalAws]:
-    yield from served_aws()
-
-
-@pytest.fixture(scope="module")
-def secret_arn(aws: LocalAws, sample_db: Any) -> str:
-    return sample_secret(aws, sample_db)
 
 
 def test_start_without_wait_prints_the_run_id(aws, sample_db, secret_arn):
