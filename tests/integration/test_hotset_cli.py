@@ -186,16 +186,27 @@ def test_mariadb_hotset_by_performance_schema_on_a_private_server(tmp_path):
 @pytest.mark.mysql
 def test_mariadb_hotset_by_user_statistics_on_the_server_here(mysql_admin, mysql_database):
     """The server here runs with performance_schema OFF (a static variable): the user statistics, turned on
-    for the test and restored after; its performance_schema query still runs (no rows) on the server."""
+    for the test and restored after; its performance_schema query still runs (no rows) on the server.
+
+    ``userstat`` is the server's, shared with any other test run on this machine: the read, the change and the
+    restore happen under a named lock of the server (GET_LOCK, held by this session until RELEASE_LOCK or its end;
+    MariaDB documentation, "GET_LOCK"), so a second suite running beside this one cannot turn the statistics off
+    in the middle (seen: two suites side by side, one failed with "performance_schema is OFF and so is
+    userstat"), nor make this one restore its "on" as the server's setting."""
     from cutover_prep.engines.mysql.hotset import HOTSET_PERFORMANCE_SCHEMA_SQL
 
     conn = _mysql(mysql_admin)
     with conn.cursor() as cur:
-        cur.execute("SELECT @@performance_schema, @@userstat")
-        perf, userstat = cur.fetchone()
+        cur.execute("SELECT @@performance_schema")
+        perf = cur.fetchone()[0]
         cur.execute(HOTSET_PERFORMANCE_SCHEMA_SQL)  # the statement parses on this server
         if perf:
+            conn.close()
             pytest.skip("performance_schema is ON here: the private-server test covers that path")
+        cur.execute("SELECT GET_LOCK('cutover_prep_tests_userstat', 600)")
+        assert cur.fetchone()[0] == 1, "another test run held the userstat lock for 10 minutes"
+        cur.execute("SELECT @@userstat")
+        userstat = cur.fetchone()[0]
         cur.execute("SET GLOBAL userstat = 1")
     database = mysql_database("hotset")
     try:
@@ -213,4 +224,5 @@ def test_mariadb_hotset_by_user_statistics_on_the_server_here(mysql_admin, mysql
     finally:
         with conn.cursor() as cur:
             cur.execute(f"SET GLOBAL userstat = {int(userstat)}")
+            cur.execute("SELECT RELEASE_LOCK('cutover_prep_tests_userstat')")
         conn.close()
