@@ -60,7 +60,8 @@ LOOK_S = 2.0
 
 
 class _ScaledTime:
-    """The ``time`` module as moto's retrier sees it: its ``sleep`` lasts ``scale`` times as long (0: none)."""
+    """The workflow's own clock: its ``sleep`` lasts ``scale`` times as long (0: none); the ``time`` module as moto's
+    retrier sees it, and the Wait states' sleep."""
 
     def __init__(self, scale: float) -> None:
         self._scale = scale
@@ -337,16 +338,15 @@ class LocalAws:
         self._patches.append(mock.patch.dict(os.environ, env))
         self._patches.append(mock_aws(config={"stepfunctions": {"execute_state_machine": True}}))
         self._patches.append(mock.patch("moto.awslambda.models.LambdaFunction._invoke_lambda", self._invoker()))
-        scale = self.time_scale
+        scaled = _ScaledTime(self.time_scale)
         self._patches.append(mock.patch(
             "moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function.WaitFunction._wait_interval",
-            lambda _self, env, wait_seconds: time.sleep(wait_seconds * scale) if scale else None))
+            lambda _self, env, wait_seconds: scaled.sleep(wait_seconds)))
         # the Retry intervals: moto's retrier calls ``time.sleep`` through its own name ``time``, which is given
         # a scaled sleep; patching ``...retrier_decl.time.sleep`` would patch the ``time`` module itself, and
         # every sleep of the process (a retry's back-off, a poll) would return at once and its loop spin
         self._patches.append(mock.patch(
-            "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time",
-            _ScaledTime(scale)))
+            "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time", scaled))
         self._patches.append(self._ended_patch())
         self._patches.extend(_serialise_dynamodb())
         self._patches.extend(_sfn_integration_as_aws())
