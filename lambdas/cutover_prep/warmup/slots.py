@@ -29,7 +29,6 @@ here, so it holds in Step Functions and in the local run alike; with it, a fixed
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -104,7 +103,7 @@ def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], 
     returns (the ASL then waits ``wait_seconds`` and calls again): a unit gets a freed slot within
     a second, and a waiting unit costs a few Lambda seconds instead of a stream of state
     transitions (locally, where Wait states do not sleep, it does not spin)."""
-    started, nap = clock(), sleep or _nap
+    started, nap = clock(), sleep or time.sleep
     while True:
         try:
             result = _acquire_once(run, unit_id, store=store, clock=clock)
@@ -114,11 +113,6 @@ def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], 
             return result
         nap(POLL_INTERVAL)
 
-
-def _nap(seconds: float) -> None:
-    """A waiting unit really waits (it must not spin, taking the CPU from the readers). An event's wait, not
-    ``time.sleep``: the local harness once patched that one process-wide (fixed, tests/unit/test_harness_wait.py)."""
-    threading.Event().wait(seconds)
 
 
 def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float]) -> dict[str, Any]:
