@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -40,11 +41,27 @@ def reason(doc: dict, code: str) -> dict:
     return next(r for r in doc["verdict"]["reasons"] if r["code"] == code)
 
 
-def test_a_warm_up_of_the_emulated_volume_removes_the_penalty_the_cold_probe_measured(tmp_path):
-    with demo_database(SIZE_MB, DEFAULT_PROFILE) as (spec, emulation):
-        result = _execute(spec, options(tmp_path, "emulated-ready"), emulation)
-    doc = findings(result)
-    assert result["status"] == "SUCCEEDED", result.get("cause")
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory) -> dict:
+    """One `cutover-prep local` (what `make demo` runs), with a smaller database, 1-second points and a probe sample
+    sized for it (40 blocks: 500 in 40 MB would put most probe reads in snapshot chunks the first ones warmed);
+    its exit code, terminal (stdout, stderr), findings and folder. The two tests below read the same run."""
+    import contextlib
+    import io
+
+    from cutover_prep.cli.main import main
+
+    out, stdout, stderr = tmp_path_factory.mktemp("demo"), io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["local", "--size-mb", str(SIZE_MB), "--out", str(out), "--point-seconds", "1",
+                     "--probe-blocks", "40", "--unit-mb", "4", "--max-concurrency", "8", "--run-id", "demo-one-story"])
+    return {"code": code, "out": stdout.getvalue(), "err": stderr.getvalue(), "dir": out,
+            "doc": json.loads((out / "findings.json").read_text()) if (out / "findings.json").exists() else None}
+
+
+def test_a_warm_up_of_the_emulated_volume_removes_the_penalty_the_cold_probe_measured(demo_run):
+    doc = demo_run["doc"]
+    assert doc is not None and doc["status"] == "SUCCEEDED", demo_run["err"][-2000:]
     emulated = doc["storage_emulation"]
     assert emulated["emulated"] is True and emulated["hydrated_pct"] >= 99
     assert emulated["counters"]["fetches"] > 0 and emulated["first_touch_ms"] > 0
@@ -52,7 +69,10 @@ def test_a_warm_up_of_the_emulated_volume_removes_the_penalty_the_cold_probe_mea
     assert doc["instance"]["emulated"] is True
     assert doc["instance"]["db_instance_class"] == DEFAULT_PROFILE.instance_class  # not moto's db.m5.large
     assert reason(doc, "WARM_VS_COLD")["ok"] is True, reason(doc, "WARM_VS_COLD")
-    assert doc["verdict"]["verdict"] == "READY"
+    assert doc["verdict"]["verdict"] == "READY" and demo_run["code"] == 0
+    # --probe-blocks reached the run input: each probe planned and read exactly that sample
+    probes = doc["benchmark"]["probes"]
+    assert [probes[p]["blocks_planned"] for p in ("cold", "warm")] == [40, 40]
 
 
 def test_a_skipped_warm_up_leaves_the_warm_probe_cold_and_warm_vs_cold_fails(tmp_path):
@@ -69,22 +89,19 @@ def test_a_skipped_warm_up_leaves_the_warm_probe_cold_and_warm_vs_cold_fails(tmp
     assert doc["verdict"]["verdict"] == "NOT_READY"
 
 
-def test_the_demo_tells_one_story_on_both_clocks(tmp_path, capsys):
-    """Issue 23 §5 on the demo itself (`make demo` is `cutover-prep local`; here with a smaller database and
-    1-second points): the terminal's 'warm-up ended' line, its 'time to warm' line, summary.md and
+def test_the_demo_tells_one_story_on_both_clocks(demo_run):
+    """Issue 23 §5 on the demo itself (`make demo` is `cutover-prep local`; here with a smaller database,
+    1-second points and 40 probe blocks): the terminal's 'warm-up ended' line, its 'time to warm' line, summary.md and
     findings.json give the same warm-up time and rate, and the emulated volume's clock beside them is the
     wall figure converted by the profile's own time scale (DEFAULT_PROFILE, docs/local.md), labelled."""
     import re
 
-    from cutover_prep.cli.main import main
     from cutover_prep.report.charts import fmt_duration, fmt_number
 
-    code = main(["local", "--size-mb", str(SIZE_MB), "--out", str(tmp_path), "--point-seconds", "1",
-                 "--run-id", "demo-one-story"])
-    captured = capsys.readouterr()
+    captured, tmp_path = SimpleNamespace(out=demo_run["out"], err=demo_run["err"]), demo_run["dir"]
     # the story holds whatever the verdict (1: NOT_READY, e.g. a warm probe slowed by a busy machine)
-    assert code in (0, 1), captured.err[-2000:] + captured.out[-2000:]
-    doc = json.loads((tmp_path / "findings.json").read_text())
+    assert demo_run["code"] in (0, 1), captured.err[-2000:] + captured.out[-2000:]
+    doc = demo_run["doc"]
     assert doc["status"] == "SUCCEEDED" and doc["storage_emulation"]["emulated"] is True
     wall, rate = doc["timings"]["warmup_wall_seconds"], doc["read_rate"]["mib_per_s_wall"]
     scale = DEFAULT_PROFILE.time_scale

@@ -33,12 +33,13 @@ def connect(port: int, user: str = "root", password: str = "") -> Any:
 
 def test_every_cold_file_of_a_database_is_named_by_the_census(tmp_path: Path) -> None:
     from cutover_prep.engines.mysql.sample_db import PrivateServer, PrivateServerUnavailable
-    from cutover_prep.local.volume import EmulatedVolume, fuse_unavailable
+    from cutover_prep.local.volume import EmulatedVolume, VolumeProfile, fuse_unavailable
 
     reason = fuse_unavailable()
     if reason:
         pytest.skip(reason)
-    with EmulatedVolume(tmp_path / "vol") as vol:
+    # no caps and no latencies: the judge is the hydration map, which the daemon keeps whatever its profile
+    with EmulatedVolume(tmp_path / "vol", VolumeProfile.unlimited()) as vol:
         try:
             server = PrivateServer(buffer_pool_mb=32, performance_schema=False, data_dir=vol.mountpoint / "data",
                                    options=FUSE_OPTIONS).start()

@@ -27,6 +27,7 @@ from cutover_prep.cli.estimate import estimate
 from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.engines.registry import engine_names, families
 from cutover_prep.escape import for_terminal
+from cutover_prep.models.run_input import Benchmark
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
@@ -82,6 +83,11 @@ def app() -> None:
               help="Probe cold/warm blocks and run the benchmark sweep after the warm-up.")
 @click.option("--point-seconds", type=FiniteFloatRange(1, 600), default=5, show_default=True,
               help="Duration of each benchmark point.")
+@click.option("--probe-blocks", type=click.IntRange(0, 100_000),
+              help="Blocks each of the cold and warm probes reads (0: no probes); default: the run input's "
+              f"benchmark.probe_blocks, {Benchmark.model_fields['probe_blocks'].default}. A small database wants "
+              "fewer: a snapshot chunk's first read warms its neighbours, so a dense sample reads the cold probe "
+              "warm.")
 @click.option("--write-test", is_flag=True, help="Add the opt-in write points (scratch schema, dropped after).")
 @click.option("--run-id", help="Run id; reuse one to resume a run.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar.")
@@ -108,7 +114,7 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
           benchmark: bool, point_seconds: float, write_test: bool, run_id: str | None, progress: bool,
           storage_emulation: bool, storage_type: str | None, allocated_gb: int | None, iops: int | None,
           storage_throughput: int | None, instance_class: str | None, compare: Path | None = None,
-          preflight_mode: str = "fail", hotset_file: Path | None = None) -> None:
+          preflight_mode: str = "fail", hotset_file: Path | None = None, probe_blocks: int | None = None) -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
     if compare is not None:  # each configuration on its own emulated volume (local/compare.py)
         from cutover_prep.local.compare import main as compare_main
@@ -130,6 +136,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
         bench = {"enabled": benchmark, "seconds_per_point": point_seconds, "write_test": write_test,
                  "metrics_wait_minutes": 0,  # moto has no CloudWatch datapoints: recorded missing at once
                  "compare_limits": False}  # the local stand-in instance's class is not the database's
+        if probe_blocks is not None:
+            bench["probe_blocks"] = probe_blocks
         storage = {k: v for k, v in (("storage_type", storage_type), ("allocated_gb", allocated_gb), ("iops", iops),
                                      ("storage_throughput", storage_throughput),
                                      ("instance_class", instance_class)) if v is not None}
