@@ -63,3 +63,28 @@ def test_the_harness_skips_the_workflows_waits_and_nothing_else(monkeypatch):
         assert aws.time_scale == 0
     assert slept >= 0.2
     assert skipped < 60  # a hang guard: an hour if the interval were slept
+
+
+def test_the_interpreter_makes_one_client_per_service_not_one_per_task_state(monkeypatch):
+    """moto's interpreter made a new boto3 client for every Task state (its ``boto_client_for``), tens of ms of CPU
+    each; the harness shares one per service while it runs. Five DynamoDB Task states, then five more in a second
+    execution: one DynamoDB client made in all (old code: ten)."""
+    import boto3
+
+    get = {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:getItem", "ResultPath": None}
+    made: list[str] = []
+    with LocalAws(time_scale=0.0) as aws:
+        key = {"pk": {"S": "x"}, "sk": {"S": "y"}}
+        states = {f"Get{i}": {**get, "Parameters": {"TableName": aws.table, "Key": key},
+                              **({"Next": f"Get{i + 1}"} if i < 4 else {"End": True})} for i in range(5)}
+        sfn = aws.client("stepfunctions")
+        machine = sfn.create_state_machine(name="gets", definition=json.dumps({"StartAt": "Get0", "States": states}),
+                                           roleArn="arn:aws:iam::123456789012:role/sfn")["stateMachineArn"]
+        client = boto3.client
+        monkeypatch.setattr(boto3, "client",
+                            lambda *a, **k: made.append(k.get("service_name") or a[0]) or client(*a, **k))
+        for run in range(2):
+            arn = sfn.start_execution(stateMachineArn=machine, name=f"gets-{run}", input="{}")["executionArn"]
+            result = aws.wait(arn, timeout_s=300, poll_s=0.05)
+            assert result["status"] == "SUCCEEDED", result
+    assert made.count("dynamodb") == 1, made

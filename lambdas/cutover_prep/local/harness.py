@@ -272,6 +272,38 @@ def _sfn_integration_as_aws() -> list[Any]:
             mock.patch.object(service, "_normalise_response", response)]
 
 
+_SFN_CLIENT_USERS = (  # the interpreter's modules that make a client for a state this project's ASL has
+    "state_task.lambda_eval_utils", "state_task.service.state_task_service_dynamodb",
+    "state_task.service.state_task_service_events", "state_task.service.state_task_service_sfn",
+    "state_task.service.state_task_service_aws_sdk", "state_map.item_reader.eval.resource_eval_s3")
+
+
+def _sfn_clients_shared() -> list[Any]:
+    """moto's interpreter makes a new boto3 client for every Task state it runs (``boto_client_for``: a Lambda
+    client per invocation, a DynamoDB or EventBridge client per optimised integration), tens of ms of CPU each
+    under the GIL: 9 % of a workflow test's samples (py-spy, tests/integration/test_workflow.py). One client per
+    service and region serves them all while the harness runs (boto3 clients are thread-safe; moto's function
+    does not use its ``state_credentials``). Patched where each interpreter module bound the name."""
+    import importlib
+
+    from moto.stepfunctions.parser.asl.utils import boto_client
+
+    original = boto_client.boto_client_for
+    clients: dict[tuple[str, str, bool], Any] = {}
+    mutex = threading.Lock()
+
+    def shared(region: str, service: str, state_credentials: Any = None) -> Any:
+        key = (region, service, bool(boto_client.botocore_stubber.enabled))
+        with mutex:
+            if key not in clients:
+                clients[key] = original(region=region, service=service, state_credentials=state_credentials)
+            return clients[key]
+
+    prefix = "moto.stepfunctions.parser.asl.component.state.exec."
+    return [mock.patch.object(importlib.import_module(prefix + name), "boto_client_for", shared)
+            for name in _SFN_CLIENT_USERS]
+
+
 class FakeContext:
     """The parts of the Lambda context the handlers and Powertools use."""
 
@@ -350,6 +382,7 @@ class LocalAws:
         self._patches.append(self._ended_patch())
         self._patches.extend(_serialise_dynamodb())
         self._patches.extend(_sfn_integration_as_aws())
+        self._patches.extend(_sfn_clients_shared())
         self._patches.extend(_lambda_output_off_stdout())
         for p in self._patches:
             p.start()
