@@ -14,6 +14,10 @@ PYTEST_ARGS ?=
 # order, so its module-scoped fixtures are made once. PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
 PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadfile
+# The tests' Python processes (two workers, and every CLI a test starts) share compiled bytecode in .build/pycache,
+# also where the environment says PYTHONDONTWRITEBYTECODE: without it each process compiled the project and the
+# tests from source again (a worker's collection: 7.8 s instead of 3.5 s).
+PYTEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.build/pycache
 # jsii (the CDK's Python bridge) prints a boxed warning on every start under a Node it deprecates
 # or no longer supports. Quiet for the quick start; set either to empty to see it again.
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION ?= 1
@@ -62,16 +66,16 @@ demo: $(STAMP)
 	$(VENV)/bin/cutover-prep local
 
 test: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
-	POWERTOOLS_TRACE_DISABLED=1 POWERTOOLS_METRICS_DISABLED=true $(PY) -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
+	$(PYTEST_ENV) POWERTOOLS_TRACE_DISABLED=1 POWERTOOLS_METRICS_DISABLED=true $(PY) -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 test-unit: $(STAMP)
-	$(PY) -m pytest $(PYTEST_XDIST) tests/unit $(PYTEST_ARGS)
+	$(PYTEST_ENV) $(PY) -m pytest $(PYTEST_XDIST) tests/unit $(PYTEST_ARGS)
 
 test-integration: $(STAMP)
-	$(PY) -m pytest $(PYTEST_XDIST) tests/integration $(PYTEST_ARGS)
+	$(PYTEST_ENV) $(PY) -m pytest $(PYTEST_XDIST) tests/integration $(PYTEST_ARGS)
 
 test-infra: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
-	$(PY) -m pytest $(PYTEST_XDIST) tests/infrastructure $(PYTEST_ARGS)
+	$(PYTEST_ENV) $(PY) -m pytest $(PYTEST_XDIST) tests/infrastructure $(PYTEST_ARGS)
 
 lint: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check lambdas cdk tests benchmarks

@@ -62,3 +62,17 @@ def test_make_test_runs_two_workers_each_module_whole_in_one():
     """Issue 24 §4: `make test` (what CI runs) uses two pytest-xdist workers, a test module whole in one."""
     lines = [line for line in _make("-n", "test", "PYTEST_ARGS=-q").splitlines() if " -m pytest " in line]
     assert len(lines) == 1 and "-n 2 --dist loadfile" in lines[0] and lines[0].endswith("-q"), lines
+
+
+def test_make_test_lets_its_processes_share_compiled_bytecode():
+    """Issue 24 §4, speed: with PYTHONDONTWRITEBYTECODE in the environment (set on these machines) every Python
+    process of the suite (two workers, each CLI a test starts) compiled the project and the tests from source
+    again. `make test` writes and reads bytecode under .build/pycache (Python's PYTHONPYCACHEPREFIX: "Python
+    will write .pyc files in a mirror directory tree at this path, instead of in __pycache__ directories within
+    the source tree"), so the source tree stays clean."""
+    for target in ("test", "test-unit", "test-integration", "test-infra"):
+        lines = [line for line in _make("-n", target, "PYTEST_ARGS=-q").splitlines() if " -m pytest " in line]
+        assert len(lines) == 1, (target, lines)
+        words = shlex.split(lines[0])
+        assert "PYTHONDONTWRITEBYTECODE=" in words, (target, words)  # empty: Python writes bytecode
+        assert f"PYTHONPYCACHEPREFIX={REPO / '.build' / 'pycache'}" in words, (target, words)
