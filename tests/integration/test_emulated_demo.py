@@ -42,7 +42,7 @@ def reason(doc: dict, code: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory) -> dict:
+def demo_run(tmp_path_factory) -> SimpleNamespace:
     """One `cutover-prep local` (what `make demo` runs), with a smaller database, 1-second points and a probe sample
     sized for it (40 blocks: 500 in 40 MB would put most probe reads in snapshot chunks the first ones warmed);
     its exit code, terminal (stdout, stderr), findings and folder. The two tests below read the same run."""
@@ -55,13 +55,14 @@ def demo_run(tmp_path_factory) -> dict:
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         code = main(["local", "--size-mb", str(SIZE_MB), "--out", str(out), "--point-seconds", "1",
                      "--probe-blocks", "40", "--unit-mb", "4", "--max-concurrency", "8", "--run-id", "demo-one-story"])
-    return {"code": code, "out": stdout.getvalue(), "err": stderr.getvalue(), "dir": out,
-            "doc": json.loads((out / "findings.json").read_text()) if (out / "findings.json").exists() else None}
+    return SimpleNamespace(code=code, out=stdout.getvalue(), err=stderr.getvalue(), dir=out,
+                           doc=json.loads((out / "findings.json").read_text()) if (out / "findings.json").exists()
+                           else None)
 
 
 def test_a_warm_up_of_the_emulated_volume_removes_the_penalty_the_cold_probe_measured(demo_run):
-    doc = demo_run["doc"]
-    assert doc is not None and doc["status"] == "SUCCEEDED", demo_run["err"][-2000:]
+    doc = demo_run.doc
+    assert doc is not None and doc["status"] == "SUCCEEDED", demo_run.err[-2000:]
     emulated = doc["storage_emulation"]
     assert emulated["emulated"] is True and emulated["hydrated_pct"] >= 99
     assert emulated["counters"]["fetches"] > 0 and emulated["first_touch_ms"] > 0
@@ -69,7 +70,7 @@ def test_a_warm_up_of_the_emulated_volume_removes_the_penalty_the_cold_probe_mea
     assert doc["instance"]["emulated"] is True
     assert doc["instance"]["db_instance_class"] == DEFAULT_PROFILE.instance_class  # not moto's db.m5.large
     assert reason(doc, "WARM_VS_COLD")["ok"] is True, reason(doc, "WARM_VS_COLD")
-    assert doc["verdict"]["verdict"] == "READY" and demo_run["code"] == 0
+    assert doc["verdict"]["verdict"] == "READY" and demo_run.code == 0
     # --probe-blocks reached the run input: each probe planned and read exactly that sample
     probes = doc["benchmark"]["probes"]
     assert [probes[p]["blocks_planned"] for p in ("cold", "warm")] == [40, 40]
@@ -98,10 +99,9 @@ def test_the_demo_tells_one_story_on_both_clocks(demo_run):
 
     from cutover_prep.report.charts import fmt_duration, fmt_number
 
-    captured, tmp_path = SimpleNamespace(out=demo_run["out"], err=demo_run["err"]), demo_run["dir"]
+    captured, doc = demo_run, demo_run.doc  # the run's terminal (out, err) and findings
     # the story holds whatever the verdict (1: NOT_READY, e.g. a warm probe slowed by a busy machine)
-    assert demo_run["code"] in (0, 1), captured.err[-2000:] + captured.out[-2000:]
-    doc = demo_run["doc"]
+    assert demo_run.code in (0, 1), captured.err[-2000:] + captured.out[-2000:]
     assert doc["status"] == "SUCCEEDED" and doc["storage_emulation"]["emulated"] is True
     wall, rate = doc["timings"]["warmup_wall_seconds"], doc["read_rate"]["mib_per_s_wall"]
     scale = DEFAULT_PROFILE.time_scale
@@ -115,7 +115,7 @@ def test_the_demo_tells_one_story_on_both_clocks(demo_run):
     to_warm = [line for line in captured.out.splitlines() if "time to warm the planned bytes:" in line]
     assert len(to_warm) == 1 and f"{time_text} for " in to_warm[0] and f"at {rate_text} MiB/s" in to_warm[0]
     assert to_warm[0].endswith(emulated), to_warm[0]
-    summary = (tmp_path / "summary.md").read_text()
+    summary = (demo_run.dir / "summary.md").read_text()
     assert f"- warm-up time: {time_text} (" in summary
     assert f"- warm-up rate, all readers: {rate_text} MiB/s (" in summary
     assert f"{fmt_number(round(rate * scale, 1))} MiB/s on the emulated clock" in summary
