@@ -31,8 +31,8 @@ def reading_intervals(unit_items: list[dict[str, Any]]) -> list[tuple[datetime, 
 
 
 def _hold(_event: Any) -> None:
-    """A unit that reads a while: the other Map iterations ask for the slot while it is held (the
-    harness scales time.sleep away, hence a wait on an event)."""
+    """A unit that reads a while: the other Map iterations ask for the slot while it is held (0.5 s on the
+    wall clock; the harness scales only the ASL's Wait and Retry intervals, decision 61)."""
     threading.Event().wait(0.5)
 
 
