@@ -3,7 +3,9 @@
 Retried here, in the code that reads, bounded by ``attempts`` with exponential backoff, and
 counted so the findings say how often it happened. The workflow's ASL retries only what
 Lambda itself throws (throttling, service errors); it does not retry a database error a
-second time around this one.
+second time around this one. One exception: EndCensus (``warmup.end_census``) retries nothing
+itself, and the ASL retries that whole step on ``TransientDatabaseError`` and
+``DatabaseUnreachable``, twice at most (issue 32: a run whose end census is missing cannot be READY).
 """
 
 from __future__ import annotations

@@ -299,6 +299,26 @@ def _unread_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
                     "them by warmup.databases / include_schemas / exclude_schemas (a waiver), or raise the limit")]
 
 
+def _end_census_reasons(f: dict[str, Any]) -> list[dict[str, Any]]:
+    """END_CENSUS: the census taken again after the warm-up (``warmup.end_census``) is the run's only view of
+    what was created or grew while it ran; a run whose start census was taken and whose end census is missing,
+    failed (``census.end_census_failure``: the step's error, recorded by its Catch) or for any other reason, is
+    not READY: a step that did not run never reads as success. An engine that takes no census adds nothing
+    (UNREAD_OBJECTS says it is not judged)."""
+    census = f.get("census") or {}
+    if not census.get("taken"):
+        return []
+    if census.get("end_census"):
+        return [_reason("END_CENSUS", True, "the census was taken again after the warm-up: what was created, grew "
+                        "or was dropped while the run ran is judged")]
+    failure = census.get("end_census_failure") or {}
+    why = (f"{failure.get('error') or 'an error'}: {' '.join(str(failure.get('cause') or 'no cause given').split())}"
+           if failure else "no record of it in the run's evidence (the step was not reached, or was cut off "
+           "before it could record why)")
+    return [_reason("END_CENSUS", False, f"the end census did not run: {why}; what was created or grew during the "
+                    "warm-up is not known, so the volume is judged on the start census only; run again")]
+
+
 def _warmup_off(findings: dict[str, Any]) -> list[dict[str, Any]]:
     """warmup.enabled false: nothing was to be read, so coverage and units are not judged; the run
     measured the storage as restored and can never say READY."""
@@ -315,7 +335,8 @@ def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
            probes_requested: bool = True, warmup_requested: bool = True) -> dict[str, Any]:
     """The verdict and its reasons (failing reasons first)."""
     t = thresholds or Thresholds()
-    reasons = _warmup_reasons(findings, t) + _unread_reasons(findings, t) if warmup_requested else _warmup_off(findings)
+    reasons = (_warmup_reasons(findings, t) + _unread_reasons(findings, t) + _end_census_reasons(findings)
+               if warmup_requested else _warmup_off(findings))
     bench = findings.get("benchmark") or {}
     if benchmark_requested and t.require_benchmark:
         reasons.append(_benchmark_reason(bench))

@@ -1,4 +1,5 @@
-"""After the warm-up: take the census again, read what was created or grew (a bounded catch-up pass)."""
+"""After the warm-up: take the census again, read what was created or grew (a bounded catch-up pass); called
+with the Catch's ``error`` (RecordEndCensusFailure), record why it did not run instead."""
 
 from typing import Any
 
@@ -6,17 +7,20 @@ from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.models.steps import RunStep
+from cutover_prep.models.steps import EndCensusEvent
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.settings import get_settings
-from cutover_prep.warmup.end_census import take_end_census
+from cutover_prep.warmup.end_census import record_end_census_failure, take_end_census
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
-@event_parser(model=RunStep)
-def handler(event: RunStep, context: LambdaContext) -> dict[str, Any]:
+@event_parser(model=EndCensusEvent)
+def handler(event: EndCensusEvent, context: LambdaContext) -> dict[str, Any]:
+    if event.error is not None:
+        return record_end_census_failure(event.run.run_id, event.error.model_dump(exclude_none=True),
+                                         store=deps.store())
     budget = context.get_remaining_time_in_millis() / 1000 - 2 * get_settings().safety_margin_seconds
     return take_end_census(event.run, store=deps.store(), read_secret=deps.read_secret,
                            read_secret_tags=deps.read_secret_tags, open_engine=deps.open_engine,

@@ -266,3 +266,34 @@ def test_a_warm_tail_within_twice_the_cold_or_within_noise_is_not_said(cold_max,
     findings["benchmark"]["probes"]["cold"]["latency_us"]["max"] = cold_max
     findings["benchmark"]["probes"]["warm"]["latency_us"]["max"] = warm_max
     assert "WARM_TAIL" not in {r["code"] for r in decide(findings)["reasons"]}
+
+
+# Issue 32, finding 2: the end census (after the warm-up) is the run's only view of what was created or grew
+# while it ran; without it the run cannot be READY (findings.census as findings/census.py and finalize make it).
+CENSUS_START = {"taken": True, "objects": 3, "bytes": 3 * 2**20, "unread_bytes": 0, "waived_bytes": 0,
+                "unknown_size": [], "unread": []}
+
+
+def test_a_run_whose_end_census_failed_is_not_ready_naming_the_error():
+    failure = {"error": "DatabaseUnreachable", "cause": "connection refused"}
+    findings = {**GOOD, "census": {**CENSUS_START, "end_census": False, "end_census_failure": failure}}
+    result = decide(findings)
+    assert result["verdict"] == NOT_READY and codes(result) == {"END_CENSUS"}
+    (reason,) = [r for r in result["reasons"] if r["code"] == "END_CENSUS"]
+    assert reason["message"].startswith("the end census did not run: DatabaseUnreachable: connection refused")
+
+
+def test_a_run_whose_end_census_is_missing_for_any_reason_is_not_ready():
+    """No record of a failure either (the step cut off by Lambda's time limit, or never reached): still missing."""
+    findings = {**GOOD, "census": {**CENSUS_START, "end_census": False}}
+    result = decide(findings)
+    assert result["verdict"] == NOT_READY and codes(result) == {"END_CENSUS"}
+    assert "no record" in next(r["message"] for r in result["reasons"] if r["code"] == "END_CENSUS")
+
+
+def test_an_end_census_taken_passes_and_no_census_or_no_warm_up_adds_nothing():
+    taken = decide({**GOOD, "census": {**CENSUS_START, "end_census": True}})
+    assert taken["verdict"] == READY and "END_CENSUS" in codes(taken, True)
+    assert "END_CENSUS" not in codes(decide(GOOD), True) | codes(decide(GOOD))  # the engine takes no census
+    off = decide({**GOOD, "census": {**CENSUS_START, "end_census": False}}, warmup_requested=False)
+    assert codes(off) == {"WARMUP_OFF"}  # no warm-up: no end census was to run, WARMUP_OFF says it all

@@ -61,10 +61,11 @@ def catch_up_reads(catch_up: list[dict[str, Any]] | None) -> dict[str, dict[str,
 def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
                    end: list[dict[str, Any]] | None = None,
                    catch_up: list[dict[str, Any]] | None = None, *,
-                   datafile_pass_complete: bool = False) -> dict[str, Any]:
+                   datafile_pass_complete: bool = False, end_failure: dict[str, Any] | None = None) -> dict[str, Any]:
     """``census``: the objects on the volume, what was read, and every unread object named with its bytes
     and reason, grouped per database. ``reads`` is ``coverage.segment_reads`` of the run; ``catch_up`` what
-    the end census's catch-up pass read."""
+    the end census's catch-up pass read; ``end_failure`` why the end census did not run (its step's error),
+    kept only when there is no end census (the verdict's END_CENSUS names it)."""
     if start is None:
         return {"taken": False}
     reads = {**reads, **catch_up_reads(catch_up)}
@@ -97,6 +98,7 @@ def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str
     counted = [u for u in unread if not u["waived"]]
     return {
         "taken": True, "end_census": end is not None,
+        **({"end_census_failure": end_failure} if end is None and end_failure else {}),
         "objects": len(objects), "bytes": sum(int(o.get("bytes") or 0) for o in objects.values()),
         "unread_bytes": sum(u["unread_bytes"] for u in counted),
         "waived_bytes": sum(u["unread_bytes"] for u in unread if u["waived"]),

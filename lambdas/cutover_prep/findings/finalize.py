@@ -40,6 +40,9 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if store.exists(end_key):  # the end census and its catch-up pass (warmup/end_census.py)
         end = store.get_json(end_key)
         plan = {**plan, "census_end": end.get("census"), "catch_up": end.get("catch_up")}
+    elif run_item.get("end_census_error"):  # its Catch recorded why it did not run (record_end_census_failure)
+        plan = {**plan, "census_end_failure": {"error": run_item["end_census_error"],
+                                               "cause": run_item.get("end_census_cause")}}
     units = store.get_json(evidence_key(run_id, "units.json"))
     unit_items = {i["sk"].removeprefix(UNIT_PREFIX): i for i in store.units(run_id)}
     analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")

@@ -123,6 +123,13 @@ class RunStep(_Event):
     run: RunContext
 
 
+class EndCensusEvent(RunStep):
+    """EndCensus; with ``error``, RecordEndCensusFailure: the Catch of EndCensus hands the same function the
+    step's error to record (the verdict's END_CENSUS names it)."""
+
+    error: StepError | None = None
+
+
 class ProbeEvent(RunStep):
     phase: Literal["cold", "warm"]
 

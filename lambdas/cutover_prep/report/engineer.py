@@ -231,6 +231,12 @@ def unread(findings: dict[str, Any]) -> dict[str, Any]:
     return {"rows": rows[:50], "more": max(0, len(rows) - 50)}
 
 
+def _end_failure(section: dict[str, Any]) -> str:
+    """Why the end census is missing, when its step recorded it (the verdict's END_CENSUS says it too)."""
+    failure = _d(section.get("end_census_failure"))
+    return f": the end census did not run, {failure.get('error') or 'an error'}" if failure else ""
+
+
 def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
     """The volume census (findings ``census``): one line, per database, and every unread object named with
     its size and reason (waived ones last)."""
@@ -242,7 +248,7 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
             f"not read: {_mib(section.get('unread_bytes'))}"
             + (f" and {len(_l(section.get('unknown_size')))} of unknown size" if section.get("unknown_size") else "")
             + (f"; excluded by input (waived): {_mib(waived)}" if waived else "")
-            + ("" if section.get("end_census") else " (census taken at the start only)"))
+            + ("" if section.get("end_census") else " (census taken at the start only" + _end_failure(section) + ")"))
     rows = []
     for u in _l(section.get("unread")):
         if not isinstance(u, dict):

@@ -21,6 +21,7 @@ from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
 from cutover_prep.findings.census import census_json
+from cutover_prep.findings.failures import cause_message
 from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.models.steps import RunContext
 from cutover_prep.secret_binding import TagReader
@@ -88,6 +89,15 @@ def _read(engine: Any, segment: Any, from_block: int, chunk_blocks: int, deadlin
             return read, f"{type(exc).__name__}: {str(exc).strip()[:300]}"
         read += result.blocks
     return read, None
+
+
+def record_end_census_failure(run_id: str, error: dict[str, Any], *, store: Store) -> dict[str, Any]:
+    """The Catch of EndCensus (its retries spent, or an error not retried): the run goes on to its findings
+    with the error recorded on the run item; Finalize gives it to the census section and the verdict fails
+    END_CENSUS naming it. Nothing is read or written in the database."""
+    name, cause = str(error.get("Error") or "EndCensusFailed"), cause_message(error)[:2000]
+    store.update_run(run_id, end_census_error=name, end_census_cause=cause)
+    return {"taken": False, "error": name, "cause": cause}
 
 
 def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
