@@ -73,6 +73,10 @@ def target_spec(dsn: str | None, target: str | None, secret_arn: str | None, eng
 @click.option("--engine", type=click.Choice(engine_names()), help="AWS: default from the RDS instance.")
 @click.option("--database", multiple=True, help="Database (PostgreSQL) or schema (MySQL, MariaDB) the run "
               "selects (glob; repeat). Default: all, as a run.")
+@click.option("--include-schema", multiple=True, help="Only these schemas, as the run's warmup.include_schemas "
+              "(glob; repeat): what the run will not read is not checked.")
+@click.option("--exclude-schema", multiple=True, help="Skip these schemas, as the run's warmup.exclude_schemas "
+              "(glob; repeat), e.g. pg_catalog for a user with per-schema grants.")
 @click.option("--datafiles", is_flag=True, help="The run asks for the datafile pass (warmup.mode datafiles or both; "
               "Oracle): check rdsadmin_rman_util and its views too.")
 @click.option("--timeout", type=FiniteFloatRange(1, 3600), default=60, show_default=True,
@@ -80,12 +84,16 @@ def target_spec(dsn: str | None, target: str | None, secret_arn: str | None, eng
 @click.option("--region", envvar="AWS_REGION", help="AWS region; default: your AWS configuration.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def preflight(dsn: str | None, target: str | None, secret_arn: str | None, engine: str | None,
-              database: tuple[str, ...], datafiles: bool, timeout: float, region: str | None, as_json: bool) -> None:
+              database: tuple[str, ...], include_schema: tuple[str, ...], exclude_schema: tuple[str, ...],
+              datafiles: bool, timeout: float, region: str | None, as_json: bool) -> None:
     """Prove each read method and grant the run needs on the target, in about a minute; nothing is written."""
     from cutover_prep.preflight import Context
     from cutover_prep.preflight.runner import run
 
-    ctx = Context(databases=database, datafiles=datafiles, timeout_seconds=timeout)
+    # the run's selection (warmup.databases / include_schemas / exclude_schemas): the run's Preflight state
+    # builds the same Context from its input (preflight.step.context_of)
+    ctx = Context(databases=database, include_schemas=include_schema, exclude_schemas=exclude_schema,
+                  datafiles=datafiles, timeout_seconds=timeout)
     try:
         spec = target_spec(dsn, target, secret_arn, engine, region, verb="checks")
     except remote.CliProblem as exc:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cutover_prep.engines import transport as tls
-from cutover_prep.engines.base import EngineError
+from cutover_prep.engines.base import DiscoveryOptions, EngineError
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
 STATUSES = (PASS, FAIL, WARN, INFO)
@@ -59,11 +59,16 @@ def mib(nbytes: int) -> str:
 
 @dataclass
 class Context:
-    """What the preflight is asked: the databases (PostgreSQL) or schemas (MySQL) the run selects (globs),
-    whether the datafile pass is asked for, and the time it may take."""
+    """What the preflight is asked: the run's selection (the databases (PostgreSQL) or schemas (MySQL) and
+    the schema globs, as ``warmup.databases`` / ``include_schemas`` / ``exclude_schemas`` / ``include_system``:
+    the preflight checks exactly what the run will read, issue 32), whether the datafile pass is asked for,
+    and the time it may take."""
 
     databases: tuple[str, ...] = ()
     datafiles: bool = False
+    include_schemas: tuple[str, ...] = ()
+    exclude_schemas: tuple[str, ...] = ()
+    include_system: bool = False
     timeout_seconds: float = 60.0
     max_databases: int = 4  # databases whose methods are proven (a bounded sample); the rest are named
     started: float = field(default_factory=time.monotonic)
@@ -72,6 +77,12 @@ class Context:
     def statement_seconds(self) -> float:
         """A statement's timeout: what is left, at least 1 s."""
         return max(1.0, self.timeout_seconds - (time.monotonic() - self.started))
+
+    def options(self) -> DiscoveryOptions:
+        """The selection as discovery and the census take it (the same object the run's Discover builds)."""
+        return DiscoveryOptions(include_schemas=tuple(self.include_schemas),
+                                exclude_schemas=tuple(self.exclude_schemas), databases=tuple(self.databases),
+                                include_system=self.include_system)
 
     def expired(self) -> bool:
         return time.monotonic() - self.started >= self.timeout_seconds

@@ -1,8 +1,9 @@
 """The workflow's Preflight state (right after Discover): ``cutover-prep preflight`` on the run's target.
 
 The connection is the run's own (``connection.connection_spec``: the secret's binding, the endpoint or an
-allow-listed host, the deployment's TLS mode); the checks are ``runner.run``'s on the databases the run
-selects (``warmup.databases``), with the datafile pass's checks when ``warmup.mode`` asks for the pass.
+allow-listed host, the deployment's TLS mode); the checks are ``runner.run``'s on what the run selects
+(``warmup.databases``, ``include_schemas``, ``exclude_schemas``, ``include_system``: what it will read), with
+the datafile pass's checks when ``warmup.mode`` asks for the pass.
 The report is evidence ``preflight.json`` (the findings' ``preflight`` section), a short summary goes on
 the run record, and with ``preflight.on_failure`` ``fail`` (the default) a failed check is
 ``PreflightFailed``, naming each failed check in one line: the run ends FAILED before any unit is read.
@@ -39,8 +40,11 @@ class PreflightFailed(Exception):
 
 
 def context_of(warmup: Warmup, timeout_seconds: float = TIMEOUT_SECONDS) -> Context:
-    return Context(databases=tuple(warmup.databases), datafiles=modes.reads_datafiles(warmup.mode),
-                   timeout_seconds=timeout_seconds)
+    """The run's whole selection (issue 32: with ``databases`` alone, a least-privilege user with the catalogues
+    waived by ``exclude_schemas`` failed on catalogues the run does not read)."""
+    return Context(databases=tuple(warmup.databases), include_schemas=tuple(warmup.include_schemas),
+                   exclude_schemas=tuple(warmup.exclude_schemas), include_system=warmup.include_system,
+                   datafiles=modes.reads_datafiles(warmup.mode), timeout_seconds=timeout_seconds)
 
 
 def failure_message(report: Report) -> str:

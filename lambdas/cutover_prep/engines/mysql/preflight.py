@@ -53,7 +53,7 @@ SAMPLE_PAGES = 4  # pages of the clustered walk read by the preflight
 def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
     import pymysql
 
-    from cutover_prep.engines.base import DiscoveryOptions, EngineError
+    from cutover_prep.engines.base import EngineError
     from cutover_prep.engines.mysql.engine import MySQLEngine
 
     errors = (EngineError, pymysql.err.MySQLError)
@@ -61,7 +61,7 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
                                lambda e: e.dialect.label)
     if engine is None:
         return checks
-    options = DiscoveryOptions(databases=ctx.databases)
+    options = ctx.options()  # the run's selection: only what the run will read is checked (issue 32)
     try:
         checks += attempt(ctx, CONNECTION, "server", lambda: _server(engine, spec), errors)
         census: list[Any] = []
@@ -106,6 +106,7 @@ def _server(engine: Any, spec: ConnectionSpec) -> list[Check]:
 def _privileges(engine: Any, ctx: Context, census: list[Any]) -> list[Check]:
     import fnmatch
 
+    from cutover_prep.engines.mysql import discovery
     from cutover_prep.engines.mysql import sql as q
 
     user = _rows(engine, "SELECT CURRENT_USER()")[0][0]
@@ -116,7 +117,7 @@ def _privileges(engine: Any, ctx: Context, census: list[Any]) -> list[Check]:
                  "held (the census of every InnoDB tablespace)" if "PROCESS" in glob else
                  f"missing: GRANT PROCESS ON *.* TO {user} (the census of the InnoDB tablespaces needs it)")]
     asked = [p for p in ctx.databases if not any(ch in p for ch in "*?[")]
-    selected = {s for s in visible if not ctx.databases or any(fnmatch.fnmatchcase(s, p) for p in ctx.databases)}
+    selected = {s for s in visible if discovery.schema_selected(s, ctx.options())}  # as the run's discovery
     no_privilege = {str(o.schema) for o in census if o.reason == "no privilege" and o.schema in selected | set(asked)}
     for schema in sorted(set(asked) | selected | no_privilege):
         may = "SELECT" in glob or any(fnmatch.fnmatchcase(schema, g.replace("%", "*").replace("_", "?"))

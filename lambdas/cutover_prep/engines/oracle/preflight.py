@@ -95,9 +95,10 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
 def checks_of(engine: Any, spec: ConnectionSpec, ctx: Context, *, errors: tuple[type[BaseException], ...]
               ) -> list[Check]:
     """Every check after the connection, on an open ``OracleEngine`` (unit-tested with a fake connection)."""
-    from cutover_prep.engines.base import DiscoveryOptions
+    from dataclasses import replace
 
-    options = DiscoveryOptions(include_schemas=ctx.databases)
+    # the run's selection (issue 32); Oracle's schemas may come as --database (the command's word for them)
+    options = replace(ctx.options(), include_schemas=tuple(ctx.include_schemas or ctx.databases))
     out = attempt(ctx, CONNECTION, "server", lambda: _server(engine, spec), errors)
     out += attempt(ctx, PRIVILEGE, "privileges", lambda: _privileges(engine, ctx, errors), errors)
     out += attempt(ctx, METHOD, "read methods", lambda: _methods(engine, options, errors), errors)

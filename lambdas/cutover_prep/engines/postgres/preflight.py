@@ -35,7 +35,7 @@ from cutover_prep.engines.preflight import (
 )
 
 if TYPE_CHECKING:
-    from cutover_prep.engines.base import ConnectionSpec
+    from cutover_prep.engines.base import ConnectionSpec, DiscoveryOptions
 
 SERVER_SQL = """
 SELECT current_setting('server_version'), version(),
@@ -72,7 +72,7 @@ HEAP = ("r", "m", "t")
 def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
     import psycopg
 
-    from cutover_prep.engines.base import DiscoveryOptions, EngineError
+    from cutover_prep.engines.base import EngineError
     from cutover_prep.engines.postgres.engine import PostgresEngine
 
     errors = (EngineError, psycopg.Error)
@@ -87,17 +87,17 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
         if not databases:
             checks.append(Check(PRIVILEGE, "CONNECT", FAIL, "no database the run selects admits this user "
                                 f"({', '.join(ctx.databases) or 'all but the templates'})"))
+        options = ctx.options()  # the run's selection: only what the run will read is checked (issue 32)
         for database in databases[:ctx.max_databases]:
-            checks += attempt(ctx, PRIVILEGE, f"{database}: privileges", lambda d=database: _privileges(engine, d),
-                              errors)
+            checks += attempt(ctx, PRIVILEGE, f"{database}: privileges",
+                              lambda d=database: _privileges(engine, d, options), errors)
             checks += attempt(ctx, METHOD, f"{database}: read method",
-                              lambda d=database: _methods(engine, d, errors), errors)
+                              lambda d=database: _methods(engine, d, errors, options), errors)
         if len(databases) > ctx.max_databases:
             rest = databases[ctx.max_databases:]
             checks.append(Check(METHOD, "databases not sampled", INFO, f"{len(rest)} more, read by the same method "
                                 f"rules: {', '.join(rest[:5])}{' ...' if len(rest) > 5 else ''}"))
-        checks += attempt(ctx, "census", "census",
-                          lambda: census_checks(engine.census(DiscoveryOptions(databases=ctx.databases))), errors)
+        checks += attempt(ctx, "census", "census", lambda: census_checks(engine.census(options)), errors)
     finally:
         engine.close()
     return checks
@@ -119,7 +119,15 @@ def _server(engine: Any, conn: Any, spec: ConnectionSpec) -> list[Check]:
                   + ("" if guarded else ": the session is not read-only; nothing is read"))]
 
 
-def _privileges(engine: Any, database: str) -> list[Check]:
+def _selected(rows: list[dict[str, Any]], options: DiscoveryOptions) -> list[dict[str, Any]]:
+    """The relations the run's selection reads, judged as the census judges them: by the schema of the table a
+    relation belongs to (a TOAST table or an index goes with its table)."""
+    from cutover_prep.engines.postgres import census
+
+    return [r for r in rows if census.schema_selected(r["logical_schema"], options)]
+
+
+def _privileges(engine: Any, database: str, options: DiscoveryOptions) -> list[Check]:
     from cutover_prep.engines.postgres import census
 
     conn = engine.connection(database)
@@ -128,7 +136,8 @@ def _privileges(engine: Any, database: str) -> list[Check]:
     at = f"{database}: "
     out = [Check(PRIVILEGE, f"{at}CONNECT", PASS if connect else FAIL,
                  f"{user} may connect" if connect else f"GRANT CONNECT ON DATABASE {database} TO {user}")]
-    rows = [r for r in census.relation_rows(conn, with_shared=True) if r["fork"] == "main" and r["relkind"] != "i"]
+    rows = [r for r in _selected(census.relation_rows(conn, with_shared=True), options)
+            if r["fork"] == "main" and r["relkind"] != "i"]
     missing = [r for r in rows if not r["may_select"]]
     if superuser:
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"{user} is a superuser"))
@@ -159,11 +168,12 @@ def _privileges(engine: Any, database: str) -> list[Check]:
     return out
 
 
-def _sample(engine: Any, database: str, method: str) -> list[dict[str, Any]]:
-    """The smallest real relations the method reads: a heap's main fork, and an index unless TID scans."""
+def _sample(engine: Any, database: str, method: str, options: DiscoveryOptions) -> list[dict[str, Any]]:
+    """The smallest real relations the method reads, of those the run selects: a heap's main fork, and an index
+    unless TID scans."""
     from cutover_prep.engines.postgres import census
 
-    rows = [r for r in census.relation_rows(engine.connection(database), with_shared=False)
+    rows = [r for r in _selected(census.relation_rows(engine.connection(database), with_shared=False), options)
             if r["fork"] == "main" and (r["may_select"] or method == "pg_read_binary_file")]
     # a heap of a few blocks at least: on one of a block or two the planner rightly prefers a Seq Scan
     heaps = sorted((r for r in rows if r["relkind"] in HEAP),
@@ -173,7 +183,8 @@ def _sample(engine: Any, database: str, method: str) -> list[dict[str, Any]]:
     return heaps[:1] + ([] if method == "tid_range_scan" else indexes[:1])
 
 
-def _methods(engine: Any, database: str, errors: tuple[type[BaseException], ...]) -> list[Check]:
+def _methods(engine: Any, database: str, errors: tuple[type[BaseException], ...],
+             options: DiscoveryOptions) -> list[Check]:
     from psycopg import sql
 
     from cutover_prep.engines.base import Extent, ReadRange
@@ -185,7 +196,7 @@ def _methods(engine: Any, database: str, errors: tuple[type[BaseException], ...]
     out = [Check(METHOD, f"{at}{m}", INFO, f"not used by the plan ({method} is preferred to it)"
                  if READ_METHODS.index(m) > READ_METHODS.index(method) else "not available here")
            for m in READ_METHODS if m != method]
-    sample = _sample(engine, database, method)
+    sample = _sample(engine, database, method, options)
     if not sample:
         return [Check(METHOD, f"{at}{method}", WARN, "no relation with storage to read a block of"), *out]
     conn = engine.connection(database)
