@@ -74,9 +74,7 @@ def run_input(aws: LocalAws, spec: Any, run_id: str) -> dict[str, Any]:
                        "host": spec.host, "port": spec.port, "database": spec.database},
             "warmup": {"unit_mb": 1, "databases": [spec.database], "max_concurrency": 2,
                        "exclude_schemas": ["pg_catalog", "information_schema"]},
-            # finding 6 is tested on its own (test_preflight_workflow.py): not this test's concern
-            "preflight": {"enabled": False},
-            "benchmark": {"enabled": False}}
+            "benchmark": {"enabled": False}}  # the preflight passes on this selection (finding 6)
 
 
 def create_late_on_first_unit(aws: LocalAws, admin: Any) -> list[bool]:
