@@ -189,7 +189,10 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
     names = list(hot.get("names") or [])
     known = set()
     for s in segments:
-        plain = f"{s.get('schema')}.{s.get('name')}"
+        if s.get("labels"):  # as the planner matched them (planning.hot_set_labels)
+            known.update(s["labels"])
+            continue
+        plain = f"{s.get('schema')}.{s.get('name')}"  # a plan of before issue 32: the names pasted
         known.add(plain)
         if s.get("database"):
             known.add(f"{s['database']}/{plain}")

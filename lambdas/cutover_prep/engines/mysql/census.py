@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions, Segment
 from cutover_prep.engines.mysql.sql import decode_filename, split_file_name, stats_table_key
 
@@ -131,13 +132,13 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
             key_kind = "general_tablespace" if kind == "general_tablespace" else "system_tablespace"
             out.append(CensusObject(database=None, schema="(innodb)", name=name, kind=kind,
                                     bytes=int(size or 0),
-                                    key=f"(innodb).{name}#{key_kind}",
+                                    key=_key(("(innodb)", name), key_kind),
                                     readable=False, reason=NOT_SQL, file=file))
             continue
         db, _, rest = name.partition("/")
         if rest.upper().startswith("FTS_"):  # named as discovery names it (sql.decode_filename)
             schema, aux = decode_filename(db), decode_filename(rest)
-            add(schema, aux, "fulltext_aux", int(size or 0) or None, f"{schema}.{aux}#fulltext_aux", NOT_SQL, file)
+            add(schema, aux, "fulltext_aux", int(size or 0) or None, _key((schema, aux), "fulltext_aux"), NOT_SQL, file)
             continue
         schema = rows.decode(db)
         table, part = stats_table_key(rest, rows.decode)
@@ -147,23 +148,23 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
             add_planned(segs, lambda _seg, file=file: file)
             free = rows.free.get((schema, table, part), 0)
             if free > 0:  # extents of the file no index holds: no query reads them
-                add(schema, f"{table}{partition}", "free space", free, f"{schema}.{table}{partition}#free space",
+                add(schema, f"{table}{partition}", "free space", free, _key((schema, table), "free space", part),
                     NOT_SQL, file)
         else:  # not listed by INFORMATION_SCHEMA.TABLES: the user has no privilege on it
             if not size:  # not opened since the server started (MariaDB says 0): the persistent statistics, if any
                 pages = rows.stats.get(name)
                 size = pages * rows.page_size if pages else None
             reason = None if (schema, table) in visible else NO_PRIVILEGE
-            add(schema, f"{table}{partition}", "tablespace", size, f"{schema}.{table}{partition}#tablespace",
+            add(schema, f"{table}{partition}", "tablespace", size, _key((schema, table), "tablespace", part),
                 reason, file)
             if rows.frm and reason and (schema, table) not in defined:  # its definition is on the volume too
                 defined.add((schema, table))
                 raw_table = split_file_name(rest)[0]
-                add(schema, table, "table definition", None, f"{schema}.{table}#table definition", reason,
+                add(schema, table, "table definition", None, _key((schema, table), "table definition"), reason,
                     f"{db}/{raw_table}.frm")
                 if schema not in {s for s, _ in visible} and schema not in opts:
                     opts.add(schema)
-                    add(schema, "db.opt", "database options", None, f"{schema}#database options", reason,
+                    add(schema, "db.opt", "database options", None, _key((schema,), "database options"), reason,
                         f"{db}/db.opt")
     for (schema, table, _part), segs in planned.items():  # MyISAM, Aria and other engines with files
         engine = engines.get((schema, table), "")
@@ -175,6 +176,11 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
         add_planned(segs, lambda seg, stem=stem, suffixes=suffixes: None if suffixes is None
                     else stem + suffixes[1 if seg.kind == "index" else 0])
     return out
+
+
+def _key(names: tuple[str, ...], kind: str, partition: str | None = None) -> str:
+    """A census key as discovery builds its segments' (``engines.keys``, MySQL's quotes)."""
+    return keys.object_key(names, kind, partition=partition, q=keys.MYSQL)
 
 
 def file_name_pieces(tablespaces: Iterable[tuple]) -> set[str]:
