@@ -134,3 +134,33 @@ def test_plain_names_keep_their_keys_and_others_are_quoted_by_the_engines_rules(
                     ("b", "c.t", "k`1", 1, 1, "id", None, "BTREE", "NO")],
         columns=[("b", "c.t", "id", "int", "NO", 0, "")], index_pages=None, fulltext_aux=[]), DiscoveryOptions())}
     assert mysql == {"b.`c.t`#clustered", "b.`c.t`.`k``1`#index"}
+
+
+def test_every_key_reads_back_to_the_names_it_was_made_of() -> None:
+    """The builders are injective because each key parses back to its fields (``keys.parse``)."""
+    from cutover_prep.engines import keys
+
+    for q in keys.QUOTES:
+        for database, schema, name, part in itertools.product((None, "test", "a/b"), PIECES, PIECES,
+                                                              (None, "p0", "p:0", "`", '"')):
+            key = keys.object_key((schema, name), "table.main", database=database, partition=part, q=q)
+            assert keys.parse(key) == (database, (schema, name), part, "table.main", q if not all(
+                map(keys.bare, filter(None, (database, schema, name, part)))) else keys.ANSI), key
+        for database in PIECES:
+            assert keys.parse(keys.database_key(database, q=q))[:4] == (database, (), None, "database")
+    assert keys.display('db/b."c.t"#table.main') == 'b."c.t"' and keys.display("app.t:P0#clustered") == "app.t:P0"
+    assert keys.display("db/#database") is None
+
+
+def test_the_report_names_the_two_objects_apart() -> None:
+    """The report's census rows wrote ``schema.name``: ``b.c.t`` for both; now each as its key writes it."""
+    from cutover_prep.findings.census import census_json, census_section
+    from cutover_prep.report import engineer
+
+    rows = [{"oid": i, "schema": s, "relname": n, "relkind": "r", "is_partition": False, "shared": False,
+             "logical_schema": s, "logical_name": n, "fork": "main", "bytes": 8192 * (i + 1), "path": None,
+             "may_select": False} for i, (s, n) in enumerate((("b", "c.t"), ("b.c", "t")))]
+    objects = pg_census.relation_objects("d", rows, DiscoveryOptions(), method="pg_prewarm", can_read_files=False)
+    section = census_section(census_json(objects), {})
+    names = sorted(r["name"] for r in engineer.census({"census": section})["rows"])
+    assert names == ['"b.c".t', 'b."c.t"']

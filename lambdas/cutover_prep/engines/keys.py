@@ -65,3 +65,68 @@ def object_key(names: Sequence[str], kind: str, *, database: str | None = None, 
 def database_key(database: str, kind: str = "database", q: str = ANSI) -> str:
     """The key of a whole database the census does not go into: ``database/#database``."""
     return f"{quote(database, q)}/#{kind}"
+
+
+class NotAKey(ValueError):
+    """A text that no key builder of this module makes."""
+
+
+def parse(key: str) -> tuple[str | None, tuple[str, ...], str | None, str, str]:
+    """(database, names, partition, kind, quote character) of a key ``object_key`` or ``database_key`` made:
+    the inverse of the builders (so two different objects cannot have one key). Raises ``NotAKey``."""
+    body, sep, kind = str(key).rpartition("#")
+    if not sep:
+        raise NotAKey(f"not a key (no '#kind'): {key!r}")
+    tokens: list[str] = []
+    seps: list[str] = []
+    q = ANSI
+    i = 0
+    while i < len(body):
+        if body[i] in QUOTES:
+            q, j, text = body[i], i + 1, []
+            while True:
+                end = body.find(q, j)
+                if end < 0:
+                    raise NotAKey(f"not a key (a quote is not closed): {key!r}")
+                text.append(body[j:end])
+                if body[end + 1:end + 2] == q:  # a doubled quote stands for one
+                    text.append(q)
+                    j = end + 2
+                    continue
+                i = end + 1
+                break
+            tokens.append("".join(text))
+        else:
+            j = i
+            while j < len(body) and body[j] not in SEPARATORS and body[j] not in QUOTES:
+                j += 1
+            if j == i or not bare(body[i:j]):
+                raise NotAKey(f"not a key (an empty or unquoted name): {key!r}")
+            tokens.append(body[i:j])
+            i = j
+        if i < len(body):
+            seps.append(body[i])
+            i += 1
+            if i == len(body) and seps[-1] != "/":
+                raise NotAKey(f"not a key (ends with a separator): {key!r}")
+    database = None
+    if seps and seps[0] == "/":
+        database, tokens, seps = tokens[0], tokens[1:], seps[1:]
+    partition = None
+    if seps and seps[-1] == ":":
+        partition, tokens, seps = tokens[-1], tokens[:-1], seps[:-1]
+    if any(s != "." for s in seps) or (not tokens and database is None):
+        raise NotAKey(f"not a key (separators out of order): {key!r}")
+    return database, tuple(tokens), partition, kind, q
+
+
+def display(key: str) -> str | None:
+    """An object's names as its key writes them, without database and kind (``b."c.t"``, ``app.t:P0``), for
+    the report's rows; None when ``key`` is not one this module made."""
+    try:
+        _database, names, partition, _kind, q = parse(key)
+    except NotAKey:
+        return None
+    if not names:
+        return None
+    return label(names, None, q) + (f":{quote(partition, q)}" if partition else "")

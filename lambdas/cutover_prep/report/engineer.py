@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cutover_prep.engines import keys
 from cutover_prep.models.status import is_cached
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number, num
@@ -247,17 +248,24 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
     for u in _l(section.get("unread")):
         if not isinstance(u, dict):
             continue
-        name = f"{u.get('schema')}.{u.get('name')}" if u.get("schema") else str(u.get("name"))
+        name = _object_name(u)
         size = _mib(u.get("unread_bytes")) if u.get("size_known", True) else "size unknown"
         rows.append({"name": name, "database": str(u.get("database") or DASH), "kind": str(u.get("kind")),
                      "size": size, "reason": str(u.get("reason")), "waived": bool(u.get("waived"))})
     databases = [{"name": str(d.get("database") or DASH), "objects": d.get("objects"), "size": _mib(d.get("bytes")),
                   "unread": _mib(d.get("unread_bytes")), "waived": _mib(d.get("waived_bytes"))}
                  for d in _l(section.get("by_database")) if isinstance(d, dict)]
-    dropped = [f"{d.get('database')}/{d.get('schema')}.{d.get('name')} ({d.get('kind')})"
+    dropped = [f"{d.get('database')}/{_object_name(d)} ({d.get('kind')})"
                for d in _l(section.get("dropped")) if isinstance(d, dict)]
     return {"line": line, "databases": databases, "rows": rows[:limit], "more": max(0, len(rows) - limit),
             "dropped": dropped}
+
+
+def _object_name(obj: dict[str, Any]) -> str:
+    """A census object's names as its key writes them (each quoted where needed, ``engines.keys``): ``"b"."c.t"``
+    and ``"b.c"."t"`` are two rows apart, not ``b.c.t`` twice (issue 32); else schema.name as they are."""
+    return keys.display(str(obj.get("key") or "")) or (
+        f"{obj.get('schema')}.{obj.get('name')}" if obj.get("schema") else str(obj.get("name")))
 
 
 def time_to_warm(findings: dict[str, Any]) -> list[tuple[str, str]]:
