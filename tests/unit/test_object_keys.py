@@ -164,3 +164,18 @@ def test_the_report_names_the_two_objects_apart() -> None:
     section = census_section(census_json(objects), {})
     names = sorted(r["name"] for r in engineer.census({"census": section})["rows"])
     assert names == ['"b.c".t', 'b."c.t"']
+
+
+def test_the_reports_coverage_names_the_two_relations_and_schemas_apart() -> None:
+    """The coverage rows wrote ``schema.name`` (largest relations) and ``database.schema``: ``b.c.t`` twice and
+    ``d.b.c`` for the database ``d`` schema ``b.c`` and the database ``d.b`` schema ``c``."""
+    from cutover_prep.findings.coverage import coverage_section
+    from cutover_prep.report import engineer
+
+    segs = [_segment(s, n, "table.main", database=db) for db, s, n in
+            (("d", "b", "c.t"), ("d", "b.c", "t"), ("d", "b.c", "t2"), ("d.b", "c", "t"))]
+    section = coverage_section([{"key": s.key, "database": s.database, "schema": s.schema, "name": s.name,
+                                 "kind": s.kind, "bytes": 8192, "bytes_read": 8192, "status": "READ"} for s in segs])
+    view = engineer.coverage({"coverage": section})
+    assert sorted(r["name"] for r in view["largest"]) == ['"b.c".t', '"b.c".t2', 'b."c.t"', "c.t"]
+    assert sorted(r["name"] for r in view["schemas"]) == ['"d.b".c', 'd."b.c"', "d.b"]

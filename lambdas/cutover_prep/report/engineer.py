@@ -152,13 +152,15 @@ def coverage(findings: dict[str, Any]) -> dict[str, Any] | None:
                 "planned": _mib(g.get("bytes_planned")), "read": _mib(g.get("bytes_read")),
                 "pct": _fmt(g.get("pct"), "%"), "full": num(g.get("pct")) == 100}
 
-    largest = [{"name": _name(r.get("schema"), r.get("name")), "database": str(r.get("database") or DASH),
+    largest = [{"name": str(r.get("label") or _name(r.get("schema"), r.get("name"))),
+                "database": str(r.get("database") or DASH),
                 "size": _mib(r.get("bytes")), "read": _mib(r.get("bytes_read")), "pct": _fmt(r.get("pct"), "%"),
                 "status": STATUS_WORDS.get(str(r.get("status")), str(r.get("status"))),
                 "css": str(r.get("status") or "")}
                for r in _l(section.get("largest")) if isinstance(r, dict)]
     return {"databases": [row(g, str(g.get("database") or DASH)) for g in _l(section.get("by_database"))],
-            "schemas": [row(g, _name(g.get("database"), g.get("schema"))) for g in _l(section.get("by_schema"))],
+            "schemas": [row(g, str(g.get("label") or _name(g.get("database"), g.get("schema"))))
+                        for g in _l(section.get("by_schema"))],
             "largest": largest, "relations": _fmt(section.get("relations"))}
 
 
