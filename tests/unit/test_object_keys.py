@@ -179,3 +179,45 @@ def test_the_reports_coverage_names_the_two_relations_and_schemas_apart() -> Non
     view = engineer.coverage({"coverage": section})
     assert sorted(r["name"] for r in view["largest"]) == ['"b.c".t', '"b.c".t2', 'b."c.t"', "c.t"]
     assert sorted(r["name"] for r in view["schemas"]) == ['"d.b".c', 'd."b.c"', "d.b"]
+
+
+class _Rows:
+    def __init__(self, rows: list[tuple]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[tuple]:
+        return self.rows
+
+
+class _PgStats:
+    """pg_statio_user_tables / _indexes as PostgreSQL answers them (engines.postgres.hotset's statements)."""
+
+    def __init__(self, tables: list[tuple], indexes: list[tuple]) -> None:
+        self.tables, self.indexes = tables, indexes
+
+    def execute(self, statement: str) -> _Rows:
+        return _Rows(self.indexes if "pg_statio_user_indexes" in statement.split("FROM")[-1] else self.tables)
+
+
+def test_the_hot_set_names_two_relations_apart_and_the_plan_reads_only_the_hot_one() -> None:
+    """``cutover-prep hotset`` printed both as ``b.c.t``, and the name matched both tables' segments."""
+    from datetime import UTC, datetime
+
+    from cutover_prep.engines.hotset import SOURCE_STATISTICS, Source, Taken
+    from cutover_prep.engines.postgres import hotset as pg_hotset
+    from cutover_prep.hotset import lines, rank
+    from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
+
+    figures = [0] * 10
+    conn = _PgStats([("b", "c.t", 900, *figures[1:], 8192, False), ("b.c", "t", 0, *figures[1:], 8192, False)], [])
+    relations = pg_hotset.relations_of(conn, "d")
+    profile = rank(Taken(engine="postgres", server="PostgreSQL", relations=relations,
+                         sources=[Source(SOURCE_STATISTICS, ["pg_statio_user_tables"], "blocks")]),
+                   now=lambda: datetime(2026, 11, 27, tzinfo=UTC))
+    assert profile.names() == ['d/b."c.t"']  # "b.c"."t" had no accesses
+    assert any(line.strip().startswith('1. d/b."c.t" (table') for line in lines(profile))
+    segments = [Segment(schema=s, name=n, kind="table.main", bytes=MIB, block_size=8192,
+                        extents=(Extent(0, 0, MIB // 8192),), locator={}, database="d")
+                for s, n in (("b.c", "t"), ("b", "c.t"))]
+    plan = plan_units(segments, PlanOptions(unit_bytes=MIB, hot_set=tuple(profile.names())))
+    assert [r.segment_key for u in plan.units if u.priority == 0 for r in u.ranges] == ['d/b."c.t"#table.main']
