@@ -54,7 +54,7 @@ def dotted_db(pg_admin: ConnectionSpec) -> Iterator[dict[str, Any]]:
                 "SELECT n.nspname || ' ' || c.relname || ' ' || f.fork, pg_relation_size(c.oid, f.fork) "
                 "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "CROSS JOIN (VALUES ('main'), ('fsm'), ('vm')) f(fork) WHERE n.nspname IN ('b', 'b.c')").fetchall())
-        yield {"database": database, "sizes": sizes,
+        yield {"database": database, "sizes": sizes, "spec": replace(pg_admin, database=database),
                "role_dsn": f"postgresql://{role}:{password}@{pg_admin.host}:{pg_admin.port}/{database}"}
     finally:
         with psycopg.connect(conninfo(pg_admin), autocommit=True) as conn:
@@ -90,6 +90,41 @@ def test_a_table_whose_pasted_name_is_another_tables_is_named_unread(dotted_db: 
     assert read[f'{database}/"b.c".t#table.main']["status"] == "READ"
     assert f'{database}/b."c.t"#table.main' not in read
     assert 'b."c.t"' in out  # the terminal names it, quoted as PostgreSQL writes it
+
+
+@pytest.mark.postgres
+def test_a_table_dropped_and_created_again_or_rewritten_is_a_new_object(dotted_db: dict[str, Any]) -> None:
+    """The same key at the end census with another OID or file: the warm-up read the old relation's blocks. Judge:
+    the server's own pg_class (OID, relfilenode) before and after, asked by the test."""
+    from cutover_prep.engines.postgres.engine import PostgresEngine
+    from cutover_prep.findings.census import census_json, census_section
+
+    spec, database = dotted_db["spec"], dotted_db["database"]
+    ident = "SELECT c.oid, c.relfilenode FROM pg_class c WHERE c.oid = %s::regclass"
+    options = DiscoveryOptions(databases=(database,), include_schemas=("b", "b.c"))
+    with psycopg.connect(conninfo(spec), autocommit=True) as conn:
+        engine = PostgresEngine.connect(spec)
+        try:
+            start = census_json(engine.census(options))
+            # every segment of the plan read whole, as a finished warm-up says
+            reads = {s.key: {"planned": s.bytes, "read": s.bytes, "done": True, "failed": False}
+                     for s in engine.discover(options)}
+            before = {t: conn.execute(ident, (t,)).fetchone() for t in ('"b"."c.t"', '"b.c"."t"')}
+            conn.execute('DROP TABLE "b.c"."t"')
+            conn.execute('CREATE TABLE "b.c"."t" AS SELECT g AS id FROM generate_series(1, 100) g')
+            conn.execute('VACUUM FULL "b"."c.t"')  # the same OID, a new file
+            after = {t: conn.execute(ident, (t,)).fetchone() for t in before}
+            end = census_json(engine.census(options))
+        finally:
+            engine.close()
+    assert before['"b.c"."t"'][0] != after['"b.c"."t"'][0]  # the server: a new OID
+    assert before['"b"."c.t"'][0] == after['"b"."c.t"'][0] and before['"b"."c.t"'][1] != after['"b"."c.t"'][1]
+    section = census_section(start, reads, end)
+    unread = {u["key"]: u["reason"] for u in section["unread"]}
+    assert unread[f'{database}/"b.c".t#table.main'] == "created after the census"
+    assert unread[f'{database}/b."c.t"#table.main'] == "created after the census"
+    assert {f'{database}/"b.c".t#table.main', f'{database}/b."c.t"#table.main'} <= set(section["created"])
+    assert f'{database}/"b.c".t#table.main' in {d["key"] for d in section["dropped"]}
 
 
 @pytest.mark.mysql

@@ -181,6 +181,10 @@ class CensusObject:
     reason: str | None = None
     file: str | None = None
     size_known: bool = True  # False: the server would not say its size (``bytes`` is then 0)
+    # The engine's own identity of the object where the census knows it (PostgreSQL ``oid/file``, InnoDB
+    # ``space N``): the same key with another identity at the end census is a new object (dropped, created
+    # again or rewritten), whose blocks the warm-up did not read (issue 32).
+    identity: str | None = None
 
 
 # Why an object on the volume was not read: the words findings and report use (issue 21).

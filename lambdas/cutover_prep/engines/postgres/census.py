@@ -125,7 +125,9 @@ def relation_objects(database: str, rows: Iterable[dict[str, Any]], options: Dis
         elif why := unreadable_because(row, method, can_read_files):
             readable, reason = False, why
         out.append(CensusObject(database=database, schema=schema, name=name, kind=kind, bytes=int(row["bytes"]),
-                                key=key, readable=readable, reason=reason, file=path))
+                                key=key, readable=readable, reason=reason, file=path,
+                                # a rewrite (VACUUM FULL, TRUNCATE, CLUSTER) keeps the OID but not the file
+                                identity=f"{row['oid']}/{row['path']}"))
     return out
 
 
