@@ -102,7 +102,7 @@ def test_the_census_names_a_database_the_user_cannot_see_with_its_bytes(server) 
     assert {o.key for o in app} == plan
     files = {o.key: o.file for o in app}
     assert files["app.int_pk#clustered"] == files["app.int_pk.v_idx#index"] == "app/int_pk.ibd"
-    assert files["app.parted:p 1;#clustered"] == "app/parted#P#p@00201@003b.ibd"
+    assert files["app.parted:`p 1;`#clustered"] == "app/parted#P#p@00201@003b.ibd"  # quoted: a space (issue 32)
     assert files["app.my_isam#table"] == "app/my_isam.MYD" and files["app.my_isam.s_idx#index"] == "app/my_isam.MYI"
     assert all(o.file and (private.data / o.file).exists() for o in app), [o.key for o in app if not o.file]
     # extents no index holds are named with their file (string_pk's TEXT pages were freed to 4 MiB here)

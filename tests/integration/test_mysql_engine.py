@@ -73,6 +73,12 @@ def session_writes(engine: MySQLEngine) -> dict[str, int]:
         return {k: int(v) for k, v in cur.fetchall()}
 
 
+def bq(name: str) -> str:
+    """A name as a MySQL key writes it (issue 32): as it is when a plain word, else in backticks, doubled inside."""
+    plain = name and not any(c in "/.:#\"`'" or c.isspace() or not c.isprintable() for c in name)
+    return name if plain else "`" + name.replace("`", "``") + "`"
+
+
 def test_every_table_and_index_is_read_once_with_rows_counted_and_nothing_written(sample) -> None:
     spec, counts = sample
     engine = MySQLEngine.connect(spec, call_timeout_seconds=120)
@@ -82,20 +88,20 @@ def test_every_table_and_index_is_read_once_with_rows_counted_and_nothing_writte
         keys = {s.key for s in segments}
         db = spec.database
         for table in counts:
-            assert any(k.startswith(f"{db}.{table}#") or k.startswith(f"{db}.{table}:") for k in keys), table
+            assert any(k.startswith(f"{db}.{bq(table)}#") or k.startswith(f"{db}.{bq(table)}:") for k in keys), table
         expected_indexes = {f"{db}.int_pk.v_idx#index", f"{db}.composite_pk.bv#index",
                             f"{db}.string_pk.doc_prefix#index", f"{db}.no_pk.a_idx#index", f"{db}.my_isam.s_idx#index",
-                            f"{db}.my_isam.PRIMARY#index", f"{db}.{HOSTILE_TABLE}.{HOSTILE_INDEX}#index",
-                            f"{db}.parted.grp_idx:p0#index", f"{db}.parted.grp_idx:p 1;#index"}
+                            f"{db}.my_isam.PRIMARY#index", f"{db}.{bq(HOSTILE_TABLE)}.{bq(HOSTILE_INDEX)}#index",
+                            f"{db}.parted.grp_idx:p0#index", f"{db}.parted.grp_idx:`p 1;`#index"}
         assert expected_indexes <= keys
         totals = read_all(engine, segments)
         assert set(totals) == keys  # every segment read
         for name in ("int_pk", "sparse_pk", "composite_pk", "string_pk", "blobs", HOSTILE_TABLE):
-            assert totals[f"{db}.{name}#clustered"]["rows"] == count(spec, name) == counts[name]
+            assert totals[f"{db}.{bq(name)}#clustered"]["rows"] == count(spec, name) == counts[name]
         for part in ("p0", "p 1;", "pmax"):
-            assert totals[f"{db}.parted:{part}#clustered"]["rows"] == count(spec, "parted", part)
-            assert totals[f"{db}.parted.grp_idx:{part}#index"]["rows"] == count(spec, "parted", part)
-        assert sum(totals[f"{db}.parted:{p}#clustered"]["rows"] for p in ("p0", "p 1;", "pmax")) == counts["parted"]
+            assert totals[f"{db}.parted:{bq(part)}#clustered"]["rows"] == count(spec, "parted", part)
+            assert totals[f"{db}.parted.grp_idx:{bq(part)}#index"]["rows"] == count(spec, "parted", part)
+        assert sum(totals[f"{db}.parted:{bq(p)}#clustered"]["rows"] for p in ("p0", "p 1;", "pmax")) == counts["parted"]
         assert totals[f"{db}.no_pk#clustered (GEN_CLUST_INDEX)"]["rows"] == counts["no_pk"]
         assert totals[f"{db}.my_isam#table"]["rows"] == counts["my_isam"]
         assert totals[f"{db}.string_pk.doc_prefix#index"]["rows"] == counts["string_pk"]

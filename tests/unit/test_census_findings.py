@@ -115,3 +115,28 @@ def test_a_database_the_input_excludes_stays_waived_when_it_was_created_during_t
     assert "other/#database" in section["created"]
     (reason,) = _unread_reasons({"census": section}, Thresholds())
     assert reason["ok"]
+
+
+def test_an_object_dropped_and_created_again_under_its_names_is_a_new_object() -> None:
+    """Issue 32: the end census holds the key again but with another engine identity (PostgreSQL's OID and file,
+    InnoDB's space id). The warm-up read the old object's blocks: the new one is created after the census,
+    the old one dropped, and the catch-up pass reads all of the new one (nothing of it was planned)."""
+    from cutover_prep.warmup.end_census import catch_up_targets
+
+    key = "app/public.t#table.main"
+    start = [{**obj(key, 10 * MIB), "identity": "16390/base/5/16390"}]
+    same = [{**obj(key, 10 * MIB), "identity": "16390/base/5/16390"}]
+    again = [{**obj(key, 10 * MIB), "identity": "16411/base/5/16411"}]
+    reads = {key: read(10 * MIB, 10 * MIB, True)}
+    assert census_section(start, reads, same)["unread"] == []
+    section = census_section(start, reads, again)
+    assert [(u["key"], u["unread_bytes"], u["reason"]) for u in section["unread"]] == [
+        (key, 10 * MIB, "created after the census")]
+    assert section["created"] == [key] and [d["key"] for d in section["dropped"]] == [key]
+    assert catch_up_targets({key: 10 * MIB}, again, start) == {key: 0}
+    assert catch_up_targets({key: 10 * MIB}, same, start) == {}
+    # ... and once the catch-up pass read it, it is read
+    caught = [{"key": key, "bytes": 10 * MIB, "bytes_read": 10 * MIB, "status": "READ"}]
+    assert census_section(start, reads, again, caught)["unread"] == []
+    # a census of before (no identity) compares by key only, as it did
+    assert census_section([obj(key, 10 * MIB)], reads, again)["unread"] == []

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from cutover_prep.engines import keys
+
 
 class EngineError(Exception):
     """Base class of the errors an engine raises. ``error_type`` names it in the workflow."""
@@ -69,6 +71,8 @@ class Segment:
     ``locator`` holds what the engine needs to read it again (PostgreSQL: database, oid,
     fork; Oracle: data_object_id, segment type, LOB column ...). It must be JSON-safe.
     ``splittable`` says whether the engine can read any block sub-range of it on its own.
+    ``quote_char`` is the engine's identifier quote (``engines.keys``: ``"``, MySQL's `````); ``key_names``
+    the identifiers the key names after the schema when ``name`` is not one (MySQL: table, index).
     """
 
     schema: str
@@ -81,19 +85,28 @@ class Segment:
     partition: str | None = None
     database: str | None = None
     splittable: bool = True
+    quote_char: str = keys.ANSI
+    key_names: tuple[str, ...] = ()
 
     @property
     def blocks(self) -> int:
         return sum(e.blocks for e in self.extents)
 
     @property
+    def names(self) -> tuple[str, ...]:
+        return (self.schema, *(self.key_names or (self.name,)))
+
+    @property
     def key(self) -> str:
-        """A stable, human-readable id: ``db/schema.name[:partition]#kind``."""
-        parts = f"{self.schema}.{self.name}"
-        if self.partition:
-            parts += f":{self.partition}"
-        prefix = f"{self.database}/" if self.database else ""
-        return f"{prefix}{parts}#{self.kind}"
+        """A stable, human-readable id, one per object: ``db/schema.name[:partition]#kind``, each name
+        quoted where it is not a plain word (``engines.keys``; the census builds the same)."""
+        return keys.object_key(self.names, self.kind, database=self.database, partition=self.partition,
+                               q=self.quote_char)
+
+    @property
+    def label(self) -> str:
+        """``[db/]schema.name``, quoted as in the key: what a hot-set profile names."""
+        return keys.label(self.names, self.database, self.quote_char)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +181,10 @@ class CensusObject:
     reason: str | None = None
     file: str | None = None
     size_known: bool = True  # False: the server would not say its size (``bytes`` is then 0)
+    # The engine's own identity of the object where the census knows it (PostgreSQL ``oid/file``, InnoDB
+    # ``space N``): the same key with another identity at the end census is a new object (dropped, created
+    # again or rewritten), whose blocks the warm-up did not read (issue 32).
+    identity: str | None = None
 
 
 # Why an object on the volume was not read: the words findings and report use (issue 21).

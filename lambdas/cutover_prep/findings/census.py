@@ -13,7 +13,10 @@ units all finished) or *unread*, with its bytes and why:
   planned, but larger at the end census (the growth is unread).
 
 An object of the start census that the end census no longer holds was dropped while the run ran:
-it leaves the denominator and is listed under ``dropped``. An object that grew counts the growth as
+it leaves the denominator and is listed under ``dropped``. One the end census holds under the same key but
+another engine identity (``CensusObject.identity``: PostgreSQL's OID and file, InnoDB's space id) was
+dropped and created again, or rewritten: the old one is ``dropped``, the new one ``created`` (what the
+warm-up read was the old one's blocks). An object that grew counts the growth as
 unread unless it was read after the growth.
 """
 
@@ -52,6 +55,14 @@ def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafil
     return size, "not in the plan"
 
 
+def recreated(start: Iterable[dict[str, Any]], end: Iterable[dict[str, Any]]) -> set[str]:
+    """Keys both censuses hold for objects of different engine identities (``CensusObject.identity``: dropped and
+    created again under the same names, or rewritten): a new object, whose blocks the warm-up did not read."""
+    before = {o["key"]: o.get("identity") for o in start}
+    return {o["key"] for o in end
+            if o.get("identity") and before.get(o["key"]) and before[o["key"]] != o["identity"]}
+
+
 def catch_up_reads(catch_up: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
     """What the end census's catch-up pass read (``warmup.end_census``), as ``coverage.segment_reads`` says it."""
     return {c["key"]: {"planned": int(c["bytes"]), "read": int(c["bytes_read"]), "done": c["status"] == "READ",
@@ -68,15 +79,17 @@ def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str
     kept only when there is no end census (the verdict's END_CENSUS names it)."""
     if start is None:
         return {"taken": False}
-    reads = {**reads, **catch_up_reads(catch_up)}
     objects = {o["key"]: o for o in start}
     dropped: list[dict[str, Any]] = []
     created: set[str] = set()
     if end is not None:
         now = {o["key"]: o for o in end}
-        dropped = [{f: objects[k].get(f) for f in FIELDS} for k in objects if k not in now]
-        created = {k for k in now if k not in objects}
+        again = recreated(start, end)  # the warm-up read the object that was there before: not this one
+        dropped = [{f: objects[k].get(f) for f in FIELDS} for k in objects if k not in now or k in again]
+        created = {k for k in now if k not in objects} | again
+        reads = {k: r for k, r in reads.items() if k not in again}
         objects = now
+    reads = {**reads, **catch_up_reads(catch_up)}
     unread, by_db = [], {}
     for key, obj in objects.items():
         size = int(obj.get("bytes") or 0)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from cutover_prep.engines import keys as object_keys
 from cutover_prep.models.status import UnitStatus
 
 LARGEST = 20
@@ -71,12 +72,27 @@ def _pct(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 3) if whole else 100.0
 
 
+def _label(segment: dict[str, Any], schema_only: bool = False) -> str | None:
+    """The names of ``segment`` as its key writes them, each quoted where needed (``engines.keys``; issue 32:
+    ``b``.``c.t`` and ``b.c``.``t`` are not both ``b.c.t`` in the report): ``schema.name[.index]``, or with
+    ``schema_only`` ``database.schema``. None for a key ``engines.keys`` did not make (a plan of before)."""
+    try:
+        _db, names, _part, _kind, q = object_keys.parse(str(segment.get("key") or ""))
+    except object_keys.NotAKey:
+        return None
+    if not schema_only:
+        return object_keys.label(names, None, q) if names else None
+    parts = [p for p in (segment.get("database"), segment.get("schema")) if p not in (None, "")]
+    return ".".join(object_keys.quote(str(p), q) for p in parts) or None
+
+
 def _group(segments: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     for s in segments:
         name = tuple(s.get(k) for k in keys)
-        g = groups.setdefault(name, {**dict(zip(keys, name, strict=True)), "segments": 0, "segments_read": 0,
-                                     "bytes_planned": 0, "bytes_read": 0})
+        g = groups.setdefault(name, {**dict(zip(keys, name, strict=True)),
+                                     **({"label": _label(s, True)} if "schema" in keys else {}),
+                                     "segments": 0, "segments_read": 0, "bytes_planned": 0, "bytes_read": 0})
         g["segments"] += 1
         g["segments_read"] += s["status"] == READ
         g["bytes_planned"] += int(s.get("bytes") or 0)
@@ -91,7 +107,8 @@ def coverage_section(segments: list[dict[str, Any]]) -> dict[str, Any]:
     relations: dict[tuple[Any, ...], dict[str, Any]] = {}
     for s in segments:
         name = (s.get("database"), s.get("schema"), s.get("name"))
-        r = relations.setdefault(name, {"database": name[0], "schema": name[1], "name": name[2], "segments": 0,
+        r = relations.setdefault(name, {"database": name[0], "schema": name[1], "name": name[2],
+                                        "label": _label(s), "segments": 0,
                                         "bytes": 0, "bytes_read": 0, "statuses": set()})
         r["segments"] += 1
         r["bytes"] += int(s.get("bytes") or 0)
@@ -189,7 +206,10 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
     names = list(hot.get("names") or [])
     known = set()
     for s in segments:
-        plain = f"{s.get('schema')}.{s.get('name')}"
+        if s.get("labels"):  # as the planner matched them (planning.hot_set_labels)
+            known.update(s["labels"])
+            continue
+        plain = f"{s.get('schema')}.{s.get('name')}"  # a plan of before issue 32: the names pasted
         known.add(plain)
         if s.get("database"):
             known.add(f"{s['database']}/{plain}")

@@ -180,8 +180,9 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "coverage": coverage_section(segments),
         "priority": priority_section(list(options.get("priority") or []), units, unit_items,
                                      hot_set=bool(options.get("hot_set"))),
-        "hot_set": hot_set_section(options.get("hot_set"), list(options.get("priority") or []), segments, units,
-                                   unit_items),
+        # the plan's segments: with the names the planner matched the hot set by (their "labels")
+        "hot_set": hot_set_section(options.get("hot_set"), list(options.get("priority") or []), plan["segments"],
+                                   units, unit_items),
         "unread_units": unread_units(units, unit_items),
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments

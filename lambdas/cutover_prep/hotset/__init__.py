@@ -243,9 +243,10 @@ def lines(profile: Profile) -> list[str]:
     total_bytes = sum(r.bytes or 0 for r in profile.relations)
     out.append(f"  {total_bytes / 2**20:.1f} MiB in {len(profile.names())} segments")
     for r in profile.relations:
-        where = f"{r.database}/" if r.database else ""
         size = f"{r.bytes / 2**20:.1f} MiB" if r.bytes is not None else "size unknown"
-        out.append(f"  {r.rank:>3}. {where}{r.schema_}.{r.name} ({r.kind}, {r.source}): {r.accesses} accesses "
+        # its first segment's name is the relation's own, as the engine writes it (each name quoted where
+        # needed, engines.keys): "b"."c.t" and "b.c"."t" are two lines apart, not twice b.c.t (issue 32)
+        out.append(f"  {r.rank:>3}. {r.segments[0]} ({r.kind}, {r.source}): {r.accesses} accesses "
                    f"({r.share_pct:g} %), {size}")
     return out
 

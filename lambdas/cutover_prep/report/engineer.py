@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cutover_prep.engines import keys
 from cutover_prep.models.status import is_cached
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number, num
@@ -151,13 +152,15 @@ def coverage(findings: dict[str, Any]) -> dict[str, Any] | None:
                 "planned": _mib(g.get("bytes_planned")), "read": _mib(g.get("bytes_read")),
                 "pct": _fmt(g.get("pct"), "%"), "full": num(g.get("pct")) == 100}
 
-    largest = [{"name": _name(r.get("schema"), r.get("name")), "database": str(r.get("database") or DASH),
+    largest = [{"name": str(r.get("label") or _name(r.get("schema"), r.get("name"))),
+                "database": str(r.get("database") or DASH),
                 "size": _mib(r.get("bytes")), "read": _mib(r.get("bytes_read")), "pct": _fmt(r.get("pct"), "%"),
                 "status": STATUS_WORDS.get(str(r.get("status")), str(r.get("status"))),
                 "css": str(r.get("status") or "")}
                for r in _l(section.get("largest")) if isinstance(r, dict)]
     return {"databases": [row(g, str(g.get("database") or DASH)) for g in _l(section.get("by_database"))],
-            "schemas": [row(g, _name(g.get("database"), g.get("schema"))) for g in _l(section.get("by_schema"))],
+            "schemas": [row(g, str(g.get("label") or _name(g.get("database"), g.get("schema"))))
+                        for g in _l(section.get("by_schema"))],
             "largest": largest, "relations": _fmt(section.get("relations"))}
 
 
@@ -253,17 +256,24 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
     for u in _l(section.get("unread")):
         if not isinstance(u, dict):
             continue
-        name = f"{u.get('schema')}.{u.get('name')}" if u.get("schema") else str(u.get("name"))
+        name = _object_name(u)
         size = _mib(u.get("unread_bytes")) if u.get("size_known", True) else "size unknown"
         rows.append({"name": name, "database": str(u.get("database") or DASH), "kind": str(u.get("kind")),
                      "size": size, "reason": str(u.get("reason")), "waived": bool(u.get("waived"))})
     databases = [{"name": str(d.get("database") or DASH), "objects": d.get("objects"), "size": _mib(d.get("bytes")),
                   "unread": _mib(d.get("unread_bytes")), "waived": _mib(d.get("waived_bytes"))}
                  for d in _l(section.get("by_database")) if isinstance(d, dict)]
-    dropped = [f"{d.get('database')}/{d.get('schema')}.{d.get('name')} ({d.get('kind')})"
+    dropped = [f"{d.get('database')}/{_object_name(d)} ({d.get('kind')})"
                for d in _l(section.get("dropped")) if isinstance(d, dict)]
     return {"line": line, "databases": databases, "rows": rows[:limit], "more": max(0, len(rows) - limit),
             "dropped": dropped}
+
+
+def _object_name(obj: dict[str, Any]) -> str:
+    """A census object's names as its key writes them (each quoted where needed, ``engines.keys``): ``"b"."c.t"``
+    and ``"b.c"."t"`` are two rows apart, not ``b.c.t`` twice (issue 32); else schema.name as they are."""
+    return keys.display(str(obj.get("key") or "")) or (
+        f"{obj.get('schema')}.{obj.get('name')}" if obj.get("schema") else str(obj.get("name")))
 
 
 def time_to_warm(findings: dict[str, Any]) -> list[tuple[str, str]]:

@@ -17,7 +17,15 @@ from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.warmup import modes
-from cutover_prep.warmup.planning import MIB, Plan, PlanOptions, cache_hot_set, plan_units, unit_bytes_for
+from cutover_prep.warmup.planning import (
+    MIB,
+    Plan,
+    PlanOptions,
+    cache_hot_set,
+    hot_set_labels,
+    plan_units,
+    unit_bytes_for,
+)
 
 if TYPE_CHECKING:
     from cutover_prep.models.steps import RunState
@@ -135,6 +143,7 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         "options": warmup.model_dump(mode="json", exclude_unset=True),
         "summary": summary,
         "segments": [{"key": s.key, "database": s.database, "schema": s.schema, "name": s.name,
+                      "labels": hot_set_labels(s),
                       "partition": s.partition, "kind": s.kind, "bytes": s.bytes, "blocks": s.blocks,
                       "splittable": s.splittable, "units": unit_of_segment.get(s.key, [])}
                      for s in segments],

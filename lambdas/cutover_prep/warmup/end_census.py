@@ -20,7 +20,7 @@ from typing import Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
-from cutover_prep.findings.census import census_json
+from cutover_prep.findings.census import census_json, recreated
 from cutover_prep.findings.failures import cause_message
 from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.models.steps import RunContext
@@ -38,15 +38,17 @@ def options_of(warmup: dict[str, Any]) -> DiscoveryOptions:
                             include_system=bool(warmup.get("include_system")))
 
 
-def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]]
+def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]], start: list[dict[str, Any]] | None = None
                      ) -> dict[str, int]:
     """Key -> bytes already planned (0 for a new object), for every readable, selected object of the end
-    census that is not planned or is larger than planned."""
+    census that is not planned or is larger than planned, or that the start census knew under another
+    identity (``findings.census.recreated``: the plan read the object that was there before)."""
     out = {}
+    again = recreated(start or [], end)
     for obj in end:
         if obj.get("reason") or not obj.get("readable", True):
             continue
-        before = planned.get(obj["key"], 0)
+        before = 0 if obj["key"] in again else planned.get(obj["key"], 0)
         if int(obj.get("bytes") or 0) > before:
             out[obj["key"]] = before
     return out
@@ -121,7 +123,7 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
         options = options_of(warmup)
         end = census_json(engine.census(options))
         planned = {s["key"]: int(s["bytes"]) for s in plan.get("segments") or []}
-        targets = catch_up_targets(planned, end)
+        targets = catch_up_targets(planned, end, plan.get("census"))
         if targets:
             segments = {s.key: s for s in engine.discover(options) if s.key in targets}
             budget = MAX_CATCH_UP_BYTES

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.base import Extent, ReadRange, Segment
 
 MIB = 1024 * 1024
@@ -144,18 +145,27 @@ class Plan:
 
 
 def priority_rank(segment: Segment, patterns: Sequence[str]) -> int:
-    """Index of the first pattern matching ``schema.name``, the segment key, or the schema."""
-    names = (f"{segment.schema}.{segment.name}", segment.key, segment.schema)
+    """Index of the first pattern matching ``schema.name`` (the names as they are, the documented
+    ``SCHEMA.NAME`` globs), the same quoted where needed (``Segment.label`` without the database: ``b."c.t"``
+    picks one of two objects ``b.c.t`` names), the segment key, or the schema."""
+    quoted = keys.label(segment.names, None, segment.quote_char)
+    names = (f"{segment.schema}.{segment.name}", quoted, segment.key, segment.schema)
     for rank, pattern in enumerate(patterns):
         if any(fnmatch.fnmatchcase(n, pattern) for n in names):
             return rank
     return len(patterns)
 
 
+def hot_set_labels(segment: Segment) -> list[str]:
+    """The names a hot set may give ``segment``: ``database/schema.name`` and ``schema.name``, each name quoted
+    where needed (``Segment.label``, as the engines' hotset hooks write them)."""
+    return list(dict.fromkeys((segment.label, keys.label(segment.names, None, segment.quote_char))))
+
+
 def hot_set_index(segment: Segment, names: dict[str, int]) -> int | None:
-    """The position in the hot set of ``database/schema.name`` or ``schema.name`` (exact names), else None."""
-    plain = f"{segment.schema}.{segment.name}"
-    for name in ((f"{segment.database}/{plain}",) if segment.database else ()) + (plain,):
+    """The position in the hot set of ``database/schema.name`` or ``schema.name`` (exact names, each quoted
+    where needed as the engine's hotset hook writes them: ``Segment.label``), else None."""
+    for name in hot_set_labels(segment):
         if name in names:
             return names[name]
     return None

@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions, Segment
 from cutover_prep.engines.mysql.sql import decode_filename, split_file_name, stats_table_key
 
@@ -106,21 +107,23 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
     out: list[CensusObject] = []
 
     def add(schema: str, name: str, kind: str, nbytes: int | None, key: str, reason: str | None,
-            file: str | None) -> None:
+            file: str | None, space: Any = None) -> None:
         if excluded(schema, options):  # the input's waiver says why, whatever else holds
             reason = EXCLUDED
         unknown = {"size_known": False} if nbytes is None and SIZE_KNOWN else {}
+        # InnoDB's space id: a table rebuilt (TRUNCATE, OPTIMIZE, ALTER ... FORCE) or created again has a new one
+        identity = {"identity": f"space {space}"} if space is not None else {}
         out.append(CensusObject(database=None, schema=schema, name=name, kind=kind, bytes=max(0, int(nbytes or 0)),
-                                key=key, readable=reason is None, reason=reason, file=file, **unknown))
+                                key=key, readable=reason is None, reason=reason, file=file, **unknown, **identity))
 
-    def add_planned(segs: list[Segment], file_of: Any) -> None:
+    def add_planned(segs: list[Segment], file_of: Any, space: Any = None) -> None:
         for seg in segs:
             add(seg.schema, seg.name + (f":{seg.partition}" if seg.partition else ""), seg.kind, seg.bytes, seg.key,
-                None, file_of(seg))
+                None, file_of(seg), space)
 
     defined: set[tuple[str, str]] = set()  # invisible tables whose .frm is named
     opts: set[str] = set()  # invisible databases whose db.opt is named
-    for _space, name, size, path, space_type in rows.tablespaces:
+    for space, name, size, path, space_type in rows.tablespaces:
         name, file = str(name), relative(path, rows.datadir)
         space_type = str(space_type or "")
         if space_type == "Temporary" or name == "innodb_temporary":
@@ -131,39 +134,40 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
             key_kind = "general_tablespace" if kind == "general_tablespace" else "system_tablespace"
             out.append(CensusObject(database=None, schema="(innodb)", name=name, kind=kind,
                                     bytes=int(size or 0),
-                                    key=f"(innodb).{name}#{key_kind}",
+                                    key=_key(("(innodb)", name), key_kind),
                                     readable=False, reason=NOT_SQL, file=file))
             continue
         db, _, rest = name.partition("/")
         if rest.upper().startswith("FTS_"):  # named as discovery names it (sql.decode_filename)
             schema, aux = decode_filename(db), decode_filename(rest)
-            add(schema, aux, "fulltext_aux", int(size or 0) or None, f"{schema}.{aux}#fulltext_aux", NOT_SQL, file)
+            add(schema, aux, "fulltext_aux", int(size or 0) or None, _key((schema, aux), "fulltext_aux"), NOT_SQL, file,
+                space)
             continue
         schema = rows.decode(db)
         table, part = stats_table_key(rest, rows.decode)
         partition = f":{part}" if part else ""
         segs = planned.get((schema, table, part))
         if (schema, table) in visible and segs:
-            add_planned(segs, lambda _seg, file=file: file)
+            add_planned(segs, lambda _seg, file=file: file, space)
             free = rows.free.get((schema, table, part), 0)
             if free > 0:  # extents of the file no index holds: no query reads them
-                add(schema, f"{table}{partition}", "free space", free, f"{schema}.{table}{partition}#free space",
-                    NOT_SQL, file)
+                add(schema, f"{table}{partition}", "free space", free, _key((schema, table), "free space", part),
+                    NOT_SQL, file, space)
         else:  # not listed by INFORMATION_SCHEMA.TABLES: the user has no privilege on it
             if not size:  # not opened since the server started (MariaDB says 0): the persistent statistics, if any
                 pages = rows.stats.get(name)
                 size = pages * rows.page_size if pages else None
             reason = None if (schema, table) in visible else NO_PRIVILEGE
-            add(schema, f"{table}{partition}", "tablespace", size, f"{schema}.{table}{partition}#tablespace",
-                reason, file)
+            add(schema, f"{table}{partition}", "tablespace", size, _key((schema, table), "tablespace", part),
+                reason, file, space)
             if rows.frm and reason and (schema, table) not in defined:  # its definition is on the volume too
                 defined.add((schema, table))
                 raw_table = split_file_name(rest)[0]
-                add(schema, table, "table definition", None, f"{schema}.{table}#table definition", reason,
+                add(schema, table, "table definition", None, _key((schema, table), "table definition"), reason,
                     f"{db}/{raw_table}.frm")
                 if schema not in {s for s, _ in visible} and schema not in opts:
                     opts.add(schema)
-                    add(schema, "db.opt", "database options", None, f"{schema}#database options", reason,
+                    add(schema, "db.opt", "database options", None, _key((schema,), "database options"), reason,
                         f"{db}/db.opt")
     for (schema, table, _part), segs in planned.items():  # MyISAM, Aria and other engines with files
         engine = engines.get((schema, table), "")
@@ -175,6 +179,11 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
         add_planned(segs, lambda seg, stem=stem, suffixes=suffixes: None if suffixes is None
                     else stem + suffixes[1 if seg.kind == "index" else 0])
     return out
+
+
+def _key(names: tuple[str, ...], kind: str, partition: str | None = None) -> str:
+    """A census key as discovery builds its segments' (``engines.keys``, MySQL's quotes)."""
+    return keys.object_key(names, kind, partition=partition, q=keys.MYSQL)
 
 
 def file_name_pieces(tablespaces: Iterable[tuple]) -> set[str]:

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.base import DiscoveryOptions, Extent, Segment
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS, decode_filename, is_offpage
 
@@ -115,9 +116,11 @@ def pages_of(nbytes: int, page_size: int) -> int:
 
 
 def make_segment(schema: str, name: str, kind: str, pages: int, page_size: int, locator: dict[str, Any],
-             partition: str | None, splittable: bool) -> Segment:
+                 partition: str | None, splittable: bool, key_names: tuple[str, ...] = ()) -> Segment:
+    """A segment keyed with MySQL's quotes (``engines.keys``); ``key_names``: (table, index) of an index."""
     return Segment(schema=schema, name=name, kind=kind, bytes=pages * page_size, block_size=page_size,
-                   extents=(Extent(0, 0, pages),), locator=locator, partition=partition, splittable=splittable)
+                   extents=(Extent(0, 0, pages),), locator=locator, partition=partition, splittable=splittable,
+                   quote_char=keys.MYSQL, key_names=key_names)
 
 
 def segments(cat: Catalogue, options: DiscoveryOptions) -> list[Segment]:
@@ -197,6 +200,8 @@ def _index_segments(cat: Catalogue, schema: str, table: str, engine: str, part: 
             locator.update(read="index_scan", index_columns=whole + extra)
             if index.columns and index.columns[0][1] is not None:  # starts with a prefix: no covering scan
                 locator.update(range_column=index.columns[0][0])
-        out.append(make_segment(schema, f"{table}.{index.name}", "index", max(1, int(pages)), page, locator, part,
-                            False))
+        # named table.index (each quoted where needed), keyed by the two names apart: `b`.`c.t` index i and
+        # `b`.`c` index `t.i` are two keys (issue 32)
+        out.append(make_segment(schema, keys.label((table, index.name), q=keys.MYSQL), "index", max(1, int(pages)),
+                                page, locator, part, False, key_names=(table, index.name)))
     return out

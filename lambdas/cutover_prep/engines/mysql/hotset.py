@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.hotset import (
     SOURCE_STATISTICS,
     HotsetOptions,
@@ -96,10 +97,11 @@ def collect(conn: Any, label: str, where: str, options: HotsetOptions) -> Taken:
     for schema, table, figures in stats:
         if not _selected(schema, options.databases) or (schema, table) not in sizes:
             continue  # a system schema, not selected, or no longer there (a temporary table)
-        own = [table, *(f"{table}.{i}" for i in sorted(indexes.get((schema, table), [])))]
+        # named as discovery names its segments (Segment.label: each name quoted where needed, engines.keys)
+        own = [(table,), *((table, i) for i in sorted(indexes.get((schema, table), [])))]
         relations.append(RelationStats(
             schema=schema, name=table, kind="table", figures=figures, accesses=next(iter(figures.values())),
-            bytes=sizes[(schema, table)], segments=[f"{schema}.{n}" for n in own]))
+            bytes=sizes[(schema, table)], segments=[keys.label((schema, *n), q=keys.MYSQL) for n in own]))
     return Taken(engine="", server=f"{label} at {where} ({version})",
                  sources=[Source(SOURCE_STATISTICS, views, figure, since=f"server start {started}")],
                  relations=relations)

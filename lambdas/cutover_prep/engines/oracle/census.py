@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions
 from cutover_prep.engines.oracle.datafiles import KIND as DATAFILE
 from cutover_prep.engines.oracle.sql import PLANNED_SEGMENT_TYPES
@@ -45,7 +46,8 @@ def planned_whole(seg_type: str, index_type: str | None, locality: str | None) -
 
 
 def segment_key(owner: str, name: str, partition: str | None, seg_type: str) -> str:
-    return f"{owner}.{name}{f':{partition}' if partition else ''}#{seg_type}"
+    """``Segment.key`` of discovery's segment: ``OWNER.NAME[:PARTITION]#TYPE``, names quoted where needed."""
+    return keys.object_key((owner, name), seg_type, partition=partition)
 
 
 def segment_objects(rows: Iterable[tuple], accessible: set[tuple[str, str]],
@@ -81,6 +83,6 @@ def datafile_objects(rows: Iterable[tuple]) -> list[CensusObject]:
         readable = status == "AVAILABLE" and online in ("ONLINE", "SYSTEM")
         name = f"file_{int(file_id)}"
         out.append(CensusObject(None, str(tablespace), name, DATAFILE, int(blocks or 0) * int(block_size or 0),
-                                f"{tablespace}.{name}#{DATAFILE}", readable, None if readable else NOT_SQL,
-                                str(file_name) if file_name else None))
+                                keys.object_key((str(tablespace), name), DATAFILE), readable,
+                                None if readable else NOT_SQL, str(file_name) if file_name else None))
     return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.hotset import SOURCE_AWR, SOURCE_STATISTICS, HotsetOptions, RelationStats, Source, Taken
 from cutover_prep.engines.oracle.sql import SYSTEM_SCHEMAS
 
@@ -67,7 +68,7 @@ def _relations(rows: list[tuple], source: str, options: HotsetOptions) -> list[R
         size = extra if source == SOURCE_STATISTICS else None
         out.append(RelationStats(schema=str(owner), name=str(name), kind=str(kind or "SEGMENT"), figures=figures,
                                  accesses=sum(figures.values()), bytes=int(size) if size is not None else None,
-                                 segments=[f"{owner}.{name}"], source=source))
+                                 segments=[keys.label((str(owner), str(name)))], source=source))
     return out
 
 

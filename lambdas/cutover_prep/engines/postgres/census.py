@@ -25,6 +25,7 @@ import fnmatch
 from collections.abc import Iterable
 from typing import Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions
 
 # Every database, whether the run may connect, and its size where the server will say it.
@@ -115,8 +116,7 @@ def relation_objects(database: str, rows: Iterable[dict[str, Any]], options: Dis
     out = []
     for row in rows:
         schema, name, kind = segment_name(row)
-        prefix = f"{database}/" if database else ""
-        key = f"{prefix}{schema}.{name}#{kind}"
+        key = keys.object_key((schema, name), kind, database=database)  # Segment.key of discovery's segment
         fork = row["fork"]
         path = row["path"] + ("" if fork == "main" else f"_{fork}") if row["path"] else None
         readable, reason = True, None
@@ -125,11 +125,13 @@ def relation_objects(database: str, rows: Iterable[dict[str, Any]], options: Dis
         elif why := unreadable_because(row, method, can_read_files):
             readable, reason = False, why
         out.append(CensusObject(database=database, schema=schema, name=name, kind=kind, bytes=int(row["bytes"]),
-                                key=key, readable=readable, reason=reason, file=path))
+                                key=key, readable=readable, reason=reason, file=path,
+                                # a rewrite (VACUUM FULL, TRUNCATE, CLUSTER) keeps the OID but not the file
+                                identity=f"{row['oid']}/{row['path']}"))
     return out
 
 
 def database_object(name: str, bytes_: int | None, reason: str, *, readable: bool) -> CensusObject:
     """A database the census does not go into, as one object (``pg_database_size``; unknown: 0)."""
     return CensusObject(database=name, schema="", name=name, kind="database", bytes=int(bytes_ or 0),
-                        key=f"{name}/#database", readable=readable, reason=reason, size_known=bytes_ is not None)
+                        key=keys.database_key(name), readable=readable, reason=reason, size_known=bytes_ is not None)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
+from cutover_prep.engines import keys
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
     CensusObject,
@@ -325,7 +326,7 @@ class PostgresEngine:
     def _tid_scan(self, database: str, loc: dict, first: int, last: int) -> int:
         if loc["fork"] != "main" or loc["relkind"] not in ("r", "m", "t"):
             raise PermanentReadError(
-                f"{loc['schema']}.{loc['relname']} ({loc['fork']} fork, relkind {loc['relkind']}) "
+                f"{keys.label((loc['schema'], loc['relname']))} ({loc['fork']} fork, relkind {loc['relkind']}) "
                 "cannot be read without pg_prewarm or EXECUTE on pg_read_binary_file; "
                 "install pg_prewarm in this database or pass create_extension"
             )

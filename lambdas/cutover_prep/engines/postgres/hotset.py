@@ -3,9 +3,10 @@
 Per selected database (the statistics are per database): ``pg_statio_user_tables`` (heap, index, TOAST and
 TOAST-index blocks read from outside shared buffers plus those hit in them: the table's accesses) beside
 ``pg_stat_user_tables`` (sequential and index scans, as figures), and ``pg_statio_user_indexes`` for the
-names of its indexes. A table's segments are named as discovery names them (``engines.postgres.census``:
-``db/schema.name``, TOAST as ``name(toast)`` / ``name(toast index)``). Every role may read these views; the
-counters run since ``pg_stat_database.stats_reset`` (or the cluster's start when never reset).
+names of its indexes. A table's segments are named as discovery names them (``Segment.label``:
+``db/schema.name``, each name quoted where needed, ``engines.keys``; TOAST as ``name(toast)`` /
+``name(toast index)``). Every role may read these views; the counters run since
+``pg_stat_database.stats_reset`` (or the cluster's start when never reset).
 
 Module top imports no driver (the registry imports this module).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.hotset import SOURCE_STATISTICS, HotsetOptions, HotsetProblem, RelationStats, Source, Taken
 
 if TYPE_CHECKING:
@@ -62,7 +64,7 @@ def relations_of(conn: Any, database: str) -> list[RelationStats]:
         out.append(RelationStats(
             schema=schema, name=name, kind="table", database=database, figures=figures,
             accesses=sum(v for k, v in figures.items() if k.endswith(("_read", "_hit"))),
-            bytes=int(size) if size is not None else None, segments=[f"{database}/{schema}.{n}" for n in own]))
+            bytes=int(size) if size is not None else None, segments=[keys.label((schema, n), database) for n in own]))
     return out
 
 

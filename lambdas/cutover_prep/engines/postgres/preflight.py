@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines import keys
 from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,
@@ -142,7 +143,7 @@ def _privileges(engine: Any, database: str, options: DiscoveryOptions) -> list[C
     if superuser:
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"{user} is a superuser"))
     elif missing and not exec_read:
-        names = ", ".join(f"{r['schema']}.{r['relname']}" for r in missing[:5])
+        names = ", ".join(keys.label((r["schema"], r["relname"])) for r in missing[:5])
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", FAIL,
                          f"missing on {len(missing):,} of {len(rows):,} relations ({names}"
                          f"{' ...' if len(missing) > 5 else ''}): GRANT pg_read_all_data TO {user} (14+), or "
@@ -203,8 +204,9 @@ def _methods(engine: Any, database: str, errors: tuple[type[BaseException], ...]
     for row in sample:
         loc = {"database": database, "oid": row["oid"], "fork": "main", "relkind": row["relkind"],
                "schema": row["schema"], "relname": row["relname"]}
-        name = f"{row['schema']}.{row['relname']}"
-        rng = ReadRange(f"{database}/{name}#main", loc, (Extent(0, 0, 1),), caps.block_size)
+        name = keys.label((row["schema"], row["relname"]))  # each name quoted where needed (issue 32)
+        rng = ReadRange(keys.object_key((row["schema"], row["relname"]), "main", database=database), loc,
+                        (Extent(0, 0, 1),), caps.block_size)
         try:
             with conn.transaction():
                 before = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
