@@ -297,8 +297,12 @@ class Store:
 
     def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
-                        planned_bytes: int, retries: int = 0) -> None:
+                        planned_bytes: int, retries: int = 0, gone: tuple[str, int, int, int] | None = None) -> None:
         """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
+
+        ``gone``: ``(segment key, range index, blocks, bytes)`` of the chunk's planned blocks that no longer
+        existed (``ReadResult.gone``), appended to the unit's ``gone`` and added to ``gone_blocks`` /
+        ``gone_bytes``: neither read nor unread (``findings.coverage``).
 
         Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
         the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,
@@ -312,7 +316,9 @@ class Store:
                                 + (", chunks = list_append(if_not_exists(chunks, :empty), :chunk)"
                                    if seq < MAX_CHUNK_SAMPLES else "")
                                 + (", finished_at = :now" if done else "")
-                                + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries",
+                                + (", gone = list_append(if_not_exists(gone, :empty), :gone)" if gone else "")
+                                + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries"
+                                + (", gone_blocks :gone_blocks, gone_bytes :gone_bytes" if gone else ""),
             "ConditionExpression": "(attribute_not_exists(seq) AND :seq = :zero) OR (seq = :seq AND #s <> :done)",
             "ExpressionAttributeNames": {"#s": "status", "#c": "cursor", "#m": "method"},
             "ExpressionAttributeValues": {
@@ -323,6 +329,8 @@ class Store:
                 ":secs": _dyn(round(seconds, 3)), ":planned": _dyn(planned_bytes), ":retries": _dyn(retries),
                 **({":empty": {"L": []}, ":chunk": {"L": [_dyn([now, bytes_, round(seconds, 3)])]}}
                    if seq < MAX_CHUNK_SAMPLES else {}),
+                **({":empty": {"L": []}, ":gone": {"L": [_dyn(list(gone))]}, ":gone_blocks": _dyn(gone[2]),
+                    ":gone_bytes": _dyn(gone[3])} if gone else {}),
             },
         }
         run_update = {

@@ -5,7 +5,9 @@ units that were not read with their cause, and the time to warm at the measured 
 Everything comes from the plan (``plan.json``: segments and options), the planned units
 (``units.json``: ranges and priority rank) and the unit items (status, cursor, times). A unit
 that did not finish still counts what its committed cursor says it read: the ranges before the
-cursor, and the blocks of the cursor's range before it.
+cursor, and the blocks of the cursor's range before it. Planned blocks a unit found gone (the unit
+item's ``gone``: the relation was truncated while the run ran) are neither read nor unread: they
+leave the denominator, as a dropped object leaves the census's.
 """
 
 from __future__ import annotations
@@ -41,17 +43,29 @@ def _read_of_range(rng: dict[str, Any], index: int, status: str, cursor: dict[st
     return blocks * int(rng.get("block_size") or 0)
 
 
+def gone_of(item: dict[str, Any]) -> dict[int, int]:
+    """Range index -> planned bytes of it that no longer existed when the unit read it (``Store.commit_progress``
+    appends ``[segment, range index, blocks, bytes]`` per chunk)."""
+    out: dict[int, int] = {}
+    for entry in item.get("gone") or []:
+        out[int(entry[1])] = out.get(int(entry[1]), 0) + int(entry[3])
+    return out
+
+
 def segment_reads(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per segment key: planned bytes in units, bytes read, whether every unit holding it is done and
-    whether any failed."""
+    """Per segment key: planned bytes in units, bytes read, planned bytes found gone (truncated while the run
+    ran: not read, not unread), whether every unit holding it is done and whether any failed."""
     out: dict[str, dict[str, Any]] = {}
     for unit in units:
         item = unit_items.get(unit["unit_id"]) or {}
         status = item.get("status", UnitStatus.PENDING)
+        gone = gone_of(item)
         for i, rng in enumerate(unit.get("ranges") or []):
-            entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "done": True, "failed": False})
+            entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "gone": 0, "done": True,
+                                                    "failed": False})
             entry["planned"] += range_bytes(rng)
-            entry["read"] += _read_of_range(rng, i, status, item.get("cursor"))
+            entry["gone"] += gone.get(i, 0)
+            entry["read"] += max(0, _read_of_range(rng, i, status, item.get("cursor")) - gone.get(i, 0))
             entry["done"] = entry["done"] and status == UnitStatus.DONE
             entry["failed"] = entry["failed"] or status == UnitStatus.FAILED
     return out
