@@ -159,3 +159,47 @@ def test_a_restart_of_a_unit_that_failed_on_the_old_code_reads_what_exists(tail_
     assert item["status"] == "DONE"
     assert int(item["blocks_read"]) == now - first
     assert int(item["gone_bytes"]) == (first + unit.ranges[0].blocks - now) * BLOCK
+
+
+def test_a_run_whose_table_a_vacuum_truncates_after_its_first_unit_ends_ready(tail_db) -> None:
+    """The whole workflow (local harness, the same ASL and handlers): the VACUUM runs when the run's own progress
+    says the table's first unit is DONE (a hook before each WarmUnit invocation reads the store; one unit at a
+    time), so the later units read a table that lost its tail. Before: 3 units FAILED with ShortRead, NOT_READY."""
+    from cutover_prep.dal.store import evidence_key
+    from cutover_prep.local.harness import LocalAws
+    from tests.integration.test_workflow import finish, run_input, store_of
+
+    blocks = make_table(tail_db)
+    run_id = "trunc-run"
+    seen: dict[str, object] = {}
+    with LocalAws() as aws:
+        aws.create_instance("restored-db")
+        store = store_of(aws)
+
+        def truncate_after_the_first_unit() -> None:
+            if "now" in seen or not store.exists(evidence_key(run_id, "units.json")):
+                return
+            units = store.get_json(evidence_key(run_id, "units.json"))
+            mine = [u for u in units if any(r["segment"].endswith("public.t#table.main") for r in u["ranges"])]
+            done = [u for u in mine if (store.get_unit(run_id, u["unit_id"]) or {}).get("status") == "DONE"]
+            if done:
+                seen["done_first"] = [r["extents"] for u in done for r in u["ranges"]
+                                      if r["segment"].endswith("public.t#table.main")]
+                seen["now"] = truncate_tail(tail_db, KEEP)
+
+        aws.hooks["handlers.warm_unit"] = truncate_after_the_first_unit
+        desc = finish(aws, run_input(aws, tail_db, run_id=run_id, unit_mb=1, max_concurrency=1))
+        findings = store.get_json(evidence_key(run_id, "findings.json"))
+    assert seen.get("now") == KEEP, seen  # the truncation happened mid-run, by the server's own size
+    assert [e[0][1] for e in seen["done_first"]] == [0]  # after the unit of blocks 0..127 only
+    out = desc["output_json"]
+    assert findings["units"]["failed"] == 0 and findings["units"]["done"] == findings["units"]["total"]
+    assert out["verdict"] == "READY", findings["verdict"]
+    assert findings["coverage_pct"] == 100.0
+    truncated = {t["key"].split("/", 1)[1]: t for t in findings["truncated"]}
+    heap = truncated["public.t#table.main"]
+    assert heap["bytes_gone"] == (blocks - KEEP) * BLOCK and heap["reason"] == "truncated while the run ran"
+    assert findings["bytes"]["gone"] == sum(t["bytes_gone"] for t in findings["truncated"])
+    segment = next(s for s in findings["segments"] if s["key"].endswith("public.t#table.main"))
+    assert segment["status"] == "READ" and segment["bytes_read"] == KEEP * BLOCK
+    assert findings["census"]["unread_bytes"] == 0, findings["census"]["unread"]

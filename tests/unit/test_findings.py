@@ -61,7 +61,7 @@ def test_counts_per_status(doc: dict[str, Any]) -> None:
 
 
 def test_bytes_coverage_and_amplification(doc: dict[str, Any]) -> None:
-    assert doc["bytes"] == {"planned": 8192 * 600, "read": 8192 * 350, "covered": 8192 * 300}
+    assert doc["bytes"] == {"planned": 8192 * 600, "read": 8192 * 350, "covered": 8192 * 300, "gone": 0}
     assert doc["blocks"] == {"planned": 600, "read": 350}
     assert doc["coverage_pct"] == 50.0
     assert doc["read_amplification"] == round(350 / 600, 4)

@@ -93,7 +93,7 @@ def _group(segments: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[s
                                      "bytes_planned": 0, "bytes_read": 0})
         g["segments"] += 1
         g["segments_read"] += s["status"] == READ
-        g["bytes_planned"] += int(s.get("bytes") or 0)
+        g["bytes_planned"] += int(s.get("bytes") or 0) - int(s.get("bytes_gone") or 0)  # gone: not planned now
         g["bytes_read"] += int(s.get("bytes_read") or 0)
     rows = [{**g, "pct": _pct(g["bytes_read"], g["bytes_planned"])} for g in groups.values()]
     return sorted(rows, key=lambda g: (-g["bytes_planned"], [str(g[k]) for k in keys]))
@@ -108,7 +108,7 @@ def coverage_section(segments: list[dict[str, Any]]) -> dict[str, Any]:
         r = relations.setdefault(name, {"database": name[0], "schema": name[1], "name": name[2], "segments": 0,
                                         "bytes": 0, "bytes_read": 0, "statuses": set()})
         r["segments"] += 1
-        r["bytes"] += int(s.get("bytes") or 0)
+        r["bytes"] += int(s.get("bytes") or 0) - int(s.get("bytes_gone") or 0)
         r["bytes_read"] += int(s.get("bytes_read") or 0)
         r["statuses"].add(s["status"])
     largest = sorted(relations.values(), key=lambda r: (-r["bytes"], str(r["schema"]), str(r["name"])))[:LARGEST]

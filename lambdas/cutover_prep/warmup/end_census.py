@@ -14,7 +14,7 @@ returns what it says.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from cutover_prep.connection import SecretReader, connection_spec
@@ -48,6 +48,16 @@ def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]]
         before = planned.get(obj["key"], 0)
         if int(obj.get("bytes") or 0) > before:
             out[obj["key"]] = before
+    return out
+
+
+def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Segment key -> planned bytes the units found gone (truncated while the run ran): what exists of the plan is
+    its bytes less these, so a table truncated then grown again is caught up past what is left of the plan."""
+    out: dict[str, int] = {}
+    for item in unit_items:
+        for key, _, _, nbytes in item.get("gone") or []:
+            out[str(key)] = out.get(str(key), 0) + int(nbytes)
     return out
 
 
@@ -110,7 +120,8 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     try:
         options = options_of(warmup)
         end = census_json(engine.census(options))
-        planned = {s["key"]: int(s["bytes"]) for s in plan.get("segments") or []}
+        gone = gone_by_segment(store.units(run_id))
+        planned = {s["key"]: int(s["bytes"]) - gone.get(s["key"], 0) for s in plan.get("segments") or []}
         targets = catch_up_targets(planned, end)
         if targets:
             segments = {s.key: s for s in engine.discover(options) if s.key in targets}
