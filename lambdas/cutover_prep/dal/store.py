@@ -337,9 +337,11 @@ class Store:
             "Key": self._key(run_id, RUN_SK), "TableName": self.table,
             # chunks_read: how many chunks all units committed (the concurrency controller's window, slots.py)
             "UpdateExpression": "SET updated_at = :now ADD bytes_read :bytes, blocks_read :blocks, chunks_read :chunk"
-                                + (", units_done :one" if done else ""),
+                                + (", units_done :one" if done else "")
+                                + (", bytes_gone :gone_bytes" if gone else ""),  # no longer to read (live.emit)
             "ExpressionAttributeValues": {":now": _dyn(now), ":bytes": _dyn(bytes_), ":blocks": _dyn(blocks),
-                                          ":chunk": _dyn(1 if bytes_ else 0), **({":one": _dyn(1)} if done else {})},
+                                          ":chunk": _dyn(1 if bytes_ else 0), **({":one": _dyn(1)} if done else {}),
+                                          **({":gone_bytes": _dyn(gone[3])} if gone else {})},
         }
         try:
             self.ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])
