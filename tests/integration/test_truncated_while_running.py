@@ -128,7 +128,7 @@ def test_units_of_a_table_truncated_after_the_plan_read_what_exists_and_end_done
     assert sum(int(i.get("gone_bytes") or 0) for i in items.values()) == (heap.blocks - now) * BLOCK
     reads = segment_reads([{**u.to_json(), "unit_id": u.unit_id} for u in units], items)[heap.key]
     assert reads == {"planned": heap.blocks * BLOCK, "read": now * BLOCK, "gone": (heap.blocks - now) * BLOCK,
-                     "done": True, "failed": False}
+                     "done": True, "failed": False, "gone_reason": "truncated while the run ran"}
     if method != "pg_read_binary_file":  # the server fetched every block that exists, once (no statistics
         wait_reported(tail_db, pids)      # for pg_read_binary_file: it reads the file, not the relation)
         assert fetched(tail_db) - before == now

@@ -297,12 +297,14 @@ class Store:
 
     def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
-                        planned_bytes: int, retries: int = 0, gone: tuple[str, int, int, int] | None = None) -> None:
+                        planned_bytes: int, retries: int = 0,
+                        gone: tuple[str, int, int, int, str] | None = None) -> None:
         """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
 
-        ``gone``: ``(segment key, range index, blocks, bytes)`` of the chunk's planned blocks that no longer
-        existed (``ReadResult.gone``), appended to the unit's ``gone`` and added to ``gone_blocks`` /
-        ``gone_bytes``: neither read nor unread (``findings.coverage``).
+        ``gone``: ``(segment key, range index, blocks, bytes, reason)`` of the chunk's planned blocks that no
+        longer existed (``ReadResult.gone``; reason ``engines.base.GONE_TRUNCATED`` or ``GONE_REBUILT``),
+        appended to the unit's ``gone`` and added to ``gone_blocks`` / ``gone_bytes``: neither read nor unread
+        (``findings.coverage``).
 
         Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
         the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,

@@ -137,6 +137,12 @@ class ReadRange:
         )
 
 
+# Why planned blocks were gone when read (``ReadResult.details["gone_reason"]``, the findings' ``truncated[]``):
+# the relation was truncated (PostgreSQL VACUUM, an Oracle shrink) or its storage replaced by a new segment (Oracle
+# TRUNCATE / MOVE: a new DATA_OBJECT_ID, which the end census's catch-up pass reads whole).
+GONE_TRUNCATED, GONE_REBUILT = "truncated while the run ran", "rebuilt while the run ran"
+
+
 @dataclass
 class ReadResult:
     """What one ``read_range`` call read. ``gone``: planned blocks of the range that no longer exist

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.models.status import UnitStatus
 
 LARGEST = 20
@@ -45,7 +46,7 @@ def _read_of_range(rng: dict[str, Any], index: int, status: str, cursor: dict[st
 
 def gone_of(item: dict[str, Any]) -> dict[int, int]:
     """Range index -> planned bytes of it that no longer existed when the unit read it (``Store.commit_progress``
-    appends ``[segment, range index, blocks, bytes]`` per chunk)."""
+    appends ``[segment, range index, blocks, bytes, reason]`` per chunk)."""
     out: dict[int, int] = {}
     for entry in item.get("gone") or []:
         out[int(entry[1])] = out.get(int(entry[1]), 0) + int(entry[3])
@@ -60,6 +61,9 @@ def segment_reads(units: list[dict[str, Any]], unit_items: dict[str, dict[str, A
         item = unit_items.get(unit["unit_id"]) or {}
         status = item.get("status", UnitStatus.PENDING)
         gone = gone_of(item)
+        for g in item.get("gone") or []:  # why (the engine's word; PostgreSQL's before it said: truncated)
+            out.setdefault(str(g[0]), {"planned": 0, "read": 0, "gone": 0, "done": True, "failed": False})[
+                "gone_reason"] = str(g[4]) if len(g) > 4 else GONE_TRUNCATED
         for i, rng in enumerate(unit.get("ranges") or []):
             entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "gone": 0, "done": True,
                                                     "failed": False})

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.dal.store import now_iso, recorded_input
+from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.findings.census import census_section
 from cutover_prep.findings.coverage import (
     coverage_section,
@@ -111,7 +112,7 @@ def preflight_section(run_item: dict[str, Any], report: dict[str, Any] | None) -
                        if isinstance(c, dict)]}
 
 
-TRUNCATED = "truncated while the run ran"
+TRUNCATED = GONE_TRUNCATED  # or GONE_REBUILT: an Oracle segment replaced by a new one (TRUNCATE, MOVE)
 
 
 def truncated_section(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -119,7 +120,7 @@ def truncated_section(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
     gave a table's empty tail back, a rebuild gave it new storage), with the bytes gone: out of the coverage's
     denominator, never counted as read."""
     return [{**{k: s.get(k) for k in ("key", "database", "schema", "name", "kind")}, "bytes_planned": s["bytes"],
-             "bytes_gone": s["bytes_gone"], "reason": TRUNCATED}
+             "bytes_gone": s["bytes_gone"], "reason": s.get("gone_reason") or TRUNCATED}
             for s in sorted(segments, key=lambda s: (-s.get("bytes_gone", 0), str(s["key"]))) if s.get("bytes_gone")]
 
 
@@ -154,7 +155,8 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
     segments = [{**{k: s[k] for k in ("key", "database", "schema", "name", "kind", "bytes", "blocks")},
                  "status": segment_status(reads.get(s["key"])),
                  "bytes_read": min(int(s["bytes"]), (reads.get(s["key"]) or {}).get("read", 0)),
-                 **({"bytes_gone": gone} if (gone := (reads.get(s["key"]) or {}).get("gone", 0)) else {}),
+                 **({"bytes_gone": gone, "gone_reason": reads[s["key"]].get("gone_reason") or TRUNCATED}
+                    if (gone := (reads.get(s["key"]) or {}).get("gone", 0)) else {}),
                  "units": s["units"]} for s in plan["segments"]]
     failed = [{"unit_id": uid, "error": unit_items[uid].get("error"), "cause": unit_items[uid].get("cause")}
               for uid, st in status_of.items() if st == UnitStatus.FAILED]

@@ -20,6 +20,7 @@ from typing import Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
+from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.findings.census import census_json
 from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.models.steps import RunContext
@@ -51,14 +52,19 @@ def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]]
     return out
 
 
-def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> dict[str, int]:
+def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
     """Segment key -> planned bytes the units found gone (truncated while the run ran): what exists of the plan is
-    its bytes less these, so a table truncated then grown again is caught up past what is left of the plan."""
+    its bytes less these, so a table truncated then grown again is caught up past what is left of the plan. And the
+    keys whose storage was replaced (``GONE_REBUILT``: an Oracle TRUNCATE or MOVE, a new DATA_OBJECT_ID): nothing
+    of the plan exists there, so the catch-up pass reads the new segment whole."""
     out: dict[str, int] = {}
+    rebuilt: set[str] = set()
     for item in unit_items:
-        for key, _, _, nbytes in item.get("gone") or []:
+        for key, _, _, nbytes, *reason in item.get("gone") or []:
             out[str(key)] = out.get(str(key), 0) + int(nbytes)
-    return out
+            if reason and reason[0] == GONE_REBUILT:
+                rebuilt.add(str(key))
+    return out, rebuilt
 
 
 def slices(extents: tuple[Extent, ...], skip: int, chunk: int) -> list[tuple[Extent, ...]]:
@@ -120,8 +126,9 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     try:
         options = options_of(warmup)
         end = census_json(engine.census(options))
-        gone = gone_by_segment(store.units(run_id))
-        planned = {s["key"]: int(s["bytes"]) - gone.get(s["key"], 0) for s in plan.get("segments") or []}
+        gone, rebuilt = gone_by_segment(store.units(run_id))
+        planned = {s["key"]: 0 if s["key"] in rebuilt else int(s["bytes"]) - gone.get(s["key"], 0)
+                   for s in plan.get("segments") or []}
         targets = catch_up_targets(planned, end)
         if targets:
             segments = {s.key: s for s in engine.discover(options) if s.key in targets}

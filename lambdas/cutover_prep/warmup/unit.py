@@ -30,6 +30,7 @@ from typing import Any
 
 from cutover_prep.dal.store import StaleProgress, Store
 from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
+from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.models.status import UnitStatus, WarmStep
 from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.retry import Retries
@@ -134,8 +135,8 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
                                   blocks=result.blocks, bytes_=result.bytes, seconds=result.seconds,
                                   method=result.method, done=finished, planned_bytes=int(unit["bytes"]),
                                   retries=retries.count - retried,
-                                  gone=(chunk.rng.segment_key, chunk.range_index, gone, gone * chunk.rng.block_size)
-                                  if gone else None)
+                                  gone=(chunk.rng.segment_key, chunk.range_index, gone, gone * chunk.rng.block_size,
+                                        str(result.details.get("gone_reason") or GONE_TRUNCATED)) if gone else None)
         except StaleProgress:  # a parallel or earlier invocation moved this unit on: stop here
             return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
         seq += 1
