@@ -203,3 +203,45 @@ def test_a_run_whose_table_a_vacuum_truncates_after_its_first_unit_ends_ready(ta
     segment = next(s for s in findings["segments"] if s["key"].endswith("public.t#table.main"))
     assert segment["status"] == "READ" and segment["bytes_read"] == KEEP * BLOCK
     assert findings["census"]["unread_bytes"] == 0, findings["census"]["unread"]
+
+
+def test_a_restart_with_the_same_run_id_reads_the_stale_ranges_of_units_that_failed_and_ends_ready(tail_db) -> None:
+    """The first run fails every unit after the truncation as the old code did (a ShortRead injected into each
+    WarmUnit invocation once the VACUUM ran); the restart with the same run id reuses the same plan, the same stale
+    ranges, and now reads what exists of them: READY."""
+    from cutover_prep.dal.store import evidence_key
+    from cutover_prep.engines import ShortRead
+    from cutover_prep.local.harness import LocalAws
+    from tests.integration.test_workflow import finish, run_input, store_of
+
+    blocks = make_table(tail_db)
+    run_id, seen = "trunc-again", {}
+
+    def as_the_old_code(_event) -> None:
+        raise ShortRead("ending block number must be between 0 and 166 (injected: the old code's failure)")
+
+    with LocalAws() as aws:
+        aws.create_instance("restored-db")
+        store = store_of(aws)
+
+        def truncate_after_the_first_unit() -> None:
+            if "now" in seen or not store.exists(evidence_key(run_id, "units.json")):
+                return
+            units = store.get_json(evidence_key(run_id, "units.json"))
+            done = [u for u in units if (store.get_unit(run_id, u["unit_id"]) or {}).get("status") == "DONE"]
+            if done:
+                seen["now"] = truncate_tail(tail_db, KEEP)
+                seen["failing"] = len(units) - len(done)
+                aws.faults["handlers.warm_unit"] = [as_the_old_code] * (seen["failing"] - 1)
+
+        aws.hooks["handlers.warm_unit"] = truncate_after_the_first_unit
+        payload = run_input(aws, tail_db, run_id=run_id, unit_mb=1, max_concurrency=1)
+        first = finish(aws, payload)
+        second = finish(aws, payload)
+        findings = store.get_json(evidence_key(run_id, "findings.json"))
+    assert seen["now"] == KEEP and first["output_json"]["units"]["failed"] >= seen["failing"] - 1 >= 2
+    assert first["output_json"]["verdict"] == "NOT_READY"
+    out = second["output_json"]
+    assert out["units"]["failed"] == 0 and out["verdict"] == "READY", findings["verdict"]
+    heap = next(t for t in findings["truncated"] if t["key"].endswith("public.t#table.main"))
+    assert heap["bytes_gone"] == (blocks - KEEP) * BLOCK and findings["coverage_pct"] == 100.0
