@@ -251,7 +251,9 @@ def unread_units(units: list[dict[str, Any]], unit_items: dict[str, dict[str, An
         else:
             cause = "never started: the warm-up ended before it reached this unit"
         ranges = unit.get("ranges") or []
-        read = sum(_read_of_range(r, i, status, item.get("cursor")) for i, r in enumerate(ranges))
+        gone = gone_of(item)  # truncated while the run ran: not read
+        read = sum(max(0, _read_of_range(r, i, status, item.get("cursor")) - gone.get(i, 0))
+                   for i, r in enumerate(ranges))
         keys = list(dict.fromkeys(r["segment"] for r in ranges))
         out.append({"unit_id": unit["unit_id"], "status": status, "priority": unit.get("priority"),
                     "bytes": int(unit.get("bytes") or 0), "bytes_read": read, "segments": keys[:3],
