@@ -190,6 +190,10 @@ def test_a_run_whose_table_a_vacuum_truncates_after_its_first_unit_ends_ready(ta
         aws.hooks["handlers.warm_unit"] = truncate_after_the_first_unit
         desc = finish(aws, run_input(aws, tail_db, run_id=run_id, unit_mb=1, max_concurrency=1))
         findings = store.get_json(evidence_key(run_id, "findings.json"))
+        summary = aws.client("s3").get_object(Bucket=aws.bucket, Key=evidence_key(run_id, "summary.md"))[
+            "Body"].read().decode()
+        page = aws.client("s3").get_object(Bucket=aws.bucket, Key=evidence_key(run_id, "report.html"))[
+            "Body"].read().decode()
     assert seen.get("now") == KEEP, seen  # the truncation happened mid-run, by the server's own size
     assert [e[0][1] for e in seen["done_first"]] == [0]  # after the unit of blocks 0..127 only
     out = desc["output_json"]
@@ -203,6 +207,11 @@ def test_a_run_whose_table_a_vacuum_truncates_after_its_first_unit_ends_ready(ta
     segment = next(s for s in findings["segments"] if s["key"].endswith("public.t#table.main"))
     assert segment["status"] == "READ" and segment["bytes_read"] == KEEP * BLOCK
     assert findings["census"]["unread_bytes"] == 0, findings["census"]["unread"]
+    # the report names it too, with the bytes that left the denominator
+    gone_mib = f"{(blocks - KEEP) * BLOCK / 2**20:.1f}"  # 2.6 (MiB) for 333 blocks
+    line = next(ln for ln in summary.splitlines() if "public.t (table.main)" in ln)
+    assert gone_mib in line and "truncated while the run ran" in line, summary
+    assert "truncated while the run ran" in page and gone_mib in page
 
 
 def test_a_restart_with_the_same_run_id_reads_the_stale_ranges_of_units_that_failed_and_ends_ready(tail_db) -> None:
