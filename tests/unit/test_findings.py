@@ -61,7 +61,7 @@ def test_counts_per_status(doc: dict[str, Any]) -> None:
 
 
 def test_bytes_coverage_and_amplification(doc: dict[str, Any]) -> None:
-    assert doc["bytes"] == {"planned": 8192 * 600, "read": 8192 * 350, "covered": 8192 * 300}
+    assert doc["bytes"] == {"planned": 8192 * 600, "read": 8192 * 350, "covered": 8192 * 300, "gone": 0}
     assert doc["blocks"] == {"planned": 600, "read": 350}
     assert doc["coverage_pct"] == 50.0
     assert doc["read_amplification"] == round(350 / 600, 4)
@@ -145,3 +145,19 @@ def test_record_failure_timeout_and_missing_fields(store: Store) -> None:
 def test_record_failure_json_cause_without_message_kept(store: Store) -> None:
     out = record_failure(None, {"Error": "X", "Cause": "[1, 2]"}, store=store)
     assert out == {"Error": "CutoverPrepFailed", "Cause": "[1, 2]"}
+
+
+def test_a_unit_cut_off_after_a_truncated_range_counts_what_existed_as_read() -> None:
+    """Issue 32: a unit cut off (RUNNING) after its first range, half of which was gone (truncated while the run
+    ran), read half of it; its second range nothing. The gone half is neither read nor unread."""
+    from cutover_prep.findings.coverage import segment_reads, unread_units
+
+    ranges = [{"segment": "app.t#table", "extents": [[0, 0, 128]], "block_size": 8192},
+              {"segment": "app.u#table", "extents": [[0, 0, 128]], "block_size": 8192}]
+    units = [{"unit_id": "u1", "bytes": 2**21, "blocks": 256, "ranges": ranges}]
+    items = {"u1": {"status": "RUNNING", "cursor": {"range": 1, "extent": 0, "offset": 0},
+                    "gone": [["app.t#table", 0, 64, 2**19, "truncated while the run ran"]], "gone_bytes": 2**19}}
+    assert unread_units(units, items)[0]["bytes_read"] == 2**19
+    reads = segment_reads(units, items)
+    assert (reads["app.t#table"]["read"], reads["app.t#table"]["gone"]) == (2**19, 2**19)
+    assert reads["app.u#table"]["read"] == 0 and reads["app.u#table"]["gone"] == 0

@@ -198,3 +198,35 @@ def test_threads_emitting_at_once_keep_each_datapoint_with_its_own_run(capsys, e
     records = [r for r in emf_records(capsys.readouterr().out) if r["name"] == "BytesRead"]
     assert len(records) == 8 * 40
     assert all(r["dimensions"] == {"service": names.SERVICE, "run_id": f"r-{int(r['value']) - 1}"} for r in records)
+
+
+class TruncatedEngine(RateEngine):
+    """Reads as RateEngine, but the segment ends at block ``ends``: the blocks past it are gone."""
+
+    def __init__(self, ends: int, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.ends = ends
+
+    def read_range(self, rng):  # type: ignore[no-untyped-def]
+        from dataclasses import replace as copy
+
+        from cutover_prep.engines import Extent
+
+        ext = rng.extents[0]
+        exists = max(0, min(ext.blocks, self.ends - ext.first_block))
+        result = super().read_range(copy(rng, extents=(Extent(ext.file_id, ext.first_block, exists),)))
+        result.gone = ext.blocks - exists
+        return result
+
+
+def test_bytes_remaining_leaves_out_what_was_truncated_while_the_run_ran(store: Store, capsys, enabled) -> None:
+    """Issue 32: 10 MiB planned in the unit, the relation ends 4 MiB in: nothing is left to read of it."""
+    start(store)
+    store.update_run(RUN_ID, bytes_planned=10 * MIB)
+    engine = TruncatedEngine(ends=4 * MIB // 8192, mib_per_s=50.0)
+    assert warm_json(big_event(10, chunk_mb=2), store=store, engine=lambda: engine, budget=ALWAYS)["status"] == "DONE"
+    emit.bytes_remaining(RUN_ID, store)
+    metrics.flush_metrics()
+    remaining = [r["value"] for r in emf_records(capsys.readouterr().out) if r["name"] == "BytesRemaining"]
+    assert remaining == [0.0]
+    assert sum(r.bytes for r in engine.reads) == 4 * MIB

@@ -154,3 +154,12 @@ def test_view_names_come_from_the_engines_own_sql_only() -> None:
         pf.view_probe_sql("dba_users; DROP TABLE x")
     assert "dba_segments" in pf.engine_views(False) and "v$rman_status" not in pf.engine_views(False)
     assert "v$rman_status" in pf.engine_views(True)
+
+
+def test_a_table_rebuilt_since_discovery_proves_nothing_and_says_so() -> None:
+    """Issue 32: the sample table got a new DATA_OBJECT_ID (TRUNCATE or MOVE) between discovery and its read: the
+    read takes what exists (nothing of the planned storage), which proves no read method: a FAIL naming why, never
+    a PASS with 0 blocks "confirmed"."""
+    fake = _fake(answers={"dba_extents e": [(901, 1024, 100, 8)]})
+    check = _by_name(_run(fake))["full_scan_rowid_range"]
+    assert check.status == FAIL and "rebuilt while the run ran" in check.detail and "901" in check.detail

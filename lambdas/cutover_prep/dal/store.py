@@ -297,8 +297,14 @@ class Store:
 
     def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
-                        planned_bytes: int, retries: int = 0) -> None:
+                        planned_bytes: int, retries: int = 0,
+                        gone: tuple[str, int, int, int, str] | None = None) -> None:
         """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
+
+        ``gone``: ``(segment key, range index, blocks, bytes, reason)`` of the chunk's planned blocks that no
+        longer existed (``ReadResult.gone``; reason ``engines.base.GONE_TRUNCATED`` or ``GONE_REBUILT``),
+        appended to the unit's ``gone`` and added to ``gone_blocks`` / ``gone_bytes``: neither read nor unread
+        (``findings.coverage``).
 
         Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
         the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,
@@ -312,7 +318,9 @@ class Store:
                                 + (", chunks = list_append(if_not_exists(chunks, :empty), :chunk)"
                                    if seq < MAX_CHUNK_SAMPLES else "")
                                 + (", finished_at = :now" if done else "")
-                                + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries",
+                                + (", gone = list_append(if_not_exists(gone, :empty), :gone)" if gone else "")
+                                + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries"
+                                + (", gone_blocks :gone_blocks, gone_bytes :gone_bytes" if gone else ""),
             "ConditionExpression": "(attribute_not_exists(seq) AND :seq = :zero) OR (seq = :seq AND #s <> :done)",
             "ExpressionAttributeNames": {"#s": "status", "#c": "cursor", "#m": "method"},
             "ExpressionAttributeValues": {
@@ -323,15 +331,19 @@ class Store:
                 ":secs": _dyn(round(seconds, 3)), ":planned": _dyn(planned_bytes), ":retries": _dyn(retries),
                 **({":empty": {"L": []}, ":chunk": {"L": [_dyn([now, bytes_, round(seconds, 3)])]}}
                    if seq < MAX_CHUNK_SAMPLES else {}),
+                **({":empty": {"L": []}, ":gone": {"L": [_dyn(list(gone))]}, ":gone_blocks": _dyn(gone[2]),
+                    ":gone_bytes": _dyn(gone[3])} if gone else {}),
             },
         }
         run_update = {
             "Key": self._key(run_id, RUN_SK), "TableName": self.table,
             # chunks_read: how many chunks all units committed (the concurrency controller's window, slots.py)
             "UpdateExpression": "SET updated_at = :now ADD bytes_read :bytes, blocks_read :blocks, chunks_read :chunk"
-                                + (", units_done :one" if done else ""),
+                                + (", units_done :one" if done else "")
+                                + (", bytes_gone :gone_bytes" if gone else ""),  # no longer to read (live.emit)
             "ExpressionAttributeValues": {":now": _dyn(now), ":bytes": _dyn(bytes_), ":blocks": _dyn(blocks),
-                                          ":chunk": _dyn(1 if bytes_ else 0), **({":one": _dyn(1)} if done else {})},
+                                          ":chunk": _dyn(1 if bytes_ else 0), **({":one": _dyn(1)} if done else {}),
+                                          **({":gone_bytes": _dyn(gone[3])} if gone else {})},
         }
         try:
             self.ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])

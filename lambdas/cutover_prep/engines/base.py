@@ -4,7 +4,9 @@ An engine knows how to:
 - ``discover``: list every segment (relation fork, table partition, index, LOB segment ...)
   that must be read, with its size and the block extents that make it up;
 - ``read_range``: read one block range of one segment exactly once and say what it read
-  (what the database confirmed, not what was asked for: less than planned is ``ShortRead``);
+  (what the database confirmed, not what was asked for: less than planned is ``ShortRead``),
+  and how many planned blocks no longer exist (``ReadResult.gone``: a table truncated or
+  rebuilt since the plan; "a read takes what exists now");
 - ``close``.
 
 Planning (``cutover_prep.warmup.planning``) turns segments into work units made of
@@ -45,8 +47,9 @@ class PermanentReadError(EngineError):
 
 
 class ShortRead(PermanentReadError):
-    """Fewer blocks were read than planned (the relation shrank, a file ended early, a scan
-    stopped short): the unit is not DONE, and the error says what was read of what."""
+    """Fewer blocks were read than exist of the planned range (a file ended early, a scan stopped
+    short): the unit is not DONE, and the error says what was read of what. Planned blocks that no
+    longer exist (the relation was truncated since the plan) are not a short read: ``ReadResult.gone``."""
 
     error_type = "ShortRead"
 
@@ -147,15 +150,24 @@ class ReadRange:
         )
 
 
+# Why planned blocks were gone when read (``ReadResult.details["gone_reason"]``, the findings' ``truncated[]``):
+# the relation was truncated (PostgreSQL VACUUM, an Oracle shrink) or its storage replaced by a new segment (Oracle
+# TRUNCATE / MOVE: a new DATA_OBJECT_ID, which the end census's catch-up pass reads whole).
+GONE_TRUNCATED, GONE_REBUILT = "truncated while the run ran", "rebuilt while the run ran"
+
+
 @dataclass
 class ReadResult:
-    """What one ``read_range`` call read."""
+    """What one ``read_range`` call read. ``gone``: planned blocks of the range that no longer exist
+    (past the relation's current end: a VACUUM truncated it, a rebuild gave it new storage), counted
+    neither as read nor as unread; ``blocks + gone`` is the range's planned blocks."""
 
     blocks: int
     bytes: int
     seconds: float
     method: str
     details: dict[str, Any] = field(default_factory=dict)
+    gone: int = 0
 
 
 @dataclass(frozen=True, slots=True)

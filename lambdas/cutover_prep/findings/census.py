@@ -17,7 +17,9 @@ it leaves the denominator and is listed under ``dropped``. One the end census ho
 another engine identity (``CensusObject.identity``: PostgreSQL's OID and file, InnoDB's space id) was
 dropped and created again, or rewritten: the old one is ``dropped``, the new one ``created`` (what the
 warm-up read was the old one's blocks). An object that grew counts the growth as
-unread unless it was read after the growth.
+unread unless it was read after the growth. Planned blocks the units found gone (``coverage.segment_reads``
+``gone``: truncated while the run ran) left the object: the end census no longer counts them; without an end
+census they leave the start census's size.
 """
 
 from __future__ import annotations
@@ -36,17 +38,23 @@ def census_json(objects: Iterable[Any]) -> list[dict[str, Any]]:
     return [asdict(o) for o in objects]
 
 
-def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafiles: bool = False
-               ) -> tuple[int, str | None]:
+def gone_bytes(obj: dict[str, Any], reads: dict[str, dict[str, Any]], end_census: bool) -> int:
+    """Bytes of a start-census object the units found gone (0 with an end census: it measured what is left)."""
+    return 0 if end_census else int((reads.get(obj["key"]) or {}).get("gone") or 0)
+
+
+def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafiles: bool = False,
+               end_census: bool = False) -> tuple[int, str | None]:
     """Unread bytes of one object and why (0, None: read). ``by_datafiles``: a complete datafile pass read
     every block of every datafile, so a readable segment it holds was read even though not planned."""
     read = reads.get(obj["key"])
-    size = int(obj.get("bytes") or 0)
+    size = int(obj.get("bytes") or 0) - gone_bytes(obj, reads, end_census)
     if read is not None:
-        if read["done"] and read["planned"] >= size:
+        planned = read["planned"] - int(read.get("gone") or 0)  # what exists of the plan
+        if read["done"] and planned >= size:
             return 0, None
-        if read["done"]:  # read, but it grew since it was planned
-            return size - read["planned"], "grew after the census"
+        if read["done"]:  # read, but it grew since it was planned (or since it was truncated)
+            return size - planned, "grew after the census"
         return max(0, size - int(read["read"])), "planned, not read"
     if obj.get("reason"):
         return size, obj["reason"]
@@ -92,8 +100,8 @@ def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str
     reads = {**reads, **catch_up_reads(catch_up)}
     unread, by_db = [], {}
     for key, obj in objects.items():
-        size = int(obj.get("bytes") or 0)
-        missing, reason = _unread_of(obj, reads, datafile_pass_complete)
+        size = int(obj.get("bytes") or 0) - gone_bytes(obj, reads, end is not None)
+        missing, reason = _unread_of(obj, reads, datafile_pass_complete, end is not None)
         if reason and reason != WAIVER and key in created and key not in reads:  # the input's waiver holds
             reason = "created after the census"
         db = by_db.setdefault(obj.get("database"), {"database": obj.get("database"), "objects": 0, "bytes": 0,
@@ -112,7 +120,8 @@ def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str
     return {
         "taken": True, "end_census": end is not None,
         **({"end_census_failure": end_failure} if end is None and end_failure else {}),
-        "objects": len(objects), "bytes": sum(int(o.get("bytes") or 0) for o in objects.values()),
+        "objects": len(objects),
+        "bytes": sum(int(o.get("bytes") or 0) - gone_bytes(o, reads, end is not None) for o in objects.values()),
         "unread_bytes": sum(u["unread_bytes"] for u in counted),
         "waived_bytes": sum(u["unread_bytes"] for u in unread if u["waived"]),
         "unknown_size": [u["key"] for u in counted if not u["size_known"]],

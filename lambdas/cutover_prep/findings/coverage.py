@@ -5,7 +5,9 @@ units that were not read with their cause, and the time to warm at the measured 
 Everything comes from the plan (``plan.json``: segments and options), the planned units
 (``units.json``: ranges and priority rank) and the unit items (status, cursor, times). A unit
 that did not finish still counts what its committed cursor says it read: the ranges before the
-cursor, and the blocks of the cursor's range before it.
+cursor, and the blocks of the cursor's range before it. Planned blocks a unit found gone (the unit
+item's ``gone``: the relation was truncated while the run ran) are neither read nor unread: they
+leave the denominator, as a dropped object leaves the census's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.engines import keys as object_keys
+from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.models.status import UnitStatus
 
 LARGEST = 20
@@ -42,17 +45,32 @@ def _read_of_range(rng: dict[str, Any], index: int, status: str, cursor: dict[st
     return blocks * int(rng.get("block_size") or 0)
 
 
+def gone_of(item: dict[str, Any]) -> dict[int, int]:
+    """Range index -> planned bytes of it that no longer existed when the unit read it (``Store.commit_progress``
+    appends ``[segment, range index, blocks, bytes, reason]`` per chunk)."""
+    out: dict[int, int] = {}
+    for entry in item.get("gone") or []:
+        out[int(entry[1])] = out.get(int(entry[1]), 0) + int(entry[3])
+    return out
+
+
 def segment_reads(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per segment key: planned bytes in units, bytes read, whether every unit holding it is done and
-    whether any failed."""
+    """Per segment key: planned bytes in units, bytes read, planned bytes found gone (truncated while the run
+    ran: not read, not unread), whether every unit holding it is done and whether any failed."""
     out: dict[str, dict[str, Any]] = {}
     for unit in units:
         item = unit_items.get(unit["unit_id"]) or {}
         status = item.get("status", UnitStatus.PENDING)
+        gone = gone_of(item)
+        for g in item.get("gone") or []:  # why (the engine's word; PostgreSQL's before it said: truncated)
+            out.setdefault(str(g[0]), {"planned": 0, "read": 0, "gone": 0, "done": True, "failed": False})[
+                "gone_reason"] = str(g[4]) if len(g) > 4 else GONE_TRUNCATED
         for i, rng in enumerate(unit.get("ranges") or []):
-            entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "done": True, "failed": False})
+            entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "gone": 0, "done": True,
+                                                    "failed": False})
             entry["planned"] += range_bytes(rng)
-            entry["read"] += _read_of_range(rng, i, status, item.get("cursor"))
+            entry["gone"] += gone.get(i, 0)
+            entry["read"] += max(0, _read_of_range(rng, i, status, item.get("cursor")) - gone.get(i, 0))
             entry["done"] = entry["done"] and status == UnitStatus.DONE
             entry["failed"] = entry["failed"] or status == UnitStatus.FAILED
     return out
@@ -95,7 +113,7 @@ def _group(segments: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[s
                                      "segments": 0, "segments_read": 0, "bytes_planned": 0, "bytes_read": 0})
         g["segments"] += 1
         g["segments_read"] += s["status"] == READ
-        g["bytes_planned"] += int(s.get("bytes") or 0)
+        g["bytes_planned"] += int(s.get("bytes") or 0) - int(s.get("bytes_gone") or 0)  # gone: not planned now
         g["bytes_read"] += int(s.get("bytes_read") or 0)
     rows = [{**g, "pct": _pct(g["bytes_read"], g["bytes_planned"])} for g in groups.values()]
     return sorted(rows, key=lambda g: (-g["bytes_planned"], [str(g[k]) for k in keys]))
@@ -111,7 +129,7 @@ def coverage_section(segments: list[dict[str, Any]]) -> dict[str, Any]:
                                         "label": _label(s), "segments": 0,
                                         "bytes": 0, "bytes_read": 0, "statuses": set()})
         r["segments"] += 1
-        r["bytes"] += int(s.get("bytes") or 0)
+        r["bytes"] += int(s.get("bytes") or 0) - int(s.get("bytes_gone") or 0)
         r["bytes_read"] += int(s.get("bytes_read") or 0)
         r["statuses"].add(s["status"])
     largest = sorted(relations.values(), key=lambda r: (-r["bytes"], str(r["schema"]), str(r["name"])))[:LARGEST]
@@ -253,7 +271,9 @@ def unread_units(units: list[dict[str, Any]], unit_items: dict[str, dict[str, An
         else:
             cause = "never started: the warm-up ended before it reached this unit"
         ranges = unit.get("ranges") or []
-        read = sum(_read_of_range(r, i, status, item.get("cursor")) for i, r in enumerate(ranges))
+        gone = gone_of(item)  # truncated while the run ran: not read
+        read = sum(max(0, _read_of_range(r, i, status, item.get("cursor")) - gone.get(i, 0))
+                   for i, r in enumerate(ranges))
         keys = list(dict.fromkeys(r["segment"] for r in ranges))
         out.append({"unit_id": unit["unit_id"], "status": status, "priority": unit.get("priority"),
                     "bytes": int(unit.get("bytes") or 0), "bytes_read": read, "segments": keys[:3],

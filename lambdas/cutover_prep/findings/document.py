@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.dal.store import now_iso, recorded_input
+from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.findings.census import census_section
 from cutover_prep.findings.coverage import (
     coverage_section,
@@ -111,6 +112,18 @@ def preflight_section(run_item: dict[str, Any], report: dict[str, Any] | None) -
                        if isinstance(c, dict)]}
 
 
+TRUNCATED = GONE_TRUNCATED  # or GONE_REBUILT: an Oracle segment replaced by a new one (TRUNCATE, MOVE)
+
+
+def truncated_section(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``truncated``: every segment whose planned blocks no longer existed when its units read them (a VACUUM
+    gave a table's empty tail back, a rebuild gave it new storage), with the bytes gone: out of the coverage's
+    denominator, never counted as read."""
+    return [{**{k: s.get(k) for k in ("key", "database", "schema", "name", "kind")}, "bytes_planned": s["bytes"],
+             "bytes_gone": s["bytes_gone"], "reason": s.get("gone_reason") or TRUNCATED}
+            for s in sorted(segments, key=lambda s: (-s.get("bytes_gone", 0), str(s["key"]))) if s.get("bytes_gone")]
+
+
 def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
                    unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None) -> dict[str, Any]:
     """Pure: combine the plan, the unit items and the run item into the findings document."""
@@ -120,7 +133,11 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         counts[status] = counts.get(status, 0) + 1
     planned_bytes = sum(u["bytes"] for u in units)
     planned_blocks = sum(u["blocks"] for u in units)
-    covered_bytes = sum(u["bytes"] for u in units if status_of[u["unit_id"]] == UnitStatus.DONE)
+    # planned bytes a unit found gone (truncated while the run ran) leave the denominator, as a dropped object
+    # leaves the census's: neither read nor unread
+    gone_bytes = sum(int(i.get("gone_bytes") or 0) for i in unit_items.values())
+    covered_bytes = sum(u["bytes"] - int((unit_items.get(u["unit_id"]) or {}).get("gone_bytes") or 0)
+                        for u in units if status_of[u["unit_id"]] == UnitStatus.DONE)
     read_bytes = sum(i.get("bytes_read", 0) for i in unit_items.values())
     read_blocks = sum(i.get("blocks_read", 0) for i in unit_items.values())
     busy_seconds = sum(i.get("seconds", 0.0) for i in unit_items.values())
@@ -138,6 +155,8 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
     segments = [{**{k: s[k] for k in ("key", "database", "schema", "name", "kind", "bytes", "blocks")},
                  "status": segment_status(reads.get(s["key"])),
                  "bytes_read": min(int(s["bytes"]), (reads.get(s["key"]) or {}).get("read", 0)),
+                 **({"bytes_gone": gone, "gone_reason": reads[s["key"]].get("gone_reason") or TRUNCATED}
+                    if (gone := (reads.get(s["key"]) or {}).get("gone", 0)) else {}),
                  "units": s["units"]} for s in plan["segments"]]
     failed = [{"unit_id": uid, "error": unit_items[uid].get("error"), "cause": unit_items[uid].get("cause")}
               for uid, st in status_of.items() if st == UnitStatus.FAILED]
@@ -163,9 +182,11 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
                     "warmup_wall_seconds": wall, "unit_busy_seconds": round(busy_seconds, 3)},
         "units": {"total": len(units), "done": counts[UnitStatus.DONE], "failed": counts[UnitStatus.FAILED],
                   "in_progress": counts[UnitStatus.RUNNING], "not_started": counts[UnitStatus.PENDING]},
-        "bytes": {"planned": planned_bytes, "read": read_bytes, "covered": covered_bytes},
+        "bytes": {"planned": planned_bytes, "read": read_bytes, "covered": covered_bytes, "gone": gone_bytes},
         "blocks": {"planned": planned_blocks, "read": read_blocks},
-        "coverage_pct": round(100.0 * covered_bytes / planned_bytes, 3) if planned_bytes else 100.0,
+        "coverage_pct": (round(100.0 * covered_bytes / (planned_bytes - gone_bytes), 3)
+                         if planned_bytes > gone_bytes else 100.0),
+        "truncated": truncated_section(segments),
         "read_amplification": round(read_blocks / planned_blocks, 4) if planned_blocks else None,
         "retries": {"warmup_reads": retries},
         "read_rate": {

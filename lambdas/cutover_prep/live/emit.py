@@ -66,8 +66,9 @@ def unit_failed(run_id: str) -> None:
 
 
 def bytes_remaining(run_id: str, store: Any) -> None:
-    """The run's bytes still to read (``bytes_planned - bytes_read`` of the run item): the numerator of the
-    dashboard's ETA. Best effort: a read that fails is logged and the gauge skipped."""
+    """The run's bytes still to read (``bytes_planned - bytes_read - bytes_gone`` of the run item: gone bytes were
+    truncated while the run ran, nothing reads them): the numerator of the dashboard's ETA. Best effort: a read
+    that fails is logged and the gauge skipped."""
     if not enabled():
         return
     try:
@@ -78,7 +79,7 @@ def bytes_remaining(run_id: str, store: Any) -> None:
     planned, read = run.get("bytes_planned"), run.get("bytes_read")
     if planned is None:
         return  # no plan yet: nothing honest to say
-    _add(run_id, BYTES_REMAINING, max(0, int(planned) - int(read or 0)))
+    _add(run_id, BYTES_REMAINING, max(0, int(planned) - int(read or 0) - int(run.get("bytes_gone") or 0)))
 
 
 def storage_progress(run_id: str, sample: dict[str, Any] | None) -> None:

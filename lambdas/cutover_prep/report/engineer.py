@@ -265,8 +265,12 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
                  for d in _l(section.get("by_database")) if isinstance(d, dict)]
     dropped = [f"{d.get('database')}/{_object_name(d)} ({d.get('kind')})"
                for d in _l(section.get("dropped")) if isinstance(d, dict)]
+    # blocks planned that no longer existed when read (findings ``truncated``): out of the denominator, not read
+    truncated = [f"{t.get('database')}/{t.get('schema')}.{t.get('name')} ({t.get('kind')}): "
+                 f"{_mib(t.get('bytes_gone'))} {t.get('reason')}"
+                 for t in _l(findings.get("truncated")) if isinstance(t, dict)]
     return {"line": line, "databases": databases, "rows": rows[:limit], "more": max(0, len(rows) - limit),
-            "dropped": dropped}
+            "dropped": dropped, "truncated": truncated}
 
 
 def _object_name(obj: dict[str, Any]) -> str:

@@ -59,6 +59,9 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
                 lines.append(f"- ... and {census['more']} more: see findings.json (census.unread)")
         if census["dropped"]:
             lines += ["", "Dropped while the run ran:", *[f"- {_md(d)}" for d in census["dropped"]]]
+        if census["truncated"]:
+            lines += ["", "Truncated or rebuilt while the run ran (no longer on the volume, not counted as read):",
+                      *[f"- {_md(t)}" for t in census["truncated"]]]
     if view["unread"]["rows"]:
         lines += ["", "## Units not read", *[f"- {_md(u['unit_id'])} ({u['status']}, {u['read']}): {_md(u['cause'])}"
                                              for u in view["unread"]["rows"]]]

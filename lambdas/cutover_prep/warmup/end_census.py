@@ -14,12 +14,13 @@ returns what it says.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
+from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.findings.census import census_json, recreated
 from cutover_prep.findings.failures import cause_message
 from cutover_prep.models.run_input import Warmup, with_defaults
@@ -52,6 +53,21 @@ def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]], start: 
         if int(obj.get("bytes") or 0) > before:
             out[obj["key"]] = before
     return out
+
+
+def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
+    """Segment key -> planned bytes the units found gone (truncated while the run ran): what exists of the plan is
+    its bytes less these, so a table truncated then grown again is caught up past what is left of the plan. And the
+    keys whose storage was replaced (``GONE_REBUILT``: an Oracle TRUNCATE or MOVE, a new DATA_OBJECT_ID): nothing
+    of the plan exists there, so the catch-up pass reads the new segment whole."""
+    out: dict[str, int] = {}
+    rebuilt: set[str] = set()
+    for item in unit_items:
+        for key, _, _, nbytes, *reason in item.get("gone") or []:
+            out[str(key)] = out.get(str(key), 0) + int(nbytes)
+            if reason and reason[0] == GONE_REBUILT:
+                rebuilt.add(str(key))
+    return out, rebuilt
 
 
 def slices(extents: tuple[Extent, ...], skip: int, chunk: int) -> list[tuple[Extent, ...]]:
@@ -122,7 +138,9 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     try:
         options = options_of(warmup)
         end = census_json(engine.census(options))
-        planned = {s["key"]: int(s["bytes"]) for s in plan.get("segments") or []}
+        gone, rebuilt = gone_by_segment(store.units(run_id))
+        planned = {s["key"]: 0 if s["key"] in rebuilt else int(s["bytes"]) - gone.get(s["key"], 0)
+                   for s in plan.get("segments") or []}
         targets = catch_up_targets(planned, end, plan.get("census"))
         if targets:
             segments = {s.key: s for s in engine.discover(options) if s.key in targets}

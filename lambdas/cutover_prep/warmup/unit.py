@@ -16,7 +16,10 @@
   their name so the workflow records the unit as FAILED.
 - Coverage counts what the engine confirmed it read: a chunk that comes back with fewer
   blocks than planned raises ``ShortRead`` before anything is committed for it, so the
-  unit never becomes DONE on a short read (the chunks before it stay counted).
+  unit never becomes DONE on a short read (the chunks before it stay counted). Planned
+  blocks the engine found gone (``ReadResult.gone``: the relation was truncated since the
+  plan) are not short: they are committed as gone with the chunk, and a unit whose missing
+  blocks are all gone is DONE (issue 32: a VACUUM's truncation failed units for good).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 
 from cutover_prep.dal.store import StaleProgress, Store
 from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
+from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.models.status import UnitStatus, WarmStep
 from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.retry import Retries
@@ -119,16 +123,20 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
             return {"run": run, "unit": unit, "status": WarmStep.CONTINUE, "cursor": cursor, "rate": measured()}
         retried = retries.count
         result = retries.call(lambda chunk=chunk: db.read_range(chunk.rng))
-        if result.blocks < chunk.rng.blocks or result.bytes < chunk.rng.bytes:
+        gone = max(0, min(int(result.gone), chunk.rng.blocks))
+        if result.blocks + gone < chunk.rng.blocks or result.bytes + gone * chunk.rng.block_size < chunk.rng.bytes:
             raise ShortRead(f"unit {unit_id}: {chunk.rng.segment_key} read {result.blocks} of "
-                            f"{chunk.rng.blocks} planned blocks ({result.method}); the unit is not done")
+                            f"{chunk.rng.blocks - gone} planned blocks that exist ({result.method}; {gone} "
+                            "no longer exist); the unit is not done")
         cursor = _cursor_after(chunk, ranges)
         finished = all(not r.extents and r.splittable for r in ranges[cursor["range"]:])
         try:
             store.commit_progress(run_id, unit_id, seq=seq, cursor=None if finished else cursor,
                                   blocks=result.blocks, bytes_=result.bytes, seconds=result.seconds,
                                   method=result.method, done=finished, planned_bytes=int(unit["bytes"]),
-                                  retries=retries.count - retried)
+                                  retries=retries.count - retried,
+                                  gone=(chunk.rng.segment_key, chunk.range_index, gone, gone * chunk.rng.block_size,
+                                        str(result.details.get("gone_reason") or GONE_TRUNCATED)) if gone else None)
         except StaleProgress:  # a parallel or earlier invocation moved this unit on: stop here
             return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
         seq += 1

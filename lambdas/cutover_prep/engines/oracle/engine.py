@@ -15,7 +15,10 @@ Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading
   NVARCHAR2; a LOB (sub)partition reads its table (sub)partition only); LOB indexes are read
   along with their LOB segment.
 Every read is confirmed by the session's V$MYSTAT counters (``confirm_read``): far fewer blocks
-than planned is ``ShortRead``; the deltas are in ``ReadResult.details``.
+than planned is ``ShortRead``; the deltas are in ``ReadResult.details``. A read takes what exists
+now (issue 32): before a rowid range read the table segment is looked up again (``segment_now``):
+a new DATA_OBJECT_ID (TRUNCATE, MOVE) means the planned storage is gone, a shrunk segment keeps only
+the planned blocks its extents still hold; what is gone is ``ReadResult.gone``, not a short read.
 Nothing is written; ALTER SESSION changes only this session. ``census`` names everything on the
 volume (every segment of DBA_SEGMENTS, every datafile of DBA_DATA_FILES; ``engines.oracle.census``).
 
@@ -44,6 +47,8 @@ import oracledb
 
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
+    GONE_REBUILT,
+    GONE_TRUNCATED,
     CensusObject,
     ConnectionSpec,
     DatabaseUnreachable,
@@ -172,6 +177,46 @@ def confirm_read(rng: ReadRange, method: str, before: dict[str, int] | None, aft
         raise ShortRead(f"{rng.segment_key}: {method} read {confirmed} of the {rng.blocks} blocks planned "
                         f"(V$MYSTAT: physical reads +{delta['physical reads']}, session logical reads "
                         f"+{delta['session logical reads']}); the blocks were not read by this statement")
+
+
+def segment_now(cur: Any, loc: dict[str, Any]) -> tuple[int | None, tuple[Extent, ...]] | None:
+    """A table segment's DATA_OBJECT_ID and extents now (``sql.SEGMENT_NOW_SQL``); None when the dictionary
+    does not say (then the read goes as planned and says itself what happened)."""
+    rows = list(cur.execute(q.SEGMENT_NOW_SQL, owner=loc["owner"], name=loc["table"], partition=loc["partition"],
+                            segment_type=loc["segment_type"]))
+    if not rows:
+        return None
+    objd = rows[0][0]
+    return (None if objd is None else int(objd)), tuple(Extent(int(f), int(b), int(n)) for _, f, b, n in rows
+                                                       if f is not None)
+
+
+def existing_pieces(rng: ReadRange, now: tuple[int | None, tuple[Extent, ...]] | None,
+                    details: dict[str, Any]) -> tuple[tuple[Extent, ...], int]:
+    """The planned blocks of ``rng`` the segment still holds, and how many planned blocks are gone (issue 32).
+
+    A new DATA_OBJECT_ID (TRUNCATE, MOVE: a new segment) leaves nothing of the planned storage: all gone, the
+    end census's catch-up pass reads the new segment. The same one (a SHRINK SPACE released extents above its
+    high water mark) keeps the planned blocks its current extents hold."""
+    if now is None:
+        return rng.extents, 0
+    objd, extents = now
+    if objd != int(rng.locator["data_object_id"]):
+        details.update(gone_reason=GONE_REBUILT, data_object_id_now=objd)
+        return (), rng.blocks
+    pieces = []
+    for planned in rng.extents:
+        for ext in extents:
+            if ext.file_id != planned.file_id:
+                continue
+            first = max(planned.first_block, ext.first_block)
+            end = min(planned.first_block + planned.blocks, ext.first_block + ext.blocks)
+            if end > first:
+                pieces.append(Extent(planned.file_id, first, end - first))
+    gone = rng.blocks - sum(p.blocks for p in pieces)
+    if gone:
+        details["gone_reason"] = GONE_TRUNCATED
+    return tuple(pieces), gone
 
 
 def _named(row: tuple | None, what: str) -> str:
@@ -411,6 +456,7 @@ class OracleEngine:
             return self._validate(rng)
         started = time.monotonic()
         details: dict[str, Any] = {}
+        gone, confirming = 0, rng
         try:
             with self.conn.cursor() as cur:
                 self._read_only_transaction(cur)
@@ -419,7 +465,9 @@ class OracleEngine:
                     method = "full_scan_rowid_range"
                     sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"],
                                                   serial_direct_read=DIRECT)
-                    for ext in rng.extents:
+                    pieces, gone = existing_pieces(rng, segment_now(cur, loc), details)
+                    confirming = ReadRange(rng.segment_key, loc, pieces, rng.block_size, rng.splittable)
+                    for ext in pieces:
                         cur.execute(sql, **q.rowid_range_binds(loc["data_object_id"], ext.file_id, ext.first_block,
                                                              ext.first_block + ext.blocks - 1,
                                                              bool(loc.get("bigfile"))))
@@ -472,9 +520,10 @@ class OracleEngine:
         finally:
             self._end_transaction()
         if method != "with_lob":
-            confirm_read(rng, method, before, after, details)
-        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started, method=method,
-                          details=details)
+            confirm_read(confirming if gone else rng, method, before, after, details)
+        read = rng.blocks - gone
+        return ReadResult(blocks=read, bytes=read * rng.block_size, seconds=time.monotonic() - started,
+                          method=method, details=details, gone=gone)
 
     def _session_reads(self, cur: Any, details: dict[str, Any]) -> dict[str, int] | None:
         """This session's read counters (V$MYSTAT), or None without SELECT on them (said in ``details``)."""

@@ -184,6 +184,11 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
             out.append(Check(METHOD, method, FAIL, f"{seg.key}: {' '.join(str(exc).split())}"))
             continue
         details = result.details
+        if result.gone and not result.blocks:  # issue 32: nothing of the planned storage exists now
+            out.append(Check(METHOD, method, FAIL, f"{seg.key}: nothing read: {details.get('gone_reason')} "
+                             f"(DATA_OBJECT_ID {seg.locator.get('data_object_id')} at discovery, "
+                             f"{details.get('data_object_id_now', 'the same')} now); run the preflight again"))
+            continue
         if details.get("confirmed_blocks") is None:
             out.append(Check(METHOD, method, FAIL, f"{seg.key}: read, but not confirmed: "
                              f"{details.get('unconfirmed', 'no V$MYSTAT counters')}"))

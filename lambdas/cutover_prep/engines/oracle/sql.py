@@ -83,6 +83,21 @@ WHERE segment_name NOT LIKE 'BIN$%'
 ORDER BY owner, segment_name, partition_name, relative_fno, block_id
 """
 
+# One table segment as it is now (read before each rowid range read, issue 32): its DATA_OBJECT_ID and extents.
+# A TRUNCATE or MOVE gives the object a new segment, so a new DATA_OBJECT_ID (Database Reference, "ALL_OBJECTS":
+# "Dictionary object number of the segment that contains the object"); a SHRINK SPACE keeps the segment and
+# releases the extents above its new high water mark. No row: the dictionary does not say (dropped, not visible).
+SEGMENT_NOW_SQL = """
+SELECT o.data_object_id, e.relative_fno, e.block_id, e.blocks
+FROM dba_objects o
+LEFT JOIN dba_extents e ON e.owner = o.owner AND e.segment_name = o.object_name
+  AND e.segment_type = o.object_type
+  AND (e.partition_name = o.subobject_name OR (e.partition_name IS NULL AND o.subobject_name IS NULL))
+WHERE o.owner = :owner AND o.object_name = :name AND o.object_type = :segment_type
+  AND (o.subobject_name = :partition OR (o.subobject_name IS NULL AND :partition IS NULL))
+ORDER BY e.relative_fno, e.block_id
+"""
+
 # Every key column of an index, in order, with whether the table column may be NULL (to force an
 # INDEX_FFS the query must not need rows whose key columns are all NULL). DBA_TAB_COLS, not
 # DBA_TAB_COLUMNS: a function-based or DESC index keys a system-generated hidden column

@@ -20,8 +20,11 @@ Reading, per database, the first method available wins; the findings name it:
   indexes cannot be read this way and fail with a named error, so coverage says so.
 
 Every block count is what the server confirmed (pg_prewarm's return value, the length
-pg_read_binary_file returned, the relation's size when a TID range scan ran): less than
-the planned range raises ``ShortRead``, so the unit is not DONE.
+pg_read_binary_file returned, the relation's size when a TID range scan ran). A read takes what
+exists now: each range is clamped to the fork's current size (``pg_relation_size``), and the
+planned blocks past it are ``gone`` (a VACUUM truncates a table's empty tail; pg_prewarm rejects
+the whole call for one block past the end); fewer blocks than exist raises ``ShortRead``, so the
+unit is not DONE.
 
 Every session is read-only (``SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY``, which
 is ``default_transaction_read_only``), named ``cutover-prep``. The only writes are opt-in and
@@ -60,6 +63,7 @@ FORKS = ("main", "fsm", "vm", "init")
 MAX_READ_BYTES = 64 * 1024 * 1024  # one pg_read_binary_file call at most
 READ_METHODS = ("pg_prewarm", "pg_read_binary_file", "tid_range_scan")  # in the order they are preferred
 PREWARM_MODES = ("read", "prefetch", "buffer")  # pg_prewarm's modes; the warm-up uses "read"
+TRUNCATED_AGAIN_ATTEMPTS = 3  # a relation that shrank between its size and the read: measured again, at most this
 
 CAPABILITIES_SQL = """
 SELECT current_setting('block_size')::int AS block_size,
@@ -250,35 +254,65 @@ class PostgresEngine:
 
     # -- reading -----------------------------------------------------------------------
     def read_range(self, rng: ReadRange) -> ReadResult:
+        """Read the planned blocks that exist now: each extent clamped to the fork's current size
+        (``pg_relation_size``), the planned blocks past it counted as ``gone`` (a VACUUM truncated the
+        table's empty tail since the plan: they no longer exist, so no read can reach them)."""
         loc = rng.locator
         database = loc["database"]
         caps = self.capabilities(database)
         method = self._method(caps)
         started = time.monotonic()
-        blocks = 0
+        blocks = gone = 0
         try:
             for extent in rng.extents:
-                first, last = extent.first_block, extent.first_block + extent.blocks - 1
+                got, missing = self._read_extent(database, caps, method, loc, extent, rng.segment_key)
+                blocks += got
+                gone += missing
+        except (TransientDatabaseError, PermanentReadError):
+            raise
+        except psycopg.Error as exc:
+            raise _map_error(exc, f"reading {rng.segment_key}") from None
+        return ReadResult(blocks=blocks, bytes=blocks * caps.block_size, seconds=time.monotonic() - started,
+                          method=method, details={"gone_blocks": gone} if gone else {}, gone=gone)
+
+    def _read_extent(self, database: str, caps: Capabilities, method: str, loc: dict, extent: Extent,
+                     key: str) -> tuple[int, int]:
+        """(blocks read, planned blocks gone) of one extent. The fork's size is taken first and the extent
+        clamped to it: pg_prewarm rejects the whole call for one block past the end. A relation that shrank
+        again between the size and the read is measured again (``TRUNCATED_AGAIN_ATTEMPTS``); blocks that
+        exist but were not read are a ``ShortRead``."""
+        first, planned_last = extent.first_block, extent.first_block + extent.blocks - 1
+        for attempt in range(TRUNCATED_AGAIN_ATTEMPTS):
+            last = min(planned_last, self._blocks_now(database, caps, loc, key) - 1)
+            if last < first:
+                return 0, extent.blocks
+            try:
                 if method == "pg_prewarm":
                     got = self._prewarm(database, caps, loc, first, last)
                 elif method == "pg_read_binary_file":
                     got = self._read_files(database, caps, loc, first, last)
                 else:
                     got = self._tid_scan(database, loc, first, last)
-                if got < extent.blocks:
-                    raise ShortRead(f"reading {rng.segment_key}: {method} read {got} of the {extent.blocks} "
-                                    f"planned blocks {first}-{last} (the relation is shorter than planned: "
-                                    "truncated or rewritten since discovery; start a new run to plan it again)")
-                blocks += got
-        except (TransientDatabaseError, PermanentReadError):
-            raise
-        except psycopg.errors.InvalidParameterValue as exc:  # pg_prewarm: block range past the end
-            raise ShortRead(f"reading {rng.segment_key}: {str(exc).strip().splitlines()[0]} "
-                            "(the relation is shorter than planned; start a new run to plan it again)") from None
-        except psycopg.Error as exc:
-            raise _map_error(exc, f"reading {rng.segment_key}") from None
-        return ReadResult(blocks=blocks, bytes=blocks * caps.block_size,
-                          seconds=time.monotonic() - started, method=method)
+            except psycopg.errors.InvalidParameterValue as exc:  # pg_prewarm: past the end it saw
+                if attempt + 1 < TRUNCATED_AGAIN_ATTEMPTS:
+                    continue
+                raise ShortRead(f"reading {key}: {str(exc).strip().splitlines()[0]} (the relation kept "
+                                f"shrinking: {TRUNCATED_AGAIN_ATTEMPTS} reads of blocks {first}-{last})") from None
+            want = last - first + 1
+            if got < want and first + got < self._blocks_now(database, caps, loc, key):
+                raise ShortRead(f"reading {key}: {method} read {got} of the {want} blocks {first}-{last} "
+                                "that exist (the relation was not truncated under the read: the read stopped short)")
+            return got, extent.blocks - got
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _blocks_now(self, database: str, caps: Capabilities, loc: dict, key: str) -> int:
+        """The fork's current size in blocks; a relation that no longer exists is a named error."""
+        row = self.connection(database).execute("SELECT pg_relation_size(%s::oid, %s)",
+                                                (loc["oid"], loc["fork"])).fetchone()
+        if row is None or row[0] is None:
+            raise PermanentReadError(f"reading {key}: relation {loc['oid']} no longer exists (dropped since "
+                                     "discovery)")
+        return int(row[0]) // caps.block_size
 
     def read_method(self, database: str) -> str:
         """The method ``read_range`` uses in ``database``."""
