@@ -246,3 +246,43 @@ def test_local_and_start_refuse_a_bad_profile_file_in_one_line(tmp_path):
         result = CliRunner().invoke(app, [*command, "--hotset", str(bad)])
         assert result.exit_code == 2, result.output
         assert "hot-set profile" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# ---- one validator for the profile and the run (issue 32 §8) -----------------------------------------------
+
+def _hot_set_input(**hot_set) -> dict:
+    """A run input holding ``warmup.hot_set`` written by hand (not by the code under test)."""
+    base = {"engine": "postgres", "server": "PostgreSQL 15 at db:5432", "taken_at": "2026-11-25T01:00:00+00:00",
+            "sources": ["statistics: pg_statio_user_tables"], "relations": 1, "names": ["app.a"]}
+    return {"target": TARGET, "warmup": {"hot_set": {**base, **hot_set}}}
+
+
+SOFT_HYPHEN = "app.hot\u00adtable"  # U+00AD SOFT HYPHEN, category Cf: a legal quoted identifier on every engine
+
+
+@pytest.mark.parametrize(("why", "relation", "taken_update", "run_field"), [
+    ("a segment name with U+00AD", replace(rel("a", 5), segments=[SOFT_HYPHEN]), {}, {"names": [SOFT_HYPHEN]}),
+    ("a relation name with U+202E", replace(rel("a\u202eb", 5), segments=["app.a\u202eb"]), {},
+     {"names": ["app.a\u202eb"]}),
+    ("a server of 256 characters", rel("a", 5), {"server": "s" * 256}, {"server": "s" * 256}),
+    ("sources longer than a run input holds", rel("a", 5),
+     {"sources": [Source(SOURCE_STATISTICS, ["v" * 200, "w" * 200], "reads")]},
+     {"sources": ["statistics: " + "v" * 200 + ", " + "w" * 200]}),
+])
+def test_hotset_never_makes_a_profile_the_run_refuses(why, relation, taken_update, run_field):
+    # the judge: the run input refuses this value when a person writes it by hand
+    with pytest.raises(InvalidInput):
+        parse_run_input(_hot_set_input(**run_field))
+    # so `cutover-prep hotset` (rank, then to_input before it writes) must refuse it too, in one line
+    with pytest.raises(HotsetProblem) as err:
+        rank(replace(taken(relation), **taken_update), now=lambda: NOW).to_input()
+    assert "\n" not in str(err.value), why
+
+
+def test_a_profile_file_with_a_name_the_run_refuses_is_refused_when_loaded(tmp_path):
+    data = rank(taken(rel("a", 5)), now=lambda: NOW).to_json()
+    data["relations"][0]["segments"] = [SOFT_HYPHEN]
+    path = tmp_path / "hot.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(HotsetProblem, match=r"relations\.0\.segments\.0: .*U\+00AD"):
+        load(path)

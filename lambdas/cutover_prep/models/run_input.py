@@ -297,8 +297,11 @@ class Restore(_Strict):
         return self
 
 
-MAX_HOT_SET_NAMES = 500  # hotset.MAX_NAMES: the segments a hot set names
-MAX_HOT_SET_CHARS = 48 * 1024  # hotset.MAX_NAMES_TOTAL_CHARS: the input crosses Step Functions (256 KiB)
+MAX_HOT_SET_NAMES = 500  # the segments a hot set names
+MAX_HOT_SET_CHARS = 48 * 1024  # their characters in all: the input crosses Step Functions (256 KiB)
+# A segment name in a hot set: the one type of the profile file (hotset.Relation.segments) and of the run
+# input (HotSet.names), so `cutover-prep hotset` never writes a name the run refuses (issue 32 §8).
+HotSetName = _text(256)
 
 
 class HotSet(_Strict):
@@ -312,7 +315,7 @@ class HotSet(_Strict):
                                     "in order (statistics: VIEWS; awr: VIEWS).")
     relations: Annotated[int, Field(ge=0, le=MAX_HOT_SET_NAMES)] = Field(
         description="How many relations of the profile the names come from.")
-    names: list[_text(256)] = Field(
+    names: list[HotSetName] = Field(
         min_length=1, max_length=MAX_HOT_SET_NAMES, description="Exact segment names, hottest first: "
         "[DATABASE/]SCHEMA.NAME as the run's discovery names segments (not globs).")
 
