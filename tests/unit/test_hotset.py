@@ -286,3 +286,14 @@ def test_a_profile_file_with_a_name_the_run_refuses_is_refused_when_loaded(tmp_p
     path.write_text(json.dumps(data))
     with pytest.raises(HotsetProblem, match=r"relations\.0\.segments\.0: .*U\+00AD"):
         load(path)
+
+
+def test_a_name_with_edge_spaces_reaches_the_run_exactly():
+    # PostgreSQL takes any character but NUL in a quoted identifier, spaces at either end included ("t "; its
+    # manual, 4.1.1 Identifiers and Key Words): the hot set names segments exactly (not globs, planning.
+    # hot_set_index), so the run must carry "app.t ", not "app.t", another table's name
+    edge = replace(rel("t ", 5), segments=["app.t ", " app.u"])
+    config = parse_run_input(with_hot_set({"target": TARGET}, rank(taken(edge), now=lambda: NOW)))
+    assert config["warmup"]["hot_set"]["names"] == ["app.t ", " app.u"]
+    by_hand = _hot_set_input(names=["app.t ", " app.u"])
+    assert parse_run_input(by_hand)["warmup"]["hot_set"]["names"] == ["app.t ", " app.u"]

@@ -131,9 +131,10 @@ def _no_control(value: str) -> str:
     return value
 
 
-def _text(max_length: int, min_length: int = 1) -> Any:
-    """A string of ``min_length``..``max_length`` characters without control characters."""
-    return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length),
+def _text(max_length: int, min_length: int = 1, *, strip: bool | None = None) -> Any:
+    """A string of ``min_length``..``max_length`` characters without control characters (``strip`` False: kept
+    exactly as given, where the model strips the others)."""
+    return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length, strip_whitespace=strip),
                      AfterValidator(_no_control)]
 
 
@@ -301,7 +302,8 @@ MAX_HOT_SET_NAMES = 500  # the segments a hot set names
 MAX_HOT_SET_CHARS = 48 * 1024  # their characters in all: the input crosses Step Functions (256 KiB)
 # A segment name in a hot set: the one type of the profile file (hotset.Relation.segments) and of the run
 # input (HotSet.names), so `cutover-prep hotset` never writes a name the run refuses (issue 32 §8).
-HotSetName = _text(256)
+# Exact, so not stripped: a quoted identifier may begin or end with a space (PostgreSQL "t ").
+HotSetName = _text(256, strip=False)
 
 
 class HotSet(_Strict):
