@@ -297,3 +297,19 @@ def test_a_name_with_edge_spaces_reaches_the_run_exactly():
     assert config["warmup"]["hot_set"]["names"] == ["app.t ", " app.u"]
     by_hand = _hot_set_input(names=["app.t ", " app.u"])
     assert parse_run_input(by_hand)["warmup"]["hot_set"]["names"] == ["app.t ", " app.u"]
+
+
+def test_make_plan_refuses_a_hot_set_of_another_engine_before_connecting():
+    # make_plan is Discover's and `cutover-prep estimate`'s: both refuse, by name, before opening the engine
+    from cutover_prep.engines.base import ConnectionSpec
+    from cutover_prep.engines.registry import HotSetEngineMismatch
+    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.warmup.discovery import make_plan
+
+    warmup = Warmup.model_validate(_hot_set_input(engine="mysql")["warmup"])
+    opened = []
+    spec = ConnectionSpec(engine="postgres", host="db", port=5432, database="app", user="u", password="p")
+    with pytest.raises(HotSetEngineMismatch, match="warmup.hot_set.engine: the profile was taken on mysql, the "
+                       "target is postgres"):
+        make_plan(spec, warmup, lambda s, w: opened.append(s))
+    assert opened == []

@@ -66,13 +66,13 @@ def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
 
 def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
     from cutover_prep.engines import EngineError, open_engine
-    from cutover_prep.engines.registry import UnsupportedWarmupMode
+    from cutover_prep.engines.registry import HotSetEngineMismatch, UnsupportedWarmupMode
     from cutover_prep.models.run_input import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     try:  # never create_extension: the estimate writes nothing
         return make_plan(spec, Warmup.model_validate(warmup), lambda s, _w: open_engine(s), attempts=1)
-    except UnsupportedWarmupMode as exc:
+    except (UnsupportedWarmupMode, HotSetEngineMismatch) as exc:
         raise remote.CliProblem(str(exc)) from None
     except EngineError as exc:
         raise remote.CliProblem(f"{spec.engine} at {spec.host}:{spec.port}: {exc}", code=EXIT_AWS) from None

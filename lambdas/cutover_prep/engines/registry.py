@@ -53,6 +53,12 @@ class UnsupportedWarmupMode(EngineError, ValueError):
     error_type = "UnsupportedWarmupMode"
 
 
+class HotSetEngineMismatch(EngineError, ValueError):
+    """``warmup.hot_set`` was taken on another engine than the run's: its names match none of the segments."""
+
+    error_type = "HotSetEngineMismatch"
+
+
 # warmup.mode values: per-segment reads, the full datafile pass, or both
 SEGMENTS, DATAFILES, BOTH = "segments", "datafiles", "both"
 
@@ -206,6 +212,22 @@ def same_engine_code(a: str, b: str) -> bool:
         return family(a).open_engine is family(b).open_engine
     except UnknownEngine:
         return False
+
+
+def hot_set_engine_problem(hot_set_engine: str, engine: str) -> str | None:
+    """Why a hot set taken on ``hot_set_engine`` cannot steer a run on ``engine`` (one line), or None: the one
+    rule of the run input (when it names ``target.engine``) and of Discover (the engine it found)."""
+    if same_engine_code(hot_set_engine, engine):
+        return None
+    return (f"the profile was taken on {hot_set_engine[:32]}, the target is {family(engine).name}: its names "
+            "match none of the target's segments; take it on the source of this target")
+
+
+def check_hot_set_engine(hot_set_engine: str | None, engine: str) -> None:
+    """Discover: raise ``HotSetEngineMismatch`` (one line, naming the field) when the hot set was taken on
+    another engine than the one the run connects to, whether the input named it or RDS reported it."""
+    if hot_set_engine is not None and (problem := hot_set_engine_problem(hot_set_engine, engine)):
+        raise HotSetEngineMismatch(f"warmup.hot_set.engine: {problem}")
 
 
 def check_warmup_mode(engine: str, mode: str) -> None:

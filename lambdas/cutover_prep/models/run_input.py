@@ -34,7 +34,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from cutover_prep.engines.registry import accepted_names, family, same_engine_code
+from cutover_prep.engines.registry import accepted_names, family, hot_set_engine_problem
 from cutover_prep.models.storage_limits import storage_problem
 from cutover_prep.workflows import DEPLOYMENT_TAG, RESERVED_TAG_PREFIX
 
@@ -535,9 +535,9 @@ class RunInput(_Strict):
     def _hot_set_of_the_engine(self) -> RunInput:
         """A hot set names segments as its engine's discovery does: one taken on another engine matches nothing."""
         hot = self.warmup.hot_set
-        if hot is not None and self.target.engine and not same_engine_code(hot.engine, self.target.engine):
-            raise _field_error("warmup.hot_set.engine", f"the profile was taken on {hot.engine[:32]}, the target is "
-                               f"{self.target.engine}: take it on the source of this target")
+        if hot is not None and self.target.engine and (problem := hot_set_engine_problem(hot.engine,
+                                                                                          self.target.engine)):
+            raise _field_error("warmup.hot_set.engine", problem)  # else Discover checks (check_hot_set_engine)
         return self
 
     _started_by = _matching("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID", pattern=EXECUTION_ARN,
