@@ -150,9 +150,10 @@ HOST_RULE = ("must be a host name (dot-separated labels of at most 63 letters, d
              "an IPv4 or IPv6 address, or in the local run an absolute socket directory")
 
 
-def _host_problem(value: str) -> str | None:
+def host_problem(value: str) -> str | None:
     """Why ``value`` is not a host name or an address; the value itself is never repeated (a
-    ``user:password@host`` would put the password in the error)."""
+    ``user:password@host`` would put the password in the error). The one rule of ``target.host`` and of
+    every command's ``--dsn`` host (``local.runner.parse_dsn``)."""
     if value.startswith("/"):  # the local run's socket directory (libpq, pymysql)
         return "a socket directory may not hold ',' (libpq reads it as a list of hosts)" if "," in value else None
     if "@" in value:
@@ -178,7 +179,7 @@ def _host_problem(value: str) -> str | None:
 
 
 def _host(value: str) -> str:
-    problem = _host_problem(value)
+    problem = host_problem(value)
     if problem:
         raise ValueError(problem)
     return value
