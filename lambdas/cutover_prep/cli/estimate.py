@@ -51,17 +51,15 @@ def _fail(code: int, message: str) -> None:
 
 def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
     """The run input's warm-up section (its defaults filled in), flags over ``base``."""
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.run_input import Warmup, error_lines
 
     data = dict(base or {})
     data.update({k: list(v) if isinstance(v, tuple) else v for k, v in flags.items()
                  if v is not None and v != ()})
     try:
         return Warmup.model_validate(data).model_dump(mode="json")
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise remote.CliProblem(f"warmup.{where}: {err['msg']}") from None
+    except ValidationError as exc:  # the run input's own lines: a model validator's names its field
+        raise remote.CliProblem(f"warmup.{error_lines(exc)[0]}") from None
 
 
 def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
