@@ -6,7 +6,6 @@ credentials. ``docs/deploy.md`` lists the keys for users.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import re
 from dataclasses import dataclass
@@ -58,8 +57,6 @@ DEFAULT_WARM_CONCURRENCY = 100
 MAX_WARM_CONCURRENCY = 1000  # the run input's own bound on warmup.max_concurrency
 
 
-# A host name label (RFC 1123): letters, digits and inner hyphens, at most 63 characters.
-_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 # Lambda allows 4 KB for all environment variables of a function together.
 MAX_ALLOWED_HOSTS_CHARS = 2048
 # arn:<partition>:secretsmanager:<region>:<account>:secret:<name>; region and account may be wildcards.
@@ -157,16 +154,15 @@ def _emails(value: Any) -> tuple[str, ...]:
 
 def _host(value: str) -> str:
     """One entry of allowed_db_hosts, compared the way the functions compare target.host: lower
-    case, no trailing dot. A host name (RFC 1123) or an IP address; no port, scheme or wildcard."""
+    case, no trailing dot. A host name (RFC 1123) or an IP address; no port, scheme or wildcard: by the
+    run input's own rule for target.host (``models.run_input.host_problem``), so that every entry is one a
+    run can name (issue 32 §8: an IPv6 zone id passed here and no run could use it), without the local run's
+    socket directory."""
+    from cutover_prep.models.run_input import host_problem
+
     host = value.strip().lower().rstrip(".")
-    try:
-        ipaddress.ip_address(host)
-        return host  # as written: the functions compare text, not addresses
-    except ValueError:
-        pass
-    labels = host.split(".")
-    if len(host) <= 253 and all(_HOST_LABEL.fullmatch(label) for label in labels) and not labels[-1].isdigit():
-        return host
+    if host and not host.startswith("/") and host_problem(host) is None:
+        return host  # an address as written: the functions compare text, not addresses
     raise ConfigError(
         f"context allowed_db_hosts: {value.strip()!r} is not a host name; list host names or IP addresses "
         "only (e.g. -c allowed_db_hosts=proxy.example.internal,10.0.0.5), without port, scheme or wildcard"

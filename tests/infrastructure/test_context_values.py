@@ -80,3 +80,20 @@ def test_the_app_prints_one_line_for_a_number_beyond_a_float() -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     ours = [line for line in done.stderr.splitlines() if not line.startswith("b'!!")]  # not node's banner
     assert ours == ["cutover-prep: context dashboard_iops must be a finite number, got '1e400'"], ours
+
+
+@pytest.mark.parametrize("host", ["fe80::1%eth0", "fe80::1%25eth0", "proxy.example.com:5432", "10.0.0.5,10.0.0.6"])
+def test_an_allowed_db_host_no_run_could_name_is_refused(host: str) -> None:
+    # the same class (one host rule, not two): an allow-list entry that no run input may put in target.host
+    # (the run input's rule, models.run_input.host_problem) could never be used; refuse it at deploy time
+    from cutover_prep.models.run_input import InvalidInput, parse_run_input
+    from cutover_prep_cdk.config import Config, ConfigError
+
+    target = {"db_instance_identifier": "db", "host": host,
+              "secret_arn": "arn:aws:secretsmanager:eu-west-1:111122223333:secret:x"}
+    with pytest.raises(InvalidInput):  # the judge: the run input refuses it
+        parse_run_input({"target": target})
+    from aws_cdk import App
+
+    with pytest.raises(ConfigError, match="allowed_db_hosts"):
+        Config.from_node(App(context={"skip_layer_build": True, "allowed_db_hosts": [host]}).node)
