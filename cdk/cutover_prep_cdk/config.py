@@ -6,7 +6,7 @@ credentials. ``docs/deploy.md`` lists the keys for users.
 
 from __future__ import annotations
 
-import ipaddress
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,8 +57,6 @@ DEFAULT_WARM_CONCURRENCY = 100
 MAX_WARM_CONCURRENCY = 1000  # the run input's own bound on warmup.max_concurrency
 
 
-# A host name label (RFC 1123): letters, digits and inner hyphens, at most 63 characters.
-_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 # Lambda allows 4 KB for all environment variables of a function together.
 MAX_ALLOWED_HOSTS_CHARS = 2048
 # arn:<partition>:secretsmanager:<region>:<account>:secret:<name>; region and account may be wildcards.
@@ -73,10 +71,27 @@ class LayerNotBuilt(ConfigError):
     """The Lambda dependency layer has not been built."""
 
 
-def _flag(value: Any) -> bool:
+# Every context value is read by one of the readers below, each a one-line ConfigError naming its key for a
+# value it cannot take (issue 32 §8.5): ``-c key=value`` gives strings, cdk.json any JSON value.
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _flag(key: str, value: Any, default: bool = False) -> bool:
+    """A switch: true or false (also 1/0, yes/no, on/off); anything else is an error, never read as false
+    (a typo of restore_trigger=false must not decide what is deployed)."""
+    if value is None:
+        return default
     if isinstance(value, bool):
         return value
-    return str(value).strip().lower() in ("1", "true", "yes", "on")
+    text = str(value).strip().lower() if isinstance(value, str | int) else None
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise ConfigError(f"context {key} must be true or false, got {_shown(value)}")
 
 
 def _strict_flag(key: str, value: Any) -> bool:
@@ -86,29 +101,68 @@ def _strict_flag(key: str, value: Any) -> bool:
     text = str(value).strip().lower()
     if text in ("true", "false"):
         return text == "true"
-    raise ConfigError(f"context {key} must be true or false, got {value!r}")
+    raise ConfigError(f"context {key} must be true or false, got {_shown(value)}")
 
 
-def _list(value: Any) -> list[str]:
+def _text(key: str, value: Any) -> str | None:
+    """A text value: a string (or a number, which -c would have given as text); never a list or an object."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ConfigError(f"context {key} must be text, got {_shown(value)}")
+    return str(value).strip()
+
+
+def _list(key: str, value: Any) -> list[str]:
+    """Comma-separated text, or a JSON list of text (cdk.json); an object is not a list of its keys."""
     if value is None or value == "":
         return []
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
+    if not isinstance(value, list | tuple) or any(isinstance(part, bool) or not isinstance(part, str | int)
+                                                  for part in value):
+        raise ConfigError(f"context {key} must be comma-separated text or a list of text, got {_shown(value)}")
     return [str(part).strip() for part in value if str(part).strip()]
+
+
+# CloudFormation: a stack name starts with a letter and holds letters, digits and hyphens, at most 128
+# (AWS CloudFormation User Guide, "Stack name"; the CDK checks the same pattern with a traceback).
+STACK_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,127}")
+# Step Functions: 1-80 characters, no whitespace, brackets, wildcards or "#%\^|~`$&,;:/ (CreateStateMachine
+# name); within the characters the CDK accepts (letters, digits and + ! @ . ( ) = _ ' -).
+STATE_MACHINE_NAME = re.compile(r"[A-Za-z0-9+!@.()=_'-]{1,80}")
+ACCOUNT = re.compile(r"\d{12}")
+REGION = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d{1,2}")  # us-east-1, us-gov-west-1, ap-southeast-4
+EMAIL = re.compile(r"[^@\s,;]+@[^@\s,;]+\.[^@\s,;]+")
+
+
+def _matching(key: str, value: Any, pattern: re.Pattern[str], rule: str) -> str | None:
+    text = _text(key, value)
+    if text is not None and not pattern.fullmatch(text):
+        raise ConfigError(f"context {key} must be {rule}, got {_shown(text)}")
+    return text
+
+
+def _emails(value: Any) -> tuple[str, ...]:
+    emails = tuple(_list("notify_emails", value))
+    for email in emails:
+        if not EMAIL.fullmatch(email):
+            raise ConfigError(f"context notify_emails: {_shown(email)} is not an e-mail address (name@domain); "
+                              "separate addresses with commas")
+    return emails
 
 
 def _host(value: str) -> str:
     """One entry of allowed_db_hosts, compared the way the functions compare target.host: lower
-    case, no trailing dot. A host name (RFC 1123) or an IP address; no port, scheme or wildcard."""
+    case, no trailing dot. A host name (RFC 1123) or an IP address; no port, scheme or wildcard: by the
+    run input's own rule for target.host (``models.run_input.host_problem``), so that every entry is one a
+    run can name (issue 32 §8: an IPv6 zone id passed here and no run could use it), without the local run's
+    socket directory."""
+    from cutover_prep.models.run_input import host_problem
+
     host = value.strip().lower().rstrip(".")
-    try:
-        ipaddress.ip_address(host)
-        return host  # as written: the functions compare text, not addresses
-    except ValueError:
-        pass
-    labels = host.split(".")
-    if len(host) <= 253 and all(_HOST_LABEL.fullmatch(label) for label in labels) and not labels[-1].isdigit():
-        return host
+    if host and not host.startswith("/") and host_problem(host) is None:
+        return host  # an address as written: the functions compare text, not addresses
     raise ConfigError(
         f"context allowed_db_hosts: {value.strip()!r} is not a host name; list host names or IP addresses "
         "only (e.g. -c allowed_db_hosts=proxy.example.internal,10.0.0.5), without port, scheme or wildcard"
@@ -116,7 +170,7 @@ def _host(value: str) -> str:
 
 
 def _hosts(value: Any) -> tuple[str, ...]:
-    hosts = tuple(dict.fromkeys(_host(entry) for entry in _list(value)))
+    hosts = tuple(dict.fromkeys(_host(entry) for entry in _list("allowed_db_hosts", value)))
     if len(",".join(hosts)) > MAX_ALLOWED_HOSTS_CHARS:
         raise ConfigError(
             f"context allowed_db_hosts is longer than {MAX_ALLOWED_HOSTS_CHARS} characters; list only the "
@@ -126,9 +180,9 @@ def _hosts(value: Any) -> tuple[str, ...]:
 
 
 def _secret_arn_pattern(value: Any) -> str | None:
-    if value is None:
+    pattern = _text("secret_arn_pattern", value)
+    if pattern is None:
         return None
-    pattern = str(value).strip()
     match = _SECRET_ARN.fullmatch(pattern)
     if match is None:
         raise ConfigError(
@@ -145,10 +199,16 @@ def _secret_arn_pattern(value: Any) -> str | None:
 
 
 def _int(key: str, value: Any, low: int, high: int) -> int:
+    """A whole number: an integer or its digits; not a boolean (true is not 1), a fraction (90.5 is not 90),
+    infinity or an object."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
     try:
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise TypeError
         number = int(value)
     except (TypeError, ValueError):
-        raise ConfigError(f"context {key} must be a whole number, got {value!r}") from None
+        raise ConfigError(f"context {key} must be a whole number, got {_shown(value)}") from None
     if not low <= number <= high:
         raise ConfigError(f"context {key} must be between {low} and {high}, got {number}")
     return number
@@ -179,14 +239,19 @@ class DashboardTarget:
 
 
 def _number(key: str, value: Any) -> float | None:
+    """A finite number above 0: not a boolean, not infinity (inf, or 1e400, beyond a float), not NaN."""
     if value is None:
         return None
     try:
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise TypeError
         number = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"context {key} must be a number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"context {key} must be a number, got {_shown(value)}") from None
+    if not math.isfinite(number):
+        raise ConfigError(f"context {key} must be a finite number, got {_shown(value)}")
     if not number > 0:
-        raise ConfigError(f"context {key} must be above 0, got {value!r}")
+        raise ConfigError(f"context {key} must be above 0, got {_shown(value)}")
     return number
 
 
@@ -199,14 +264,22 @@ def _dashboard_target(get: Any) -> DashboardTarget | None:
     if missing:
         raise ConfigError(f"context {', '.join(sorted(given))} needs {' and '.join(missing)} as well: the "
                           "dashboard's limit annotations need the instance class, the storage type and its size")
-    return DashboardTarget(
-        instance_class=str(given["dashboard_instance_class"]).strip(),
-        storage_type=str(given["dashboard_storage_type"]).strip().lower(),
+    target = DashboardTarget(
+        instance_class=_text("dashboard_instance_class", given["dashboard_instance_class"]) or "",
+        storage_type=(_text("dashboard_storage_type", given["dashboard_storage_type"]) or "").lower(),
         allocated_gb=_number("dashboard_allocated_gb", given["dashboard_allocated_gb"]) or 0.0,
         iops=_number("dashboard_iops", given.get("dashboard_iops")),
         throughput_mbps=_number("dashboard_storage_throughput", given.get("dashboard_storage_throughput")),
-        engine=str(given["dashboard_engine"]).strip() if given.get("dashboard_engine") else None,
+        engine=_text("dashboard_engine", given.get("dashboard_engine")) or None,
     )
+    # what RDS provisions for the storage type: the run input's own rule (models/storage_limits.py)
+    from cutover_prep.models.storage_limits import storage_problem
+
+    problem = storage_problem(target.storage_type, target.allocated_gb, target.iops, target.throughput_mbps,
+                              target.engine)
+    if problem:
+        raise ConfigError(f"context dashboard_{problem[0]}: {problem[1]}")
+    return target
 
 
 @dataclass(frozen=True)
@@ -245,7 +318,7 @@ class Config:
             value = node.try_get_context(key)
             return None if value is None or value == "" else value
 
-        layer_dir = Path(str(get("layer_dir") or DEFAULT_LAYER_DIR))
+        layer_dir = Path(_text("layer_dir", get("layer_dir")) or DEFAULT_LAYER_DIR)
         if not layer_dir.is_absolute():
             layer_dir = REPO_ROOT / layer_dir
         retention = _int("log_retention_days", get("log_retention_days") or 90, 1, 3653)
@@ -254,26 +327,29 @@ class Config:
                 f"context log_retention_days must be one of {LOG_RETENTION_DAYS}, got {retention}"
             )
         config = cls(
-            stack_name=str(get("stack_name") or "CutoverPrep"),
-            account=get("account"),
-            region=get("region"),
-            state_machine_name=str(get("state_machine_name") or DEFAULT_STATE_MACHINE_NAME),
+            stack_name=_matching("stack_name", get("stack_name"), STACK_NAME, "a CloudFormation stack name (a "
+                                 "letter, then letters, digits and hyphens, at most 128)") or "CutoverPrep",
+            account=_matching("account", get("account"), ACCOUNT, "an AWS account id (12 digits)"),
+            region=_matching("region", get("region"), REGION, "an AWS region (e.g. eu-west-1)"),
+            state_machine_name=_matching("state_machine_name", get("state_machine_name"), STATE_MACHINE_NAME,
+                                         "1-80 letters, digits or + ! @ . ( ) = _ ' -")
+            or DEFAULT_STATE_MACHINE_NAME,
             layer_dir=layer_dir,
-            skip_layer_build=_flag(get("skip_layer_build") or False),
+            skip_layer_build=_flag("skip_layer_build", get("skip_layer_build")),
             log_retention_days=retention,
             evidence_retention_days=_int(
                 "evidence_retention_days", get("evidence_retention_days") or 365, 1, 36500
             ),
             secret_arn_pattern=_secret_arn_pattern(get("secret_arn_pattern")),
-            vpc_id=get("vpc_id"),
-            subnet_ids=tuple(_list(get("subnet_ids"))),
-            security_group_id=get("security_group_id"),
-            availability_zones=tuple(_list(get("availability_zones"))),
-            notifications=_flag(get("notifications") or False) or bool(_list(get("notify_emails"))),
-            notify_emails=tuple(_list(get("notify_emails"))),
+            vpc_id=_text("vpc_id", get("vpc_id")),
+            subnet_ids=tuple(_list("subnet_ids", get("subnet_ids"))),
+            security_group_id=_text("security_group_id", get("security_group_id")),
+            availability_zones=tuple(_list("availability_zones", get("availability_zones"))),
+            notifications=_flag("notifications", get("notifications")) or bool(_emails(get("notify_emails"))),
+            notify_emails=_emails(get("notify_emails")),
             allowed_db_hosts=_hosts(get("allowed_db_hosts")),
-            restore_trigger=_flag(get("restore_trigger") if get("restore_trigger") is not None else True),
-            restore_sweep=_flag(get("restore_sweep") if get("restore_sweep") is not None else True),
+            restore_trigger=_flag("restore_trigger", get("restore_trigger"), default=True),
+            restore_sweep=_flag("restore_sweep", get("restore_sweep"), default=True),
             restore_lookback_hours=_int("restore_lookback_hours", get("restore_lookback_hours") or 24, 1, 24 * 14),
             allow_unbound_secrets=_strict_flag("allow_unbound_secrets", get("allow_unbound_secrets")),
             warm_concurrency=_int("warm_concurrency", DEFAULT_WARM_CONCURRENCY if get("warm_concurrency") is None

@@ -16,6 +16,7 @@ from aws_cdk import ArnFormat, Aws, Stack
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from .catalogue import COMPARISON_INSTANCE_PREFIX, COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
 from .config import Config
 from .nag import acknowledge_wildcard_resource, nag_format, star_policy
 from .storage import Storage
@@ -25,10 +26,8 @@ SECRET_TAG_KEY = "cutover-prep:access"
 SECRET_TAG_VALUE = "read"
 # The tag the restore puts on the instance it creates (lambdas/cutover_prep/restore/rds.py RUN_TAG).
 RUN_TAG = "cutover-prep:run-id"
-# The tag a comparison puts on every instance it restores, and the one every run puts on what it restores:
-# this deployment's id (the stack's StackId, also in the functions' environment) (workflows.py).
-COMPARISON_TAG = "cutover-prep:comparison"
-DEPLOYMENT_TAG = "cutover-prep:deployment"
+# What a comparison names the instances it restores: cprep-<comparison_id>-<name>
+COMPARISON_INSTANCES = f"{COMPARISON_INSTANCE_PREFIX}-*"
 
 
 def delete_condition() -> dict[str, dict[str, str]]:
@@ -47,7 +46,8 @@ WILDCARD_REASONS = {
     "rds_restore": "The restore creates an instance named in the run's input from a snapshot named there, "
     "with the subnet, option, parameter and security groups the input chooses; none is known "
     "at deploy time. It may tag only in a request that carries the run's cutover-prep:run-id tag "
-    "(the restore's own); KMS use is limited to calls made through RDS (kms:ViaService).",
+    "and this deployment's id (the restore's own), a comparison's tag only on the instances a comparison "
+    f"restores ({COMPARISON_INSTANCES}); KMS use is limited to calls made through RDS (kms:ViaService).",
     "secrets": "Database credentials are a Secrets Manager secret named by ARN in each run's input: only "
     f"secrets tagged {SECRET_TAG_KEY}={SECRET_TAG_VALUE} (an IAM condition), or those matching the "
     "deploy-time context secret_arn_pattern. kms:Decrypt only through Secrets Manager (kms:ViaService).",
@@ -57,7 +57,8 @@ WILDCARD_REASONS = {
     "RDSOSMetrics log group; the instance is named in each run's input.",
     "s3_put": "Evidence objects of every run live under runs/<run_id>/ in this one bucket; run ids are "
     "made at run time.",
-    "rds_delete_comparison": "DeleteDBInstance on the instances a comparison restored, named at run time: only "
+    "rds_delete_comparison": f"DeleteDBInstance on the instances a comparison restored ({COMPARISON_INSTANCES}, "
+    "named at run time): only "
     f"on an instance that carries the tag {DEPLOYMENT_TAG} with this stack's id and the tag {COMPARISON_TAG} "
     "(IAM conditions on the resource tags, rds:db-tag); the code also proves each one the comparison's own "
     "(its record, its tags, its creation time).",
@@ -185,13 +186,27 @@ class Permissions:
                 resources=[self.arn("rds", kind, "*") for kind in kinds],
             ),
             # The Tags of RestoreDBInstanceFromDBSnapshot are authorized as rds:AddTagsToResource on the
-            # new instance. The restore always sends the run's cutover-prep:run-id tag there; requiring
-            # it in the request refuses any other tagging (of an instance the run did not create).
+            # new instance, with the tags as aws:RequestTag ("Grant permission to tag Amazon RDS resources
+            # during creation", RDS User Guide); RDS offers no condition key that tells that check from a
+            # later AddTagsToResource call. So every tagging must carry what the restore always sends (the
+            # run's tag, this deployment's id: restore.rds.restore_tags), and the tags that mark an
+            # instance for the reaper's delete (a comparison's, delete_condition) only on the names a
+            # comparison restores: IAM alone keeps any other instance out of the reaper's reach.
             iam.PolicyStatement(
                 sid="TagRestoredInstance",
                 actions=["rds:AddTagsToResource"],
                 resources=[self.arn("rds", "db", "*")],
-                conditions={"StringLike": {f"aws:RequestTag/{RUN_TAG}": "?*"}},
+                conditions={"StringLike": {f"aws:RequestTag/{RUN_TAG}": "?*"},
+                            "StringEquals": {f"aws:RequestTag/{DEPLOYMENT_TAG}": Aws.STACK_ID},
+                            "Null": {f"aws:RequestTag/{COMPARISON_TAG}": "true",
+                                     f"aws:RequestTag/{TTL_TAG}": "true"}},
+            ),
+            iam.PolicyStatement(
+                sid="TagComparisonInstance",
+                actions=["rds:AddTagsToResource"],
+                resources=[self.arn("rds", "db", COMPARISON_INSTANCES)],
+                conditions={"StringLike": {f"aws:RequestTag/{RUN_TAG}": "?*"},
+                            "StringEquals": {f"aws:RequestTag/{DEPLOYMENT_TAG}": Aws.STACK_ID}},
             ),
             iam.PolicyStatement(
                 sid="DescribeSnapshots",
@@ -308,7 +323,7 @@ class Permissions:
             iam.PolicyStatement(
                 sid="DeleteComparisonInstances",
                 actions=["rds:DeleteDBInstance"],
-                resources=[self.arn("rds", "db", "*")],
+                resources=[self.arn("rds", "db", COMPARISON_INSTANCES)],  # the names a comparison restores
                 conditions=delete_condition(),
             )
         ]

@@ -80,6 +80,27 @@ def target_host(run: dict[str, Any], secret_host: Any, policy: ConnectionPolicy)
     raise DatabaseUnreachable(f"no endpoint for {ident}: the instance has none yet and the secret has no host")
 
 
+def check_secret_fields(secret: dict[str, Any], arn: str) -> None:
+    """The secret's fields by the types of AWS's structure ("JSON structure of AWS Secrets Manager secrets"):
+    username, password, dbname text; port a whole number 1-65535 (or its digits). A field of another type was
+    used as it came (a JSON true is port 1) or broke in the driver; now ``DatabaseUnreachable`` naming the field
+    (never its value: it may be the password)."""
+    for name in ("username", "password", "dbname"):
+        if name in secret and not isinstance(secret[name], str):
+            given = secret_binding.json_type(secret[name])
+            raise DatabaseUnreachable(f"secret {arn}: its {name} must be text ({given} given)")
+    port = secret.get("port")
+    if port is None:
+        return
+    text = port.strip() if isinstance(port, str) else None
+    number = port if isinstance(port, int) and not isinstance(port, bool) else int(text) if text and \
+        text.isascii() and text.isdigit() else None
+    if number is None or not 1 <= number <= 65535:
+        given = "text" if isinstance(port, str) else secret_binding.json_type(port)
+        raise DatabaseUnreachable(f"secret {arn}: its port must be a whole number from 1 to 65535 ({given} given "
+                                  "that is not one)")
+
+
 def connection_spec(run: dict[str, Any], read_secret: SecretReader,
                     policy: ConnectionPolicy | None = None, *, read_tags: TagReader | None = None) -> ConnectionSpec:
     """The spec for the run's target; ``policy`` defaults to the environment's (``connection_policy``).
@@ -97,6 +118,7 @@ def connection_spec(run: dict[str, Any], read_secret: SecretReader,
         ) from None
     if not isinstance(secret, dict) or "username" not in secret or "password" not in secret:
         raise DatabaseUnreachable(f"secret {target['secret_arn']} must be JSON with username and password")
+    check_secret_fields(secret, target["secret_arn"])
     secret_binding.check(run, secret, arn=target["secret_arn"], read_tags=read_tags,
                          allow_unbound=policy.allow_unbound_secrets)
     # the instance's RDS engine when RDS reports no family: an engine the run cannot warm is named as such

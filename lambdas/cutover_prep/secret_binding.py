@@ -69,19 +69,42 @@ def candidates(run: dict[str, Any]) -> tuple[Candidate, Candidate | None]:
                              source.get("db_instance_arn"))
 
 
-def _json_binding(secret: dict[str, Any]) -> tuple[str, str] | None:
-    for kind in ("dbInstanceIdentifier", "host"):
+BINDING_FIELDS = ("dbInstanceIdentifier", "host")  # in the order they name the instance
+
+
+def _json_binding(secret: dict[str, Any], arn: str) -> tuple[str, str] | None:
+    """The instance the secret's JSON names: its first non-blank binding field. A binding field that is there
+    but is not text (a number, a list, an object, a boolean, null) names nothing the run can compare, and is
+    refused rather than read as naming no instance (which allow_unbound_secrets would accept)."""
+    for kind in BINDING_FIELDS:
+        if kind in secret and not isinstance(secret[kind], str):
+            raise SecretNotBound(
+                f"secret {arn}: its {kind} is not text ({json_type(secret[kind])}), so it names no instance the "
+                f"run can compare: set it to the DB instance's {'identifier' if kind != 'host' else 'endpoint'} "
+                "(JSON structure of AWS Secrets Manager secrets)")
+    for kind in BINDING_FIELDS:
         value = secret.get(kind)
         if isinstance(value, str) and value.strip():
             return kind, value.strip()
     return None
 
 
+def json_type(value: Any) -> str:
+    """The JSON type of a value, for a message that never repeats the value itself."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
 def check(run: dict[str, Any], secret: dict[str, Any], *, arn: str, read_tags: TagReader | None,
           allow_unbound: bool) -> None:
     """Return when ``secret`` may go to the run's target; raise ``SecretNotBound`` otherwise."""
     target, source = candidates(run)
-    binding = _json_binding(secret)
+    binding = _json_binding(secret, arn)
     why_no_tags = ""
     if binding is None and read_tags is not None:
         try:

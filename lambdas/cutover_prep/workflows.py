@@ -256,6 +256,9 @@ WORKFLOWS: dict[str, Workflow] = {CUTOVER_RUN.key: CUTOVER_RUN, COMPARE.key: COM
 TRIGGERED_WORKFLOW = CUTOVER_RUN.key  # what OnRestore starts
 REAPER_FUNCTION = "ReapInstances"  # what the hourly schedule invokes
 COMPARISON_TAG = "cutover-prep:comparison"  # on every instance a comparison restores: its comparison id
+# The instances a comparison restores are named cprep-<comparison_id>-<name> (comparison/model.py); IAM lets
+# only those carry COMPARISON_TAG and be deleted (cdk permissions.py)
+COMPARISON_INSTANCE_PREFIX = "cprep"
 TTL_TAG = "cutover-prep:ttl-hours"  # hours after its creation the reaper may delete it
 # On every instance a run restores: the deployment (its stack's StackId) whose run restored it. The
 # comparison's Cleanup and the reaper delete only instances carrying their own deployment's value, and

@@ -197,17 +197,26 @@ def test_allow_unbound_secrets_is_true_or_false_never_a_guess(bad: str) -> None:
 # -- the restore's tags ------------------------------------------------------------------------------
 def test_the_restore_may_tag_only_the_instance_it_creates(in_vpc: Synth) -> None:
     from cutover_prep.restore.rds import RUN_TAG
+    from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
 
     functions = functions_by_handler(in_vpc)
     restore_role = role_of(functions["handlers.start_restore.handler"][1])
-    (tag,) = statements_with(in_vpc, restore_role, "rds:AddTagsToResource")
-    assert as_list(tag["Action"]) == ["rds:AddTagsToResource"]
-    assert resources_for(in_vpc, restore_role, "rds:AddTagsToResource") == {
-        "arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:*"
-    }
-    # RDS authorizes the Tags of RestoreDBInstanceFromDBSnapshot as rds:AddTagsToResource; the run
-    # always sends its run-id tag there, and a call without it (any other tagging) is refused.
-    assert tag["Condition"] == {"StringLike": {f"aws:RequestTag/{RUN_TAG}": "?*"}}
+    tags = {s["Sid"]: s for s in statements_with(in_vpc, restore_role, "rds:AddTagsToResource")}
+    assert set(tags) == {"TagRestoredInstance", "TagComparisonInstance"}
+    db = "arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:"
+    # RDS authorizes the Tags of RestoreDBInstanceFromDBSnapshot as rds:AddTagsToResource; the run always
+    # sends its run-id tag and this deployment's id there, a call without them (any other tagging) is refused,
+    # and a comparison's tags (what the reaper deletes by) only on the names a comparison restores (issue 32
+    # §8.6; tests/infrastructure/test_restore_tags_iam.py evaluates them)
+    required = {"StringLike": {f"aws:RequestTag/{RUN_TAG}": "?*"},
+                "StringEquals": {f"aws:RequestTag/{DEPLOYMENT_TAG}": {"Ref": "AWS::StackId"}}}
+    assert tags["TagRestoredInstance"]["Condition"] == {
+        **required, "Null": {f"aws:RequestTag/{COMPARISON_TAG}": "true", f"aws:RequestTag/{TTL_TAG}": "true"}}
+    assert {flat(r) for r in as_list(tags["TagRestoredInstance"]["Resource"])} == {db + "*"}
+    assert tags["TagComparisonInstance"]["Condition"] == required
+    assert {flat(r) for r in as_list(tags["TagComparisonInstance"]["Resource"])} == {db + "cprep-*"}
+    for statement in tags.values():
+        assert as_list(statement["Action"]) == ["rds:AddTagsToResource"]
     for handler, (_, function) in functions.items():
         if handler != "handlers.start_restore.handler":
             assert "rds:AddTagsToResource" not in actions_of_role(in_vpc, role_of(function)), handler

@@ -43,3 +43,74 @@ def test_conninfo_reaches_the_real_server():
     except psycopg.Error:
         pytest.skip("no PostgreSQL on 127.0.0.1:5432")
     check_reachable(parse_dsn(conninfo))  # raises TargetUnreachable otherwise
+
+
+# ---- one DSN parser for every command (issue 32 §8.3) ------------------------------------------------------
+
+class _Listener:
+    """Counts the TCP connections made to 127.0.0.1:port (accepted and closed at once): the judge of
+    "nothing connected", independent of the command's own output."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.1)
+        self.port, self.accepted, self._stop = self.sock.getsockname()[1], 0, threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        self.sock.setblocking(False)
+        try:  # a connection still in the backlog was made too
+            while True:
+                self.sock.accept()[0].close()
+                self.accepted += 1
+        except OSError:
+            pass
+        self.sock.close()
+        return self.accepted
+
+
+PASSWORD = "pw-never-shown-7f3a"
+
+
+@pytest.mark.parametrize("command", [["local"], ["preflight"], ["estimate"], ["hotset"]])
+def test_every_command_refuses_a_host_list_in_a_url_dsn_before_connecting(command, capsys):
+    # libpq reads "h1,h2" in a URL as a list of hosts and sends the password to whichever answers (libpq's
+    # manual, 34.1.1.3 Specifying Multiple Hosts); `local` refused it, the other --dsn commands connected
+    listener = _Listener()
+    try:
+        dsn = f"postgresql://warmer:{PASSWORD}@localhost,127.0.0.1:{listener.port}/app"
+        code = main([*command, "--dsn", dsn])
+    finally:
+        accepted = listener.close()
+    err = capsys.readouterr().err.strip()
+    assert accepted == 0, err  # refused before any connection
+    assert code == 2 and "\n" not in err and PASSWORD not in err, err
+    assert "--dsn" in err and "one host" in err, err
+
+
+@pytest.mark.parametrize(("dsn", "host"), [("mysql://u:pw@h1,h2/db", "h1,h2"), ("oracle://u:pw@h1,h2/svc", "h1,h2"),
+                                           ("postgresql://u:pw@bad_host!/db", "bad_host!"),
+                                           ("host=h@x dbname=d user=u", "h@x"), ("host=h:1 dbname=d user=u", "h:1")])
+def test_the_dsn_host_is_checked_as_the_run_input_checks_target_host(dsn, host):
+    from cutover_prep.models.run_input import InvalidInput, parse_run_input
+
+    with pytest.raises(InvalidInput, match="target.host"):  # the judge: the run input refuses it as target.host
+        parse_run_input({"target": {"db_instance_identifier": "d", "host": host,
+                                    "secret_arn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"}})
+    with pytest.raises(UsageProblem, match="--dsn: the host"):
+        parse_dsn(dsn)

@@ -246,3 +246,70 @@ def test_local_and_start_refuse_a_bad_profile_file_in_one_line(tmp_path):
         result = CliRunner().invoke(app, [*command, "--hotset", str(bad)])
         assert result.exit_code == 2, result.output
         assert "hot-set profile" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# ---- one validator for the profile and the run (issue 32 §8) -----------------------------------------------
+
+def _hot_set_input(**hot_set) -> dict:
+    """A run input holding ``warmup.hot_set`` written by hand (not by the code under test)."""
+    base = {"engine": "postgres", "server": "PostgreSQL 15 at db:5432", "taken_at": "2026-11-25T01:00:00+00:00",
+            "sources": ["statistics: pg_statio_user_tables"], "relations": 1, "names": ["app.a"]}
+    return {"target": TARGET, "warmup": {"hot_set": {**base, **hot_set}}}
+
+
+SOFT_HYPHEN = "app.hot\u00adtable"  # U+00AD SOFT HYPHEN, category Cf: a legal quoted identifier on every engine
+
+
+@pytest.mark.parametrize(("why", "relation", "taken_update", "run_field"), [
+    ("a segment name with U+00AD", replace(rel("a", 5), segments=[SOFT_HYPHEN]), {}, {"names": [SOFT_HYPHEN]}),
+    ("a relation name with U+202E", replace(rel("a\u202eb", 5), segments=["app.a\u202eb"]), {},
+     {"names": ["app.a\u202eb"]}),
+    ("a server of 256 characters", rel("a", 5), {"server": "s" * 256}, {"server": "s" * 256}),
+    ("sources longer than a run input holds", rel("a", 5),
+     {"sources": [Source(SOURCE_STATISTICS, ["v" * 200, "w" * 200], "reads")]},
+     {"sources": ["statistics: " + "v" * 200 + ", " + "w" * 200]}),
+])
+def test_hotset_never_makes_a_profile_the_run_refuses(why, relation, taken_update, run_field):
+    # the judge: the run input refuses this value when a person writes it by hand
+    with pytest.raises(InvalidInput):
+        parse_run_input(_hot_set_input(**run_field))
+    # so `cutover-prep hotset` (rank, then to_input before it writes) must refuse it too, in one line
+    with pytest.raises(HotsetProblem) as err:
+        rank(replace(taken(relation), **taken_update), now=lambda: NOW).to_input()
+    assert "\n" not in str(err.value), why
+
+
+def test_a_profile_file_with_a_name_the_run_refuses_is_refused_when_loaded(tmp_path):
+    data = rank(taken(rel("a", 5)), now=lambda: NOW).to_json()
+    data["relations"][0]["segments"] = [SOFT_HYPHEN]
+    path = tmp_path / "hot.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(HotsetProblem, match=r"relations\.0\.segments\.0: .*U\+00AD"):
+        load(path)
+
+
+def test_a_name_with_edge_spaces_reaches_the_run_exactly():
+    # PostgreSQL takes any character but NUL in a quoted identifier, spaces at either end included ("t "; its
+    # manual, 4.1.1 Identifiers and Key Words): the hot set names segments exactly (not globs, planning.
+    # hot_set_index), so the run must carry "app.t ", not "app.t", another table's name
+    edge = replace(rel("t ", 5), segments=["app.t ", " app.u"])
+    config = parse_run_input(with_hot_set({"target": TARGET}, rank(taken(edge), now=lambda: NOW)))
+    assert config["warmup"]["hot_set"]["names"] == ["app.t ", " app.u"]
+    by_hand = _hot_set_input(names=["app.t ", " app.u"])
+    assert parse_run_input(by_hand)["warmup"]["hot_set"]["names"] == ["app.t ", " app.u"]
+
+
+def test_make_plan_refuses_a_hot_set_of_another_engine_before_connecting():
+    # make_plan is Discover's and `cutover-prep estimate`'s: both refuse, by name, before opening the engine
+    from cutover_prep.engines.base import ConnectionSpec
+    from cutover_prep.engines.registry import HotSetEngineMismatch
+    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.warmup.discovery import make_plan
+
+    warmup = Warmup.model_validate(_hot_set_input(engine="mysql")["warmup"])
+    opened = []
+    spec = ConnectionSpec(engine="postgres", host="db", port=5432, database="app", user="u", password="p")
+    with pytest.raises(HotSetEngineMismatch, match="warmup.hot_set.engine: the profile was taken on mysql, the "
+                       "target is postgres"):
+        make_plan(spec, warmup, lambda s, w: opened.append(s))
+    assert opened == []

@@ -187,3 +187,45 @@ def test_the_switch_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("ALLOW_UNBOUND_SECRETS", "maybe")
     with pytest.raises(ValueError, match="ALLOW_UNBOUND_SECRETS must be true or false"):
         connection_policy()
+
+
+# -- a binding field that is not text (issue 32 §8.7) ----------------------------------------------------------
+# AWS's structure has dbInstanceIdentifier and host as strings ("JSON structure of AWS Secrets Manager
+# secrets"): one present as a number, a list, an object, a boolean or null names no instance the run can
+# compare, and was taken as naming none, which a deployment with allow_unbound_secrets then sent anywhere.
+NOT_TEXT = [123, ["orders-prod"], {"id": "orders-prod"}, True, None]
+
+
+@pytest.mark.parametrize("field", ["dbInstanceIdentifier", "host"])
+@pytest.mark.parametrize("value", NOT_TEXT, ids=lambda v: type(v).__name__)
+def test_a_binding_field_that_is_not_text_is_refused_even_where_unbound_secrets_are_allowed(field, value) -> None:
+    for allow_unbound in (False, True):
+        message = refused(run(), secret(**{field: value}), read_tags=tags({}), allow_unbound=allow_unbound)
+        assert field in message and "not text" in message, message
+
+
+def test_a_binding_field_that_is_not_text_is_refused_also_beside_a_good_one() -> None:
+    # the host names the target, but dbInstanceIdentifier (the field AWS's structure names the instance by)
+    # is a list: what the secret says is not clear, so it is not used
+    refused(run(), secret(dbInstanceIdentifier=["orders-rehearsal", "orders-prod"], host=REHEARSAL),
+            allow_unbound=True)
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({"port": "5432; drop"}, "port"), ({"port": True}, "port"), ({"port": 5432.5}, "port"), ({"port": 70000}, "port"),
+    ({"username": 42}, "username"), ({"password": ["a", "b"]}, "password"), ({"dbname": {"x": 1}}, "dbname"),
+])
+def test_the_secrets_other_fields_are_checked_too(fields, words) -> None:
+    # the same class: a field of another type was used as it came (int(True) is port 1) or broke later
+    with pytest.raises(DatabaseUnreachable) as err:
+        connection_spec(run(), reader(secret(dbInstanceIdentifier="orders-rehearsal", **fields)), policy())
+    message = str(err.value)
+    assert words in message and ARN in message and "\n" not in message, message
+    assert PASSWORD not in message and USER not in message
+
+
+def test_a_blank_binding_field_still_names_no_instance() -> None:
+    # an empty string is text that names nothing: as if the field were absent (refused unless allowed)
+    refused(run(), secret(dbInstanceIdentifier="  "), read_tags=tags({}))
+    assert connection_spec(run(), reader(secret(dbInstanceIdentifier="")), policy(allow_unbound=True),
+                           read_tags=tags({})).host == REHEARSAL

@@ -51,28 +51,26 @@ def _fail(code: int, message: str) -> None:
 
 def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
     """The run input's warm-up section (its defaults filled in), flags over ``base``."""
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.run_input import Warmup, error_lines
 
     data = dict(base or {})
     data.update({k: list(v) if isinstance(v, tuple) else v for k, v in flags.items()
                  if v is not None and v != ()})
     try:
         return Warmup.model_validate(data).model_dump(mode="json")
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise remote.CliProblem(f"warmup.{where}: {err['msg']}") from None
+    except ValidationError as exc:  # the run input's own lines: a model validator's names its field
+        raise remote.CliProblem(f"warmup.{error_lines(exc)[0]}") from None
 
 
 def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
     from cutover_prep.engines import EngineError, open_engine
-    from cutover_prep.engines.registry import UnsupportedWarmupMode
+    from cutover_prep.engines.registry import HotSetEngineMismatch, UnsupportedWarmupMode
     from cutover_prep.models.run_input import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     try:  # never create_extension: the estimate writes nothing
         return make_plan(spec, Warmup.model_validate(warmup), lambda s, _w: open_engine(s), attempts=1)
-    except UnsupportedWarmupMode as exc:
+    except (UnsupportedWarmupMode, HotSetEngineMismatch) as exc:
         raise remote.CliProblem(str(exc)) from None
     except EngineError as exc:
         raise remote.CliProblem(f"{spec.engine} at {spec.host}:{spec.port}: {exc}", code=EXIT_AWS) from None

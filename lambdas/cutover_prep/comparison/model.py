@@ -37,10 +37,10 @@ from cutover_prep.models.run_input import (
     _matching,
     _Strict,
 )
-from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
+from cutover_prep.workflows import COMPARISON_INSTANCE_PREFIX, COMPARISON_TAG, TTL_TAG
 
 CONFIGURATION_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9]|-(?!-)){0,19}(?<!-)$")
-INSTANCE_PREFIX = "cprep"  # the instances a comparison restores: cprep-<comparison_id>-<name>
+INSTANCE_PREFIX = COMPARISON_INSTANCE_PREFIX  # the instances a comparison restores: cprep-<comparison_id>-<name>
 COMPARISON_SK = "COMPARISON"  # the sort key of a comparison's record in the run table
 
 

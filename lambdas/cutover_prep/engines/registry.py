@@ -53,6 +53,12 @@ class UnsupportedWarmupMode(EngineError, ValueError):
     error_type = "UnsupportedWarmupMode"
 
 
+class HotSetEngineMismatch(EngineError, ValueError):
+    """``warmup.hot_set`` was taken on another engine than the run's: its names match none of the segments."""
+
+    error_type = "HotSetEngineMismatch"
+
+
 # warmup.mode values: per-segment reads, the full datafile pass, or both
 SEGMENTS, DATAFILES, BOTH = "segments", "datafiles", "both"
 
@@ -83,6 +89,9 @@ class EngineFamily:
     scratch_prefix: str  # the write test's scratch object: prefix + a digest of the run id
     upper_case_identifiers: bool  # unquoted identifiers are upper case (the scratch name is made so)
     limits: LimitsFacts
+    # the longest name of a database, schema or relation, in characters (a byte limit bounds the characters
+    # too: a character is at least a byte in every character set); the run input refuses a longer one
+    identifier_max_chars: int
     open_engine: Callable[..., Engine]  # (spec, *, call_timeout_seconds, create_extension) -> warm-up engine
     open_bench: Callable[..., Any]  # (spec, database, *, call_timeout_seconds, create_extension) -> BenchDriver
     block_readable: Callable[[dict[str, Any]], bool]  # may a probe read this locator's single blocks?
@@ -102,6 +111,7 @@ class EngineFamily:
     # with the engine's own statistics, read-only; awr: whether the engine has AWR history (``--awr``)
     hotset: Callable[..., Any] | None = None
     hotset_awr: bool = False
+    database_is_identifier: bool = True  # target.database names a database or schema (Oracle: a service name)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -119,6 +129,7 @@ POSTGRES = EngineFamily(
     default_port=5432, default_database="postgres", database_term="DATABASE", dsn_schemes=("postgresql", "postgres"),
     tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("PostgreSQL", None, "No license required")),
+    identifier_max_chars=63,  # NAMEDATALEN-1 bytes (PostgreSQL manual, 4.1.1 Identifiers and Key Words)
     open_engine=postgres.open_engine, open_bench=postgres.open_bench, block_readable=postgres.block_readable,
     dsn_tls=postgres_dsn_tls, server_version=postgres.server_version, preflight=postgres_preflight.run,
     catalogue_schemas=frozenset({"pg_catalog", "information_schema"}),
@@ -132,6 +143,8 @@ ORACLE = EngineFamily(
     default_port=1521, default_database="ORCL", database_term="SERVICE", dsn_schemes=("oracle",),
     tls_port=ORACLE_TCPS_PORT, scratch_prefix="CPREP_SCRATCH_", upper_case_identifiers=True,  # 30 bytes at most
     limits=LimitsFacts(stripe_threshold_gb=200),
+    # 128 bytes from COMPATIBLE 12.2, 30 before (SQL Language Reference, Database Object Names and Qualifiers)
+    identifier_max_chars=128, database_is_identifier=False,
     open_engine=oracle.open_engine, open_bench=oracle.open_bench, block_readable=oracle.block_readable,
     dsn_tls=oracle_dsn_tls,
     warmup_modes=(SEGMENTS, DATAFILES, BOTH), preflight=oracle_preflight.run,
@@ -145,6 +158,7 @@ MYSQL = EngineFamily(
     default_port=3306, default_database="information_schema", database_term="DATABASE", dsn_schemes=("mysql",),
     tls_port=None, scratch_prefix="cutover_prep_scratch_", upper_case_identifiers=False,
     limits=LimitsFacts(stripe_threshold_gb=400, price_list=("MySQL", None, "No license required")),
+    identifier_max_chars=64,  # MySQL manual, Identifier Length Limits; MariaDB KB, Identifier Names: the same
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
     catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run,
@@ -198,6 +212,11 @@ def family(name_or_rds_engine: str) -> EngineFamily:
     raise UnknownEngine(f"unknown engine {name_or_rds_engine!r}; use one of: {accepted}")
 
 
+def identifier_max_chars(engine: str | None = None) -> int:
+    """The longest identifier ``engine`` holds, in characters; no engine named: the longest any engine holds."""
+    return family(engine).identifier_max_chars if engine else max(f.identifier_max_chars for f in FAMILIES)
+
+
 def same_engine_code(a: str, b: str) -> bool:
     """Whether the engines named ``a`` and ``b`` are served by the same engine code (MySQL and MariaDB share
     one), so that a hot-set profile taken on one names relations as the other's discovery does; False for a
@@ -206,6 +225,22 @@ def same_engine_code(a: str, b: str) -> bool:
         return family(a).open_engine is family(b).open_engine
     except UnknownEngine:
         return False
+
+
+def hot_set_engine_problem(hot_set_engine: str, engine: str) -> str | None:
+    """Why a hot set taken on ``hot_set_engine`` cannot steer a run on ``engine`` (one line), or None: the one
+    rule of the run input (when it names ``target.engine``) and of Discover (the engine it found)."""
+    if same_engine_code(hot_set_engine, engine):
+        return None
+    return (f"the profile was taken on {hot_set_engine[:32]}, the target is {family(engine).name}: its names "
+            "match none of the target's segments; take it on the source of this target")
+
+
+def check_hot_set_engine(hot_set_engine: str | None, engine: str) -> None:
+    """Discover: raise ``HotSetEngineMismatch`` (one line, naming the field) when the hot set was taken on
+    another engine than the one the run connects to, whether the input named it or RDS reported it."""
+    if hot_set_engine is not None and (problem := hot_set_engine_problem(hot_set_engine, engine)):
+        raise HotSetEngineMismatch(f"warmup.hot_set.engine: {problem}")
 
 
 def check_warmup_mode(engine: str, mode: str) -> None:

@@ -42,13 +42,12 @@ from cutover_prep.engines.hotset import (
     Taken,
 )
 from cutover_prep.engines.registry import family
+from cutover_prep.models.run_input import HotSet, HotSetName, error_lines
 
 FORMAT = "cutover-prep-hotset/1"
 SOURCE_ORDER = (SOURCE_STATISTICS, SOURCE_AWR)
 MAX_RELATIONS = 500  # a profile's relations
-MAX_NAMES = 500  # warmup.hot_set.names (models/run_input.py holds the same bound)
 MAX_NAME_CHARS = 256
-MAX_NAMES_TOTAL_CHARS = 48 * 1024  # the run input crosses Step Functions (256 KiB per payload)
 DEFAULT_TOP = 20
 
 
@@ -79,7 +78,7 @@ class Relation(_Model):
     share_pct: Annotated[float, Field(ge=0, le=100)]
     figures: dict[Annotated[str, Field(max_length=64)], int] = Field(max_length=16)
     bytes: Annotated[int, Field(ge=0)] | None
-    segments: Annotated[list[Text], Field(min_length=1, max_length=64)]
+    segments: Annotated[list[HotSetName], Field(min_length=1, max_length=64)]  # the run input's own type
 
     model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
@@ -120,15 +119,21 @@ class Profile(_Model):
         return list(dict.fromkeys(n for r in self.relations for n in r.segments))
 
     def to_input(self) -> dict[str, Any]:
-        """``warmup.hot_set`` of a run input; raises ``HotsetProblem`` when it would exceed the input's bounds."""
+        """``warmup.hot_set`` of a run input, checked by the run input's own model (``models.run_input.HotSet``):
+        what a run would refuse raises ``HotsetProblem`` here (one line), so `cutover-prep hotset`, which calls
+        this before it writes, never writes a profile a run refuses (issue 32 §8)."""
         names = self.names()
-        if len(names) > MAX_NAMES or sum(len(n) for n in names) > MAX_NAMES_TOTAL_CHARS:
-            raise HotsetProblem(f"the hot set names {len(names)} segments ({sum(len(n) for n in names)} characters); "
-                                f"a run input holds at most {MAX_NAMES} ({MAX_NAMES_TOTAL_CHARS} characters): take "
-                                "it again with a smaller --top or --share")
-        return {"engine": self.engine, "server": self.server, "taken_at": self.taken_at,
+        data = {"engine": self.engine, "server": self.server, "taken_at": self.taken_at,
                 "sources": [f"{s.source}: {', '.join(s.views)}" for s in self.sources],
                 "relations": len(self.relations), "names": names}
+        try:
+            return HotSet.model_validate(data, strict=True).model_dump(mode="json")
+        except ValidationError as exc:
+            problems = "; ".join(f"warmup.hot_set.{line}" for line in error_lines(exc))
+            raise HotsetProblem(f"the hot set ({len(names)} segments, {sum(len(n) for n in names)} characters) "
+                                f"does not fit a run input: {problems}"
+                                + ("; take it again with a smaller --top or --share"
+                                   if any(line.startswith("names:") for line in error_lines(exc)) else "")) from None
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -211,7 +216,11 @@ def rank(taken: Taken, *, databases: Sequence[str] = (), top: int | None = DEFAU
                        "bytes": r.bytes, "segments": list(dict.fromkeys(r.segments))[:64]}
                       for i, (r, share) in enumerate(chosen, 1)],
     }
-    return parse(data, origin="hot-set profile (as taken)")
+    try:
+        return parse(data, origin="hot-set profile (as taken)")
+    except HotsetProblem as exc:  # e.g. a name with a control character, which no run input holds
+        raise HotsetProblem(f"{exc}; a run input cannot hold this relation: take the profile with --database "
+                            "leaving its database out (the warm-up still reads it, after the hot set)") from None
 
 
 def take(spec: Any, options: HotsetOptions, *, top: int | None = DEFAULT_TOP, share_pct: float | None = None,

@@ -36,7 +36,7 @@ from cutover_prep.local.emulated import (
     unavailable,
 )
 from cutover_prep.local.harness import LocalAws
-from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
+from cutover_prep.models.run_input import RUN_ID, InvalidInput, host_problem, parse_run_input
 from cutover_prep.models.steps import RunContext
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number
@@ -92,8 +92,9 @@ def parse_conninfo(dsn: str) -> ConnectionSpec:
     if info["host"].startswith("/") and tls not in (LOCAL_TLS, "disable"):
         raise UsageProblem("--dsn: sslmode asks for TLS, which a Unix socket (host=/...) does not use "
                            "(libpq ignores it there); remove sslmode, or connect over TCP")
-    if "," in info["host"] or "," in info.get("port", ""):
-        raise UsageProblem("--dsn: one host (a list of hosts is libpq's failover; warm one server at a time)")
+    _check_host(info["host"])
+    if "," in info.get("port", ""):
+        raise UsageProblem("--dsn: one host and port (a list of hosts is libpq's failover; warm one server at a time)")
     try:
         port = int(info.get("port") or family(KEYWORD_CONNINFO_ENGINE).default_port)
         if not 1 <= port <= 65535:
@@ -106,6 +107,15 @@ def parse_conninfo(dsn: str) -> ConnectionSpec:
     return ConnectionSpec(engine=family(KEYWORD_CONNINFO_ENGINE).name, host=info["host"], port=port,
                           database=info["dbname"], user=info["user"], password=info.get("password", ""),
                           tls=tls, tls_ca=tls_ca)
+
+
+def _check_host(host: str) -> None:
+    """The DSN's host by the run input's rule for ``target.host`` (``models.run_input.host_problem``): one host
+    name or address (no libpq host list, no ``@``), or a socket directory. Every ``--dsn`` command parses
+    here (``local``, ``preflight``, ``estimate``, ``hotset``), so none connects where another refuses."""
+    problem = host_problem(host)
+    if problem:
+        raise UsageProblem(f"--dsn: the host {problem.replace('target.port', 'the DSN port')}")
 
 
 def dsn_tls(engine: str, pairs: list[tuple[str, str]]) -> tuple[str, str | None]:
@@ -149,6 +159,7 @@ def parse_dsn(dsn: str) -> ConnectionSpec:
         raise UsageProblem(f"--dsn needs user, host and database: {engine}://USER:PASSWORD@HOST:PORT/DATABASE")
     if parts.fragment:
         raise UsageProblem("--dsn: has a '#' fragment, which would be ignored; write a '#' in the password as %23")
+    _check_host(host)  # before anything connects: libpq would try each host of "h1,h2" with the password
     tls, tls_ca = dsn_tls(engine, parse_qsl(parts.query, keep_blank_values=True))
     user, password = unquote(parts.username), unquote(parts.password or "")
     for name, value in (("user", user), ("password", password), ("database", database)):

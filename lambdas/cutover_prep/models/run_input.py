@@ -34,7 +34,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from cutover_prep.engines.registry import accepted_names, family, same_engine_code
+from cutover_prep.engines.registry import accepted_names, family, hot_set_engine_problem, identifier_max_chars
 from cutover_prep.models.storage_limits import storage_problem
 from cutover_prep.workflows import DEPLOYMENT_TAG, RESERVED_TAG_PREFIX
 
@@ -131,14 +131,98 @@ def _no_control(value: str) -> str:
     return value
 
 
-def _text(max_length: int, min_length: int = 1) -> Any:
-    """A string of ``min_length``..``max_length`` characters without control characters."""
-    return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length),
+def _text(max_length: int, min_length: int = 1, *, strip: bool | None = None) -> Any:
+    """A string of ``min_length``..``max_length`` characters without control characters (``strip`` False: kept
+    exactly as given, where the model strips the others)."""
+    return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length, strip_whitespace=strip),
                      AfterValidator(_no_control)]
 
 
+# ---- names by the engines' identifier limits (issue 32 §8.4; engines.registry identifier_max_chars) ----------
+# What separates the parts of a segment's names ([DATABASE/]SCHEMA.NAME[:PARTITION]#KIND, engines.base.Segment.key)
+NAME_SEPARATORS = frozenset("/.:#")
+
+
+def _glob_atoms(pattern: str) -> list[str | None]:
+    """``fnmatch``'s atoms of ``pattern``: None for ``*``, "" for one character of any kind (``?``, a
+    ``[...]`` set), else the literal character (a ``[`` without its ``]`` is one, as in fnmatch.translate)."""
+    atoms: list[str | None] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c, i = pattern[i], i + 1
+        if c == "*":
+            atoms.append(None)
+        elif c == "?":
+            atoms.append("")
+        elif c == "[":
+            j = i + (1 if i < n and pattern[i] == "!" else 0)
+            j += 1 if j < n and pattern[j] == "]" else 0
+            j = pattern.find("]", j)
+            if j < 0:
+                atoms.append(c)
+            else:
+                atoms.append("")
+                i = j + 1
+        else:
+            atoms.append(c)
+    return atoms
+
+
+def _longest_part(atoms: list[str | None], *, dotted: bool) -> int:
+    """The characters one name must hold for the pattern to match: all of them (one name), or, in a dotted
+    pattern, the longest run of plain characters between wildcards and separators (each run lies within one
+    name; a wildcard may span a separator, so only plain runs count)."""
+    if not dotted:
+        return sum(1 for a in atoms if a is not None)
+    longest = run = 0
+    for a in atoms:
+        run = run + 1 if a and a not in NAME_SEPARATORS else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _limit_words(engine: str | None) -> tuple[int, str]:
+    limit = identifier_max_chars(engine)
+    if engine:
+        return limit, f"a {family(engine).label} name holds at most {limit}"
+    return limit, f"no engine's name holds more than {limit}"
+
+
+def name_problem(value: str, engine: str | None, *, glob: bool, dotted: bool) -> str | None:
+    """Why ``value`` names nothing on ``engine`` (None: on any engine): a name, or each part of a dotted one,
+    longer than the engine's identifier limit; a glob whose shortest match is (``dotted``: a run of plain
+    characters). None when it may name something."""
+    limit, words = _limit_words(engine)
+    if glob:
+        need = _longest_part(_glob_atoms(value), dotted=dotted)
+        if need > limit:
+            how = " (its plain characters between wildcards and separators)" if dotted else ""
+            return f"can match nothing: it needs a name of at least {need} characters{how}, and {words}"
+        return None
+    need = max(len(part) for part in (re.split(r"[/.]", value) if dotted else [value]))
+    if need > limit:
+        return f"{'has a part of' if dotted else 'is'} {need} characters: it names nothing, {words}"
+    return None
+
+
+def _names_problems(prefix: str, values: list[str], engine: str | None, *, glob: bool,
+                    dotted: bool) -> list[tuple[str, str]]:
+    out = []
+    for i, value in enumerate(values):
+        problem = name_problem(value, engine, glob=glob, dotted=dotted)
+        if problem:
+            out.append((f"{prefix}.{i}", problem))
+    return out
+
+
+# a warmup list of globs: (field, dotted: SCHEMA.NAME or a segment key, else one name)
+WARMUP_GLOBS = (("databases", False), ("include_schemas", False), ("exclude_schemas", False), ("priority", True))
+MAX_PATTERN_CHARS = 512  # a glob may be longer than what it matches ([Aa]...); name_problem is the real bound
+# [DATABASE/]SCHEMA.NAME of the longest names any engine holds
+MAX_QUALIFIED_NAME_CHARS = 3 * identifier_max_chars() + 2
+
 Name = _text(128)  # database / service names, group names
-Pattern = _text(256)  # a glob of databases, schemas or SCHEMA.NAME
+Pattern = _text(MAX_PATTERN_CHARS)  # a glob of databases, schemas or SCHEMA.NAME
 Patterns = Annotated[list[Pattern], Field(max_length=100)]
 TagKey = _text(128)
 TagValue = _text(256, min_length=0)
@@ -149,9 +233,10 @@ HOST_RULE = ("must be a host name (dot-separated labels of at most 63 letters, d
              "an IPv4 or IPv6 address, or in the local run an absolute socket directory")
 
 
-def _host_problem(value: str) -> str | None:
+def host_problem(value: str) -> str | None:
     """Why ``value`` is not a host name or an address; the value itself is never repeated (a
-    ``user:password@host`` would put the password in the error)."""
+    ``user:password@host`` would put the password in the error). The one rule of ``target.host`` and of
+    every command's ``--dsn`` host (``local.runner.parse_dsn``)."""
     if value.startswith("/"):  # the local run's socket directory (libpq, pymysql)
         return "a socket directory may not hold ',' (libpq reads it as a list of hosts)" if "," in value else None
     if "@" in value:
@@ -177,7 +262,7 @@ def _host_problem(value: str) -> str | None:
 
 
 def _host(value: str) -> str:
-    problem = _host_problem(value)
+    problem = host_problem(value)
     if problem:
         raise ValueError(problem)
     return value
@@ -297,8 +382,12 @@ class Restore(_Strict):
         return self
 
 
-MAX_HOT_SET_NAMES = 500  # hotset.MAX_NAMES: the segments a hot set names
-MAX_HOT_SET_CHARS = 48 * 1024  # hotset.MAX_NAMES_TOTAL_CHARS: the input crosses Step Functions (256 KiB)
+MAX_HOT_SET_NAMES = 500  # the segments a hot set names
+MAX_HOT_SET_CHARS = 48 * 1024  # their characters in all: the input crosses Step Functions (256 KiB)
+# A segment name in a hot set: the one type of the profile file (hotset.Relation.segments) and of the run
+# input (HotSet.names), so `cutover-prep hotset` never writes a name the run refuses (issue 32 §8).
+# Exact, so not stripped: a quoted identifier may begin or end with a space (PostgreSQL "t ").
+HotSetName = _text(MAX_QUALIFIED_NAME_CHARS, strip=False)
 
 
 class HotSet(_Strict):
@@ -312,7 +401,7 @@ class HotSet(_Strict):
                                     "in order (statistics: VIEWS; awr: VIEWS).")
     relations: Annotated[int, Field(ge=0, le=MAX_HOT_SET_NAMES)] = Field(
         description="How many relations of the profile the names come from.")
-    names: list[_text(256)] = Field(
+    names: list[HotSetName] = Field(
         min_length=1, max_length=MAX_HOT_SET_NAMES, description="Exact segment names, hottest first: "
         "[DATABASE/]SCHEMA.NAME as the run's discovery names segments (not globs).")
 
@@ -322,6 +411,17 @@ class HotSet(_Strict):
         if sum(len(n) for n in v) > MAX_HOT_SET_CHARS:
             raise ValueError(f"at most {MAX_HOT_SET_CHARS} characters in all: take the profile with a smaller --top")
         return v
+
+    @model_validator(mode="after")
+    def _names_of_its_engine(self) -> HotSet:
+        """Each part of a name within the identifier limit of the engine the profile was taken on."""
+        try:
+            engine: str | None = family(self.engine).name
+        except ValueError:  # an engine no family covers: the run refuses it against the target's
+            engine = None
+        for field, problem in _names_problems("names", self.names, engine, glob=False, dotted=True)[:1]:
+            raise _field_error(field, problem)
+        return self
 
 
 class AfterHotSet(_Strict):
@@ -378,6 +478,14 @@ class Warmup(_Strict):
         default="segments", description="segments: read each table, index and LOB segment; datafiles: read every "
         "datafile block by block range instead (engines that offer it: Oracle); both: segments that fit a unit, "
         "then the datafile pass (which also reads the segments too big for one unit).")
+
+    @model_validator(mode="after")
+    def _globs_can_match(self) -> Warmup:
+        """No glob that needs a longer name than any engine holds (RunInput checks by the target's engine)."""
+        for name, dotted in WARMUP_GLOBS:
+            for field, problem in _names_problems(name, getattr(self, name), None, glob=True, dotted=dotted)[:1]:
+                raise _field_error(field, problem)
+        return self
 
 
 class Benchmark(_Strict):
@@ -530,9 +638,26 @@ class RunInput(_Strict):
     def _hot_set_of_the_engine(self) -> RunInput:
         """A hot set names segments as its engine's discovery does: one taken on another engine matches nothing."""
         hot = self.warmup.hot_set
-        if hot is not None and self.target.engine and not same_engine_code(hot.engine, self.target.engine):
-            raise _field_error("warmup.hot_set.engine", f"the profile was taken on {hot.engine[:32]}, the target is "
-                               f"{self.target.engine}: take it on the source of this target")
+        if hot is not None and self.target.engine and (problem := hot_set_engine_problem(hot.engine,
+                                                                                          self.target.engine)):
+            raise _field_error("warmup.hot_set.engine", problem)  # else Discover checks (check_hot_set_engine)
+        return self
+
+    @model_validator(mode="after")
+    def _names_of_the_engine(self) -> RunInput:
+        """target.database and the warmup globs by the identifier limit of the engine named (issue 32 §8.4)."""
+        engine = self.target.engine
+        if not engine:
+            return self  # the largest limit of any engine: Warmup checked it
+        problems = []
+        if self.target.database and family(engine).database_is_identifier:
+            problem = name_problem(self.target.database, engine, glob=False, dotted=False)
+            problems += [("target.database", problem)] if problem else []
+        for name, dotted in WARMUP_GLOBS:
+            problems += _names_problems(f"warmup.{name}", getattr(self.warmup, name), engine, glob=True,
+                                        dotted=dotted)
+        for field, problem in problems[:1]:
+            raise _field_error(field, problem)
         return self
 
     _started_by = _matching("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID", pattern=EXECUTION_ARN,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
+from cutover_prep.engines.registry import check_hot_set_engine
 from cutover_prep.estimate.compute import counted_of
 from cutover_prep.estimate.run import run_estimate
 from cutover_prep.findings.census import census_json
@@ -74,6 +75,8 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
     which the engine maps the segments' files (``findings.volumes``)."""
     mode = warmup.mode
     modes.check(spec.engine, mode)  # before connecting: UnsupportedWarmupMode, one line
+    # the engine found (the input's, else RDS's): a hot set of another engine names nothing here
+    check_hot_set_engine(warmup.hot_set.engine if warmup.hot_set else None, spec.engine)
 
     def once() -> tuple[list[Any], dict[str, Any], dict[str, Any], list[dict[str, Any]] | None, int | None]:
         engine = open_engine(spec, warmup)
