@@ -455,8 +455,8 @@ def check_reuse(out: Path, spec: ConnectionSpec | None, options: LocalOptions) -
         raise UsageProblem(f"RunIdReused: {out} holds the evidence of run {saved_id}; run {run_id} would mix its "
                            f"evidence with it: use another --out, or --run-id {saved_id} to resume that run")
     if spec is None:
-        raise UsageProblem(f"RunIdReused: run {run_id} in {out} ran on the demo's sample database, which is built "
-                           "anew for each run (a run of it cannot resume); use a new --run-id or --out")
+        raise UsageProblem(f"RunIdReused: {out} holds run {run_id}; the demo's sample database is built anew for "
+                           "each run, so a demo run cannot resume a run: use a new --run-id or --out")
     if run_item is None:  # stopped before ValidateInput recorded it: nothing was read, nothing to compare with
         return True
     try:
