@@ -657,7 +657,8 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
             progress.close()
             summary = _write_evidence(aws, store, out, run_id, desc, started)
         if interrupted is not None:
-            raise Interrupted(f"{interrupted}; its evidence so far: {out} (the same command resumes it)")
+            resumes = " (the same command resumes it)" if options.dsn else ""  # the demo's database is built anew
+            raise Interrupted(f"{interrupted}; its evidence so far: {out}{resumes}")
         if ended_first or held.caught:
             raise Interrupted(f"run {run_id} had ended ({desc['status']}) when interrupted; its evidence: {out}",
                               continues=False)

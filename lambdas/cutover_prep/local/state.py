@@ -38,18 +38,40 @@ class RunIdInUse(Exception):
 
 @contextlib.contextmanager
 def exclusive(out: Path, run_id: str) -> Iterator[None]:
-    """Hold ``out`` for this run: a second local run on it is refused at once (``RunIdInUse``), never queued."""
+    """Hold ``out`` for this run: a second local run on it is refused at once (``RunIdInUse``), never queued.
+
+    A folder this made and the run left empty (refused, or the target unreachable) is removed again with its lock
+    file; so a lock is taken only on the file its path names now (a run that opened the file just before it was
+    removed takes the lock anew on the new one)."""
+    made = [p for p in (out, *out.parents) if not p.exists()]  # what mkdir makes, deepest first
     out.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
+    lock = out / LOCK_FILE
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise RunIdInUse(f"RunIdInUse: run {run_id} is running now in another cutover-prep local on {out}; "
-                             "let it end (or Ctrl-C it) and run again to resume it, or use a new --run-id and --out"
+            os.close(fd)
+            raise RunIdInUse(f"RunIdInUse: run {run_id} is running now in another cutover-prep local on {out}; let "
+                             "it end (or Ctrl-C it) and run again to resume it, or use a new --run-id and --out"
                              ) from None
+        try:
+            if os.fstat(fd).st_ino == os.stat(lock).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # removed by the run that made the folder, as it ended: lock the file there now
+        out.mkdir(parents=True, exist_ok=True)
+    try:
         yield
     finally:
+        try:
+            if made and [p.name for p in out.iterdir()] == [LOCK_FILE]:
+                lock.unlink()
+                for path in made:
+                    path.rmdir()
+        except OSError:  # another run wrote there meanwhile: the folder stays
+            pass
         os.close(fd)  # closing the descriptor releases the lock
 
 
