@@ -549,31 +549,34 @@ class Interrupted(Exception):
         self.continues = continues
 
 
-class _SigintHeld:
-    """Ctrl-C (SIGINT) held while the block runs: what the block writes (the evidence, the saved state) is written
-    whole, then KeyboardInterrupt is raised as the block ends (``caught`` says whether one came). In the main
-    thread only (Python's signal handlers run there); a SIGINT the process ignores (SIG_IGN) stays ignored."""
+class _CtrlC:
+    """SIGINT during a started run. While ``armed`` (the wait for the execution) it raises KeyboardInterrupt, and the
+    run is stopped; otherwise (the start, the stop and its cleanup, writing the evidence and the saved state) it is
+    only noted (``noted``), so what is written is written whole and the outcome is said after. One handler for the
+    whole run, so no Ctrl-C falls between two sections and is told as one before the start. Installed in the main
+    thread only (Python runs signal handlers there); a SIGINT the process ignores (SIG_IGN) stays ignored."""
 
-    def __init__(self, *, raise_after: bool = True) -> None:
-        self.raise_after, self.caught = raise_after, False
+    def __init__(self) -> None:
+        self.armed = self.noted = False
         self._previous: Any = None
 
-    def __enter__(self) -> _SigintHeld:
+    def __enter__(self) -> _CtrlC:
         if threading.current_thread() is threading.main_thread():
             previous = signal.getsignal(signal.SIGINT)
             if callable(previous):  # Python's default_int_handler, or the caller's own
                 self._previous = previous
-                signal.signal(signal.SIGINT, self._note)
+                signal.signal(signal.SIGINT, self._on_sigint)
         return self
 
-    def _note(self, signum: int, frame: Any) -> None:
-        self.caught = True
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        self.noted = True
 
-    def __exit__(self, kind: Any, *exc: Any) -> None:
+    def __exit__(self, *exc: Any) -> None:
         if self._previous is not None:
             signal.signal(signal.SIGINT, self._previous)
-        if self.caught and self.raise_after and kind is None:
-            raise KeyboardInterrupt
 
 
 def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: dict[str, Any]) -> str:
@@ -635,16 +638,17 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
         scale = emulation.profile.time_scale if emulation.active and emulation.profile.limits else None
         progress = Progress(store, run_id, options.progress, time_scale=scale)
         interrupted: str | None = None  # the stop's outcome, when Ctrl-C stopped the run
-        ended_first = False  # Ctrl-C came once the execution had ended
-        execution_arn: str | None = None
-        try:
-            with _SigintHeld():  # a Ctrl-C during the start is taken once the execution has its ARN
-                execution_arn = aws.start(run_input)
-            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
-        except KeyboardInterrupt:
-            if execution_arn is None:  # not started: nothing was read
-                raise
-            with _SigintHeld(raise_after=False):  # the stop and the cleanup are not cut short by a second Ctrl-C
+        ended_first = False  # Ctrl-C came as the wait returned: the execution had ended
+        with _CtrlC() as ctrl_c:
+            execution_arn = aws.start(run_input)
+            try:
+                ctrl_c.armed = True
+                if ctrl_c.noted:  # during the start
+                    raise KeyboardInterrupt
+                desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
+                ctrl_c.armed = False
+            except KeyboardInterrupt:
+                ctrl_c.armed = ctrl_c.noted = False  # a second Ctrl-C does not cut the stop and cleanup short
                 progress.close(interrupted=True)
                 desc = aws.describe(execution_arn)
                 if desc["status"] == "RUNNING":
@@ -653,13 +657,13 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
                     desc = aws.describe(execution_arn)
                 else:
                     ended_first = True
-        with _SigintHeld(raise_after=False) as held:  # the evidence and the saved state are written whole
+                ctrl_c.noted = False
             progress.close()
-            summary = _write_evidence(aws, store, out, run_id, desc, started)
+            summary = _write_evidence(aws, store, out, run_id, desc, started)  # whole, whatever Ctrl-C says now
         if interrupted is not None:
             resumes = " (the same command resumes it)" if options.dsn else ""  # the demo's database is built anew
             raise Interrupted(f"{interrupted}; its evidence so far: {out}{resumes}")
-        if ended_first or held.caught:
+        if ended_first or ctrl_c.noted:
             raise Interrupted(f"run {run_id} had ended ({desc['status']}) when interrupted; its evidence: {out}",
                               continues=False)
         return summary
