@@ -188,7 +188,7 @@ def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sampl
 @pytest.mark.parametrize(("when", "last_line"), [
     ("building the", "cutover-prep: interrupted before the run started; nothing was read"),
     ("warm-up: ", "cutover-prep: interrupted: stopping the run and removing its scratch objects ... "
-                  "run ctrl-c-demo stopped; it had written nothing"),
+                  "run ctrl-c-demo stopped; it had written nothing; its evidence so far: {out}"),
 ])
 def test_ctrl_c_is_one_line_exit_130_and_nothing_on_stdout(tmp_path, when, last_line):
     """issue 16: Ctrl-C while the sample is built or while the run warms: exit 130, its line on stderr,
@@ -222,6 +222,6 @@ def test_ctrl_c_is_one_line_exit_130_and_nothing_on_stdout(tmp_path, when, last_
     lines = err_file.read_text().splitlines()
     assert child.returncode == 130, lines
     assert out == ""
-    assert lines[-1] == last_line
+    assert lines[-1] == last_line.format(out=tmp_path / "out")
     assert all(line.startswith("cutover-prep: ") for line in lines), lines  # no tracebacks, no moto logs
     assert sum("interrupted" in line for line in lines) == 1

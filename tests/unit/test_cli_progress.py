@@ -96,7 +96,7 @@ def test_disabled_progress_writes_nothing():
     assert stream.getvalue() == ""
 
 
-def test_the_demo_says_it_is_building_the_sample(monkeypatch, capsys):
+def test_the_demo_says_it_is_building_the_sample(monkeypatch, capsys, tmp_path):
     """No silent seconds: a line before the sample database is built, one when it is ready."""
     import contextlib
 
@@ -109,6 +109,7 @@ def test_the_demo_says_it_is_building_the_sample(monkeypatch, capsys):
 
     monkeypatch.setattr(runner, "demo_database", fake_demo)
     monkeypatch.setattr(runner, "_execute", lambda spec, options, emulation: {"ok": True})
+    monkeypatch.chdir(tmp_path)  # the run holds its evidence folder, ./out/r1, from its start
     assert runner.run_local(runner.LocalOptions(size_mb=42, emulate=False, run_id="r1")) == {"ok": True}
     assert "cutover-prep: building the 42 MB sample database" in seen[0]
     assert "sample database ready in" in capsys.readouterr().err

@@ -89,7 +89,9 @@ def app() -> None:
               "fewer: a snapshot chunk's first read warms its neighbours, so a dense sample reads the cold probe "
               "warm.")
 @click.option("--write-test", is_flag=True, help="Add the opt-in write points (scratch schema, dropped after).")
-@click.option("--run-id", help="Run id; reuse one to resume a run.")
+@click.option("--run-id", help="Run id (default local-<time>). The same command again, with the same run id and "
+              "--out, resumes the run: what it read is not read again; another target or other options on it are "
+              "refused (RunIdReused), as is a second run on it while one runs (RunIdInUse).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar.")
 @click.option("--storage-emulation/--no-storage-emulation", default=True, show_default=True,
               help="Put the sample database on an emulated restored volume (FUSE; root) so the first-touch "
@@ -148,10 +150,10 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
         _fail(EXIT_USAGE, str(exc))
     except TargetUnreachable as exc:
         _fail(EXIT_FAILED, str(exc))
-    except Interrupted as exc:  # ends the line the runner began when it started stopping the run
-        _echo(str(exc), err=True)
+    except Interrupted as exc:  # ends the line the runner began when it started stopping the run, or one of its own
+        _echo(str(exc) if exc.continues else f"cutover-prep: interrupted: {exc}", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-    except KeyboardInterrupt:  # before the run started (building the sample, connecting): nothing to stop
+    except KeyboardInterrupt:  # before the run started (building the sample, connecting): the runner says so else
         _fail(EXIT_INTERRUPTED, "interrupted before the run started; nothing was read")
     _echo(_summary(result))
     if result["status"] != "SUCCEEDED":

@@ -481,8 +481,9 @@ class LocalAws:
         os.environ["ALLOWED_DB_HOSTS"] = ",".join([*hosts, host])
         deps.reset()
 
-    def create_secret(self, name: str, value: dict[str, Any]) -> str:
-        return self.client("secretsmanager").create_secret(Name=name, SecretString=json.dumps(value))["ARN"]
+    def create_secret(self, name: str, value: dict[str, Any], *, tags: dict[str, str] | None = None) -> str:
+        extra = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]} if tags else {}
+        return self.client("secretsmanager").create_secret(Name=name, SecretString=json.dumps(value), **extra)["ARN"]
 
     def create_instance(self, identifier: str, *, engine: str = POSTGRES.rds_engines[0],
                         db_name: str = POSTGRES.default_database,

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -27,6 +28,7 @@ from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, fam
 from cutover_prep.engines.transport import DsnTlsProblem
 from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
+from cutover_prep.local import state
 from cutover_prep.local.emulated import (
     DSN_REASON,
     Emulation,
@@ -40,6 +42,7 @@ from cutover_prep.models.run_input import RUN_ID, InvalidInput, host_problem, pa
 from cutover_prep.models.steps import RunContext
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number
+from cutover_prep.restart import RunIdReused, check_restart
 from cutover_prep.workflows import FUNCTIONS
 
 SCHEMES = {scheme: f.name for f in families() for scheme in f.dsn_schemes}  # URL scheme -> engine family
@@ -48,6 +51,10 @@ LOCAL_IDENTIFIER = "local-target"
 FINALIZE_MODULE = FUNCTIONS["Finalize"].module  # reads the emulation evidence into the findings
 DEFAULT_PROFILE_UNAVAILABLE = "the default profile (the emulator cannot be imported)"
 _PLACEHOLDER_SECRET = "arn:aws:secretsmanager:us-east-1:000000000000:secret:cutover-prep/local"
+# The secret the local run makes in its moto, under one ARN in every process (moto's custom id tag; it would end
+# in six random letters): the run input names it, and a restart must name the same target (restart.py)
+SECRET_NAME, SECRET_SUFFIX = "cutover-prep/local", "LOCALS"
+LOCAL_SECRET_ARN = f"arn:aws:secretsmanager:us-east-1:123456789012:secret:{SECRET_NAME}-{SECRET_SUFFIX}"
 
 
 class UsageProblem(Exception):
@@ -426,16 +433,66 @@ def run_local(options: LocalOptions) -> dict[str, Any]:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
     options = replace(options, run_id=options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}")
-    evidence_dir(options.out, str(options.run_id))
+    out = evidence_dir(options.out, str(options.run_id))
     spec = parse_dsn(options.dsn) if options.dsn else None
     check_options(options, spec)
-    if spec is not None:
-        if options.storage:
-            flags = ", ".join(f"--{name.replace('_', '-')}" for name in options.storage)
-            raise UsageProblem(f"{flags}: choose what the demo's emulated volume is; "
-                               "with --dsn there is no emulation: drop them")
-        check_reachable(spec)  # with the TLS its DSN asks for (none: TLS when offered); the findings say which
-        return _execute(spec, options, Emulation(reason=DSN_REASON))
+    if spec is not None and options.storage:
+        flags = ", ".join(f"--{name.replace('_', '-')}" for name in options.storage)
+        raise UsageProblem(f"{flags}: choose what the demo's emulated volume is; "
+                           "with --dsn there is no emulation: drop them")
+    try:
+        with state.exclusive(out, str(options.run_id)):  # one local run on a folder (and so a run id) at a time
+            resume = check_reuse(out, spec, options)  # before anything is read: resume, or refuse by name
+            if spec is not None:
+                check_reachable(spec)  # with the TLS its DSN asks for (none: TLS when offered); the findings say
+                return _execute(spec, options, Emulation(reason=DSN_REASON), resume=resume)
+            return _demo(options)
+    except state.RunIdInUse as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def check_reuse(out: Path, spec: ConnectionSpec | None, options: LocalOptions) -> bool:
+    """Whether this run resumes the run saved in ``out`` (``local.state``); a run id or folder that another run
+    used is refused by name (``UsageProblem``), as the deployed workflow refuses it (``restart.check_restart``,
+    the same comparison on the same run item): nothing is read and nothing in ``out`` is changed."""
+    run_id = str(options.run_id)
+    if not state.saved(out):
+        if (out / "execution.json").exists():  # a folder written before local runs were saved, or copied without
+            raise UsageProblem(f"RunIdReused: {out} holds the evidence of an earlier local run, without the state a "
+                               "run resumes from; use a new --out (or --run-id) for this run")
+        return False
+    saved_id, run_item = state.saved_run(out)
+    if saved_id != run_id:
+        raise UsageProblem(f"RunIdReused: {out} holds the evidence of run {saved_id}; run {run_id} would mix its "
+                           f"evidence with it: use another --out, or --run-id {saved_id} to resume that run")
+    if spec is None:
+        raise UsageProblem(f"RunIdReused: {out} holds run {run_id}; the demo's sample database is built anew for "
+                           "each run, so a demo run cannot resume a run: use a new --run-id or --out")
+    if run_item is None:  # stopped before ValidateInput recorded it: nothing was read, nothing to compare with
+        return True
+    try:
+        check_restart(run_item, parse_run_input(_run_input(spec, options, LOCAL_SECRET_ARN)))
+    except RunIdReused as exc:
+        raise UsageProblem(f"RunIdReused: {exc} (the first run's evidence: {out})") from None
+    except InvalidInput as exc:
+        raise UsageProblem(str(exc)) from None
+    return True
+
+
+def _run_input(spec: ConnectionSpec, options: LocalOptions, secret_arn: str) -> dict[str, Any]:
+    """The workflow's input for this local run (ValidateInput's, and the restart check's)."""
+    return {
+        "target": {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": secret_arn, "engine": spec.engine,
+                   "host": spec.host, "port": spec.port, "database": spec.database},
+        "warmup": options.warmup,
+        "benchmark": options.benchmark,
+        **({"preflight": options.preflight} if options.preflight else {}),
+        "run_id": str(options.run_id),
+    }
+
+
+def _demo(options: LocalOptions) -> dict[str, Any]:
+    """The run on the embedded sample database (built for this run)."""
     profile = _profile(options)
     say(f"building the {options.size_mb:,} MB sample database (embedded PostgreSQL"
         + ("" if profile is None else ", on the emulated restored volume when FUSE can be had")
@@ -494,8 +551,43 @@ def _join_new_threads(before: set[threading.Thread], deadline: float) -> None:
 
 
 class Interrupted(Exception):
-    """Ctrl-C: the run was stopped; the message says what its cleanup removed or left. It ends the
-    line ``_stop_and_clean`` began on stderr (so Ctrl-C is one line)."""
+    """Ctrl-C once the run had started: the message says what happened to it (stopped, and what its cleanup
+    removed or left; or it had ended) and where its evidence is. ``continues``: it ends the line
+    ``_stop_and_clean`` began on stderr (so Ctrl-C is one line); else it is a line of its own."""
+
+    def __init__(self, message: str, *, continues: bool = True) -> None:
+        super().__init__(message)
+        self.continues = continues
+
+
+class _CtrlC:
+    """SIGINT during a started run. While ``armed`` (the wait for the execution) it raises KeyboardInterrupt, and the
+    run is stopped; otherwise (the start, the stop and its cleanup, writing the evidence and the saved state) it is
+    only noted (``noted``), so what is written is written whole and the outcome is said after. One handler for the
+    whole run, so no Ctrl-C falls between two sections and is told as one before the start. Installed in the main
+    thread only (Python runs signal handlers there); a SIGINT the process ignores (SIG_IGN) stays ignored."""
+
+    def __init__(self) -> None:
+        self.armed = self.noted = False
+        self._previous: Any = None
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if callable(previous):  # Python's default_int_handler, or the caller's own
+                self._previous = previous
+                signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        self.noted = True
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: dict[str, Any]) -> str:
@@ -519,9 +611,11 @@ def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: 
 
 
 def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation | None = None,
-             faults: dict[str, list[Any]] | None = None) -> dict[str, Any]:
-    """``faults``: handler module -> faults the harness applies (tests that cut a run short)."""
+             faults: dict[str, list[Any]] | None = None, *, resume: bool = False) -> dict[str, Any]:
+    """``faults``: handler module -> faults the harness applies (tests that cut a run short); ``resume``: load the
+    run's saved state from its evidence folder first (``check_reuse`` has said it may)."""
     started = time.monotonic()
+    out = evidence_dir(options.out, str(options.run_id))
     # the database the user typed (or the embedded one) is the target: its host may receive the
     # credentials; TLS as its DSN asks, else when the server offers it (a unix socket: none)
     env = {"ALLOWED_DB_HOSTS": spec.host, "CUTOVER_PREP_TLS_CA": spec.tls_ca or "",
@@ -530,22 +624,21 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
         aws.faults.update(faults or {})
         identifier = LOCAL_IDENTIFIER
         # bound to the stand-in instance the run targets, as a deployed run requires (secret_binding)
-        secret_arn = aws.create_secret("cutover-prep/local", {
+        secret_arn = aws.create_secret(SECRET_NAME, {
             "username": spec.user, "password": spec.password, "engine": spec.engine,
-            "host": spec.host, "port": spec.port, "dbname": spec.database, "dbInstanceIdentifier": identifier})
+            "host": spec.host, "port": spec.port, "dbname": spec.database, "dbInstanceIdentifier": identifier},
+            tags={"_custom_id_": SECRET_SUFFIX})  # moto.utilities.id_generator.TAG_KEY_CUSTOM_ID
+        if secret_arn != LOCAL_SECRET_ARN:
+            raise RuntimeError(f"the local secret is {secret_arn}, not {LOCAL_SECRET_ARN}: a restart would differ")
         emulation = emulation or Emulation(reason=DSN_REASON)
         aws.create_instance(identifier, engine=family(spec.engine).rds_engines[0],
                             db_name=spec.database, engine_version=_server_version(spec), **emulation.instance())
-        run_input: dict[str, Any] = {
-            "target": {"db_instance_identifier": identifier, "secret_arn": secret_arn, "engine": spec.engine,
-                       "host": spec.host, "port": spec.port, "database": spec.database},
-            "warmup": options.warmup,
-            "benchmark": options.benchmark,
-            **({"preflight": options.preflight} if options.preflight else {}),
-        }
+        run_input = _run_input(spec, options, secret_arn)
         run_id = str(options.run_id)
-        run_input["run_id"] = run_id
         store = Store(dynamodb=aws.client("dynamodb"), s3=aws.client("s3"), table=aws.table, bucket=aws.bucket)
+        if resume:  # the saved run's items and objects first: the workflow restarts it as a deployed restart does
+            say(f"resuming run {run_id} from {out}: {state.load(aws, out)} saved records; its finished units "
+                "are not read again")
         evidence = snapshot_writer(emulation, lambda doc: store.put_json(evidence_key(run_id, EMULATION_EVIDENCE), doc))
         # Written before the start (Discover's estimate reads the emulated volume's ceiling from it) and again
         # in Finalize's own thread just before it reads it: never while a thread of the run may be reading it
@@ -553,31 +646,57 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
         evidence()
         aws.hooks[FINALIZE_MODULE] = evidence
         before = set(threading.enumerate())
-        execution_arn = aws.start(run_input)
         scale = emulation.profile.time_scale if emulation.active and emulation.profile.limits else None
         progress = Progress(store, run_id, options.progress, time_scale=scale)
-        try:
-            desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
-        except KeyboardInterrupt:
-            progress.close(interrupted=True)
-            outcome = _stop_and_clean(aws, store, execution_arn, run_input)
-            _join_new_threads(before, time.monotonic() + STOP_GRACE_SECONDS)
-            raise Interrupted(outcome) from None
-        finally:
+        interrupted: str | None = None  # the stop's outcome, when Ctrl-C stopped the run
+        ended_first = False  # Ctrl-C came as the wait returned: the execution had ended
+        with _CtrlC() as ctrl_c:
+            execution_arn = aws.start(run_input)
+            try:
+                ctrl_c.armed = True
+                if ctrl_c.noted:  # during the start
+                    raise KeyboardInterrupt
+                desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
+                ctrl_c.armed = False
+            except KeyboardInterrupt:
+                ctrl_c.armed = ctrl_c.noted = False  # a second Ctrl-C does not cut the stop and cleanup short
+                progress.close(interrupted=True)
+                desc = aws.describe(execution_arn)
+                if desc["status"] == "RUNNING":
+                    interrupted = _stop_and_clean(aws, store, execution_arn, run_input)
+                    _join_new_threads(before, time.monotonic() + STOP_GRACE_SECONDS)
+                    desc = aws.describe(execution_arn)
+                else:
+                    ended_first = True
+                ctrl_c.noted = False
             progress.close()
-        out = evidence_dir(options.out, run_id)
-        out.mkdir(parents=True, exist_ok=True)
-        s3 = aws.client("s3")
-        for obj in s3.list_objects_v2(Bucket=aws.bucket, Prefix=f"runs/{run_id}/").get("Contents", []):
+            summary = _write_evidence(aws, store, out, run_id, desc, started)  # whole, whatever Ctrl-C says now
+        if interrupted is not None:
+            resumes = " (the same command resumes it)" if options.dsn else ""  # the demo's database is built anew
+            raise Interrupted(f"{interrupted}; its evidence so far: {out}{resumes}")
+        if ended_first or ctrl_c.noted:
+            raise Interrupted(f"run {run_id} had ended ({desc['status']}) when interrupted; its evidence: {out}",
+                              continues=False)
+        return summary
+
+
+def _write_evidence(aws: LocalAws, store: Store, out: Path, run_id: str, desc: dict[str, Any],
+                    started: float) -> dict[str, Any]:
+    """The run's evidence objects, ``execution.json`` and the saved state (``local.state``) in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    s3 = aws.client("s3")
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=aws.bucket, Prefix=f"runs/{run_id}/"):
+        for obj in page.get("Contents", []):
             name = obj["Key"].removeprefix(f"runs/{run_id}/")
             if name.startswith("map-results/"):
                 continue
             path = evidence_file(out, name)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
-        summary = {"run_id": run_id, "status": desc["status"], "error": desc.get("error"),
-                   "cause": desc.get("cause"), "output": json.loads(desc["output"]) if desc.get("output") else None,
-                   "run": store.get_run(run_id), "seconds": round(time.monotonic() - started, 1),
-                   "out": str(out)}
-        (out / "execution.json").write_text(json.dumps(summary, indent=1, default=str))
-        return summary
+    summary = {"run_id": run_id, "status": desc["status"], "error": desc.get("error"),
+               "cause": desc.get("cause"), "output": json.loads(desc["output"]) if desc.get("output") else None,
+               "run": store.get_run(run_id), "seconds": round(time.monotonic() - started, 1),
+               "out": str(out)}
+    (out / "execution.json").write_text(json.dumps(summary, indent=1, default=str))
+    state.save(aws, out, run_id)
+    return summary
