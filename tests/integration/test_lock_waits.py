@@ -1,0 +1,165 @@
+"""Issue 32, finding 3: nothing bounded a wait on a lock.
+
+With ``LOCK TABLE t IN ACCESS EXCLUSIVE MODE`` held by another session, the census, the read of a unit
+of ``t`` and ``cutover-prep estimate`` waited as long as the lock was held (the census 66 s instead of
+~20 s; ``estimate`` still hung at 80 s). Every session now sets the engine's own bounds
+(PostgreSQL ``lock_timeout``/``statement_timeout``, MariaDB ``lock_wait_timeout``/``max_statement_time``),
+here made small by the setting ``CUTOVER_PREP_LOCK_TIMEOUT_SECONDS``; a wait that hits one is a
+``LockWaitTimeout`` that names the relation and who holds the lock.
+
+The judges: the lock is still held when the operation ends (so it ended by its bound, not because the
+lock went away), and the holder's pid / connection id as the server reports it to the test
+(``pg_locks`` joined with ``pg_stat_activity``; MariaDB's ``CONNECTION_ID()``), read independently of
+the code under test. The old code never ended while the lock was held: each operation runs in a thread
+(the CLI in a child process) given a generous deadline, so the old code fails instead of hanging the run;
+the lock is released in ``finally``, which lets the old code's wait end too.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from cutover_prep.engines import DiscoveryOptions, LockWaitTimeout, ReadRange
+from cutover_prep.engines.postgres.engine import PostgresEngine
+from tests.conftest import conninfo
+
+HANG_DEADLINE_S = 60  # the old code waited as long as the lock was held: past this, it is a failure
+BOUND_S = "1"  # the lock wait bound the tests set (CUTOVER_PREP_LOCK_TIMEOUT_SECONDS)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def ends_while_locked(fn: Callable[[], Any], still_locked: Callable[[], bool]) -> BaseException | Any:
+    """Run ``fn`` in a thread; return what it raised (or returned). Fails the test when it has not ended within
+    ``HANG_DEADLINE_S`` (the old code: it waits for the lock), or when the lock was no longer held when it
+    ended (then it did not end by its bound)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["value"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(HANG_DEADLINE_S)
+    if worker.is_alive():
+        pytest.fail(f"still waiting for the lock after {HANG_DEADLINE_S} s: nothing bounds the wait")
+    assert still_locked(), "the lock was released before the operation ended: it was not bounded by its own bound"
+    return box["value"]
+
+
+# -- PostgreSQL ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pg_locked(pg_admin: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """A fresh database with table ``t`` (and pg_prewarm, which locks what it reads); its planned segment;
+    then another session holding ``LOCK TABLE t IN ACCESS EXCLUSIVE MODE`` in an open transaction."""
+    monkeypatch.setenv("CUTOVER_PREP_LOCK_TIMEOUT_SECONDS", BOUND_S)
+    tag = uuid.uuid4().hex[:8]
+    database, app = f"cutover_prep_test_{tag}", f"lock-holder-{tag}"
+    with psycopg.connect(conninfo(pg_admin), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+    spec = replace(pg_admin, database=database)
+    holder = None
+    try:
+        with psycopg.connect(conninfo(pg_admin, database), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION pg_prewarm")
+            conn.execute("CREATE TABLE t AS SELECT g AS id, md5(g::text) AS v FROM generate_series(1, 20000) g")
+        engine = PostgresEngine.connect(spec)
+        try:
+            only_t = DiscoveryOptions(databases=(database,), include_schemas=("public",))
+            segment = next(s for s in engine.discover(only_t) if s.name == "t" and s.kind == "table.main")
+        finally:
+            engine.close()
+        holder = psycopg.connect(conninfo(pg_admin, database), application_name=app)
+        holder.execute("LOCK TABLE t IN ACCESS EXCLUSIVE MODE")  # returns once granted; the transaction stays open
+        observer = psycopg.connect(conninfo(pg_admin, database), autocommit=True)
+        pid = observer.execute(
+            "SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'relation' AND l.relation = 'public.t'::regclass AND l.granted "
+            "AND l.mode = 'AccessExclusiveLock' AND a.application_name = %s", (app,)).fetchone()[0]
+
+        def still_locked() -> bool:
+            return observer.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND relation = 'public.t'::regclass "
+                                    "AND granted", (pid,)).fetchone()[0] == 1
+
+        yield {"spec": spec, "segment": segment, "pid": pid, "still_locked": still_locked, "database": database}
+        observer.close()
+    finally:
+        if holder is not None:
+            holder.rollback()
+            holder.close()
+        with psycopg.connect(conninfo(pg_admin), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+
+
+def _named(message: str, pid: int) -> None:
+    assert 'public.t' in message or '"public"."t"' in message, message
+    assert f"pid {pid}" in message, message
+
+
+@pytest.mark.postgres
+def test_the_census_ends_within_its_bound_naming_the_table_and_the_holder(pg_locked: dict[str, Any]) -> None:
+    engine = PostgresEngine.connect(pg_locked["spec"])
+    try:
+        only_this = DiscoveryOptions(databases=(pg_locked["database"],))  # the server is shared: not the others'
+        got = ends_while_locked(lambda: engine.census(only_this), pg_locked["still_locked"])
+    finally:
+        engine.close()
+    assert isinstance(got, LockWaitTimeout), got
+    _named(str(got), pg_locked["pid"])
+
+
+@pytest.mark.postgres
+def test_reading_a_unit_of_the_table_ends_within_its_bound_naming_it_and_the_holder(pg_locked: dict[str, Any]) -> None:
+    segment = pg_locked["segment"]
+    rng = ReadRange(segment_key=segment.key, locator=segment.locator, extents=segment.extents,
+                    block_size=segment.block_size)
+    engine = PostgresEngine.connect(pg_locked["spec"])
+    try:
+        assert engine.read_method(pg_locked["database"]) == "pg_prewarm"  # it takes the relation's lock
+        got = ends_while_locked(lambda: engine.read_range(rng), pg_locked["still_locked"])
+    finally:
+        engine.close()
+    assert isinstance(got, LockWaitTimeout), got
+    _named(str(got), pg_locked["pid"])
+
+
+@pytest.mark.postgres
+def test_estimate_ends_within_its_bound_with_one_line_naming_the_table_and_the_holder(
+        pg_locked: dict[str, Any]) -> None:
+    spec = pg_locked["spec"]
+    if spec.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "lambdas"), str(REPO)]),
+           "CUTOVER_PREP_LOCK_TIMEOUT_SECONDS": BOUND_S}
+    dsn = f"postgresql://{spec.user}:{spec.password}@{spec.host}:{spec.port}/{spec.database}"
+    argv = [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
+            "estimate", "--dsn", dsn, "--database", spec.database, "--evidence", str(REPO / "no-such-dir")]
+
+    def run() -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=HANG_DEADLINE_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"cutover-prep estimate still waiting for the lock after {HANG_DEADLINE_S} s")
+
+    done = ends_while_locked(run, pg_locked["still_locked"])
+    assert not isinstance(done, BaseException), done
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode != 0 and len(lines) == 1 and lines[0].startswith("cutover-prep: "), done.stderr
+    assert "lock" in lines[0]
+    _named(lines[0], pg_locked["pid"])
