@@ -163,3 +163,49 @@ def test_estimate_ends_within_its_bound_with_one_line_naming_the_table_and_the_h
     assert done.returncode != 0 and len(lines) == 1 and lines[0].startswith("cutover-prep: "), done.stderr
     assert "lock" in lines[0]
     _named(lines[0], pg_locked["pid"])
+
+
+class _Evidence:
+    """The store as the EndCensus step uses it (evidence objects by key), in memory."""
+
+    def __init__(self, objects: dict[str, Any]) -> None:
+        self.objects = objects
+
+    def exists(self, key: str) -> bool:
+        return key in self.objects
+
+    def get_json(self, key: str) -> Any:
+        return self.objects[key]
+
+    def put_json(self, key: str, value: Any) -> None:
+        self.objects[key] = value
+
+
+@pytest.mark.postgres
+def test_the_end_census_ends_within_its_bound_and_the_findings_name_the_table_and_the_holder(
+        pg_locked: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The EndCensus step (66 s instead of ~20 s in the issue; in AWS, past 900 s the Lambda died): retried,
+    then written to census-end.json with its error, which the findings' census section names."""
+    from cutover_prep import engines
+    from cutover_prep.dal.store import evidence_key
+    from cutover_prep.findings.census import census_section
+    from cutover_prep.warmup import end_census
+    from tests.unit.contexts import context
+
+    spec = pg_locked["spec"]
+    monkeypatch.setattr(end_census, "connection_spec", lambda *_a, **_k: spec)
+    run = context("lock-run", warmup={"databases": [spec.database]})
+    start = [{"key": f"{spec.database}/public.t#table.main", "database": spec.database, "schema": "public",
+              "name": "t", "kind": "table.main", "bytes": pg_locked["segment"].bytes, "readable": True}]
+    store = _Evidence({evidence_key("lock-run", "plan.json"): {
+        "census": start, "segments": [], "options": {"databases": [spec.database]}}})
+    summary = ends_while_locked(lambda: end_census.take_end_census(
+        run, store=store, read_secret=lambda _arn: "", open_engine=lambda s, _w: engines.open_engine(s),
+        budget_seconds=60, attempts=2), pg_locked["still_locked"])
+    assert not isinstance(summary, BaseException), summary
+    assert summary["taken"] is False and summary["error"] == "LockWaitTimeout", summary
+    written = store.objects[evidence_key("lock-run", end_census.END_CENSUS)]
+    assert written["census"] is None
+    _named(written["error"]["cause"], pg_locked["pid"])
+    section = census_section(start, {}, written["census"], written["catch_up"], end_error=written["error"])
+    assert section["end_census"] is False and section["end_census_error"]["error"] == "LockWaitTimeout"

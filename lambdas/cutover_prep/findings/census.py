@@ -61,7 +61,7 @@ def catch_up_reads(catch_up: list[dict[str, Any]] | None) -> dict[str, dict[str,
 def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
                    end: list[dict[str, Any]] | None = None,
                    catch_up: list[dict[str, Any]] | None = None, *,
-                   datafile_pass_complete: bool = False) -> dict[str, Any]:
+                   datafile_pass_complete: bool = False, end_error: dict[str, Any] | None = None) -> dict[str, Any]:
     """``census``: the objects on the volume, what was read, and every unread object named with its bytes
     and reason, grouped per database. ``reads`` is ``coverage.segment_reads`` of the run; ``catch_up`` what
     the end census's catch-up pass read."""
@@ -106,4 +106,5 @@ def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str
         "created": sorted(created),
         "dropped": dropped,
         "catch_up": catch_up or [],
+        **({"end_census_error": end_error} if end_error else {}),  # why the end census was not taken
     }

@@ -186,5 +186,6 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
         "census": census_section(plan.get("census"), reads, plan.get("census_end"), plan.get("catch_up"),
-                                 datafile_pass_complete=bool((mode_fields.get("datafile_pass") or {}).get("complete"))),
+                                 datafile_pass_complete=bool((mode_fields.get("datafile_pass") or {}).get("complete")),
+                                 end_error=plan.get("census_end_error")),
     }

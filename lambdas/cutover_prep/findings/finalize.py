@@ -39,7 +39,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     end_key = evidence_key(run_id, END_CENSUS)
     if store.exists(end_key):  # the end census and its catch-up pass (warmup/end_census.py)
         end = store.get_json(end_key)
-        plan = {**plan, "census_end": end.get("census"), "catch_up": end.get("catch_up")}
+        plan = {**plan, "census_end": end.get("census"), "catch_up": end.get("catch_up"),
+                "census_end_error": end.get("error")}
     units = store.get_json(evidence_key(run_id, "units.json"))
     unit_items = {i["sk"].removeprefix(UNIT_PREFIX): i for i in store.units(run_id)}
     analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")
