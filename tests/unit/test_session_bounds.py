@@ -65,3 +65,39 @@ def test_every_engine_error_is_named_in_a_failed_run() -> None:
              if isinstance(cls, type) and issubclass(cls, EngineError) and cls is not EngineError}
     assert "LockWaitTimeout" in names
     assert names <= KNOWN_ERRORS, names - KNOWN_ERRORS
+
+
+def test_mysql_and_mariadb_bound_lock_waits_in_whole_seconds_and_the_holder_query_is_cut() -> None:
+    """MySQL 8.0 manual, "Server System Variables": ``lock_wait_timeout`` (seconds, 1..31536000, default a
+    year) and "Optimizer Hints" (``MAX_EXECUTION_TIME(N)``, milliseconds, SELECT only); MariaDB, "SET
+    STATEMENT" (``SET STATEMENT max_statement_time = N FOR ...``, seconds)."""
+    from cutover_prep.engines.mysql import sql as q
+
+    maria, mysql = q.Dialect.from_version("10.11.19-MariaDB"), q.Dialect.from_version("8.0.36")
+    for dialect in (maria, mysql):
+        assert dialect.lock_timeout_sql(0) == ["SET SESSION lock_wait_timeout = 1",
+                                               "SET SESSION innodb_lock_wait_timeout = 1"]
+        assert dialect.lock_timeout_sql(30)[0] == "SET SESSION lock_wait_timeout = 30"
+    holders = q.MDL_INFO_HOLDERS_SQL.strip()
+    assert maria.bounded(holders, 5).startswith("SET STATEMENT max_statement_time = 5 FOR SELECT m.THREAD_ID")
+    assert mysql.bounded(q.PS_MDL_HOLDERS_SQL.strip(), 5).startswith(
+        "SELECT /*+ MAX_EXECUTION_TIME(5000) */ t.PROCESSLIST_ID")
+    for statement in (q.MDL_INFO_HOLDERS_SQL, q.PS_MDL_HOLDERS_SQL, q.SCHEMA_SESSIONS_SQL):
+        assert "INFO" not in statement.replace("METADATA_LOCK_INFO", "")  # never another session's statement text
+        assert statement.count("%s") == (1 if statement is q.SCHEMA_SESSIONS_SQL else 2)  # bind variables
+
+
+def test_every_oracle_session_has_a_call_timeout_also_without_a_lambda(monkeypatch) -> None:
+    """python-oracledb, ``Connection.call_timeout``: milliseconds each round trip may take, 0 (the default)
+    waits for ever. The command line's sessions (no Lambda) had none."""
+    from cutover_prep.engines.oracle.engine import OracleEngine
+    from tests.unit.test_oracle import _connect_with
+
+    monkeypatch.delenv(STATEMENT_ENV, raising=False)
+    spec, _ = _connect_with(monkeypatch, "require", [None], tls_port=2484)
+    assert OracleEngine.connect(spec).conn.call_timeout == 900_000
+    monkeypatch.setenv(STATEMENT_ENV, "120")
+    spec, _ = _connect_with(monkeypatch, "require", [None], tls_port=2484)
+    assert OracleEngine.connect(spec).conn.call_timeout == 120_000
+    spec, _ = _connect_with(monkeypatch, "require", [None], tls_port=2484)
+    assert OracleEngine.connect(spec, call_timeout_seconds=42.5).conn.call_timeout == 42_500
