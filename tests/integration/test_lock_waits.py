@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def ends_while_locked(fn: Callable[[], Any], still_locked: Callable[[], bool],
-                      release: Callable[[], None]) -> BaseException | Any:
+                      release: Callable[[], None], deadline_s: float = HANG_DEADLINE_S) -> BaseException | Any:
     """Run ``fn`` in a thread; return what it raised (or returned). Fails the test when it has not ended within
     ``HANG_DEADLINE_S`` (the old code: it waits for the lock; then the lock is released first, so the waiting
     thread ends and its connection can be closed), or when the lock was no longer held when it ended (then it
@@ -56,11 +56,11 @@ def ends_while_locked(fn: Callable[[], Any], still_locked: Callable[[], bool],
 
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
-    worker.join(HANG_DEADLINE_S)
+    worker.join(deadline_s)
     if worker.is_alive():
         release()
-        worker.join(HANG_DEADLINE_S)
-        pytest.fail(f"still waiting for the lock after {HANG_DEADLINE_S} s: nothing bounds the wait")
+        worker.join(deadline_s)
+        pytest.fail(f"still waiting for the lock after {deadline_s} s: nothing bounds the wait")
     assert still_locked(), "the lock was released before the operation ended: it was not bounded by its own bound"
     return box["value"]
 
@@ -171,6 +171,54 @@ def test_estimate_ends_within_its_bound_with_one_line_naming_the_table_and_the_h
     assert done.returncode != 0 and len(lines) == 1 and lines[0].startswith("cutover-prep: "), done.stderr
     assert "lock" in lines[0]
     _named(lines[0], pg_locked["pid"])
+
+
+@pytest.mark.postgres
+def test_local_ends_within_its_bound_and_says_which_table_and_who_holds_it(pg_locked: dict[str, Any],
+                                                                         tmp_path: Path) -> None:
+    """``cutover-prep local`` showed nothing at 150 s in the issue: now Discover's census hits the bound, is
+    retried, and the run fails by name (exit 3, the run failed) with the table and the holder's pid."""
+    spec = pg_locked["spec"]
+    if spec.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "lambdas"), str(REPO)]),
+           "CUTOVER_PREP_LOCK_TIMEOUT_SECONDS": BOUND_S}
+    dsn = f"postgresql://{spec.user}:{spec.password}@{spec.host}:{spec.port}/{spec.database}"
+    argv = [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
+            "local", "--dsn", dsn, "--database", spec.database, "--out", str(tmp_path / "out"), "--no-progress",
+            "--no-benchmark"]
+
+    def run() -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=HANG_DEADLINE_S * 2)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"cutover-prep local still waiting for the lock after {HANG_DEADLINE_S * 2} s")
+
+    done = ends_while_locked(run, *pg_locked["hold"], deadline_s=HANG_DEADLINE_S * 2 + 10)
+    assert not isinstance(done, BaseException), done
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 3 and last.startswith("cutover-prep: run failed: LockWaitTimeout: "), done.stderr
+    _named(last, pg_locked["pid"])
+
+
+@pytest.mark.postgres
+def test_preflight_names_the_table_and_the_holder_in_each_check_the_lock_stopped(
+        pg_locked: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    """The old preflight waited until its statement timeout (about its whole minute) and said only
+    "canceling statement due to statement timeout"."""
+    from cutover_prep.cli.main import main
+
+    spec = pg_locked["spec"]
+    if spec.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    dsn = f"postgresql://{spec.user}:{spec.password}@{spec.host}:{spec.port}/{spec.database}"
+    code = ends_while_locked(lambda: main(["preflight", "--dsn", dsn, "--database", spec.database]),
+                             *pg_locked["hold"])
+    out, err = capsys.readouterr()
+    failed = [line for line in out.splitlines() if line.startswith("FAIL ")]
+    assert code == 1 and len(failed) == 3, out + err  # privileges, read method, census: each met the lock
+    for line in failed:
+        _named(line, pg_locked["pid"])
 
 
 class _Evidence:
