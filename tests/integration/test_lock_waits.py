@@ -221,6 +221,25 @@ def test_preflight_names_the_table_and_the_holder_in_each_check_the_lock_stopped
         _named(line, pg_locked["pid"])
 
 
+@pytest.mark.postgres
+def test_hotset_ends_within_its_bound_with_one_line_naming_the_table_and_the_holder(
+        pg_locked: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``cutover-prep hotset`` reads pg_total_relation_size of each table: the old code waited its 60 s
+    statement timeout and said "QueryCanceled"."""
+    from cutover_prep.cli.main import main
+
+    spec = pg_locked["spec"]
+    if spec.host.startswith("/"):
+        pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
+    dsn = f"postgresql://{spec.user}:{spec.password}@{spec.host}:{spec.port}/{spec.database}"
+    code = ends_while_locked(lambda: main(["hotset", "--dsn", dsn, "--database", spec.database,
+                                           "--out", str(tmp_path / "hot.json")]), *pg_locked["hold"])
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code not in (0, None) and len(lines) == 1 and lines[0].startswith("cutover-prep: "), out + err
+    _named(lines[0], pg_locked["pid"])
+
+
 class _Evidence:
     """The store as the EndCensus step uses it (evidence objects by key), in memory."""
 

@@ -101,3 +101,27 @@ def test_every_oracle_session_has_a_call_timeout_also_without_a_lambda(monkeypat
     assert OracleEngine.connect(spec).conn.call_timeout == 120_000
     spec, _ = _connect_with(monkeypatch, "require", [None], tls_port=2484)
     assert OracleEngine.connect(spec, call_timeout_seconds=42.5).conn.call_timeout == 42_500
+
+
+def test_discover_and_end_census_open_sessions_bounded_by_the_invocation_s_remaining_time(monkeypatch) -> None:
+    """Their handlers opened engines without a call timeout (no statement bound at all in a Lambda)."""
+    from cutover_prep import deps
+
+    opened: list[float | None] = []
+    monkeypatch.setattr(deps, "open_engine", lambda _spec, _warmup, *, call_timeout_seconds=None:
+                        opened.append(call_timeout_seconds))
+
+    class Context:
+        left_ms = 600_000
+
+        def get_remaining_time_in_millis(self) -> int:
+            return self.left_ms
+
+    context = Context()
+    opener = deps.engine_opener(context, 30)
+    opener("spec", "warmup")
+    context.left_ms = 100_000  # taken again later in the invocation (a retry): what is left then
+    opener("spec", "warmup")
+    context.left_ms = 10_000
+    opener("spec", "warmup")
+    assert opened == [570.0, 70.0, 1.0]  # never below 1 s
