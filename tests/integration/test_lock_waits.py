@@ -115,6 +115,30 @@ def pg_locked(pg_admin: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[s
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
 
 
+@pytest.mark.postgres
+def test_every_session_starts_with_its_bounds_and_a_reset_returns_to_them(
+        sample_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's own SHOW is the judge. The benchmark's IO-size points ``SET statement_timeout`` to the
+    point's deadline and then ``RESET`` it: on the old code that left the session with none (0) for the rest
+    of the invocation. ``idle_in_transaction_session_timeout``: a session of ours left in an open transaction
+    (a frozen or killed Lambda) releases its locks on the customer's relations within the statement bound."""
+    monkeypatch.setenv("CUTOVER_PREP_LOCK_TIMEOUT_SECONDS", "7")
+    engine = PostgresEngine.connect(sample_db, call_timeout_seconds=120)
+    try:
+        conn = engine.connection(sample_db.database)
+
+        def show(name: str) -> str:
+            return str(conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(name))).fetchone()[0])
+
+        assert (show("statement_timeout"), show("lock_timeout")) == ("2min", "7s")
+        assert show("idle_in_transaction_session_timeout") == "2min"
+        conn.execute("SET statement_timeout = 5")
+        conn.execute("RESET statement_timeout")
+        assert show("statement_timeout") == "2min"
+    finally:
+        engine.close()
+
+
 def _named(message: str, pid: int) -> None:
     assert 'public.t' in message or '"public"."t"' in message, message
     assert f"pid {pid}" in message, message

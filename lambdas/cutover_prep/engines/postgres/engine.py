@@ -59,7 +59,7 @@ from cutover_prep.engines.base import (
     ShortRead,
     TransientDatabaseError,
 )
-from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, session_bounds, wait_words
+from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, SessionBounds, session_bounds, wait_words
 from cutover_prep.engines.postgres import census
 from cutover_prep.engines.postgres.tls import postgres_params
 
@@ -98,6 +98,15 @@ WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock' AND l.pid <> pg
 ORDER BY 1, l.granted DESC, l.pid
 LIMIT 10
 """
+
+
+def session_options(bounds: SessionBounds) -> str:
+    """libpq ``options``: the session's defaults, so a ``RESET`` returns to them. ``statement_timeout`` and
+    ``lock_timeout`` (``engines.bounds``), and ``idle_in_transaction_session_timeout`` at the statement bound:
+    a session of ours left in an open transaction (its Lambda frozen or killed) ends, and releases the locks
+    it holds on the customer's relations. All three are settable by any role for its own session."""
+    return (f"-c statement_timeout={bounds.statement_ms} -c lock_timeout={bounds.lock_ms} "
+            f"-c idle_in_transaction_session_timeout={bounds.statement_ms}")
 
 
 def holders_words(rows: list[tuple]) -> str:
@@ -175,7 +184,7 @@ class PostgresEngine:
                 host=self._spec.host, port=self._spec.port, dbname=database,
                 user=self._spec.user, password=self._spec.password,
                 connect_timeout=10, application_name="cutover-prep", autocommit=True,
-                options=f"-c statement_timeout={self.bounds.statement_ms} -c lock_timeout={self.bounds.lock_ms}",
+                options=session_options(self.bounds),
                 **params,
             )
         except psycopg.Error as exc:
