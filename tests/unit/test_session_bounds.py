@@ -125,3 +125,23 @@ def test_discover_and_end_census_open_sessions_bounded_by_the_invocation_s_remai
     context.left_ms = 10_000
     opener("spec", "warmup")
     assert opened == [570.0, 70.0, 1.0]  # never below 1 s
+
+
+def test_the_postgres_version_probe_opens_a_bounded_session_too(monkeypatch) -> None:
+    """``cutover-prep local`` asks the server's version on a session of its own: bounded as the others."""
+    import psycopg
+
+    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.postgres import server_version
+
+    seen: dict = {}
+
+    def refuse(**kwargs):
+        seen.update(kwargs)
+        raise psycopg.OperationalError("refused")
+
+    monkeypatch.setattr(psycopg, "connect", refuse)
+    monkeypatch.setenv(LOCK_ENV, "3")
+    monkeypatch.delenv(STATEMENT_ENV, raising=False)
+    assert server_version(ConnectionSpec("postgres", "127.0.0.1", 5432, "db", "u", "", tls="disable")) is None
+    assert "-c lock_timeout=3000" in seen["options"] and "-c statement_timeout=900000" in seen["options"]
