@@ -74,10 +74,8 @@ def test_mysql_and_mariadb_bound_lock_waits_in_whole_seconds_and_the_holder_quer
     from cutover_prep.engines.mysql import sql as q
 
     maria, mysql = q.Dialect.from_version("10.11.19-MariaDB"), q.Dialect.from_version("8.0.36")
-    for dialect in (maria, mysql):
-        assert dialect.lock_timeout_sql(0) == ["SET SESSION lock_wait_timeout = 1",
-                                               "SET SESSION innodb_lock_wait_timeout = 1"]
-        assert dialect.lock_timeout_sql(30)[0] == "SET SESSION lock_wait_timeout = 30"
+    assert q.lock_timeout_sql(0) == "SET SESSION lock_wait_timeout = 1, SESSION innodb_lock_wait_timeout = 1"
+    assert q.lock_timeout_sql(30) == "SET SESSION lock_wait_timeout = 30, SESSION innodb_lock_wait_timeout = 30"
     holders = q.MDL_INFO_HOLDERS_SQL.strip()
     assert maria.bounded(holders, 5).startswith("SET STATEMENT max_statement_time = 5 FOR SELECT m.THREAD_ID")
     assert mysql.bounded(q.PS_MDL_HOLDERS_SQL.strip(), 5).startswith(
@@ -145,3 +143,24 @@ def test_the_postgres_version_probe_opens_a_bounded_session_too(monkeypatch) -> 
     monkeypatch.delenv(STATEMENT_ENV, raising=False)
     assert server_version(ConnectionSpec("postgres", "127.0.0.1", 5432, "db", "u", "", tls="disable")) is None
     assert "-c lock_timeout=3000" in seen["options"] and "-c statement_timeout=900000" in seen["options"]
+
+
+def test_the_mysql_version_probe_opens_a_bounded_session_too(monkeypatch) -> None:
+    """PyMySQL: ``init_command`` runs when the connection is made; ``read_timeout`` bounds each socket read."""
+    import pymysql
+
+    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.mysql import server_version
+
+    seen: dict = {}
+
+    def refuse(**kwargs):
+        seen.update(kwargs)
+        raise pymysql.err.OperationalError(2003, "refused")
+
+    monkeypatch.setattr(pymysql, "connect", refuse)
+    monkeypatch.setenv(LOCK_ENV, "3")
+    monkeypatch.delenv(STATEMENT_ENV, raising=False)
+    assert server_version(ConnectionSpec("mariadb", "127.0.0.1", 3306, "db", "u", "", tls="disable")) is None
+    assert seen["init_command"] == "SET SESSION lock_wait_timeout = 3, SESSION innodb_lock_wait_timeout = 3"
+    assert seen["read_timeout"] == 900

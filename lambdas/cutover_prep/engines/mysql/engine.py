@@ -146,7 +146,7 @@ class MySQLEngine:
                 raise DatabaseUnreachable(f"{dialect.label} at {spec.host}:{spec.port} did not make the session "
                                           "read-only (SET SESSION TRANSACTION READ ONLY)")
             for statement in (dialect.timeout_sql(bounds.statement_seconds),
-                              *dialect.lock_timeout_sql(bounds.lock_whole_seconds), *dialect.session_sql()):
+                              q.lock_timeout_sql(bounds.lock_whole_seconds), *dialect.session_sql()):
                 cur.execute(statement)
         return cls(conn, dialect, int(page_size), transport, bool(int(perf or 0)), bounds)
 

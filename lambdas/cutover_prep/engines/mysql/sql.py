@@ -44,6 +44,15 @@ def qualified(schema: str, table: str) -> str:
     return f"{quote_ident(schema)}.{quote_ident(table)}"
 
 
+def lock_timeout_sql(seconds: int) -> str:
+    """A session's bound on lock waits, whole seconds, the same on MySQL and MariaDB: metadata locks
+    (``lock_wait_timeout``: a ``LOCK TABLES ... WRITE``, a running ``ALTER TABLE``) and InnoDB row locks
+    (``innodb_lock_wait_timeout``); both error 1205 ``ER_LOCK_WAIT_TIMEOUT``. One statement (also a
+    connection's ``init_command``); numbers only."""
+    whole = max(1, int(seconds))
+    return f"SET SESSION lock_wait_timeout = {whole}, SESSION innodb_lock_wait_timeout = {whole}"
+
+
 @dataclass(frozen=True)
 class Dialect:
     """MySQL 8 or MariaDB, from ``SELECT VERSION()`` (MariaDB's says ``-MariaDB``)."""
@@ -66,13 +75,6 @@ class Dialect:
         if self.flavor == "mariadb":
             return f"SET SESSION max_statement_time = {max(0.0, float(seconds)):.3f}"
         return f"SET SESSION max_execution_time = {max(0, int(seconds * 1000))}"
-
-    def lock_timeout_sql(self, seconds: int) -> list[str]:
-        """This session's bound on lock waits, whole seconds: metadata locks (``lock_wait_timeout``: a
-        ``LOCK TABLES ... WRITE``, a running ``ALTER TABLE``) and InnoDB row locks
-        (``innodb_lock_wait_timeout``); both error 1205 ``ER_LOCK_WAIT_TIMEOUT``. Numbers only."""
-        whole = max(1, int(seconds))
-        return [f"SET SESSION lock_wait_timeout = {whole}", f"SET SESSION innodb_lock_wait_timeout = {whole}"]
 
     def bounded(self, select: str, seconds: int) -> str:
         """``select`` (a SELECT) cut at ``seconds`` whatever the session's bound: MariaDB's ``SET STATEMENT
