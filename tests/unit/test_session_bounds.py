@@ -164,3 +164,16 @@ def test_the_mysql_version_probe_opens_a_bounded_session_too(monkeypatch) -> Non
     assert server_version(ConnectionSpec("mariadb", "127.0.0.1", 3306, "db", "u", "", tls="disable")) is None
     assert seen["init_command"] == "SET SESSION lock_wait_timeout = 3, SESSION innodb_lock_wait_timeout = 3"
     assert seen["read_timeout"] == 900
+
+
+def test_the_holders_of_a_postgres_lock_in_words() -> None:
+    """A holder, and a request queued ahead of ours with the pid it waits for (``pg_blocking_pids``)."""
+    from cutover_prep.engines.postgres.engine import holders_words
+
+    rows = [('public."We ird"', "AccessExclusiveLock", True, 41, "app", "psql", "10.0.0.5", "idle in transaction",
+             "2026-11-27 18:00:00+00", "2026-11-27 18:00:01+00", []),
+            ('public."We ird"', "AccessExclusiveLock", False, 42, "dba", None, None, "active", None, None, [7])]
+    words = holders_words(rows)
+    assert words.startswith('public."We ird": held in AccessExclusiveLock by pid 41 (user app, application '
+                            "'psql', client 10.0.0.5, idle in transaction, transaction started 2026-11-27")
+    assert words.endswith(", pid 42 queued for AccessExclusiveLock ahead of ours, waiting for pid 7 (user dba, active)")

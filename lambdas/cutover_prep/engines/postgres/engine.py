@@ -27,7 +27,8 @@ Every session is read-only (``SET SESSION CHARACTERISTICS AS TRANSACTION READ ON
 is ``default_transaction_read_only``), named ``cutover-prep``. The only writes are opt-in and
 each in its own explicit ``READ WRITE`` transaction: ``create_extension`` here, the write
 test in ``engines.postgres.bench``. Every session starts with the bounds of ``engines.bounds``
-(``statement_timeout``, ``lock_timeout``) as its connection options, so they are the session's defaults
+(``statement_timeout``, ``lock_timeout``, ``idle_in_transaction_session_timeout``: ``session_options``) as
+its connection options, so they are the session's defaults
 (a ``RESET`` returns to them); a lock wait that reaches ``lock_timeout`` is a ``LockWaitTimeout`` naming
 the relation and the sessions holding or queued for the lock that blocks ours. Connections use TLS
 as ``engines.transport`` says (verified against the RDS CA bundle by default); ``transport`` names
@@ -118,10 +119,12 @@ def holders_words(rows: list[tuple]) -> str:
             f"client {client}" if client else "", state or "",
             f"transaction started {xact_start}" if xact_start else "",
             f"statement started {query_start}" if query_start else "") if part)
-        how = f"held in {mode}" if granted else (
-            f"queued for {mode} ahead of ours, itself waiting for pid "
-            + ", ".join(str(p) for p in blocked_by or []) if blocked_by else f"queued for {mode} ahead of ours")
-        by_relation.setdefault(relation, []).append(f"{how} by pid {pid}" + (f" ({who})" if who else ""))
+        if granted:
+            how = f"held in {mode} by pid {pid}"
+        else:
+            waits = f", waiting for pid {', '.join(str(p) for p in blocked_by)}" if blocked_by else ""
+            how = f"pid {pid} queued for {mode} ahead of ours{waits}"
+        by_relation.setdefault(relation, []).append(how + (f" ({who})" if who else ""))
     return "; ".join(f"{relation}: {', '.join(sessions)}" for relation, sessions in by_relation.items())
 
 
