@@ -264,6 +264,80 @@ def test_hotset_ends_within_its_bound_with_one_line_naming_the_table_and_the_hol
     _named(lines[0], pg_locked["pid"])
 
 
+@pytest.mark.postgres
+def test_a_read_queued_behind_a_waiting_alter_names_both_sessions(pg_admin: Any, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """The common case on a live database: a long transaction reads t (AccessShareLock), an ``ALTER``/``LOCK
+    TABLE`` then waits for ACCESS EXCLUSIVE, and every later reader queues behind it. The error names the
+    queued session and the one it waits for (``pg_blocking_pids``). Judges: both pids from pg_locks, read by
+    the test; the queue is formed by waiting on pg_locks (the exclusive request shows as not granted)."""
+    monkeypatch.setenv("CUTOVER_PREP_LOCK_TIMEOUT_SECONDS", BOUND_S)
+    tag = uuid.uuid4().hex[:8]
+    database = f"cutover_prep_test_{tag}"
+    with psycopg.connect(conninfo(pg_admin), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+    spec = replace(pg_admin, database=database)
+    reader = alter = observer = None
+    queued = threading.Thread()
+    try:
+        with psycopg.connect(conninfo(pg_admin, database), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION pg_prewarm")
+            conn.execute("CREATE TABLE t AS SELECT g AS id FROM generate_series(1, 20000) g")
+        engine = PostgresEngine.connect(spec)
+        try:
+            only_t = DiscoveryOptions(databases=(database,), include_schemas=("public",))
+            segment = next(s for s in engine.discover(only_t) if s.name == "t" and s.kind == "table.main")
+        finally:
+            engine.close()
+        observer = psycopg.connect(conninfo(pg_admin, database), autocommit=True)
+        reader = psycopg.connect(conninfo(pg_admin, database))
+        reader.execute("SELECT count(*) FROM t")  # its transaction stays open: AccessShareLock held
+        alter = psycopg.connect(conninfo(pg_admin, database))
+        queued = threading.Thread(target=lambda: alter.execute("LOCK TABLE t IN ACCESS EXCLUSIVE MODE"), daemon=True)
+        queued.start()
+        reader_pid, alter_pid = reader.info.backend_pid, alter.info.backend_pid
+        waiting = "SELECT count(*) FROM pg_locks WHERE pid = %s AND relation = 'public.t'::regclass AND NOT granted"
+        while observer.execute(waiting, (alter_pid,)).fetchone()[0] != 1:  # the server says it queued
+            queued.join(0.05)
+            assert queued.is_alive(), "the LOCK TABLE did not wait"
+        held = observer.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND relation = 'public.t'::regclass "
+                                "AND granted", (reader_pid,)).fetchone()[0]
+        assert held == 1
+
+        def still_queued() -> bool:
+            return observer.execute(waiting, (alter_pid,)).fetchone()[0] == 1
+
+        def release() -> None:  # the reader ends, the LOCK TABLE is granted, then ends too
+            reader.rollback()
+            queued.join(HANG_DEADLINE_S)
+            alter.rollback()
+
+        rng = ReadRange(segment_key=segment.key, locator=segment.locator, extents=segment.extents,
+                        block_size=segment.block_size)
+        engine = PostgresEngine.connect(spec)
+        try:
+            got = ends_while_locked(lambda: engine.read_range(rng), still_queued, release)
+        finally:
+            engine.close()
+        assert isinstance(got, LockWaitTimeout), got
+        message = str(got)
+        assert f"pid {alter_pid} queued for AccessExclusiveLock ahead of ours, waiting for pid {reader_pid}" \
+            in message, message
+    finally:
+        if reader is not None:
+            reader.rollback()
+            reader.close()
+        if queued.ident:
+            queued.join(HANG_DEADLINE_S)
+        if alter is not None:
+            alter.rollback()
+            alter.close()
+        if observer is not None:
+            observer.close()
+        with psycopg.connect(conninfo(pg_admin), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+
+
 class _Evidence:
     """The store as the EndCensus step uses it (evidence objects by key), in memory."""
 
