@@ -57,6 +57,13 @@ def open_engine(spec: ConnectionSpec, warmup: Warmup, *, call_timeout_seconds: f
                                create_extension=warmup.create_extension)
 
 
+def engine_opener(context: Any, margin_seconds: float) -> Callable[[ConnectionSpec, Warmup], Engine]:
+    """``open_engine`` whose sessions' statement bound is this invocation's remaining time, when each is opened,
+    less ``margin_seconds`` (their lock bound below it: ``engines.bounds``)."""
+    return lambda spec, warmup: open_engine(spec, warmup, call_timeout_seconds=max(
+        1.0, context.get_remaining_time_in_millis() / 1000 - margin_seconds))
+
+
 def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     """One connection per container and target, reused across invocations.
 

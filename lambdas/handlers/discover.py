@@ -8,6 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from cutover_prep import deps
 from cutover_prep.models.steps import RunState
 from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.settings import get_settings
 from cutover_prep.warmup.discovery import discover_and_plan
 
 
@@ -18,4 +19,4 @@ from cutover_prep.warmup.discovery import discover_and_plan
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
     return discover_and_plan(event, store=deps.store(), read_secret=deps.read_secret,
                              read_secret_tags=deps.read_secret_tags,
-                             open_engine=deps.open_engine)
+                             open_engine=deps.engine_opener(context, get_settings().safety_margin_seconds))

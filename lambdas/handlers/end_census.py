@@ -21,7 +21,9 @@ def handler(event: EndCensusEvent, context: LambdaContext) -> dict[str, Any]:
     if event.error is not None:
         return record_end_census_failure(event.run.run_id, event.error.model_dump(exclude_none=True),
                                          store=deps.store())
-    budget = context.get_remaining_time_in_millis() / 1000 - 2 * get_settings().safety_margin_seconds
+    settings = get_settings()
+    budget = context.get_remaining_time_in_millis() / 1000 - 2 * settings.safety_margin_seconds
     return take_end_census(event.run, store=deps.store(), read_secret=deps.read_secret,
-                           read_secret_tags=deps.read_secret_tags, open_engine=deps.open_engine,
-                           budget_seconds=max(30.0, budget))
+                           read_secret_tags=deps.read_secret_tags,
+                           open_engine=deps.engine_opener(context, settings.safety_margin_seconds),
+                           budget_seconds=max(30.0, budget), attempts=settings.read_attempts)

@@ -67,7 +67,9 @@ class FakeConn:
             return [(1,)]
         if text.startswith("SET SESSION"):
             name = text.split()[2]
-            if name not in ("max_execution_time", "max_statement_time", "TRANSACTION") + self.variables:
+            # both servers document lock_wait_timeout and innodb_lock_wait_timeout ("Server System Variables")
+            if name not in ("max_execution_time", "max_statement_time", "TRANSACTION", "lock_wait_timeout",
+                            "innodb_lock_wait_timeout") + self.variables:
                 raise pymysql.err.OperationalError(1193, f"Unknown system variable '{name}'")
             return []
         if text.startswith("EXPLAIN"):

@@ -40,6 +40,13 @@ class TransientDatabaseError(EngineError):
     error_type = "TransientDatabaseError"
 
 
+class LockWaitTimeout(TransientDatabaseError):
+    """A wait for a lock hit the session's bound (``engines.bounds``): retried like any transient error
+    (``retry.Retries``); its message names the relation and who holds the lock, as the server says."""
+
+    error_type = "LockWaitTimeout"
+
+
 class PermanentReadError(EngineError):
     """A read failed for a reason retrying will not fix (object dropped, no privilege)."""
 

@@ -40,6 +40,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if store.exists(end_key):  # the end census and its catch-up pass (warmup/end_census.py)
         end = store.get_json(end_key)
         plan = {**plan, "census_end": end.get("census"), "catch_up": end.get("catch_up")}
+        if end.get("census") is None and end.get("error"):  # its census hit a transient error past its retries
+            plan["census_end_failure"] = end["error"]
     elif run_item.get("end_census_error"):  # its Catch recorded why it did not run (record_end_census_failure)
         plan = {**plan, "census_end_failure": {"error": run_item["end_census_error"],
                                                "cause": run_item.get("end_census_cause")}}

@@ -8,7 +8,10 @@ pass did not reach is named by the findings ("created after the census", "grew a
 what was dropped since leaves the denominator (``findings.census``).
 
 Idempotent: ``census-end.json`` in the run's evidence is written once; a retried or restarted step
-returns what it says.
+returns what it says. A census that a transient error kept from ending (a lock held past the session's
+lock bound, ``LockWaitTimeout``, after ``attempts``) is written with ``census: null`` and its ``error``
+(the relation and who held the lock): the findings name it (``census.end_census_failure``; the verdict
+fails END_CENSUS), and a restarted step takes the census again.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from typing import Any
 
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
-from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
+from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRange, TransientDatabaseError
 from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.findings.census import census_json, recreated
 from cutover_prep.findings.failures import cause_message
 from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.models.steps import RunContext
+from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
 
 END_CENSUS = "census-end.json"
@@ -120,12 +124,12 @@ def record_end_census_failure(run_id: str, error: dict[str, Any], *, store: Stor
 
 def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
                     open_engine: Callable[[Any, Warmup], Any], read_secret_tags: TagReader | None = None,
-                    budget_seconds: float = 600) -> dict[str, Any]:
+                    budget_seconds: float = 600, attempts: int = 3) -> dict[str, Any]:
     """Census again, catch up on what was created or grew, write ``census-end.json``; return a summary."""
     run_id = run.run_id
     key = evidence_key(run_id, END_CENSUS)
-    if store.exists(key):
-        return {**store.get_json(key)["summary"], "reused": True}
+    if store.exists(key) and (done := store.get_json(key)).get("census") is not None:
+        return {**done["summary"], "reused": True}
     plan = store.get_json(evidence_key(run_id, "plan.json"))
     if plan.get("census") is None:  # the engine takes none, or the plan is older than the census
         return {"taken": False}
@@ -137,7 +141,15 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     catch_up: list[dict[str, Any]] = []
     try:
         options = options_of(warmup)
-        end = census_json(engine.census(options))
+        try:
+            end = census_json(Retries(attempts).call(lambda: engine.census(options)))
+        except TransientDatabaseError as exc:  # named in the findings, not fatal to the run
+            error = {"error": type(exc).__name__ if isinstance(exc, EngineError) else "TransientDatabaseError",
+                     "cause": str(exc)[:4000]}
+            summary = {"taken": False, **error}
+            store.put_json(key, {"taken_at": now_iso(), "census": None, "catch_up": [], "error": error,
+                                 "summary": summary})
+            return summary
         gone, rebuilt = gone_by_segment(store.units(run_id))
         planned = {s["key"]: 0 if s["key"] in rebuilt else int(s["bytes"]) - gone.get(s["key"], 0)
                    for s in plan.get("segments") or []}

@@ -40,12 +40,17 @@ def server_version(spec: ConnectionSpec) -> str | None:
     """The server's version (``SELECT VERSION()``), or None when it cannot be asked."""
     import pymysql
 
+    from cutover_prep.engines.bounds import session_bounds
+    from cutover_prep.engines.mysql.sql import lock_timeout_sql
     from cutover_prep.engines.mysql.tls import mysql_params
 
     params, _ = mysql_params(spec)
+    bounds = session_bounds()  # the server's flavour is not known yet: its lock bounds (both have them), the socket's
     try:
         conn = pymysql.connect(host=spec.host, port=spec.port, user=spec.user, password=spec.password,
-                               database=spec.database or None, connect_timeout=10, **params)
+                               database=spec.database or None, connect_timeout=10,
+                               init_command=lock_timeout_sql(bounds.lock_whole_seconds),
+                               read_timeout=bounds.statement_seconds, **params)
     except pymysql.err.MySQLError:
         return None
     try:

@@ -27,8 +27,11 @@ the global ``Innodb_pages_read`` / ``Innodb_buffer_pool_reads`` deltas of each r
 bytes when performance_schema is on; ``read_methods()`` says which was available.
 
 Sessions are read-only (``SET SESSION TRANSACTION READ ONLY``, each read in ``START
-TRANSACTION READ ONLY``) with a per-statement timeout from the Lambda's remaining time
-(``max_execution_time`` on MySQL, ``max_statement_time`` on MariaDB); on MySQL 8 also
+TRANSACTION READ ONLY``) with the bounds of ``engines.bounds``: a per-statement timeout (the
+Lambda's remaining time; ``max_execution_time`` on MySQL, ``max_statement_time`` on MariaDB) and a
+bound on lock waits (``lock_wait_timeout``, ``innodb_lock_wait_timeout``); a read whose wait for a
+metadata lock reaches it is a ``LockWaitTimeout`` naming the table and who holds the lock
+(``sql.MDL_INFO_HOLDERS_SQL`` and the next two); on MySQL 8 also
 ``information_schema_stats_expiry = 0`` (sizes and row counts uncached) and
 ``use_invisible_indexes=on`` (an INVISIBLE index is read like any other). TLS as
 ``engines.transport`` says (verified against the RDS CA bundle by default).
@@ -47,16 +50,19 @@ from cutover_prep.engines.base import (
     ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
+    LockWaitTimeout,
     PermanentReadError,
     ReadRange,
     ReadResult,
     Segment,
     TransientDatabaseError,
 )
+from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, SessionBounds, session_bounds, wait_words
 from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.tls import mysql_params
 
+LOCK_WAIT_TIMEOUT = 1205  # ER_LOCK_WAIT_TIMEOUT: lock_wait_timeout (metadata locks), innodb_lock_wait_timeout
 TRANSIENT_CODES = {1205, 1213, 1317, 2003, 2006, 2013, 2055, 1040, 1053, 1927, 3024, 1969}
 END = "end"  # a bound past the last row: the key range is read to its end
 
@@ -67,6 +73,17 @@ def map_error(exc: Exception, what: str) -> Exception:
     if code in TRANSIENT_CODES or isinstance(exc, pymysql.err.OperationalError) and code >= 2000:
         return TransientDatabaseError(f"{what}: ({code}) {message}")
     return PermanentReadError(f"{what}: ({code}) {message}")
+
+
+def sessions_words(rows: list[tuple]) -> str:
+    """Rows of (id, lock mode, user, host, command, seconds, state) as words, one session each."""
+    out = []
+    for ident, mode, user, host, command, seconds, state in rows:
+        about = ", ".join(str(part) for part in (
+            mode, f"user {user}" if user else "", f"host {host}" if host else "",
+            f"{command} for {seconds} s" if command else "", state or "") if part)
+        out.append(f"id {ident}" + (f" ({about})" if about else ""))
+    return "; ".join(out)
 
 
 def ordinal(block: int, loc: dict[str, Any]) -> int:
@@ -88,8 +105,9 @@ class MySQLEngine:
     read_only_guard = "session+transaction"
 
     def __init__(self, conn: Any, dialect: q.Dialect, page_size: int, transport: str,
-                 performance_schema: bool) -> None:
+                 performance_schema: bool, bounds: SessionBounds | None = None) -> None:
         self.conn = conn
+        self.bounds = bounds or session_bounds()
         self.dialect = dialect
         self.name = dialect.flavor
         self.page_size = page_size
@@ -103,6 +121,7 @@ class MySQLEngine:
     @classmethod
     def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
                 database: str | None = None) -> MySQLEngine:
+        bounds = session_bounds(call_timeout_seconds)  # before connecting: a bad setting is one line
         params, transport = mysql_params(spec)
         try:
             conn = pymysql.connect(host=spec.host, port=spec.port, user=spec.user, password=spec.password,
@@ -126,10 +145,10 @@ class MySQLEngine:
                 conn.close()
                 raise DatabaseUnreachable(f"{dialect.label} at {spec.host}:{spec.port} did not make the session "
                                           "read-only (SET SESSION TRANSACTION READ ONLY)")
-            cur.execute(dialect.timeout_sql(call_timeout_seconds or 0))
-            for statement in dialect.session_sql():
+            for statement in (dialect.timeout_sql(bounds.statement_seconds),
+                              q.lock_timeout_sql(bounds.lock_whole_seconds), *dialect.session_sql()):
                 cur.execute(statement)
-        return cls(conn, dialect, int(page_size), transport, bool(int(perf or 0)))
+        return cls(conn, dialect, int(page_size), transport, bool(int(perf or 0)), bounds)
 
     def close(self) -> None:
         try:
@@ -268,6 +287,8 @@ class MySQLEngine:
                 handler = _delta(handler_before, _status(cur, q.HANDLER_SQL))
                 innodb = _delta(innodb_before, self._server_reads(cur))
         except pymysql.err.MySQLError as exc:
+            if exc.args and exc.args[0] == LOCK_WAIT_TIMEOUT and loc.get("schema") and loc.get("table"):
+                raise self.lock_wait(f"reading {rng.segment_key}", str(loc["schema"]), str(loc["table"])) from None
             raise map_error(exc, f"reading {rng.segment_key}") from None
         except ValueError as exc:  # an identifier MySQL cannot quote
             raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
@@ -278,6 +299,35 @@ class MySQLEngine:
         self.confirmation["innodb_buffer_pool_reads"] += innodb.get("innodb_buffer_pool_reads", 0)
         return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started,
                           method=loc["read"], details=details)
+
+    def lock_wait(self, what: str, schema: str, table: str) -> LockWaitTimeout:
+        """``what`` waited ``lock_wait_timeout`` for a lock on ``schema.table``: the error, naming the table and
+        who holds the lock as the server says (``sql.MDL_INFO_HOLDERS_SQL``, then ``PS_MDL_HOLDERS_SQL``), else
+        the sessions connected to its schema, named as candidates (``SCHEMA_SESSIONS_SQL``)."""
+        waited = f"waited {wait_words(self.bounds.lock_whole_seconds)} for a lock (lock_wait_timeout)"
+        try:
+            relation = q.qualified(schema, table)
+        except ValueError:
+            relation = repr(f"{schema}.{table}")
+        rows: list[tuple] = []
+        how = "held by"
+        with self.conn.cursor() as cur:
+            for statement in (q.MDL_INFO_HOLDERS_SQL, q.PS_MDL_HOLDERS_SQL, q.SCHEMA_SESSIONS_SQL):
+                try:
+                    cur.execute(self.dialect.bounded(statement.strip(), DIAGNOSIS_SECONDS),
+                                (schema,) if statement is q.SCHEMA_SESSIONS_SQL else (schema, table))
+                    rows = list(cur.fetchall())
+                except pymysql.err.MySQLError:  # no plugin, no performance_schema, no PROCESS: the next way
+                    continue
+                if rows or statement is q.SCHEMA_SESSIONS_SQL:
+                    how = ("candidates (the server names no metadata lock holder: neither the "
+                           "METADATA_LOCK_INFO plugin nor performance_schema's metadata_locks)"
+                           if statement is q.SCHEMA_SESSIONS_SQL else "held by")
+                    break
+        if not rows:
+            return LockWaitTimeout(f"{what}: {waited} on {relation}; its holder could not be named "
+                                   "(released since, or not visible to this user: PROCESS shows every session)")
+        return LockWaitTimeout(f"{what}: {waited} on {relation}, {how}: {sessions_words(rows)}")
 
     def _server_reads(self, cur: Any) -> dict[str, int]:
         """The server's cumulative read counters: InnoDB's, and performance_schema's file bytes when it is on."""

@@ -44,6 +44,15 @@ def qualified(schema: str, table: str) -> str:
     return f"{quote_ident(schema)}.{quote_ident(table)}"
 
 
+def lock_timeout_sql(seconds: int) -> str:
+    """A session's bound on lock waits, whole seconds, the same on MySQL and MariaDB: metadata locks
+    (``lock_wait_timeout``: a ``LOCK TABLES ... WRITE``, a running ``ALTER TABLE``) and InnoDB row locks
+    (``innodb_lock_wait_timeout``); both error 1205 ``ER_LOCK_WAIT_TIMEOUT``. One statement (also a
+    connection's ``init_command``); numbers only."""
+    whole = max(1, int(seconds))
+    return f"SET SESSION lock_wait_timeout = {whole}, SESSION innodb_lock_wait_timeout = {whole}"
+
+
 @dataclass(frozen=True)
 class Dialect:
     """MySQL 8 or MariaDB, from ``SELECT VERSION()`` (MariaDB's says ``-MariaDB``)."""
@@ -66,6 +75,13 @@ class Dialect:
         if self.flavor == "mariadb":
             return f"SET SESSION max_statement_time = {max(0.0, float(seconds)):.3f}"
         return f"SET SESSION max_execution_time = {max(0, int(seconds * 1000))}"
+
+    def bounded(self, select: str, seconds: int) -> str:
+        """``select`` (a SELECT) cut at ``seconds`` whatever the session's bound: MariaDB's ``SET STATEMENT
+        max_statement_time = n FOR``, MySQL's optimizer hint ``MAX_EXECUTION_TIME(ms)``."""
+        if self.flavor == "mariadb":
+            return f"SET STATEMENT max_statement_time = {int(seconds)} FOR {select}"
+        return select.replace("SELECT", f"SELECT /*+ MAX_EXECUTION_TIME({int(seconds) * 1000}) */", 1)
 
     @property
     def timeout_errors(self) -> tuple[int, ...]:
@@ -171,6 +187,36 @@ INDEX_SIZES_SQL = """
 SELECT database_name, table_name, index_name, stat_value FROM mysql.innodb_index_stats WHERE stat_name = 'size'
 """
 SETTINGS_SQL = "SELECT VERSION(), @@innodb_page_size, @@performance_schema"
+
+# Who holds a metadata lock on a table (after our wait for it reached lock_wait_timeout), in the order
+# tried: MariaDB's METADATA_LOCK_INFO plugin (granted locks only; "METADATA_LOCK_INFO Plugin"), then
+# performance_schema.metadata_locks (MySQL 8 by default; MariaDB with performance_schema on and the
+# wait/lock/metadata/sql/mdl instrument), then, when the server says neither, the sessions connected to
+# the table's schema as candidates. Each reads server state only, never the locked table, cut at
+# bounds.DIAGNOSIS_SECONDS (``Dialect.bounded``). Our reads are consistent reads in READ ONLY
+# transactions: they take no InnoDB row locks, so they never wait in INNODB_LOCK_WAITS / data_lock_waits.
+MDL_INFO_HOLDERS_SQL = """
+SELECT m.THREAD_ID, m.LOCK_MODE, p.USER, p.HOST, p.COMMAND, p.TIME, p.STATE
+FROM information_schema.METADATA_LOCK_INFO m
+LEFT JOIN information_schema.PROCESSLIST p ON p.ID = m.THREAD_ID
+WHERE m.TABLE_SCHEMA = %s AND m.TABLE_NAME = %s AND m.THREAD_ID <> CONNECTION_ID()
+ORDER BY m.THREAD_ID LIMIT 10
+"""
+PS_MDL_HOLDERS_SQL = """
+SELECT t.PROCESSLIST_ID, m.LOCK_TYPE, t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND,
+       t.PROCESSLIST_TIME, t.PROCESSLIST_STATE
+FROM performance_schema.metadata_locks m
+JOIN performance_schema.threads t ON t.THREAD_ID = m.OWNER_THREAD_ID
+WHERE m.OBJECT_TYPE = 'TABLE' AND m.OBJECT_SCHEMA = %s AND m.OBJECT_NAME = %s AND m.LOCK_STATUS = 'GRANTED'
+  AND t.PROCESSLIST_ID <> CONNECTION_ID()
+ORDER BY t.PROCESSLIST_ID LIMIT 10
+"""
+SCHEMA_SESSIONS_SQL = """
+SELECT ID, NULL, USER, HOST, COMMAND, TIME, STATE
+FROM information_schema.PROCESSLIST
+WHERE DB = %s AND ID <> CONNECTION_ID() AND COALESCE(STATE, '') NOT LIKE 'Waiting for table metadata lock%%'
+ORDER BY TIME DESC, ID LIMIT 10
+"""
 DATADIR_SQL = "SELECT @@datadir"
 # Persistent statistics (pages): the size of a tablespace the server has not opened, where readable.
 TABLE_STATS_SQL = ("SELECT database_name, table_name, clustered_index_size + sum_of_other_index_sizes "

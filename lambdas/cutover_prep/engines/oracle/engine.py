@@ -61,6 +61,7 @@ from cutover_prep.engines.base import (
     ShortRead,
     TransientDatabaseError,
 )
+from cutover_prep.engines.bounds import session_bounds
 from cutover_prep.engines.oracle import census, datafiles
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle import volumes as ora_volumes
@@ -258,8 +259,9 @@ class OracleEngine:
             hint = f" ({hint})" if hint else ""
             raise DatabaseUnreachable(f"cannot connect to Oracle {spec.host}/{spec.database} as {spec.user}: "
                                       f"{'; '.join(problems)}{hint}")
-        if call_timeout_seconds:
-            conn.call_timeout = int(call_timeout_seconds * 1000)
+        # every round trip bounded (engines.bounds: the Lambda's remaining time, else the command line's bound);
+        # a SELECT never waits on a row or table lock in Oracle (a consistent read), so this is its one bound
+        conn.call_timeout = session_bounds(call_timeout_seconds).statement_ms
         conn.module, conn.action = "cutover-prep", "warm-up"
         engine = cls(conn, transport)
         engine.prepare_session()

@@ -51,12 +51,15 @@ def server_version(spec: ConnectionSpec) -> str | None:
     """The server's version (``SHOW server_version``), or None when it cannot be asked; over the spec's TLS."""
     import psycopg
 
+    from cutover_prep.engines.bounds import session_bounds
+    from cutover_prep.engines.postgres.engine import session_options
     from cutover_prep.engines.postgres.tls import postgres_params
 
     params, _ = postgres_params(spec)
     try:
         with psycopg.connect(host=spec.host, port=spec.port, dbname=spec.database, user=spec.user,
-                             password=spec.password or None, connect_timeout=10, **params) as conn:
+                             password=spec.password or None, connect_timeout=10,
+                             options=session_options(session_bounds()), **params) as conn:
             return str(conn.execute("SHOW server_version").fetchone()[0]).split()[0]
     except psycopg.Error:
         return None

@@ -29,13 +29,20 @@ unit is not DONE.
 Every session is read-only (``SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY``, which
 is ``default_transaction_read_only``), named ``cutover-prep``. The only writes are opt-in and
 each in its own explicit ``READ WRITE`` transaction: ``create_extension`` here, the write
-test in ``engines.postgres.bench``. Connections use TLS as ``engines.transport`` says (verified
-against the RDS CA bundle by default); ``transport`` names what was used.
+test in ``engines.postgres.bench``. Every session starts with the bounds of ``engines.bounds``
+(``statement_timeout``, ``lock_timeout``, ``idle_in_transaction_session_timeout``: ``session_options``) as
+its connection options, so they are the session's defaults
+(a ``RESET`` returns to them); a lock wait that reaches ``lock_timeout`` is a ``LockWaitTimeout`` naming
+the relation and the sessions holding or queued for the lock that blocks ours. Connections use TLS
+as ``engines.transport`` says (verified against the RDS CA bundle by default); ``transport`` names
+what was used.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import psycopg
@@ -49,6 +56,7 @@ from cutover_prep.engines.base import (
     DatabaseUnreachable,
     DiscoveryOptions,
     Extent,
+    LockWaitTimeout,
     PermanentReadError,
     ReadRange,
     ReadResult,
@@ -56,6 +64,7 @@ from cutover_prep.engines.base import (
     ShortRead,
     TransientDatabaseError,
 )
+from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, SessionBounds, session_bounds, wait_words
 from cutover_prep.engines.postgres import census
 from cutover_prep.engines.postgres.tls import postgres_params
 
@@ -73,6 +82,55 @@ SELECT current_setting('block_size')::int AS block_size,
          AS can_read_files,
        current_setting('server_version_num')::int AS version_num
 """
+
+# Who holds, or is queued for, a lock that blocks our AccessShareLock (what pg_prewarm, a scan and
+# pg_relation_size take; only AccessExclusiveLock conflicts with it: PostgreSQL, "Table-Level Locks").
+# Read after our statement was cancelled by lock_timeout, so our own pid no longer waits and
+# pg_blocking_pids(pg_backend_pid()) is empty: the lock table says who holds it; for a request queued
+# ahead of ours, pg_blocking_pids says whom it waits for. It reads pg_locks, pg_class and
+# pg_stat_activity, never the locked relation, and runs under DIAGNOSIS_SECONDS. No query text: another
+# session's statement may hold a secret.
+LOCK_HOLDERS_SQL = """
+SELECT format('%%I.%%I', n.nspname, c.relname) AS relation, l.mode, l.granted, l.pid, a.usename,
+       a.application_name, host(a.client_addr), a.state, date_trunc('second', a.xact_start)::text,
+       date_trunc('second', a.query_start)::text, pg_blocking_pids(l.pid)
+FROM pg_locks l
+JOIN pg_class c ON c.oid = l.relation
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock' AND l.pid <> pg_backend_pid()
+  AND l.database IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+  AND (%(oid)s::oid IS NULL OR l.relation = %(oid)s::oid)
+ORDER BY 1, l.granted DESC, l.pid
+LIMIT 10
+"""
+
+
+def session_options(bounds: SessionBounds) -> str:
+    """libpq ``options``: the session's defaults, so a ``RESET`` returns to them. ``statement_timeout`` and
+    ``lock_timeout`` (``engines.bounds``), and ``idle_in_transaction_session_timeout`` at the statement bound:
+    a session of ours left in an open transaction (its Lambda frozen or killed) ends, and releases the locks
+    it holds on the customer's relations. All three are settable by any role for its own session."""
+    return (f"-c statement_timeout={bounds.statement_ms} -c lock_timeout={bounds.lock_ms} "
+            f"-c idle_in_transaction_session_timeout={bounds.statement_ms}")
+
+
+def holders_words(rows: list[tuple]) -> str:
+    """``LOCK_HOLDERS_SQL``'s rows as words: per relation, each session holding or queued for the lock."""
+    by_relation: dict[str, list[str]] = {}
+    for relation, mode, granted, pid, user, app, client, state, xact_start, query_start, blocked_by in rows:
+        who = ", ".join(part for part in (
+            f"user {user}" if user else "", f"application {app!r}" if app else "",
+            f"client {client}" if client else "", state or "",
+            f"transaction started {xact_start}" if xact_start else "",
+            f"statement started {query_start}" if query_start else "") if part)
+        if granted:
+            how = f"held in {mode} by pid {pid}"
+        else:
+            waits = f", waiting for pid {', '.join(str(p) for p in blocked_by)}" if blocked_by else ""
+            how = f"pid {pid} queued for {mode} ahead of ours{waits}"
+        by_relation.setdefault(relation, []).append(how + (f" ({who})" if who else ""))
+    return "; ".join(f"{relation}: {', '.join(sessions)}" for relation, sessions in by_relation.items())
 
 
 @dataclass(frozen=True)
@@ -109,7 +167,7 @@ class PostgresEngine:
             raise ValueError(f"read_method must be one of {READ_METHODS}, prewarm_mode one of {PREWARM_MODES}")
         self._read_method, self._prewarm_mode = read_method, prewarm_mode
         self._spec = spec
-        self._timeout_ms = int(call_timeout_seconds * 1000) if call_timeout_seconds else 0
+        self.bounds = session_bounds(call_timeout_seconds)  # before connecting: a bad setting is one line
         self._create_extension = create_extension
         self._conns: dict[str, psycopg.Connection] = {}
         self._caps: dict[str, Capabilities] = {}
@@ -133,7 +191,9 @@ class PostgresEngine:
             conn = psycopg.connect(
                 host=self._spec.host, port=self._spec.port, dbname=database,
                 user=self._spec.user, password=self._spec.password,
-                connect_timeout=10, application_name="cutover-prep", autocommit=True, **params,
+                connect_timeout=10, application_name="cutover-prep", autocommit=True,
+                options=session_options(self.bounds),
+                **params,
             )
         except psycopg.Error as exc:
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -149,10 +209,33 @@ class PostgresEngine:
         conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
         conn.execute("SET default_transaction_read_only = on")
         conn.execute("SET max_parallel_workers_per_gather = 0")
-        if self._timeout_ms:
-            conn.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(self._timeout_ms)))
         self._conns[database] = conn
         return conn
+
+    def lock_wait(self, database: str, what: str, oid: int | None = None) -> LockWaitTimeout:
+        """``what`` waited ``lock_timeout`` for a lock (on relation ``oid``, or any of ``database``'s): the
+        error, naming the relation and the sessions that hold it, as the server says now."""
+        waited = f"waited {wait_words(self.bounds.lock_seconds)} for a lock (lock_timeout)"
+        try:
+            conn = self.connection(database)
+            with conn.transaction():
+                conn.execute(sql.SQL("SET LOCAL statement_timeout = {}").format(sql.Literal(DIAGNOSIS_SECONDS * 1000)))
+                rows = conn.execute(LOCK_HOLDERS_SQL, {"oid": oid}).fetchall()
+        except (psycopg.Error, DatabaseUnreachable) as exc:
+            return LockWaitTimeout(f"{what}: {waited}; who holds it could not be asked: "
+                                   f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
+        if not rows:
+            return LockWaitTimeout(f"{what}: {waited}; its holder released it before it could be named")
+        return LockWaitTimeout(f"{what}: {waited} on {holders_words(rows)}")
+
+    @contextmanager
+    def _waits_named(self, database: str, what: str, oid: int | None = None) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.errors.LockNotAvailable:
+            raise self.lock_wait(database, what, oid) from None
+        except psycopg.Error as exc:  # statement_timeout, a lost connection: named, retried if transient
+            raise _map_error(exc, what) from None
 
     def capabilities(self, database: str) -> Capabilities:
         if database not in self._caps:
@@ -222,7 +305,8 @@ class PostgresEngine:
                 out.append(census.database_object(name, size, "excluded by input", readable=True))
                 continue
             try:
-                rows = census.relation_rows(self.connection(name), with_shared=first)
+                with self._waits_named(name, f"taking the census of database {name}"):
+                    rows = census.relation_rows(self.connection(name), with_shared=first)
             except DatabaseUnreachable:  # dropped or closed to us since it was listed
                 out.append(census.database_object(name, size, "no privilege", readable=False))
                 continue
@@ -237,7 +321,9 @@ class PostgresEngine:
         segments: list[Segment] = []
         for i, database in enumerate(self.databases(options.databases)):
             caps = self.capabilities(database)
-            for row in census.relation_rows(self.connection(database), with_shared=i == 0):
+            with self._waits_named(database, f"discovering the relations of database {database}"):
+                rows = census.relation_rows(self.connection(database), with_shared=i == 0)
+            for row in rows:
                 schema, name, kind = census.segment_name(row)
                 if not census.schema_selected(schema, options):
                     continue
@@ -270,6 +356,8 @@ class PostgresEngine:
                 gone += missing
         except (TransientDatabaseError, PermanentReadError):
             raise
+        except psycopg.errors.LockNotAvailable:
+            raise self.lock_wait(database, f"reading {rng.segment_key}", loc.get("oid")) from None
         except psycopg.Error as exc:
             raise _map_error(exc, f"reading {rng.segment_key}") from None
         return ReadResult(blocks=blocks, bytes=blocks * caps.block_size, seconds=time.monotonic() - started,

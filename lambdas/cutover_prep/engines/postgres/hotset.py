@@ -69,6 +69,8 @@ def relations_of(conn: Any, database: str) -> list[RelationStats]:
 
 
 def run(spec: ConnectionSpec, options: HotsetOptions) -> Taken:
+    import psycopg
+
     from cutover_prep.engines.postgres.engine import PostgresEngine
 
     if options.awr:
@@ -84,7 +86,10 @@ def run(spec: ConnectionSpec, options: HotsetOptions) -> Taken:
             conn = engine.connection(database)
             reset, version = conn.execute(HOTSET_SINCE_SQL).fetchone()
             since.append(str(reset))
-            relations += relations_of(conn, database)
+            try:
+                relations += relations_of(conn, database)
+            except psycopg.errors.LockNotAvailable:  # pg_total_relation_size waited on a held lock
+                raise engine.lock_wait(database, f"reading the statistics of {database}") from None
             conn.rollback()
     finally:
         engine.close()

@@ -36,6 +36,8 @@ from cutover_prep.engines.preflight import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from cutover_prep.engines.base import ConnectionSpec, DiscoveryOptions
 
 SERVER_SQL = """
@@ -89,11 +91,19 @@ def run(spec: ConnectionSpec, ctx: Context) -> list[Check]:
             checks.append(Check(PRIVILEGE, "CONNECT", FAIL, "no database the run selects admits this user "
                                 f"({', '.join(ctx.databases) or 'all but the templates'})"))
         options = ctx.options()  # the run's selection: only what the run will read is checked (issue 32)
+
+        def waits_named(database: str, check: Callable[[], Any]) -> Any:
+            """A lock held past lock_timeout on a relation the check lists: the relation and its holder."""
+            try:
+                return check()
+            except psycopg.errors.LockNotAvailable:
+                raise engine.lock_wait(database, f"reading the catalogue of {database}") from None
+
         for database in databases[:ctx.max_databases]:
             checks += attempt(ctx, PRIVILEGE, f"{database}: privileges",
-                              lambda d=database: _privileges(engine, d, options), errors)
+                              lambda d=database: waits_named(d, lambda: _privileges(engine, d, options)), errors)
             checks += attempt(ctx, METHOD, f"{database}: read method",
-                              lambda d=database: _methods(engine, d, errors, options), errors)
+                              lambda d=database: waits_named(d, lambda: _methods(engine, d, errors, options)), errors)
         if len(databases) > ctx.max_databases:
             rest = databases[ctx.max_databases:]
             checks.append(Check(METHOD, "databases not sampled", INFO, f"{len(rest)} more, read by the same method "
