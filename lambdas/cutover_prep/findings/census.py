@@ -19,18 +19,38 @@ unread unless it was read after the growth.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
 WAIVER = "excluded by input"
 DATAFILE = "DATAFILE"  # the kind of a datafile in a census (engines with the datafile pass)
 FIELDS = ("key", "database", "schema", "name", "kind", "bytes", "size_known", "reason", "file")
+# the run's evidence (dal.store's JSON Lines objects, each row a census object, in key order)
+CENSUS_START, CENSUS_END, CENSUS_UNREAD = "census-start.jsonl", "census-end.jsonl", "census-unread.jsonl"
+# findings.json names at most this many unread objects (the largest un-waived first), and as many created and dropped
+# keys; the rest are counted, and every unread object is in census-unread.jsonl (issue 32)
+LISTED = 1000
 
 
 def census_json(objects: Iterable[Any]) -> list[dict[str, Any]]:
-    """The census as plan.json keeps it (``CensusObject`` as dicts)."""
-    return [asdict(o) for o in objects]
+    """The census as the run's evidence keeps it (``CensusObject`` as dicts), in key order: the order in which
+    ``census_section`` reads two censuses side by side without holding either."""
+    return sorted((asdict(o) for o in objects), key=lambda o: str(o["key"]))
+
+
+def census_ref(key: str, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """What plan.json and census-end.json keep of a census written to ``key`` (JSON Lines, ``census_json``'s order);
+    a plan written before issue 32 kept the list itself."""
+    return {"key": key, "objects": len(objects), "order": "key"}
+
+
+def census_rows(ref: list[dict[str, Any]] | dict[str, Any] | None, store: Any) -> Iterable[dict[str, Any]] | None:
+    """The census a plan or census-end.json names: streamed from its JSON Lines object, or the list an older run
+    kept in the document itself (None: no census)."""
+    if isinstance(ref, dict) and "key" in ref:
+        return store.json_lines(ref["key"])
+    return ref
 
 
 def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafiles: bool = False
@@ -58,29 +78,106 @@ def catch_up_reads(catch_up: list[dict[str, Any]] | None) -> dict[str, dict[str,
                        "failed": False} for c in catch_up or [] if c["status"] == "READ"}
 
 
-def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
-                   end: list[dict[str, Any]] | None = None,
+def _in_key_order(census: Iterable[dict[str, Any]] | None) -> Iterator[dict[str, Any]]:
+    """One object per key, in key order (of two with one key, the later, as a dict of the census would keep). A
+    list (a census an older run kept in its documents) is sorted here; a stream must come sorted (``census_json``)."""
+    if census is None:
+        return
+    rows = sorted(census, key=lambda o: str(o["key"])) if isinstance(census, list) else census
+    held: dict[str, Any] | None = None
+    for obj in rows:
+        if held is not None and str(obj["key"]) != str(held["key"]):
+            if str(obj["key"]) < str(held["key"]):
+                raise ValueError(f"census not in key order at {obj['key']!r}: written by census_json?")
+            yield held
+        held = obj
+    if held is not None:
+        yield held
+
+
+def _side_by_side(start: Iterable[dict[str, Any]], end: Iterable[dict[str, Any]] | None
+                  ) -> Iterator[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
+    """(start's object, end's object) per key, in key order, either None where that census has none: a merge of
+    two sorted streams, one object of each in memory. Without an end census: (object, object)."""
+    if end is None:
+        yield from ((o, o) for o in _in_key_order(start))
+        return
+    a, b = _in_key_order(start), _in_key_order(end)
+    x, y = next(a, None), next(b, None)
+    while x is not None or y is not None:
+        if y is None or (x is not None and str(x["key"]) < str(y["key"])):
+            yield x, None
+            x = next(a, None)
+        elif x is None or str(y["key"]) < str(x["key"]):
+            yield None, y
+            y = next(b, None)
+        else:
+            yield x, y
+            x, y = next(a, None), next(b, None)
+
+
+def _order(u: dict[str, Any]) -> tuple[Any, ...]:
+    return u["waived"], -u["unread_bytes"], str(u["database"]), str(u["key"])
+
+
+class _Largest:
+    """The first ``limit`` rows in ``_order`` of a stream, holding at most twice as many."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.rows = limit, []
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= 2 * self.limit:
+            self.rows = sorted(self.rows, key=_order)[:self.limit]
+
+    def first(self) -> list[dict[str, Any]]:
+        return sorted(self.rows, key=_order)[:self.limit]
+
+
+def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
+                   end: Iterable[dict[str, Any]] | None = None,
                    catch_up: list[dict[str, Any]] | None = None, *,
-                   datafile_pass_complete: bool = False) -> dict[str, Any]:
-    """``census``: the objects on the volume, what was read, and every unread object named with its bytes
-    and reason, grouped per database. ``reads`` is ``coverage.segment_reads`` of the run; ``catch_up`` what
-    the end census's catch-up pass read."""
+                   datafile_pass_complete: bool = False, listed: int = LISTED,
+                   unread_sink: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """``census``: the objects on the volume, what was read, and the unread objects named with their bytes and
+    reason, grouped per database. ``reads`` is ``coverage.segment_reads`` of the run; ``catch_up`` what the end
+    census's catch-up pass read.
+
+    The censuses are read once each, side by side in key order (``census_json`` writes them so; a list is sorted
+    here), so memory holds the reads, the databases and ``listed`` rows, never a census (issue 32). ``unread`` names
+    the first ``listed`` unread objects (un-waived first, largest first), ``unread_objects`` / ``waived_objects``
+    count them all, ``unread_more`` is what the list leaves out; ``unread_sink`` is given every unread object (in
+    key order), for the evidence. ``created`` and ``dropped`` keep the first ``listed`` keys / objects in key order,
+    ``created_objects`` and ``dropped_objects`` count them; ``unknown_size`` the first ``listed`` keys,
+    ``unknown_size_objects`` counts them."""
     if start is None:
         return {"taken": False}
     reads = {**reads, **catch_up_reads(catch_up)}
-    objects = {o["key"]: o for o in start}
+    largest = _Largest(listed)
     dropped: list[dict[str, Any]] = []
-    created: set[str] = set()
-    if end is not None:
-        now = {o["key"]: o for o in end}
-        dropped = [{f: objects[k].get(f) for f in FIELDS} for k in objects if k not in now]
-        created = {k for k in now if k not in objects}
-        objects = now
-    unread, by_db = [], {}
-    for key, obj in objects.items():
+    created: list[str] = []
+    unknown: list[str] = []
+    counts = {"objects": 0, "bytes": 0, "unread_objects": 0, "waived_objects": 0, "unread_bytes": 0,
+              "waived_bytes": 0, "created": 0, "dropped": 0, "unknown": 0}
+    by_db: dict[Any, dict[str, Any]] = {}
+    for before, obj in _side_by_side(start, end):
+        if obj is None:  # dropped while the run ran: out of the denominator
+            counts["dropped"] += 1
+            if len(dropped) < listed:
+                dropped.append({f: before.get(f) for f in FIELDS})
+            continue
+        key = obj["key"]
+        is_new = before is None
+        if is_new:
+            counts["created"] += 1
+            if len(created) < listed:
+                created.append(key)
         size = int(obj.get("bytes") or 0)
+        counts["objects"] += 1
+        counts["bytes"] += size
         missing, reason = _unread_of(obj, reads, datafile_pass_complete)
-        if reason and reason != WAIVER and key in created and key not in reads:  # the input's waiver holds
+        if reason and reason != WAIVER and is_new and key not in reads:  # the input's waiver holds
             reason = "created after the census"
         db = by_db.setdefault(obj.get("database"), {"database": obj.get("database"), "objects": 0, "bytes": 0,
                                                     "unread_objects": 0, "unread_bytes": 0, "waived_bytes": 0})
@@ -91,19 +188,32 @@ def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str
         waived = reason == WAIVER
         db["unread_objects"] += 1
         db["waived_bytes" if waived else "unread_bytes"] += missing
-        unread.append({**{k: obj.get(k) for k in FIELDS}, "bytes": size, "unread_bytes": missing,
-                       "size_known": obj.get("size_known", True), "reason": reason, "waived": waived})
-    unread.sort(key=lambda u: (u["waived"], -u["unread_bytes"], str(u["database"]), str(u["key"])))
-    counted = [u for u in unread if not u["waived"]]
+        counts["waived_objects" if waived else "unread_objects"] += 1
+        counts["waived_bytes" if waived else "unread_bytes"] += missing
+        row = {**{k: obj.get(k) for k in FIELDS}, "bytes": size, "unread_bytes": missing,
+               "size_known": obj.get("size_known", True), "reason": reason, "waived": waived}
+        if not waived and not row["size_known"]:
+            counts["unknown"] += 1
+            if len(unknown) < listed:
+                unknown.append(key)
+        largest.add(row)
+        if unread_sink is not None:
+            unread_sink(row)
+    unread = largest.first()
+    all_unread = counts["unread_objects"] + counts["waived_objects"]
     return {
         "taken": True, "end_census": end is not None,
-        "objects": len(objects), "bytes": sum(int(o.get("bytes") or 0) for o in objects.values()),
-        "unread_bytes": sum(u["unread_bytes"] for u in counted),
-        "waived_bytes": sum(u["unread_bytes"] for u in unread if u["waived"]),
-        "unknown_size": [u["key"] for u in counted if not u["size_known"]],
+        "objects": counts["objects"], "bytes": counts["bytes"],
+        "unread_bytes": counts["unread_bytes"],
+        "waived_bytes": counts["waived_bytes"],
+        "unknown_size": unknown, "unknown_size_objects": counts["unknown"],
         "by_database": sorted(by_db.values(), key=lambda d: (-d["unread_bytes"], -d["bytes"], str(d["database"]))),
-        "unread": unread,
-        "created": sorted(created),
-        "dropped": dropped,
+        "unread": unread, "unread_listed_at_most": listed,
+        "unread_objects": counts["unread_objects"], "waived_objects": counts["waived_objects"],
+        "unread_more": {"objects": all_unread - len(unread),
+                        "bytes": counts["unread_bytes"] + counts["waived_bytes"]
+                        - sum(u["unread_bytes"] for u in unread)},
+        "created": created, "created_objects": counts["created"],
+        "dropped": dropped, "dropped_objects": counts["dropped"],
         "catch_up": catch_up or [],
     }

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -112,8 +113,11 @@ def preflight_section(run_item: dict[str, Any], report: dict[str, Any] | None) -
 
 
 def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
-                   unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Pure: combine the plan, the unit items and the run item into the findings document."""
+                   unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None, *,
+                   unread_sink: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Pure: combine the plan, the unit items and the run item into the findings document. The plan's ``census``
+    and ``census_end`` are lists or streams in key order (``findings.census``); ``unread_sink`` is given every
+    unread object of the census."""
     status_of = {u["unit_id"]: unit_items.get(u["unit_id"], {}).get("status", UnitStatus.PENDING) for u in units}
     counts = {s: 0 for s in UnitStatus}
     for status in status_of.values():
@@ -186,5 +190,6 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
         "census": census_section(plan.get("census"), reads, plan.get("census_end"), plan.get("catch_up"),
-                                 datafile_pass_complete=bool((mode_fields.get("datafile_pass") or {}).get("complete"))),
+                                 datafile_pass_complete=bool((mode_fields.get("datafile_pass") or {}).get("complete")),
+                                 unread_sink=unread_sink),
     }

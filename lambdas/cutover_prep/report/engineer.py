@@ -256,8 +256,18 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
                  for d in _l(section.get("by_database")) if isinstance(d, dict)]
     dropped = [f"{d.get('database')}/{d.get('schema')}.{d.get('name')} ({d.get('kind')})"
                for d in _l(section.get("dropped")) if isinstance(d, dict)]
-    return {"line": line, "databases": databases, "rows": rows[:limit], "more": max(0, len(rows) - limit),
-            "dropped": dropped}
+    # findings.json lists the largest unread objects (findings.census.LISTED); the rest are counted, and every one
+    # is in the evidence object census-unread.jsonl (a census of before issue 32 listed them all in findings.json)
+    unlisted = _d(section.get("unread_more"))
+    more_bytes = sum(num(u.get("unread_bytes")) or 0 for u in _l(section.get("unread"))[limit:] if isinstance(u, dict))
+    more_bytes += num(unlisted.get("bytes")) or 0
+    evidence = section.get("unread_evidence")
+    where = (f"every unread object is in {str(evidence).rsplit('/', 1)[-1]}" if evidence
+             else "see findings.json (census.unread)")
+    return {"line": line, "databases": databases, "rows": rows[:limit],
+            "more": max(0, len(rows) - limit) + int(num(unlisted.get("objects")) or 0), "more_size": _mib(more_bytes),
+            "where": where, "dropped": dropped,
+            "dropped_more": max(0, int(num(section.get("dropped_objects")) or len(dropped)) - len(dropped))}
 
 
 def time_to_warm(findings: dict[str, Any]) -> list[tuple[str, str]]:

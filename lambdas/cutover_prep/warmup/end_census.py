@@ -7,8 +7,8 @@ blocks past what the plan read), chunk by chunk, each confirmed by the server as
 pass did not reach is named by the findings ("created after the census", "grew after the census");
 what was dropped since leaves the denominator (``findings.census``).
 
-Idempotent: ``census-end.json`` in the run's evidence is written once; a retried or restarted step
-returns what it says.
+Idempotent: ``census-end.json`` in the run's evidence is written once (after the census itself,
+``census-end.jsonl``); a retried or restarted step returns what it says.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, Extent, ReadRange
-from cutover_prep.findings.census import census_json
+from cutover_prep.findings.census import CENSUS_END, census_json, census_ref
 from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.models.steps import RunContext
 from cutover_prep.secret_binding import TagReader
@@ -139,5 +139,8 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     summary = {"taken": True, "objects": len(end), "caught_up": sum(c["status"] == "READ" for c in catch_up),
                "not_caught_up": sum(c["status"] != "READ" for c in catch_up),
                "bytes_caught_up": sum(c["bytes_read"] - c["planned_bytes"] for c in catch_up)}
-    store.put_json(key, {"taken_at": now_iso(), "census": end, "catch_up": catch_up, "summary": summary})
+    census_key = evidence_key(run_id, CENSUS_END)  # its own object, in parts, read as a stream (issue 32)
+    store.put_json_lines(census_key, end)
+    store.put_json(key, {"taken_at": now_iso(), "census": census_ref(census_key, end), "catch_up": catch_up,
+                         "summary": summary})
     return summary
