@@ -1,10 +1,11 @@
 """Benchmark: Finalize's peak memory (the OS's, ru_maxrss) and findings.json's size against the census's size.
 
 A synthetic run of N objects on the volume: every object a relation fork of 256 KiB on average (8 KiB to
-~1 MiB), 3 % the run may not read ("no privilege"), 2 % left out by the input ("excluded by input"), the
+~0.5 MiB), 3 % the run may not read ("no privilege"), 2 % left out by the input ("excluded by input"), the
 rest planned (so the plan holds N x 0.95 segments, as PostgreSQL plans every readable fork) in units of
-256 MiB; one unit in 20 FAILED, one in 20 never started; the end census dropped one object in 1,000,
-created one in 1,000 and grew one in 500, and the EndCensus step caught up on those. The run is made by
+256 MiB (``--planned-pct 1``: 1 % planned, the rest left out by the input, so that the census alone grows); one
+unit in 20 FAILED, one in 20 never started; the end census dropped one object in 1,000, created one in 1,000 and
+grew one in 500, and the EndCensus step caught up on those. The run is made by
 the code under test's own steps, Discover (``warmup.discovery.discover_and_plan``) and EndCensus
 (``warmup.end_census.take_end_census``) on a fake engine, so each version writes its own evidence format;
 then ``findings.finalize.finalize`` runs in a fresh interpreter per N, and that interpreter reports its own
@@ -144,8 +145,8 @@ class FakeEngine:
 
     read_only_guard = "session"
 
-    def __init__(self, n: int, *, end: bool = False) -> None:
-        self.n, self.end = n, end
+    def __init__(self, n: int, *, end: bool = False, planned_pct: int = 95) -> None:
+        self.n, self.end, self.planned_pct = n, end, planned_pct
 
     def _objects(self) -> list[tuple[Any, str | None]]:
         from cutover_prep.engines.base import Extent, Segment
@@ -161,7 +162,9 @@ class FakeEngine:
                           block_size=BS, extents=(Extent(0, 0, size // BS),),
                           locator={"database": f"db{i % 20}", "oid": 16384 + i, "fork": kind.split(".")[1]},
                           database=f"db{i % 20}")
-            reason = "no privilege" if i % 100 < 3 else "excluded by input" if i % 100 < 5 else None
+            m = i % 100
+            reason = ("no privilege" if m < 3 else "excluded by input" if m < 5 or m >= 5 + self.planned_pct
+                      else None)
             out.append((seg, reason))
         return out
 
@@ -193,7 +196,7 @@ def _secret(_arn: str) -> str:
     return '{"username": "u", "password": "p", "dbInstanceIdentifier": "db1"}'
 
 
-def setup(n: int, root: Path) -> dict[str, Any]:
+def setup(n: int, root: Path, planned_pct: int = 95) -> dict[str, Any]:
     """Discover, EndCensus and the units' items of a run of ``n`` objects, by the code on ``sys.path``."""
     import boto3
     from moto import mock_aws
@@ -218,10 +221,11 @@ def setup(n: int, root: Path) -> dict[str, Any]:
         state = {**config, "started_at": "2026-11-27T00:00:00+00:00", "instance": {"address": "db.example.com"}}
         store.start_run(state)
         run = RunState.model_validate(json.loads(json.dumps(state, default=str)))
-        out = discover_and_plan(run, store=store, read_secret=_secret, open_engine=lambda spec, w: FakeEngine(n))
+        out = discover_and_plan(run, store=store, read_secret=_secret,
+                                open_engine=lambda spec, w: FakeEngine(n, planned_pct=planned_pct))
         context = RunContext.model_validate(out["context"])
         take_end_census(context, store=store, read_secret=_secret,
-                        open_engine=lambda spec, w: FakeEngine(n, end=True))
+                        open_engine=lambda spec, w: FakeEngine(n, end=True, planned_pct=planned_pct))
         units = store.get_json(evidence_key(RUN_ID, "units.json"))
         for i, unit in enumerate(units):  # one in 20 failed, one in 20 never started, the rest done
             if i % 20 == 19:
@@ -248,19 +252,21 @@ def measure(root: Path) -> dict[str, Any]:
 
     floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     store = Store(dynamodb=FileDynamo(root / "ddb.json"), s3=FileS3(root / "s3"), table=TABLE, bucket=BUCKET)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     out = finalize(RUN_ID, store=store)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     findings = root / "s3" / evidence_key(RUN_ID, "findings.json")
     evidence = {p.name: p.stat().st_size for p in (root / "s3" / "runs" / RUN_ID).iterdir() if p.is_file()}
     return {"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "floor_rss_mib": floor / 1024,
-            "findings_bytes": findings.stat().st_size, "seconds": round(seconds, 1), "verdict": out["verdict"],
+            "findings_bytes": findings.stat().st_size, "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
+            "verdict": out["verdict"],
             "evidence": evidence}
 
 
-def _child(code: str, what: str, n: int, root: Path) -> dict[str, Any]:
+def _child(code: str, what: str, n: int, root: Path, planned_pct: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(code).resolve()), str(Path(__file__).parent)])}
-    proc = subprocess.run([sys.executable, __file__, "--child", what, "--n", str(n), "--root", str(root)],
+    proc = subprocess.run([sys.executable, __file__, "--child", what, "--n", str(n), "--root", str(root),
+                           "--planned-pct", str(planned_pct)],
                           env=env, capture_output=True, text=True, check=False)
     if proc.returncode:
         raise SystemExit(f"{what} N={n} with {code} failed:\n{proc.stderr[-3000:]}")
@@ -274,9 +280,12 @@ def main() -> None:
     parser.add_argument("--child", choices=("setup", "measure"))
     parser.add_argument("--n", type=int)
     parser.add_argument("--root", type=Path)
+    parser.add_argument("--planned-pct", type=int, default=95,
+                        help="objects planned, in %% (95: the whole volume selected; 1: one database of 100 selected, "
+                             "the rest excluded by input, the census alone grows)")
     args = parser.parse_args()
     if args.child:
-        result = setup(args.n, args.root) if args.child == "setup" else measure(args.root)
+        result = setup(args.n, args.root, args.planned_pct) if args.child == "setup" else measure(args.root)
         print(json.dumps(result))
         return
     rows: dict[tuple[str, int], dict[str, Any]] = {}
@@ -284,14 +293,15 @@ def main() -> None:
         for code in args.code:
             root = Path(tempfile.mkdtemp(prefix=f"fmem-{n}-"))
             try:
-                made = _child(code, "setup", n, root)
-                got = _child(code, "measure", n, root)
+                made = _child(code, "setup", n, root, args.planned_pct)
+                got = _child(code, "measure", n, root, args.planned_pct)
             finally:
                 shutil.rmtree(root, ignore_errors=True)
             rows[(code, n)] = {**made, **got}
             print(f"N={n:>9,} {code}: peak {got['peak_rss_mib']:.0f} MiB (imports {got['floor_rss_mib']:.0f}), "
                   f"findings.json {got['findings_bytes'] / MIB:.1f} MiB, plan.json {made['plan_json_bytes'] / MIB:.1f}"
-                  f" MiB, {made['units']} units, {got['seconds']} s, {got['verdict']}; evidence "
+                  f" MiB, {made['units']} units, {got['seconds']} s ({got.get('cpu_seconds')} s CPU), {got['verdict']}"
+                  "; evidence "
                   + ", ".join(f"{k} {v / MIB:.1f}" for k, v in sorted(got["evidence"].items()) if v > MIB), flush=True)
     if len(args.code) == 2:
         before, after = args.code

@@ -37,12 +37,13 @@ MIB = 2**20
 BS = 8192
 
 
-# ---- the judge: census_section as it was at b9e5140 (before issue 32), verbatim ------------------------------
+# ---- the judge: census_section as it was at b9e5140 (before issue 32), verbatim but its name; its helpers
+# (_unread_of, catch_up_reads, FIELDS, WAIVER) are unchanged since ------------------------------------------------
 
 def old_census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
-                   end: list[dict[str, Any]] | None = None,
-                   catch_up: list[dict[str, Any]] | None = None, *,
-                   datafile_pass_complete: bool = False) -> dict[str, Any]:
+                       end: list[dict[str, Any]] | None = None,
+                       catch_up: list[dict[str, Any]] | None = None, *,
+                       datafile_pass_complete: bool = False) -> dict[str, Any]:
     """``census``: the objects on the volume, what was read, and every unread object named with its bytes
     and reason, grouped per database. ``reads`` is ``coverage.segment_reads`` of the run; ``catch_up`` what
     the end census's catch-up pass read."""
