@@ -282,19 +282,21 @@ def _unread_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     if not census.get("taken"):
         return [{**_reason("UNREAD_OBJECTS", True, "no census of the volume on this run (the engine takes none): "
                            "coverage is judged against the plan only"), "judged": False}]
-    counted = [u for u in census.get("unread") or [] if not u.get("waived")]
+    counted = [u for u in census.get("unread") or [] if not u.get("waived")]  # the largest, at most census.LISTED
+    how_many = int(census.get("unread_objects", len(counted)))  # all of them (a census before issue 32: the list)
     unread, unknown = int(census.get("unread_bytes") or 0), census.get("unknown_size") or []
+    unknown_count = int(census.get("unknown_size_objects", len(unknown)))
     waived = int(census.get("waived_bytes") or 0)
     waiver = f"; {_mib(waived)} excluded by input (waived)" if waived else ""
-    if unread <= t.max_unread_bytes and not unknown:
+    if unread <= t.max_unread_bytes and not unknown_count:
         return [_reason("UNREAD_OBJECTS", True, f"every object on the volume was read ({census.get('objects')} "
-                        f"objects, {_mib(int(census.get('bytes') or 0))}){waiver}" if not counted else
+                        f"objects, {_mib(int(census.get('bytes') or 0))}){waiver}" if not how_many else
                         f"{_mib(unread)} unread, within verdict.max_unread_bytes {t.max_unread_bytes}{waiver}")]
     named = ", ".join(f"{u['key']} {_mib(u['unread_bytes']) if u.get('size_known', True) else 'size unknown'} "
                       f"({u['reason']})" for u in counted[:3])
-    more = f" and {len(counted) - 3} more" if len(counted) > 3 else ""
-    return [_reason("UNREAD_OBJECTS", False, f"{len(counted)} objects on the volume not read: {_mib(unread)}"
-                    f"{f' and {len(unknown)} of unknown size' if unknown else ''} (limit "
+    more = f" and {how_many - 3} more" if how_many > 3 else ""
+    return [_reason("UNREAD_OBJECTS", False, f"{how_many} objects on the volume not read: {_mib(unread)}"
+                    f"{f' and {unknown_count} of unknown size' if unknown_count else ''} (limit "
                     f"verdict.max_unread_bytes {t.max_unread_bytes}): {named}{more}{waiver}; read them, or exclude "
                     "them by warmup.databases / include_schemas / exclude_schemas (a waiver), or raise the limit")]
 

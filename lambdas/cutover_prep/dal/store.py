@@ -26,13 +26,16 @@ Progress is committed per chunk in one transaction that moves the unit's cursor
 retried) and adds the same bytes to the run's counters, which is what a progress bar
 reads while the run is going.
 
-S3: ``runs/<run_id>/plan.json``, ``units.json`` (the Map's items), ``findings.json``.
+S3: ``runs/<run_id>/plan.json``, ``units.json`` (the Map's items), ``findings.json``; the censuses of the volume
+and the unread objects as JSON Lines (``census-start.jsonl``, ``census-end.jsonl``, ``census-unread.jsonl``), each
+written in parts and read as a stream (``JsonLinesWriter``, ``Store.json_lines``), so that no step holds a whole
+census in memory to write or read it (issue 32).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from enum import Enum
@@ -52,6 +55,11 @@ SCRATCH_PREFIX = "SCRATCH#"
 WARMUP_CONTROL_SK = "WARMUP#CONTROL"
 STORAGE_SAMPLE_PREFIX = "RDSINIT#"
 STORAGE_CLAIM_SK = "RDSINIT-CLAIM"  # not under the prefix: never read as a sample
+
+# S3 takes a multipart upload's parts at 5 MiB at least, the last one excepted
+# (https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html): a JSON Lines object is sent 8 MiB at a time
+JSON_LINES_PART_BYTES = 8 * 2**20
+JSON_LINES_READ_BYTES = 2**20
 
 _ser = TypeSerializer()
 _deser = TypeDeserializer()
@@ -406,6 +414,31 @@ class Store:
     def get_json(self, key: str) -> Any:
         return json.loads(self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read())
 
+    def json_lines_writer(self, key: str) -> JsonLinesWriter:
+        """A JSON Lines object written row by row, in parts (``with store.json_lines_writer(key) as w: w.write(r)``)."""
+        return JsonLinesWriter(self.s3, self.bucket, key)
+
+    def put_json_lines(self, key: str, rows: Iterable[Any]) -> int:
+        """Write ``rows`` as one JSON Lines object, in parts; the number of rows."""
+        with self.json_lines_writer(key) as writer:
+            for row in rows:
+                writer.write(row)
+        return writer.rows
+
+    def json_lines(self, key: str) -> Iterator[Any]:
+        """The rows of a JSON Lines object, read as a stream (one read buffer and one row in memory)."""
+        body = self.s3.get_object(Bucket=self.bucket, Key=key)["Body"]
+        rest = b""
+        try:
+            while chunk := body.read(JSON_LINES_READ_BYTES):
+                lines = (rest + chunk).split(b"\n")
+                rest = lines.pop()
+                yield from (json.loads(line) for line in lines if line)
+            if rest.strip():
+                yield json.loads(rest)
+        finally:
+            body.close()
+
     def exists(self, key: str) -> bool:
         try:
             self.s3.head_object(Bucket=self.bucket, Key=key)
@@ -418,3 +451,49 @@ class Store:
     @staticmethod
     def _key(run_id: str, sk: str) -> dict[str, Any]:
         return {"pk": _dyn(run_pk(run_id)), "sk": _dyn(sk)}
+
+
+class JsonLinesWriter:
+    """One S3 object of JSON Lines written in parts: up to ``JSON_LINES_PART_BYTES`` held at a time, sent as a part
+    of a multipart upload (one plain PutObject when the whole is smaller); aborted if the writing fails, so no
+    part is left behind. ``json.dumps`` escapes every line break inside a value, so a row is one line."""
+
+    def __init__(self, s3: Any, bucket: str, key: str, part_bytes: int = JSON_LINES_PART_BYTES) -> None:
+        self.s3, self.bucket, self.key, self.part_bytes = s3, bucket, key, part_bytes
+        self.rows = 0
+        self._buffer = bytearray()
+        self._upload: str | None = None
+        self._parts: list[dict[str, Any]] = []
+
+    def __enter__(self) -> JsonLinesWriter:
+        return self
+
+    def write(self, row: Any) -> None:
+        self._buffer += json.dumps(row, default=str).encode() + b"\n"
+        self.rows += 1
+        if len(self._buffer) >= self.part_bytes:
+            self._send_part()
+
+    def _send_part(self) -> None:
+        if self._upload is None:
+            self._upload = self.s3.create_multipart_upload(Bucket=self.bucket, Key=self.key,
+                                                           ContentType="application/x-ndjson")["UploadId"]
+        number = len(self._parts) + 1
+        etag = self.s3.upload_part(Bucket=self.bucket, Key=self.key, UploadId=self._upload, PartNumber=number,
+                                   Body=bytes(self._buffer))["ETag"]
+        self._parts.append({"ETag": etag, "PartNumber": number})
+        self._buffer.clear()
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            if self._upload is not None:
+                self.s3.abort_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self._upload)
+            return
+        if self._upload is None:
+            self.s3.put_object(Bucket=self.bucket, Key=self.key, ContentType="application/x-ndjson",
+                               Body=bytes(self._buffer))
+            return
+        if self._buffer:
+            self._send_part()
+        self.s3.complete_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self._upload,
+                                          MultipartUpload={"Parts": self._parts})

@@ -24,18 +24,38 @@ census they leave the start census's size.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
 WAIVER = "excluded by input"
 DATAFILE = "DATAFILE"  # the kind of a datafile in a census (engines with the datafile pass)
 FIELDS = ("key", "database", "schema", "name", "kind", "bytes", "size_known", "reason", "file")
+# the run's evidence (dal.store's JSON Lines objects, each row a census object, in key order)
+CENSUS_START, CENSUS_END, CENSUS_UNREAD = "census-start.jsonl", "census-end.jsonl", "census-unread.jsonl"
+# findings.json names at most this many unread objects (the largest un-waived first), and as many created and dropped
+# keys; the rest are counted, and every unread object is in census-unread.jsonl (issue 32)
+LISTED = 1000
 
 
 def census_json(objects: Iterable[Any]) -> list[dict[str, Any]]:
-    """The census as plan.json keeps it (``CensusObject`` as dicts)."""
-    return [asdict(o) for o in objects]
+    """The census as the run's evidence keeps it (``CensusObject`` as dicts), in key order: the order in which
+    ``census_section`` reads two censuses side by side without holding either."""
+    return sorted((asdict(o) for o in objects), key=lambda o: str(o["key"]))
+
+
+def census_ref(key: str, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """What plan.json and census-end.json keep of a census written to ``key`` (JSON Lines, ``census_json``'s order);
+    a plan written before issue 32 kept the list itself."""
+    return {"key": key, "objects": len(objects), "order": "key"}
+
+
+def census_rows(ref: list[dict[str, Any]] | dict[str, Any] | None, store: Any) -> Iterable[dict[str, Any]] | None:
+    """The census a plan or census-end.json names: streamed from its JSON Lines object, or the list an older run
+    kept in the document itself (None: no census)."""
+    if isinstance(ref, dict) and "key" in ref:
+        return store.json_lines(ref["key"])
+    return ref
 
 
 def gone_bytes(obj: dict[str, Any], reads: dict[str, dict[str, Any]], end_census: bool) -> int:
@@ -63,46 +83,132 @@ def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafil
     return size, "not in the plan"
 
 
-def recreated(start: Iterable[dict[str, Any]], end: Iterable[dict[str, Any]]) -> set[str]:
-    """Keys both censuses hold for objects of different engine identities (``CensusObject.identity``: dropped and
-    created again under the same names, or rewritten): a new object, whose blocks the warm-up did not read."""
-    before = {o["key"]: o.get("identity") for o in start}
-    return {o["key"] for o in end
-            if o.get("identity") and before.get(o["key"]) and before[o["key"]] != o["identity"]}
-
-
 def catch_up_reads(catch_up: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
     """What the end census's catch-up pass read (``warmup.end_census``), as ``coverage.segment_reads`` says it."""
     return {c["key"]: {"planned": int(c["bytes"]), "read": int(c["bytes_read"]), "done": c["status"] == "READ",
                        "failed": False} for c in catch_up or [] if c["status"] == "READ"}
 
 
-def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
-                   end: list[dict[str, Any]] | None = None,
+def _in_key_order(census: Iterable[dict[str, Any]] | None) -> Iterator[dict[str, Any]]:
+    """One object per key, in key order (of two with one key, the later, as a dict of the census would keep). A
+    list (a census an older run kept in its documents) is sorted here; a stream must come sorted (``census_json``)."""
+    if census is None:
+        return
+    rows = sorted(census, key=lambda o: str(o["key"])) if isinstance(census, list) else census
+    held: dict[str, Any] | None = None
+    for obj in rows:
+        if held is not None and str(obj["key"]) != str(held["key"]):
+            if str(obj["key"]) < str(held["key"]):
+                raise ValueError(f"census not in key order at {obj['key']!r}: written by census_json?")
+            yield held
+        held = obj
+    if held is not None:
+        yield held
+
+
+def _side_by_side(start: Iterable[dict[str, Any]], end: Iterable[dict[str, Any]] | None
+                  ) -> Iterator[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
+    """(start's object, end's object) per key, in key order, either None where that census has none: a merge of
+    two sorted streams, one object of each in memory. Without an end census: (object, object)."""
+    if end is None:
+        yield from ((o, o) for o in _in_key_order(start))
+        return
+    a, b = _in_key_order(start), _in_key_order(end)
+    x, y = next(a, None), next(b, None)
+    while x is not None or y is not None:
+        if y is None or (x is not None and str(x["key"]) < str(y["key"])):
+            yield x, None
+            x = next(a, None)
+        elif x is None or str(y["key"]) < str(x["key"]):
+            yield None, y
+            y = next(b, None)
+        else:
+            yield x, y
+            x, y = next(a, None), next(b, None)
+
+
+def _identity_changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> bool:
+    """Both censuses hold the key, for objects of different engine identities (``CensusObject.identity``)."""
+    return bool(before and after and before.get("identity") and after.get("identity")
+                and before["identity"] != after["identity"])
+
+
+def recreated(start: Iterable[dict[str, Any]] | None, end: Iterable[dict[str, Any]]) -> set[str]:
+    """Keys both censuses hold for objects of different engine identities (dropped and created again under the same
+    names, or rewritten): a new object, whose blocks the warm-up did not read. Read side by side (key order)."""
+    return {after["key"] for before, after in _side_by_side(start or [], end) if _identity_changed(before, after)}
+
+
+def _order(u: dict[str, Any]) -> tuple[Any, ...]:
+    return u["waived"], -u["unread_bytes"], str(u["database"]), str(u["key"])
+
+
+class _Largest:
+    """The first ``limit`` rows in ``_order`` of a stream, holding at most twice as many."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.rows = limit, []
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= 2 * self.limit:
+            self.rows = sorted(self.rows, key=_order)[:self.limit]
+
+    def first(self) -> list[dict[str, Any]]:
+        return sorted(self.rows, key=_order)[:self.limit]
+
+
+def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
+                   end: Iterable[dict[str, Any]] | None = None,
                    catch_up: list[dict[str, Any]] | None = None, *,
-                   datafile_pass_complete: bool = False, end_failure: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``census``: the objects on the volume, what was read, and every unread object named with its bytes
-    and reason, grouped per database. ``reads`` is ``coverage.segment_reads`` of the run; ``catch_up`` what
-    the end census's catch-up pass read; ``end_failure`` why the end census did not run (its step's error),
-    kept only when there is no end census (the verdict's END_CENSUS names it)."""
+                   datafile_pass_complete: bool = False, listed: int = LISTED,
+                   unread_sink: Callable[[dict[str, Any]], None] | None = None,
+                   end_failure: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``census``: the objects on the volume, what was read, and the unread objects named with their bytes and
+    reason, grouped per database. ``reads`` is ``coverage.segment_reads`` of the run; ``catch_up`` what the end
+    census's catch-up pass read; ``end_failure`` why the end census did not run (its step's error), kept only
+    when there is no end census (the verdict's END_CENSUS names it).
+
+    The censuses are read once each, side by side in key order (``census_json`` writes them so; a list is sorted
+    here), so memory holds the reads, the databases and ``listed`` rows, never a census (issue 32). ``unread`` names
+    the first ``listed`` unread objects (un-waived first, largest first), ``unread_objects`` / ``waived_objects``
+    count them all, ``unread_more`` is what the list leaves out; ``unread_sink`` is given every unread object (in
+    key order), for the evidence. ``created`` and ``dropped`` keep the first ``listed`` keys / objects in key order,
+    ``created_objects`` and ``dropped_objects`` count them; ``unknown_size`` the first ``listed`` keys,
+    ``unknown_size_objects`` counts them."""
     if start is None:
         return {"taken": False}
-    objects = {o["key"]: o for o in start}
+    caught = catch_up_reads(catch_up)
+    after_recreation = caught  # a recreated object: only the catch-up pass read it, the plan read the old one
+    reads = {**reads, **caught}
+    with_end = end is not None
+    largest = _Largest(listed)
     dropped: list[dict[str, Any]] = []
-    created: set[str] = set()
-    if end is not None:
-        now = {o["key"]: o for o in end}
-        again = recreated(start, end)  # the warm-up read the object that was there before: not this one
-        dropped = [{f: objects[k].get(f) for f in FIELDS} for k in objects if k not in now or k in again]
-        created = {k for k in now if k not in objects} | again
-        reads = {k: r for k, r in reads.items() if k not in again}
-        objects = now
-    reads = {**reads, **catch_up_reads(catch_up)}
-    unread, by_db = [], {}
-    for key, obj in objects.items():
-        size = int(obj.get("bytes") or 0) - gone_bytes(obj, reads, end is not None)
-        missing, reason = _unread_of(obj, reads, datafile_pass_complete, end is not None)
-        if reason and reason != WAIVER and key in created and key not in reads:  # the input's waiver holds
+    created: list[str] = []
+    unknown: list[str] = []
+    counts = {"objects": 0, "bytes": 0, "unread_objects": 0, "waived_objects": 0, "unread_bytes": 0,
+              "waived_bytes": 0, "created": 0, "dropped": 0, "unknown": 0}
+    by_db: dict[Any, dict[str, Any]] = {}
+    for before, obj in _side_by_side(start, end):
+        again = with_end and _identity_changed(before, obj)
+        if obj is None or again:  # dropped (or dropped and created again) while the run ran: out of the denominator
+            counts["dropped"] += 1
+            if len(dropped) < listed:
+                dropped.append({f: before.get(f) for f in FIELDS})
+            if obj is None:
+                continue
+        key = obj["key"]
+        is_new = before is None or again
+        known = after_recreation if again else reads
+        if is_new:
+            counts["created"] += 1
+            if len(created) < listed:
+                created.append(key)
+        size = int(obj.get("bytes") or 0) - gone_bytes(obj, known, with_end)
+        counts["objects"] += 1
+        counts["bytes"] += size
+        missing, reason = _unread_of(obj, known, datafile_pass_complete, with_end)
+        if reason and reason != WAIVER and is_new and key not in known:  # the input's waiver holds
             reason = "created after the census"
         db = by_db.setdefault(obj.get("database"), {"database": obj.get("database"), "objects": 0, "bytes": 0,
                                                     "unread_objects": 0, "unread_bytes": 0, "waived_bytes": 0})
@@ -113,21 +219,33 @@ def census_section(start: list[dict[str, Any]] | None, reads: dict[str, dict[str
         waived = reason == WAIVER
         db["unread_objects"] += 1
         db["waived_bytes" if waived else "unread_bytes"] += missing
-        unread.append({**{k: obj.get(k) for k in FIELDS}, "bytes": size, "unread_bytes": missing,
-                       "size_known": obj.get("size_known", True), "reason": reason, "waived": waived})
-    unread.sort(key=lambda u: (u["waived"], -u["unread_bytes"], str(u["database"]), str(u["key"])))
-    counted = [u for u in unread if not u["waived"]]
+        counts["waived_objects" if waived else "unread_objects"] += 1
+        counts["waived_bytes" if waived else "unread_bytes"] += missing
+        row = {**{k: obj.get(k) for k in FIELDS}, "bytes": size, "unread_bytes": missing,
+               "size_known": obj.get("size_known", True), "reason": reason, "waived": waived}
+        if not waived and not row["size_known"]:
+            counts["unknown"] += 1
+            if len(unknown) < listed:
+                unknown.append(key)
+        largest.add(row)
+        if unread_sink is not None:
+            unread_sink(row)
+    unread = largest.first()
+    all_unread = counts["unread_objects"] + counts["waived_objects"]
     return {
-        "taken": True, "end_census": end is not None,
-        **({"end_census_failure": end_failure} if end is None and end_failure else {}),
-        "objects": len(objects),
-        "bytes": sum(int(o.get("bytes") or 0) - gone_bytes(o, reads, end is not None) for o in objects.values()),
-        "unread_bytes": sum(u["unread_bytes"] for u in counted),
-        "waived_bytes": sum(u["unread_bytes"] for u in unread if u["waived"]),
-        "unknown_size": [u["key"] for u in counted if not u["size_known"]],
+        "taken": True, "end_census": with_end,
+        **({"end_census_failure": end_failure} if not with_end and end_failure else {}),
+        "objects": counts["objects"], "bytes": counts["bytes"],
+        "unread_bytes": counts["unread_bytes"],
+        "waived_bytes": counts["waived_bytes"],
+        "unknown_size": unknown, "unknown_size_objects": counts["unknown"],
         "by_database": sorted(by_db.values(), key=lambda d: (-d["unread_bytes"], -d["bytes"], str(d["database"]))),
-        "unread": unread,
-        "created": sorted(created),
-        "dropped": dropped,
+        "unread": unread, "unread_listed_at_most": listed,
+        "unread_objects": counts["unread_objects"], "waived_objects": counts["waived_objects"],
+        "unread_more": {"objects": all_unread - len(unread),
+                        "bytes": counts["unread_bytes"] + counts["waived_bytes"]
+                        - sum(u["unread_bytes"] for u in unread)},
+        "created": created, "created_objects": counts["created"],
+        "dropped": dropped, "dropped_objects": counts["dropped"],
         "catch_up": catch_up or [],
     }

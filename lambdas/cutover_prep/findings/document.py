@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -125,8 +126,11 @@ def truncated_section(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
-                   unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Pure: combine the plan, the unit items and the run item into the findings document."""
+                   unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None, *,
+                   unread_sink: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Pure: combine the plan, the unit items and the run item into the findings document. The plan's ``census``
+    and ``census_end`` are lists or streams in key order (``findings.census``); ``unread_sink`` is given every
+    unread object of the census."""
     status_of = {u["unit_id"]: unit_items.get(u["unit_id"], {}).get("status", UnitStatus.PENDING) for u in units}
     counts = {s: 0 for s in UnitStatus}
     for status in status_of.values():
@@ -209,5 +213,6 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
         "census": census_section(plan.get("census"), reads, plan.get("census_end"), plan.get("catch_up"),
                                  datafile_pass_complete=bool((mode_fields.get("datafile_pass") or {}).get("complete")),
-                                 end_failure=plan.get("census_end_failure")),
+                                 end_failure=plan.get("census_end_failure"),
+                                 unread_sink=unread_sink),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from cutover_prep.benchmark.scratch import scratch_summary
@@ -15,6 +16,7 @@ from cutover_prep.dal.store import (
     recorded_thresholds,
 )
 from cutover_prep.estimate.run import estimate_section
+from cutover_prep.findings.census import CENSUS_UNREAD, census_rows
 from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
 from cutover_prep.findings.eta import REPLAY_EVIDENCE, eta_findings, replay_record
@@ -36,10 +38,12 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         sample_storage_progress(run_id, run_item["target"]["db_instance_identifier"], rds=rds, store=store,
                                 step="Finalize")
     plan = store.get_json(evidence_key(run_id, "plan.json"))
+    # the censuses as streams from their own objects (a run planned before issue 32 kept them in these documents)
+    plan["census"] = census_rows(plan.get("census"), store)
     end_key = evidence_key(run_id, END_CENSUS)
     if store.exists(end_key):  # the end census and its catch-up pass (warmup/end_census.py)
         end = store.get_json(end_key)
-        plan = {**plan, "census_end": end.get("census"), "catch_up": end.get("catch_up")}
+        plan = {**plan, "census_end": census_rows(end.get("census"), store), "catch_up": end.get("catch_up")}
         if end.get("census") is None and end.get("error"):  # its census hit a transient error past its retries
             plan["census_end_failure"] = end["error"]
     elif run_item.get("end_census_error"):  # its Catch recorded why it did not run (record_end_census_failure)
@@ -52,7 +56,12 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     benchmark = benchmark_section(
         run_item, store.get_json(analysis_key) if store.exists(analysis_key) else None,
         point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
-    findings = build_findings(run_item, plan, units, unit_items, benchmark)
+    unread_key = evidence_key(run_id, CENSUS_UNREAD)  # every unread object; findings.json names the largest
+    with store.json_lines_writer(unread_key) if plan["census"] is not None else nullcontext() as unread:
+        findings = build_findings(run_item, plan, units, unit_items, benchmark,
+                                  unread_sink=unread.write if unread is not None else None)
+    if findings["census"].get("taken"):
+        findings["census"]["unread_evidence"] = unread_key
     findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
     findings["warmup"].update(eta_findings(unit_items, findings["bytes"]["planned"], findings["bytes"]["read"],
                                            units=units, estimate=run_item.get("estimate")))  # eta_samples, eta

@@ -247,9 +247,10 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
     if not section.get("taken"):
         return None
     waived = num(section.get("waived_bytes")) or 0
+    unknown = int(num(section.get("unknown_size_objects")) or len(_l(section.get("unknown_size"))))
     line = (f"{fmt_number(num(section.get('objects')) or 0)} objects, {_mib(section.get('bytes'))} on the volume; "
             f"not read: {_mib(section.get('unread_bytes'))}"
-            + (f" and {len(_l(section.get('unknown_size')))} of unknown size" if section.get("unknown_size") else "")
+            + (f" and {unknown} of unknown size" if section.get("unknown_size") else "")
             + (f"; excluded by input (waived): {_mib(waived)}" if waived else "")
             + ("" if section.get("end_census") else " (census taken at the start only" + _end_failure(section) + ")"))
     rows = []
@@ -266,11 +267,20 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
     dropped = [f"{d.get('database')}/{_object_name(d)} ({d.get('kind')})"
                for d in _l(section.get("dropped")) if isinstance(d, dict)]
     # blocks planned that no longer existed when read (findings ``truncated``): out of the denominator, not read
-    truncated = [f"{t.get('database')}/{t.get('schema')}.{t.get('name')} ({t.get('kind')}): "
-                 f"{_mib(t.get('bytes_gone'))} {t.get('reason')}"
-                 for t in _l(findings.get("truncated")) if isinstance(t, dict)]
-    return {"line": line, "databases": databases, "rows": rows[:limit], "more": max(0, len(rows) - limit),
-            "dropped": dropped, "truncated": truncated}
+    truncated = [f"{t.get('database')}/{_object_name(t)} ({t.get('kind')}): "
+                 f"{_mib(t.get('bytes_gone'))} {t.get('reason')}" for t in _l(findings.get("truncated")) if isinstance(t, dict)]
+    # findings.json lists the largest unread objects (findings.census.LISTED); the rest are counted, and every one
+    # is in the evidence object census-unread.jsonl (a census of before issue 32 listed them all in findings.json)
+    unlisted = _d(section.get("unread_more"))
+    more_bytes = sum(num(u.get("unread_bytes")) or 0 for u in _l(section.get("unread"))[limit:] if isinstance(u, dict))
+    more_bytes += num(unlisted.get("bytes")) or 0
+    evidence = section.get("unread_evidence")
+    where = (f"every unread object is in {str(evidence).rsplit('/', 1)[-1]}" if evidence
+             else "see findings.json (census.unread)")
+    return {"line": line, "databases": databases, "rows": rows[:limit],
+            "more": max(0, len(rows) - limit) + int(num(unlisted.get("objects")) or 0), "more_size": _mib(more_bytes),
+            "where": where, "dropped": dropped, "truncated": truncated,
+            "dropped_more": max(0, int(num(section.get("dropped_objects")) or len(dropped)) - len(dropped))}
 
 
 def _object_name(obj: dict[str, Any]) -> str:

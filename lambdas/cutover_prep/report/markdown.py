@@ -56,9 +56,11 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
                       *[f"- {_md(r['name'])} ({_md(r['database'])}, {_md(r['kind'])}, {r['size']}): {_md(r['reason'])}"
                         for r in census["rows"]]]
             if census["more"]:
-                lines.append(f"- ... and {census['more']} more: see findings.json (census.unread)")
+                lines.append(f"- ... and {census['more']} more ({census['more_size']}): {census['where']}")
         if census["dropped"]:
             lines += ["", "Dropped while the run ran:", *[f"- {_md(d)}" for d in census["dropped"]]]
+            if census["dropped_more"]:
+                lines.append(f"- ... and {census['dropped_more']} more")
         if census["truncated"]:
             lines += ["", "Truncated or rebuilt while the run ran (no longer on the volume, not counted as read):",
                       *[f"- {_md(t)}" for t in census["truncated"]]]

@@ -36,10 +36,12 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
         lines.append(f"  volume census: {census['line']}")
         lines += [f"    {r['name']} ({r['database']}, {r['kind']}, {r['size']}): {r['reason']}"
                   for r in census["rows"][:10]]
-        if len(census["rows"]) > 10:
-            lines.append(f"    ... and {len(census['rows']) - 10 + census['more']} more objects not read: "
-                         "see findings.json (census.unread)")
+        if len(census["rows"]) > 10 or census["more"]:
+            lines.append(f"    ... and {max(0, len(census['rows']) - 10) + census['more']} more objects not read: "
+                         f"{census['where']}")
         lines += [f"    dropped while the run ran: {d}" for d in census["dropped"][:10]]
+        if len(census["dropped"]) > 10 or census["dropped_more"]:
+            lines.append(f"    ... and {max(0, len(census['dropped']) - 10) + census['dropped_more']} more dropped")
     rows = view["unread"]["rows"]
     lines += [f"  unit {u['unit_id']} not read ({u['status']}, {u['read']}): {u['cause']}" for u in rows[:10]]
     if len(rows) > 10:

@@ -12,7 +12,7 @@ from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.engines.registry import check_hot_set_engine
 from cutover_prep.estimate.compute import counted_of
 from cutover_prep.estimate.run import run_estimate
-from cutover_prep.findings.census import census_json
+from cutover_prep.findings.census import CENSUS_START, census_json, census_ref
 from cutover_prep.models.run_input import Warmup
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
@@ -141,6 +141,11 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         for rng in unit.ranges:
             unit_of_segment.setdefault(rng.segment_key, []).append(unit.unit_id)
     store.put_json(units_key, [u.to_json() for u in plan.units])
+    census = None  # the census is its own object, in parts: Finalize reads it as a stream (issue 32)
+    if planned.census is not None:
+        census_key = evidence_key(run_id, CENSUS_START)
+        store.put_json_lines(census_key, planned.census)
+        census = census_ref(census_key, planned.census)
     store.put_json(plan_key, {
         "run_id": run_id, "engine": spec.engine, "target": target,
         "options": warmup.model_dump(mode="json", exclude_unset=True),
@@ -151,7 +156,7 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
                       "splittable": s.splittable, "units": unit_of_segment.get(s.key, [])}
                      for s in segments],
         "oversized_units": plan.oversized_units,
-        "census": planned.census,
+        "census": census,
         **modes.plan_fields(selected, plan.units),
     })
     hot_rank = len(warmup.priority) if hot_set_names(warmup) else None

@@ -7,11 +7,11 @@ blocks past what the plan read), chunk by chunk, each confirmed by the server as
 pass did not reach is named by the findings ("created after the census", "grew after the census");
 what was dropped since leaves the denominator (``findings.census``).
 
-Idempotent: ``census-end.json`` in the run's evidence is written once; a retried or restarted step
-returns what it says. A census that a transient error kept from ending (a lock held past the session's
-lock bound, ``LockWaitTimeout``, after ``attempts``) is written with ``census: null`` and its ``error``
-(the relation and who held the lock): the findings name it (``census.end_census_failure``; the verdict
-fails END_CENSUS), and a restarted step takes the census again.
+Idempotent: ``census-end.json`` in the run's evidence is written once (after the census itself,
+``census-end.jsonl``); a retried or restarted step returns what it says. A census that a transient error
+kept from ending (a lock held past the session's lock bound, ``LockWaitTimeout``, after ``attempts``) is
+written with ``census: null`` and its ``error`` (the relation and who held the lock): the findings name it
+(``census.end_census_failure``; the verdict fails END_CENSUS), and a restarted step takes the census again.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRange, TransientDatabaseError
 from cutover_prep.engines.base import GONE_REBUILT
-from cutover_prep.findings.census import census_json, recreated
+from cutover_prep.findings.census import CENSUS_END, census_json, census_ref, census_rows, recreated
 from cutover_prep.findings.failures import cause_message
 from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.models.steps import RunContext
@@ -153,7 +153,7 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
         gone, rebuilt = gone_by_segment(store.units(run_id))
         planned = {s["key"]: 0 if s["key"] in rebuilt else int(s["bytes"]) - gone.get(s["key"], 0)
                    for s in plan.get("segments") or []}
-        targets = catch_up_targets(planned, end, plan.get("census"))
+        targets = catch_up_targets(planned, end, census_rows(plan.get("census"), store))
         if targets:
             segments = {s.key: s for s in engine.discover(options) if s.key in targets}
             budget = MAX_CATCH_UP_BYTES
@@ -181,5 +181,8 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     summary = {"taken": True, "objects": len(end), "caught_up": sum(c["status"] == "READ" for c in catch_up),
                "not_caught_up": sum(c["status"] != "READ" for c in catch_up),
                "bytes_caught_up": sum(c["bytes_read"] - c["planned_bytes"] for c in catch_up)}
-    store.put_json(key, {"taken_at": now_iso(), "census": end, "catch_up": catch_up, "summary": summary})
+    census_key = evidence_key(run_id, CENSUS_END)  # its own object, in parts, read as a stream (issue 32)
+    store.put_json_lines(census_key, end)
+    store.put_json(key, {"taken_at": now_iso(), "census": census_ref(census_key, end), "catch_up": catch_up,
+                         "summary": summary})
     return summary
