@@ -268,7 +268,8 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
                for d in _l(section.get("dropped")) if isinstance(d, dict)]
     # blocks planned that no longer existed when read (findings ``truncated``): out of the denominator, not read
     truncated = [f"{t.get('database')}/{_object_name(t)} ({t.get('kind')}): "
-                 f"{_mib(t.get('bytes_gone'))} {t.get('reason')}" for t in _l(findings.get("truncated")) if isinstance(t, dict)]
+                 f"{_mib(t.get('bytes_gone'))} {t.get('reason')}"
+                 for t in _l(findings.get("truncated")) if isinstance(t, dict)]
     # findings.json lists the largest unread objects (findings.census.LISTED); the rest are counted, and every one
     # is in the evidence object census-unread.jsonl (a census of before issue 32 listed them all in findings.json)
     unlisted = _d(section.get("unread_more"))
