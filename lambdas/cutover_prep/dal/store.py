@@ -297,8 +297,12 @@ class Store:
 
     def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
-                        planned_bytes: int, retries: int = 0) -> None:
+                        planned_bytes: int, retries: int = 0, reconnects: int = 0,
+                        longest_outage_seconds: float | None = None) -> None:
         """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
+
+        ``reconnects``: outages ridden out before this chunk (added); ``longest_outage_seconds``: the unit's
+        longest so far (set when given: the unit's invocations run one after the other).
 
         Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
         the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,
@@ -312,7 +316,9 @@ class Store:
                                 + (", chunks = list_append(if_not_exists(chunks, :empty), :chunk)"
                                    if seq < MAX_CHUNK_SAMPLES else "")
                                 + (", finished_at = :now" if done else "")
-                                + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries",
+                                + (", longest_outage_seconds = :outage" if longest_outage_seconds is not None else "")
+                                + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries"
+                                + (", reconnects :reconnects" if reconnects else ""),
             "ConditionExpression": "(attribute_not_exists(seq) AND :seq = :zero) OR (seq = :seq AND #s <> :done)",
             "ExpressionAttributeNames": {"#s": "status", "#c": "cursor", "#m": "method"},
             "ExpressionAttributeValues": {
@@ -323,6 +329,8 @@ class Store:
                 ":secs": _dyn(round(seconds, 3)), ":planned": _dyn(planned_bytes), ":retries": _dyn(retries),
                 **({":empty": {"L": []}, ":chunk": {"L": [_dyn([now, bytes_, round(seconds, 3)])]}}
                    if seq < MAX_CHUNK_SAMPLES else {}),
+                **({":reconnects": _dyn(reconnects)} if reconnects else {}),
+                **({":outage": _dyn(round(longest_outage_seconds, 3))} if longest_outage_seconds is not None else {}),
             },
         }
         run_update = {

@@ -111,6 +111,15 @@ def preflight_section(run_item: dict[str, Any], report: dict[str, Any] | None) -
                        if isinstance(c, dict)]}
 
 
+def reconnects_section(unit_items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pure: the outages the warm-up rode out (issue 32 §4: a restart, a failover): how many, in how many
+    units, and the longest, from each unit's ``reconnects`` and ``longest_outage_seconds`` (``retry.Retries``)."""
+    hit = [i for i in unit_items if int(i.get("reconnects") or 0)]
+    longest = max((float(i.get("longest_outage_seconds") or 0) for i in hit), default=None)
+    return {"count": sum(int(i["reconnects"]) for i in hit), "units": len(hit),
+            "longest_outage_seconds": None if longest is None else round(longest, 1)}
+
+
 def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
                    unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None) -> dict[str, Any]:
     """Pure: combine the plan, the unit items and the run item into the findings document."""
@@ -168,6 +177,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "coverage_pct": round(100.0 * covered_bytes / planned_bytes, 3) if planned_bytes else 100.0,
         "read_amplification": round(read_blocks / planned_blocks, 4) if planned_blocks else None,
         "retries": {"warmup_reads": retries},
+        "reconnects": reconnects_section(list(unit_items.values())),
         "read_rate": {
             "mib_per_s_wall": wall_rate,
             "mib_per_s_per_worker": round(read_bytes / busy_seconds / 2**20, 3) if busy_seconds else None,
