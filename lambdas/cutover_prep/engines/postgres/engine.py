@@ -28,12 +28,17 @@ is ``default_transaction_read_only``), named ``cutover-prep``. The only writes a
 each in its own explicit ``READ WRITE`` transaction: ``create_extension`` here, the write
 test in ``engines.postgres.bench``. Connections use TLS as ``engines.transport`` says (verified
 against the RDS CA bundle by default); ``transport`` names what was used.
+
+A session dropped under a call (a restart, a failover) raises ``ConnectionLost`` and the next call
+connects again; a failed connection says whether the server may answer later (``PQping``), which the
+warm-up's retries wait for (``retry.Retries``, issue 32 §4).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -41,6 +46,7 @@ from psycopg import sql
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
     CensusObject,
+    ConnectionLost,
     ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
@@ -87,7 +93,10 @@ class Capabilities:
         return "tid_range_scan"
 
 
-def _map_error(exc: Exception, what: str) -> Exception:
+def _map_error(exc: Exception, what: str, *, lost: bool = False) -> Exception:
+    """``lost``: the session the call ran on is gone (``ConnectionLost``: the next call opens another)."""
+    if lost:
+        return ConnectionLost(f"{what}: the session was dropped: {type(exc).__name__}: {str(exc).strip()}")
     if isinstance(exc, psycopg.errors.QueryCanceled | psycopg.errors.LockNotAvailable):
         return TransientDatabaseError(f"{what}: {type(exc).__name__}: {str(exc).strip()}")
     if isinstance(exc, psycopg.OperationalError):
@@ -136,7 +145,7 @@ class PostgresEngine:
             hint = f" ({hint})" if hint else ""
             raise DatabaseUnreachable(
                 f"cannot connect to PostgreSQL {self._spec.host}:{self._spec.port}/{database} "
-                f"as {self._spec.user}: {first_line}{hint}"
+                f"as {self._spec.user}: {first_line}{hint}", reconnectable=self._may_answer_again(database, params)
             ) from None
         if not transport:  # prefer: whatever the server offered
             transport = tls.TRANSPORT_TLS_UNVERIFIED if conn.pgconn.ssl_in_use else tls.TRANSPORT_PLAINTEXT
@@ -148,6 +157,16 @@ class PostgresEngine:
             conn.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(self._timeout_ms)))
         self._conns[database] = conn
         return conn
+
+    def _may_answer_again(self, database: str, params: dict[str, Any]) -> bool:
+        """Whether a failed connection may succeed later (a restart, a failover), by libpq's ``PQping``:
+        REJECT (starting up, shutting down, in recovery) or NO_RESPONSE (nothing answered) may pass; a server
+        that accepts connections and refused this one refused the login or the database. (The message is
+        the server's, in its language; libpq gives no SQLSTATE for a failed connection.)"""
+        conninfo = psycopg.conninfo.make_conninfo(
+            host=self._spec.host, port=self._spec.port, dbname=database, user=self._spec.user, connect_timeout=10,
+            **{k: v for k, v in params.items() if isinstance(v, str | int)})
+        return psycopg.pq.PGconn.ping(conninfo.encode()) in (psycopg.pq.Ping.REJECT, psycopg.pq.Ping.NO_RESPONSE)
 
     def capabilities(self, database: str) -> Capabilities:
         if database not in self._caps:
@@ -275,9 +294,15 @@ class PostgresEngine:
             raise ShortRead(f"reading {rng.segment_key}: {str(exc).strip().splitlines()[0]} "
                             "(the relation is shorter than planned; start a new run to plan it again)") from None
         except psycopg.Error as exc:
-            raise _map_error(exc, f"reading {rng.segment_key}") from None
+            raise _map_error(exc, f"reading {rng.segment_key}", lost=self._lost(database)) from None
         return ReadResult(blocks=blocks, bytes=blocks * caps.block_size,
                           seconds=time.monotonic() - started, method=method)
+
+    def _lost(self, database: str) -> bool:
+        """The session of ``database`` is gone (psycopg marks it broken when the server or the network dropped
+        it): ``connection`` opens a fresh one on the next call."""
+        conn = self._conns.get(database)
+        return conn is None or conn.closed or conn.broken
 
     def read_method(self, database: str) -> str:
         """The method ``read_range`` uses in ``database``."""
