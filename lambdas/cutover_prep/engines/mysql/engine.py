@@ -118,6 +118,19 @@ class MySQLEngine:
     @classmethod
     def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
                 database: str | None = None) -> MySQLEngine:
+        try:
+            return cls._connect(spec, call_timeout_seconds=call_timeout_seconds, database=database)
+        except (pymysql.err.OperationalError, pymysql.err.InterfaceError) as exc:
+            if _code(exc) not in LOST_CODES | RECONNECTABLE_CODES:
+                raise
+            # the session dropped as soon as it was made (a server shutting down): it may answer again
+            raise DatabaseUnreachable(f"MySQL/MariaDB {spec.host}:{spec.port} dropped the new session: "
+                                      f"({_code(exc)}) {exc.args[1] if len(exc.args) > 1 else exc}",
+                                      reconnectable=True) from None
+
+    @classmethod
+    def _connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
+                 database: str | None = None) -> MySQLEngine:
         params, transport = mysql_params(spec)
         try:
             conn = pymysql.connect(host=spec.host, port=spec.port, user=spec.user, password=spec.password,

@@ -150,11 +150,16 @@ class PostgresEngine:
         if not transport:  # prefer: whatever the server offered
             transport = tls.TRANSPORT_TLS_UNVERIFIED if conn.pgconn.ssl_in_use else tls.TRANSPORT_PLAINTEXT
         self.transport = transport
-        conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-        conn.execute("SET default_transaction_read_only = on")
-        conn.execute("SET max_parallel_workers_per_gather = 0")
-        if self._timeout_ms:
-            conn.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(self._timeout_ms)))
+        try:
+            conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            conn.execute("SET default_transaction_read_only = on")
+            conn.execute("SET max_parallel_workers_per_gather = 0")
+            if self._timeout_ms:
+                conn.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(self._timeout_ms)))
+        except psycopg.OperationalError as exc:  # dropped as soon as it was made (a server shutting down)
+            conn.close()
+            raise DatabaseUnreachable(f"PostgreSQL {self._spec.host}:{self._spec.port}/{database} dropped the new "
+                                      f"session: {str(exc).strip()}", reconnectable=True) from None
         self._conns[database] = conn
         return conn
 
@@ -270,11 +275,11 @@ class PostgresEngine:
     def read_range(self, rng: ReadRange) -> ReadResult:
         loc = rng.locator
         database = loc["database"]
-        caps = self.capabilities(database)
-        method = self._method(caps)
         started = time.monotonic()
         blocks = 0
         try:
+            caps = self.capabilities(database)  # a new session's first query: it may find the server gone
+            method = self._method(caps)
             for extent in rng.extents:
                 first, last = extent.first_block, extent.first_block + extent.blocks - 1
                 if method == "pg_prewarm":
