@@ -146,7 +146,8 @@ def _run(tmp_path: Path, run_id: str, event: Callable[[ServerControl], Callable[
     return {"result": result, "doc": doc, "hydrated": hydrated, "restarted": restarted, "watcher": watcher}
 
 
-def _ready(run: dict[str, Any]) -> dict[str, Any]:
+def _ready(run: dict[str, Any], waived: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``waived``: verdict reasons that may fail for what this test is not about."""
     doc, watcher = run["doc"], run["watcher"]
     assert watcher.fired.is_set() and watcher.in_flight_then >= 1  # the event landed mid-run, under a read
     assert run["restarted"]  # the server's own clock of its start moved
@@ -154,7 +155,9 @@ def _ready(run: dict[str, Any]) -> dict[str, Any]:
     assert run["hydrated"] >= 99.5, run["hydrated"]  # the emulator: the database's chunks were read
     assert doc["units"]["failed"] == 0 and doc["failed_units"] == [], doc["failed_units"]
     assert doc["units"]["done"] == doc["units"]["total"] and doc["coverage_pct"] == 100.0
-    assert run["result"]["status"] == "SUCCEEDED" and doc["verdict"]["verdict"] == "READY", doc["verdict"]
+    failing = {r["code"] for r in doc["verdict"]["reasons"] if not r["ok"]}
+    assert run["result"]["status"] == "SUCCEEDED" and not failing - waived, doc["verdict"]
+    assert doc["verdict"]["verdict"] == "READY" or failing
     assert doc["reconnects"]["count"] >= 1 and doc["reconnects"]["units"] >= 1
     return doc
 
@@ -261,7 +264,12 @@ def test_a_run_rides_out_a_mariadb_restart_to_ready(tmp_path: Path, refused: thr
     doc = json.loads((Path(result["out"]) / "findings.json").read_text())
     assert refused.is_set() and reread > 0
     assert hydrated_after_reread - hydrated < 0.5, (hydrated, hydrated_after_reread)
-    _ready({"result": result, "doc": doc, "hydrated": 100.0, "restarted": restarted, "watcher": watcher})
+    # what no SQL reads (the InnoDB system and undo tablespaces, free space) is named unread by the census whatever
+    # happened: UNREAD_OBJECTS is waived below; what the restart could have lost, a planned object not read, is not
+    lost = [u["key"] for u in doc["census"]["unread"] if u["reason"] == "planned, not read"]
+    assert lost == [], lost
+    _ready({"result": result, "doc": doc, "hydrated": 100.0, "restarted": restarted, "watcher": watcher},
+           waived=frozenset({"UNREAD_OBJECTS"}))
 
 
 def _read_everything(spec: Any) -> int:
