@@ -222,7 +222,7 @@ def test_a_run_rides_out_a_mariadb_restart_to_ready(tmp_path: Path, refused: thr
                                    autocommit=True)
 
         conn = connect()
-        create_sample(conn, "app", rows=6000, blob_kib=16)
+        create_sample(conn, "app", rows=3000, blob_kib=8)
         conn.close()
         server.stop()
         builder.unmount()
