@@ -96,6 +96,19 @@ def test_all_done_is_succeeded_full_coverage() -> None:
     assert doc["segments"][0]["status"] == "READ"
 
 
+def test_the_outages_ridden_out_are_counted_with_the_longest(doc: dict[str, Any]) -> None:
+    """Issue 32 §4: each unit's reconnects and longest outage (warmup.unit) summed and maxed."""
+    assert doc["reconnects"] == {"count": 0, "units": 0, "longest_outage_seconds": None}
+    units = [unit("u1", 8192 * 10, ["a.t#table"]), unit("u2", 8192 * 10, ["a.t#table"]),
+             unit("u3", 8192 * 10, ["a.t#table"])]
+    plan = {"engine": "postgres", "summary": {}, "segments": [segment("a.t#table", ["u1", "u2", "u3"])]}
+    items = {"u1": {"status": "DONE", "reconnects": 2, "longest_outage_seconds": 21.46},
+             "u2": {"status": "DONE", "reconnects": 1, "longest_outage_seconds": 0.8},
+             "u3": {"status": "DONE"}}
+    assert build_findings(RUN, plan, units, items)["reconnects"] == {
+        "count": 3, "units": 2, "longest_outage_seconds": 21.5}
+
+
 def test_empty_plan() -> None:
     doc = build_findings(RUN, {"engine": "postgres", "summary": {}, "segments": []}, [], {})
     assert doc["status"] == "SUCCEEDED"

@@ -8,6 +8,8 @@ import pytest
 
 from cutover_prep.dal.store import Store
 from cutover_prep.engines.base import (
+    ConnectionLost,
+    DatabaseUnreachable,
     Extent,
     PermanentReadError,
     ReadRange,
@@ -259,3 +261,99 @@ def test_a_short_read_is_never_counted_as_done(store: Store, ranges: list[ReadRa
     assert item.get("status") != "DONE"
     assert int(item.get("blocks_read", 0)) == (short_call - 1) * CHUNK_BLOCKS  # the chunks before it, exactly
     assert int((store.get_run(RUN_ID) or {}).get("units_done", 0)) == 0
+
+
+# -- a restart or failover under the warm-up (issue 32 §4) -------------------------------------------
+class FakeClock:
+    """The wall clock of the outage policy: the retries' sleeps advance it."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Restarting(FakeEngine):
+    """Reads ``before`` chunks, then the session is dropped and the database refuses connections for
+    ``down_calls`` calls (``None``: for good)."""
+
+    def __init__(self, before: int, down_calls: int | None) -> None:
+        super().__init__()
+        self.before, self.down_calls, self.failed = before, down_calls, 0
+
+    def read_range(self, r: ReadRange) -> ReadResult:
+        if len(self.reads) >= self.before and (self.down_calls is None or self.failed < self.down_calls):
+            self.calls += 1
+            self.failed += 1
+            raise (ConnectionLost("terminating connection due to administrator command") if self.failed == 1
+                   else DatabaseUnreachable("connection refused", reconnectable=True))
+        return super().read_range(r)
+
+
+def test_a_unit_rides_out_a_restart_and_reads_each_block_once(store: Store, ranges: list[ReadRange]) -> None:
+    start(store)
+    clock = FakeClock()
+    eng = Restarting(before=2, down_calls=6)
+    out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, sleep=clock.sleep,
+                    clock=clock)
+    assert out["status"] == "DONE"
+    assert read_blocks(eng.reads) == planned_blocks(ranges)  # from the last committed chunk on, once
+    unit = store.get_unit(RUN_ID, "u000001")
+    assert unit["status"] == "DONE" and unit["blocks_read"] == 400
+    assert unit["reconnects"] == 1 and unit["retries"] == 6
+    assert unit["longest_outage_seconds"] == pytest.approx(clock.now - 1_000_000.0, abs=0.01)
+
+
+def test_a_unit_that_starts_while_the_database_is_down_waits_for_it(store: Store, ranges: list[ReadRange]) -> None:
+    """The connection is made inside the retries: a unit started during the outage is not FAILED at once."""
+    start(store)
+    clock, eng, tries = FakeClock(), FakeEngine(), [0]
+
+    def engine() -> FakeEngine:
+        tries[0] += 1
+        if tries[0] <= 3:
+            raise DatabaseUnreachable("the database system is starting up", reconnectable=True)
+        return eng
+
+    out = warm_json(make_event(ranges), store=store, engine=engine, budget=ALWAYS, sleep=clock.sleep, clock=clock)
+    assert out["status"] == "DONE" and tries[0] == 4
+    assert store.get_unit(RUN_ID, "u000001")["reconnects"] == 1
+
+
+def test_a_refused_login_fails_the_unit_by_name_at_once(store: Store, ranges: list[ReadRange]) -> None:
+    start(store)
+
+    def engine() -> FakeEngine:
+        raise DatabaseUnreachable("password authentication failed")
+
+    with pytest.raises(DatabaseUnreachable, match="password"):
+        warm_json(make_event(ranges), store=store, engine=engine, budget=ALWAYS, **NO_SLEEP)
+
+
+def test_an_outage_longer_than_the_invocation_continues_from_the_committed_chunk_then_fails_by_name(
+        store: Store, ranges: list[ReadRange]) -> None:
+    """The invocation's time runs out first (the Lambda's limit): CONTINUE with the outage's clock; the next
+    invocation goes on until warmup.reconnect_minutes from the first failure, then the unit fails by name."""
+    start(store)
+    clock = FakeClock()
+    began = clock.now
+    eng = Restarting(before=2, down_calls=None)
+    budget = Budget(remaining_seconds=lambda: 200 - (clock.now - began), safety_margin_seconds=30.0)
+    event = make_event(ranges)
+    event["run"]["warmup"]["reconnect_minutes"] = 5
+    out = warm_json(event, store=store, engine=lambda: eng, budget=budget, sleep=clock.sleep, clock=clock)
+    assert out["status"] == "CONTINUE" and out["cursor"] == {"range": 0, "extent": 1, "offset": 0}
+    assert out["outage"]["started_at"] >= began and clock.now - began <= 170
+    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 256  # the chunks before it stay committed
+    nxt = {**event, **{k: out[k] for k in ("cursor", "rate", "outage")}, "status": "CONTINUE"}
+    with pytest.raises(DatabaseUnreachable, match="unreachable for 300 s"):
+        warm_json(nxt, store=store, engine=lambda: eng, budget=ALWAYS, sleep=clock.sleep, clock=clock)
+    assert clock.now - out["outage"]["started_at"] == pytest.approx(300)
+    # had the database come back, the next invocation would have read the rest from the committed chunk
+    eng.down_calls = 0
+    done = warm_json(nxt, store=store, engine=lambda: eng, budget=ALWAYS, sleep=clock.sleep, clock=clock)
+    assert done["status"] == "DONE" and read_blocks(eng.reads) == planned_blocks(ranges)

@@ -306,13 +306,17 @@ class Store:
     def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
                         planned_bytes: int, retries: int = 0,
-                        gone: tuple[str, int, int, int, str] | None = None) -> None:
+                        gone: tuple[str, int, int, int, str] | None = None, reconnects: int = 0,
+                        longest_outage_seconds: float | None = None) -> None:
         """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
 
         ``gone``: ``(segment key, range index, blocks, bytes, reason)`` of the chunk's planned blocks that no
         longer existed (``ReadResult.gone``; reason ``engines.base.GONE_TRUNCATED`` or ``GONE_REBUILT``),
         appended to the unit's ``gone`` and added to ``gone_blocks`` / ``gone_bytes``: neither read nor unread
         (``findings.coverage``).
+
+        ``reconnects``: outages ridden out before this chunk (added); ``longest_outage_seconds``: the unit's
+        longest so far (set when given: the unit's invocations run one after the other).
 
         Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
         the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,
@@ -327,8 +331,10 @@ class Store:
                                    if seq < MAX_CHUNK_SAMPLES else "")
                                 + (", finished_at = :now" if done else "")
                                 + (", gone = list_append(if_not_exists(gone, :empty), :gone)" if gone else "")
+                                + (", longest_outage_seconds = :outage" if longest_outage_seconds is not None else "")
                                 + " ADD blocks_read :blocks, bytes_read :bytes, seconds :secs, retries :retries"
-                                + (", gone_blocks :gone_blocks, gone_bytes :gone_bytes" if gone else ""),
+                                + (", gone_blocks :gone_blocks, gone_bytes :gone_bytes" if gone else "")
+                                + (", reconnects :reconnects" if reconnects else ""),
             "ConditionExpression": "(attribute_not_exists(seq) AND :seq = :zero) OR (seq = :seq AND #s <> :done)",
             "ExpressionAttributeNames": {"#s": "status", "#c": "cursor", "#m": "method"},
             "ExpressionAttributeValues": {
@@ -341,6 +347,8 @@ class Store:
                    if seq < MAX_CHUNK_SAMPLES else {}),
                 **({":empty": {"L": []}, ":gone": {"L": [_dyn(list(gone))]}, ":gone_blocks": _dyn(gone[2]),
                     ":gone_bytes": _dyn(gone[3])} if gone else {}),
+                **({":reconnects": _dyn(reconnects)} if reconnects else {}),
+                **({":outage": _dyn(round(longest_outage_seconds, 3))} if longest_outage_seconds is not None else {}),
             },
         }
         run_update = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cutover_prep.engines import registry
 from cutover_prep.engines.base import (
+    ConnectionLost,
     ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
@@ -34,6 +35,7 @@ def open_engine(spec: ConnectionSpec, *, call_timeout_seconds: float | None = No
 
 __all__ = [
     "RDS_ENGINE_FAMILY",
+    "ConnectionLost",
     "ConnectionSpec",
     "DatabaseUnreachable",
     "DiscoveryOptions",

@@ -29,9 +29,18 @@ class EngineError(Exception):
 
 
 class DatabaseUnreachable(EngineError):
-    """The database could not be reached or refused the login."""
+    """The database could not be reached or refused the login.
+
+    ``reconnectable``: it may answer again soon, as during a restart, a reboot or a failover (nothing
+    answered, or it said it is starting or shutting down, or has too many connections); False when it
+    answered and refused (the login, a database that does not exist, TLS), which waiting will not change.
+    The warm-up retries only the reconnectable ones, for a bounded time (``retry.Retries``)."""
 
     error_type = "DatabaseUnreachable"
+
+    def __init__(self, *args: object, reconnectable: bool = False) -> None:
+        super().__init__(*args)
+        self.reconnectable = reconnectable
 
 
 class TransientDatabaseError(EngineError):
@@ -45,6 +54,13 @@ class LockWaitTimeout(TransientDatabaseError):
     (``retry.Retries``); its message names the relation and who holds the lock, as the server says."""
 
     error_type = "LockWaitTimeout"
+
+
+class ConnectionLost(TransientDatabaseError):
+    """The session was dropped under a call (a restart, a failover, a cut connection): the engine opens a
+    new connection on its next call, which may find the database unreachable for a while."""
+
+    error_type = "ConnectionLost"
 
 
 class PermanentReadError(EngineError):

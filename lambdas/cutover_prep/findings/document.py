@@ -125,6 +125,15 @@ def truncated_section(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for s in sorted(segments, key=lambda s: (-s.get("bytes_gone", 0), str(s["key"]))) if s.get("bytes_gone")]
 
 
+def reconnects_section(unit_items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pure: the outages the warm-up rode out (issue 32 §4: a restart, a failover): how many, in how many
+    units, and the longest, from each unit's ``reconnects`` and ``longest_outage_seconds`` (``retry.Retries``)."""
+    hit = [i for i in unit_items if int(i.get("reconnects") or 0)]
+    longest = max((float(i.get("longest_outage_seconds") or 0) for i in hit), default=None)
+    return {"count": sum(int(i["reconnects"]) for i in hit), "units": len(hit),
+            "longest_outage_seconds": None if longest is None else round(longest, 1)}
+
+
 def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
                    unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None, *,
                    unread_sink: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -193,6 +202,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "truncated": truncated_section(segments),
         "read_amplification": round(read_blocks / planned_blocks, 4) if planned_blocks else None,
         "retries": {"warmup_reads": retries},
+        "reconnects": reconnects_section(list(unit_items.values())),
         "read_rate": {
             "mib_per_s_wall": wall_rate,
             "mib_per_s_per_worker": round(read_bytes / busy_seconds / 2**20, 3) if busy_seconds else None,

@@ -462,6 +462,11 @@ class Warmup(_Strict):
     chunk_mb: Annotated[int, Field(ge=1, le=4096)] = 64
     create_extension: bool = False
     wait_seconds: Annotated[int, Field(ge=0, le=3600)] = 30
+    reconnect_minutes: Annotated[float, Field(gt=0, le=120)] = Field(
+        default=10, description="How long a unit waits out a database that dropped its session or does not "
+        "answer (a restart, a reboot, a Multi-AZ failover, a Blue/Green switchover), reconnecting with jittered "
+        "backoff, before it fails by name (DatabaseUnreachable); an outage longer than one invocation goes on in "
+        "the next, from the unit's last committed chunk. The findings' reconnects say how often and how long.")
     adaptive: bool = Field(
         default=False, description="Start the warm-up at adaptive_start units at once and double that while the "
         "aggregate read rate grows by more than adaptive_margin_pct per window; hold where it stops growing "

@@ -150,6 +150,7 @@ class WarmUnitEvent(RunStep):
     unit: Document
     slot: Document | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
     rate: Document | None = None  # a continuation: the previous invocation's measured rate
+    outage: Document | None = None  # a continuation: an outage still under way (retry.Outage)
 
 
 class WarmSlotEvent(RunStep):

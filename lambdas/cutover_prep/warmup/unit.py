@@ -14,6 +14,13 @@
 - Transient database errors are retried here and only here (``retry.Retries``: bounded,
   exponential backoff, counted per unit in ``retries``); other errors are raised with
   their name so the workflow records the unit as FAILED.
+- A restart or failover is ridden out (issue 32 §4): a lost session or a database that does not
+  answer is retried with jittered backoff for ``warmup.reconnect_minutes`` from the first failure
+  (the connection too is made inside the retries: a unit that starts during the outage waits for
+  it), the engine reconnecting; the unit goes on from its last committed chunk. When this
+  invocation's time runs out first, it returns CONTINUE with the outage (``outage``) and the next
+  invocation goes on counting; past the bound the unit fails by name (``DatabaseUnreachable``).
+  Each unit counts its ``reconnects`` and its ``longest_outage_seconds`` for the findings.
 - Coverage counts what the engine confirmed it read: a chunk that comes back with fewer
   blocks than planned raises ``ShortRead`` before anything is committed for it, so the
   unit never becomes DONE on a short read (the chunks before it stay counted). Planned
@@ -24,6 +31,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +41,7 @@ from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.models.status import UnitStatus, WarmStep
 from cutover_prep.models.steps import WarmUnitEvent
-from cutover_prep.retry import Retries
+from cutover_prep.retry import Outage, OutageContinues, Retries
 from cutover_prep.warmup.planning import MIB, chunk_bytes_for
 
 
@@ -91,9 +99,10 @@ def _cursor_after(chunk: Chunk, ranges: list[ReadRange]) -> dict[str, int]:
 
 def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine], budget: Budget,
               read_attempts: int = 3, sleep: Callable[[float], None] | None = None,
-              on_chunk: Callable[[int], None] | None = None) -> dict[str, Any]:
+              on_chunk: Callable[[int], None] | None = None, clock: Callable[[], float] = time.time) -> dict[str, Any]:
     """``on_chunk(bytes)``: told of each chunk once it is committed (the live view's metrics, ``live.emit``).
-    The result hands on the run context as it came (``RunContext.to_json``) with the unit."""
+    The result hands on the run context as it came (``RunContext.to_json``) with the unit. ``sleep`` and
+    ``clock``: the retries' (tests pass fakes)."""
     unit, opts = event.unit, event.run.warmup
     run = event.run.to_json()
     run_id, unit_id = event.run.run_id, unit["unit_id"]
@@ -114,15 +123,29 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
             return {"mib_per_s": round(seen_bytes / seen_seconds / MIB, 3), "source": "first_chunks"}
         return prior
 
-    retries = Retries(read_attempts, sleep=sleep)
-    db = engine()
+    retries = Retries(read_attempts, sleep=sleep, clock=clock, reconnect_seconds=opts.reconnect_minutes * 60,
+                      time_left=lambda: budget.remaining_seconds() - budget.safety_margin_seconds,
+                      outage=Outage.from_json(getattr(event, "outage", None)))
+    longest = float(item.get("longest_outage_seconds") or 0)
+    held: list[Engine] = []
+
+    def read(rng: ReadRange) -> Any:  # connects inside the retries: the database may be down right now
+        if not held:
+            held.append(engine())
+        return held[0].read_range(rng)
+
     cap = opts.chunk_mb * MIB
     for chunk in chunks(ranges, cursor, lambda: chunk_bytes_for(rate(), cap_bytes=cap)):
         estimate = chunk.rng.bytes / max(rate() / 2, 1.0)  # half the rate: a safety factor
         if done_here and budget.remaining_seconds() - budget.safety_margin_seconds < estimate:
             return {"run": run, "unit": unit, "status": WarmStep.CONTINUE, "cursor": cursor, "rate": measured()}
-        retried = retries.count
-        result = retries.call(lambda chunk=chunk: db.read_range(chunk.rng))
+        retried, reconnected = retries.count, retries.reconnects
+        try:
+            result = retries.call(lambda chunk=chunk: read(chunk.rng))
+        except OutageContinues as cont:  # this invocation's time is spent: the next one goes on waiting
+            return {"run": run, "unit": unit, "status": WarmStep.CONTINUE, "cursor": cursor, "rate": measured(),
+                    "outage": cont.outage.to_json()}
+        longest = max(longest, retries.longest_outage_seconds)
         gone = max(0, min(int(result.gone), chunk.rng.blocks))
         if result.blocks + gone < chunk.rng.blocks or result.bytes + gone * chunk.rng.block_size < chunk.rng.bytes:
             raise ShortRead(f"unit {unit_id}: {chunk.rng.segment_key} read {result.blocks} of "
@@ -134,7 +157,8 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
             store.commit_progress(run_id, unit_id, seq=seq, cursor=None if finished else cursor,
                                   blocks=result.blocks, bytes_=result.bytes, seconds=result.seconds,
                                   method=result.method, done=finished, planned_bytes=int(unit["bytes"]),
-                                  retries=retries.count - retried,
+                                  retries=retries.count - retried, reconnects=retries.reconnects - reconnected,
+                                  longest_outage_seconds=longest if retries.reconnects > reconnected else None,
                                   gone=(chunk.rng.segment_key, chunk.range_index, gone, gone * chunk.rng.block_size,
                                         str(result.details.get("gone_reason") or GONE_TRUNCATED)) if gone else None)
         except StaleProgress:  # a parallel or earlier invocation moved this unit on: stop here

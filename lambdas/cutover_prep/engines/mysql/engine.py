@@ -47,6 +47,7 @@ import pymysql
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
     CensusObject,
+    ConnectionLost,
     ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
@@ -64,12 +65,24 @@ from cutover_prep.engines.mysql.tls import mysql_params
 
 LOCK_WAIT_TIMEOUT = 1205  # ER_LOCK_WAIT_TIMEOUT: lock_wait_timeout (metadata locks), innodb_lock_wait_timeout
 TRANSIENT_CODES = {1205, 1213, 1317, 2003, 2006, 2013, 2055, 1040, 1053, 1927, 3024, 1969}
+# The session is gone (server gone away, lost during the query or the handshake, shutdown in progress,
+# connection killed; 0: PyMySQL's own "already closed"): the next call connects again (issue 32 §4).
+LOST_CODES = {0, 2006, 2013, 2055, 1053, 1927}
+# A connection that failed with these may succeed later (nothing listens yet, too many connections,
+# shutting down); anything else at login (1045 access denied, 1049 unknown database ...) is a refusal.
+RECONNECTABLE_CODES = {2002, 2003, 2006, 2013, 2055, 1040, 1053, 1927}
 END = "end"  # a bound past the last row: the key range is read to its end
 
 
+def _code(exc: Exception) -> int:
+    return exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+
+
 def map_error(exc: Exception, what: str) -> Exception:
-    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
-    message = str(exc.args[1] if len(exc.args) > 1 else exc).strip().splitlines()[0]
+    code = _code(exc)
+    message = (str(exc.args[1] if len(exc.args) > 1 else exc).strip().splitlines() or [""])[0]
+    if code in LOST_CODES and isinstance(exc, pymysql.err.OperationalError | pymysql.err.InterfaceError):
+        return ConnectionLost(f"{what}: the session was dropped: ({code}) {message or 'connection closed'}")
     if code in TRANSIENT_CODES or isinstance(exc, pymysql.err.OperationalError) and code >= 2000:
         return TransientDatabaseError(f"{what}: ({code}) {message}")
     return PermanentReadError(f"{what}: ({code}) {message}")
@@ -117,10 +130,25 @@ class MySQLEngine:
         self.confirmation = {"pages_planned": 0, "innodb_pages_read": 0, "innodb_buffer_pool_reads": 0}
         self._bounds: dict[str, dict[int, Any]] = {}  # segment key -> {block: key tuple | END}
         self._checked: set[tuple[str, str]] = set()
+        self._dropped = False  # the session was lost: the next call connects again (``_live``)
+        self._reopen: Any = None  # how ``connect`` made this engine's connection
 
     @classmethod
     def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
                 database: str | None = None) -> MySQLEngine:
+        try:
+            return cls._connect(spec, call_timeout_seconds=call_timeout_seconds, database=database)
+        except (pymysql.err.OperationalError, pymysql.err.InterfaceError) as exc:
+            if _code(exc) not in LOST_CODES | RECONNECTABLE_CODES:
+                raise
+            # the session dropped as soon as it was made (a server shutting down): it may answer again
+            raise DatabaseUnreachable(f"MySQL/MariaDB {spec.host}:{spec.port} dropped the new session: "
+                                      f"({_code(exc)}) {exc.args[1] if len(exc.args) > 1 else exc}",
+                                      reconnectable=True) from None
+
+    @classmethod
+    def _connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
+                 database: str | None = None) -> MySQLEngine:
         bounds = session_bounds(call_timeout_seconds)  # before connecting: a bad setting is one line
         params, transport = mysql_params(spec)
         try:
@@ -132,7 +160,8 @@ class MySQLEngine:
             hint = "" if transport == tls.TRANSPORT_UNIX_SOCKET else tls.tls_hint(spec)
             hint = f" ({hint})" if hint else ""
             raise DatabaseUnreachable(f"cannot connect to MySQL/MariaDB {spec.host}:{spec.port}/{spec.database} "
-                                      f"as {spec.user}: {reason}{hint}") from None
+                                      f"as {spec.user}: {reason}{hint}",
+                                      reconnectable=_code(exc) in RECONNECTABLE_CODES) from None
         if not transport:  # prefer: whatever the server offered
             transport = tls.TRANSPORT_TLS_UNVERIFIED if getattr(conn, "_secure", False) else tls.TRANSPORT_PLAINTEXT
         with conn.cursor() as cur:
@@ -148,7 +177,22 @@ class MySQLEngine:
             for statement in (dialect.timeout_sql(bounds.statement_seconds),
                               q.lock_timeout_sql(bounds.lock_whole_seconds), *dialect.session_sql()):
                 cur.execute(statement)
-        return cls(conn, dialect, int(page_size), transport, bool(int(perf or 0)), bounds)
+        engine = cls(conn, dialect, int(page_size), transport, bool(int(perf or 0)), bounds)
+        engine._reopen = lambda: cls.connect(spec, call_timeout_seconds=call_timeout_seconds, database=database)
+        return engine
+
+    def _live(self) -> None:
+        """After a dropped session (``ConnectionLost``), a fresh connection, set up as ``connect`` sets one up;
+        ``DatabaseUnreachable`` while the server does not answer (the warm-up's retries wait for it)."""
+        if self._dropped and self._reopen is not None:
+            fresh = self._reopen()
+            self.conn, self.transport, self._dropped = fresh.conn, fresh.transport, False
+
+    def _drop(self, mapped: Exception) -> Exception:
+        if isinstance(mapped, ConnectionLost):
+            self.close()
+            self._dropped = True
+        return mapped
 
     def close(self) -> None:
         try:
@@ -182,6 +226,7 @@ class MySQLEngine:
     def _catalogue(self) -> tuple[discovery.Catalogue, list[tuple]]:
         """The INFORMATION_SCHEMA rows discovery needs (one read-only transaction), and the system
         and undo tablespaces (name, bytes)."""
+        self._live()
         try:
             with self.conn.cursor() as cur:
                 cur.execute(q.START_READ_ONLY_SQL)
@@ -195,7 +240,7 @@ class MySQLEngine:
                 index_pages = self._index_pages(cur)
                 cur.execute("COMMIT")
         except pymysql.err.MySQLError as exc:
-            raise map_error(exc, "discovering tables") from None
+            raise self._drop(map_error(exc, "discovering tables")) from None
         return discovery.Catalogue(
             page_size=self.page_size, tables=rows["tables"], partitions=rows["partitions"],
             statistics=rows["statistics"], columns=rows["columns"], index_pages=index_pages,
@@ -267,6 +312,7 @@ class MySQLEngine:
             raise PermanentReadError(f"{rng.segment_key}: not readable by SQL: {loc['why']}; "
                                      "its pages are warmed only when the database itself reads them")
         details: dict[str, Any] = {"rows": 0, "bytes_read_from_columns": 0, "repositioned_rows": 0}
+        self._live()
         try:
             with self.conn.cursor() as cur:
                 innodb_before = self._server_reads(cur)
@@ -289,7 +335,7 @@ class MySQLEngine:
         except pymysql.err.MySQLError as exc:
             if exc.args and exc.args[0] == LOCK_WAIT_TIMEOUT and loc.get("schema") and loc.get("table"):
                 raise self.lock_wait(f"reading {rng.segment_key}", str(loc["schema"]), str(loc["table"])) from None
-            raise map_error(exc, f"reading {rng.segment_key}") from None
+            raise self._drop(map_error(exc, f"reading {rng.segment_key}")) from None
         except ValueError as exc:  # an identifier MySQL cannot quote
             raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
         self._check_handlers(rng.segment_key, loc, handler, details["rows"])

@@ -36,6 +36,10 @@ its connection options, so they are the session's defaults
 the relation and the sessions holding or queued for the lock that blocks ours. Connections use TLS
 as ``engines.transport`` says (verified against the RDS CA bundle by default); ``transport`` names
 what was used.
+
+A session dropped under a call (a restart, a failover) raises ``ConnectionLost`` and the next call
+connects again; a failed connection says whether the server may answer later (``PQping``), which the
+warm-up's retries wait for (``retry.Retries``, issue 32 §4).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -52,6 +57,7 @@ from cutover_prep.engines import keys
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
     CensusObject,
+    ConnectionLost,
     ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
@@ -150,7 +156,10 @@ class Capabilities:
         return "tid_range_scan"
 
 
-def _map_error(exc: Exception, what: str) -> Exception:
+def _map_error(exc: Exception, what: str, *, lost: bool = False) -> Exception:
+    """``lost``: the session the call ran on is gone (``ConnectionLost``: the next call opens another)."""
+    if lost:
+        return ConnectionLost(f"{what}: the session was dropped: {type(exc).__name__}: {str(exc).strip()}")
     if isinstance(exc, psycopg.errors.QueryCanceled | psycopg.errors.LockNotAvailable):
         return TransientDatabaseError(f"{what}: {type(exc).__name__}: {str(exc).strip()}")
     if isinstance(exc, psycopg.OperationalError):
@@ -201,14 +210,19 @@ class PostgresEngine:
             hint = f" ({hint})" if hint else ""
             raise DatabaseUnreachable(
                 f"cannot connect to PostgreSQL {self._spec.host}:{self._spec.port}/{database} "
-                f"as {self._spec.user}: {first_line}{hint}"
+                f"as {self._spec.user}: {first_line}{hint}", reconnectable=self._may_answer_again(database, params)
             ) from None
         if not transport:  # prefer: whatever the server offered
             transport = tls.TRANSPORT_TLS_UNVERIFIED if conn.pgconn.ssl_in_use else tls.TRANSPORT_PLAINTEXT
         self.transport = transport
-        conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-        conn.execute("SET default_transaction_read_only = on")
-        conn.execute("SET max_parallel_workers_per_gather = 0")
+        try:
+            conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            conn.execute("SET default_transaction_read_only = on")
+            conn.execute("SET max_parallel_workers_per_gather = 0")
+        except psycopg.OperationalError as exc:  # dropped as soon as it was made (a server shutting down)
+            conn.close()
+            raise DatabaseUnreachable(f"PostgreSQL {self._spec.host}:{self._spec.port}/{database} dropped the new "
+                                      f"session: {str(exc).strip()}", reconnectable=True) from None
         self._conns[database] = conn
         return conn
 
@@ -235,7 +249,17 @@ class PostgresEngine:
         except psycopg.errors.LockNotAvailable:
             raise self.lock_wait(database, what, oid) from None
         except psycopg.Error as exc:  # statement_timeout, a lost connection: named, retried if transient
-            raise _map_error(exc, what) from None
+            raise _map_error(exc, what, lost=self._lost(database)) from None
+
+    def _may_answer_again(self, database: str, params: dict[str, Any]) -> bool:
+        """Whether a failed connection may succeed later (a restart, a failover), by libpq's ``PQping``:
+        REJECT (starting up, shutting down, in recovery) or NO_RESPONSE (nothing answered) may pass; a server
+        that accepts connections and refused this one refused the login or the database. (The message is
+        the server's, in its language; libpq gives no SQLSTATE for a failed connection.)"""
+        conninfo = psycopg.conninfo.make_conninfo(
+            host=self._spec.host, port=self._spec.port, dbname=database, user=self._spec.user, connect_timeout=10,
+            **{k: v for k, v in params.items() if isinstance(v, str | int)})
+        return psycopg.pq.PGconn.ping(conninfo.encode()) in (psycopg.pq.Ping.REJECT, psycopg.pq.Ping.NO_RESPONSE)
 
     def capabilities(self, database: str) -> Capabilities:
         if database not in self._caps:
@@ -345,11 +369,11 @@ class PostgresEngine:
         table's empty tail since the plan: they no longer exist, so no read can reach them)."""
         loc = rng.locator
         database = loc["database"]
-        caps = self.capabilities(database)
-        method = self._method(caps)
         started = time.monotonic()
         blocks = gone = 0
         try:
+            caps = self.capabilities(database)  # a new session's first query: it may find the server gone
+            method = self._method(caps)
             for extent in rng.extents:
                 got, missing = self._read_extent(database, caps, method, loc, extent, rng.segment_key)
                 blocks += got
@@ -359,7 +383,7 @@ class PostgresEngine:
         except psycopg.errors.LockNotAvailable:
             raise self.lock_wait(database, f"reading {rng.segment_key}", loc.get("oid")) from None
         except psycopg.Error as exc:
-            raise _map_error(exc, f"reading {rng.segment_key}") from None
+            raise _map_error(exc, f"reading {rng.segment_key}", lost=self._lost(database)) from None
         return ReadResult(blocks=blocks, bytes=blocks * caps.block_size, seconds=time.monotonic() - started,
                           method=method, details={"gone_blocks": gone} if gone else {}, gone=gone)
 
@@ -401,6 +425,12 @@ class PostgresEngine:
             raise PermanentReadError(f"reading {key}: relation {loc['oid']} no longer exists (dropped since "
                                      "discovery)")
         return int(row[0]) // caps.block_size
+
+    def _lost(self, database: str) -> bool:
+        """The session of ``database`` is gone (psycopg marks it broken when the server or the network dropped
+        it): ``connection`` opens a fresh one on the next call."""
+        conn = self._conns.get(database)
+        return conn is None or conn.closed or conn.broken
 
     def read_method(self, database: str) -> str:
         """The method ``read_range`` uses in ``database``."""

@@ -140,6 +140,48 @@ def embedded_postgres(size_mb: int, volume: Any = None,
                                  database=DEMO_DATABASE, user=superuser, password=""), database_dir
         finally:
             server.cleanup()
+            _stop_restarted(pgdata, server.system_user)
+
+
+class ServerControl:
+    """``pg_ctl`` on an embedded server (``embedded_postgres``), as the OS user it runs as: the restart and
+    the outage the tests cause under a run (issue 32 §4). ``spec``: its superuser's connection (a socket)."""
+
+    def __init__(self, spec: ConnectionSpec) -> None:
+        with psycopg.connect(host=spec.host, port=spec.port, dbname=spec.database, user=spec.user,
+                             autocommit=True) as conn:
+            self.pgdata = Path(conn.execute("SHOW data_directory").fetchone()[0])
+        self.socket_dir = spec.host
+        self.user = self.pgdata.owner() if os.geteuid() == 0 else None  # pgserver runs it as its own user as root
+
+    def _pg_ctl(self, *args: str) -> None:
+        import pgserver
+
+        pgserver.pg_ctl(["-w", "-t", "120", *args], pgdata=self.pgdata, user=self.user)
+
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``: every session ends, the server starts again at once."""
+        self._pg_ctl("-m", "fast", "-l", str(self.pgdata / "log"), "restart")
+
+    def stop(self) -> None:
+        self._pg_ctl("-m", "fast", "stop")
+
+    def start(self) -> None:
+        """Started as pgserver starts it: no TCP, the same socket directory."""
+        self._pg_ctl("-o", '-h ""', "-o", f"-k {self.socket_dir}", "-l", str(self.pgdata / "log"), "start")
+
+
+def _stop_restarted(pgdata: Path, user: str | None) -> None:
+    """A server restarted by ``ServerControl`` is not the process pgserver's handle knows, which then stops
+    nothing: stop it here, before its directory goes."""
+    if not (pgdata / "postmaster.pid").exists():
+        return
+    import subprocess
+
+    import pgserver
+
+    with contextlib.suppress(subprocess.CalledProcessError):
+        pgserver.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
 
 
 def _owned_dir(path: Path, *, owner_of: Path) -> Path:
