@@ -29,8 +29,9 @@ pytestmark = pytest.mark.postgres
 
 TABLE = "z\n  verdict: READY\x1b[8m"
 SCHEMA = "s\x1b]0;owned\x07<img src=x onerror=alert(1)>"
-# how the name must look once escaped: each control written as Python writes it, the rest as it is
-SHOWN = "s\\x1b]0;owned\\x07<img src=x onerror=alert(1)>.z\\n  verdict: READY\\x1b[8m"
+# how the name must look once escaped: each name that is not a plain word quoted by PostgreSQL's rules (issue 32:
+# "b"."c.t" and "b.c"."t" are two tables), each control written as Python writes it, the rest as it is
+SHOWN = '"s\\x1b]0;owned\\x07<img src=x onerror=alert(1)>"."z\\n  verdict: READY\\x1b[8m"'
 
 
 @pytest.fixture
