@@ -3,9 +3,10 @@
 Retried here, in the code that reads, bounded by ``attempts`` with exponential backoff, and
 counted so the findings say how often it happened. The workflow's ASL retries only what
 Lambda itself throws (throttling, service errors); it does not retry a database error a
-second time around this one. One exception: EndCensus (``warmup.end_census``) retries nothing
-itself, and the ASL retries that whole step on ``TransientDatabaseError`` and
-``DatabaseUnreachable``, twice at most (issue 32: a run whose end census is missing cannot be READY).
+second time around this one. One exception: EndCensus (``warmup.end_census``) retries its census here and,
+past these retries, records the error (``census: null``) instead of raising; what it still raises (discovery,
+a connection) the ASL retries as a whole step on ``TransientDatabaseError`` and ``DatabaseUnreachable``,
+twice at most (issue 32: a run whose end census is missing cannot be READY).
 
 An outage (issue 32 §4): a restart, an RDS reboot, a Multi-AZ failover (60-120 s) or a Blue/Green
 switchover drops every session and refuses new ones for a while. Given ``reconnect_seconds`` (the

@@ -335,3 +335,23 @@ def test_the_reports_say_how_many_more_and_where_every_unread_object_is() -> Non
     dropped = census_section(census, {}, end, listed=0)
     assert dropped["dropped_objects"] == 1 and dropped["dropped"] == []
     assert "    ... and 1 more dropped" in terminal_lines({**sample_findings(), "census": dropped})
+
+
+def test_the_latest_word_on_a_missing_end_census_is_the_one_the_findings_give(store: Store) -> None:
+    """An end census whose census a lock kept from ending wrote ``census: null`` with that error; a later attempt of
+    the step failed otherwise and its Catch recorded that on the run item (``record_end_census_failure``): the
+    findings name the later one. With only the first, they name the first. Either way there is no end census."""
+    from cutover_prep.warmup.end_census import record_end_census_failure
+
+    for run_id, later in (("r-lock", False), ("r-lock-then-down", True)):
+        run_to_the_end(store, run_id)
+        store.put_json(evidence_key(run_id, END_CENSUS), {
+            "census": None, "catch_up": [],
+            "error": {"error": "LockWaitTimeout", "cause": "waited 30 s for a lock on s.t01"}})
+        if later:
+            record_end_census_failure(run_id, {"Error": "DatabaseUnreachable", "Cause": "the server did not answer"},
+                                      store=store)
+        finalize(run_id, store=store)
+        census = store.get_json(evidence_key(run_id, "findings.json"))["census"]
+        assert census["end_census"] is False
+        assert census["end_census_failure"]["error"] == ("DatabaseUnreachable" if later else "LockWaitTimeout")

@@ -41,14 +41,14 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     # the censuses as streams from their own objects (a run planned before issue 32 kept them in these documents)
     plan["census"] = census_rows(plan.get("census"), store)
     end_key = evidence_key(run_id, END_CENSUS)
-    if store.exists(end_key):  # the end census and its catch-up pass (warmup/end_census.py)
-        end = store.get_json(end_key)
-        plan = {**plan, "census_end": census_rows(end.get("census"), store), "catch_up": end.get("catch_up")}
-        if end.get("census") is None and end.get("error"):  # its census hit a transient error past its retries
-            plan["census_end_failure"] = end["error"]
-    elif run_item.get("end_census_error"):  # its Catch recorded why it did not run (record_end_census_failure)
-        plan = {**plan, "census_end_failure": {"error": run_item["end_census_error"],
+    end = store.get_json(end_key) if store.exists(end_key) else {}  # the end census and its catch-up pass
+    if end.get("census") is not None:
+        plan = {**plan, "census_end": census_rows(end["census"], store), "catch_up": end.get("catch_up")}
+    elif run_item.get("end_census_error"):  # its Catch recorded why it did not run (record_end_census_failure): the
+        plan = {**plan, "census_end_failure": {"error": run_item["end_census_error"],  # latest word on it
                                                "cause": run_item.get("end_census_cause")}}
+    elif end.get("error"):  # its census hit a transient error past its retries (warmup/end_census.py)
+        plan = {**plan, "census_end_failure": end["error"]}
     units = store.get_json(evidence_key(run_id, "units.json"))
     unit_items = {i["sk"].removeprefix(UNIT_PREFIX): i for i in store.units(run_id)}
     analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")
