@@ -263,7 +263,8 @@ class MySQLEngine:
                 free = {(str(s), str(t), str(p).lower() if p else None): int(f) for s, t, p, f in cur.fetchall()}
                 stats = self._table_stats(cur)
         except pymysql.err.MySQLError as exc:
-            raise map_error(exc, "taking the census of the InnoDB tablespaces (the user needs PROCESS)") from None
+            what = "taking the census of the InnoDB tablespaces (the user needs PROCESS)"
+            raise self._drop(map_error(exc, what)) from None
         return census.objects(census.CensusRows(
             datadir=datadir, tablespaces=tablespaces, tables=cat.tables, partitions=cat.partitions,
             segments=discovery.segments(cat, DiscoveryOptions(include_system=True)), names=names, free=free,
