@@ -68,6 +68,21 @@ def ends_while_locked(fn: Callable[[], Any], still_locked: Callable[[], bool],
 # -- PostgreSQL ---------------------------------------------------------------------------------------------
 
 
+def _table_t(pg_admin: Any, spec: Any, columns: str) -> Any:
+    """Table ``t`` of 20,000 rows (``columns`` of ``generate_series ... g``) in ``spec``'s database, pg_prewarm
+    where the server has it, and t's planned main-fork segment as discovery plans it."""
+    with psycopg.connect(conninfo(pg_admin, spec.database), autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'").fetchone():
+            conn.execute("CREATE EXTENSION pg_prewarm")  # the embedded pgserver has none: tid_range_scan
+        conn.execute(f"CREATE TABLE t AS SELECT {columns} FROM generate_series(1, 20000) g")
+    engine = PostgresEngine.connect(spec)
+    try:
+        only_t = DiscoveryOptions(databases=(spec.database,), include_schemas=("public",))
+        return next(s for s in engine.discover(only_t) if s.name == "t" and s.kind == "table.main")
+    finally:
+        engine.close()
+
+
 @pytest.fixture
 def pg_locked(pg_admin: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A fresh database with table ``t`` (and pg_prewarm, which locks what it reads); its planned segment;
@@ -80,16 +95,7 @@ def pg_locked(pg_admin: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[s
     spec = replace(pg_admin, database=database)
     holder = None
     try:
-        with psycopg.connect(conninfo(pg_admin, database), autocommit=True) as conn:
-            if conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'").fetchone():
-                conn.execute("CREATE EXTENSION pg_prewarm")  # the embedded pgserver has none: tid_range_scan
-            conn.execute("CREATE TABLE t AS SELECT g AS id, md5(g::text) AS v FROM generate_series(1, 20000) g")
-        engine = PostgresEngine.connect(spec)
-        try:
-            only_t = DiscoveryOptions(databases=(database,), include_schemas=("public",))
-            segment = next(s for s in engine.discover(only_t) if s.name == "t" and s.kind == "table.main")
-        finally:
-            engine.close()
+        segment = _table_t(pg_admin, spec, "g AS id, md5(g::text) AS v")
         holder = psycopg.connect(conninfo(pg_admin, database), application_name=app)
         holder.execute("LOCK TABLE t IN ACCESS EXCLUSIVE MODE")  # returns once granted; the transaction stays open
         observer = psycopg.connect(conninfo(pg_admin, database), autocommit=True)
@@ -281,16 +287,7 @@ def test_a_read_queued_behind_a_waiting_alter_names_both_sessions(pg_admin: Any,
     reader = alter = observer = None
     queued = threading.Thread()
     try:
-        with psycopg.connect(conninfo(pg_admin, database), autocommit=True) as conn:
-            if conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'").fetchone():
-                conn.execute("CREATE EXTENSION pg_prewarm")  # the embedded pgserver has none: tid_range_scan
-            conn.execute("CREATE TABLE t AS SELECT g AS id FROM generate_series(1, 20000) g")
-        engine = PostgresEngine.connect(spec)
-        try:
-            only_t = DiscoveryOptions(databases=(database,), include_schemas=("public",))
-            segment = next(s for s in engine.discover(only_t) if s.name == "t" and s.kind == "table.main")
-        finally:
-            engine.close()
+        segment = _table_t(pg_admin, spec, "g AS id")
         observer = psycopg.connect(conninfo(pg_admin, database), autocommit=True)
         reader = psycopg.connect(conninfo(pg_admin, database))
         reader.execute("SELECT count(*) FROM t")  # its transaction stays open: AccessShareLock held
