@@ -49,3 +49,17 @@ def test_a_run_with_one_clock_says_nothing_of_another():
     unlimited = copy.deepcopy(FINDINGS)  # a profile without limits runs at wall speed: time scale 1
     unlimited["storage_emulation"]["profile"].update(time_scale=1.0)
     assert "emulated clock" not in "\n".join(terminal_lines(unlimited))
+
+
+def test_the_time_to_warm_on_the_emulated_clock_is_the_wall_time_divided_not_a_rounded_one():
+    """CI of 2026-11-27: the 'warm-up ended' line said 1.8 s on the emulated clock and the 'time to warm' line
+    1.9 s for one warm-up of 14.78 s (÷ 8 = 1.85 → 1.8), because the latter divided a figure already rounded to
+    14.8 s. The judge: the wall seconds ÷ the profile's time scale, worked by hand."""
+    from cutover_prep.findings.coverage import time_to_warm
+
+    rate = 4.0  # MiB/s; 59.12 MiB at 4.0 MiB/s = 14.78 s of wall; ÷ 8 = 1.8475 s
+    findings = {**copy.deepcopy(FINDINGS), "time_to_warm": time_to_warm(round(59.12 * 2**20), rate),
+                "read_rate": {"mib_per_s_wall": rate}}
+    text = "\n".join(terminal_lines(findings))
+    assert "time to warm the planned bytes: 14.8 s for" in text
+    assert text.count("(emulated clock, ×8 slowed: 1.8 s at 32 MiB/s)") == 1, text

@@ -169,7 +169,7 @@ def test_coverage_tables_on_the_page_and_in_the_summary(findings: dict[str, Any]
 def test_time_to_warm_and_the_production_projection(findings: dict[str, Any]) -> None:
     ttw = findings["time_to_warm"]
     rate = findings["read_rate"]["mib_per_s_wall"]
-    assert ttw["planned_seconds"] == round(530 * BS / (rate * 2**20), 1)
+    assert ttw["planned_seconds"] == round(530 * BS / (rate * 2**20), 3)
     assert ttw["production_seconds"] == round(2 * 2**30 / (rate * 2**20), 1)
     rows = dict(build_view(findings)["warmup"]["rows"])
     assert "projection, not a measurement" in rows["projected to the production size"]

@@ -290,7 +290,7 @@ def time_to_warm(planned_bytes: int, wall_mib_per_s: float | None,
         return None
     rate = wall_mib_per_s * 2**20
     out: dict[str, Any] = {"mib_per_s_wall": wall_mib_per_s, "planned_bytes": planned_bytes,
-                           "planned_seconds": round(planned_bytes / rate, 1)}
+                           "planned_seconds": round(planned_bytes / rate, 3)}
     if production_gb:
         out["production_bytes"] = int(production_gb * GIB)
         out["production_seconds"] = round(production_gb * GIB / rate, 1)
