@@ -211,6 +211,10 @@ from cutover_prep.cli.hotset import hotset  # noqa: E402  (issue 23: the hot set
 
 app.add_command(hotset)
 
+from cutover_prep.cli.gate import gate  # noqa: E402 - beside the other commands
+
+app.add_command(gate)
+
 
 def _hotset_profile(path: Path | str | None) -> Any:
     """The hot-set profile ``--hotset`` names (``cutover-prep hotset --out FILE``), or exit 2 in one line."""
