@@ -120,7 +120,8 @@ def pg_pair() -> Iterator[tuple[str, str]]:
     from cutover_prep.engines.base import ConnectionSpec
     from cutover_prep.engines.postgres.sample_db import ServerControl
 
-    with tempfile.TemporaryDirectory(prefix="cp-gate-src-") as a, tempfile.TemporaryDirectory(prefix="cp-gate-dst-") as b:
+    with tempfile.TemporaryDirectory(prefix="cp-gate-src-") as a, \
+            tempfile.TemporaryDirectory(prefix="cp-gate-dst-") as b:
         src, dst = pgserver.get_server(a, cleanup_mode="stop"), pgserver.get_server(b, cleanup_mode="stop")
         src_dir, dst_dir = (s.get_uri().split("host=", 1)[1] for s in (src, dst))
         try:
@@ -152,7 +153,8 @@ def pg(socket_dir: str, *statements: str, db: str = "postgres") -> list[tuple]:
 
 def test_postgres_logical_replication_opens_the_gate_only_when_the_target_caught_up(pg_pair) -> None:
     src, dst = pg_pair
-    pg(src, "CREATE TABLE t (id int PRIMARY KEY, v text)", "INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g",
+    pg(src, "CREATE TABLE t (id int PRIMARY KEY, v text)",
+       "INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g",
        "CREATE PUBLICATION gate_pub FOR TABLE t")
     pg(dst, "CREATE TABLE t (id int PRIMARY KEY, v text)",
        f"CREATE SUBSCRIPTION gate_sub CONNECTION 'host={src} dbname=postgres user=postgres' PUBLICATION gate_pub")

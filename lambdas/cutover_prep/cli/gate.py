@@ -8,6 +8,7 @@ condition could not be checked); 2 a usage or input error. ``--wait`` checks unt
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,8 @@ def gate(findings_file: Path | None, run_id: str | None, stack: str, accept_hot_
         _fail("--accept-hot-set reads the hot set from a run's findings: give --findings")
     if source_dsn and not replica_dsn:
         _fail("--source-dsn goes with --replica-dsn (the target that replicates)")
+    if dms_task and not re.fullmatch(DmsSpec.model_fields["task_arn"].metadata[0].pattern, dms_task):
+        _fail(f"--dms-task {dms_task!r}: not a DMS task ARN (arn:aws:dms:REGION:ACCOUNT:task:ID)")
     if not any((findings_file, run_id, target, dms_task, replica_dsn)):
         _fail("nothing to check: give --findings or --run-id, --target, --dms-task or --replica-dsn")
     try:

@@ -130,11 +130,12 @@ def dms_condition(dms: Any, cloudwatch: Any, spec: DmsSpec, *, now: datetime | N
                 "latency_seconds": latency, "window_seconds": spec.window_seconds,
                 "max_latency_seconds": spec.max_latency_seconds, "tables": len(tables)}
     name = task.get("ReplicationTaskIdentifier") or spec.task_arn
-    if closed:
-        return Condition(name="dms", state="closed", evidence=evidence, summary=f"DMS task {name}: " + "; ".join(closed))
-    if unknown:
-        return Condition(name="dms", state="unknown", evidence=evidence, summary=f"DMS task {name}: " + "; ".join(unknown))
+    for state, problems in (("closed", closed), ("unknown", unknown)):
+        if problems:
+            return Condition(name="dms", state=state, evidence=evidence,
+                             summary=f"DMS task {name}: " + "; ".join(problems))
     worst = max((max(v) for v in latency.values() if v), default=0.0)
     return Condition(name="dms", state="open", evidence=evidence,
                      summary=f"DMS task {name} running, full load complete, CDC latency ≤ {worst:g} s for "
-                             f"{spec.window_seconds // 60} min" + (", validation clean" if spec.require_validation else ""))
+                             f"{spec.window_seconds // 60} min"
+                             + (", validation clean" if spec.require_validation else ""))

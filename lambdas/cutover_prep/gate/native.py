@@ -68,7 +68,8 @@ def mysql_replica_condition(conn: Any, *, max_lag_seconds: float) -> Condition:
     if error:
         problems.append(f"last error: {error}")
     if problems:
-        return Condition(name="replication", state="closed", evidence=evidence, summary="replica: " + "; ".join(problems))
+        return Condition(name="replication", state="closed", evidence=evidence,
+                         summary="replica: " + "; ".join(problems))
     return Condition(name="replication", state="open", evidence=evidence,
                      summary=f"replica running, {behind} s behind the source (threshold {max_lag_seconds:g} s)")
 
