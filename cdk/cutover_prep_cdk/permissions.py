@@ -77,6 +77,11 @@ STAR_REASONS = {
     "cloudwatch:GetMetricData supports no resource-level permissions.",
     "ReadFreeStorage": "PlanSweep caps the opt-in write test by the free storage RDS reports (FreeStorageSpace): "
     "cloudwatch:GetMetricStatistics supports no resource-level permissions.",
+    "ReadDmsTasks": "The gate (EvaluateGate) reads the AWS DMS task a pipeline names at run time: "
+    "dms:DescribeReplicationTasks, DescribeReplicationInstances and DescribeTableStatistics are read-only "
+    "and the task is only known when the gate starts.",
+    "ReadDmsLatency": "The gate reads the named DMS task's CDCLatencySource/CDCLatencyTarget (AWS/DMS): "
+    "cloudwatch:GetMetricStatistics supports no resource-level permissions.",
     "ReadPrices": "The comparison prices each configuration from the AWS Price List API: pricing:GetProducts "
     "supports no resource-level permissions.",
 }
@@ -328,6 +333,18 @@ class Permissions:
             )
         ]
 
+    def _table_item_read(self) -> list[iam.PolicyStatement]:
+        return [self._table("ReadItems", ["dynamodb:GetItem"], False)]
+
+    def _dms_read(self) -> list[iam.PolicyStatement]:
+        return [iam.PolicyStatement(sid="ReadDmsTasks", actions=["dms:DescribeReplicationTasks",
+                                    "dms:DescribeReplicationInstances", "dms:DescribeTableStatistics"],
+                                    resources=["*"])]
+
+    def _dms_latency(self) -> list[iam.PolicyStatement]:
+        return [iam.PolicyStatement(sid="ReadDmsLatency", actions=["cloudwatch:GetMetricStatistics"],
+                                    resources=["*"])]
+
     def _pricing(self) -> list[iam.PolicyStatement]:
         return [iam.PolicyStatement(sid="ReadPrices", actions=["pricing:GetProducts"], resources=["*"])]
 
@@ -357,5 +374,8 @@ _GROUPS: dict[str, Callable[[Permissions], list[iam.PolicyStatement]]] = {
     "completion_event": Permissions._completion_event,
     "rds_delete_comparison": Permissions._rds_delete_comparison,
     "pricing": Permissions._pricing,
+    "table_item_read": Permissions._table_item_read,
+    "dms_read": Permissions._dms_read,
+    "dms_latency": Permissions._dms_latency,
 }
 GROUPS = frozenset(_GROUPS)

@@ -78,3 +78,31 @@ class GateSpec(BaseModel):
     dms: DmsSpec | None = None
     max_lag_seconds: float = Field(default=10, ge=0, le=86_400)
     max_lag_bytes: int = Field(default=16 * 2**20, ge=0)
+
+
+
+class GateInput(BaseModel):
+    """The gate workflow's input (statemachines/gate.asl.json), as a pipeline starts it; ``result`` is the
+    previous check's, carried by the workflow between checks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
+    gate: GateSpec
+    timeout_seconds: int = Field(default=3600, ge=10, le=7 * 86_400)
+    poll_seconds: int = Field(default=60, ge=10, le=3600)
+    result: dict[str, Any] | None = None
+
+
+class GateStepEvent(BaseModel):
+    """The EvaluateGate step's event: the workflow's state as it stands, and the execution's start time (the
+    deadline counts from it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    state: dict[str, Any]
+    started_at: datetime
+
+
+class InvalidGateInput(Exception):
+    """The gate workflow's input is not valid: one line naming the field (the workflow fails with this name)."""
