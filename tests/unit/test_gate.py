@@ -273,3 +273,34 @@ def test_gate_on_a_local_run_s_findings(tmp_path: Path) -> None:
     (run / "findings.json").write_text(json.dumps(ready))
     opened = CliRunner().invoke(app, ["gate", "--findings", str(run / "findings.json"), "--json"])
     assert opened.exit_code == 0 and json.loads(opened.output)["state"] == "open"
+
+
+# -- the examples ------------------------------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gate"
+
+
+def _gate_commands(text: str) -> list[list[str]]:
+    import shlex
+
+    joined = text.replace("\\\n", " ")
+    return [shlex.split(line.split("cutover-prep gate", 1)[1].split("#")[0])
+            for line in joined.splitlines() if "cutover-prep gate" in line and not line.lstrip().startswith("#")]
+
+
+@pytest.mark.parametrize("name", ["github-actions.yml", "buildspec.yml", "terraform.tf"])
+def test_every_pipeline_example_calls_the_gate_with_options_it_takes(name: str) -> None:
+    from cutover_prep.cli.gate import gate
+
+    commands = _gate_commands((EXAMPLES / name).read_text())
+    assert commands, name
+    for args in commands:
+        ctx = gate.make_context("gate", list(args))  # click's own parser: an unknown option raises
+        assert ctx.params["wait"] is True and ctx.params["timeout"] >= 60
+
+
+def test_the_state_machine_example_is_a_valid_gate_input() -> None:
+    from cutover_prep.gate.step import parse_input
+
+    parsed = parse_input(json.loads((EXAMPLES / "state-machine-input.json").read_text()))
+    assert parsed.gate.dms is not None and parsed.timeout_seconds == 7200
