@@ -142,7 +142,11 @@ class Dashboard(Construct):
                                left=[ours(names.UNITS_DONE, "units done"), ours(names.UNITS_FAILED, "units failed")]),
                 cw.GraphWidget(title="RDS storage initialization (StorageOperationPercentProgress)", width=8,
                                height=6, left=[ours(names.STORAGE_PROGRESS, "initialized (%)")],
-                               left_y_axis=cw.YAxisProps(min=0, max=100)),
+                               left_y_axis=cw.YAxisProps(min=0, max=100),
+                               # its ETA (slowest volume, restore/volume_eta.py) on the right axis, in hours
+                               right=[cw.MathExpression(expression="eta / 3600", label="ETA (h)",
+                                                        using_metrics={"eta": ours(names.STORAGE_ETA, "eta")})],
+                               right_y_axis=cw.YAxisProps(min=0)),
                 cw.GraphWidget(title="RDS ReadIOPS", width=8, height=6, left=[rds("ReadIOPS", "ReadIOPS")],
                                left_annotations=annotations(limits, "iops"), left_y_axis=cw.YAxisProps(min=0)),
             ],

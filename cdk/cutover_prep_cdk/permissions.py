@@ -336,6 +336,9 @@ class Permissions:
     def _table_item_read(self) -> list[iam.PolicyStatement]:
         return [self._table("ReadItems", ["dynamodb:GetItem"], False)]
 
+    def _table_query(self) -> list[iam.PolicyStatement]:
+        return [self._table("QueryItems", ["dynamodb:Query"], False)]
+
     def _dms_read(self) -> list[iam.PolicyStatement]:
         return [iam.PolicyStatement(sid="ReadDmsTasks", actions=["dms:DescribeReplicationTasks",
                                     "dms:DescribeReplicationInstances", "dms:DescribeTableStatistics"],
@@ -375,6 +378,7 @@ _GROUPS: dict[str, Callable[[Permissions], list[iam.PolicyStatement]]] = {
     "rds_delete_comparison": Permissions._rds_delete_comparison,
     "pricing": Permissions._pricing,
     "table_item_read": Permissions._table_item_read,
+    "table_query": Permissions._table_query,
     "dms_read": Permissions._dms_read,
     "dms_latency": Permissions._dms_latency,
 }

@@ -118,8 +118,9 @@ _FUNCTIONS: tuple[Function, ...] = (
         "WarmUnit", "handlers.warm_unit.handler", 900, 512,
         "Read one work unit so its blocks are loaded from S3.",
         in_vpc=True,
-        # rds_describe: RDS's storage progress, sampled at most once a minute across all units
-        permission_groups=("secrets", "table_item_write", "rds_describe"),
+        # rds_describe: RDS's storage progress, sampled at most once a minute across all units; table_query:
+        # the run's samples, read back after a sample for the ETA of RDS's initialization (live.emit.storage_eta)
+        permission_groups=("secrets", "table_item_write", "table_query", "rds_describe"),
     ),
     Function(
         "EndCensus", "handlers.end_census.handler", 900, 1024,

@@ -69,3 +69,39 @@ def test_the_instance_waits_for_its_slowest_volume_and_one_sample_has_no_rate_of
     # 50 MiB/s of 100 GiB: 0.0488 %/s, so 100 % from 0 % in 2048 s
     assert one["volumes"]["primary"]["eta_s"] == 2048.0 and "one RDS sample" in one["volumes"]["primary"]["source"]
     assert volume_etas({"primary": primary[:1]})["instance_eta_s"] is None  # no rate: no ETA, never a guess
+
+
+def _samples(minutes: int, extra_rate: float | None = None) -> list[dict]:
+    """Stored samples as restore.progress writes them: the primary at 1 %/min, an extra volume at ``extra_rate``."""
+    out = []
+    for m in range(minutes + 1):
+        s = {"at": (T0 + timedelta(minutes=m)).isoformat(), "step": "WarmUnit", "status": "Initializing",
+             "percent": min(100, m)}
+        if extra_rate is not None:
+            s["volumes"] = [{"volume": "rdsdbdata2", "status": "Initializing", "percent": int(extra_rate * m)}]
+        out.append(s)
+    return out
+
+
+def test_status_watch_says_each_volume_s_eta_and_the_slowest_one_is_the_instance_s() -> None:
+    from cutover_prep.cli.remote import progress_line
+    from cutover_prep.findings.storage_init import etas_of_samples
+
+    etas = etas_of_samples(_samples(30, extra_rate=0.5))
+    # primary 30 % at 1 %/min: 70 min; rdsdbdata2 15 % at 0.5 %/min (trailing 15 min: 7 → 15 %): 85 / (8/15) min = 9,562.5 s, shown 2:39:22
+    assert etas["volumes"]["primary"]["eta_s"] == 70 * 60
+    assert etas["instance_eta_s"] == etas["volumes"]["rdsdbdata2"]["eta_s"] == round(85 / (8 / 15) * 60, 1)
+    run = {"bytes_planned": 100, "bytes_read": 50, "units_done": 1, "units_total": 2, "step": "warmup",
+           "storage": {"status": "Initializing", "percent": 30}, "storage_eta": etas}
+    line = progress_line(run, None, 0)
+    assert "RDS storage Initializing 30 % (ETA ~2:39:22; primary ~1:10:00; rdsdbdata2 ~2:39:22)" in line, line
+
+
+def test_the_findings_judge_the_volume_eta_on_what_rds_reported() -> None:
+    from cutover_prep.findings.storage_init import storage_initialization
+
+    samples = _samples(100)[:-1] + [{"at": (T0 + timedelta(minutes=100)).isoformat(), "step": "Finalize",
+                                     "status": None, "percent": None}]  # done: RDS reports no operation
+    section = storage_initialization(samples, [], 0)
+    judged = section["eta_judged"]["primary"]
+    assert judged["judged"] and all(abs(a["error_pct"]) <= 2 for a in judged["at"]), judged

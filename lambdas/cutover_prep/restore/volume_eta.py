@@ -111,3 +111,4 @@ def judge(series: list[dict[str, Any]]) -> dict[str, Any]:
                     "actual_s": round(done - t0, 1),
                     "error_pct": round(100 * (predicted - done) / (done - t0), 1) if done > t0 else None})
     return {"judged": bool(out), "at": out}
+
