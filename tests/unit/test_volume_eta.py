@@ -88,7 +88,8 @@ def test_status_watch_says_each_volume_s_eta_and_the_slowest_one_is_the_instance
     from cutover_prep.findings.storage_init import etas_of_samples
 
     etas = etas_of_samples(_samples(30, extra_rate=0.5))
-    # primary 30 % at 1 %/min: 70 min; rdsdbdata2 15 % at 0.5 %/min (trailing 15 min: 7 → 15 %): 85 / (8/15) min = 9,562.5 s, shown 2:39:22
+    # primary 30 % at 1 %/min: 70 min; rdsdbdata2 15 % at 0.5 %/min (trailing 15 min: 7 → 15 %):
+    # 85 / (8/15) min = 9,562.5 s, shown 2:39:22
     assert etas["volumes"]["primary"]["eta_s"] == 70 * 60
     assert etas["instance_eta_s"] == etas["volumes"]["rdsdbdata2"]["eta_s"] == round(85 / (8 / 15) * 60, 1)
     run = {"bytes_planned": 100, "bytes_read": 50, "units_done": 1, "units_total": 2, "step": "warmup",
