@@ -57,6 +57,8 @@ WILDCARD_REASONS = {
     "RDSOSMetrics log group; the instance is named in each run's input.",
     "s3_put": "Evidence objects of every run live under runs/<run_id>/ in this one bucket; run ids are "
     "made at run time.",
+    "dms_read": "DescribeTableStatistics on the AWS DMS task a pipeline names when it starts the gate "
+    "(read-only); the task is not known at deploy time.",
     "rds_delete_comparison": f"DeleteDBInstance on the instances a comparison restored ({COMPARISON_INSTANCES}, "
     "named at run time): only "
     f"on an instance that carries the tag {DEPLOYMENT_TAG} with this stack's id and the tag {COMPARISON_TAG} "
@@ -78,8 +80,7 @@ STAR_REASONS = {
     "ReadFreeStorage": "PlanSweep caps the opt-in write test by the free storage RDS reports (FreeStorageSpace): "
     "cloudwatch:GetMetricStatistics supports no resource-level permissions.",
     "ReadDmsTasks": "The gate (EvaluateGate) reads the AWS DMS task a pipeline names at run time: "
-    "dms:DescribeReplicationTasks, DescribeReplicationInstances and DescribeTableStatistics are read-only "
-    "and the task is only known when the gate starts.",
+    "dms:DescribeReplicationTasks and DescribeReplicationInstances support no resource-level permissions.",
     "ReadDmsLatency": "The gate reads the named DMS task's CDCLatencySource/CDCLatencyTarget (AWS/DMS): "
     "cloudwatch:GetMetricStatistics supports no resource-level permissions.",
     "ReadPrices": "The comparison prices each configuration from the AWS Price List API: pricing:GetProducts "
@@ -340,9 +341,12 @@ class Permissions:
         return [self._table("QueryItems", ["dynamodb:Query"], False)]
 
     def _dms_read(self) -> list[iam.PolicyStatement]:
+        # Service Authorization Reference, AWS DMS: DescribeReplicationTasks and DescribeReplicationInstances
+        # have no resource type (Resource "*"); DescribeTableStatistics is on a task (task:*)
         return [iam.PolicyStatement(sid="ReadDmsTasks", actions=["dms:DescribeReplicationTasks",
-                                    "dms:DescribeReplicationInstances", "dms:DescribeTableStatistics"],
-                                    resources=["*"])]
+                                    "dms:DescribeReplicationInstances"], resources=["*"]),
+                iam.PolicyStatement(sid="ReadDmsTableStatistics", actions=["dms:DescribeTableStatistics"],
+                                    resources=[self.arn("dms", "task", "*")])]
 
     def _dms_latency(self) -> list[iam.PolicyStatement]:
         return [iam.PolicyStatement(sid="ReadDmsLatency", actions=["cloudwatch:GetMetricStatistics"],
