@@ -431,7 +431,6 @@ LOCAL_TLS = "prefer"
 def run_local(options: LocalOptions) -> dict[str, Any]:
     """Run the workflow; return the execution's description plus where the evidence is."""
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
     options = replace(options, run_id=options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}")
     out = evidence_dir(options.out, str(options.run_id))
     spec = parse_dsn(options.dsn) if options.dsn else None
