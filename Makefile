@@ -1,5 +1,5 @@
 # The single entry point. Needs only Python >= 3.11 and Node 22 or 24 on the machine (Node 20 works;
-# jsii no longer supports it and prints an end-of-life banner, silenced below: README, "Node").
+# jsii no longer supports it and prints an end-of-life banner, silenced below: docs/deploy.md#node).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python

@@ -127,3 +127,26 @@ def test_no_table_is_cut_by_a_blank_line():
     """The README's "What it reads" table lost its MySQL row to a blank line (issue 33 §6)."""
     assert cut_tables("| a | b |\n| --- | --- |\n| 1 | 2 |\n\n| 3 | 4 |\n") == ["| 3 | 4 |"]
     assert {page.name: cut for page in PAGES if (cut := cut_tables(page.read_text()))} == {}
+
+
+def test_the_readme_says_where_local_prints_the_verdict_as_the_cli_does(tmp_path, monkeypatch):
+    """The README said the verdict comes on stderr; `cutover-prep local` prints its summary, verdict and reasons
+    included, on stdout (progress and errors on stderr). The CLI is run here, the run itself faked."""
+    import json
+
+    from click.testing import CliRunner
+
+    from cutover_prep.cli.main import app
+    from cutover_prep.local import runner
+
+    (tmp_path / "findings.json").write_text(json.dumps({"verdict": {"verdict": "NOT_READY", "reasons": [
+        {"code": "COVERAGE", "ok": False, "message": "warm-up coverage 97.4 % (threshold 100 %)"}]}}))
+    monkeypatch.setattr(runner, "run_local", lambda options: {
+        "run_id": "r", "status": "SUCCEEDED", "seconds": 1, "out": str(tmp_path), "run": {},
+        "output": {"verdict": "NOT_READY", "coverage_pct": 97.4}})
+    done = CliRunner().invoke(app, ["local", "--no-benchmark"])
+    assert done.exit_code == 1
+    assert "verdict: NOT_READY" in done.stdout and "warm-up coverage 97.4 %" in done.stdout
+    assert "verdict" not in done.stderr
+    quick = README.read_text()[README.read_text().index("## Quick start"):]
+    assert "the run's summary with the **verdict** and every reason goes to\n**stdout**" in quick
