@@ -74,3 +74,13 @@ def test_a_misspelt_field_in_any_example_is_refused(name):
         name, parse_run_input)
     with pytest.raises(InvalidInput, match="benchmrak"):
         check(bad)
+
+
+def test_the_comparison_example_is_the_one_compare_md_shows():
+    """docs/compare.md shows the example inline (its own test validates it); the file is the same input."""
+    import re
+
+    page = (ROOT / "docs" / "compare.md").read_text()
+    (shown,) = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", page, re.S) if "configurations" in b]
+    assert load("comparison.json") == shown
+    assert "](../examples/run-inputs/comparison.json)" in page
