@@ -101,3 +101,46 @@ def test_the_reason_rows_say_when_they_fail_and_what_to_do():
     assert header == "| code | fails when | what to do |"
     for code in reason_codes() - {"PROBES_OFF", "PROBES_COLD"}:  # these two never fail: a table of their own
         assert re.search(rf"^\| [^|]*`{code}`", section, re.M), code
+
+
+def guides() -> dict[str, str] | None:
+    """code -> the report's "what to do" text, from ``cutover_prep.verdict_reasons`` (the report's module, issue
+    33 §5) when it exists; None before it does."""
+    try:
+        from cutover_prep import verdict_reasons  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return {code: g.to_do for code, g in {**verdict_reasons.REASONS, **verdict_reasons.RUN_ERRORS}.items()}
+
+
+def test_the_what_to_do_column_is_the_reports():
+    """One text per code: where the report's module exists, the table's "what to do" is its text (run this module
+    as a script, ``python tests/unit/test_verdict_doc.py --write``, to copy them into docs/verdict.md)."""
+    known = guides()
+    if known is None:
+        import pytest
+
+        pytest.skip("cutover_prep.verdict_reasons does not exist on this branch")
+    documented = rows()
+    differ = sorted(code for code, to_do in known.items() if code in documented and documented[code][-1] != to_do)
+    assert differ == [], f"docs/verdict.md's what-to-do differs from cutover_prep.verdict_reasons for {differ}"
+
+
+def write() -> None:
+    """Copy the report's what-to-do texts into docs/verdict.md's last column, code by code."""
+    known = guides() or {}
+    lines = DOC.read_text().split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            texts = {known.get(code) for code in re.findall(r"`(\w+)`", cells[0])}
+            if len(texts) == 1 and None not in texts:
+                lines[i] = "| " + " | ".join([*cells[:-1], texts.pop()]) + " |"
+    DOC.write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["--write"]:
+        write()
