@@ -40,6 +40,13 @@ def decode_rowid(rowid: str) -> tuple[int, int, int, int]:
     return num(rowid[:6]), num(rowid[6:9]), num(rowid[9:15]), num(rowid[15:])
 
 
+def encode_rowid(objd: int, fno: int, block: int, row: int) -> str:
+    """What DBMS_ROWID.ROWID_CREATE(1, objd, fno, block, row) prints (the same figure, read the other way)."""
+    def text(value: int, chars: int) -> str:
+        return "".join(B64[(value >> (6 * i)) & 63] for i in reversed(range(chars)))
+    return text(objd, 6) + text(fno, 3) + text(block, 6) + text(row, 3)
+
+
 @dataclass
 class Ext:
     extent_id: int
@@ -179,6 +186,8 @@ class Cursor:
                 self._rows = [(db.objd, e.file_id, e.block_id, e.blocks, e.extent_id) for e in db.extents]
             else:
                 self._rows = [(db.objd, e.file_id, e.block_id, e.blocks) for e in db.extents]
+        elif "dbms_rowid.rowid_create" in low and "from dual" in low:
+            self._rows = [(encode_rowid(binds["objd"], binds["fno"], binds["block"], binds["row_number"]),)]
         elif "v$session" in low and "prev_sql_id" in low:
             self._rows = [("7xq3y0aq5v1d2", 0)]
         elif "v$sql_plan" in low:

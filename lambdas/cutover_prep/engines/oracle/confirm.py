@@ -78,7 +78,7 @@ class Counters:
                                               "its segment's counters")
             return None
         try:
-            rows = cur.execute(q.SEGMENT_STATISTICS_SQL, owner=loc["owner"], name=loc["segment"],
+            rows = cur.execute(q.SEGMENT_STATISTICS_SQL, owner=loc["owner"], name=loc.get("segment") or loc["table"],
                                partition=loc.get("partition"))
             found = {str(name): int(value or 0) for name, value in rows}
         except oracledb.DatabaseError as exc:

@@ -201,10 +201,13 @@ class Reader:
         self.gone, self.planned, self.mark_known = 0, rng.blocks, False
 
     def run(self, cur: Any) -> tuple[str, dict[str, Any]]:
+        read = getattr(self, f"_{self.loc['read']}", self._unsupported)
+        if self.loc["read"] in ("unsupported", "with_lob") or read == self._unsupported:
+            return read(cur), {}  # no statement (with_lob: read with its LOB), or a named error
         counters = self.engine.counters
         taken: dict[str, Any] = {"session_before": counters.session(cur, self.details)}
         taken["segment_before"] = counters.segment(cur, self.loc, self.details)
-        method = getattr(self, f"_{self.loc['read']}", self._unsupported)(cur)
+        method = read(cur)
         taken["session_after"] = counters.session(cur, self.details) \
             if taken["session_before"] is not None else None
         taken["segment_after"] = counters.segment(cur, self.loc, self.details) \
