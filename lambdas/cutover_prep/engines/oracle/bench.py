@@ -110,7 +110,7 @@ def _mbrc_in_effect(cur: Any, asked: int, block_size: int) -> str:
     kib = used * block_size // 1024
     if used != asked:
         return f"Oracle used db_file_multiblock_read_count = {used} ({kib} KiB), not the {asked} asked"
-    return f"db_file_multiblock_read_count = {used} ({kib} KiB) in effect (V$PARAMETER)"
+    return f"db_file_multiblock_read_count = {used} ({kib} KiB) after the set (V$PARAMETER)"
 
 
 def _no_privilege(exc: oracledb.Error) -> bool:
