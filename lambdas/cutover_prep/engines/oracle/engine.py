@@ -34,37 +34,21 @@ from cutover_prep.engines.base import (
     DatabaseUnreachable,
     DiscoveryOptions,
     Extent,
-    PermanentReadError,
     ReadRange,
     ReadResult,
     Segment,
-    TransientDatabaseError,
 )
 from cutover_prep.engines.bounds import session_bounds
 from cutover_prep.engines.oracle import census, confirm, datafiles, reads
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle import volumes as ora_volumes
+from cutover_prep.engines.oracle.errors import PERMANENT_CODES, TRANSIENT_CODES, map_error  # noqa: F401 (re-exported)
 from cutover_prep.engines.oracle.tls import oracle_attempts
 
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
 INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
 LOB_TYPES = {"LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"}
 DIRECT = reads.DIRECT  # the warm-up's sessions read by direct path (prepare_session)
-PERMANENT_CODES = {942, 1031, 8103, 1403, 904}  # no table, no privilege, object gone, no data, bad column
-TRANSIENT_CODES = {54, 1555, 3113, 3114, 3135, 12170, 12541, 12514, 25408, 4068}
-
-
-def map_error(exc: oracledb.Error, what: str) -> Exception:
-    err = exc.args[0] if exc.args else None
-    code = getattr(err, "code", 0)
-    full_code = getattr(err, "full_code", "") or ""
-    message = (getattr(err, "message", None) or str(exc)).strip().splitlines()[0]
-    if code in TRANSIENT_CODES or full_code.startswith("DPY-4011") or full_code.startswith("DPY-4024") \
-            or isinstance(exc, oracledb.OperationalError):
-        return TransientDatabaseError(f"{what}: {message}")
-    return PermanentReadError(f"{what}: {message}")
-
-
 TCPS_HINT = ("TLS is required (CUTOVER_PREP_TLS=require): RDS for Oracle offers TCPS through the SSL option of "
              "its option group (port 2484 unless set otherwise; name another port in target.port)")
 

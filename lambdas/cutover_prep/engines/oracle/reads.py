@@ -39,6 +39,7 @@ from cutover_prep.engines.base import (
 )
 from cutover_prep.engines.oracle import confirm
 from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle.errors import map_error
 
 DIRECT = "ALWAYS"  # the warm-up's sessions read by direct path (OracleEngine.prepare_session)
 ROWID_METHOD = "rowid_range_scan"
@@ -295,8 +296,6 @@ class Reader:
 
 def read_range(engine: Any, rng: ReadRange) -> ReadResult:
     """Read one planned range (not the datafile pass) inside the engine's read-only transaction."""
-    from cutover_prep.engines.oracle.engine import map_error  # the engine module imports this one
-
     started = time.monotonic()
     reader = Reader(engine, rng)
     try:
