@@ -172,7 +172,7 @@ class OracleBench:
                 "db_file_multiblock_read_count": params.get("db_file_multiblock_read_count"),
                 "filesystemio_options": fsio, "counters": counters,
                 "latency_histogram": "v$event_histogram" if self.latency_histogram() is not None else None,
-                "read_method": "full_scan_rowid_range (direct path)", "notes": notes}
+                "read_method": "rowid_range_scan (direct path)", "notes": notes}
 
     def io_size_points(self, options: SweepOptions, target: SweepTarget) -> list[PointSpec]:
         """One point per value, capped at the platform's maximum I/O size (``MAX_IO_BYTES`` / block size, the

@@ -1,7 +1,8 @@
 """What the server says a read read (issue 35 §1, §2): the session's counters (V$MYSTAT) and the read
 segment's own (V$SEGMENT_STATISTICS), taken before and after each read, and the verdict on them.
 
-- Confirmed: the segment's own delta ('physical reads', or 'logical reads' for blocks already cached) is at
+- Confirmed: the segment's own delta ('physical reads' or 'physical reads direct', or 'logical reads' for blocks
+  already cached) is at
   least the planned blocks less the tolerance. When the read's blocks were planned to the segment's
   high-water mark (``reads.hwm_pieces``) the tolerance is ``tolerance(planned)``; when the mark is not known
   (no ANALYZE) the planned extents may hold free blocks above it that no query reads, so the old bound stays:
@@ -111,7 +112,7 @@ def confirm_read(rng: ReadRange, planned: int, method: str, counters: dict[str, 
         details["confirmed_blocks"] = None
         return
     if segment is not None:
-        confirmed = max(segment["physical reads"], segment["logical reads"])
+        confirmed = max(segment["physical reads"], segment["physical reads direct"], segment["logical reads"])
         by = "V$SEGMENT_STATISTICS"
     else:  # assert: session is not None here
         confirmed = max(session["physical reads"], session["session logical reads"])  # type: ignore[index]
