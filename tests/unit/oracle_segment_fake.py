@@ -13,8 +13,8 @@
   https://docs.oracle.com/database/122/TGSQL/optimizer-access-paths.htm: a full scan reads all blocks under
   the high water mark).
 - Each read moves the session's V$MYSTAT counters and the segment's own V$SEGMENT_STATISTICS
-  ('logical reads', 'physical reads', 'physical reads direct'); ``recursive`` blocks per statement move the
-  session's counters only (dictionary and recursive reads are the session's, not the segment's).
+  ('logical reads', 'physical reads', 'physical reads direct'); ``recursive`` blocks per dictionary statement
+  move the session's counters only (dictionary and recursive reads are the session's, not the segment's).
 - DBMS_SPACE.UNUSED_SPACE answers the last used extent's file, first block and last used block (the
   high-water mark); V$SESSION.PREV_SQL_ID and V$SQL_PLAN name the last read's plan.
 """
@@ -75,7 +75,7 @@ class TableFake:
     hwm: tuple[int, int]
     objd: int = 777
     ignore_hints: bool = False
-    recursive: int = 0  # blocks each statement reads outside the segment (dictionary, recursive SQL)
+    recursive: int = 0  # blocks each dictionary statement (DBA_ views, DBMS_SPACE) reads (a cold volume)
     segment_stats_move: bool = True
     unused_space_error: Exception | None = None
     executed: list[tuple[str, Any]] = field(default_factory=list)
@@ -161,8 +161,9 @@ class Cursor:
         db.executed.append((sql, binds))
         self._rows = []
         low = sql.lower()
-        for name in ("physical reads", "physical reads cache", "session logical reads"):  # buffered
-            db.mystat[name] += db.recursive
+        if "dba_" in low or "dbms_space" in low:  # the dictionary's blocks, through the buffer cache
+            for name in ("physical reads", "physical reads cache", "session logical reads"):
+                db.mystat[name] += db.recursive
         if "v$mystat" in low:
             self._rows = list(db.mystat.items())
         elif "v$segment_statistics" in low:

@@ -16,7 +16,10 @@ segment's own (V$SEGMENT_STATISTICS), taken before and after each read, and the 
 
 V$SEGMENT_STATISTICS is the instance's, so another session reading the same segment at the same time only
 adds to it: it can hide a short read of ours, never make one, so it is not the over-read measure of reads
-that have a session-only one.
+that have a session-only one. Its 'logical reads' may be a sampled statistic (V$SEGSTAT_NAME.SAMPLED says
+which), so it only ever confirms (blocks already cached), never measures an over-read. The counters "before"
+are taken right before the read's data statements, after the dictionary look-ups the read needs (DBA_EXTENTS,
+DBMS_SPACE, DBA_IND_COLUMNS: on a cold volume their recursive reads are physical too, and not the read's).
 """
 
 from __future__ import annotations

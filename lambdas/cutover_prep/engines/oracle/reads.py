@@ -202,18 +202,26 @@ class Reader:
         self.gone, self.planned, self.mark_known = 0, rng.blocks, False
 
     def run(self, cur: Any) -> tuple[str, dict[str, Any]]:
+        """The read; the counters before it are taken by ``_begin`` right before its data statements (after
+        the dictionary look-ups it needs, whose recursive reads are not the read's), and after it here."""
         read = getattr(self, f"_{self.loc['read']}", self._unsupported)
         if self.loc["read"] in ("unsupported", "with_lob") or read == self._unsupported:
             return read(cur), {}  # no statement (with_lob: read with its LOB), or a named error
-        counters = self.engine.counters
-        taken: dict[str, Any] = {"session_before": counters.session(cur, self.details)}
-        taken["segment_before"] = counters.segment(cur, self.loc, self.details)
+        self.taken: dict[str, Any] = {}
         method = read(cur)
+        if "session_before" not in self.taken:  # nothing left to read (all gone or above the mark)
+            self._begin(cur)
+        counters, taken = self.engine.counters, self.taken
         taken["session_after"] = counters.session(cur, self.details) \
             if taken["session_before"] is not None else None
         taken["segment_after"] = counters.segment(cur, self.loc, self.details) \
             if taken["segment_before"] is not None else None
         return method, taken
+
+    def _begin(self, cur: Any) -> None:
+        counters = self.engine.counters
+        self.taken["session_before"] = counters.session(cur, self.details)
+        self.taken["segment_before"] = counters.segment(cur, self.loc, self.details)
 
     def _capture(self, cur: Any) -> None:
         if self.engine.capture_plan and self.engine.last_plan is None:
@@ -240,6 +248,7 @@ class Reader:
                     details.setdefault("gone_reason", GONE_FREE_ABOVE_HWM)
                     self.gone += above
         self.planned = sum(p.blocks for p in pieces)
+        self._begin(cur)
         for ext in pieces:
             cur.execute(sql, **q.rowid_bounds(loc["data_object_id"], ext.file_id, ext.first_block,
                                               ext.first_block + ext.blocks - 1, bool(loc.get("bigfile"))))
@@ -255,6 +264,7 @@ class Reader:
         invisible = bool(loc.get("invisible"))
         statement = q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
                                     column["nullable"], partition, invisible)
+        self._begin(cur)
         if invisible:  # the optimizer ignores it, hint included, unless the session says otherwise
             self.details["optimizer_use_invisible_indexes"] = True
             with use_invisible_indexes(cur):
@@ -274,6 +284,7 @@ class Reader:
             row = cur.execute(q.OVERFLOW_IOT_PARTITION_SQL, owner=loc["owner"], overflow=loc["overflow"],
                               partition=loc["partition"], iot_name=loc["table"]).fetchone()
             partition = _named(row, f"{loc['owner']}.{loc['overflow']} partition {loc['partition']}")
+        self._begin(cur)
         cur.execute(q.iot_overflow_sql(loc["owner"], loc["table"], columns, partition))
         cur.fetchone()
         return "iot_overflow"
@@ -281,6 +292,7 @@ class Reader:
     def _lob(self, cur: Any) -> str:
         loc = self.loc
         total = cur.var(oracledb.DB_TYPE_NUMBER)
+        self._begin(cur)
         cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
                                      loc.get("table_partition"), bool(loc.get("table_subpartition"))), total=total)
         return "lob_read"
