@@ -71,3 +71,11 @@ def test_a_chunk_whose_segment_counters_do_not_move_fails_the_preflight():
     checks = run(TableFake(EXTENTS, hwm=(3, 128), segment_stats_move=False))
     method = checks["rowid_range_scan"]
     assert method.status == FAIL and "ShortRead" in method.detail and "V$SEGMENT_STATISTICS" in method.detail
+
+
+def test_the_preflight_says_whether_dbms_space_can_give_the_high_water_mark():
+    """DBMS_SPACE.UNUSED_SPACE needs ANALYZE on the object (https://docs.oracle.com/cd/A97630_01/appdev.920/a96612/d_space2.htm):
+    SESSION_PRIVS is asked for ANALYZE ANY and the answer is an INFO line (nothing fails without it)."""
+    checks = run(TableFake(EXTENTS, hwm=(3, 128)))
+    assert "ANALYZE ANY" in pf.SESSION_PRIVS_SQL
+    assert checks["ANALYZE ANY"].status == "info" and "not held" in checks["ANALYZE ANY"].detail

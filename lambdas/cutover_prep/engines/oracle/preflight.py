@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 EDITION_SQL = "SELECT banner FROM v$version WHERE banner LIKE 'Oracle%' AND ROWNUM = 1"
 SESSION_PRIVS_SQL = ("SELECT privilege FROM session_privs WHERE privilege IN "
-                     "('CREATE SESSION', 'READ ANY TABLE', 'SELECT ANY TABLE', 'SELECT ANY DICTIONARY')")
+                     "('CREATE SESSION', 'READ ANY TABLE', 'SELECT ANY TABLE', 'SELECT ANY DICTIONARY', 'ANALYZE ANY')")
 RMAN_UTIL_SQL = ("SELECT COUNT(*) FROM all_procedures WHERE owner = 'RDSADMIN' "
                  "AND object_name = 'RDSADMIN_RMAN_UTIL'")
 VIEW = re.compile(r"\b(dba_[a-z_]+|v\$[a-z_]+)\b", re.IGNORECASE)
@@ -144,7 +144,11 @@ def _privileges(engine: Any, ctx: Context, errors: tuple[type[BaseException], ..
         privs = {str(p) for (p,) in cur.execute(SESSION_PRIVS_SQL)}
     read_any = privs & {"READ ANY TABLE", "SELECT ANY TABLE"}
     out = [Check(PRIVILEGE, "READ ANY TABLE", INFO, f"held ({', '.join(sorted(read_any))})" if read_any else
-                 "not held: each table needs SELECT or READ (the census names what may not be read)")]
+                 "not held: each table needs SELECT or READ (the census names what may not be read)"),
+           Check(PRIVILEGE, "ANALYZE ANY", INFO, "held: DBMS_SPACE.UNUSED_SPACE gives each table's high-water mark"
+                 if "ANALYZE ANY" in privs else "not held: DBMS_SPACE.UNUSED_SPACE needs ANALYZE on each table, else "
+                 "table reads plan whole extents (free blocks above the high-water mark included) and are confirmed "
+                 "with the looser bound (half the planned blocks)")]
     for view in engine_views(ctx.datafiles):
         def probe(view: str = view) -> Check:
             import oracledb
