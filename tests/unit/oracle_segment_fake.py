@@ -77,6 +77,7 @@ class TableFake:
     ignore_hints: bool = False
     recursive: int = 0  # blocks each dictionary statement (DBA_ views, DBMS_SPACE) reads (a cold volume)
     segment_stats_move: bool = True
+    unformatted: int = 0  # ASSM: the last used extent's last blocks below the mark not formatted yet (scans skip them)
     unused_space_error: Exception | None = None
     executed: list[tuple[str, Any]] = field(default_factory=list)
     mystat: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
@@ -88,8 +89,10 @@ class TableFake:
     module: Any = None
     action: Any = None
 
-    def below_hwm(self) -> set[tuple[int, int]]:
+    def below_hwm(self, formatted_only: bool = False) -> set[tuple[int, int]]:
         last_id, used = self.hwm
+        if formatted_only:
+            used -= self.unformatted
         out = set()
         for e in self.extents:
             if e.extent_id < last_id:
@@ -110,7 +113,7 @@ class TableFake:
     def read(self, sql: str, binds: dict[str, Any]) -> int:
         """What the server reads for one statement on the table, by its plan."""
         full = self.ignore_hints or "FULL(t)" in sql or "ROWID(t)" not in sql
-        below = self.below_hwm()
+        below = self.below_hwm(formatted_only=True)
         if full:
             self.last_plan = "FULL"
             return len(below)

@@ -100,11 +100,19 @@ def _delta(before: dict[str, int] | None, after: dict[str, int] | None, names: t
     return {name: max(0, after.get(name, 0) - before.get(name, 0)) for name in names}
 
 
+def floor_of(planned: int, loose: int) -> int:
+    """The fewest blocks that confirm a read of ``planned`` blocks, ``loose`` of which are confirmed with the
+    looser bound (half): the others within the tolerance."""
+    return max(0, planned - loose - tolerance(planned)) + math.ceil(loose * UNKNOWN_MARK_FRACTION)
+
+
 def confirm_read(rng: ReadRange, planned: int, method: str, counters: dict[str, Any], details: dict[str, Any],
-                 *, mark_known: bool) -> None:
+                 *, loose: int) -> None:
     """Record both deltas in ``details`` and refuse a read they do not confirm (``ShortRead``) or that read
     beyond its plan (``OverRead``). ``counters``: session_before/after, segment_before/after (None: no view);
-    ``planned``: the blocks the read was sent for (below the high-water mark when ``mark_known``)."""
+    ``planned``: the blocks the read was sent for; ``loose``: how many of them only the looser bound confirms
+    (all when the high-water mark is not known; the mark's own extent's when it is: with automatic segment
+    space management its blocks below the mark may not be formatted yet, and a scan skips those)."""
     session = _delta(counters.get("session_before"), counters.get("session_after"), q.MYSTAT_NAMES)
     segment = _delta(counters.get("segment_before"), counters.get("segment_after"), q.SEGMENT_STATISTIC_NAMES)
     if session is not None:
@@ -136,7 +144,7 @@ def confirm_read(rng: ReadRange, planned: int, method: str, counters: dict[str, 
     if over > planned + slack:
         raise OverRead(f"{rng.segment_key}: {method} read {over} blocks ({over_by}) where {planned} were planned "
                        f"(tolerance {slack}): the statement did not take its planned access path ({seen})")
-    floor = planned - slack if mark_known else math.ceil(planned * UNKNOWN_MARK_FRACTION)
+    floor = floor_of(planned, loose)
     if confirmed < floor:
         raise ShortRead(f"{rng.segment_key}: {method} read {confirmed} of the {planned} blocks planned by {by} "
                         f"(at least {floor} confirm it; {seen}); the blocks were not read by this statement")

@@ -141,8 +141,9 @@ def high_water_mark(cur: Any, loc: dict[str, Any]) -> tuple[int, int, int] | str
 
 
 def hwm_pieces(pieces: tuple[Extent, ...], now: Now | None, mark: tuple[int, int, int]
-               ) -> tuple[tuple[Extent, ...], int] | None:
-    """The pieces below the high-water mark and the blocks of ``pieces`` above it, or None when the mark's
+               ) -> tuple[tuple[Extent, ...], int, int] | None:
+    """The pieces below the high-water mark, the blocks of ``pieces`` above it and the blocks of the pieces
+    below it in the mark's own extent (``confirm.floor_of``'s loose ones), or None when the mark's
     extent is not among the segment's extents now. Extents before the last used one (by EXTENT_ID) are used
     whole, the last used one up to ``last_used_block``, the later ones not at all (DBMS_SPACE.UNUSED_SPACE).
     The mark's extent is found by its first block (UNUSED_SPACE names the file by FILE_ID, DBA_EXTENTS by
@@ -157,7 +158,7 @@ def hwm_pieces(pieces: tuple[Extent, ...], now: Now | None, mark: tuple[int, int
     if len(found) != 1:
         return None
     last = ids[found[0]]
-    used_ranges = []
+    used_ranges, last_range = [], []
     for ext in now[1]:
         eid = ids.get((ext.file_id, ext.first_block))
         if eid is None:
@@ -165,8 +166,11 @@ def hwm_pieces(pieces: tuple[Extent, ...], now: Now | None, mark: tuple[int, int
         blocks = ext.blocks if eid < last else min(used, ext.blocks) if eid == last else 0
         if blocks:
             used_ranges.append((ext.file_id, ext.first_block, blocks))
+        if eid == last and blocks:
+            last_range.append((ext.file_id, ext.first_block, blocks))
     below = _overlap(pieces, used_ranges)
-    return below, sum(p.blocks for p in pieces) - sum(p.blocks for p in below)
+    loose = sum(p.blocks for p in _overlap(below, last_range))
+    return below, sum(p.blocks for p in pieces) - sum(p.blocks for p in below), loose
 
 
 def _named(row: tuple | None, what: str) -> str:
@@ -199,7 +203,7 @@ class Reader:
     def __init__(self, engine: Any, rng: ReadRange) -> None:
         self.engine, self.rng, self.loc = engine, rng, rng.locator
         self.details: dict[str, Any] = {}
-        self.gone, self.planned, self.mark_known = 0, rng.blocks, False
+        self.gone, self.planned, self.loose = 0, rng.blocks, None  # loose None: every planned block
 
     def run(self, cur: Any) -> tuple[str, dict[str, Any]]:
         """The read; the counters before it are taken by ``_begin`` right before its data statements (after
@@ -240,8 +244,7 @@ class Reader:
                 details["high_water_mark"] = mark if isinstance(mark, str) else \
                     "not known: the last used extent is not among the segment's extents now"
             else:
-                pieces, above = clipped
-                self.mark_known = True
+                pieces, above, self.loose = clipped
                 details["high_water_mark"] = {"file": mark[0], "extent_block": mark[1], "last_used_block": mark[2]}
                 if above:
                     details["free_above_hwm"] = above
@@ -321,7 +324,8 @@ def read_range(engine: Any, rng: ReadRange) -> ReadResult:
     finally:
         engine._end_transaction()
     if method != "with_lob":
-        confirm.confirm_read(rng, reader.planned, method, taken, reader.details, mark_known=reader.mark_known)
+        loose = reader.planned if reader.loose is None else reader.loose
+        confirm.confirm_read(rng, reader.planned, method, taken, reader.details, loose=loose)
     read = rng.blocks - reader.gone
     return ReadResult(blocks=read, bytes=read * rng.block_size, seconds=time.monotonic() - started,
                       method=method, details=reader.details, gone=reader.gone)
