@@ -307,7 +307,9 @@ def test_issue35_a_rowid_chunk_runs_by_rowid_range_and_its_segment_counters_conf
     (https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-SEGMENT_STATISTICS.html) moved by the
     blocks read within the stated tolerance, and no more than that (no over-read); the blocks above the
     high-water mark (DBMS_SPACE.UNUSED_SPACE) are counted free, not read. The engine's rowid text is the server's
-    DBMS_ROWID.ROWID_CREATE for smallfile and bigfile-shaped fields, and the preflight's named checks pass."""
+    DBMS_ROWID.ROWID_CREATE for smallfile and bigfile-shaped fields, and the preflight's named checks pass.
+    Statements met here: rowid_range_count_sql, SEGMENT_NOW_SQL, UNUSED_SPACE_BLOCK, MYSTAT_SQL,
+    SEGMENT_STATISTICS_SQL, PREV_SQL_SQL, SQL_PLAN_SQL, ROWID_CREATE_SQL, SESSION_PRIVS_SQL."""
     import oracledb
 
     from cutover_prep.engines.base import EngineError, ReadRange
@@ -348,7 +350,7 @@ def test_issue35_a_rowid_chunk_runs_by_rowid_range_and_its_segment_counters_conf
 def test_issue35_the_sweep_stops_at_the_platforms_maximum_io_size_and_notes_what_oracle_used(spec, cp22):
     """DB_FILE_MULTIBLOCK_READ_COUNT (https://docs.oracle.com/database/122/REFRN/DB_FILE_MULTIBLOCK_READ_COUNT.htm):
     a value above the maximum I/O size is read as the maximum; the sweep asks no more than 1 MiB, and each
-    point's notes say what V$PARAMETER reads after the set."""
+    point's notes say what V$PARAMETER reads after the set (MBRC_IN_EFFECT_SQL)."""
     from cutover_prep.benchmark.steps import sweep_options
     from cutover_prep.engines.bench import SweepTarget
     from cutover_prep.engines.oracle.bench import MAX_IO_BYTES, OracleBench
