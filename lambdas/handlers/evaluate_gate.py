@@ -6,8 +6,8 @@ from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.gate.model import GateStepEvent
 from cutover_prep.gate.step import evaluate_step
+from cutover_prep.models.steps import GateStepEvent
 from cutover_prep.observability import logger, metrics, tracer
 
 

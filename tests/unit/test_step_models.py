@@ -63,8 +63,10 @@ def test_every_parameter_block_names_fields_its_model_has(asl):
               "BenchmarkFailed": steps.BenchmarkFailedEvent, "Finalize": steps.FinalizeEvent,
               "RunFailed": steps.RunFailedEvent, "ValidateInput": steps.ValidateInputEvent,
               "CompareStart": steps.CompareStartEvent, "CompareCollect": steps.CompareCollectEvent,
-              "CompareCleanup": steps.CompareCleanupEvent}
-    expected = {"cutover-run.asl.json": 8, "compare.asl.json": 3}  # Task states with a parameter block
+              "CompareCleanup": steps.CompareCleanupEvent,
+              "EvaluateGate": steps.GateStepEvent}
+    # Task states with a parameter block
+    expected = {"cutover-run.asl.json": 8, "compare.asl.json": 3, "gate.asl.json": 1}
     checked = 0
 
     def walk(states):

@@ -27,7 +27,8 @@ DEPLOYED = {
     "handlers.discover.handler": (900, 1024, True, {"secrets", "rds_describe", "s3_read_write", "table_read_write"}),
     # issue 21: the end census reads the catalogue again and catches up on what was created (S3: its evidence)
     "handlers.end_census.handler": (900, 1024, True, {"secrets", "rds_describe", "s3_read_write"}),
-    "handlers.warm_unit.handler": (900, 512, True, {"secrets", "table_item_write", "rds_describe"}),  # issue 13
+    # issue 13; issue 36: Query of the run's storage samples, for the ETA of RDS's initialization
+    "handlers.warm_unit.handler": (900, 512, True, {"secrets", "table_item_write", "table_query", "rds_describe"}),
     # issue 22: the preflight reads the secret, writes preflight.json (PutObject only) and its summary (UpdateItem)
     "handlers.preflight.handler": (120, 512, True, {"secrets", "s3_put", "table_item_write"}),
     "handlers.warm_slot.handler": (30, 256, False, {"table_item_write"}),  # issue 13: adaptive concurrency
@@ -52,6 +53,9 @@ DEPLOYED = {
                                                            "table_item_write"}),
     "handlers.reap_instances.handler": (300, 256, False, {"rds_describe", "rds_delete_comparison",
                                                           "table_item_write"}),
+    # issue 36: the gate workflow's one step (no VPC, no secret, no write)
+    "handlers.evaluate_gate.handler": (60, 256, False, {"table_item_read", "rds_describe", "dms_read", "dms_latency",
+                                                        "completion_event"}),
 }
 
 
@@ -81,7 +85,8 @@ def test_each_asl_file_uses_exactly_the_substitutions_of_its_functions(workflow:
     # the bucket's placeholder is offered to every ASL file; the comparison's has no use for it
     assert set(re.findall(r"\$\{([^}]+)\}", text)) | {workflows.BUCKET_SUBSTITUTION} == workflow.substitution_keys()
     definition = json.loads(text)
-    assert definition["StartAt"] == "ValidateInput"
+    # every workflow first validates its input: the gate's one step parses it before anything (InvalidGateInput)
+    assert definition["StartAt"] == {"gate": "EvaluateGate"}.get(workflow.key, "ValidateInput")
 
 
 def test_the_run_asl_is_named_for_the_whole_run() -> None:

@@ -57,39 +57,20 @@ def _run_item_reader(session: Any, stack: str, run_id: str) -> Any:
 def _replication_reader(replica_dsn: str, source_dsn: str | None, spec: GateSpec) -> Any:
     from cutover_prep.cli.preflight import dsn_spec
     from cutover_prep.engines.registry import family
-    from cutover_prep.gate.native import mysql_replica_condition, postgres_subscription_condition
 
     replica = dsn_spec(replica_dsn)
     source = dsn_spec(source_dsn) if source_dsn else None
     fam = family(replica.engine)
-    if fam.name not in ("postgres", "mysql"):
+    if fam.replication is None:
         raise remote.CliProblem(f"--replica-dsn: native replication is checked on PostgreSQL and MySQL/MariaDB, "
                                 f"not {fam.label}; name an AWS DMS task with --dms-task")
-    if source is not None and family(source.engine).name != fam.name:
+    if source is not None and family(source.engine).replication is not fam.replication:
         raise remote.CliProblem("--source-dsn names another engine than --replica-dsn")
 
     def check() -> Condition:
-        if fam.name == "mysql":
-            from cutover_prep.engines.mysql.engine import MySQLEngine
-
-            engine = MySQLEngine.connect(replica)
-            try:
-                return mysql_replica_condition(engine.conn, max_lag_seconds=spec.max_lag_seconds)
-            finally:
-                engine.close()
-        from cutover_prep.engines.postgres.engine import PostgresEngine
-
-        target = PostgresEngine.connect(replica)
-        publisher = PostgresEngine.connect(source) if source is not None else None
-        try:
-            return postgres_subscription_condition(
-                target.connection(replica.database),
-                publisher.connection(source.database) if publisher and source else None,
-                max_lag_bytes=spec.max_lag_bytes)
-        finally:
-            target.close()
-            if publisher is not None:
-                publisher.close()
+        found = fam.replication(replica, source, max_lag_seconds=spec.max_lag_seconds,
+                                max_lag_bytes=spec.max_lag_bytes)
+        return Condition(name="replication", **found)
     return check
 
 

@@ -26,6 +26,7 @@ from cutover_prep.engines import mysql, oracle, postgres
 from cutover_prep.engines.base import EngineError
 from cutover_prep.engines.mysql import hotset as mysql_hotset
 from cutover_prep.engines.mysql import preflight as mysql_preflight
+from cutover_prep.engines.mysql import replication as mysql_replication
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS as MYSQL_SYSTEM_SCHEMAS
 from cutover_prep.engines.mysql.tls import dsn_tls as mysql_dsn_tls
 from cutover_prep.engines.oracle import hotset as oracle_hotset
@@ -35,6 +36,7 @@ from cutover_prep.engines.oracle.tls import ORACLE_TCPS_PORT
 from cutover_prep.engines.oracle.tls import dsn_tls as oracle_dsn_tls
 from cutover_prep.engines.postgres import hotset as postgres_hotset
 from cutover_prep.engines.postgres import preflight as postgres_preflight
+from cutover_prep.engines.postgres import replication as postgres_replication
 from cutover_prep.engines.postgres.tls import dsn_tls as postgres_dsn_tls
 
 if TYPE_CHECKING:
@@ -112,6 +114,9 @@ class EngineFamily:
     hotset: Callable[..., Any] | None = None
     hotset_awr: bool = False
     database_is_identifier: bool = True  # target.database names a database or schema (Oracle: a service name)
+    # ``cutover-prep gate``: (replica spec, source spec | None, *, max_lag_seconds, max_lag_bytes) ->
+    # {state, summary, evidence}: native replication read on the target, read-only (None: not offered)
+    replication: Callable[..., dict[str, Any]] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -134,7 +139,7 @@ POSTGRES = EngineFamily(
     dsn_tls=postgres_dsn_tls, server_version=postgres.server_version, preflight=postgres_preflight.run,
     catalogue_schemas=frozenset({"pg_catalog", "information_schema"}),
     large_objects=(("pg_catalog", "pg_largeobject"),),  # pg_largeobject, _metadata and their indexes
-    include_system_applies=False, hotset=postgres_hotset.run,
+    include_system_applies=False, hotset=postgres_hotset.run, replication=postgres_replication.check,
 )
 
 ORACLE = EngineFamily(
@@ -162,6 +167,7 @@ MYSQL = EngineFamily(
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
     catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run,
+    replication=mysql_replication.check,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),

@@ -94,15 +94,5 @@ class GateInput(BaseModel):
     result: dict[str, Any] | None = None
 
 
-class GateStepEvent(BaseModel):
-    """The EvaluateGate step's event: the workflow's state as it stands, and the execution's start time (the
-    deadline counts from it)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    state: dict[str, Any]
-    started_at: datetime
-
-
 class InvalidGateInput(Exception):
     """The gate workflow's input is not valid: one line naming the field (the workflow fails with this name)."""

@@ -12,7 +12,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from cutover_prep.gate.evaluate import Sources, evaluate, publish
-from cutover_prep.gate.model import GateInput, GateStepEvent, InvalidGateInput
+from cutover_prep.gate.model import GateInput, InvalidGateInput
+from cutover_prep.models.steps import GateStepEvent
 
 
 def parse_input(state: dict[str, Any]) -> GateInput:

@@ -210,6 +210,15 @@ class CompareCleanupEvent(_Event):
     state: Document
 
 
+class GateStepEvent(_Event):
+    """EvaluateGate (statemachines/gate.asl.json): the gate workflow's state as it stands (its input, parsed by
+    ``gate.step.parse_input`` so that a bad one fails by name, and the previous check's result) and the
+    execution's start time (the deadline counts from it)."""
+
+    state: dict[str, Any]
+    started_at: datetime
+
+
 class RdsEventDetail(BaseModel):
     """An RDS event's ``detail`` (the fields OnRestore reads; the scheduled sweep's is empty)."""
 
