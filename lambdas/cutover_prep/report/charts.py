@@ -45,6 +45,7 @@ class Chart:
     caption: str
     svg: Markup | None = None
     why: str | None = None
+    note: str | None = None  # what the chart shows that a reader should not take at face value
 
 
 def num(value: Any) -> float | None:
@@ -347,9 +348,44 @@ def random_iops_chart(bench: Any) -> Chart:
 
 
 def random_latency_chart(bench: Any) -> Chart:
-    return _sessions_chart(bench, chart_id="chart-random-latency", caption="Random reads: p99 latency (ms) by sessions",
-                           metric=_p99_ms, y_title="p99 latency, ms",
-                           missing="no random point recorded latency percentiles")
+    chart = _sessions_chart(bench, chart_id="chart-random-latency",
+                            caption="Random reads: p99 latency (ms) by sessions", metric=_p99_ms,
+                            y_title="p99 latency, ms", missing="no random point recorded latency percentiles")
+    return Chart(chart.chart_id, chart.caption, chart.svg, chart.why, falling_p99_note(bench)) if chart.svg else chart
+
+
+FALLING = 0.8  # the p99 at the most sessions below this share of the p99 at the fewest: said under the chart
+
+
+def _reads(point: dict[str, Any]) -> float | None:
+    counts = [num(v) for v in _as_dict(point.get("latency_hist_us")).values()]
+    return sum(c for c in counts if c is not None) or None
+
+
+def falling_p99_note(bench: Any) -> str | None:
+    """The p99 of random reads falling as sessions rise, said: more load with a shorter tail is not the storage
+    queueing, and a reader would otherwise take the lowest p99 for the storage's own."""
+    by_size: dict[str, list[dict[str, Any]]] = {}
+    for p in done_points(bench):
+        if _kind(p) == "random" and num(p.get("sessions")) and _p99_ms(p) is not None:
+            by_size.setdefault(fmt_kb(round(point_size_kb(p) or 0)), []).append(p)
+    for size, points in sorted(by_size.items()):
+        points.sort(key=lambda p: num(p.get("sessions")) or 0)
+        few, most = points[0], points[-1]
+        p99_few, p99_most = _p99_ms(few), _p99_ms(most)
+        if len(points) < 2 or not p99_few or p99_most is None or p99_most >= p99_few * FALLING:
+            continue
+        reads = (_reads(few), _reads(most))
+        counted = (f"; the {fmt_number(num(few['sessions']) or 0)}-session p99 rests on {fmt_number(reads[0])} reads, "
+                   f"the {fmt_number(num(most['sessions']) or 0)}-session one on {fmt_number(reads[1])}"
+                   if None not in reads else "")
+        return (f"The p99 fell as sessions rose ({size} reads: {fmt_number(p99_few)} ms at "
+                f"{fmt_number(num(few['sessions']) or 0)} session{'s' if num(few['sessions']) != 1 else ''} → "
+                f"{fmt_number(p99_most)} ms at {fmt_number(num(most['sessions']) or 0)}). More load with a shorter "
+                "tail is not the storage queueing: the points run one after another (fewest sessions first by "
+                "default), so the later ones usually find more of their blocks in a cache the earlier ones "
+                f"filled{counted}. Take the p99 of the fewest sessions, not the lowest, as the storage's.")
+    return None
 
 
 # ---- probes ------------------------------------------------------------------------------------
