@@ -20,8 +20,8 @@ class Guide(NamedTuple):
 REASONS: dict[str, Guide] = {
     "UNITS_FAILED": Guide(
         "a work unit failed: the bytes it was to read were not all read",
-        "read each failed unit's error and cause in the report (Warm-up in detail → Failed units): a missing "
-        "privilege needs a GRANT, a lost connection or a lock wait clears on its own; fix it and run again"),
+        "read each failed unit's error (Warm-up in detail → Failed units); grant what a privilege error names, "
+        "then run again (a lost connection or a lock wait usually clears)"),
     "UNITS_NOT_FINISHED": Guide(
         "a work unit was cut off or never started (the run was stopped or ended early)",
         "run again and let it finish; if a unit keeps being cut off, lower warmup.chunk_mb or warmup.unit_mb so "
@@ -34,19 +34,18 @@ REASONS: dict[str, Guide] = {
     "NOTHING_PLANNED": Guide(
         "the plan holds nothing to read: the database is empty or the selection matched nothing",
         "check that the DSN or target names the right database and that warmup.databases / include_schemas / "
-        "exclude_schemas match its schemas (cutover-prep estimate shows what a selection reads)"),
+        "exclude_schemas match it (cutover-prep estimate shows what they select)"),
     "COVERAGE": Guide(
         "fewer planned bytes were read than verdict.min_coverage_pct asks (100 % by default), or no coverage was "
         "recorded",
-        "see Warm-up in detail → Units not read and Segments not read for what was left and why; fix that cause "
-        "and run again (lower verdict.min_coverage_pct only for data the application never reads)"),
+        "see what was left and why (Warm-up in detail → Units not read); fix that and run again; lower "
+        "verdict.min_coverage_pct only for data the application never reads"),
     "UNREAD_OBJECTS": Guide(
         "the census of the volume holds objects the run did not read, above verdict.max_unread_bytes (0), or of "
         "unknown size",
-        "per object (Warm-up in detail → Volume census): 'no privilege': GRANT SELECT to the run's user; 'planned, not "
-        "read', 'created after the census', 'grew after the census': run again; what the application never "
-        "reads: leave it out with warmup.databases / include_schemas / exclude_schemas (counted as waived), or "
-        "raise verdict.max_unread_bytes"),
+        "'no privilege': GRANT SELECT to the run's user; not read or grown since: run again; never read by the "
+        "application: leave it out (warmup.databases / include_schemas / exclude_schemas) or raise "
+        "verdict.max_unread_bytes"),
     "END_CENSUS": Guide(
         "the census after the warm-up did not run, so what was created or grew during the warm-up is not known",
         "run again; if the error named in the reason repeats, fix it (DatabaseUnreachable: network or "
@@ -71,8 +70,8 @@ REASONS: dict[str, Guide] = {
     "WARM_VS_COLD": Guide(
         "after the warm-up, single-block reads are slower than cold, or still read at first-touch speed: the "
         "warm-up did not reach the sampled blocks, or they were evicted, or the instance was busy",
-        "look at the warm probe's histogram (Benchmark → Cold vs warm); if coverage or the census shows blocks "
-        "left unread, read them and run again; otherwise run again on an idle instance closer to the cutover"),
+        "look at the warm probe's histogram (Benchmark); if blocks were left unread, read them and run again; "
+        "else run again on an idle instance, closer to the cutover"),
     "WARM_P99": Guide(
         "the warm probe's p99 read is above verdict.max_warm_p99_ms, or there is no warm probe to hold to it",
         "run again on an idle instance; raise verdict.max_warm_p99_ms only if the application tolerates that "

@@ -17,7 +17,7 @@ from cutover_prep.verdict_reasons import what_to_do
 # will get). A figure a run did not measure gives its place to the next one of the headline figures.
 DECIDING = (("coverage",), ("cold", "warm"), ("warm-up time",), ("random-read", "iops"))
 FIRST_SCREEN_FIGURES = 4
-FIRST_SCREEN_REASONS = 3  # more failing reasons than this: the rest are named, with their fixes, in the checks
+FIRST_SCREEN_REASONS = 2  # more failing reasons than this: counted here, each with its fix in the checks below
 
 
 def _matches(label: str, words: tuple[str, ...]) -> bool:
@@ -46,7 +46,8 @@ def next_steps(verdict: dict[str, Any], status: str) -> dict[str, Any]:
         lead = (f"Fix {'this' if len(items) == 1 else f'these {len(items)}'} and run again:" if items
                 else "The verdict is NOT_READY but names no reason: read the checks below and run again.")
         return {"css": "not-ready", "lead": lead, "reasons": items[:FIRST_SCREEN_REASONS],
-                "more": max(0, len(items) - FIRST_SCREEN_REASONS)}
+                "more": max(0, len(items) - FIRST_SCREEN_REASONS),
+                "more_codes": [r["code"] for r in items[FIRST_SCREEN_REASONS:]]}
     if verdict.get("name") == "READY":
         unjudged = len(verdict.get("not_judged") or [])
         lead = ("Ready to cut over: every check passed. Keep this report and findings.json beside it with "
