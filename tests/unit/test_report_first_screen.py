@@ -100,9 +100,11 @@ def test_the_next_step_of_each_verdict() -> None:
         "SCRATCH_LEFT"]
     assert [r["code"] for r in steps["reasons"]] == ["COVERAGE", "END_CENSUS"]
     ready = next_steps({"name": "READY", "failing": [], "not_judged": [{"code": "WARM_VS_COLD"}],
-                        "passing": [{"code": "COVERAGE", "exception": "below 100 %"}]}, "SUCCEEDED")
+                        "passing": [{"code": "COVERAGE", "exception": "passed under a threshold below 100 %"}]},
+                       "SUCCEEDED")
     assert ready["lead"].startswith("Ready to cut over") and len(ready["notes"]) == 2
-    assert "1 check could not be judged" in ready["notes"][0] and ready["notes"][1].startswith("COVERAGE passed by")
+    assert "1 check could not be judged" in ready["notes"][0]
+    assert ready["notes"][1] == "COVERAGE passed under a threshold below 100 %"
     none = next_steps({"name": "NO VERDICT"}, "FAILED")
     assert none["lead"].startswith("No verdict: the run ended FAILED") and none["reasons"] == []
 

@@ -55,11 +55,9 @@ def next_steps(verdict: dict[str, Any], status: str) -> dict[str, Any]:
         notes = ([f"{unjudged} check{'s' if unjudged > 1 else ''} could not be judged on this run's evidence: read "
                   f"{'them' if unjudged > 1 else 'it'} under \"Not judged\" below before the cutover."]
                  if unjudged else [])
-        exceptions = [r for r in verdict.get("passing") or [] if isinstance(r, dict) and r.get("exception")]
-        if exceptions:
-            codes = ", ".join(str(r.get("code")) for r in exceptions)
-            notes.append(f"{codes} passed by an exception of {'its' if len(exceptions) == 1 else 'their'} rule: "
-                         "read why under the checks below.")
+        # a check that passed on an allowance of its rule says how, in its own words ("passed ..."), here too
+        notes += [f"{r.get('code')} {r.get('exception')}" for r in verdict.get("passing") or []
+                  if isinstance(r, dict) and r.get("exception")]
         return {"css": "ready", "lead": lead, "reasons": [], "notes": notes, "more": 0}
     return {"css": "none", "lead": f"No verdict: the run ended {status} before it was judged. Read its status and "
             "failure.json in the run's evidence, fix the error named there and run again.", "reasons": [], "more": 0}
