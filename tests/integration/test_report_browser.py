@@ -12,6 +12,7 @@ Skipped when playwright is not installed or no chromium is found (``make browser
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -360,3 +361,17 @@ def test_not_ready_names_each_failing_reason_with_its_fix_on_the_first_screen(sc
         assert " ".join(what_to_do(code).split()) in " ".join(text.split()), code
     more = screen.locator("#next-step p.more")
     assert (more.count() == 1) == (screen.locator("ul.reasons.failing li").count() > 2)
+
+
+def test_printing_prints_every_fold(browser: Any, tmp_path: Path) -> None:
+    """Paper has no folds: the READY sample's A4 PDF was one page (the first screen) with the folds closed."""
+    path = tmp_path / "report.html"
+    path.write_text(render_report(sample_findings()), encoding="utf-8")
+    page = browser.new_page()
+    try:
+        page.goto(path.as_uri(), wait_until="load")
+        page.evaluate(CLOSE_ALL)
+        pdf = page.pdf(format="A4")
+    finally:
+        page.close()
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) >= 5
