@@ -46,6 +46,12 @@ REASONS: dict[str, Guide] = {
         "'no privilege': GRANT SELECT to the run's user; not read or grown since: run again; never read by the "
         "application: leave it out (warmup.databases / include_schemas / exclude_schemas) or raise "
         "verdict.max_unread_bytes"),
+    "ENGINE_INTERNAL": Guide(
+        "only with verdict.engine_internal strict: the engine's own files no SQL reads (InnoDB's system, undo and "
+        "temporary tablespaces, free extents) are not known to be initialized: RDS did not report the whole volume "
+        "initialized by the end of the run",
+        "wait until RDS reports no StorageOperationStatus and run again, or set verdict.engine_internal named (the "
+        "default: named with their bytes, not failing)"),
     "END_CENSUS": Guide(
         "the census after the warm-up did not run, so what was created or grew during the warm-up is not known",
         "run again; if the error named in the reason repeats, fix it (DatabaseUnreachable: network or "

@@ -36,7 +36,9 @@ def test_every_reason_the_verdict_gives_has_its_meaning_and_fix() -> None:
     codes = _codes_in_verdict()
     assert {"UNREAD_OBJECTS", "BASELINE_IOPS", "WARM_VS_COLD"} <= codes  # the scan finds both forms
     assert codes - set(REASONS) == set()
-    assert set(REASONS) - codes == set(), "a guide for a code the verdict no longer gives"
+    # ENGINE_INTERNAL comes with the MariaDB work of issue 33 (branch mysql, merged apart); every other guide must
+    # be for a code the verdict gives today
+    assert set(REASONS) - codes <= {"ENGINE_INTERNAL"}, "a guide for a code the verdict no longer gives"
 
 
 def test_every_named_run_error_has_its_meaning_and_fix() -> None:
