@@ -1,9 +1,10 @@
 """report.html in a real browser (headless Debian chromium through playwright): the page opens from
 file:// with no console error or warning and no script error, fetches nothing, draws every chart
-it has data for (an SVG of non-zero size holding series), says "not measured:" for the others and
-shows the verdict first; at a phone's 420 px and a desktop's 1,400 px the page does not overflow
-sideways, a table wider than the screen scrolls inside its own box, the charts fit their boxes with
-text still readable, and the verdict is on the first screen.
+it has data for (an SVG of non-zero size holding series, once its fold is opened), says "not measured:"
+for the others and shows the verdict first; at a phone's 420 px and a desktop's 1,400 px the page does not
+overflow sideways, no table scrolls sideways at all (a phone shows the wide ones as cards), the charts fit
+their boxes with text still readable, and the first screen (900 px) holds the verdict, the figures that
+decide it, the warm-up chart and what to do next, with every other part folded below it (issue 33 §5).
 
 Chromium is found on PATH (chromium, chromium-browser, google-chrome), then at /usr/bin/chromium.
 Skipped when playwright is not installed or no chromium is found (``make browser``).
@@ -11,6 +12,7 @@ Skipped when playwright is not installed or no chromium is found (``make browser
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -45,6 +47,8 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 VIEWPORT = {"width": 1280, "height": 900}
 SERIES = "path.line.reactive, rect.rect.reactive, circle.dot"  # pygal's drawn values (not axes or guides)
 MIN_DRAWN = 2
+OPEN_ALL = "() => document.querySelectorAll('details').forEach(d => d.open = true)"
+CLOSE_ALL = "() => document.querySelectorAll('details').forEach(d => d.open = false)"
 
 
 def _no_benchmark() -> dict[str, Any]:
@@ -112,6 +116,7 @@ def test_nothing_is_fetched_but_the_page_itself(opened: Opened) -> None:
 
 
 def test_charts_with_data_are_drawn(opened: Opened) -> None:
+    opened.page.evaluate(OPEN_ALL)
     figures = opened.page.locator("figure.chart:not(.absent)")
     expected = VARIANTS[opened.variant][1]
     assert figures.count() == expected
@@ -134,6 +139,7 @@ def test_charts_with_data_are_drawn(opened: Opened) -> None:
 
 
 def test_absent_charts_say_why(opened: Opened) -> None:
+    opened.page.evaluate(OPEN_ALL)
     absent = opened.page.locator("figure.chart.absent")
     assert absent.count() == len(CHART_IDS) - opened.page.locator("figure.chart:not(.absent)").count()
     for i in range(absent.count()):
@@ -169,6 +175,7 @@ TOPS = """svg => {
 
 def test_the_y_axis_is_labelled_above_the_highest_value(opened: Opened) -> None:
     """pygal drops a label on the plot's top edge: without headroom the top of a log axis had no number."""
+    opened.page.evaluate(OPEN_ALL)
     for svg in opened.page.locator("figure.chart svg.pygal-chart").all():
         top_label, top_value = svg.evaluate(TOPS)
         assert top_label <= top_value + 1, (svg.evaluate("s => s.closest('figure').id"), top_label, top_value)
@@ -214,6 +221,13 @@ LAYOUT = """() => {
 }"""
 
 
+# report.html only (the comparison page shares LAYOUT, whose wide tables still scroll in their box): no table
+# scrolls sideways at all; a phone shows the wide ones as cards
+SCROLLING_TABLES = """() => [...document.querySelectorAll('.scroll')]
+  .filter(box => box.scrollWidth > box.clientWidth + 1)
+  .map(box => `${(box.querySelector('table') || box).id}: ${box.scrollWidth} px in ${box.clientWidth}`)"""
+
+
 def _engineer() -> dict[str, Any]:
     from tests.unit.test_report_engineer import engineer_findings
 
@@ -226,7 +240,41 @@ def _engineer() -> dict[str, Any]:
     return f
 
 
-SCREENS = {"ready": sample_findings, "not-ready": not_ready_findings, "engineer": _engineer}
+def _rds_storage() -> dict[str, Any]:
+    """A run whose charts are the hard ones to lay out: RDS's initialization over half an hour (a chart 1,280 wide
+    that drew 5 px text on a phone), a histogram over 13 buckets with 98 % of the warm reads in one (labels that
+    ran together, a share axis up to 120 %), and a p99 that falls as sessions rise."""
+    f = sample_findings()
+    probes = f["benchmark"]["probes"]
+    probes["cold"]["latency_hist_us"] = {str(2**e): n for e, n in zip(range(4, 17), (0, 2, 3, 5, 10, 20, 40, 60, 150,
+                                                                                   160, 40, 8, 2), strict=True)}
+    probes["warm"]["latency_hist_us"] = {"16": 3, "32": 490, "64": 4, "128": 2, "256": 1}
+    randoms = [p for p in f["benchmark"]["points"] if p["kind"] == "random"]
+    for p, p99 in zip(randoms, (9800.0, 6100.0, 3900.0, 1500.0), strict=True):
+        p["latency_us"]["p99"] = p99
+    f["storage_initialization"] = {
+        "reported": True,
+        "rds_initialized_pct": [{"at": f"2026-11-22T20:{m:02d}:00+00:00", "pct": min(100, m * 4)} for m in range(30)],
+        "blocks_read_pct": [{"at": f"2026-11-22T20:{m:02d}:30+00:00", "pct": min(100, m * 9)} for m in range(14)]}
+    return f
+
+
+def _many_reasons() -> dict[str, Any]:
+    """NOT_READY for five reasons, one of them a long census message as a real MariaDB run printed it."""
+    f = not_ready_findings()
+    long = ("69 objects on the volume not read: 20.03 MiB (limit verdict.max_unread_bytes 0): (innodb).innodb_system"
+            "#system_tablespace 12.00 MiB (not readable by SQL), app.string_pk#free space 4.00 MiB (not readable by "
+            "SQL), mysql.help_topic#table 2.38 MiB (not in the plan) and 66 more; read them, or exclude them by "
+            "warmup.databases / include_schemas / exclude_schemas (a waiver), or raise the limit")
+    f["verdict"]["reasons"][:0] = [
+        {"code": "UNREAD_OBJECTS", "ok": False, "message": long},
+        {"code": "COVERAGE", "ok": False, "message": "warm-up coverage 93.9 % (threshold 100 %)"},
+        {"code": "END_CENSUS", "ok": False, "message": "the end census did not run"}]
+    return f
+
+
+SCREENS = {"ready": sample_findings, "not-ready": not_ready_findings, "engineer": _engineer,
+           "rds-storage": _rds_storage, "many-reasons": _many_reasons}
 
 
 @pytest.fixture(scope="module", params=[(v, w) for v in SCREENS for w in WIDTHS], ids=lambda p: f"{p[0]}-{p[1]}px")
@@ -244,14 +292,17 @@ def screen(request: pytest.FixtureRequest, browser: Any, tmp_path_factory: pytes
 
 
 def test_no_sideways_overflow_of_page_tables_or_charts(screen: Any) -> None:
+    screen.evaluate(OPEN_ALL)
     layout = screen.evaluate(LAYOUT)
     width = screen.viewport_size["width"]
     assert layout["page"] <= width, f"the page is {layout['page']} px wide at {width} px"
     assert layout["tables"] == []
     assert layout["charts"] == []
+    assert screen.evaluate(SCROLLING_TABLES) == []
 
 
 def test_chart_text_stays_readable(screen: Any) -> None:
+    screen.evaluate(OPEN_ALL)
     small = [(chart, round(px, 1)) for chart, px in screen.evaluate(LAYOUT)["text"] if px < MIN_TEXT_PX]
     assert small == []
 
@@ -260,3 +311,73 @@ def test_verdict_is_on_the_first_screen(screen: Any) -> None:
     box = screen.locator("header#verdict").bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= SCREEN_HEIGHT
 
+
+
+FIRST_SCREEN = """() => {
+  window.scrollTo(0, 0);
+  const box = s => { const e = document.querySelector(s); if (!e) return null;
+                     const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.width]; };
+  const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  return {verdict: box('header#verdict'), next: box('#next-step'), figures: box('#deciding-figures'),
+          chart: box('#chart-warmup'),
+          figure_count: [...document.querySelectorAll('#deciding-figures > div')].filter(visible).length,
+          figures_recorded: document.querySelectorAll('#figures .figures > div').length,
+          fixes: [...document.querySelectorAll('#next-step ol.fixes li')].map(li => {
+            const fix = li.querySelector('.fix').getBoundingClientRect();
+            return [li.querySelector('code').textContent, fix.top, fix.bottom]; }),
+          unfolded: [...document.querySelectorAll('body > section, body > div > section, table, figure.chart')]
+            .filter(e => !e.closest('details') && !e.closest('#first-screen')).map(e => e.id || e.tagName),
+          height: document.documentElement.scrollHeight};
+}"""
+
+
+def test_first_screen_holds_the_verdict_the_deciding_figures_the_warm_up_chart_and_the_next_step(screen: Any) -> None:
+    """Issue 33 §5: before any scrolling, at 420 and 1,400 px. Measured by the browser with every fold closed (as
+    the page opens); each failing reason shown (at most two) has its fix within the screen too."""
+    screen.evaluate(CLOSE_ALL)
+    first = screen.evaluate(FIRST_SCREEN)
+    for part in ("verdict", "next", "figures", "chart"):
+        assert first[part] is not None, f"no {part} on the page"
+        top, bottom, width = first[part]
+        assert width > 0 and top >= 0 and bottom <= SCREEN_HEIGHT, (part, top, bottom)
+    assert first["figure_count"] == min(4, first["figures_recorded"]) and first["figure_count"] >= 3
+    for code, top, bottom in first["fixes"]:
+        assert 0 <= top and bottom <= SCREEN_HEIGHT, (code, top, bottom)
+
+
+def test_every_other_part_of_the_page_folds_below_the_first_screen(screen: Any) -> None:
+    screen.evaluate(CLOSE_ALL)
+    first = screen.evaluate(FIRST_SCREEN)
+    assert first["unfolded"] == []
+    assert first["height"] <= 2 * SCREEN_HEIGHT, "the folded page is more than two screens tall"
+
+
+def test_not_ready_names_each_failing_reason_with_its_fix_on_the_first_screen(screen: Any) -> None:
+    """The fixes are those of cutover_prep.verdict_reasons (the one table); beyond two, the rest are counted."""
+    from cutover_prep.verdict_reasons import what_to_do
+
+    screen.evaluate(CLOSE_ALL)
+    failing = [li.inner_text() for li in screen.locator("#next-step ol.fixes li").all()]
+    codes = [c.inner_text() for c in screen.locator("#next-step ol.fixes li code").all()]
+    if screen.locator("header#verdict.ready").count():
+        assert failing == [] and "every check passed" in screen.locator("#next-step").inner_text()
+        return
+    assert codes and len(codes) <= 2
+    for code, text in zip(codes, failing, strict=True):
+        assert " ".join(what_to_do(code).split()) in " ".join(text.split()), code
+    more = screen.locator("#next-step p.more")
+    assert (more.count() == 1) == (screen.locator("ul.reasons.failing li").count() > 2)
+
+
+def test_printing_prints_every_fold(browser: Any, tmp_path: Path) -> None:
+    """Paper has no folds: the READY sample's A4 PDF was one page (the first screen) with the folds closed."""
+    path = tmp_path / "report.html"
+    path.write_text(render_report(sample_findings()), encoding="utf-8")
+    page = browser.new_page()
+    try:
+        page.goto(path.as_uri(), wait_until="load")
+        page.evaluate(CLOSE_ALL)
+        pdf = page.pdf(format="A4")
+    finally:
+        page.close()
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) >= 5

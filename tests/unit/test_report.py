@@ -10,11 +10,13 @@ import re
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 from cutover_prep.report import html as report
 from cutover_prep.report import render_report
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.charts import bucket_label
+from cutover_prep.verdict_reasons import what_to_do
 
 HOSTILE = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -140,13 +142,20 @@ def figure(html: str, chart_id: str) -> str:
     return match.group(1)
 
 
+def axis_labels(svg: str, axis: str) -> list[str]:
+    """The texts pygal drew on one axis ("x" or "y"), in order."""
+    part = svg.split(f'<g class="axis {axis}')[1]
+    part = re.split(r'<g class="(?:axis |series|plot overlay|titles)', part)[0]
+    return re.findall(r"<text[^>]*>([^<]+)</text>", part)
+
+
 def drawn(svg: str) -> int:
     """pygal's data marks: dots, bars and series lines."""
     return len(re.findall(r'class="(?:dot|rect|line) reactive', svg))
 
 
-def section(html: str, name: str) -> str:
-    match = re.search(rf'<section id="{name}">(.*?)</section>', html, re.S)
+def section(html: str, name: str, tag: str = "section") -> str:
+    match = re.search(rf'<{tag} id="{name}">(.*?)</section>', html, re.S)
     assert match, f"no section {name}"
     return match.group(1)
 
@@ -169,19 +178,32 @@ def test_verdict_comes_first_with_target_run_and_finish_time(ready_html: str) ->
     assert '<h1 class="name">READY</h1>' in header.group(1)
     for text in ("restored-db", "postgres", "local-20261122T205738", "2026-11-22 20:58:15 UTC"):
         assert text in header.group(1)
-    assert ready_html.index('id="verdict"') < ready_html.index("Checks passed") < ready_html.index("<figure")
+    # the first screen (issue 33 §5): the verdict, what to do next, the deciding figures, the warm-up chart; then
+    # the checks and everything else, folded
+    order = [ready_html.index(s) for s in ('id="verdict"', 'id="next-step"', 'id="deciding-figures"',
+                                           'id="chart-warmup"', '<details class="fold" id="fold-checks">',
+                                           "Checks passed", 'id="chart-throughput"')]
+    assert order == sorted(order)
+    assert "Ready to cut over: every check passed." in section(ready_html, "next-step", 'section class="next ready"')
     assert "Why not ready" not in ready_html
     assert "<title>Cutover Prep: READY — restored-db (local-20261122T205738)</title>" in ready_html
 
 
 def test_failing_reasons_come_before_passed_checks_and_charts(not_ready_html: str) -> None:
     assert '<header class="verdict not-ready" id="verdict">' in not_ready_html
-    order = [not_ready_html.index(s) for s in ('<h1 class="name">NOT_READY</h1>', "Why not ready",
+    order = [not_ready_html.index(s) for s in ('<h1 class="name">NOT_READY</h1>', 'id="next-step"',
                                                "2 of 33 work units failed", "benchmark FAILED: SweepError",
-                                               "Checks passed", "no work unit left unfinished", "<figure")]
+                                               'id="chart-warmup"', "Why not ready", "Checks passed",
+                                               "no work unit left unfinished", 'id="chart-throughput"')]
     assert order == sorted(order)
     failing = re.search(r'<ul class="reasons failing">(.*?)</ul>', not_ready_html, re.S).group(1)
     assert failing.count("<li>") == 2 and "UNITS_FAILED" in failing and "no work unit left" not in failing
+    # each failing reason with its fix, from the one table of fixes: on the first screen and in the checks
+    nxt = section(not_ready_html, "next-step", 'section class="next not-ready"')
+    assert "Fix these 2 and run again:" in nxt
+    for code in ("UNITS_FAILED", "BENCHMARK"):
+        fix = str(escape(what_to_do(code)))
+        assert f"<code>{code}</code>" in nxt and fix in nxt and fix in failing, code
 
 
 def test_thresholds_are_listed_without_the_unset_ones(ready_html: str) -> None:
@@ -240,10 +262,12 @@ def test_io_size_charts_have_one_series_per_kind_and_the_limits() -> None:
 
 
 def test_latency_histogram_labels_power_of_two_ranges_and_fills_gaps() -> None:
-    assert bucket_label(512) == "≤ 512 µs" and bucket_label(16384.0) == "≤ 16,384 µs"
+    """Buckets in ms (issue 33 §5: "units in ms"), two significant figures: 256 µs is 0.26 ms, 4,096 µs 4.1 ms."""
+    assert bucket_label(512) == "0.51" and bucket_label(16384.0) == "16" and bucket_label(1024) == "1"
+    assert bucket_label(16) == "0.016" and bucket_label(65536) == "66"
     svg = str(build_charts(sample_findings())["chart-latency-hist"].svg)
-    labels = re.findall(r"<text[^>]*>(≤ [\d,]+ µs)</text>", svg)
-    assert labels == [f"≤ {2**e:,} µs" for e in range(8, 15)]  # 256 .. 16384, 8192 only in warm
+    assert axis_labels(svg, "x") == ["0.26", "0.51", "1", "2", "4.1", "8.2", "16"]  # 256 .. 16384 µs, 8192 only in warm
+    assert ">read latency, ms (bucket upper bound)<" in svg
     assert ">cold (500 reads)<" in svg and ">warm (500 reads)<" in svg
     assert len(re.findall(r'class="rect reactive', svg)) == 14
 

@@ -27,6 +27,7 @@ COLD, WARM = "#4a6fa5", "#d9771c"
 # The limits: dark enough and coloured not to pass for the grey dashed guide lines of the axis.
 LIMIT_COLORS = ("#c62828", "#4a4a4a")  # peak (or expected), sustained
 WIDTH, HEIGHT, MARGIN = 640, 380, 12
+FIRST_SCREEN_HEIGHT = 300  # the warm-up chart: lower, so that it fits the first screen of a phone
 # Text 1.25× pygal's sizes: a 640-wide chart scaled down to the 360 px of a phone (the page's CSS keeps it
 # at least that wide) still draws its labels at 9 px and more.
 FONT_SCALE = 1.25
@@ -44,6 +45,7 @@ class Chart:
     caption: str
     svg: Markup | None = None
     why: str | None = None
+    note: str | None = None  # what the chart shows that a reader should not take at face value
 
 
 def num(value: Any) -> float | None:
@@ -113,10 +115,10 @@ def _chart(cls: type, colors: tuple[str, ...], *, font_scale: float = FONT_SCALE
     return chart
 
 
-def _render(chart: Any) -> Markup:
+def _render(chart: Any, most_columns: int = 3) -> Markup:
     # pygal reserves only count // columns legend rows under the plot: add the row it forgets, if any
     count = max(1, len(chart.raw_series))
-    columns = min(count, 3)
+    columns = min(count, most_columns)
     chart.legend_at_bottom_columns = columns
     chart.margin_bottom = MARGIN + (26 if count % columns else 0)
     return Markup(chart.render(is_unicode=True))  # pygal escaped every text (module docstring)
@@ -206,23 +208,21 @@ def warmup_chart(timeline: Any) -> Chart:
     unit, per, word = ("h", 3600.0, "hours") if end > 3 * 3600 else (("min", 60.0, "minutes") if end > 300
                                                                       else ("s", 1.0, "seconds"))
     y_ticks = _linear_ticks(max(v for _, v in samples) * 1.05)
+    x_ticks = _linear_ticks(end / per or 1, 6)  # pygal's own x labels ran together ("0.2 s0.4 s0.6 s")
     # Each sample is the rate over its bucket: draw it at the bucket's middle.
     half = (bucket or 0) / 2
     values = [((t + half) / per, v) for t, v in sorted(samples)]
 
-    def draw(width: int, font_scale: float) -> Markup:
-        chart = _chart(pygal.XY, ("#2a8a5a",), width=width, height=HEIGHT, fill=True, opacity=".45",
-                       font_scale=font_scale, xrange=(0, end / per or 1), show_dots=len(samples) <= 40,
-                       show_legend=False, x_title=f"{word} since the warm-up began", y_title="MiB/s (all workers)",
-                       x_value_formatter=lambda v: f"{fmt_number(v)} {unit}",
-                       value_formatter=_tick_formatter(y_ticks), y_labels=y_ticks,
-                       range=(0, y_ticks[-1] * HEADROOM), include_x_axis=True)
-        chart.add("MiB/s", values)
-        return _render(chart)
-
-    # wide for a page, narrow for a phone (the page's CSS shows one): text too small to read otherwise
-    return Chart("chart-warmup", caption, Markup('<div class="wide-only">{}</div><div class="narrow-only">{}</div>')
-                 .format(draw(WIDTH * 2, FONT_SCALE), draw(WIDTH, FONT_SCALE)))
+    # one chart for every screen: it sits on the first screen beside "what to do next" (a page) or under it (a
+    # phone), half a page wide at most, so the 640-wide drawing keeps its text at 9 px and more on both
+    chart = _chart(pygal.XY, ("#2a8a5a",), width=WIDTH, height=FIRST_SCREEN_HEIGHT, fill=True, opacity=".45",
+                   xrange=(0, x_ticks[-1]), show_dots=len(samples) <= 40, show_legend=False,
+                   x_title=f"{word} since the warm-up began", y_title="MiB/s",
+                   x_labels=x_ticks, x_value_formatter=_tick_formatter(x_ticks, unit),
+                   value_formatter=_tick_formatter(y_ticks), y_labels=y_ticks,
+                   range=(0, y_ticks[-1] * HEADROOM), include_x_axis=True)
+    chart.add("MiB/s", values)
+    return Chart("chart-warmup", caption, _render(chart))
 
 
 # ---- sweep points -----------------------------------------------------------------------------
@@ -348,15 +348,57 @@ def random_iops_chart(bench: Any) -> Chart:
 
 
 def random_latency_chart(bench: Any) -> Chart:
-    return _sessions_chart(bench, chart_id="chart-random-latency", caption="Random reads: p99 latency (ms) by sessions",
-                           metric=_p99_ms, y_title="p99 latency, ms",
-                           missing="no random point recorded latency percentiles")
+    chart = _sessions_chart(bench, chart_id="chart-random-latency",
+                            caption="Random reads: p99 latency (ms) by sessions", metric=_p99_ms,
+                            y_title="p99 latency, ms", missing="no random point recorded latency percentiles")
+    return Chart(chart.chart_id, chart.caption, chart.svg, chart.why, falling_p99_note(bench)) if chart.svg else chart
+
+
+FALLING = 0.8  # the p99 at the most sessions below this share of the p99 at the fewest: said under the chart
+
+
+def _reads(point: dict[str, Any]) -> float | None:
+    counts = [num(v) for v in _as_dict(point.get("latency_hist_us")).values()]
+    return sum(c for c in counts if c is not None) or None
+
+
+def falling_p99_note(bench: Any) -> str | None:
+    """The p99 of random reads falling as sessions rise, said: more load with a shorter tail is not the storage
+    queueing, and a reader would otherwise take the lowest p99 for the storage's own."""
+    by_size: dict[str, list[dict[str, Any]]] = {}
+    for p in done_points(bench):
+        if _kind(p) == "random" and num(p.get("sessions")) and _p99_ms(p) is not None:
+            by_size.setdefault(fmt_kb(round(point_size_kb(p) or 0)), []).append(p)
+    for size, points in sorted(by_size.items()):
+        points.sort(key=lambda p: num(p.get("sessions")) or 0)
+        few, most = points[0], points[-1]
+        p99_few, p99_most = _p99_ms(few), _p99_ms(most)
+        if len(points) < 2 or not p99_few or p99_most is None or p99_most >= p99_few * FALLING:
+            continue
+        reads = (_reads(few), _reads(most))
+        counted = (f"; the {fmt_number(num(few['sessions']) or 0)}-session p99 rests on {fmt_number(reads[0])} reads, "
+                   f"the {fmt_number(num(most['sessions']) or 0)}-session one on {fmt_number(reads[1])}"
+                   if None not in reads else "")
+        return (f"The p99 fell as sessions rose ({size} reads: {fmt_number(p99_few)} ms at "
+                f"{fmt_number(num(few['sessions']) or 0)} session{'s' if num(few['sessions']) != 1 else ''} → "
+                f"{fmt_number(p99_most)} ms at {fmt_number(num(most['sessions']) or 0)}). More load with a shorter "
+                "tail is not the storage queueing: the points run one after another (fewest sessions first by "
+                "default), so the later ones usually find more of their blocks in a cache the earlier ones "
+                f"filled{counted}. Take the p99 of the fewest sessions, not the lowest, as the storage's.")
+    return None
 
 
 # ---- probes ------------------------------------------------------------------------------------
 
 def bucket_label(upper_us: float) -> str:
-    return f"≤ {upper_us:,.0f} µs"
+    """A bucket's upper bound in ms, two significant figures: 0.016, 0.26, 1, 4.1, 16, 66 (the axis says "ms")."""
+    ms = upper_us / 1000
+    if ms >= 10:
+        return f"{ms:,.0f}"
+    return f"{ms:.2g}" if ms < 1 else f"{ms:.1f}".rstrip("0").rstrip(".")
+
+
+MAX_BUCKET_LABELS = 7  # more buckets than this: every second (third ...) one is labelled, or the labels run together
 
 
 def _histogram(probe: Any) -> dict[float, float]:
@@ -384,11 +426,14 @@ def latency_histogram_chart(bench: Any) -> Chart:
         bounds = [2.0**e for e in range(int(math.log2(bounds[0])), int(math.log2(bounds[-1])) + 1)]
     shares = {phase: [round(100 * hist.get(b, 0) / sum(hist.values()), 2) for b in bounds]
               for phase, hist in hists.items()}
-    y_ticks = _linear_ticks(max(max(v) for v in shares.values()) * 1.05)
-    chart = _chart(pygal.Bar, tuple(COLD if p == "cold" else WARM for p in hists), x_labels=[bucket_label(b)
-                   for b in bounds], x_title="read latency bucket (upper bound)", y_title="% of reads",
-                   y_labels=y_ticks, range=(0, y_ticks[-1] * HEADROOM), value_formatter=_tick_formatter(y_ticks, "%"),
-                   x_label_rotation=325 if len(bounds) > 6 else 0)
+    # a share never passes 100 %: the axis stops there (it went to 120 % for a bucket of 98 %)
+    y_ticks = _linear_ticks(min(100.0, max(max(v) for v in shares.values()) * 1.05))
+    every = math.ceil(len(bounds) / MAX_BUCKET_LABELS)
+    chart = _chart(pygal.Bar, tuple(COLD if p == "cold" else WARM for p in hists),
+                   x_labels=[bucket_label(b) for b in bounds], x_labels_major_every=every,
+                   show_minor_x_labels=every == 1, x_title="read latency, ms (bucket upper bound)",
+                   y_title="% of reads", y_labels=y_ticks, range=(0, y_ticks[-1] * HEADROOM),
+                   value_formatter=_tick_formatter(y_ticks, "%"))
     for phase, hist in hists.items():
         chart.add(f"{phase} ({sum(hist.values()):,.0f} reads)", shares[phase])
     return Chart(chart_id, caption, _render(chart))

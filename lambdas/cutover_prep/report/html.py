@@ -1,11 +1,13 @@
 """``report.html``: the findings of a run as one self-contained page (pure).
 
-Verdict and reasons first, then the instance and its limits, the warm-up, the benchmark's
-charts (pygal SVG inline, see ``charts``), the points table, the conclusions and where the
-evidence is. No script, no external resource: it opens from a ticket attachment or an
-air-gapped laptop. Every text goes through jinja2 with autoescape on: the names in it come from
-the customer's database. Any section of ``findings`` may be missing or None; the page then says
-what was not measured and why, and never raises. The figures come from ``view.build_view``.
+The first screen holds the verdict, the figures that decide it, the warm-up chart and what to do
+next (``first_screen``); below it every other part folds (``<details>``, no script): the checks, the
+figures with their sources, the instance and its limits, the warm-up, the benchmark's charts (pygal
+SVG inline, see ``charts``), the points table, the conclusions and where the evidence is. No script,
+no external resource: it opens from a ticket attachment or an air-gapped laptop. Every text goes
+through jinja2 with autoescape on: the names in it come from the customer's database. Any section of
+``findings`` may be missing or None; the page then says what was not measured and why, and never raises.
+The figures come from ``view.build_view``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import escape
 
+from cutover_prep.report.first_screen import first_screen
 from cutover_prep.report.view import build_view, fmt_time
 from cutover_prep.report.volumes import with_volumes
+from cutover_prep.verdict_reasons import what_to_do
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +34,7 @@ def _environment() -> Environment:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["time"] = fmt_time
+    env.filters["fix"] = what_to_do  # a verdict reason's fix, from the one table (cutover_prep.verdict_reasons)
     return env
 
 
@@ -37,7 +42,8 @@ def render_report(findings: dict[str, Any]) -> str:
     """The report as one HTML page; on input it cannot lay out, a minimal page with the error and the raw findings."""
     findings = findings if isinstance(findings, dict) else {}
     try:
-        page = _environment().get_template("report.html.j2").render(**build_view(findings))
+        view = build_view(findings)
+        page = _environment().get_template("report.html.j2").render(**view, first=first_screen(view))
         return with_volumes(page, findings)  # RDS additional storage volumes: a block of its own (report.volumes)
     except Exception as exc:  # the report must never cost the run its evidence
         logger.exception("report.html could not be laid out")

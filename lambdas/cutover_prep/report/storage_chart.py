@@ -8,18 +8,36 @@ rendering carries the "RDS initialization progress: not reported" line instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 import pygal
+from markupsafe import Markup
 
-from cutover_prep.report.charts import HEADROOM, Chart, _chart, _render, fmt_number, num
+from cutover_prep.report.charts import (
+    HEADROOM,
+    WIDTH,
+    Chart,
+    _chart,
+    _linear_ticks,
+    _render,
+    _tick_formatter,
+    num,
+)
 
 CHART_ID = "chart-storage-init"
 CAPTION = "RDS: volume initialized % against Cutover Prep: database blocks read %"
 RDS_SERIES, OURS_SERIES = "RDS: volume initialized %", "Cutover Prep: database blocks read %"
 RDS_COLOR, OURS_COLOR = "#6a3d9a", "#2a8a5a"
 PCT_TICKS = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+WIDE = 1280
+
+
+def _twins(draw: Callable[[int], Markup]) -> Markup:
+    """A wide drawing for a page and a 640-wide one for a phone (the page's CSS shows one): the wide one scaled
+    down to a phone's 400 px drew its text at 5 px. ``draw(width)`` puts the narrow one's legend in one column."""
+    return Markup('<div class="wide-only">{}</div><div class="narrow-only">{}</div>').format(draw(WIDE), draw(WIDTH))
 
 
 def _points(series: Any) -> list[tuple[datetime, float]]:
@@ -47,16 +65,21 @@ def storage_init_chart(section: Any) -> Chart:
     end = max((p[0] - start).total_seconds() for p in rds + ours)
     unit, per, word = ("h", 3600.0, "hours") if end > 3 * 3600 else (("min", 60.0, "minutes") if end > 300
                                                                       else ("s", 1.0, "seconds"))
-    chart = _chart(pygal.XY, (RDS_COLOR, OURS_COLOR), width=1280, xrange=(0, end / per or 1),
-                   show_dots=len(rds) + len(ours) <= 60, x_title=f"{word} since the first sample",
-                   y_title="% of the volume / of the planned blocks",
-                   x_value_formatter=lambda v: f"{fmt_number(v)} {unit}", value_formatter=lambda v: f"{v:,.0f} %",
-                   y_labels=PCT_TICKS, range=(0, 100 * HEADROOM), include_x_axis=True)
-    for name, points in ((RDS_SERIES, rds), (OURS_SERIES, ours)):
-        # RDS's answers are few (one a minute at most): each one a dot, whatever the other series holds
-        chart.add(name, [((at - start).total_seconds() / per, pct) for at, pct in points],
-                  show_dots=(name == RDS_SERIES and len(rds) <= 60) or len(rds) + len(ours) <= 60)
-    return Chart(CHART_ID, CAPTION, _render(chart))
+    ticks = _linear_ticks(end / per or 1, 8)  # pygal's own x labels ran together on a phone
+
+    def draw(width: int) -> Markup:
+        chart = _chart(pygal.XY, (RDS_COLOR, OURS_COLOR), width=width, xrange=(0, ticks[-1]), x_labels=ticks,
+                       show_dots=len(rds) + len(ours) <= 60, x_title=f"{word} since the first sample",
+                       y_title="% of the volume / of the planned blocks",
+                       x_value_formatter=_tick_formatter(ticks, unit), value_formatter=lambda v: f"{v:,.0f} %",
+                       y_labels=PCT_TICKS, range=(0, 100 * HEADROOM), include_x_axis=True)
+        for name, points in ((RDS_SERIES, rds), (OURS_SERIES, ours)):
+            # RDS's answers are few (one a minute at most): each one a dot, whatever the other series holds
+            chart.add(name, [((at - start).total_seconds() / per, pct) for at, pct in points],
+                      show_dots=(name == RDS_SERIES and len(rds) <= 60) or len(rds) + len(ours) <= 60)
+        return _render(chart, 3 if width > WIDTH else 1)
+
+    return Chart(CHART_ID, CAPTION, _twins(draw))
 
 
 VOLUMES_CHART_ID = "chart-volumes-init"
@@ -82,11 +105,16 @@ def volumes_init_chart(section: Any) -> Chart:
     end = max((p[0] - start).total_seconds() for p in points)
     unit, per, word = ("h", 3600.0, "hours") if end > 3 * 3600 else (("min", 60.0, "minutes") if end > 300
                                                                       else ("s", 1.0, "seconds"))
-    chart = _chart(pygal.XY, VOLUME_COLORS[:len(series)], width=1280, xrange=(0, end / per or 1),
-                   show_dots=len(points) <= 60, x_title=f"{word} since the first sample",
-                   y_title="% of the volume initialized (RDS)",
-                   x_value_formatter=lambda v: f"{fmt_number(v)} {unit}", value_formatter=lambda v: f"{v:,.0f} %",
-                   y_labels=PCT_TICKS, range=(0, 100 * HEADROOM), include_x_axis=True)
-    for name, pts in series:
-        chart.add(f"RDS: {name} initialized %", [((at - start).total_seconds() / per, pct) for at, pct in pts])
-    return Chart(VOLUMES_CHART_ID, VOLUMES_CAPTION, _render(chart))
+    ticks = _linear_ticks(end / per or 1, 8)  # pygal's own x labels ran together on a phone
+
+    def draw(width: int) -> Markup:
+        chart = _chart(pygal.XY, VOLUME_COLORS[:len(series)], width=width, xrange=(0, ticks[-1]), x_labels=ticks,
+                       show_dots=len(points) <= 60, x_title=f"{word} since the first sample",
+                       y_title="% of the volume initialized (RDS)",
+                       x_value_formatter=_tick_formatter(ticks, unit), value_formatter=lambda v: f"{v:,.0f} %",
+                       y_labels=PCT_TICKS, range=(0, 100 * HEADROOM), include_x_axis=True)
+        for name, pts in series:
+            chart.add(f"RDS: {name} initialized %", [((at - start).total_seconds() / per, pct) for at, pct in pts])
+        return _render(chart, 3 if width > WIDTH else 1)
+
+    return Chart(VOLUMES_CHART_ID, VOLUMES_CAPTION, _twins(draw))

@@ -107,18 +107,19 @@ def html_block(findings: dict[str, Any]) -> Markup:
               f'<figure class="chart absent" id="{chart.chart_id}"><figcaption>{escape(chart.caption)}'
               f'</figcaption><p class="why">not measured: {escape(chart.why)}</p></figure>')
     items = "".join(f"<li>{escape(n)}</li>" for n in notes)
-    return Markup(f'<section id="{SECTION_ID}">\n<h2>Storage volumes</h2>\n'
+    return Markup(f'<details class="fold" id="fold-{SECTION_ID}"><summary><h2>Storage volumes</h2></summary>\n'
+                  f'<section id="{SECTION_ID}">\n'
                   '<div class="scroll"><table id="volumes-table">'
                   f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>\n"
-                  + (f'<ul class="sentences">{items}</ul>\n' if items else "") + f"{figure}\n</section>\n")
+                  + (f'<ul class="sentences">{items}</ul>\n' if items else "") + f"{figure}\n</section>\n</details>\n")
 
 
 def with_volumes(page: str, findings: dict[str, Any]) -> str:
-    """``page`` with the block inserted before the benchmark section (or the end of the body)."""
+    """``page`` with the block folded in before the benchmark's fold (or the end of the body)."""
     block = str(html_block(findings))
     if not block:
         return page
-    for anchor in ('<section id="benchmark">', "</body>"):
+    for anchor in ('<details class="fold" id="fold-benchmark">', '<section id="benchmark">', "<footer>", "</body>"):
         if anchor in page:
             return page.replace(anchor, block + anchor, 1)
     return page + block
