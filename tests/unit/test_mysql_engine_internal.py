@@ -244,3 +244,26 @@ def test_the_run_input_takes_engine_internal_named_or_strict_only() -> None:
     assert Thresholds(engine_internal="strict").engine_internal == "strict"
     with pytest.raises(ValidationError, match="named"):
         Thresholds(engine_internal="lenient")
+
+
+def test_mysql_8_system_and_temporary_tablespaces_come_from_information_schema_files() -> None:
+    """MySQL 8's manual: INNODB_TABLESPACES and INNODB_DATAFILES are "limited to file-per-table, general, and undo
+    tablespaces"; INFORMATION_SCHEMA.FILES reports the system tablespace and the global temporary tablespace too
+    (FILE_TYPE TABLESPACE / TEMPORARY / UNDO LOG; its example: innodb_system, ./ibdata1, TOTAL_EXTENTS 12 of
+    EXTENT_SIZE 1048576). https://dev.mysql.com/doc/refman/8.0/en/innodb-information-schema-files-table.html and
+    https://dev.mysql.com/doc/refman/8.0/en/information-schema-files-table.html"""
+    sql = MYSQL8.engine_files_sql()
+    assert sql is not None and "INFORMATION_SCHEMA.FILES" in sql and "TOTAL_EXTENTS * EXTENT_SIZE" in sql
+    assert MARIADB.engine_files_sql() is None  # MariaDB's INNODB_SYS_TABLESPACES lists them (checked here)
+    listed = [(4294967294, "mysql", 24 * MIB, "./mysql.ibd", "General"),
+              (4294967279, "innodb_undo_001", 16 * MIB, "./undo_001", "Undo"),
+              (21, "app/t", 3 * MIB, "./app/t.ibd", "Single")]
+    files = [(0, "innodb_system", 12 * MIB, "./ibdata1", "System"),
+             (4294967293, "innodb_temporary", 12 * MIB, "./ibtmp1", "Temporary"),
+             (4294967279, "innodb_undo_001", 16 * MIB, "./undo_001", "Undo")]  # listed already: once
+    merged = census.with_engine_files(listed, files)
+    assert [r[1] for r in merged] == ["innodb_system", "app/t", "innodb_undo_001", "innodb_temporary", "mysql"]
+    found = by_key(mysql8_rows(tablespaces=merged))
+    assert found["(innodb).innodb_system#system_tablespace"].bytes == 12 * MIB
+    assert found["(innodb).innodb_temporary#temporary_tablespace"].file == "ibtmp1"
+    assert sum(o.kind == "undo_tablespace" for o in found.values()) == 1

@@ -204,6 +204,14 @@ def _engine_kind(name: str, space_type: str) -> str:
     return "data_dictionary" if name == DATA_DICTIONARY else "general_tablespace"
 
 
+def with_engine_files(tablespaces: list[tuple], files: Iterable[tuple]) -> list[tuple]:
+    """The tablespaces with the engine's files that their view left out (``Dialect.engine_files_sql``: MySQL 8's
+    system and temporary tablespaces), each space once, in space order as the census SQL gives them."""
+    known = {int(row[0]) for row in tablespaces if row[0] is not None}
+    extra = [tuple(row) for row in files if row[0] is not None and int(row[0]) not in known]
+    return sorted([*tablespaces, *extra], key=lambda row: int(row[0]) if row[0] is not None else -1)
+
+
 def _key(names: tuple[str, ...], kind: str, partition: str | None = None) -> str:
     """A census key as discovery builds its segments' (``engines.keys``, MySQL's quotes)."""
     return keys.object_key(names, kind, partition=partition, q=keys.MYSQL)

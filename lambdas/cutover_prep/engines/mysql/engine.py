@@ -257,7 +257,7 @@ class MySQLEngine:
                 cur.execute(q.DATADIR_SQL)
                 datadir = str(cur.fetchone()[0] or "")
                 cur.execute(self.dialect.census_tablespaces_sql())
-                tablespaces = list(cur.fetchall())
+                tablespaces = census.with_engine_files(list(cur.fetchall()), self._engine_files(cur))
                 names = self._decode_file_names(cur, census.file_name_pieces(tablespaces))
                 cur.execute(q.FREE_SQL)
                 free = {(str(s), str(t), str(p).lower() if p else None): int(f) for s, t, p, f in cur.fetchall()}
@@ -270,6 +270,18 @@ class MySQLEngine:
             datadir=datadir, tablespaces=tablespaces, tables=cat.tables, partitions=cat.partitions,
             segments=discovery.segments(cat, DiscoveryOptions(include_system=True)), names=names, free=free,
             stats=stats, page_size=self.page_size, frm=self.dialect.flavor == "mariadb", redo=redo), options)
+
+    def _engine_files(self, cur: Any) -> list[tuple]:
+        """MySQL 8's system and temporary tablespaces (``Dialect.engine_files_sql``); [] on MariaDB, or where the
+        server will not say (then the census names what INNODB_TABLESPACES lists)."""
+        statement = self.dialect.engine_files_sql()
+        if statement is None:
+            return []
+        try:
+            cur.execute(statement)
+            return list(cur.fetchall())
+        except pymysql.err.MySQLError:
+            return []
 
     def _redo_log(self, cur: Any) -> list[tuple[str, int]]:
         """The redo log's file and bytes (``Dialect.redo_log_sql``); [] where the server will not say."""
