@@ -48,6 +48,12 @@ def _fail(code: int, message: str) -> None:
               "Oracle Diagnostics Pack, which AWR is part of (the tool cannot check it).")
 @click.option("--awr-days", type=click.IntRange(1, 400), default=7, show_default=True,
               help="Oracle --awr: the days of AWR snapshots summed.")
+@click.option("--buffer-pool", is_flag=True, help="MySQL, MariaDB without performance_schema or userstat: rank "
+              "by the pages each table holds in the InnoDB buffer pool (INFORMATION_SCHEMA.INNODB_BUFFER_PAGE; "
+              "read-only, PROCESS; a scan of the pool, heavy on a large one).")
+@click.option("--buffer-pool-file", type=click.Path(path_type=Path, dir_okay=False), help="MySQL, MariaDB: rank by "
+              "an ib_buffer_pool dump of the source (space,page lines; written at shutdown, or on SET GLOBAL "
+              "innodb_buffer_pool_dump_now = ON), its tablespace ids named by the server's data dictionary.")
 @click.option("--timeout", type=FiniteFloatRange(1, 3600), default=60, show_default=True,
               help="Seconds each statement may take.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write the profile file here.")
@@ -56,7 +62,7 @@ def _fail(code: int, message: str) -> None:
 def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: str | None,
            database: tuple[str, ...], top: int | None, share_pct: float | None, awr: bool,
            diagnostics_pack_licensed: bool, awr_days: int, timeout: float, out: Path | None, region: str | None,
-           as_json: bool) -> None:
+           as_json: bool, buffer_pool: bool = False, buffer_pool_file: Path | None = None) -> None:
     """Rank the source database's relations by its own access statistics (read-only) and write the hot-set
     profile a run reads first (--out FILE; then local/start/profile put --hotset FILE)."""
     from cutover_prep.engines.base import EngineError
@@ -75,9 +81,17 @@ def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: 
         fam = family(spec.engine)
         if awr and not fam.hotset_awr:
             raise remote.CliProblem(f"--awr reads Oracle's AWR history; {fam.label} has none: drop it")
+        pool = "--buffer-pool-file" if buffer_pool_file else "--buffer-pool" if buffer_pool else None
+        if pool and spec.engine not in ("mysql", "mariadb"):
+            raise remote.CliProblem(f"{pool} reads InnoDB's buffer pool (MySQL, MariaDB); {fam.label} has none: "
+                                    "drop it")
+        if buffer_pool and buffer_pool_file:
+            raise remote.CliProblem("--buffer-pool and --buffer-pool-file are two sources of one figure: give one")
     except remote.CliProblem as exc:
         _fail(exc.code, str(exc))
-    options = HotsetOptions(databases=database, awr=awr, awr_days=awr_days, call_timeout_seconds=timeout)
+    options = HotsetOptions(databases=database, awr=awr, awr_days=awr_days, call_timeout_seconds=timeout,
+                            buffer_pool=buffer_pool, buffer_pool_file=str(buffer_pool_file) if buffer_pool_file
+                            else None)
     try:
         profile = take(spec, options, top=top, share_pct=share_pct)
         profile.to_input()  # the file is one a run input can hold: refused now, not on the cutover night
