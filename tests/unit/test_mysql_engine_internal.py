@@ -267,3 +267,19 @@ def test_mysql_8_system_and_temporary_tablespaces_come_from_information_schema_f
     assert found["(innodb).innodb_system#system_tablespace"].bytes == 12 * MIB
     assert found["(innodb).innodb_temporary#temporary_tablespace"].file == "ibtmp1"
     assert sum(o.kind == "undo_tablespace" for o in found.values()) == 1
+
+
+def test_the_run_context_carries_engine_internal_only_when_the_input_sets_it_strict() -> None:
+    """Every state's payload stays the JSON it was (tests/unit/test_run_context.py); a strict input is carried."""
+    from cutover_prep.models.run_input import parse_run_input
+    from cutover_prep.warmup.discovery import run_context
+    from tests.unit.contexts import run_state
+
+    secret = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:o-AbCdEf"
+    raw = {"run_id": "orders-1", "target": {"db_instance_identifier": "orders", "engine": "mariadb",
+                                            "secret_arn": secret}}
+    named = run_context(run_state({**parse_run_input(raw), "instance": {}}))
+    assert "engine_internal" not in named["verdict"]
+    strict = run_context(run_state({**parse_run_input({**raw, "verdict": {"engine_internal": "strict"}}),
+                                    "instance": {}}))
+    assert strict["verdict"]["engine_internal"] == "strict"

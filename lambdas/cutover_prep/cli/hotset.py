@@ -82,7 +82,7 @@ def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: 
         if awr and not fam.hotset_awr:
             raise remote.CliProblem(f"--awr reads Oracle's AWR history; {fam.label} has none: drop it")
         pool = "--buffer-pool-file" if buffer_pool_file else "--buffer-pool" if buffer_pool else None
-        if pool and spec.engine not in ("mysql", "mariadb"):
+        if pool and not fam.hotset_buffer_pool:
             raise remote.CliProblem(f"{pool} reads InnoDB's buffer pool (MySQL, MariaDB); {fam.label} has none: "
                                     "drop it")
         if buffer_pool and buffer_pool_file:
