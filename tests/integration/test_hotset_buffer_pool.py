@@ -106,3 +106,47 @@ def test_the_buffer_pool_is_refused_in_one_line_for_postgresql(pg_admin) -> None
     code, _, stderr = _hotset("--dsn", f"postgresql://{pg_admin.user}@{pg_admin.host}:{pg_admin.port}/postgres",
                               "--buffer-pool")
     assert code == 2 and len(stderr.strip().splitlines()) == 1 and "--buffer-pool" in stderr, stderr
+
+
+def test_dump_now_is_a_server_action_taken_only_on_its_flag(tmp_path) -> None:
+    """A private MariaDB (its data directory readable here): ``--buffer-pool`` leaves the server's dump file
+    alone; ``--buffer-pool-dump-now`` makes the server write it (Innodb_buffer_pool_dump_status moves to
+    "completed") and ranks by it. The judge: the dump the server wrote, its lines counted per table by the test
+    through root's INNODB_SYS_TABLES."""
+    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.mysql.sample_db import PrivateServer, PrivateServerUnavailable
+
+    try:
+        server = PrivateServer(performance_schema=False).start()
+    except PrivateServerUnavailable as exc:
+        pytest.skip(f"no private MariaDB server: {exc}")
+    try:
+        spec = ConnectionSpec(engine="mariadb", host="127.0.0.1", port=server.port, database="information_schema",
+                              user="root", password="")
+        _make_hot_and_cold(spec, "shop")
+        dump = server.data / "ib_buffer_pool"
+        dump.unlink(missing_ok=True)
+        code, _, stderr = _hotset("--dsn", _dsn(spec, "mariadb", "information_schema"), "--database", "shop",
+                                  "--buffer-pool", "--json")
+        assert code == 0, stderr
+        assert not dump.exists()  # read the pool, asked the server for nothing
+        code, stdout, stderr = _hotset("--dsn", _dsn(spec, "mariadb", "information_schema"), "--database", "shop",
+                                       "--buffer-pool-dump-now", "--json")
+        assert code == 0, stderr
+        conn = _mysql(spec)
+        with conn.cursor() as cur:
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_dump_status'")
+            assert "completed" in cur.fetchone()[1]
+            cur.execute("SELECT SPACE, NAME FROM information_schema.INNODB_SYS_TABLES WHERE NAME LIKE 'shop/%'")
+            table_of = {int(s): str(n).split("/", 1)[1] for s, n in cur.fetchall()}
+        conn.close()
+        judged: dict[str, int] = {}
+        for line in dump.read_text().split():
+            table = table_of.get(int(line.split(",")[0]))
+            if table:
+                judged[table] = judged.get(table, 0) + 1
+        profile = json.loads(stdout)
+        assert {r["name"]: r["accesses"] for r in profile["relations"]} == judged and judged
+        assert profile["sources"][0]["views"][0] == "ib_buffer_pool dump ib_buffer_pool"
+    finally:
+        server.close()

@@ -70,3 +70,4 @@ class HotsetOptions:
     # InnoDB buffer pool, from INFORMATION_SCHEMA.INNODB_BUFFER_PAGE, or from an ib_buffer_pool dump file
     buffer_pool: bool = False
     buffer_pool_file: str | None = None
+    buffer_pool_dump_now: bool = False  # asked by the user: the server writes its dump file (a server action)

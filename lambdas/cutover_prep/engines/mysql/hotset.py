@@ -79,8 +79,9 @@ BUFFER_PAGE_VIEWS = ["information_schema.INNODB_BUFFER_PAGE", "information_schem
 DUMP_VIEWS = ["information_schema.INNODB_SYS_TABLES (MySQL 8: INNODB_TABLES)", "information_schema.TABLES"]
 NEITHER = ("performance_schema is OFF and so is userstat: no statistics count reads per table. Rank by what the "
            "InnoDB buffer pool holds instead: --buffer-pool (reads INFORMATION_SCHEMA.INNODB_BUFFER_PAGE, PROCESS; "
-           "a scan of the pool, heavy on a large one) or --buffer-pool-file FILE (the ib_buffer_pool file the "
-           "server writes at shutdown or on SET GLOBAL innodb_buffer_pool_dump_now = ON); or turn on "
+           "a scan of the pool, heavy on a large one), --buffer-pool-file FILE (the ib_buffer_pool file the "
+           "server writes at shutdown) or --buffer-pool-dump-now (asks the server to write it now: "
+           "innodb_buffer_pool_dump_now, a server action); or turn on "
            "performance_schema (a static parameter applied at a reboot) or, on MariaDB, SET GLOBAL userstat = 1, "
            "then let the workload run")
 _QUOTED = re.compile(r"`((?:[^`]|``)*)`\.`((?:[^`]|``)*)`")
@@ -186,13 +187,58 @@ def _dump_pages(conn: Any, path: str, flavor: str) -> list[tuple[str, str, dict[
     return [(s, t, {"buffer_pool_pages": n}) for (s, t), n in pages.items()]
 
 
+DUMP_STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_dump_status'"
+DUMP_FILE_SQL = "SELECT @@datadir, @@innodb_buffer_pool_filename, @@basedir"
+DUMP_NOW_SQL = "SET GLOBAL innodb_buffer_pool_dump_now = ON"
+RDS_DUMP_NOW_SQL = "CALL mysql.rds_innodb_buffer_pool_dump_now()"  # RDS for MySQL / MariaDB: no SUPER there
+
+
+def dump_now(conn: Any, timeout_seconds: float, sleep: Any = None) -> str:
+    """Ask the server to write its buffer pool dump now (``--buffer-pool-dump-now``: a server action, taken only
+    when the user asks for it), wait until its status says the dump completed, and give the file's path as the
+    server names it (``@@datadir`` + ``innodb_buffer_pool_filename``)."""
+    import time
+
+    import pymysql
+
+    sleep = sleep or time.sleep
+    datadir, name, basedir = _rows(conn, DUMP_FILE_SQL)[0]
+    path = str(name) if str(name).startswith("/") else str(Path(str(datadir)) / str(name))
+    before = dict(_rows(conn, DUMP_STATUS_SQL)).get("Innodb_buffer_pool_dump_status")
+    rds = str(basedir or "").startswith("/rdsdbbin")
+    try:
+        _rows(conn, RDS_DUMP_NOW_SQL if rds else DUMP_NOW_SQL)
+    except pymysql.err.MySQLError as exc:
+        raise HotsetProblem(f"--buffer-pool-dump-now: the server refused {RDS_DUMP_NOW_SQL if rds else DUMP_NOW_SQL} "
+                            f"({' '.join(str(exc).split())}); it needs SUPER (MySQL 8: SYSTEM_VARIABLES_ADMIN); or "
+                            "give a dump the server wrote at shutdown with --buffer-pool-file") from None
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        status = str(dict(_rows(conn, DUMP_STATUS_SQL)).get("Innodb_buffer_pool_dump_status") or "")
+        if "completed" in status.lower() and status != before:
+            return path
+        if time.monotonic() > deadline:
+            raise HotsetProblem(f"--buffer-pool-dump-now: the dump did not complete in {timeout_seconds:g} s "
+                                f"(Innodb_buffer_pool_dump_status: {status or 'empty'}); raise --timeout")
+        sleep(0.2)
+
+
 def run(spec: ConnectionSpec, options: HotsetOptions) -> Taken:
+    from dataclasses import replace
+
     from cutover_prep.engines.mysql.engine import MySQLEngine
 
     if options.awr:
         raise HotsetProblem("--awr reads Oracle's AWR (DBA_HIST_SEG_STAT); MySQL and MariaDB have none: drop it")
     engine = MySQLEngine.connect(spec, call_timeout_seconds=options.call_timeout_seconds)
     try:
+        if options.buffer_pool_dump_now:
+            path = dump_now(engine.conn, options.call_timeout_seconds)
+            if not Path(path).is_file():
+                raise HotsetProblem(f"the server wrote its buffer pool dump to {path} on its own host, which this "
+                                    "machine cannot read: copy it here and run again with --buffer-pool-file FILE "
+                                    "(on RDS the file stays on the instance: use --buffer-pool)")
+            options = replace(options, buffer_pool_file=path)
         taken = collect(engine.conn, engine.dialect.label, f"{spec.host}:{spec.port}", options)
         taken.engine = engine.dialect.flavor
     finally:
