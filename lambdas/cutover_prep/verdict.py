@@ -321,12 +321,12 @@ def _engine_internal_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str,
     kinds = census.get("engine_internal_by_kind") or {}
     named = ", ".join(f"{INTERNAL_KINDS.get(k, k)} {_mib(int(v))}" for k, v in kinds.items())
     what = (f"{_mib(internal)} engine-internal on the volume ({named}): files no SQL reads and no application query "
-            "touches, apart from the application's tables and indexes (UNREAD_OBJECTS)")
+            "touches, judged apart from the application's tables and indexes (UNREAD_OBJECTS)")
     section = f.get("storage_initialization") if isinstance(f.get("storage_initialization"), dict) else {}
     said = progress_sentence(section)
     if section.get("reported") and section.get("initialized_at_end"):
         return [_reason("ENGINE_INTERNAL", True, f"{what}: covered, RDS initialized the whole volume ({said})")]
-    rule = (f"{what}. {said}: not covered (covered once RDS has reported a StorageOperationStatus during the run "
+    rule = (f"{what}; not covered, {said} (covered once RDS has reported a StorageOperationStatus during the run "
             "and none at its end)")
     if t.engine_internal == "strict":
         return [_reason("ENGINE_INTERNAL", False, f"{rule}, and verdict.engine_internal: strict fails the verdict on "
