@@ -282,15 +282,18 @@ def _unread_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
     if not census.get("taken"):
         return [{**_reason("UNREAD_OBJECTS", True, "no census of the volume on this run (the engine takes none): "
                            "coverage is judged against the plan only"), "judged": False}]
-    counted = [u for u in census.get("unread") or [] if not u.get("waived")]  # the largest, at most census.LISTED
+    counted = [u for u in census.get("unread") or [] if not u.get("waived") and not u.get("engine_internal")]
     how_many = int(census.get("unread_objects", len(counted)))  # all of them (a census before issue 32: the list)
     unread, unknown = int(census.get("unread_bytes") or 0), census.get("unknown_size") or []
     unknown_count = int(census.get("unknown_size_objects", len(unknown)))
     waived = int(census.get("waived_bytes") or 0)
     waiver = f"; {_mib(waived)} excluded by input (waived)" if waived else ""
+    internal = int(census.get("engine_internal_bytes") or 0)
+    waiver += f"; {_mib(internal)} engine-internal, judged apart (ENGINE_INTERNAL)" if internal else ""
     if unread <= t.max_unread_bytes and not unknown_count:
-        return [_reason("UNREAD_OBJECTS", True, f"every object on the volume was read ({census.get('objects')} "
-                        f"objects, {_mib(int(census.get('bytes') or 0))}){waiver}" if not how_many else
+        every = "every object the application's queries read" if internal else "every object on the volume"
+        return [_reason("UNREAD_OBJECTS", True, f"{every} was read ({census.get('objects')} "
+                        f"objects, {_mib(int(census.get('bytes') or 0))} on the volume){waiver}" if not how_many else
                         f"{_mib(unread)} unread, within verdict.max_unread_bytes {t.max_unread_bytes}{waiver}")]
     named = ", ".join(f"{u['key']} {_mib(u['unread_bytes']) if u.get('size_known', True) else 'size unknown'} "
                       f"({u['reason']})" for u in counted[:3])
@@ -299,6 +302,38 @@ def _unread_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
                     f"{f' and {unknown_count} of unknown size' if unknown_count else ''} (limit "
                     f"verdict.max_unread_bytes {t.max_unread_bytes}): {named}{more}{waiver}; read them, or exclude "
                     "them by warmup.databases / include_schemas / exclude_schemas (a waiver), or raise the limit")]
+
+
+INTERNAL_KINDS = {"system_tablespace": "InnoDB system tablespace", "undo_tablespace": "undo tablespaces",
+                  "temporary_tablespace": "temporary tablespace", "data_dictionary": "data dictionary (mysql.ibd)",
+                  "free space": "free extents", "redo_log": "redo log"}
+
+
+def _engine_internal_reasons(f: dict[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """ENGINE_INTERNAL (issue 33): the census's engine-internal bytes (``findings.census``), which no SQL reads and
+    no application query touches, are covered when RDS says the whole volume is initialized (it reported a storage
+    operation during the run, and none at its end). Otherwise they are named and, unless ``verdict.engine_internal``
+    is strict, do not fail the verdict (``judged`` False: a local run has no RDS to say it)."""
+    census = f.get("census") or {}
+    internal = int(census.get("engine_internal_bytes") or 0)
+    if not census.get("taken") or not internal:
+        return []
+    kinds = census.get("engine_internal_by_kind") or {}
+    named = ", ".join(f"{INTERNAL_KINDS.get(k, k)} {_mib(int(v))}" for k, v in kinds.items())
+    what = (f"{_mib(internal)} engine-internal on the volume ({named}): files no SQL reads and no application query "
+            "touches, judged apart from the application's tables and indexes (UNREAD_OBJECTS)")
+    section = f.get("storage_initialization") if isinstance(f.get("storage_initialization"), dict) else {}
+    said = progress_sentence(section)
+    if section.get("reported") and section.get("initialized_at_end"):
+        return [_reason("ENGINE_INTERNAL", True, f"{what}: covered, RDS initialized the whole volume ({said})")]
+    rule = (f"{what}; not covered, {said} (covered once RDS has reported a StorageOperationStatus during the run "
+            "and none at its end)")
+    if t.engine_internal == "strict":
+        return [_reason("ENGINE_INTERNAL", False, f"{rule}, and verdict.engine_internal: strict fails the verdict on "
+                        "it; wait for RDS to finish initializing the volume and run again, or set "
+                        "verdict.engine_internal: named")]
+    return [{**_reason("ENGINE_INTERNAL", True, f"{rule}; named, not failing the verdict (verdict.engine_internal: "
+                       "strict makes it fail)"), "judged": False}]
 
 
 def _end_census_reasons(f: dict[str, Any]) -> list[dict[str, Any]]:
@@ -337,8 +372,8 @@ def decide(findings: dict[str, Any], thresholds: Thresholds | None = None,
            probes_requested: bool = True, warmup_requested: bool = True) -> dict[str, Any]:
     """The verdict and its reasons (failing reasons first)."""
     t = thresholds or Thresholds()
-    reasons = (_warmup_reasons(findings, t) + _unread_reasons(findings, t) + _end_census_reasons(findings)
-               if warmup_requested else _warmup_off(findings))
+    reasons = (_warmup_reasons(findings, t) + _unread_reasons(findings, t) + _engine_internal_reasons(findings, t)
+               + _end_census_reasons(findings) if warmup_requested else _warmup_off(findings))
     bench = findings.get("benchmark") or {}
     if benchmark_requested and t.require_benchmark:
         reasons.append(_benchmark_reason(bench))

@@ -127,14 +127,23 @@ RUN_ERRORS: dict[str, Guide] = {
     "DatabaseUnreachable": Guide("the run could not connect to the database",
                                  "check the endpoint, port, security groups and the secret's credentials; "
                                  "cutover-prep preflight checks them"),
-    "SecretNotBound": Guide("the secret is not tagged for Cutover Prep",
-                            "tag the secret cutover-prep:access=read (see docs/deploy.md)"),
+    # raised when the secret does not NAME the target (connection.py, secret_binding.py); a secret without the
+    # cutover-prep:access tag is refused by IAM instead (AccessDenied on GetSecretValue: DatabaseUnreachable)
+    "SecretNotBound": Guide("the secret does not name the target instance (or its snapshot's source); nothing "
+                            "connected",
+                            "make the secret name the target instance (dbInstanceIdentifier, or host = its "
+                            "endpoint), or the instance whose snapshot the run restores; see docs/deploy.md, "
+                            "'Which instance a secret belongs to'"),
     "PermanentReadError": Guide("a read failed in a way a retry cannot fix (a privilege, a corrupt block)",
                                 "read the cause; grant the privilege, or exclude the object, and start again"),
     "TransientDatabaseError": Guide("the database kept failing past every retry",
                                     "check the instance's health and load, then start again"),
     "ShortRead": Guide("the database returned fewer blocks than the relation holds",
                        "start again; if it repeats, the relation changed during the run: read its cause"),
+    "OverRead": Guide("Oracle: a read's physical reads exceeded its planned blocks by more than max(16 blocks, "
+                      "10 %): the plan read more than its rowid range (e.g. a full scan per chunk)",
+                      "run cutover-prep preflight: its 'rowid range plan' check names the plan Oracle chose; start "
+                      "again once it is TABLE ACCESS BY ROWID RANGE"),
     "PreflightFailed": Guide("the preflight found a check that fails (privileges, extensions, settings)",
                              "fix what the preflight names (cutover-prep preflight shows it), or set "
                              "preflight.on_failure warn"),

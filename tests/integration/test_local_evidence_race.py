@@ -72,8 +72,8 @@ def test_a_poll_between_lookup_and_read_of_the_emulation_evidence_does_not_fail_
                  "--include-schema", database, "--out", str(tmp_path), "--no-progress", "--no-benchmark"])
     out = capsys.readouterr().out
     assert count["reads_held"] >= 2, count  # Discover's estimate and Finalize each read it across a poll
-    # exit 1, NOT_READY by UNREAD_OBJECTS only: InnoDB's system tablespace has no SQL read path (issue 21)
-    assert code == 1 and "SUCCEEDED" in out and "innodb_system#system_tablespace" in out, out
+    # exit 0, READY: InnoDB's system tablespace has no SQL read path, named as engine-internal (issue 33)
+    assert code == 0 and "SUCCEEDED" in out and "(innodb).innodb_system" in out and "engine-internal" in out, out
     assert "emulation evidence not read" not in caplog.text  # Discover's estimate logs the error and goes on
     findings = json.loads((tmp_path / "findings.json").read_text())
     assert findings["storage_emulation"] == {"emulated": False, "reason": DSN_REASON}

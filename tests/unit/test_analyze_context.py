@@ -8,9 +8,9 @@ import pytest
 
 from cutover_prep.benchmark import evidence
 from cutover_prep.dal.store import Store
-from cutover_prep.models.run_input import parse_run_input
+from cutover_prep.models.run_input import Thresholds, parse_run_input
 from cutover_prep.models.steps import RunContext
-from cutover_prep.warmup.discovery import run_context
+from cutover_prep.warmup.discovery import NEWER_THRESHOLDS, run_context
 from tests.unit.contexts import run_state
 
 ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf"
@@ -55,4 +55,8 @@ def test_a_context_made_before_it_carried_them_reads_the_run_record(store, judge
 def test_the_context_carries_every_threshold_of_the_input():
     context = RunContext.model_validate(run_context(run_state(parse_run_input(INPUT))))
     assert context.verdict is not None and context.verdict.max_warm_to_cold_latency == 1.5
-    assert context.to_json()["verdict"] == parse_run_input(INPUT)["verdict"]  # the JSON handed on is the same
+    given = parse_run_input(INPUT)["verdict"]
+    # the JSON handed on is the same, but a threshold newer than the context's shape (warmup.discovery
+    # NEWER_THRESHOLDS, issue 33) at its default, left out so every state's payload stays as it was ...
+    assert context.to_json()["verdict"] == {k: v for k, v in given.items() if k not in NEWER_THRESHOLDS}
+    assert context.verdict == Thresholds.model_validate(given)  # ... and read back as that default

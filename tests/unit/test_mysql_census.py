@@ -39,16 +39,17 @@ def rows(**changes: object) -> census.CensusRows:
 def test_mysql_8_tablespaces_are_named_with_their_reason_and_the_plans_key() -> None:
     found = {o.key: o for o in census.objects(rows(), DiscoveryOptions())}
     system = found["(innodb).innodb_system#system_tablespace"]
-    assert (system.reason, system.bytes, system.file) == ("not readable by SQL", 12582912, "ibdata1")
+    # issue 33: the engine's own files are a class of their own (tests/unit/test_mysql_engine_internal.py)
+    assert (system.reason, system.bytes, system.file) == ("engine-internal", 12582912, "ibdata1")
     undo = found["(innodb).innodb_undo_001#system_tablespace"]  # the key discover(include_system=True) gives it
     assert undo.kind == "undo_tablespace" and not undo.readable
-    assert found["(innodb).mysql#general_tablespace"].reason == "not readable by SQL"
-    assert not any(o.name == "innodb_temporary" for o in found.values())  # recreated empty at every start
+    assert found["(innodb).mysql#data_dictionary"].reason == "engine-internal"
+    assert found["(innodb).innodb_temporary#temporary_tablespace"].reason == "engine-internal"
     # the partition P0 (as INFORMATION_SCHEMA.PARTITIONS writes it) of a file written #p#p0: the plan's segment
     t = found["app.t:P0#clustered"]
     assert (t.readable, t.file, t.bytes) == (True, "app/t#p#p0.ibd", 16384)
     free = found["app.t:p0#free space"]
-    assert (free.bytes, free.reason, free.file) == (4 * 2**20, "not readable by SQL", "app/t#p#p0.ibd")
+    assert (free.bytes, free.reason, free.file) == (4 * 2**20, "engine-internal", "app/t#p#p0.ibd")
     # a database the user cannot see: PROCESS shows its tablespace, with its size and file
     pay = found["secret.pay#tablespace"]
     assert (pay.schema, pay.reason, pay.bytes, pay.file) == ("secret", "no privilege", 75_000_000, "secret/pay.ibd")
@@ -56,7 +57,7 @@ def test_mysql_8_tablespaces_are_named_with_their_reason_and_the_plans_key() -> 
     assert (found["app.m#table"].file, found["app.m.PRIMARY#index"].file) == ("app/m.MYD", "app/m.MYI")
 
 
-def test_an_explicit_exclusion_is_a_waiver_and_the_system_default_is_not() -> None:
+def test_an_explicit_exclusion_is_a_waiver_and_so_is_the_system_default() -> None:
     objects = census.objects(rows(), DiscoveryOptions(exclude_schemas=("secret",)))
     assert {o.reason for o in objects if o.schema == "secret"} == {"excluded by input"}
     only_app = census.objects(rows(), DiscoveryOptions(include_schemas=("app",)))
@@ -68,7 +69,9 @@ def test_an_explicit_exclusion_is_a_waiver_and_the_system_default_is_not() -> No
                      partitions=[], statistics=[], columns=[], index_pages=None, fulltext_aux=[]),
                      DiscoveryOptions(include_system=True)))
     (stats,) = census.objects(extra, DiscoveryOptions())
-    assert stats.readable and stats.reason is None  # not planned by default, but not waived either
+    assert stats.reason == "excluded by input"  # issue 33: the system schemas follow the selection, waived
+    (stats,) = census.objects(extra, DiscoveryOptions(include_system=True))
+    assert stats.readable and stats.reason is None  # asked for: planned and read
 
 
 def test_the_census_sql_reads_every_tablespace_with_its_file() -> None:

@@ -48,6 +48,16 @@ def _fail(code: int, message: str) -> None:
               "Oracle Diagnostics Pack, which AWR is part of (the tool cannot check it).")
 @click.option("--awr-days", type=click.IntRange(1, 400), default=7, show_default=True,
               help="Oracle --awr: the days of AWR snapshots summed.")
+@click.option("--buffer-pool", is_flag=True, help="MySQL, MariaDB without performance_schema or userstat: rank "
+              "by the pages each table holds in the InnoDB buffer pool (INFORMATION_SCHEMA.INNODB_BUFFER_PAGE; "
+              "read-only, PROCESS; a scan of the pool, heavy on a large one).")
+@click.option("--buffer-pool-file", type=click.Path(path_type=Path, dir_okay=False), help="MySQL, MariaDB: rank by "
+              "an ib_buffer_pool dump of the source (space,page lines; written at shutdown, or on SET GLOBAL "
+              "innodb_buffer_pool_dump_now = ON), its tablespace ids named by the server's data dictionary.")
+@click.option("--buffer-pool-dump-now", is_flag=True, help="MySQL, MariaDB: ask the server to write its "
+              "ib_buffer_pool dump now (SET GLOBAL innodb_buffer_pool_dump_now = ON, SUPER; RDS: "
+              "mysql.rds_innodb_buffer_pool_dump_now) and rank by it where this machine can read the file. A server "
+              "action: taken only with this flag.")
 @click.option("--timeout", type=FiniteFloatRange(1, 3600), default=60, show_default=True,
               help="Seconds each statement may take.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write the profile file here.")
@@ -56,7 +66,8 @@ def _fail(code: int, message: str) -> None:
 def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: str | None,
            database: tuple[str, ...], top: int | None, share_pct: float | None, awr: bool,
            diagnostics_pack_licensed: bool, awr_days: int, timeout: float, out: Path | None, region: str | None,
-           as_json: bool) -> None:
+           as_json: bool, buffer_pool: bool = False, buffer_pool_file: Path | None = None,
+           buffer_pool_dump_now: bool = False) -> None:
     """Rank the source database's relations by its own access statistics (read-only) and write the hot-set
     profile a run reads first (--out FILE; then local/start/profile put --hotset FILE)."""
     from cutover_prep.engines.base import EngineError
@@ -75,9 +86,18 @@ def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: 
         fam = family(spec.engine)
         if awr and not fam.hotset_awr:
             raise remote.CliProblem(f"--awr reads Oracle's AWR history; {fam.label} has none: drop it")
+        pools = [f for f, on in (("--buffer-pool", buffer_pool), ("--buffer-pool-file", buffer_pool_file),
+                                 ("--buffer-pool-dump-now", buffer_pool_dump_now)) if on]
+        if pools and not fam.hotset_buffer_pool:
+            raise remote.CliProblem(f"{pools[0]} reads InnoDB's buffer pool (MySQL, MariaDB); {fam.label} has none: "
+                                    "drop it")
+        if len(pools) > 1:
+            raise remote.CliProblem(f"{' and '.join(pools)} are sources of one figure: give one")
     except remote.CliProblem as exc:
         _fail(exc.code, str(exc))
-    options = HotsetOptions(databases=database, awr=awr, awr_days=awr_days, call_timeout_seconds=timeout)
+    options = HotsetOptions(databases=database, awr=awr, awr_days=awr_days, call_timeout_seconds=timeout,
+                            buffer_pool=buffer_pool, buffer_pool_file=str(buffer_pool_file) if buffer_pool_file
+                            else None, buffer_pool_dump_now=buffer_pool_dump_now)
     try:
         profile = take(spec, options, top=top, share_pct=share_pct)
         profile.to_input()  # the file is one a run input can hold: refused now, not on the cutover night

@@ -66,3 +66,8 @@ class HotsetOptions:
     awr: bool = False  # Oracle: also DBA_HIST_SEG_STAT (the caller checked the Diagnostics Pack statement)
     awr_days: int = 7
     call_timeout_seconds: float = 60
+    # MySQL / MariaDB without performance_schema or userstat (issue 33): rank by the pages each table holds in the
+    # InnoDB buffer pool, from INFORMATION_SCHEMA.INNODB_BUFFER_PAGE, or from an ib_buffer_pool dump file
+    buffer_pool: bool = False
+    buffer_pool_file: str | None = None
+    buffer_pool_dump_now: bool = False  # asked by the user: the server writes its dump file (a server action)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cutover_prep.engines import transport as tls
-from cutover_prep.engines.base import DiscoveryOptions, EngineError
+from cutover_prep.engines.base import ENGINE_INTERNAL, DiscoveryOptions, EngineError
 
 PASS, FAIL, WARN, INFO = "pass", "fail", "warn", "info"
 STATUSES = (PASS, FAIL, WARN, INFO)
@@ -105,14 +105,19 @@ def attempt(ctx: Context, kind: str, name: str, call: Callable[[], Check | list[
 def census_checks(objects: Iterable[Any]) -> list[Check]:
     """The objects the plan cannot read (``engines.base.CensusObject``), with bytes: ``no privilege``
     fails (a grant fixes it), any other reason warns (the verdict's UNREAD_OBJECTS will name it);
-    what the selection leaves out (``excluded by input``) is counted only."""
+    what the selection leaves out (``excluded by input``) and the engine's own files no SQL reads
+    (``engine-internal``, judged by the verdict's ENGINE_INTERNAL) are counted only."""
     objects = list(objects)
-    unread = [o for o in objects if not o.readable and o.reason != WAIVER]
+    unread = [o for o in objects if not o.readable and o.reason not in (WAIVER, ENGINE_INTERNAL)]
     waived = [o for o in objects if o.reason == WAIVER]
+    internal = [o for o in objects if o.reason == ENGINE_INTERNAL]
     total = sum(int(o.bytes or 0) for o in objects)
     waived_bytes = sum(int(o.bytes or 0) for o in waived)
     summary = (f"{len(objects):,} objects on the volume ({mib(total)}), {len(unread):,} the plan cannot read"
-               + (f", {len(waived):,} excluded by the selection ({mib(waived_bytes)})" if waived else ""))
+               + (f", {len(waived):,} excluded by the selection ({mib(waived_bytes)})" if waived else "")
+               + (f", {len(internal):,} engine-internal, which no SQL reads "
+                  f"({mib(sum(int(o.bytes or 0) for o in internal))}: the verdict's ENGINE_INTERNAL)"
+                  if internal else ""))
     status = FAIL if any(o.reason == NO_PRIVILEGE for o in unread) else WARN if unread else PASS
     out = [Check(CENSUS, "census", status, summary,
                  data={"objects": len(objects), "unread": len(unread), "unread_bytes": sum(o.bytes for o in unread),

@@ -113,6 +113,7 @@ class EngineFamily:
     # with the engine's own statistics, read-only; awr: whether the engine has AWR history (``--awr``)
     hotset: Callable[..., Any] | None = None
     hotset_awr: bool = False
+    hotset_buffer_pool: bool = False  # hotset --buffer-pool / --buffer-pool-file: InnoDB's buffer pool (issue 33)
     database_is_identifier: bool = True  # target.database names a database or schema (Oracle: a service name)
     # ``cutover-prep gate``: (replica spec, source spec | None, *, max_lag_seconds, max_lag_bytes) ->
     # {state, summary, evidence}: native replication read on the target, read-only (None: not offered)
@@ -166,7 +167,7 @@ MYSQL = EngineFamily(
     identifier_max_chars=64,  # MySQL manual, Identifier Length Limits; MariaDB KB, Identifier Names: the same
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
-    catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run,
+    catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run, hotset_buffer_pool=True,
     replication=mysql_replication.check,
 )
 

@@ -7,6 +7,9 @@ units all finished) or *unread*, with its bytes and why:
 
 - ``no privilege`` / ``not readable by SQL``: the census said so (the object was not planned);
 - ``excluded by input``: the input's database or schema selection left it out, an explicit waiver;
+- ``engine-internal``: a file of the engine itself that no SQL reads and no application query touches (InnoDB's
+  system, undo and temporary tablespaces, free extents, the redo log): counted apart (``engine_internal_bytes``,
+  per kind), never in ``unread_bytes``; the verdict's ENGINE_INTERNAL judges it by RDS's initialization;
 - ``planned, not read``: planned, but a unit holding it failed, was cut off or never started;
 - ``not in the plan``: readable and selected, yet not planned (the plan is older than the census);
 - ``created after the census``: in the end census only, and not read; ``grew after the census``: read as
@@ -29,6 +32,7 @@ from dataclasses import asdict
 from typing import Any
 
 WAIVER = "excluded by input"
+ENGINE_INTERNAL = "engine-internal"  # engines.base.ENGINE_INTERNAL (findings import no engine)
 DATAFILE = "DATAFILE"  # the kind of a datafile in a census (engines with the datafile pass)
 FIELDS = ("key", "database", "schema", "name", "kind", "bytes", "size_known", "reason", "file")
 # the run's evidence (dal.store's JSON Lines objects, each row a census object, in key order)
@@ -140,7 +144,8 @@ def recreated(start: Iterable[dict[str, Any]] | None, end: Iterable[dict[str, An
 
 
 def _order(u: dict[str, Any]) -> tuple[Any, ...]:
-    return u["waived"], -u["unread_bytes"], str(u["database"]), str(u["key"])
+    """The application's unread objects first, then the engine's own files, then the waived; largest first."""
+    return u["waived"], bool(u.get("engine_internal")), -u["unread_bytes"], str(u["database"]), str(u["key"])
 
 
 class _Largest:
@@ -187,7 +192,8 @@ def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict
     created: list[str] = []
     unknown: list[str] = []
     counts = {"objects": 0, "bytes": 0, "unread_objects": 0, "waived_objects": 0, "unread_bytes": 0,
-              "waived_bytes": 0, "created": 0, "dropped": 0, "unknown": 0}
+              "waived_bytes": 0, "created": 0, "dropped": 0, "unknown": 0, "internal_objects": 0, "internal_bytes": 0}
+    internal_kinds: dict[str, int] = {}
     by_db: dict[Any, dict[str, Any]] = {}
     for before, obj in _side_by_side(start, end):
         again = with_end and _identity_changed(before, obj)
@@ -208,7 +214,7 @@ def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict
         counts["objects"] += 1
         counts["bytes"] += size
         missing, reason = _unread_of(obj, known, datafile_pass_complete, with_end)
-        if reason and reason != WAIVER and is_new and key not in known:  # the input's waiver holds
+        if reason not in (None, WAIVER, ENGINE_INTERNAL) and is_new and key not in known:  # a waiver holds
             reason = "created after the census"
         db = by_db.setdefault(obj.get("database"), {"database": obj.get("database"), "objects": 0, "bytes": 0,
                                                     "unread_objects": 0, "unread_bytes": 0, "waived_bytes": 0})
@@ -216,14 +222,19 @@ def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict
         db["bytes"] += size
         if reason is None:
             continue
-        waived = reason == WAIVER
+        waived, internal = reason == WAIVER, reason == ENGINE_INTERNAL
         db["unread_objects"] += 1
-        db["waived_bytes" if waived else "unread_bytes"] += missing
-        counts["waived_objects" if waived else "unread_objects"] += 1
-        counts["waived_bytes" if waived else "unread_bytes"] += missing
+        tally = "waived" if waived else "internal" if internal else "unread"
+        key_of = "engine_internal_bytes" if internal else f"{tally}_bytes"  # the first only where there are some
+        db[key_of] = db.get(key_of, 0) + missing
+        counts[f"{tally}_objects"] += 1
+        counts[f"{tally}_bytes"] += missing
+        if internal:
+            internal_kinds[str(obj.get("kind"))] = internal_kinds.get(str(obj.get("kind")), 0) + missing
         row = {**{k: obj.get(k) for k in FIELDS}, "bytes": size, "unread_bytes": missing,
-               "size_known": obj.get("size_known", True), "reason": reason, "waived": waived}
-        if not waived and not row["size_known"]:
+               "size_known": obj.get("size_known", True), "reason": reason, "waived": waived,
+               **({"engine_internal": True} if internal else {})}
+        if tally == "unread" and not row["size_known"]:
             counts["unknown"] += 1
             if len(unknown) < listed:
                 unknown.append(key)
@@ -231,19 +242,21 @@ def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict
         if unread_sink is not None:
             unread_sink(row)
     unread = largest.first()
-    all_unread = counts["unread_objects"] + counts["waived_objects"]
+    all_unread = counts["unread_objects"] + counts["waived_objects"] + counts["internal_objects"]
     return {
         "taken": True, "end_census": with_end,
         **({"end_census_failure": end_failure} if not with_end and end_failure else {}),
         "objects": counts["objects"], "bytes": counts["bytes"],
         "unread_bytes": counts["unread_bytes"],
         "waived_bytes": counts["waived_bytes"],
+        "engine_internal_bytes": counts["internal_bytes"], "engine_internal_objects": counts["internal_objects"],
+        "engine_internal_by_kind": dict(sorted(internal_kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
         "unknown_size": unknown, "unknown_size_objects": counts["unknown"],
         "by_database": sorted(by_db.values(), key=lambda d: (-d["unread_bytes"], -d["bytes"], str(d["database"]))),
         "unread": unread, "unread_listed_at_most": listed,
         "unread_objects": counts["unread_objects"], "waived_objects": counts["waived_objects"],
         "unread_more": {"objects": all_unread - len(unread),
-                        "bytes": counts["unread_bytes"] + counts["waived_bytes"]
+                        "bytes": counts["unread_bytes"] + counts["waived_bytes"] + counts["internal_bytes"]
                         - sum(u["unread_bytes"] for u in unread)},
         "created": created, "created_objects": counts["created"],
         "dropped": dropped, "dropped_objects": counts["dropped"],

@@ -577,6 +577,12 @@ class Thresholds(BaseModel):
     require_storage_initialized: StrictBool = Field(
         default=False, description="NOT_READY while RDS still reports a storage operation (StorageOperationStatus, "
         "e.g. Initializing) at the end of the run, or when its storage progress could not be read.")
+    engine_internal: Literal["named", "strict"] = Field(
+        default="named", description="The engine's own files that no SQL reads and no application query touches "
+        "(InnoDB's system, undo and temporary tablespaces, free extents, the redo log), counted apart from "
+        "max_unread_bytes: covered when RDS says the whole volume is initialized (StorageOperationStatus reported, "
+        "then gone). named: otherwise named with their bytes, not failing the verdict (a local run: always); "
+        "strict: otherwise NOT_READY (ENGINE_INTERNAL).")
 
     @field_validator("min_coverage_pct")
     @classmethod

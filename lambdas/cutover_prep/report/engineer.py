@@ -252,6 +252,8 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
             f"not read: {_mib(section.get('unread_bytes'))}"
             + (f" and {unknown} of unknown size" if section.get("unknown_size") else "")
             + (f"; excluded by input (waived): {_mib(waived)}" if waived else "")
+            + (f"; engine-internal, no SQL reads it (ENGINE_INTERNAL): {_mib(section.get('engine_internal_bytes'))}"
+               if num(section.get("engine_internal_bytes")) else "")
             + ("" if section.get("end_census") else " (census taken at the start only" + _end_failure(section) + ")"))
     rows = []
     for u in _l(section.get("unread")):

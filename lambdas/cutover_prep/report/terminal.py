@@ -116,6 +116,8 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
     lines += [f"    - {note}" for note in view["storage_init"]["notes"]]
     lines.append(f"  verdict: {verdict['name']}")
     lines += [f"    - {r.get('message')}" for r in verdict["failing"]]
+    lines += [f"    - {r.get('code')} not judged: {r.get('message')}" for r in verdict["not_judged"]
+              if r.get("code") == "ENGINE_INTERNAL"]  # a visible line (issue 33): READY does not hide it
     lines += [f"    - {r.get('code')} passed by an exception of its rule: {r['exception']}"
               for r in verdict["passing"] if r.get("exception")]
     lines += [f"  {label}: {value}" for label, value in view["safety"]]

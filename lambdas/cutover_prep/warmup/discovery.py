@@ -37,6 +37,7 @@ ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_
                      "adaptive_window_chunks", "after_hot_set")
 # the warmup options the run context carries (models.steps.RunContext): what the steps after Discover read
 CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
+NEWER_THRESHOLDS = ("engine_internal",)  # issue 33: in a context only when the input sets it to another value
 
 
 def run_context(run: RunState) -> dict[str, Any]:
@@ -50,7 +51,10 @@ def run_context(run: RunState) -> dict[str, Any]:
         "instance": run.instance,
         "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup},
         "benchmark": run.benchmark.model_dump(mode="json"),
-        "verdict": run.verdict.model_dump(mode="json"),
+        # a threshold newer than the context's shape is carried only when not its default (the payload of every
+        # state stays as it was); Finalize judges by the run item's input, whole
+        "verdict": run.verdict.model_dump(mode="json", exclude={
+            k for k in NEWER_THRESHOLDS if getattr(run.verdict, k) == type(run.verdict).model_fields[k].default}),
     }
 
 

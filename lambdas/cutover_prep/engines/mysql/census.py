@@ -16,18 +16,22 @@
   joins the plan key for key; the extents no index holds (``DATA_FREE``) are one more object,
   ``free space``, ``not readable by SQL`` (no query reads them; a file with many is named).
 - FULLTEXT auxiliary tablespaces (``db/FTS_...``) have the plan's ``fulltext_aux`` key and no
-  SQL read path; the system and undo tablespaces (``(innodb).<name>#system_tablespace``, the key
-  ``discover(include_system=True)`` gives them) and general tablespaces (MySQL 8's ``mysql``, the
-  data dictionary) are ``not readable by SQL``. The temporary tablespace is left out: InnoDB
-  recreates it empty at every start, nothing of it comes from the snapshot.
+  SQL read path, and a user's general tablespace (MySQL 8) holds the application's tables: both
+  ``not readable by SQL``, unread as any object of the application.
+- ``engine-internal`` (issue 33): the engine's own files, which no SQL reads and no application query
+  touches: the system and undo tablespaces (``(innodb).<name>#system_tablespace``, the key
+  ``discover(include_system=True)`` gives them), MySQL 8's data dictionary (the ``mysql`` tablespace,
+  ``mysql.ibd``), the temporary tablespace (recreated at every start: named with its bytes all the
+  same), a tablespace's free extents, and the redo log (``CensusRows.redo``). The findings count them
+  apart; the verdict's ENGINE_INTERNAL judges them by RDS's initialization of the whole volume.
 - MyISAM / Aria tables the user can see: the plan's segments, the table's with its ``.MYD``
   (``.MAD``) file, the indexes' with ``.MYI`` (``.MAI``); other engines with storage (CSV,
   ARCHIVE ...) without a file. A MyISAM/Aria table of a database the user cannot see is in no
   view it may read: it cannot be named.
 - An object of a schema the input does not select is ``excluded by input`` (a waiver): by an
-  explicit ``exclude_schemas`` / ``include_schemas`` / ``databases`` pattern. A system schema
-  (``mysql``, ``sys``) left out only because ``include_system`` is off is not waived: it is
-  named as readable and unplanned, for the caller to read or report.
+  explicit ``exclude_schemas`` / ``include_schemas`` / ``databases`` pattern, or a system schema
+  (``mysql``, ``sys``, ``performance_schema``, ``information_schema``) while ``include_system`` is off
+  (the default): the system schemas follow the selection (issue 33).
 
 ``file`` is the path relative to the data directory.
 """
@@ -39,11 +43,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from cutover_prep.engines import keys
+from cutover_prep.engines import base, keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions, Segment
-from cutover_prep.engines.mysql.sql import decode_filename, split_file_name, stats_table_key
+from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS, decode_filename, split_file_name, stats_table_key
 
 NO_PRIVILEGE, NOT_SQL, EXCLUDED = "no privilege", "not readable by SQL", "excluded by input"
+ENGINE_INTERNAL = base.ENGINE_INTERNAL
+DATA_DICTIONARY = "mysql"  # MySQL 8's data dictionary tablespace (mysql.ibd); no other tablespace may take the name
 SIZE_KNOWN = "size_known" in {f.name for f in fields(CensusObject)}  # the server may not say a size
 NO_FILES_SCHEMAS = ("information_schema", "performance_schema")  # in memory: nothing on the volume
 FILE_SUFFIXES = {"myisam": (".MYD", ".MYI"), "aria": (".MAD", ".MAI")}
@@ -63,13 +69,16 @@ class CensusRows:
     stats: dict[str, int] = field(default_factory=dict)  # "db/table" (as the file is named) -> pages, persistent stats
     page_size: int = 16384
     frm: bool = False  # MariaDB: each table has its definition in db/table.frm, each database db/db.opt
+    redo: list[tuple[str, int]] = field(default_factory=list)  # the redo log: (file or directory, bytes)
 
     def decode(self, text: str) -> str:
         return self.names.get(text) or decode_filename(text)
 
 
 def excluded(schema: str, options: DiscoveryOptions) -> bool:
-    """Left out by an explicit pattern of the input (not by the default that skips system schemas)."""
+    """Left out by the input: an explicit pattern, or a system schema while ``include_system`` is off."""
+    if not options.include_system and schema.lower() in SYSTEM_SCHEMAS:
+        return True
     if options.databases and not any(fnmatch.fnmatchcase(schema, p) for p in options.databases):
         return True
     if options.include_schemas and not any(fnmatch.fnmatchcase(schema, p) for p in options.include_schemas):
@@ -126,16 +135,14 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
     for space, name, size, path, space_type in rows.tablespaces:
         name, file = str(name), relative(path, rows.datadir)
         space_type = str(space_type or "")
-        if space_type == "Temporary" or name == "innodb_temporary":
-            continue  # recreated empty at every start: nothing of it comes from the snapshot
-        if space_type in ("System", "Undo") or "/" not in name:
-            kind = {"System": "system_tablespace", "Undo": "undo_tablespace"}.get(space_type, "general_tablespace")
+        if space_type in ("System", "Undo", "Temporary") or "/" not in name:
+            kind = _engine_kind(name, space_type)
             # the key discover(include_system=True) gives the system and undo tablespaces
-            key_kind = "general_tablespace" if kind == "general_tablespace" else "system_tablespace"
+            key_kind = kind if kind not in ("system_tablespace", "undo_tablespace") else "system_tablespace"
             out.append(CensusObject(database=None, schema="(innodb)", name=name, kind=kind,
                                     bytes=int(size or 0),
-                                    key=_key(("(innodb)", name), key_kind),
-                                    readable=False, reason=NOT_SQL, file=file))
+                                    key=_key(("(innodb)", name), key_kind), readable=False,
+                                    reason=NOT_SQL if kind == "general_tablespace" else ENGINE_INTERNAL, file=file))
             continue
         db, _, rest = name.partition("/")
         if rest.upper().startswith("FTS_"):  # named as discovery names it (sql.decode_filename)
@@ -152,7 +159,7 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
             free = rows.free.get((schema, table, part), 0)
             if free > 0:  # extents of the file no index holds: no query reads them
                 add(schema, f"{table}{partition}", "free space", free, _key((schema, table), "free space", part),
-                    NOT_SQL, file, space)
+                    ENGINE_INTERNAL, file, space)
         else:  # not listed by INFORMATION_SCHEMA.TABLES: the user has no privilege on it
             if not size:  # not opened since the server started (MariaDB says 0): the persistent statistics, if any
                 pages = rows.stats.get(name)
@@ -178,7 +185,31 @@ def objects(rows: CensusRows, options: DiscoveryOptions) -> list[CensusObject]:
         stem += f"#P#{_encode(segs[0].partition)}" if segs[0].partition else ""
         add_planned(segs, lambda seg, stem=stem, suffixes=suffixes: None if suffixes is None
                     else stem + suffixes[1 if seg.kind == "index" else 0])
+    for file, size in rows.redo:  # written by every change, read at crash recovery: no SQL reads it
+        out.append(CensusObject(database=None, schema="(innodb)", name="redo_log", kind="redo_log",
+                                bytes=max(0, int(size or 0)), key=_key(("(innodb)", "redo_log"), "redo_log"),
+                                readable=False, reason=ENGINE_INTERNAL, file=file))
     return out
+
+
+def _engine_kind(name: str, space_type: str) -> str:
+    """The kind of a tablespace that is no table's own file: InnoDB's system, undo or temporary tablespace,
+    MySQL 8's data dictionary, or a general tablespace a user created (``CREATE TABLESPACE``)."""
+    if space_type == "Temporary" or name == "innodb_temporary":  # MySQL 8 says System for it
+        return "temporary_tablespace"
+    if space_type == "Undo":
+        return "undo_tablespace"
+    if space_type == "System":
+        return "system_tablespace"
+    return "data_dictionary" if name == DATA_DICTIONARY else "general_tablespace"
+
+
+def with_engine_files(tablespaces: list[tuple], files: Iterable[tuple]) -> list[tuple]:
+    """The tablespaces with the engine's files that their view left out (``Dialect.engine_files_sql``: MySQL 8's
+    system and temporary tablespaces), each space once, in space order as the census SQL gives them."""
+    known = {int(row[0]) for row in tablespaces if row[0] is not None}
+    extra = [tuple(row) for row in files if row[0] is not None and int(row[0]) not in known]
+    return sorted([*tablespaces, *extra], key=lambda row: int(row[0]) if row[0] is not None else -1)
 
 
 def _key(names: tuple[str, ...], kind: str, partition: str | None = None) -> str:

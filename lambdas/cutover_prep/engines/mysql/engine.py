@@ -257,18 +257,40 @@ class MySQLEngine:
                 cur.execute(q.DATADIR_SQL)
                 datadir = str(cur.fetchone()[0] or "")
                 cur.execute(self.dialect.census_tablespaces_sql())
-                tablespaces = list(cur.fetchall())
+                tablespaces = census.with_engine_files(list(cur.fetchall()), self._engine_files(cur))
                 names = self._decode_file_names(cur, census.file_name_pieces(tablespaces))
                 cur.execute(q.FREE_SQL)
                 free = {(str(s), str(t), str(p).lower() if p else None): int(f) for s, t, p, f in cur.fetchall()}
                 stats = self._table_stats(cur)
+                redo = self._redo_log(cur)
         except pymysql.err.MySQLError as exc:
             what = "taking the census of the InnoDB tablespaces (the user needs PROCESS)"
             raise self._drop(map_error(exc, what)) from None
         return census.objects(census.CensusRows(
             datadir=datadir, tablespaces=tablespaces, tables=cat.tables, partitions=cat.partitions,
             segments=discovery.segments(cat, DiscoveryOptions(include_system=True)), names=names, free=free,
-            stats=stats, page_size=self.page_size, frm=self.dialect.flavor == "mariadb"), options)
+            stats=stats, page_size=self.page_size, frm=self.dialect.flavor == "mariadb", redo=redo), options)
+
+    def _engine_files(self, cur: Any) -> list[tuple]:
+        """MySQL 8's system and temporary tablespaces (``Dialect.engine_files_sql``); [] on MariaDB, or where the
+        server will not say (then the census names what INNODB_TABLESPACES lists)."""
+        statement = self.dialect.engine_files_sql()
+        if statement is None:
+            return []
+        try:
+            cur.execute(statement)
+            return list(cur.fetchall())
+        except pymysql.err.MySQLError:
+            return []
+
+    def _redo_log(self, cur: Any) -> list[tuple[str, int]]:
+        """The redo log's file and bytes (``Dialect.redo_log_sql``); [] where the server will not say."""
+        try:
+            cur.execute(self.dialect.redo_log_sql())
+            found = cur.fetchone()
+        except pymysql.err.MySQLError:
+            return []
+        return [(str(found[0]), int(found[1]))] if found and found[1] is not None else []
 
     @staticmethod
     def _table_stats(cur: Any) -> dict[str, int]:

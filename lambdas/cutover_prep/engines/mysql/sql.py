@@ -153,6 +153,28 @@ class Dialect:
                 "FROM INFORMATION_SCHEMA.INNODB_TABLESPACES t "
                 "LEFT JOIN INFORMATION_SCHEMA.INNODB_DATAFILES d ON d.SPACE = t.SPACE ORDER BY t.SPACE")
 
+    def engine_files_sql(self) -> str | None:
+        """MySQL 8: the InnoDB files INNODB_TABLESPACES leaves out ("limited to file-per-table, general, and undo
+        tablespaces", its manual says): the system and the global temporary tablespace, from INFORMATION_SCHEMA.FILES
+        (PROCESS), in ``census_tablespaces_sql``'s columns. MariaDB's INNODB_SYS_TABLESPACES lists them: None."""
+        if self.flavor == "mariadb":
+            return None
+        return ("SELECT FILE_ID, TABLESPACE_NAME, TOTAL_EXTENTS * EXTENT_SIZE, FILE_NAME, "
+                "CASE FILE_TYPE WHEN 'TEMPORARY' THEN 'Temporary' WHEN 'UNDO LOG' THEN 'Undo' ELSE 'System' END "
+                "FROM INFORMATION_SCHEMA.FILES WHERE ENGINE = 'InnoDB' "
+                "AND (FILE_TYPE IN ('TEMPORARY', 'UNDO LOG') OR TABLESPACE_NAME = 'innodb_system') ORDER BY FILE_ID")
+
+    def redo_log_sql(self) -> str:
+        """The redo log (file or directory under the data directory, bytes): MariaDB 10.5+ writes one file,
+        ib_logfile0, of innodb_log_file_size; MySQL 8.0.30+ innodb_redo_log_capacity bytes in #innodb_redo;
+        MySQL before 8.0.30 innodb_log_files_in_group files ib_logfile0... of innodb_log_file_size each
+        (https://dev.mysql.com/doc/refman/8.0/en/innodb-redo-log.html)."""
+        if self.flavor == "mariadb":
+            return "SELECT 'ib_logfile0', @@innodb_log_file_size"
+        if self.version >= (8, 0, 30):
+            return "SELECT '#innodb_redo', @@innodb_redo_log_capacity"
+        return "SELECT 'ib_logfile0', @@innodb_log_file_size * @@innodb_log_files_in_group"
+
     def read_only_variable(self) -> str:
         """The session variable that says the session is read-only."""
         if self.flavor == "mysql" or self.version >= (11, 1, 0):
