@@ -70,7 +70,10 @@ class FakeCursor:
                                                         "message": "ORA-02248: invalid option for ALTER SESSION"})())
         if self.conn.fail and sql not in (q.SET_TRANSACTION_READ_ONLY_SQL,):
             raise self.conn.fail
-        self._rows = list(self.conn.answer(sql))
+        self._rows = list(self.conn.answer(sql, binds or parameters or {}))
+        return self  # python-oracledb: execute() of a query returns the cursor, iterable over its rows
+
+    def __iter__(self):
         return iter(self._rows)
 
     def fetchone(self):
@@ -92,13 +95,13 @@ class FakeConnection:
     def commit(self):
         self.executed.append(("COMMIT", None))
 
-    def answer(self, sql):
+    def answer(self, sql, binds=None):
         if "v$mystat" in sql:  # a server that reads whatever it is asked (tests/unit/test_oracle_read_confirmation.py)
             self.reads = getattr(self, "reads", 0) + 10**6
             return [(name, self.reads) for name in q.MYSTAT_NAMES]
         for marker, rows in self.answers.items():
             if marker in sql:
-                return rows
+                return rows(sql, binds or {}) if callable(rows) else rows
         if sql == q.SEGMENT_NOW_SQL:  # the segment looked up again before a read (issue 32): no row, read as
             return []                 # planned; what a changed segment does: tests/unit/test_oracle_rebuilt_segment.py
         return [(1,)]
@@ -119,18 +122,19 @@ def seg_row(owner, name, part, seg_type, **kw):
 
 
 def test_discovery_groups_extents_excludes_system_and_applies_filters():
+    from tests.unit.oracle_dictionary import dictionary_answers
+
     conn = FakeConnection({
-        "dba_users": [("AUDSYS",)],
-        "FROM dba_extents": [("APP", "ORDERS", None, 4, 128, 8), ("APP", "ORDERS", None, 4, 256, 8),
-                             ("SYS", "OBJ$", None, 1, 8, 8), ("APP", "ORDERS_IDX", None, 4, 512, 16),
-                             ("APP", "SYS_LOB01", None, 4, 900, 16), ("OTHER", "T", None, 5, 8, 8)],
-        "FROM dba_segments": [seg_row("APP", "ORDERS", None, "TABLE", objd=777),
-                              seg_row("APP", "ORDERS_IDX", None, "INDEX", idx_owner="APP", idx_table="ORDERS",
-                                      index_type="NORMAL"),
-                              seg_row("APP", "SYS_LOB01", None, "LOBSEGMENT", lob_table="DOCS", lob_column="BODY",
-                                      lob_type="CLOB"),
-                              seg_row("SYS", "OBJ$", None, "TABLE", objd=18),
-                              seg_row("OTHER", "T", None, "TABLE", objd=5)],
+        "oracle_maintained": [("AUDSYS",)],
+        **dictionary_answers(
+            [seg_row("APP", "ORDERS", None, "TABLE", objd=777),
+             seg_row("APP", "ORDERS_IDX", None, "INDEX", idx_owner="APP", idx_table="ORDERS", index_type="NORMAL"),
+             seg_row("APP", "SYS_LOB01", None, "LOBSEGMENT", lob_table="DOCS", lob_column="BODY", lob_type="CLOB"),
+             seg_row("SYS", "OBJ$", None, "TABLE", objd=18),
+             seg_row("OTHER", "T", None, "TABLE", objd=5)],
+            [("APP", "ORDERS", None, 4, 128, 8), ("APP", "ORDERS", None, 4, 256, 8), ("SYS", "OBJ$", None, 1, 8, 8),
+             ("APP", "ORDERS_IDX", None, 4, 512, 16), ("APP", "SYS_LOB01", None, 4, 900, 16),
+             ("OTHER", "T", None, 5, 8, 8)]),
     })
     segments = OracleEngine(conn).discover(DiscoveryOptions(exclude_schemas=("OTH*",)))
     by_name = {s.name: s for s in segments}
@@ -215,7 +219,10 @@ def test_every_read_runs_in_a_read_only_transaction_that_is_rolled_back():
 
 
 def test_discovery_runs_in_a_read_only_transaction():
-    conn = FakeConnection({"FROM dba_extents": [], "FROM dba_segments": []})
+    from tests.unit.oracle_dictionary import dictionary_answers
+
+    conn = FakeConnection(dictionary_answers([seg_row("APP", "T", None, "TABLE", objd=7)],
+                                             [("APP", "T", None, 4, 8, 8)]))
     OracleEngine(conn).discover(DiscoveryOptions())
     assert read_only_wrapped(conn.executed, "dba_segments")
 

@@ -22,13 +22,14 @@ from __future__ import annotations
 from cutover_prep.engines.base import DiscoveryOptions, ReadRange
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
+from tests.unit.oracle_dictionary import dictionary_answers
 from tests.unit.test_oracle import seg_row
 from tests.unit.test_oracle_fakes import OracleFake
 
 
 def discover(*rows, extents=None):
     extents = extents or [(r[0], r[1], r[2], 4, 8 + 8 * i, 8) for i, r in enumerate(rows)]
-    db = OracleFake({"FROM dba_extents": extents, "FROM dba_segments": list(rows)})
+    db = OracleFake(dictionary_answers(list(rows), extents))
     return {s.key: s for s in OracleEngine(db).discover(DiscoveryOptions())}
 
 

@@ -36,11 +36,10 @@ Transport (``engines.transport``): TCPS verified against the RDS CA bundle by de
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import oracledb
@@ -62,14 +61,11 @@ from cutover_prep.engines.base import (
     TransientDatabaseError,
 )
 from cutover_prep.engines.bounds import session_bounds
-from cutover_prep.engines.oracle import census, datafiles
+from cutover_prep.engines.oracle import census, datafiles, discovery
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle import volumes as ora_volumes
 from cutover_prep.engines.oracle.tls import oracle_attempts
 
-TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
-INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
-LOB_TYPES = {"LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"}
 DIRECT = "ALWAYS"  # the warm-up's sessions read by direct path (prepare_session)
 
 # A read is confirmed when the session's counters moved by at least this share of its planned blocks
@@ -330,11 +326,20 @@ class OracleEngine:
             pass
         return schemas
 
-    def discover(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[Segment]:
+    def discover(self, options: DiscoveryOptions = DiscoveryOptions(),
+                 pages: MutableMapping[str, Any] | None = None) -> list[Segment]:
+        """The selected segments, owner by owner and page by page (``engines.oracle.discovery``); ``pages``
+        keeps each page found, and a page already in it is not asked again (discovery resumes)."""
         with self.conn.cursor() as cur:
             self._read_only_transaction(cur)
         try:
-            return self._discover(options)
+            system = self.system_schemas()
+            with self.conn.cursor() as cur:
+                cur.arraysize = 10_000
+                return discovery.discover(cur, options, system, pages)
+        except oracledb.Error as exc:  # a lost connection is transient: retried, and resumed from ``pages``
+            raise map_error(exc, "discovering the segments (DBA_SEGMENTS, DBA_EXTENTS: SELECT_CATALOG_ROLE)") \
+                from None
         finally:
             self._end_transaction()
 
@@ -371,85 +376,6 @@ class OracleEngine:
         finally:
             self._end_transaction()
         return ora_volumes.annotate(segments, files, tablespaces_of)
-
-    def _selected(self, owner: str, options: DiscoveryOptions, system: set[str]) -> bool:
-        if not options.include_system and owner in system:
-            return False
-        if options.include_schemas and not any(fnmatch.fnmatchcase(owner, p) for p in options.include_schemas):
-            return False
-        return not any(fnmatch.fnmatchcase(owner, p) for p in options.exclude_schemas)
-
-    def _discover(self, options: DiscoveryOptions) -> list[Segment]:
-        system = self.system_schemas()
-        extents: dict[tuple[str, str, str | None], list[Extent]] = {}
-        with self.conn.cursor() as cur:
-            cur.arraysize = 10_000
-            for owner, name, part, rfno, block_id, blocks in cur.execute(q.EXTENTS_SQL):
-                if self._selected(owner, options, system):
-                    extents.setdefault((owner, name, part), []).append(Extent(int(rfno), int(block_id), int(blocks)))
-        segments: list[Segment] = []
-        merged: dict[tuple[str, str], int] = {}  # global partitioned index -> position in segments
-        with self.conn.cursor() as cur:
-            cur.arraysize = 1_000
-            for row in cur.execute(q.SEGMENTS_SQL):
-                segment = self._segment(row, extents)
-                if segment is None:
-                    continue
-                if segment.locator["read"] == "index" and segment.locator.get("whole_index") and segment.partition:
-                    key = (segment.schema, segment.name)
-                    if key in merged:  # a global index is read whole, once: merge its partitions
-                        prev = segments[merged[key]]
-                        segments[merged[key]] = Segment(
-                            schema=prev.schema, name=prev.name, kind=prev.kind, bytes=prev.bytes + segment.bytes,
-                            block_size=prev.block_size, extents=prev.extents + segment.extents,
-                            locator=prev.locator, partition=None, splittable=False)
-                        continue
-                    merged[key] = len(segments)
-                    segment = Segment(schema=segment.schema, name=segment.name, kind="INDEX", bytes=segment.bytes,
-                                      block_size=segment.block_size, extents=segment.extents,
-                                      locator=segment.locator, partition=None, splittable=False)
-                segments.append(segment)
-        return segments
-
-    def _segment(self, row: tuple, extents: dict) -> Segment | None:
-        (owner, name, part, seg_type, size, blocks, block_size, objd, lob_table, lob_column, lob_type,
-         idx_owner, idx_table, index_type, locality, lob_table_part, bigfile,
-         lob_col, iot_type, iot_name, lob_table_subpart, visibility) = row
-        found = extents.get((owner, name, part))
-        if not found:
-            return None  # schema not selected, or dropped since
-        locator: dict[str, Any] = {"owner": owner, "segment": name, "partition": part, "segment_type": seg_type}
-        splittable = False
-        if seg_type in TABLE_TYPES and iot_type == "IOT_OVERFLOW" and iot_name:
-            # SYS_IOT_OVER_n cannot be selected from (ORA-25191): its rows are read through their IOT
-            locator.update(read="iot_overflow", table=iot_name, overflow=name)
-        elif seg_type in TABLE_TYPES and objd is not None:
-            locator.update(read="rowid_range", table=name, data_object_id=int(objd),
-                           subpartition=seg_type == "TABLE SUBPARTITION", bigfile=bigfile == "YES")
-            splittable = True
-        elif seg_type in INDEX_TYPES and idx_table:
-            if index_type == "CLUSTER":  # indexes a cluster, which no SELECT can name
-                locator.update(read="unsupported", why="cluster index: read with its cluster by the datafile pass")
-            elif index_type and index_type.startswith("IOT"):
-                locator.update(read="index", table_owner=idx_owner, table=idx_table, whole_index=True,
-                               invisible=visibility == "INVISIBLE")
-            else:
-                local = locality == "LOCAL" and seg_type == "INDEX PARTITION"
-                locator.update(read="index", table_owner=idx_owner, table=idx_table,
-                               whole_index=not local and seg_type != "INDEX", invisible=visibility == "INVISIBLE")
-        elif seg_type in LOB_TYPES and lob_table and lob_type in q.LOB_BUFFERS:
-            sub = seg_type == "LOB SUBPARTITION"
-            locator.update(read="lob", table=lob_table, column=lob_col or lob_column, data_type=lob_type,
-                           table_partition=lob_table_subpart if sub else lob_table_part, table_subpartition=sub)
-        elif seg_type in LOB_TYPES and lob_table:  # XMLType, object attribute, or a column not found
-            locator.update(read="unsupported", why=f"LOB of column {lob_column} of {lob_table}, type "
-                           f"{lob_type or 'not found in DBA_TAB_COLS'}: DBMS_LOB.READ has no buffer for it")
-        elif seg_type == "LOBINDEX":
-            locator.update(read="with_lob")  # read by reading the LOB itself
-        else:
-            locator.update(read="unsupported")  # clusters, nested tables: reported, not silently skipped
-        return Segment(schema=owner, name=name, kind=seg_type, bytes=int(size), block_size=int(block_size),
-                       extents=tuple(found), locator=locator, partition=part, splittable=splittable)
 
     # -- reading -----------------------------------------------------------------------
     def read_range(self, rng: ReadRange) -> ReadResult:

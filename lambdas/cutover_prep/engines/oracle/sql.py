@@ -69,18 +69,43 @@ LEFT JOIN dba_indexes i
       AND i.owner = s.owner AND i.index_name = s.segment_name
 LEFT JOIN dba_part_indexes pi ON pi.owner = i.owner AND pi.index_name = i.index_name
 WHERE s.segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION',
-                         'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION', 'LOBINDEX',
-                         'NESTED TABLE', 'CLUSTER')
+                         'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
+  AND s.owner = :owner AND (:after IS NULL OR s.segment_name > :after) AND s.segment_name <= :upto
   AND s.segment_name NOT LIKE 'BIN$%'
-ORDER BY s.owner, s.segment_name, s.partition_name
+ORDER BY s.segment_name, s.partition_name, s.segment_type
 """
 
-# Extents of every segment, in block order; streamed (a catalogue may have millions).
+# Discovery goes owner by owner, and page by page within an owner (issue 35 §4, ``engines.oracle.discovery``):
+# DBA_EXTENTS over a whole database, on a cold volume, reads every segment header (each a first touch) and may
+# outlast the Lambda. OWNERS_SQL lists every user (DBA_USERS: "all users of the database"; a segment's owner is
+# one); the selection (include/exclude patterns, system schemas) is applied to that list, so the segment and
+# extent queries name one selected owner each, in SQL. A page is the next PAGE_NAMES segment names of the owner
+# in name order (PAGE_LAST_NAME_SQL gives the page's last name, NULL when the owner has no more): the segment
+# and extent queries of a page bind (owner, after, upto), ``after`` NULL on the owner's first page.
+OWNERS_SQL = "SELECT username FROM dba_users ORDER BY username"
+
+PAGE_LAST_NAME_SQL = """
+SELECT MAX(segment_name) FROM (
+  SELECT segment_name FROM (
+    SELECT DISTINCT segment_name FROM dba_segments
+    WHERE owner = :owner AND (:after IS NULL OR segment_name > :after) AND segment_name NOT LIKE 'BIN$%'
+      AND segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION',
+                           'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
+    ORDER BY segment_name)
+  WHERE ROWNUM <= :page_names)
+"""
+
+# The extents of one page's segments, in block order, with SEGMENT_TYPE: a segment is keyed by (owner, name,
+# partition, type), as a table and an index of one name are two segments (tables and indexes have separate
+# namespaces: SQL Language Reference, "Database Object Namespaces").
 EXTENTS_SQL = """
-SELECT owner, segment_name, partition_name, relative_fno, block_id, blocks
+SELECT owner, segment_name, partition_name, segment_type, relative_fno, block_id, blocks
 FROM dba_extents
-WHERE segment_name NOT LIKE 'BIN$%'
-ORDER BY owner, segment_name, partition_name, relative_fno, block_id
+WHERE owner = :owner AND (:after IS NULL OR segment_name > :after) AND segment_name <= :upto
+  AND segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION',
+                       'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
+  AND segment_name NOT LIKE 'BIN$%'
+ORDER BY segment_name, partition_name, segment_type, relative_fno, block_id
 """
 
 # One table segment as it is now (read before each rowid range read, issue 32): its DATA_OBJECT_ID and extents.
@@ -335,13 +360,22 @@ ACCESSIBLE_SQL = """
 SELECT owner, table_name FROM all_tables
 UNION ALL SELECT owner, index_name FROM all_indexes
 UNION ALL SELECT owner, segment_name FROM all_lobs
+UNION ALL SELECT owner, index_name FROM all_lobs
 UNION ALL SELECT owner, cluster_name FROM all_clusters
 """
 
 # The segment types discovery plans (SEGMENTS_SQL's list); any other type has no SQL read path.
 PLANNED_SEGMENT_TYPES = frozenset({
     "TABLE", "TABLE PARTITION", "TABLE SUBPARTITION", "INDEX", "INDEX PARTITION", "INDEX SUBPARTITION",
-    "LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION", "LOBINDEX", "NESTED TABLE", "CLUSTER"})
+    "LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"})
+# Segments no SQL statement reads by a documented path, which only the datafile pass reads (issue 35 §3):
+# a cluster (its tables' rows, by cluster key) and a nested table's storage table (ORA-22812: it cannot be
+# named in a query), and a LOB index, which DBMS_LOB consults only as far as its LOB needs it, nothing
+# confirming which blocks; of the index segment types, a cluster index and a LOB index (DBA_INDEXES.INDEX_TYPE
+# 'CLUSTER', 'LOB': a partitioned LOB's index partitions are INDEX PARTITION segments, named by
+# DBA_LOB_PARTITIONS.LOB_INDPART_NAME), which INDEX_FFS cannot read (no table column keys them).
+DATAFILE_ONLY_SEGMENT_TYPES = frozenset({"CLUSTER", "NESTED TABLE", "LOBINDEX"})
+DATAFILE_ONLY_INDEX_TYPES = frozenset({"CLUSTER", "LOB"})
 
 
 # -- RDS additional storage volumes (cutover_prep.volumes, engines.oracle.volumes) ---------------
