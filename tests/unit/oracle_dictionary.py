@@ -94,6 +94,11 @@ class Dictionary:
                                      rfno, block, blocks))
             self.extent_rows_read += len(rows)
             return rows
+        if "s.bytes, s.tablespace_name" in sql:  # the census (CENSUS_SEGMENTS_SQL): every segment
+            return [(s["owner"], s["name"], s["partition"], s["seg_type"], s["size"], "USERS", s.get("index_type"),
+                     s.get("locality")) for s in self.segments]
+        if "FROM all_tables" in sql:  # ACCESSIBLE_SQL: the user may read every table here
+            return [(s["owner"], s["name"]) for s in self.segments]
         if "FROM dba_segments s" in sql:
             return [seg_row(s["owner"], s["name"], s["partition"], s["seg_type"],
                             **{k: v for k, v in s.items() if k not in ("owner", "name", "partition", "seg_type",

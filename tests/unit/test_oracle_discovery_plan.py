@@ -199,3 +199,27 @@ def test_a_lost_connection_in_discovery_is_transient_and_the_transaction_ends() 
     with pytest.raises(TransientDatabaseError):
         OracleEngine(db).discover(DiscoveryOptions())
     assert db.executed[-1] == ("ROLLBACK", None)
+
+
+def test_the_discover_step_resumes_from_the_pages_it_stored_in_the_run_s_evidence(store, monkeypatch) -> None:
+    """A Discover invocation that lost its connection on its third page (ORA-03113) raised TransientDatabaseError
+    (the ASL retries Discover on it); the next invocation, with the run's stored pages (a new StoredPages over
+    the same S3 evidence), asks DBA_EXTENTS for the pages not found yet only, and plans all 5 tables."""
+    from cutover_prep.engines import ConnectionSpec
+    from cutover_prep.engines.oracle import discovery as od
+    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.warmup.discovery import StoredPages, make_plan
+
+    monkeypatch.setattr(od, "PAGE_NAMES", 2)
+    db = Dictionary(USERS, [table("APP", f"T{i}", [(4, 8 + 8 * i, 8)], objd=10 + i) for i in range(5)])
+    db.fail_after = 2
+    db.failure = oracledb.DatabaseError(type("E", (), {"code": 3113, "full_code": "ORA-03113",
+                                                       "message": "ORA-03113: end-of-file on communication channel"})())
+    spec = ConnectionSpec("oracle", "db.example", 1521, "ORCL", "CP", "pw")
+    with pytest.raises(TransientDatabaseError):
+        make_plan(spec, Warmup(), lambda _s, _w: OracleEngine(db), attempts=1, pages=StoredPages(store, "run-35"))
+    db.executed.clear()
+    planned = make_plan(spec, Warmup(), lambda _s, _w: OracleEngine(db), attempts=1,
+                        pages=StoredPages(store, "run-35"))
+    assert sorted(s.name for s in planned.segments) == [f"T{i}" for i in range(5)]
+    assert [b for sql, b in db.executed if "FROM dba_extents" in sql] == [{"owner": "APP", "after": "T3", "upto": "T4"}]
