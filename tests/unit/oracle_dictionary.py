@@ -100,9 +100,10 @@ class Dictionary:
         if "FROM all_tables" in sql:  # ACCESSIBLE_SQL: the user may read every table here
             return [(s["owner"], s["name"]) for s in self.segments]
         if "FROM dba_segments s" in sql:
+            width = 23 if "lt.iot_type" in sql else 22  # the columns the statement selects
             return [seg_row(s["owner"], s["name"], s["partition"], s["seg_type"],
                             **{k: v for k, v in s.items() if k not in ("owner", "name", "partition", "seg_type",
-                                                                       "extents")})
+                                                                       "extents")})[:width]
                     for s in self.segments if self._kept(s, binds, sql)]
         return []
 
@@ -137,5 +138,7 @@ def dictionary_answers(segment_rows: list[tuple], extent_rows: list[tuple]) -> d
         "SELECT MAX(segment_name)": last_name,
         "FROM dba_users ORDER BY username": [(o,) for o in sorted({r[0] for r in segment_rows})],
         "FROM dba_extents": extents,
-        "FROM dba_segments": lambda _sql, binds: [r for r in segment_rows if kept(r[0], r[1], binds)],
+        # the columns the statement selects: before issue 35 §3 it did not select the LOB's table's IOT_TYPE
+        "FROM dba_segments": lambda sql, binds: [r if "lt.iot_type" in sql else r[:22] for r in segment_rows
+                                                 if kept(r[0], r[1], binds)],
     }

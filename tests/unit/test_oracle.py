@@ -116,7 +116,8 @@ class FakeConnection:
 def seg_row(owner, name, part, seg_type, **kw):
     base = dict(size=8192 * 16, blocks=16, block_size=8192, objd=None, lob_table=None, lob_column=None,
                 lob_type=None, idx_owner=None, idx_table=None, index_type=None, locality=None, lob_part=None,
-                bigfile="NO", lob_col=None, iot_type=None, iot_name=None, lob_subpart=None, visibility="VISIBLE")
+                bigfile="NO", lob_col=None, iot_type=None, iot_name=None, lob_subpart=None, visibility="VISIBLE",
+                lob_table_iot=None)
     base.update(kw)
     return (owner, name, part, seg_type, *base.values())
 

@@ -88,7 +88,7 @@ def test_a_lob_subpartition_reads_only_its_table_subpartition():
     (seg,) = discover(seg_row("APP", "SYS_LOB0003$$", "SYS_LOB_SUBP41", "LOB SUBPARTITION", lob_table="DOCS",
                               lob_column="BODY", lob_type="BLOB", lob_subpart="SYS_SUBP41")).values()
     assert seg.locator["table_partition"] == "SYS_SUBP41" and seg.locator["table_subpartition"] is True
-    db = read(seg, {}, {"DBMS_LOB.READ": 8})
+    db = read(seg, {"segment_name = :name AND segment_type": [(4, 8, 8)]}, {"DBMS_LOB.READ": 8})  # LOB_EXTENTS_SQL
     (block, _), = db.statements("DBMS_LOB.READ")
     assert 'FROM "APP"."DOCS" SUBPARTITION ("SYS_SUBP41") t' in block
 

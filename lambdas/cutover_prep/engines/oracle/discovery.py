@@ -9,6 +9,9 @@
   so discovery that stopped half way (a lost connection, a Lambda that ran out of time) resumes at the
   first page it has not found instead of starting over (``warmup.discovery`` keeps the pages of a run).
 - Extents are keyed by (owner, name, partition, segment type): a table and an index may share a name.
+- A LOB segment of a heap table is splittable (``engines.oracle.lobsplit``): each planned piece is read as the
+  rows of the matching share of its table's rowid ranges, in one call (``whole_pieces``: the planner's unit-sized
+  pieces are not cut into smaller chunks), so no call must read a whole LOB. An IOT's LOB is read whole.
 - Not planned (named by the census as read by the datafile pass only, ``census``): CLUSTER, NESTED TABLE
   and LOBINDEX segments, cluster indexes and LOB index partitions (``sql.DATAFILE_ONLY_*``).
 """
@@ -26,6 +29,7 @@ from cutover_prep.engines.oracle import sql as q
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
 INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
 LOB_TYPES = {"LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"}
+LOB_TABLE_TYPE = {"LOBSEGMENT": "TABLE", "LOB PARTITION": "TABLE PARTITION", "LOB SUBPARTITION": "TABLE SUBPARTITION"}
 PAGE_NAMES = 500  # segment names per page (a name has one segment, or one per (sub)partition)
 ExtentKey = tuple[Any, Any, Any, Any]  # owner, segment name, partition, segment type
 
@@ -133,7 +137,7 @@ def classify(row: tuple, extents: dict[ExtentKey, list[Extent]]) -> Segment | No
     (a cluster index, a LOB index partition: the census names them, read by the datafile pass only)."""
     (owner, name, part, seg_type, size, _blocks, block_size, objd, lob_table, lob_column, lob_type,
      idx_owner, idx_table, index_type, locality, lob_table_part, bigfile,
-     lob_col, iot_type, iot_name, lob_table_subpart, visibility) = row
+     lob_col, iot_type, iot_name, lob_table_subpart, visibility, lob_table_iot) = row
     found = extents.get((owner, name, part, seg_type))
     if not found:
         return None
@@ -160,6 +164,9 @@ def classify(row: tuple, extents: dict[ExtentKey, list[Extent]]) -> Segment | No
         sub = seg_type == "LOB SUBPARTITION"
         locator.update(read="lob", table=lob_table, column=lob_col or lob_column, data_type=lob_type,
                        table_partition=lob_table_subpart if sub else lob_table_part, table_subpartition=sub)
+        if lob_table_iot is None:  # a heap table: read by its rowid ranges, one unit-sized piece per call
+            locator.update(split="table_rowid", table_segment_type=LOB_TABLE_TYPE[seg_type], whole_pieces=True)
+            splittable = True
     elif seg_type in LOB_TYPES and lob_table:  # XMLType, object attribute, or a column not found
         locator.update(read="unsupported", why=f"LOB of column {lob_column} of {lob_table}, type "
                        f"{lob_type or 'not found in DBA_TAB_COLS'}: DBMS_LOB.READ has no buffer for it")

@@ -61,7 +61,7 @@ from cutover_prep.engines.base import (
     TransientDatabaseError,
 )
 from cutover_prep.engines.bounds import session_bounds
-from cutover_prep.engines.oracle import census, datafiles, discovery
+from cutover_prep.engines.oracle import census, datafiles, discovery, lobsplit
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle import volumes as ora_volumes
 from cutover_prep.engines.oracle.tls import oracle_attempts
@@ -431,9 +431,13 @@ class OracleEngine:
                 elif loc["read"] == "lob":
                     method = "lob_read"
                     total = cur.var(oracledb.DB_TYPE_NUMBER)
-                    cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
-                                                 loc.get("table_partition"), bool(loc.get("table_subpartition"))),
-                                total=total)
+                    if loc.get("split"):  # a slice of a heap table's LOB, by its table's rowids (issue 35 §3)
+                        gone = lobsplit.read(cur, rng, total, details)
+                        confirming = ReadRange(rng.segment_key, loc, () if gone else rng.extents, rng.block_size)
+                    else:
+                        cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
+                                                     loc.get("table_partition"), bool(loc.get("table_subpartition"))),
+                                    total=total)
                 elif loc["read"] == "with_lob":
                     method = "with_lob"
                 else:
@@ -447,7 +451,9 @@ class OracleEngine:
             raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
         finally:
             self._end_transaction()
-        if method != "with_lob":
+        if details.get("lob_slice", {}).get("table_blocks") == 0:  # its share of the table has no block: the
+            details["unconfirmed"] = "no table block in this LOB piece's share: its rows are read by its neighbour's"
+        elif method != "with_lob":
             confirm_read(confirming if gone else rng, method, before, after, details)
         read = rng.blocks - gone
         return ReadResult(blocks=read, bytes=read * rng.block_size, seconds=time.monotonic() - started,

@@ -35,14 +35,15 @@ SESSION_READ_WRITE_SQL = "ALTER SESSION SET READ_ONLY = FALSE"
 # overflow segment SYS_IOT_OVER_n is read through its IOT); LOB segments their table and column,
 # the column found in DBA_TAB_COLS (hidden columns of XMLType and object types included, by name
 # or QUALIFIED_COL_NAME); index segments their table, type, locality and VISIBILITY; LOB
-# (sub)partitions the table (sub)partition they belong to.
+# (sub)partitions the table (sub)partition they belong to, and whether that table is index-organized
+# (``lt.iot_type``: a heap table's LOB is read by the table's rowid ranges, ``engines.oracle.lobsplit``).
 SEGMENTS_SQL = """
 SELECT s.owner, s.segment_name, s.partition_name, s.segment_type, s.bytes, s.blocks, t.block_size,
        o.data_object_id,
        l.table_name, l.column_name, c.data_type,
        i.table_owner, i.table_name, i.index_type, pi.locality,
        lp.partition_name, t.bigfile,
-       c.column_name, tb.iot_type, tb.iot_name, lsp.subpartition_name, i.visibility
+       c.column_name, tb.iot_type, tb.iot_name, lsp.subpartition_name, i.visibility, lt.iot_type
 FROM dba_segments s
 JOIN dba_tablespaces t ON t.tablespace_name = s.tablespace_name
 LEFT JOIN dba_objects o
@@ -52,6 +53,7 @@ LEFT JOIN dba_objects o
 LEFT JOIN dba_lobs l
        ON s.segment_type IN ('LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
       AND l.owner = s.owner AND l.segment_name = s.segment_name
+LEFT JOIN dba_tables lt ON lt.owner = l.owner AND lt.table_name = l.table_name
 LEFT JOIN dba_tab_cols c
        ON c.owner = l.owner AND c.table_name = l.table_name
       AND (c.column_name = l.column_name OR c.qualified_col_name = l.column_name)
@@ -256,14 +258,23 @@ LOB_BUFFERS = {"BLOB": ("RAW(32767)", 32767), "CLOB": ("VARCHAR2(32767)", 8191),
 
 
 def lob_read_block(owner: str, table: str, column: str, data_type: str, partition: str | None = None,
-                   subpartition: bool = False) -> str:
+                   subpartition: bool = False, rowid_range: bool = False) -> str:
     """Anonymous PL/SQL that reads every LOB value of a column in 32 KiB pieces (server side).
 
     Out bind :total receives the bytes (BLOB) or characters (CLOB/NCLOB) read. Read-only. An NCLOB
-    needs an NVARCHAR2 buffer; CLOB/NCLOB amounts are characters (up to 4 bytes each)."""
+    needs an NVARCHAR2 buffer; CLOB/NCLOB amounts are characters (up to 4 bytes each). ``rowid_range``: only
+    the rows of one rowid range of the table (binds of ``rowid_range_binds``), found the way
+    DBMS_PARALLEL_EXECUTE's rowid chunks are (the ROWID hint and a ROWID BETWEEN predicate: PL/SQL Packages
+    and Types Reference, "DBMS_PARALLEL_EXECUTE"), so a LOB is read in slices of its table
+    (``engines.oracle.lobsplit``)."""
     if data_type not in LOB_BUFFERS:
         raise ValueError(f"no DBMS_LOB.READ buffer for a {data_type} column")
     buffer, amount = LOB_BUFFERS[data_type]
+    hint, rows = "/*+ FULL(t) */", ""
+    if rowid_range:
+        hint = "/*+ ROWID(t) NO_PARALLEL(t) */"
+        rows = ("t.ROWID BETWEEN DBMS_ROWID.ROWID_CREATE(1, :objd, :lo_fno, :lo_block, 0) "
+                "AND DBMS_ROWID.ROWID_CREATE(1, :objd, :hi_fno, :hi_block, 32767) AND ")
     return (
         "DECLARE\n"
         f"  buf {buffer};\n"
@@ -272,9 +283,9 @@ def lob_read_block(owner: str, table: str, column: str, data_type: str, partitio
         "  len INTEGER;\n"
         "  total NUMBER := 0;\n"
         "BEGIN\n"
-        f"  FOR r IN (SELECT /*+ FULL(t) */ t.{quote_identifier(column)} AS v "
+        f"  FOR r IN (SELECT {hint} t.{quote_identifier(column)} AS v "
         f"FROM {qualified(owner, table)}{_partition_clause(partition, subpartition)} t "
-        f"WHERE t.{quote_identifier(column)} IS NOT NULL) LOOP\n"
+        f"WHERE {rows}t.{quote_identifier(column)} IS NOT NULL) LOOP\n"
         "    len := DBMS_LOB.GETLENGTH(r.v);\n"
         "    pos := 1;\n"
         "    WHILE pos <= len LOOP\n"
@@ -288,6 +299,30 @@ def lob_read_block(owner: str, table: str, column: str, data_type: str, partitio
         "END;"
     )
 
+
+# A LOB segment's extents now, in discovery's order (relative file, block): where a planned LOB range lies in
+# its segment (``engines.oracle.lobsplit``).
+LOB_EXTENTS_SQL = """
+SELECT relative_fno, block_id, blocks
+FROM dba_extents
+WHERE owner = :owner AND segment_name = :name AND segment_type = :segment_type
+  AND (partition_name = :partition OR (partition_name IS NULL AND :partition IS NULL))
+ORDER BY relative_fno, block_id
+"""
+
+# The LOB's table (sub)partition now: its DATA_OBJECT_ID (the rowids' object number), its extents in the same
+# order, and whether its tablespace is bigfile (DBA_TABLESPACES.BIGFILE: the rowid's block encoding).
+LOB_TABLE_NOW_SQL = """
+SELECT o.data_object_id, e.relative_fno, e.block_id, e.blocks, t.bigfile
+FROM dba_objects o
+LEFT JOIN dba_extents e ON e.owner = o.owner AND e.segment_name = o.object_name
+  AND e.segment_type = o.object_type
+  AND (e.partition_name = o.subobject_name OR (e.partition_name IS NULL AND o.subobject_name IS NULL))
+LEFT JOIN dba_tablespaces t ON t.tablespace_name = e.tablespace_name
+WHERE o.owner = :owner AND o.object_name = :name AND o.object_type = :segment_type
+  AND (o.subobject_name = :partition OR (o.subobject_name IS NULL AND :partition IS NULL))
+ORDER BY e.relative_fno, e.block_id
+"""
 
 # The table partition a LOCAL index partition indexes: the one at the same PARTITION_POSITION
 # (names differ for interval and renamed partitions: naming the index's is ORA-02149).
