@@ -79,8 +79,8 @@ class FakeCursor:
     def fetchone(self):
         return self._rows[0] if self._rows else (0,)
 
-    def var(self, _type):
-        return object()
+    def var(self, _type):  # python-oracledb: a variable whose value is None until the statement sets it
+        return type("Var", (), {"getvalue": lambda self, pos=0: None})()
 
 
 class FakeConnection:

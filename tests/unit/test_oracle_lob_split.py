@@ -78,3 +78,62 @@ def test_a_piece_the_lob_segment_no_longer_holds_is_gone_and_nothing_is_read() -
     seg = lob_segment()
     db, result = read_piece(seg, [Extent(4, 900, 8)])
     assert result.gone == 8 and result.blocks == 0 and not db.statements("DBMS_LOB.READ")
+
+
+class Var:
+    """A python-oracledb out variable: None until the statement sets it."""
+
+    def __init__(self) -> None:
+        self.value = None
+
+    def getvalue(self, pos: int = 0):
+        return self.value
+
+    def setvalue(self, pos: int, value) -> None:
+        self.value = value
+
+
+class OutBinds(OracleFake):
+    def cursor(self):
+        cur = super().cursor()
+        cur.var = lambda _type: Var()
+        return cur
+
+
+def space_usage(size, used, expired, unexpired):
+    """DBMS_SPACE.SPACE_USAGE (SecureFiles form) setting its OUT parameters as the server would."""
+    def answer(_sql, binds):
+        for name, value in (("size_blocks", size), ("used_blocks", used), ("expired_blocks", expired),
+                            ("unexpired_blocks", unexpired), ("size_bytes", size * 8192), ("used_bytes", used * 8192),
+                            ("expired_bytes", expired * 8192), ("unexpired_bytes", unexpired * 8192)):
+            binds[name].setvalue(0, value)
+        return []
+    return answer
+
+
+def test_a_securefile_lob_s_retained_versions_and_free_space_are_named_not_planned_as_reads() -> None:
+    """A SecureFiles LOB of 32 blocks whose values use 12 (DBMS_SPACE.SPACE_USAGE: 12 used, 12 expired, 6
+    unexpired; PL/SQL Packages and Types Reference, "DBMS_SPACE", https://docs.oracle.com/cd/E11882_01/appdev.112/e40758/d_space.htm):
+    DBMS_LOB reads the 12 its values use, which the session's counters confirm; the other 20 are named gone,
+    free or retained, never read by a query. Before, the read planned 32, read 12 and failed as a ShortRead."""
+    seg = lob_segment()
+    db = OutBinds({"DBMS_SPACE.SPACE_USAGE": space_usage(32, 12, 12, 6),
+                   "segment_name = :name AND segment_type": LOB_EXTENTS}, reads={"DBMS_LOB.READ": 12})
+    result = OracleEngine(db).read_range(ReadRange(seg.key, seg.locator, seg.extents, 8192, False))
+    assert (result.blocks, result.gone) == (12, 20)
+    assert result.details["gone_reason"].startswith("free or retained LOB space")
+    assert result.details["lob_space"] == {"size_blocks": 32, "used_blocks": 12, "expired_blocks": 12,
+                                           "unexpired_blocks": 6}
+    (_, binds), = db.statements("DBMS_SPACE.SPACE_USAGE")
+    assert (binds["owner"], binds["segment_type"], binds["partition"]) == ("APP", "LOB", None)
+
+
+def test_a_lob_whose_use_the_server_does_not_tell_is_planned_whole() -> None:
+    """A BasicFiles LOB (that form of SPACE_USAGE is SecureFiles only) or a user without ANALYZE: here ORA-01031."""
+    from tests.unit.test_oracle_fakes import ora_error
+
+    seg = lob_segment()
+    db = OutBinds({"segment_name = :name AND segment_type": LOB_EXTENTS}, reads={"DBMS_LOB.READ": 32},
+                  fail={"DBMS_SPACE.SPACE_USAGE": ora_error(1031, "insufficient privileges")})
+    result = OracleEngine(db).read_range(ReadRange(seg.key, seg.locator, seg.extents, 8192, False))
+    assert (result.blocks, result.gone) == (32, 0) and result.details["lob_space"].startswith("not known: ORA-01031")

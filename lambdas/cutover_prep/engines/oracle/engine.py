@@ -431,13 +431,17 @@ class OracleEngine:
                 elif loc["read"] == "lob":
                     method = "lob_read"
                     total = cur.var(oracledb.DB_TYPE_NUMBER)
+                    free = lobsplit.reachable(cur, rng, details)  # blocks no DBMS_LOB read reaches (issue 35 §3)
                     if loc.get("split"):  # a slice of a heap table's LOB, by its table's rowids (issue 35 §3)
                         gone = lobsplit.read(cur, rng, total, details)
-                        confirming = ReadRange(rng.segment_key, loc, () if gone else rng.extents, rng.block_size)
                     else:
                         cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
                                                      loc.get("table_partition"), bool(loc.get("table_subpartition"))),
                                     total=total)
+                    if free and not gone:  # planned: what the values use; the rest named, never read by a query
+                        gone, details["gone_reason"] = free, lobsplit.GONE_LOB_FREE
+                    confirming = ReadRange(rng.segment_key, loc, lobsplit.first_blocks(rng.extents, rng.blocks - gone),
+                                           rng.block_size)
                 elif loc["read"] == "with_lob":
                     method = "with_lob"
                 else:

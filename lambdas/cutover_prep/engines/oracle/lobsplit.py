@@ -18,8 +18,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import oracledb
+
 from cutover_prep.engines.base import GONE_TRUNCATED, Extent, ReadRange
 from cutover_prep.engines.oracle import sql as q
+
+GONE_LOB_FREE = "free or retained LOB space (DBMS_SPACE.SPACE_USAGE), never read by a query"
+SPACE_OUTS = ("size_blocks", "size_bytes", "used_blocks", "used_bytes", "expired_blocks", "expired_bytes",
+              "unexpired_blocks", "unexpired_bytes")
+
+
+def reachable(cur: Any, rng: ReadRange, details: dict[str, Any]) -> int:
+    """The planned blocks of ``rng`` no DBMS_LOB read reaches (issue 35 §3): its share of the SecureFiles LOB
+    segment's blocks that its values do not use (expired and unexpired retained versions, free and unformatted
+    space; ``sql.LOB_SPACE_USAGE_SQL``), named in ``details["lob_space"]``. 0 when the server does not say (a
+    BasicFiles LOB, no ANALYZE privilege: ``details["lob_space"]`` says why)."""
+    loc = rng.locator
+    if not loc.get("segment"):
+        return 0
+    outs = {name: cur.var(oracledb.DB_TYPE_NUMBER) for name in SPACE_OUTS}
+    try:
+        cur.execute(q.LOB_SPACE_USAGE_SQL, owner=loc["owner"], name=loc["segment"],
+                    segment_type=q.LOB_SPACE_TYPES.get(loc["segment_type"], loc["segment_type"]),
+                    partition=loc.get("partition"), **outs)
+    except oracledb.DatabaseError as exc:
+        err = exc.args[0] if exc.args else None
+        details["lob_space"] = f"not known: {(getattr(err, 'message', None) or str(exc)).splitlines()[0]}"
+        return 0
+    got = {name: int(var.getvalue() or 0) for name, var in outs.items()}
+    details["lob_space"] = {k: got[k] for k in ("size_blocks", "used_blocks", "expired_blocks", "unexpired_blocks")}
+    if got["size_blocks"] <= 0:
+        return 0
+    used = min(rng.blocks, -(-rng.blocks * got["used_blocks"] // got["size_blocks"]))  # its share, rounded up
+    return rng.blocks - used
 
 
 def lob_extents(cur: Any, loc: dict[str, Any]) -> list[Extent]:
@@ -88,3 +119,15 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any]) -> i
         cur.execute(block, total=total_var,
                     **q.rowid_range_binds(objd, p.file_id, p.first_block, p.first_block + p.blocks - 1, bigfile))
     return 0
+
+
+def first_blocks(extents: Sequence[Extent], blocks: int) -> tuple[Extent, ...]:
+    """The first ``blocks`` blocks of ``extents`` (what a confirmation weighs a LOB read against)."""
+    out, left = [], blocks
+    for ext in extents:
+        if left <= 0:
+            break
+        take = min(left, ext.blocks)
+        out.append(Extent(ext.file_id, ext.first_block, take))
+        left -= take
+    return tuple(out)

@@ -310,6 +310,20 @@ WHERE owner = :owner AND segment_name = :name AND segment_type = :segment_type
 ORDER BY relative_fno, block_id
 """
 
+# What of a SecureFiles LOB segment its LOB values use now (PL/SQL Packages and Types Reference, "DBMS_SPACE",
+# SPACE_USAGE's SecureFiles form: "the space actively used by the LOB column, freed space that has retention
+# expired, and freed space that has retention unexpired"; segment types LOB, LOB PARTITION, LOB SUBPARTITION;
+# the caller needs ANALYZE on the table, or ANALYZE ANY). Blocks DBMS_LOB cannot reach (retained versions, free
+# chunks) are named, not planned as reads (``engines.oracle.lobsplit.reachable``). A BasicFiles LOB raises
+# (that form is SecureFiles only): then what is reachable is not known, and the read is planned whole.
+LOB_SPACE_USAGE_SQL = (
+    "BEGIN DBMS_SPACE.SPACE_USAGE(segment_owner => :owner, segment_name => :name, segment_type => :segment_type, "
+    "segment_size_blocks => :size_blocks, segment_size_bytes => :size_bytes, used_blocks => :used_blocks, "
+    "used_bytes => :used_bytes, expired_blocks => :expired_blocks, expired_bytes => :expired_bytes, "
+    "unexpired_blocks => :unexpired_blocks, unexpired_bytes => :unexpired_bytes, partition_name => :partition); END;"
+)
+LOB_SPACE_TYPES = {"LOBSEGMENT": "LOB", "LOB PARTITION": "LOB PARTITION", "LOB SUBPARTITION": "LOB SUBPARTITION"}
+
 # The LOB's table (sub)partition now: its DATA_OBJECT_ID (the rowids' object number), its extents in the same
 # order, and whether its tablespace is bigfile (DBA_TABLESPACES.BIGFILE: the rowid's block encoding).
 LOB_TABLE_NOW_SQL = """
