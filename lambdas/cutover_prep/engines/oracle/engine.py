@@ -1,6 +1,7 @@
 """Oracle engine (python-oracledb, thin mode: no Instant Client).
 
-Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading:
+Discovery reads DBA_SEGMENTS / DBA_EXTENTS owner by owner and page by page, and resumes from the pages it
+kept (``engines.oracle.discovery``; the SQL in ``engines.oracle.sql``). Reading:
 - heap table segments (and partitions, subpartitions): FULL scans of rowid ranges, one
   range per extent piece, with ``_serial_direct_read = always`` so blocks come through
   direct path reads, as in seed 002 (``full_scan_rowid_range``; splittable);
@@ -12,8 +13,9 @@ Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading
 - an IOT's overflow segment (SYS_IOT_OVER_n, which cannot be selected from): through its IOT,
   counting every column (``iot_overflow``);
 - LOB segments: every LOB value read server-side with DBMS_LOB.READ (``lob_read``; an NCLOB into
-  NVARCHAR2; a LOB (sub)partition reads its table (sub)partition only); LOB indexes are read
-  along with their LOB segment.
+  NVARCHAR2; a LOB (sub)partition reads its table (sub)partition only); a heap table's LOB in pieces, each
+  the values of a share of its table's rowid ranges, and only what its values use (``engines.oracle.lobsplit``).
+  LOB indexes, clusters and nested tables are not planned: the census names them read by the datafile pass only.
 Every read is confirmed by the session's V$MYSTAT counters (``confirm_read``): far fewer blocks
 than planned is ``ShortRead``; the deltas are in ``ReadResult.details``. A read takes what exists
 now (issue 32): before a rowid range read the table segment is looked up again (``segment_now``):
