@@ -64,23 +64,17 @@ def owners(cur: Any, options: DiscoveryOptions, system: set[str]) -> list[str]:
     return [str(u) for (u,) in cur.execute(q.OWNERS_SQL) if u is not None and selected(str(u), options, system)]
 
 
-def _in_page(name: str, after: str | None, upto: str) -> bool:
-    return (after is None or name > after) and name <= upto
-
-
 def page_segments(cur: Any, owner: str, after: str | None, upto: str) -> list[Segment]:
     """The segments of one page (owner, names in (after, upto]), each with its own extents."""
     binds = {"owner": owner, "after": after, "upto": upto}
     extents: dict[ExtentKey, list[Extent]] = {}
     for own, name, part, seg_type, rfno, block_id, blocks in cur.execute(q.EXTENTS_SQL, **binds):
-        if own == owner and _in_page(str(name), after, upto):  # as the WHERE clause asks
-            extents.setdefault((own, name, part, seg_type), []).append(Extent(int(rfno), int(block_id), int(blocks)))
+        extents.setdefault((own, name, part, seg_type), []).append(Extent(int(rfno), int(block_id), int(blocks)))
     found = []
     for row in cur.execute(q.SEGMENTS_SQL, **binds):
-        if row[0] == owner and _in_page(str(row[1]), after, upto):
-            segment = classify(row, extents)
-            if segment is not None:
-                found.append(segment)
+        segment = classify(row, extents)
+        if segment is not None:
+            found.append(segment)
     return found
 
 
@@ -97,7 +91,9 @@ def discover(cur: Any, options: DiscoveryOptions, system: set[str],
             if page is None:
                 row = cur.execute(q.PAGE_LAST_NAME_SQL, owner=owner, after=after, page_names=PAGE_NAMES).fetchone()
                 upto = row[0] if row else None
-                if upto is None or (after is not None and str(upto) <= after):
+                # the windows (after, upto] follow each other in the server's own comparison of names (its
+                # NLS_COMP), which Python's need not match: only no next name (NULL) or no progress ends an owner
+                if upto is None or str(upto) == after:
                     page = {"upto": None, "segments": []}
                 else:
                     page = {"upto": str(upto),
