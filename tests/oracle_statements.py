@@ -21,6 +21,7 @@ BUILT = {
     "iot_overflow_sql": "COUNT(t.",
     "serial_direct_read_sql": 'ALTER SESSION SET "_serial_direct_read"',
     "view_probe_sql": "WHERE ROWNUM < 1",
+    "iot_key_range_sql": "SELECT MIN(t.",
 }
 
 

@@ -141,7 +141,8 @@ def classify(row: tuple, extents: dict[ExtentKey, list[Extent]]) -> Segment | No
     splittable = False
     if seg_type in TABLE_TYPES and iot_type == "IOT_OVERFLOW" and iot_name:
         # SYS_IOT_OVER_n cannot be selected from (ORA-25191): its rows are read through their IOT
-        locator.update(read="iot_overflow", table=iot_name, overflow=name)
+        locator.update(read="iot_overflow", table=iot_name, overflow=name, split="key_range", whole_pieces=True)
+        splittable = True  # in slices of the IOT's key, one unit-sized piece per call (engines.oracle.iotsplit)
     elif seg_type in TABLE_TYPES and objd is not None:
         locator.update(read="rowid_range", table=name, data_object_id=int(objd),
                        subpartition=seg_type == "TABLE SUBPARTITION", bigfile=bigfile == "YES")

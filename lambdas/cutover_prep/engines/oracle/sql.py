@@ -365,13 +365,38 @@ ORDER BY column_id
 """
 
 
-def iot_overflow_sql(owner: str, iot: str, columns: list[str], partition: str | None = None) -> str:
+def iot_overflow_sql(owner: str, iot: str, columns: list[str], partition: str | None = None, *,
+                     key: str | None = None, bounded: bool = True) -> str:
     """Read an IOT's overflow segment through the IOT (its own name is ORA-25191): counting every
-    column makes the server follow each row's pointer to its overflow piece."""
+    column makes the server follow each row's pointer to its overflow piece. ``key``: only the rows whose
+    leading key column is in ``[:key_from, :key_to)`` (``bounded``) or ``>= :key_from`` (the last slice,
+    ``engines.oracle.iotsplit``)."""
     if not columns:
         raise ValueError(f"index-organized table {owner}.{iot} has no column to read its overflow by")
     counts = ", ".join(f"COUNT(t.{quote_identifier(c)})" for c in columns)
-    return f"SELECT /*+ NO_PARALLEL(t) */ {counts} FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
+    where = ""
+    if key is not None:
+        k = f"t.{quote_identifier(key)}"
+        where = f" WHERE {k} >= :key_from" + (f" AND {k} < :key_to" if bounded else "")
+    return (f"SELECT /*+ NO_PARALLEL(t) */ {counts} FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
+            f"{where}")
+
+
+# The leading column of an IOT's primary key, and its type (an IOT is keyed by its primary key: DBA_CONSTRAINTS
+# CONSTRAINT_TYPE 'P'; DBA_CONS_COLUMNS POSITION 1).
+IOT_KEY_SQL = """
+SELECT cc.column_name, tc.data_type
+FROM dba_constraints c
+JOIN dba_cons_columns cc ON cc.owner = c.owner AND cc.constraint_name = c.constraint_name AND cc.position = 1
+JOIN dba_tab_cols tc ON tc.owner = c.owner AND tc.table_name = c.table_name AND tc.column_name = cc.column_name
+WHERE c.owner = :owner AND c.table_name = :table_name AND c.constraint_type = 'P'
+"""
+
+
+def iot_key_range_sql(owner: str, iot: str, key: str, partition: str | None = None) -> str:
+    """The smallest and largest leading key of an IOT (partition): the range its overflow is sliced by."""
+    k = f"t.{quote_identifier(key)}"
+    return f"SELECT MIN({k}), MAX({k}) FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
 
 
 # The server's version (PRODUCT_COMPONENT_VERSION: every user may read it). VERSION_FULL (18c+) is the
