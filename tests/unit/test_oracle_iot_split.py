@@ -29,7 +29,7 @@ def overflow_segment():
 
 def read_piece(seg, first, key_type="NUMBER"):
     db = OracleFake({"segment_name = :name AND segment_type": OVERFLOW, "FROM dba_tab_columns": [("ID",), ("B",)],
-                     "FROM dba_constraints c": [("ID", key_type)], "SELECT MIN(t.": [(1, 1000)]},
+                     "i.index_type = 'IOT - TOP'": [("ID", key_type)], "SELECT MIN(t.": [(1, 1000)]},
                     reads={"COUNT(t.": 8})
     result = OracleEngine(db).read_range(ReadRange(seg.key, seg.locator, (Extent(4, first, 8),), 8192, False))
     return db, result

@@ -382,14 +382,15 @@ def iot_overflow_sql(owner: str, iot: str, columns: list[str], partition: str | 
             f"{where}")
 
 
-# The leading column of an IOT's primary key, and its type (an IOT is keyed by its primary key: DBA_CONSTRAINTS
-# CONSTRAINT_TYPE 'P'; DBA_CONS_COLUMNS POSITION 1).
+# The leading column of an IOT's key, and its type: the first column of its primary key index, the one of
+# DBA_INDEXES.INDEX_TYPE 'IOT - TOP' (an IOT is stored in the index of its primary key), from views the run's
+# grants already hold (DBA_INDEXES, DBA_IND_COLUMNS, DBA_TAB_COLS).
 IOT_KEY_SQL = """
-SELECT cc.column_name, tc.data_type
-FROM dba_constraints c
-JOIN dba_cons_columns cc ON cc.owner = c.owner AND cc.constraint_name = c.constraint_name AND cc.position = 1
-JOIN dba_tab_cols tc ON tc.owner = c.owner AND tc.table_name = c.table_name AND tc.column_name = cc.column_name
-WHERE c.owner = :owner AND c.table_name = :table_name AND c.constraint_type = 'P'
+SELECT ic.column_name, tc.data_type
+FROM dba_indexes i
+JOIN dba_ind_columns ic ON ic.index_owner = i.owner AND ic.index_name = i.index_name AND ic.column_position = 1
+JOIN dba_tab_cols tc ON tc.owner = i.table_owner AND tc.table_name = i.table_name AND tc.column_name = ic.column_name
+WHERE i.table_owner = :owner AND i.table_name = :table_name AND i.index_type = 'IOT - TOP'
 """
 
 
