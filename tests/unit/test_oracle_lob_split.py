@@ -137,3 +137,13 @@ def test_a_lob_whose_use_the_server_does_not_tell_is_planned_whole() -> None:
                   fail={"DBMS_SPACE.SPACE_USAGE": ora_error(1031, "insufficient privileges")})
     result = OracleEngine(db).read_range(ReadRange(seg.key, seg.locator, seg.extents, 8192, False))
     assert (result.blocks, result.gone) == (32, 0) and result.details["lob_space"].startswith("not known: ORA-01031")
+
+
+def test_a_slice_that_finds_few_rows_is_named_unconfirmed_not_failed() -> None:
+    """The last piece of a LOB whose values fill its first blocks maps to the table's last blocks, which hold
+    no row: it reads nothing. A slice's share is a proportion, so that is named (``unconfirmed``), not a
+    ShortRead that would fail the unit every night; a piece read whole is still confirmed (above)."""
+    seg = lob_segment()
+    _, result = read_piece(seg, [Extent(4, 600, 8)], lob_blocks_read=0)
+    assert result.blocks == 8 and result.details["unconfirmed"].startswith("a slice")
+    assert result.details["confirmed_blocks"] == 0
