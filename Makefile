@@ -1,5 +1,5 @@
 # The single entry point. Needs only Python >= 3.11 and Node 22 or 24 on the machine (Node 20 works;
-# jsii no longer supports it and prints an end-of-life banner, silenced below: README, "Node").
+# jsii no longer supports it and prints an end-of-life banner, silenced below: docs/deploy.md#node).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -30,7 +30,7 @@ CDK_ARGS ?=
 DEPLOY_CONTEXT := $(if $(VPC_ID),-c vpc_id=$(VPC_ID)) $(if $(SUBNET_IDS),-c subnet_ids=$(SUBNET_IDS)) \
                   $(if $(SG_ID),-c security_group_id=$(SG_ID))
 
-.PHONY: help install browser fuse demo test test-unit test-integration test-infra lint synth deploy build-lambda bench clean
+.PHONY: help install browser fuse demo test test-unit test-integration test-infra lint synth deploy destroy build-lambda bench clean
 
 help:
 	@echo "make demo     run the whole workflow locally on an embedded sample database"
@@ -38,6 +38,7 @@ help:
 	@echo "make lint     ruff + asl-validator"
 	@echo "make synth    build the Lambda layer and synthesize the CDK app (cdk-nag on every synth, then cfn-lint and checkov)"
 	@echo "make deploy   deploy to the AWS account of your current credentials (VPC_ID=... SUBNET_IDS=... SG_ID=...)"
+	@echo "make destroy  delete the deployed stack (what it retains, and how to remove it: docs/deploy.md#teardown)"
 	@echo "make bench    benchmarks (warm-up rate, planning 1M extents, sweep overhead, report rendering)"
 	@echo "make browser  install Debian's chromium for the report's browser test (root; skipped without it)"
 	@echo "make fuse     install Debian's fuse3 for the emulated restored volume (root; the demo runs without it)"
@@ -62,7 +63,7 @@ $(CHECKOV_STAMP): tools/checkov-requirements.txt
 install: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 
 demo: $(STAMP)
-	@$(MAKE) --no-print-directory fuse >/dev/null 2>&1 || true  # the emulated restored volume, when it can be had
+	@$(MAKE) --no-print-directory fuse 3>&2 >/dev/null 2>&1 || true  # the emulated volume when it can be had; fd 3: its "installing" line
 	$(VENV)/bin/cutover-prep local
 
 test: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
@@ -92,9 +93,14 @@ synth: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP) build-lambda
 	npx cdk synth --quiet
 	$(VENV)/bin/cfn-lint --ignore-checks W3005 -- cdk.out/*.template.json
 	$(CHECKOV) --quiet --compact --skip-download --framework cloudformation -f cdk.out/*.template.json
+	@for f in cdk.out/*.template.json; do echo "make synth: wrote $$f"; done
 
 deploy: $(STAMP) $(NODE_STAMP) build-lambda
 	npx cdk deploy --require-approval broadening $(strip $(DEPLOY_CONTEXT) $(CDK_ARGS))
+
+# Deletes the stack; the evidence bucket, the tables, the KMS keys and the log groups are retained (docs/deploy.md#teardown)
+destroy: $(STAMP) $(NODE_STAMP) build-lambda
+	npx cdk destroy $(strip $(DEPLOY_CONTEXT) $(CDK_ARGS))
 
 browser:
 	@command -v chromium >/dev/null 2>&1 && echo "chromium: $$(command -v chromium)" || { \
@@ -105,6 +111,8 @@ browser:
 fuse:
 	@command -v fusermount3 >/dev/null 2>&1 && /sbin/ldconfig -p | grep -q libfuse3.so.3 && echo "fuse3: $$(command -v fusermount3)" || { \
 	  test "$$(id -u)" = 0 || { echo "make fuse: run as root, or apt-get install fuse3 yourself" >&2; exit 1; }; \
+	  msg="make fuse: installing Debian's fuse3 with apt-get, for the emulated restored volume (docs/local.md)"; \
+	  { echo "$$msg" >&3; } 2>/dev/null || echo "$$msg" >&2; \
 	  (apt-get install -y --no-install-recommends fuse3 || \
 	   (apt-get update && apt-get install -y --no-install-recommends fuse3)) >/dev/null && command -v fusermount3; }
 

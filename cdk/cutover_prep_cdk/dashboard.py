@@ -142,7 +142,10 @@ class Dashboard(Construct):
                                left=[ours(names.UNITS_DONE, "units done"), ours(names.UNITS_FAILED, "units failed")]),
                 cw.GraphWidget(title="RDS storage initialization (StorageOperationPercentProgress)", width=8,
                                height=6, left=[ours(names.STORAGE_PROGRESS, "initialized (%)")],
-                               left_y_axis=cw.YAxisProps(min=0, max=100)),
+                               left_y_axis=cw.YAxisProps(min=0, max=100),
+                               # its ETA (slowest volume, restore/volume_eta.py) on the right axis
+                               right=[ours(names.STORAGE_ETA, "ETA of the slowest volume (s)")],
+                               right_y_axis=cw.YAxisProps(min=0)),
                 cw.GraphWidget(title="RDS ReadIOPS", width=8, height=6, left=[rds("ReadIOPS", "ReadIOPS")],
                                left_annotations=annotations(limits, "iops"), left_y_axis=cw.YAxisProps(min=0)),
             ],

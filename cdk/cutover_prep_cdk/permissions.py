@@ -57,6 +57,8 @@ WILDCARD_REASONS = {
     "RDSOSMetrics log group; the instance is named in each run's input.",
     "s3_put": "Evidence objects of every run live under runs/<run_id>/ in this one bucket; run ids are "
     "made at run time.",
+    "dms_read": "DescribeTableStatistics on the AWS DMS task a pipeline names when it starts the gate "
+    "(read-only); the task is not known at deploy time.",
     "rds_delete_comparison": f"DeleteDBInstance on the instances a comparison restored ({COMPARISON_INSTANCES}, "
     "named at run time): only "
     f"on an instance that carries the tag {DEPLOYMENT_TAG} with this stack's id and the tag {COMPARISON_TAG} "
@@ -76,6 +78,10 @@ STAR_REASONS = {
     "ReadRdsMetrics": "CollectMetrics reads the AWS/RDS metrics of each point's time window: "
     "cloudwatch:GetMetricData supports no resource-level permissions.",
     "ReadFreeStorage": "PlanSweep caps the opt-in write test by the free storage RDS reports (FreeStorageSpace): "
+    "cloudwatch:GetMetricStatistics supports no resource-level permissions.",
+    "ReadDmsTasks": "The gate (EvaluateGate) reads the AWS DMS task a pipeline names at run time: "
+    "dms:DescribeReplicationTasks and DescribeReplicationInstances support no resource-level permissions.",
+    "ReadDmsLatency": "The gate reads the named DMS task's CDCLatencySource/CDCLatencyTarget (AWS/DMS): "
     "cloudwatch:GetMetricStatistics supports no resource-level permissions.",
     "ReadPrices": "The comparison prices each configuration from the AWS Price List API: pricing:GetProducts "
     "supports no resource-level permissions.",
@@ -328,6 +334,24 @@ class Permissions:
             )
         ]
 
+    def _table_item_read(self) -> list[iam.PolicyStatement]:
+        return [self._table("ReadItems", ["dynamodb:GetItem"], False)]
+
+    def _table_query(self) -> list[iam.PolicyStatement]:
+        return [self._table("QueryItems", ["dynamodb:Query"], False)]
+
+    def _dms_read(self) -> list[iam.PolicyStatement]:
+        # Service Authorization Reference, AWS DMS: DescribeReplicationTasks and DescribeReplicationInstances
+        # have no resource type (Resource "*"); DescribeTableStatistics is on a task (task:*)
+        return [iam.PolicyStatement(sid="ReadDmsTasks", actions=["dms:DescribeReplicationTasks",
+                                    "dms:DescribeReplicationInstances"], resources=["*"]),
+                iam.PolicyStatement(sid="ReadDmsTableStatistics", actions=["dms:DescribeTableStatistics"],
+                                    resources=[self.arn("dms", "task", "*")])]
+
+    def _dms_latency(self) -> list[iam.PolicyStatement]:
+        return [iam.PolicyStatement(sid="ReadDmsLatency", actions=["cloudwatch:GetMetricStatistics"],
+                                    resources=["*"])]
+
     def _pricing(self) -> list[iam.PolicyStatement]:
         return [iam.PolicyStatement(sid="ReadPrices", actions=["pricing:GetProducts"], resources=["*"])]
 
@@ -357,5 +381,9 @@ _GROUPS: dict[str, Callable[[Permissions], list[iam.PolicyStatement]]] = {
     "completion_event": Permissions._completion_event,
     "rds_delete_comparison": Permissions._rds_delete_comparison,
     "pricing": Permissions._pricing,
+    "table_item_read": Permissions._table_item_read,
+    "table_query": Permissions._table_query,
+    "dms_read": Permissions._dms_read,
+    "dms_latency": Permissions._dms_latency,
 }
 GROUPS = frozenset(_GROUPS)

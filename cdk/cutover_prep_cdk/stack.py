@@ -9,6 +9,7 @@ from .catalogue import REAPER_FUNCTION, TRIGGER_FUNCTION, TRIGGERED_WORKFLOW, WO
 from .comparison import Comparison
 from .config import Config
 from .dashboard import Dashboard
+from .gate import Gate
 from .notifications import Notifications
 from .orchestration import Orchestration
 from .storage import Storage
@@ -54,6 +55,13 @@ class CutoverPrepStack(Stack):
             reaper=self.workers.functions[REAPER_FUNCTION],
             reaper_role=self.workers.roles[REAPER_FUNCTION],
         )
+
+        # The third workflow: wait until the cutover gate opens (issue 36 §2).
+        gate = WORKFLOWS["gate"]
+        self.gate = Gate(self, "Gate", config=config, functions=self.workers.functions, workflow=gate)
+        CfnOutput(self, gate.output_name, value=self.gate.state_machine.state_machine_arn,
+                  description="Wait for 'switch now?': aws stepfunctions start-execution --state-machine-arn ... "
+                  "(docs/gate.md)")
 
         self.dashboard = Dashboard(self, "LiveView", target=config.dashboard_target)
 

@@ -118,8 +118,9 @@ _FUNCTIONS: tuple[Function, ...] = (
         "WarmUnit", "handlers.warm_unit.handler", 900, 512,
         "Read one work unit so its blocks are loaded from S3.",
         in_vpc=True,
-        # rds_describe: RDS's storage progress, sampled at most once a minute across all units
-        permission_groups=("secrets", "table_item_write", "rds_describe"),
+        # rds_describe: RDS's storage progress, sampled at most once a minute across all units; table_query:
+        # the run's samples, read back after a sample for the ETA of RDS's initialization (live.emit.storage_eta)
+        permission_groups=("secrets", "table_item_write", "table_query", "rds_describe"),
     ),
     Function(
         "EndCensus", "handlers.end_census.handler", 900, 1024,
@@ -220,6 +221,14 @@ _FUNCTIONS: tuple[Function, ...] = (
         permission_groups=("rds_describe", "rds_delete_comparison", "table_item_write"),
         in_workflow=False,  # an EventBridge schedule invokes it
     ),
+    # -- the gate workflow (issue 36 §2) --
+    Function(
+        "EvaluateGate", "handlers.evaluate_gate.handler", 60, 256,
+        "Judge the cutover gate once: the run's verdict, RDS's storage and instance, an AWS DMS task.",
+        # table_item_read: the run item's verdict; dms_read and dms_latency: the task and its CDC latency;
+        # completion_event: GateOpened/GateClosed/GateUnknown on the default bus
+        permission_groups=("table_item_read", "rds_describe", "dms_read", "dms_latency", "completion_event"),
+    ),
 )
 # construct id -> function, in deployment order (the CDK creates them in this order).
 FUNCTIONS: dict[str, Function] = {f.construct_id: f for f in _FUNCTIONS}
@@ -252,7 +261,16 @@ COMPARE = Workflow(
     "delete what it restored.",
     starts=(CUTOVER_RUN.key,),
 )
-WORKFLOWS: dict[str, Workflow] = {CUTOVER_RUN.key: CUTOVER_RUN, COMPARE.key: COMPARE}
+GATE = Workflow(
+    key="gate",
+    asl_file="gate.asl.json",
+    functions=("EvaluateGate",),
+    output_name="GateStateMachineArn",
+    state_machine_name="cutover-prep-gate",
+    description="Wait until the cutover gate opens (verdict READY, RDS storage initialized, nothing pending, "
+    "DMS caught up) or the deadline passes; Wait states between checks.",
+)
+WORKFLOWS: dict[str, Workflow] = {CUTOVER_RUN.key: CUTOVER_RUN, COMPARE.key: COMPARE, GATE.key: GATE}
 TRIGGERED_WORKFLOW = CUTOVER_RUN.key  # what OnRestore starts
 REAPER_FUNCTION = "ReapInstances"  # what the hourly schedule invokes
 COMPARISON_TAG = "cutover-prep:comparison"  # on every instance a comparison restores: its comparison id

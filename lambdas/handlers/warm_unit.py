@@ -27,6 +27,7 @@ def handler(event: WarmUnitEvent, context: LambdaContext) -> dict[str, Any]:
     sample = sample_storage_progress(run_id, run.target.db_instance_identifier, rds=deps.progress_client(),
                                      store=deps.store(), step="WarmUnit", min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
     live.storage_progress(run_id, sample)
+    live.storage_eta(run_id, sample, deps.store())  # the dashboard's ETA of RDS's own initialization
     result = warm_unit(
         event, store=deps.store(),
         engine=lambda: deps.cached_engine(run, max(1.0, remaining() - settings.safety_margin_seconds / 2)),

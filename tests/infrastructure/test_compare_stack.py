@@ -13,6 +13,7 @@ from cutover_prep.workflows import (
     DEPLOYMENT_ID_ENV,
     DEPLOYMENT_TAG,
     REAPER_FUNCTION,
+    WORKFLOWS,
     workflow_functions,
 )
 from cutover_prep.workflows import FUNCTIONS as CATALOGUE
@@ -37,7 +38,7 @@ def _all_statements(synth: Synth) -> list[tuple[list[str], dict[str, Any]]]:
 
 def test_the_comparison_is_a_second_standard_state_machine_logged_and_traced(plain: Synth) -> None:
     machines = _machines(plain)
-    assert set(machines) == {CUTOVER_RUN.state_machine_name, COMPARE.state_machine_name}
+    assert set(machines) == {w.state_machine_name for w in WORKFLOWS.values()}  # the gate's too (issue 36)
     _, props = machines[COMPARE.state_machine_name]
     assert props["StateMachineType"] == "STANDARD"
     assert props["TracingConfiguration"] == {"Enabled": True}
@@ -119,7 +120,7 @@ def test_the_reaper_runs_every_hour_and_may_ask_only_about_comparisons(plain: Sy
 def test_a_renamed_run_state_machine_gets_its_own_comparison_name(synth_factory) -> None:
     synth = synth_factory({"state_machine_name": "team-a-warmup"})
     machines = _machines(synth)
-    assert set(machines) == {"team-a-warmup", "team-a-warmup-compare"}
+    assert set(machines) == {"team-a-warmup", "team-a-warmup-compare", "team-a-warmup-gate"}
     _, props = machines["team-a-warmup-compare"]
     role = props["RoleArn"]["Fn::GetAtt"][0]
     assert resources_for(synth, role, "states:StartExecution") == {f"{PREFIX}:stateMachine:team-a-warmup"}

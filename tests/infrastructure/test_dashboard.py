@@ -71,6 +71,13 @@ def emitted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str])
     emit.unit_failed("run-x")
     emit.bytes_remaining("run-x", Run())
     emit.storage_progress("run-x", {"percent": 37})
+
+    class Samples:  # two minutes of RDS progress: 10 % then 12 % (1 %/min, 88 min left)
+        def storage_samples(self, run_id: str) -> list[dict[str, Any]]:
+            return [{"at": f"2026-11-27T10:0{m}:00+00:00", "step": "WarmUnit", "status": "Initializing",
+                     "percent": 10 + m} for m in (0, 2)]
+
+    emit.storage_eta("run-x", {"status": "Initializing", "percent": 12}, Samples())
     metrics.flush_metrics()
     yield emf_records(capsys.readouterr().out)
     metrics.clear_metrics()

@@ -76,3 +76,50 @@ def test_make_test_lets_its_processes_share_compiled_bytecode():
         words = shlex.split(lines[0])
         assert "PYTHONDONTWRITEBYTECODE=" in words, (target, words)  # empty: Python writes bytecode
         assert f"PYTHONPYCACHEPREFIX={REPO / '.build' / 'pycache'}" in words, (target, words)
+
+
+def _fake_root_without_fuse(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A PATH where `id -u` says root, fuse3 is not installed and `apt-get` only logs that it ran (to the log
+    that also takes make's stderr, so the order of the two is the order they happened in)."""
+    import os
+
+    bin_dir, log = tmp_path / "bin", tmp_path / "log"
+    bin_dir.mkdir()
+    for tool in ("grep",):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    (bin_dir / "id").write_text("#!/bin/sh\necho 0\n")
+    (bin_dir / "apt-get").write_text(f"#!/bin/sh\necho \"apt-get $*\" >> {log}\n")
+    for f in ("id", "apt-get"):
+        (bin_dir / f).chmod(0o755)
+    return {**os.environ, "PATH": str(bin_dir)}, log
+
+
+def test_make_demo_says_before_it_installs_a_system_package(tmp_path):
+    """Issue 33 §6: `make demo` ran `make fuse` with every line hidden, so as root it installed Debian's fuse3
+    without a word. It now says so on stderr, before apt-get runs (and says nothing when nothing is installed)."""
+    env, log = _fake_root_without_fuse(tmp_path)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / ".installed-stamp").touch()  # newer than pyproject.toml: nothing to install
+    (venv / "bin" / "cutover-prep").write_text(f"#!/bin/sh\necho \"cutover-prep $*\" >> {log}\n")
+    (venv / "bin" / "cutover-prep").chmod(0o755)
+    with log.open("w") as err:
+        subprocess.run(["/usr/bin/env", shutil.which("make"), "--no-print-directory", "-C", str(REPO),
+                        f"VENV={venv}", "demo"], env=env, stdout=subprocess.DEVNULL, stderr=err, check=True)
+    lines = log.read_text().splitlines()
+    said = [i for i, line in enumerate(lines) if line.startswith("make fuse: installing Debian's fuse3")]
+    installed = [i for i, line in enumerate(lines) if line.startswith("apt-get install")]
+    assert said and installed and said[0] < installed[0], lines
+    assert lines[-1] == "cutover-prep local", lines
+
+
+def test_make_synth_names_the_template_it_wrote():
+    lines = _make("-n", "synth").splitlines()
+    assert any("make synth: wrote" in line and "cdk.out/*.template.json" in line for line in lines), lines
+
+
+def test_make_destroy_deletes_the_stack_with_the_deploy_context():
+    lines = [line for line in _make("-n", "destroy", "VPC_ID=vpc-0abc", "SUBNET_IDS=subnet-0aaa").splitlines()
+             if "cdk destroy" in line]
+    assert len(lines) == 1, lines
+    assert _context(shlex.split(lines[0])) == {"vpc_id": "vpc-0abc", "subnet_ids": "subnet-0aaa"}

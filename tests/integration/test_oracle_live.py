@@ -315,7 +315,7 @@ def test_a_table_read_is_confirmed_by_v_mystat_with_its_mode_named(spec, cp22):
     _, owner = cp22
     results = _read_all(spec, owner, {"CP22_T"})
     seg, result = results["CP22_T"]
-    assert result.method == "full_scan_rowid_range" and result.details["confirmed_blocks"] >= seg.blocks // 2
+    assert result.method == "rowid_range_scan" and result.details["confirmed_blocks"] >= result.blocks // 2
     assert result.details["mystat"]["physical reads direct"] + result.details["mystat"]["session logical reads"] > 0
 
 
@@ -328,6 +328,82 @@ def test_the_version_is_the_release_update(spec):
         assert re.match(r"^\d+\.\d+\.\d+\.\d+\.\d+$", version)
         major = int(version.split(".")[0])
         assert major < 18 or version != f"{major}.0.0.0.0"  # 18c+: VERSION_FULL, not the bare release
+    finally:
+        bench.close()
+
+
+# -- issue 35 §1, §2, §5 (branch oraread): plan shapes and confirmations on a real Oracle --------------------------
+def test_issue35_a_rowid_chunk_runs_by_rowid_range_and_its_segment_counters_confirm_it(spec, cp22):
+    """One chunk (the first extent) of CP22_T read as the warm-up reads it, its plan kept: V$SQL_PLAN says
+    TABLE ACCESS BY ROWID RANGE and no full scan (DBMS_PARALLEL_EXECUTE's documented rowid chunk statement,
+    https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_PARALLEL_EXECUTE.html; V$SQL_PLAN,
+    https://docs.oracle.com/database/122/REFRN/V-SQL_PLAN.htm); the segment's own V$SEGMENT_STATISTICS
+    (https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-SEGMENT_STATISTICS.html) moved by the
+    blocks read within the stated tolerance, and no more than that (no over-read); the blocks above the
+    high-water mark (DBMS_SPACE.UNUSED_SPACE) are counted free, not read. The engine's rowid text is the server's
+    DBMS_ROWID.ROWID_CREATE for smallfile and bigfile-shaped fields, and the preflight's named checks pass.
+    Statements met here: rowid_range_count_sql, SEGMENT_NOW_SQL, UNUSED_SPACE_BLOCK, MYSTAT_SQL,
+    SEGMENT_STATISTICS_SQL, PREV_SQL_SQL, SQL_PLAN_SQL, ROWID_CREATE_SQL, SESSION_PRIVS_SQL."""
+    import oracledb
+
+    from cutover_prep.engines.base import EngineError, ReadRange
+    from cutover_prep.engines.oracle import preflight as pf
+    from cutover_prep.engines.oracle import sql as q
+    from cutover_prep.engines.oracle.confirm import tolerance
+
+    _, owner = cp22
+    engine = OracleEngine.connect(spec, call_timeout_seconds=300)
+    try:
+        seg = next(s for s in engine.discover(DiscoveryOptions(include_schemas=(owner,))) if s.name == "CP22_T")
+        rng = ReadRange(seg.key, seg.locator, seg.extents[:1], seg.block_size, seg.splittable)
+        engine.capture_plan = True
+        result = engine.read_range(rng)
+        lines = [(op, opt) for op, opt, _, _ in engine.last_plan["lines"]]
+        assert ("TABLE ACCESS", "BY ROWID RANGE") in lines, lines
+        assert not [ln for ln in lines if ln[0] == "TABLE ACCESS" and ln[1] == "FULL"], lines
+        assert result.method == "rowid_range_scan" and result.blocks + result.gone == rng.blocks
+        segstat = result.details["segment_stats"]
+        assert max(segstat["physical reads"], segstat["logical reads"]) >= result.blocks - tolerance(result.blocks)
+        assert result.details["mystat"]["physical reads"] <= result.blocks + tolerance(result.blocks)
+        assert isinstance(result.details["high_water_mark"], dict | str)
+        engine.capture_plan = False
+        with engine.conn.cursor() as cur:
+            for objd, fno, block, row in ((seg.locator["data_object_id"], 4, 128, 0), (12345, 1, 5_000_000 - 2**22,
+                                                                                       32767), (2**31, 1023, 7, 5)):
+                cur.execute(q.ROWID_CREATE_SQL, objd=objd, fno=fno, block=block, row_number=row)
+                assert cur.fetchone()[0] == q.rowid_of(objd, fno, block, row)
+        checks = {c.name: c for c in pf._methods(engine, DiscoveryOptions(include_schemas=(owner,)),
+                                                  (EngineError, oracledb.Error))}
+        assert checks[pf.ROWID_PLAN].status == "pass", checks[pf.ROWID_PLAN].line()
+        assert checks[pf.ROWID_ENCODING].status == "pass", checks[pf.ROWID_ENCODING].line()
+        assert checks["rowid_range_scan"].status == "pass", checks["rowid_range_scan"].line()
+    finally:
+        engine.close()
+
+
+def test_issue35_the_sweep_stops_at_the_platforms_maximum_io_size_and_notes_what_oracle_used(spec, cp22):
+    """DB_FILE_MULTIBLOCK_READ_COUNT (https://docs.oracle.com/database/122/REFRN/DB_FILE_MULTIBLOCK_READ_COUNT.htm):
+    a value above the maximum I/O size is read as the maximum; the sweep asks no more than 1 MiB, and each
+    point's notes say what V$PARAMETER reads after the set (MBRC_IN_EFFECT_SQL)."""
+    from cutover_prep.benchmark.steps import sweep_options
+    from cutover_prep.engines.bench import SweepTarget
+    from cutover_prep.engines.oracle.bench import MAX_IO_BYTES, OracleBench
+
+    _, owner = cp22
+    bench = OracleBench.from_spec(spec, call_timeout_seconds=120)
+    try:
+        block_size = int(bench.capabilities()["block_size"])
+        reader = OracleEngine.connect(spec, call_timeout_seconds=120)
+        try:
+            seg = next(s for s in reader.discover(DiscoveryOptions(include_schemas=(owner,))) if s.name == "CP22_T")
+        finally:
+            reader.close()
+        target = SweepTarget(seg.key, seg.locator, tuple((e.file_id, e.first_block, e.blocks) for e in seg.extents),
+                             block_size)
+        points = bench.io_size_points(sweep_options({"mbrc_values": [8, 1024], "seconds_per_point": 1}), target)
+        assert [p.knobs["db_file_multiblock_read_count"] for p in points] == [8, MAX_IO_BYTES // block_size]
+        result = bench.scan(points[-1], target, deadline=time.monotonic() + 1)
+        assert any("db_file_multiblock_read_count" in n and "KiB" in n for n in result.notes), result.notes
     finally:
         bench.close()
 

@@ -48,3 +48,13 @@ def test_a_process_started_in_the_block_inherits_it():
         child = subprocess.run([sys.executable, "-c", "import os; print(os.getpriority(os.PRIO_PROCESS, 0))"],
                                capture_output=True, text=True, check=True)
     assert got == emulated.DEMO_NICE and int(child.stdout) == emulated.DEMO_NICE
+
+
+def test_it_says_so_before_it_changes_the_priority(monkeypatch):
+    """Issue 33 §6: `make demo` said it runs at nice -5 only once it did; the line now comes first."""
+    happened: list[str] = []
+    monkeypatch.setattr(os, "getpriority", lambda which, who: 0)
+    monkeypatch.setattr(os, "setpriority", lambda which, who, value: happened.append(f"set {value}"))
+    with emulated.demo_priority(announce=lambda nice: happened.append(f"said {nice}")):
+        pass
+    assert happened == [f"said {emulated.DEMO_NICE}", f"set {emulated.DEMO_NICE}", "set 0"]

@@ -162,7 +162,7 @@ def outside_engines() -> list[Naming]:
 STILL_NAMING_ENGINES: dict[tuple[str, str], str] = {
     # pgserver fixes its lock directory from tempfile.tempdir when first imported; the compare run imports
     # it before redirecting tempfile.tempdir to the run's own directory. Belongs with engines/postgres/sample_db.
-    ("cutover_prep/local/compare.py", "import pgserver"):
+    ("cutover_prep/local/compare.py", "from cutover_prep.engines.postgres.sample_db import pgserver_module"):
         "import-time side effect of the demo database's embedded server, ordered before the tempdir switch",
     # The demo's sample database is PostgreSQL by design (docs: `make demo`); no registry hook names a
     # family's sample database yet.

@@ -20,6 +20,7 @@ from cutover_prep.engines.oracle import bench as oracle_bench
 from cutover_prep.engines.oracle.bench import OracleBench, mbrc_sql
 from cutover_prep.engines.scratch import Dropped, ScratchExists
 from tests.unit.fake_clock import FakeClock
+from tests.unit.oracle_segment_fake import decode_rowid
 
 
 class Cursor:
@@ -129,10 +130,10 @@ def test_scan_sets_its_own_session_and_reads_quoted_pieces_until_the_end(bench, 
     assert scan_conn.closed and not shared["conns"][0].closed  # settings die with the scan's own session
     assert executed(shared, "db_file_multiblock_read_count = 16") and executed(shared, '"_serial_direct_read" = ALWAYS')
     reads = executed(shared, "COUNT(*)")
-    assert 'FROM "App"."Or ders" PARTITION ("P1") t' in reads[0][0] and "FULL(t)" in reads[0][0]
-    assert reads[0][1] == {"objd": 777, "lo_fno": 4, "lo_block": 128, "hi_fno": 4, "hi_block": 128 + 8192 - 1}
-    first_pass = [b for _, b in reads][:4]
-    assert [(b["lo_fno"], b["lo_block"], b["hi_block"]) for b in first_pass] == [
+    assert 'FROM "App"."Or ders" PARTITION ("P1") t' in reads[0][0] and "ROWID(t)" in reads[0][0]
+    first_pass = [(decode_rowid(b["start_id"]), decode_rowid(b["end_id"])) for _, b in reads][:4]
+    assert first_pass[0] == ((777, 4, 128, 0), (777, 4, 128 + 8192 - 1, 32767))
+    assert [(lo[1], lo[2], hi[2]) for lo, hi in first_pass] == [
         (4, 128, 8319), (4, 8320, 16511), (4, 16512, 20127), (5, 8, 107)]
     assert result.calls == len(reads) and result.bytes > 0
 
@@ -190,7 +191,8 @@ def test_random_reader_uses_the_buffer_cache_one_block_at_a_time(bench, shared):
     reader.close()
     assert executed(shared, '"_serial_direct_read" = NEVER')
     (sql, binds), = executed(shared, "COUNT(*)")
-    assert binds == {"objd": 777, "lo_fno": 4, "lo_block": 4242, "hi_fno": 4, "hi_block": 4242}
+    assert decode_rowid(binds["start_id"]) == (777, 4, 4242, 0)
+    assert decode_rowid(binds["end_id"]) == (777, 4, 4242, 32767)
     assert shared["conns"][-1].closed
 
 

@@ -15,6 +15,7 @@ from cutover_prep.engines.base import DiscoveryOptions, Extent, ReadRange
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.oracle_dictionary import dictionary_answers
+from tests.unit.oracle_segment_fake import decode_rowid
 from tests.unit.test_oracle import seg_row
 from tests.unit.test_oracle_fakes import OracleFake
 
@@ -41,15 +42,16 @@ def test_discovery_reads_dba_tablespaces_bigfile_into_the_locator():
 def test_a_bigfile_extent_at_relative_fno_1024_block_5_000_000_is_addressed_by_its_encoded_block_number():
     loc = {"read": "rowid_range", "owner": "APP", "table": "BIG", "partition": None, "subpartition": False,
            "data_object_id": 91, "segment_type": "TABLE", "bigfile": True}
-    db = OracleFake(reads={"ROWID_CREATE": 8})
+    db = OracleFake(reads={"ROWID BETWEEN": 8})
     OracleEngine(db).read_range(ReadRange("APP.BIG#TABLE", loc, (Extent(1024, 5_000_000, 8),), 8192))
-    (sql, binds), = db.statements("ROWID_CREATE")
-    assert "ROWID_CREATE(1, :objd, :lo_fno, :lo_block, 0)" in sql
-    assert "ROWID_CREATE(1, :objd, :hi_fno, :hi_block, 32767)" in sql
-    assert binds == {"objd": 91, "lo_fno": 1, "lo_block": 5_000_000 - 2**22, "hi_fno": 1, "hi_block": 5_000_007 - 2**22}
-    assert 1024 not in binds.values()  # the smallfile layout cannot hold relative file number 1024
-    assert bigfile_block(binds["lo_fno"], binds["lo_block"]) == 5_000_000
-    assert bigfile_block(binds["hi_fno"], binds["hi_block"]) == 5_000_007
+    (sql, binds), = db.statements("ROWID BETWEEN")
+    assert "t.ROWID BETWEEN :start_id AND :end_id" in sql
+    # the fake's own decoder (Concepts, "Rowid Format"): (objd, file field, block field, row)
+    lo, hi = decode_rowid(binds["start_id"]), decode_rowid(binds["end_id"])
+    assert lo == (91, 1, 5_000_000 - 2**22, 0) and hi == (91, 1, 5_000_007 - 2**22, 32767)
+    assert 1024 not in (lo[1], hi[1])  # the smallfile layout cannot hold relative file number 1024
+    assert bigfile_block(lo[1], lo[2]) == 5_000_000
+    assert bigfile_block(hi[1], hi[2]) == 5_000_007
 
 
 def test_a_bigfile_range_across_a_2_22_boundary_has_different_file_fields_at_each_end():

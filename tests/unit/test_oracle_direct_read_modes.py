@@ -50,11 +50,11 @@ def test_the_probe_reader_and_the_sweep_never_send_the_same_text():
 
 
 def test_the_warm_up_reads_with_the_direct_text():
-    db = OracleFake(reads={"ROWID_CREATE": 8})
+    db = OracleFake(reads={"ROWID BETWEEN": 8})
     loc = {"read": "rowid_range", "owner": "A", "table": "T", "partition": None, "subpartition": False,
            "data_object_id": 1, "segment_type": "TABLE", "bigfile": False}
     OracleEngine(db).read_range(ReadRange("A.T#TABLE", loc, (Extent(4, 8, 8),), 8192))
-    (sql, _), = db.statements("ROWID_CREATE")
+    (sql, _), = db.statements("ROWID BETWEEN")
     assert "/* cutover-prep _serial_direct_read=ALWAYS */" in sql
 
 

@@ -42,11 +42,12 @@ class Cursor:
         if "v$mystat" in sql:
             self._rows = [(name, value) for name, value in db.mystat.items()]
             return self
+        if sql.startswith("SELECT statistic_name, SUM(value) FROM v$segment_statistics"):  # the segment read
+            self._rows = [(name, value) for name, value in db.segstat.items()]
+            return self
         for marker, blocks in db.reads.items():  # what the server read for this statement
             if marker in sql:
-                db.mystat["physical reads"] += blocks
-                db.mystat["physical reads direct"] += blocks
-                db.mystat["session logical reads"] += blocks
+                db.read(blocks)
         markers = [m for m in db.answers if m in sql]  # the most specific marker answers
         rows: Any = db.answers[max(markers, key=len)] if markers else []
         self._rows = list(rows(sql, binds) if callable(rows) else rows)
@@ -58,8 +59,8 @@ class Cursor:
     def fetchall(self) -> list:
         return list(self._rows)
 
-    def var(self, _type: Any) -> Any:
-        return type("Var", (), {"getvalue": lambda self, pos=0: 0})()
+    def var(self, _type: Any) -> Any:  # an out bind nothing sets (DBMS_SPACE.UNUSED_SPACE here: no mark known)
+        return type("Var", (), {"getvalue": lambda self, pos=0: None, "setvalue": lambda self, pos, v: None})()
 
 
 class OracleFake:
@@ -70,10 +71,20 @@ class OracleFake:
         self.fail = fail or {}
         self.executed: list[tuple[str, Any]] = []
         self.mystat = dict.fromkeys(MYSTAT_NAMES, 1000)
+        self.segstat = dict.fromkeys(("logical reads", "physical reads", "physical reads direct"), 300)
         self.call_timeout, self.module, self.action = 0, None, None
 
     def cursor(self) -> Cursor:
         return Cursor(self)
+
+    def read(self, blocks: int, *, direct: bool = True) -> None:
+        """The server read ``blocks`` of the segment: the session's V$MYSTAT and the segment's
+        V$SEGMENT_STATISTICS move alike (direct path, or through the buffer cache)."""
+        kind = "direct" if direct else "cache"
+        for name in ("physical reads", f"physical reads {kind}", "session logical reads"):
+            self.mystat[name] += blocks
+        for name in ("physical reads", "logical reads") + (("physical reads direct",) if direct else ()):
+            self.segstat[name] += blocks
 
     def rollback(self) -> None:
         self.executed.append(("ROLLBACK", None))

@@ -23,6 +23,7 @@ from cutover_prep.engines.base import GONE_REBUILT, GONE_TRUNCATED, Extent, Read
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.conftest import store  # noqa: F401 - the moto Store fixture
+from tests.unit.oracle_segment_fake import decode_rowid
 from tests.unit.test_oracle_fakes import OracleFake
 
 TABLE = {"read": "rowid_range", "owner": "APP", "table": "ORDERS", "partition": None, "subpartition": False,
@@ -36,16 +37,16 @@ def server(segment_now: list[tuple]) -> OracleFake:
     db = OracleFake({"dba_extents e": segment_now})
 
     def scan(_sql, binds):
-        blocks = binds["hi_block"] - binds["lo_block"] + 1
-        for name in ("physical reads", "physical reads direct", "session logical reads"):
-            db.mystat[name] += blocks
+        blocks = decode_rowid(binds["end_id"])[2] - decode_rowid(binds["start_id"])[2] + 1
+        db.read(blocks)
         return [(blocks * 10,)]
-    db.answers["ROWID_CREATE"] = scan
+    db.answers["ROWID BETWEEN"] = scan
     return db
 
 
 def scanned(db: OracleFake) -> list[tuple[int, int, int]]:
-    return [(b["objd"], b["lo_block"], b["hi_block"]) for _, b in db.statements("ROWID_CREATE")]
+    return [(decode_rowid(b["start_id"])[0], decode_rowid(b["start_id"])[2], decode_rowid(b["end_id"])[2])
+            for _, b in db.statements("ROWID BETWEEN")]
 
 
 def test_the_segment_is_looked_up_again_by_owner_name_partition_and_type():
@@ -55,7 +56,7 @@ def test_the_segment_is_looked_up_again_by_owner_name_partition_and_type():
     assert "FROM dba_objects o" in sql and "o.data_object_id" in sql
     assert binds == {"owner": "APP", "name": "ORDERS", "partition": None, "segment_type": "TABLE"}
     statements = [s for s, _ in db.executed]
-    assert statements.index(sql) < min(i for i, s in enumerate(statements) if "ROWID_CREATE" in s)  # before reading
+    assert statements.index(sql) < min(i for i, s in enumerate(statements) if "ROWID BETWEEN" in s)  # before reading
     assert scanned(db) == [(777, 128, 191), (777, 256, 319)]  # unchanged: read as planned
 
 

@@ -28,3 +28,18 @@ def test_the_lambda_layer_requirements_are_the_lambda_extra():
     assert sorted(layer) == sorted(expected)
     # the layer ships an SDK whose RDS model has the storage progress fields (not the runtime's)
     assert "boto3>=1.43.62" in layer
+
+
+def test_the_license_is_an_spdx_string_that_setuptools_reads_without_a_warning():
+    """A TOML table (``license = {text = ...}``) makes setuptools >= 77 print a BuildBackendWarning
+    ("`project.license` as a TOML table is deprecated") on every build: three times per ``make``
+    install. PEP 639 / https://packaging.python.org/en/latest/guides/writing-pyproject-toml/#license:
+    a string holding an SPDX expression, understood by setuptools 77.0.0 and later."""
+    from packaging.licenses import canonicalize_license_expression
+
+    build = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert isinstance(PROJECT["license"], str)
+    assert canonicalize_license_expression(PROJECT["license"]) == PROJECT["license"] == "Apache-2.0"
+    floor = next(r for r in build if r.startswith("setuptools"))
+    assert tuple(int(x) for x in floor.split(">=")[1].split(".")[:1]) >= (77,), floor
+    assert not any(c.startswith("License ::") for c in PROJECT.get("classifiers", []))  # refused with an SPDX string

@@ -86,9 +86,9 @@ def test_every_view_the_engines_sql_names_is_probed_and_each_read_method_is_conf
         assert checks[f"SELECT on {view.upper()}"].status == PASS
     assert "SELECT COUNT(*) FROM dba_data_files WHERE ROWNUM < 1" in sent  # the census reads it too
     assert not any("all_procedures" in s or "v$rman" in s.lower() for s in sent)  # no datafile pass asked
-    for method in ("full_scan_rowid_range", "index_ffs", "lob_read"):
+    for method in ("rowid_range_scan", "index_ffs", "lob_read"):
         assert checks[method].status == PASS, checks[method].line()
-        assert "V$MYSTAT confirmed" in checks[method].detail
+        assert "V$SEGMENT_STATISTICS physical reads +" in checks[method].detail and "V$MYSTAT" in checks[method].detail
     assert checks["read-only session"].status == PASS
     assert checks["version"].detail == "19.24.0.0.0" and "Standard Edition 2" in checks["edition"].detail
     assert checks["tls"].status == PASS
@@ -116,7 +116,7 @@ def test_v_mystat_counters_that_do_not_move_fail_the_method_by_name() -> None:
     fake = _fake(reads={"INDEX_FFS": 0})  # the hint ignored: the session read nothing of the index
     checks = _by_name(_run(fake))
     assert checks["index_ffs"].status == FAIL and "V$MYSTAT" in checks["index_ffs"].detail
-    assert checks["full_scan_rowid_range"].status == PASS
+    assert checks["rowid_range_scan"].status == PASS
 
 
 def test_a_view_the_user_may_not_select_is_named_with_the_grant() -> None:
@@ -129,7 +129,7 @@ def test_a_view_the_user_may_not_select_is_named_with_the_grant() -> None:
 def test_no_v_mystat_means_the_reads_are_not_confirmed() -> None:
     fake = _fake(fail={"v$mystat m": ora_error(942, "table or view does not exist")})
     checks = _by_name(_run(fake))
-    assert checks["full_scan_rowid_range"].status == FAIL and "not confirmed" in checks["full_scan_rowid_range"].detail
+    assert checks["rowid_range_scan"].status == FAIL and "not confirmed" in checks["rowid_range_scan"].detail
 
 
 def test_the_datafile_pass_checks_rdsadmin_rman_util_and_its_views() -> None:
@@ -145,7 +145,7 @@ def test_the_datafile_pass_checks_rdsadmin_rman_util_and_its_views() -> None:
 
 def test_a_method_the_plan_does_not_use_is_said_so() -> None:
     checks = _by_name(_run(_fake(), segments=[INDEX]))
-    assert checks["lob_read"].status == INFO and checks["full_scan_rowid_range"].status == INFO
+    assert checks["lob_read"].status == INFO and checks["rowid_range_scan"].status == INFO
     assert checks["bigfile round trip"].status == INFO
 
 
@@ -161,5 +161,5 @@ def test_a_table_rebuilt_since_discovery_proves_nothing_and_says_so() -> None:
     read takes what exists (nothing of the planned storage), which proves no read method: a FAIL naming why, never
     a PASS with 0 blocks "confirmed"."""
     fake = _fake(answers={"dba_extents e": [(901, 1024, 100, 8)]})
-    check = _by_name(_run(fake))["full_scan_rowid_range"]
+    check = _by_name(_run(fake))["rowid_range_scan"]
     assert check.status == FAIL and "rebuilt while the run ran" in check.detail and "901" in check.detail

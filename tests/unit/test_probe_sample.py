@@ -166,7 +166,11 @@ def test_a_warm_up_that_skipped_part_of_the_database_leaves_the_warm_probe_slow(
     assert volume.cold_reads["warm"] > 30  # most of the fresh sample was never warmed
     assert warm["latency_us"]["p50"] >= FIRST_TOUCH_S * 1e6  # its median read is a first touch
     reason = warm_vs_cold(findings)
-    assert reason["ok"] is False and "penalty remains" in reason["message"]
+    # either wording names the cause: the warm probe's median as slow as a first touch ("penalty remains"), or,
+    # when a loaded machine stretched the 4 ms sleeps of the warm probe past the cold one's (CI of 2026-11-27:
+    # 10.7 ms vs 4.1 ms), "warm reads are slower than cold ... blocks the warm-up missed"
+    assert reason["ok"] is False
+    assert "penalty remains" in reason["message"] or "blocks the warm-up missed" in reason["message"], reason
 
 
 def test_a_complete_warm_up_leaves_the_fresh_sample_warm(run, store):

@@ -211,6 +211,10 @@ from cutover_prep.cli.hotset import hotset  # noqa: E402  (issue 23: the hot set
 
 app.add_command(hotset)
 
+from cutover_prep.cli.gate import gate  # noqa: E402 - beside the other commands
+
+app.add_command(gate)
+
 
 def _hotset_profile(path: Path | str | None) -> Any:
     """The hot-set profile ``--hotset`` names (``cutover-prep hotset --out FILE``), or exit 2 in one line."""
@@ -284,10 +288,16 @@ class _Aws:
             except (ClientError, BotoCoreError):  # no dynamodb:GetItem: progress from the state names
                 return None
             try:  # RDS's own storage progress: the run's last sample (restore.progress)
-                samples = [s for s in store.storage_samples(run_id) if s.get("status")]
+                every = store.storage_samples(run_id)
             except (ClientError, BotoCoreError):
-                samples = []
-            return {**run, "storage": samples[-1]} if run and samples else run
+                every = []
+            samples = [s for s in every if s.get("status")]
+            if not run or not samples:
+                return run
+            from cutover_prep.findings.storage_init import etas_of_samples
+
+            # RDS's initialization ETA per volume from the same samples (issue 36 §3)
+            return {**run, "storage": samples[-1], "storage_eta": etas_of_samples(every)}
         return read
 
 

@@ -305,9 +305,24 @@ def progress_line(run: dict[str, Any] | None, state: str | None, elapsed_s: floa
     if storage.get("status"):
         percent = f" {storage['percent']} %" if storage.get("percent") is not None else ""
         line += f"; RDS storage {storage['status']}{percent}"
+        line += _storage_eta_text(run.get("storage_eta"))
     if run.get("step") == "benchmark" and run.get("benchmark_points"):
         line += f"; benchmark of {run['benchmark_points']} points"
     return line
+
+
+def _storage_eta_text(etas: dict[str, Any] | None) -> str:
+    """`` (ETA ~1:05:00; rdsdbdata2 ~2:10:00 slowest)``: RDS's initialization ETA per volume (restore.volume_eta)."""
+    volumes = (etas or {}).get("volumes") or {}
+    if not volumes:
+        return ""
+    if etas.get("instance_eta_s") is None:
+        why = next((v["source"] for v in volumes.values() if v.get("eta_s") is None), "no rate yet")
+        return f" (ETA unknown: {why})"
+    parts = [f"ETA ~{clock_text(etas['instance_eta_s'])}"]
+    if len(volumes) > 1:
+        parts += [f"{name} ~{clock_text(v['eta_s'])}" for name, v in volumes.items()]
+    return " (" + "; ".join(parts) + ")"
 
 
 def last_state(sfn: Any, execution_arn: str) -> str | None:

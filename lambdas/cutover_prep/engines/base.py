@@ -177,6 +177,9 @@ class ReadRange:
 # the relation was truncated (PostgreSQL VACUUM, an Oracle shrink) or its storage replaced by a new segment (Oracle
 # TRUNCATE / MOVE: a new DATA_OBJECT_ID, which the end census's catch-up pass reads whole).
 GONE_TRUNCATED, GONE_REBUILT = "truncated while the run ran", "rebuilt while the run ran"
+# Oracle (issue 35 §2): planned blocks above the segment's high-water mark (DBMS_SPACE.UNUSED_SPACE) hold nothing
+# any query reads; they are counted with ``gone`` under this reason, not read and not a short read.
+GONE_FREE_ABOVE_HWM = "free, above the high-water mark: never read by any query"
 
 
 @dataclass

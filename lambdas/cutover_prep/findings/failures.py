@@ -23,7 +23,7 @@ def cause_message(error: dict[str, Any]) -> str:
 NOT_STARTED_CODES = {"InvalidInput": "INPUT_REJECTED", "RunIdReused": "RUN_ID_REUSED"}
 KNOWN_ERRORS = {"InvalidInput", "RunIdReused", "RestoreFailed", "RestoreTimeout", "DatabaseUnreachable",
                 "SecretNotBound", "PermanentReadError", "TransientDatabaseError", "ShortRead", "PreflightFailed",
-                "HotSetEngineMismatch", "LockWaitTimeout", "ConnectionLost"}
+                "HotSetEngineMismatch", "LockWaitTimeout", "ConnectionLost", "OverRead"}
 
 
 def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, events: Any = None,

@@ -15,9 +15,11 @@ by the same rule. The top-level fields stay the primary volume's.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 from cutover_prep.findings.timeline import coverage_series
+from cutover_prep.restore import volume_eta
 
 INITIALIZING = "Initializing"
 
@@ -115,9 +117,22 @@ def storage_initialization(samples: list[dict[str, Any]], unit_items: list[dict[
     }
     if volumes := volume_series(samples):
         section["volumes"] = volumes
+    # the per-volume ETA replayed on what RDS reported and judged against the finish (restore/volume_eta.py)
+    series = {"primary": section["rds_initialized_pct"], **{v["volume"]: v["rds_initialized_pct"] for v in volumes}}
+    section["eta_judged"] = {name: volume_eta.judge(s) for name, s in series.items() if s}
     if gaps := _gaps(samples):
         section["gaps"] = gaps
     if blue_green := _blue_green(instance or {}):
         section["blue_green"] = blue_green
     return section
 
+
+def etas_of_samples(samples: list[dict[str, Any]], *, allocated_gb: dict[str, float] | None = None,
+                    read_mib_per_s: float | None = None, now: datetime | None = None) -> dict[str, Any]:
+    """``volume_etas`` of a run's stored samples (``Store.storage_samples``): the primary and each additional
+    volume's "initialized %" series as the findings build them."""
+    ordered = sorted(samples, key=lambda s: str(s.get("at")))
+    series = {"primary": initialized_pct_series(ordered),
+              **{v["volume"]: v["rds_initialized_pct"] for v in volume_series(ordered)}}
+    return volume_eta.volume_etas({k: v for k, v in series.items() if v}, allocated_gb=allocated_gb,
+                                  read_mib_per_s=read_mib_per_s, now=now)

@@ -27,6 +27,7 @@ from cutover_prep.live.names import (
     RUN_DIMENSION,
     SERVICE,
     SERVICE_DIMENSION,
+    STORAGE_ETA,
     STORAGE_PROGRESS,
     UNITS_DONE,
     UNITS_FAILED,
@@ -88,3 +89,20 @@ def storage_progress(run_id: str, sample: dict[str, Any] | None) -> None:
     if not enabled() or not sample or sample.get("percent") is None:
         return
     _add(run_id, STORAGE_PROGRESS, float(sample["percent"]))
+
+
+def storage_eta(run_id: str, sample: dict[str, Any] | None, store: Any) -> None:
+    """The instance's storage initialization ETA (``restore.volume_eta``) from the run's samples, after a sample
+    that reported an operation (one Query a minute at most). Best effort, as ``bytes_remaining``."""
+    if not enabled() or not sample or not sample.get("status"):
+        return
+    from cutover_prep.findings.storage_init import etas_of_samples
+
+    try:
+        samples = store.storage_samples(run_id)
+    except (ClientError, BotoCoreError) as exc:
+        logger.warning("StorageInitializationEtaSeconds not emitted: samples not read (%s)", type(exc).__name__)
+        return
+    found = etas_of_samples(samples)["instance_eta_s"]
+    if found is not None:
+        _add(run_id, STORAGE_ETA, float(found))

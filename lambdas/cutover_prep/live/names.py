@@ -17,6 +17,8 @@ distinct dimension set as a metric, and a run has thousands of units.
   ``BytesRemaining / rate`` (metric math), not a metric of its own.
 - ``StorageOperationPercentProgress`` (Percent, gauge): RDS's own initialization progress of the
   primary volume, each time it is sampled (``restore.progress``: at most once a minute during the warm-up).
+- ``StorageInitializationEtaSeconds`` (Seconds, gauge): when RDS's storage initialization of the instance
+  will be over (its slowest volume: ``restore.volume_eta``), at each sample; absent while there is no rate.
 """
 
 from __future__ import annotations
@@ -53,9 +55,10 @@ UNITS_DONE = MetricName("UnitsDone", "Count", "Sum")
 UNITS_FAILED = MetricName("UnitsFailed", "Count", "Sum")
 BYTES_REMAINING = MetricName("BytesRemaining", "Bytes", "Minimum")  # the freshest of the period: the least
 STORAGE_PROGRESS = MetricName("StorageOperationPercentProgress", "Percent", "Maximum")
+STORAGE_ETA = MetricName("StorageInitializationEtaSeconds", "Seconds", "Minimum")  # the freshest: the least
 
 METRICS: tuple[MetricName, ...] = (BYTES_READ, CHUNKS_READ, UNITS_DONE, UNITS_FAILED, BYTES_REMAINING,
-                                   STORAGE_PROGRESS)
+                                   STORAGE_PROGRESS, STORAGE_ETA)
 
 # What the dashboard shows of the target itself, beside ours (CloudWatch namespace AWS/RDS, 1-minute).
 RDS_NAMESPACE = "AWS/RDS"

@@ -116,7 +116,8 @@ def _own_temporary_directory() -> Iterator[Path]:
     (``local/emulated.py`` uses ``tempfile``), so what is left afterwards is this run's, not that of
     another run on the same machine. Removed when nothing is mounted in it."""
     with contextlib.suppress(ImportError):  # pgserver fixes its runtime (lock) directory from the temporary
-        import pgserver  # noqa: F401  directory when it is imported: let it take the ordinary one, shared
+        from cutover_prep.engines.postgres.sample_db import pgserver_module  # directory when it is imported:
+        pgserver_module()  # let it take the ordinary one, shared (and without platformdirs' XDG warning)
     work = Path(tempfile.mkdtemp(prefix="cutover-prep-compare-"))
     work.chmod(0o755)  # the database server runs as its own OS user and must reach the mount inside
     saved = tempfile.tempdir

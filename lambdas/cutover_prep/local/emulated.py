@@ -18,7 +18,7 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,10 +79,13 @@ def snapshot_writer(emulation: Emulation, put: Any) -> Any:
 
 
 @contextlib.contextmanager
-def demo_priority(nice: int = DEMO_NICE) -> Iterator[int | None]:
+def demo_priority(nice: int = DEMO_NICE, *, announce: Callable[[int], None] | None = None) -> Iterator[int | None]:
     """Run the block at ``nice`` (a thread's nice on Linux: threads and processes started in the block inherit
-    it), then go back; yields the nice it got, None when it was refused (not root) and nothing changed."""
+    it), then go back; yields the nice it got, None when it was refused (not root) and nothing changed.
+    ``announce(nice)`` is called before the priority is touched (the user hears it first)."""
     before = os.getpriority(os.PRIO_PROCESS, 0)
+    if announce is not None:
+        announce(nice)
     try:
         os.setpriority(os.PRIO_PROCESS, 0, nice)
     except OSError:

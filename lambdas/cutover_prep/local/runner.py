@@ -431,7 +431,6 @@ LOCAL_TLS = "prefer"
 def run_local(options: LocalOptions) -> dict[str, Any]:
     """Run the workflow; return the execution's description plus where the evidence is."""
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
     options = replace(options, run_id=options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}")
     out = evidence_dir(options.out, str(options.run_id))
     spec = parse_dsn(options.dsn) if options.dsn else None
@@ -500,10 +499,11 @@ def _demo(options: LocalOptions) -> dict[str, Any]:
     building = time.monotonic()
     with contextlib.ExitStack() as stack:
         if profile is not None and unavailable() is None:  # the emulated demo (root): decision 56
-            nice = stack.enter_context(demo_priority())
-            if nice is not None:
-                say(f"the demo's processes (moto, the handlers, the embedded PostgreSQL) run at nice {nice}, the "
-                    "volume's at -10: in AWS they would not share this machine's CPU")
+            announce = None if os.geteuid() != 0 else (lambda nice: say(  # only root may raise a priority
+                f"raising the demo's processes (moto, the handlers, the embedded PostgreSQL) to nice {nice}, the "
+                "emulated volume's to -10: in AWS they would not share this machine's CPU"))
+            if stack.enter_context(demo_priority(announce=announce)) is None and announce is not None:
+                say("the priority could not be raised: the demo runs at the usual one")
         spec, emulation = stack.enter_context(demo_database(options.size_mb, profile))
         say(f"sample database ready in {time.monotonic() - building:.0f} s; starting run {options.run_id}")
         return _execute(spec, options, emulation)

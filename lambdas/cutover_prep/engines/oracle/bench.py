@@ -1,7 +1,8 @@
 """Oracle implementation of the benchmark driver (``engines/bench.py``'s ``BenchDriver``), as in seeds 000/002:
 
-- IO-size sweep: ``db_file_multiblock_read_count`` per point with direct path reads
-  (``_serial_direct_read = ALWAYS``): FULL-hinted rowid-range scans of the biggest table,
+- IO-size sweep: ``db_file_multiblock_read_count`` per point (capped at the platform's 1 MiB maximum I/O size,
+  each point noting the value V$PARAMETER says Oracle used) with direct path reads
+  (``_serial_direct_read = ALWAYS``): rowid-range scans (``sql.rowid_range_count_sql``) of the biggest table,
   piece by piece, until the point's time is up (wrapping around a small table). Each scan
   runs in its own session, so the settings die with it.
 - Random single-block reads through the buffer cache (``_serial_direct_read = NEVER``),
@@ -50,6 +51,14 @@ HIST_MICRO_SQL = ("SELECT wait_time_micro, wait_count FROM v$event_histogram_mic
 HIST_MILLI_SQL = "SELECT wait_time_milli, wait_count FROM v$event_histogram WHERE event = 'db file sequential read'"
 PARAMS_SQL = ("SELECT name, value FROM v$parameter WHERE name IN "
               "('db_block_size', 'db_file_multiblock_read_count', 'filesystemio_options')")
+# Issue 35 §5: what the scan's session reads with after its ALTER SESSION (V$PARAMETER shows the session's
+# values). Database Reference, "DB_FILE_MULTIBLOCK_READ_COUNT"
+# (https://docs.oracle.com/database/122/REFRN/DB_FILE_MULTIBLOCK_READ_COUNT.htm: the maximum I/O size is "1MB for
+# most platforms"; https://docs.oracle.com/cd/B10500_01/server.920/a96536/ch143.htm: "If you set this parameter to a
+# value greater than the maximum, Oracle uses the maximum"): the sweep stops at MAX_IO_BYTES / block size, and each
+# point says the value Oracle used.
+MBRC_IN_EFFECT_SQL = "SELECT value FROM v$parameter WHERE name = 'db_file_multiblock_read_count'"
+MAX_IO_BYTES = 1 << 20
 
 
 # What this session waited on (Database Reference, "V$SESSION_EVENT"), before and after a point.
@@ -85,6 +94,23 @@ def mbrc_sql(value: int) -> str:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1024:
         raise ValueError(f"db_file_multiblock_read_count must be an integer 1-1024, got {value!r}")
     return f"ALTER SESSION SET db_file_multiblock_read_count = {value}"
+
+
+def _mbrc_in_effect(cur: Any, asked: int, block_size: int) -> str:
+    """The point's label from the server: the session's db_file_multiblock_read_count after the set (V$PARAMETER),
+    named when it is not the value asked (Oracle caps it at the platform's maximum I/O size)."""
+    try:
+        cur.execute(MBRC_IN_EFFECT_SQL)
+        row = cur.fetchone()
+    except oracledb.Error as exc:
+        return f"db_file_multiblock_read_count in effect not known (V$PARAMETER: {str(exc).splitlines()[0]})"
+    if row is None or row[0] is None or not str(row[0]).strip().isdigit():
+        return "db_file_multiblock_read_count in effect not known (V$PARAMETER gave no value)"
+    used = int(str(row[0]).strip())
+    kib = used * block_size // 1024
+    if used != asked:
+        return f"Oracle used db_file_multiblock_read_count = {used} ({kib} KiB), not the {asked} asked"
+    return f"db_file_multiblock_read_count = {used} ({kib} KiB) after the set (V$PARAMETER)"
 
 
 def _no_privilege(exc: oracledb.Error) -> bool:
@@ -146,13 +172,23 @@ class OracleBench:
                 "db_file_multiblock_read_count": params.get("db_file_multiblock_read_count"),
                 "filesystemio_options": fsio, "counters": counters,
                 "latency_histogram": "v$event_histogram" if self.latency_histogram() is not None else None,
-                "read_method": "full_scan_rowid_range (direct path)", "notes": notes}
+                "read_method": "rowid_range_scan (direct path)", "notes": notes}
 
     def io_size_points(self, options: SweepOptions, target: SweepTarget) -> list[PointSpec]:
+        """One point per value, capped at the platform's maximum I/O size (``MAX_IO_BYTES`` / block size, the
+        value Oracle uses for any larger one): a capped value is measured once, at the maximum, and the point's
+        knobs say what was asked above it (``requested``)."""
         bs = target.block_size or self._block_size or 8192
+        cap = max(1, MAX_IO_BYTES // bs)
+        used: dict[int, list[int]] = {}
+        for v in options.mbrc_values:
+            used.setdefault(min(int(v), cap), [])
+            if v > cap:
+                used[min(int(v), cap)].append(int(v))
         return [PointSpec(point_id=f"mbrc-{v:03d}", kind="sequential", seconds=options.seconds_per_point,
-                          io_size_kb=v * bs / 1024, knobs={"db_file_multiblock_read_count": v})
-                for v in options.mbrc_values]
+                          io_size_kb=v * bs / 1024,
+                          knobs={"db_file_multiblock_read_count": v, **({"requested": asked} if asked else {})})
+                for v, asked in used.items()]
 
     def counters(self) -> dict[str, float]:
         try:
@@ -185,7 +221,9 @@ class OracleBench:
         read_bytes = calls = passes = 0
         try:
             with conn.cursor() as cur:
-                cur.execute(mbrc_sql(int(spec.knobs.get("db_file_multiblock_read_count", 128))))
+                asked = int(spec.knobs.get("db_file_multiblock_read_count", 128))
+                cur.execute(mbrc_sql(asked))
+                in_effect = _mbrc_in_effect(cur, asked, target.block_size)
                 cur.execute(q.serial_direct_read_sql("ALWAYS"))
                 sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc.get("partition"),
                                               bool(loc.get("subpartition")), serial_direct_read="ALWAYS")
@@ -197,8 +235,8 @@ class OracleBench:
                             if time.monotonic() >= deadline:
                                 break
                             hi = min(lo + PIECE_BLOCKS, first + blocks) - 1
-                            cur.execute(sql, **q.rowid_range_binds(loc["data_object_id"], rfno, lo, hi,
-                                                                 bool(loc.get("bigfile"))))
+                            cur.execute(sql, **q.rowid_bounds(loc["data_object_id"], rfno, lo, hi,
+                                                              bool(loc.get("bigfile"))))
                             cur.fetchone()
                             read_bytes += (hi - lo + 1) * target.block_size
                             calls += 1
@@ -211,6 +249,7 @@ class OracleBench:
             except oracledb.Error:
                 pass
         notes = [f"the target was read {passes} times (direct path: each pass from storage)"] if passes > 1 else []
+        notes += [in_effect] if in_effect else []
         notes += self._record_waits(spec.point_id, waits)
         return ScanResult(bytes=read_bytes, calls=calls, seconds=time.monotonic() - started, notes=notes,
                           passes=passes, cached=False)  # _serial_direct_read: never the buffer cache
@@ -352,8 +391,8 @@ class _BlockReader:
                                       bool(locator.get("subpartition")), serial_direct_read="NEVER")
         try:
             with self.conn.cursor() as cur:
-                cur.execute(sql, **q.rowid_range_binds(locator["data_object_id"], file_id, block, block,
-                                                     bool(locator.get("bigfile"))))
+                cur.execute(sql, **q.rowid_bounds(locator["data_object_id"], file_id, block, block,
+                                                  bool(locator.get("bigfile"))))
                 cur.fetchone()
         except oracledb.Error as exc:
             raise map_error(exc, f"reading block {block} of {locator.get('owner')}.{locator.get('table')}") from None

@@ -16,6 +16,7 @@ reads the whole overflow, and the others read nothing and say so (``details["unc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal, localcontext
 from typing import Any
 
@@ -37,8 +38,10 @@ def key_bounds(lo: int, hi: int, blocks: int, low: Decimal, high: Decimal) -> tu
         return at(lo), (None if hi >= blocks else at(hi))
 
 
-def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, details: dict[str, Any]) -> int:
-    """Read the overflow rows of ``rng``'s share of its IOT's key; the planned blocks gone from the segment."""
+def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, details: dict[str, Any],
+         begin: Callable[[], None] = lambda: None) -> int:
+    """Read the overflow rows of ``rng``'s share of its IOT's key; the planned blocks gone from the segment.
+    ``begin``: called right before the statement that reads data (``lobsplit.read``)."""
     loc = rng.locator
     overflow = lobsplit.lob_extents(cur, {**loc, "segment": loc["overflow"]})  # any segment's extents, in order
     where = lobsplit.window(rng.extents, overflow) if rng.extents and overflow else None
@@ -48,6 +51,7 @@ def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, de
     blocks = sum(e.blocks for e in overflow)
     whole = q.iot_overflow_sql(loc["owner"], loc["table"], columns, partition)
     if where == (0, blocks):
+        begin()
         cur.execute(whole)
         cur.fetchone()
         details["key_slice"] = {"whole": True}
@@ -56,6 +60,7 @@ def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, de
     if key is None or key[1] != "NUMBER":
         details["key_slice"] = {"key": None if key is None else str(key[0]), "type": None if key is None else key[1]}
         if where[0] == 0:  # the first piece reads it all; the others read nothing and say so
+            begin()
             cur.execute(whole)
             cur.fetchone()
         else:
@@ -69,6 +74,7 @@ def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, de
     start, end = key_bounds(*where, blocks, Decimal(str(low)), Decimal(str(high)))
     details["key_slice"] = {"key": column, "from": str(start), "to": None if end is None else str(end),
                             "overflow_blocks": [*where], "of": blocks}
+    begin()
     cur.execute(q.iot_overflow_sql(loc["owner"], loc["table"], columns, partition, key=column, bounded=end is not None),
                 key_from=start, **({"key_to": end} if end is not None else {}))
     cur.fetchone()

@@ -15,7 +15,7 @@ no longer holds (it shrank, it was rebuilt) are gone, as for a table (``ReadResu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import oracledb
@@ -89,8 +89,11 @@ def table_slice(lo: int, hi: int, lob_blocks: int, table: Sequence[Extent]) -> l
     return out
 
 
-def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any]) -> int:
-    """Read the LOB values of ``rng``'s share of its table; the planned blocks gone from the segment."""
+def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any],
+         begin: Callable[[], None] = lambda: None) -> int:
+    """Read the LOB values of ``rng``'s share of its table; the planned blocks gone from the segment.
+    ``begin`` is called right before the first statement that reads data (the counters taken then, after the
+    dictionary look-ups, whose recursive reads are not the read's)."""
     loc = rng.locator
     block = q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
                              loc.get("table_partition"), bool(loc.get("table_subpartition")), rowid_range=True)
@@ -101,6 +104,7 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any]) -> i
         return rng.blocks
     lob_blocks = sum(e.blocks for e in lob)
     if where == (0, lob_blocks):  # the whole LOB: the whole column
+        begin()
         cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
                                      loc.get("table_partition"), bool(loc.get("table_subpartition"))),
                     total=total_var)
@@ -115,6 +119,7 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any]) -> i
     if not pieces:
         return 0
     objd, bigfile = int(rows[0][0]), str(rows[0][4]) == "YES"
+    begin()
     for p in pieces:
         cur.execute(block, total=total_var,
                     **q.rowid_range_binds(objd, p.file_id, p.first_block, p.first_block + p.blocks - 1, bigfile))

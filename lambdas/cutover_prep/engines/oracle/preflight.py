@@ -1,18 +1,20 @@
 """Oracle preflight (``cutover-prep preflight``): the connection, the views and grants the engine uses, and
-each read method the plan uses, proven on the smallest real segment of the plan through
-``OracleEngine.read_range`` (its read-only transaction):
+each read method the plan uses, proven on a real segment of the plan through ``OracleEngine.read_range`` (its
+read-only transaction):
 
-- ``full_scan_rowid_range``: the first extent of the smallest table segment;
+- ``rowid_range_scan`` (issue 35 §1): one chunk (the first extent) of the customer's *largest* table, with its
+  plan kept (``engine.capture_plan``: V$SESSION.PREV_SQL_ID, V$SQL_PLAN) and checked by name (``rowid range
+  plan``: a ``TABLE ACCESS`` with option ``BY ROWID RANGE``, no ``TABLE ACCESS FULL``), its physical reads
+  checked against the chunk's blocks (the engine's confirmation: its segment's V$SEGMENT_STATISTICS and the
+  session's V$MYSTAT; ``OverRead`` beyond the plan, ``ShortRead`` short of it), and the rowid text the engine
+  builds compared with the server's DBMS_ROWID.ROWID_CREATE (``rowid encoding``);
 - ``index_ffs``: the smallest index, whole; ``lob_read``: the smallest LOB segment, whole;
 - the bigfile round trip (``sql.BIGFILE_ROUNDTRIP_SQL``) when the plan holds a bigfile segment: the block
   number DBMS_ROWID reads back from the rowid the binds build is the block asked for.
 
-Each read is confirmed by the session's V$MYSTAT counters (the engine's ``confirm_read``: a read its
-counters do not confirm is a ``ShortRead``); without SELECT on V$MYSTAT the read is unconfirmed, which
-fails. The engine has no plan guard (the counters are its guard), so no DBMS_XPLAN is asked.
-
-The views checked are the ones the engine's own SQL names (``engine_views``), each with
-``SELECT COUNT(*) FROM <view> WHERE ROWNUM < 1``; with ``--datafiles`` also the datafile pass's views and
+A read not confirmed by both views (no SELECT on V$MYSTAT or V$SEGMENT_STATISTICS) fails: the preflight is
+where a read path is proven. The views checked are the ones the engine's own SQL names (``engine_views``), each
+with ``SELECT COUNT(*) FROM <view> WHERE ROWNUM < 1``; with ``--datafiles`` also the datafile pass's views and
 EXECUTE on ``rdsadmin.rdsadmin_rman_util`` (ALL_PROCEDURES lists what the user may execute); RMAN is not
 run by the preflight. Module top imports no driver (the registry imports this module).
 """
@@ -43,11 +45,13 @@ if TYPE_CHECKING:
 
 EDITION_SQL = "SELECT banner FROM v$version WHERE banner LIKE 'Oracle%' AND ROWNUM = 1"
 SESSION_PRIVS_SQL = ("SELECT privilege FROM session_privs WHERE privilege IN "
-                     "('CREATE SESSION', 'READ ANY TABLE', 'SELECT ANY TABLE', 'SELECT ANY DICTIONARY')")
+                     "('CREATE SESSION', 'READ ANY TABLE', 'SELECT ANY TABLE', 'SELECT ANY DICTIONARY', 'ANALYZE ANY')")
 RMAN_UTIL_SQL = ("SELECT COUNT(*) FROM all_procedures WHERE owner = 'RDSADMIN' "
                  "AND object_name = 'RDSADMIN_RMAN_UTIL'")
 VIEW = re.compile(r"\b(dba_[a-z_]+|v\$[a-z_]+)\b", re.IGNORECASE)
-READS = (("rowid_range", "full_scan_rowid_range"), ("index", "index_ffs"), ("lob", "lob_read"))
+READS = (("rowid_range", "rowid_range_scan"), ("index", "index_ffs"), ("lob", "lob_read"))
+ROWID_PLAN = "rowid range plan"
+ROWID_ENCODING = "rowid encoding"
 
 
 def view_probe_sql(view: str) -> str:
@@ -140,7 +144,11 @@ def _privileges(engine: Any, ctx: Context, errors: tuple[type[BaseException], ..
         privs = {str(p) for (p,) in cur.execute(SESSION_PRIVS_SQL)}
     read_any = privs & {"READ ANY TABLE", "SELECT ANY TABLE"}
     out = [Check(PRIVILEGE, "READ ANY TABLE", INFO, f"held ({', '.join(sorted(read_any))})" if read_any else
-                 "not held: each table needs SELECT or READ (the census names what may not be read)")]
+                 "not held: each table needs SELECT or READ (the census names what may not be read)"),
+           Check(PRIVILEGE, "ANALYZE ANY", INFO, "held: DBMS_SPACE.UNUSED_SPACE gives each table's high-water mark"
+                 if "ANALYZE ANY" in privs else "not held: DBMS_SPACE.UNUSED_SPACE needs ANALYZE on each table, else "
+                 "table reads plan whole extents (free blocks above the high-water mark included) and are confirmed "
+                 "with the looser bound (half the planned blocks)")]
     for view in engine_views(ctx.datafiles):
         def probe(view: str = view) -> Check:
             import oracledb
@@ -164,6 +172,38 @@ def _privileges(engine: Any, ctx: Context, errors: tuple[type[BaseException], ..
     return out
 
 
+def plan_check(key: str, table: str, plan: dict[str, Any] | None) -> Check:
+    """The chunk's plan, by name: ``TABLE ACCESS BY ROWID RANGE`` of the table and no full scan (Database
+    Reference, "V$SQL_PLAN": OPERATION, OPTIONS; SQL Tuning Guide, "Table Access by Rowid")."""
+    lines = (plan or {}).get("lines") or []
+    shown = "; ".join(" ".join(str(x) for x in (op, opt, name) if x) for op, opt, _, name in lines)
+    if not lines:
+        return Check(METHOD, ROWID_PLAN, FAIL, f"{key}: no plan found for the chunk's statement (V$SESSION.PREV_SQL_ID"
+                     f" {(plan or {}).get('sql_id')}, V$SQL_PLAN): SELECT on V_$SESSION and V_$SQL_PLAN is needed")
+    ranged = [ln for ln in lines if ln[0] == "TABLE ACCESS" and ln[1] == "BY ROWID RANGE" and ln[3] in (None, table)]
+    full = [ln for ln in lines if ln[0] == "TABLE ACCESS" and ln[1] != "BY ROWID RANGE"]
+    if ranged and not full:
+        return Check(METHOD, ROWID_PLAN, PASS, f"{key}: SQL_ID {plan.get('sql_id')}: {shown}",  # type: ignore[union-attr]
+                     data={"plan": lines})
+    return Check(METHOD, ROWID_PLAN, FAIL, f"{key}: the chunk ran as {shown or 'nothing'}, not TABLE ACCESS BY ROWID "
+                 "RANGE: each chunk would not stop at its rowid bounds", data={"plan": lines})
+
+
+def _encoding(engine: Any, seg: Any) -> Check:
+    """The rowid the engine builds for the chunk's first block is the server's DBMS_ROWID.ROWID_CREATE."""
+    from cutover_prep.engines.oracle import sql as q
+
+    ext = seg.extents[0]
+    b = q.rowid_range_binds(int(seg.locator["data_object_id"]), ext.file_id, ext.first_block, ext.first_block,
+                            bool(seg.locator.get("bigfile")))
+    ours = q.rowid_of(b["objd"], b["lo_fno"], b["lo_block"], 0)
+    server = _one(engine, q.ROWID_CREATE_SQL, objd=b["objd"], fno=b["lo_fno"], block=b["lo_block"], row_number=0)
+    ok = server is not None and str(server) == ours
+    return Check(METHOD, ROWID_ENCODING, PASS if ok else FAIL,
+                 f"{seg.key}: block {ext.first_block:,} of file {ext.file_id}: ours {ours}, DBMS_ROWID.ROWID_CREATE "
+                 f"{server}" + ("" if ok else ": the rowid ranges would name other blocks"))
+
+
 def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...]) -> list[Check]:
     from cutover_prep.engines.base import ReadRange
     from cutover_prep.engines.oracle import sql as q
@@ -175,13 +215,21 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
         if not found:
             out.append(Check(METHOD, method, INFO, "not used by the plan (no segment of the selection needs it)"))
             continue
-        seg = found[0]
+        seg = found[-1] if read == "rowid_range" else found[0]  # the largest table; the smallest index, LOB
         extents = seg.extents[:1] if read == "rowid_range" else seg.extents
         rng = ReadRange(seg.key, seg.locator, extents, seg.block_size, seg.splittable)
+        engine.capture_plan, engine.last_plan = read == "rowid_range", None
         try:
             result = engine.read_range(rng)
-        except errors as exc:  # a ShortRead (V$MYSTAT did not confirm it), no privilege, ...
-            out.append(Check(METHOD, method, FAIL, f"{seg.key}: {' '.join(str(exc).split())}"))
+        except errors as exc:  # an OverRead, a ShortRead, no privilege, ...
+            out.append(Check(METHOD, method, FAIL, f"{seg.key}: {type(exc).__name__}: {' '.join(str(exc).split())}"))
+            result = None
+        finally:
+            engine.capture_plan = False
+        if read == "rowid_range":
+            out.append(plan_check(seg.key, str(seg.locator.get("table")), engine.last_plan))
+            out.append(_encoding(engine, seg))
+        if result is None:
             continue
         details = result.details
         if result.gone and not result.blocks:  # issue 32: nothing of the planned storage exists now
@@ -189,15 +237,18 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
                              f"(DATA_OBJECT_ID {seg.locator.get('data_object_id')} at discovery, "
                              f"{details.get('data_object_id_now', 'the same')} now); run the preflight again"))
             continue
-        if details.get("confirmed_blocks") is None:
+        missing = [details[k] for k in ("unconfirmed", "segment_unconfirmed") if details.get(k)]
+        if details.get("confirmed_blocks") is None or missing:
             out.append(Check(METHOD, method, FAIL, f"{seg.key}: read, but not confirmed: "
-                             f"{details.get('unconfirmed', 'no V$MYSTAT counters')}"))
+                             f"{'; '.join(missing) or 'no counters'}"))
             continue
-        mystat = details.get("mystat") or {}
-        out.append(Check(METHOD, method, PASS, f"{seg.key}: {rng.blocks} block(s) planned, V$MYSTAT confirmed "
-                         f"{details['confirmed_blocks']:,} (physical reads +{mystat.get('physical reads', 0):,}, "
-                         f"session logical reads +{mystat.get('session logical reads', 0):,})",
-                         data={"blocks": rng.blocks, "mystat": mystat}))
+        mystat, segstat = details.get("mystat") or {}, details.get("segment_stats") or {}
+        seen = (f"V$SEGMENT_STATISTICS physical reads +{segstat.get('physical reads', 0):,}, logical reads "
+                f"+{segstat.get('logical reads', 0):,}; V$MYSTAT physical reads +{mystat.get('physical reads', 0):,}")
+        out.append(Check(METHOD, method, PASS, f"{seg.key}: {result.blocks:,} block(s) read of {rng.blocks:,} planned "
+                         f"({result.gone:,} free above the high-water mark or gone); {seen}",
+                         data={"blocks": rng.blocks, "read": result.blocks, "mystat": mystat,
+                               "segment_stats": segstat, "high_water_mark": details.get("high_water_mark")}))
     bigfile = sorted((s for s in segments if s.locator.get("read") == "rowid_range" and s.locator.get("bigfile")),
                      key=lambda s: s.bytes)
     if not bigfile:

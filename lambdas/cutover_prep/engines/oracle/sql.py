@@ -114,8 +114,10 @@ ORDER BY segment_name, partition_name, segment_type, relative_fno, block_id
 # A TRUNCATE or MOVE gives the object a new segment, so a new DATA_OBJECT_ID (Database Reference, "ALL_OBJECTS":
 # "Dictionary object number of the segment that contains the object"); a SHRINK SPACE keeps the segment and
 # releases the extents above its new high water mark. No row: the dictionary does not say (dropped, not visible).
+# EXTENT_ID (the extent's order in its segment) places the high-water mark (``UNUSED_SPACE_BLOCK``): extents after
+# the last used one hold nothing any query reads (issue 35 §2).
 SEGMENT_NOW_SQL = """
-SELECT o.data_object_id, e.relative_fno, e.block_id, e.blocks
+SELECT o.data_object_id, e.relative_fno, e.block_id, e.blocks, e.extent_id
 FROM dba_objects o
 LEFT JOIN dba_extents e ON e.owner = o.owner AND e.segment_name = o.object_name
   AND e.segment_type = o.object_type
@@ -124,6 +126,19 @@ WHERE o.owner = :owner AND o.object_name = :name AND o.object_type = :segment_ty
   AND (o.subobject_name = :partition OR (o.subobject_name IS NULL AND :partition IS NULL))
 ORDER BY e.relative_fno, e.block_id
 """
+
+# A segment's high-water mark (issue 35 §2): PL/SQL Packages and Types Reference, "DBMS_SPACE.UNUSED_SPACE"
+# (https://docs.oracle.com/cd/A97630_01/appdev.920/a96612/d_space2.htm): ``unused_blocks`` are the blocks above
+# the high-water mark, ``last_used_extent_file_id`` / ``last_used_extent_block_id`` the extent it is in and
+# ``last_used_block`` the last block of that extent that holds data. Needs ANALYZE on the object (ANALYZE ANY);
+# refused, the read goes by the planned extents and says the mark is not known.
+UNUSED_SPACE_BLOCK = (
+    "BEGIN DBMS_SPACE.UNUSED_SPACE(segment_owner => :owner, segment_name => :name, segment_type => :segment_type, "
+    "total_blocks => :total_blocks, total_bytes => :total_bytes, unused_blocks => :unused_blocks, "
+    "unused_bytes => :unused_bytes, last_used_extent_file_id => :last_file, "
+    "last_used_extent_block_id => :last_block_id, last_used_block => :last_block, partition_name => :partition); "
+    "END;"
+)
 
 # Every key column of an index, in order, with whether the table column may be NULL (to force an
 # INDEX_FFS the query must not need rows whose key columns are all NULL). DBA_TAB_COLS, not
@@ -155,6 +170,33 @@ MYSTAT_SQL = (
 )
 
 
+# One segment's own read counters (issue 35 §2; Database Reference 19c, "V$SEGMENT_STATISTICS",
+# https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-SEGMENT_STATISTICS.html): instance-wide
+# but per segment, so a read is confirmed by the segment it was meant to read, not by whatever the session read
+# (recursive and dictionary reads count in V$MYSTAT). No partition: every subobject (a global index read whole).
+SEGMENT_STATISTIC_NAMES = ("logical reads", "physical reads", "physical reads direct")
+SEGMENT_STATISTICS_SQL = (
+    "SELECT statistic_name, SUM(value) FROM v$segment_statistics "
+    "WHERE owner = :owner AND object_name = :name AND (:partition IS NULL OR subobject_name = :partition) "
+    "AND statistic_name IN (" + ", ".join(f"'{name}'" for name in SEGMENT_STATISTIC_NAMES) + ") "
+    "GROUP BY statistic_name"
+)
+
+# The plan the read ran with (issue 35 §1, the preflight's proof): the session's previous statement
+# (Database Reference, "V$SESSION": PREV_SQL_ID, PREV_CHILD_NUMBER) and its plan lines (Database Reference,
+# "V$SQL_PLAN", https://docs.oracle.com/database/122/REFRN/V-SQL_PLAN.htm: OPERATION e.g. TABLE ACCESS, OPTIONS
+# e.g. BY ROWID RANGE), what DBMS_XPLAN.DISPLAY_CURSOR formats (PL/SQL Packages 19c, "DBMS_XPLAN",
+# https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_XPLAN.html: DISPLAY_CURSOR needs
+# SELECT on V$SQL_PLAN, V$SESSION, V$SQL_PLAN_STATISTICS_ALL; all in SELECT_CATALOG_ROLE).
+PREV_SQL_SQL = "SELECT prev_sql_id, prev_child_number FROM v$session WHERE sid = SYS_CONTEXT('USERENV', 'SID')"
+SQL_PLAN_SQL = ("SELECT id, operation, options, object_owner, object_name FROM v$sql_plan "
+                "WHERE sql_id = :sql_id AND child_number = :child_number ORDER BY id")
+
+# The server's own rowid for (objd, file, block, row) (PL/SQL Packages, "DBMS_ROWID.ROWID_CREATE"): the preflight
+# and the live test prove ``rowid_of`` builds the same text.
+ROWID_CREATE_SQL = "SELECT ROWIDTOCHAR(DBMS_ROWID.ROWID_CREATE(1, :objd, :fno, :block, :row_number)) FROM dual"
+
+
 def quote_identifier(name: str) -> str:
     """Oracle's quoted identifier, or ValueError for names Oracle itself cannot quote."""
     if not name:
@@ -180,7 +222,7 @@ SMALLFILE_BLOCK_BITS = 22  # a smallfile rowid: 10 bits of relative file number,
 
 
 def rowid_range_binds(objd: int, rfno: int, first_block: int, last_block: int, bigfile: bool) -> dict[str, int]:
-    """Binds of ``rowid_range_count_sql`` for blocks ``first_block..last_block`` of one file.
+    """The rowid fields (``rowid_bounds``) of blocks ``first_block..last_block`` of one file.
 
     ROWID_CREATE builds the smallfile layout. In a bigfile tablespace the rowid has no file number
     (DBA_EXTENTS says RELATIVE_FNO 1024, which 10 bits cannot hold): its block number is encoded
@@ -209,24 +251,56 @@ def serial_direct_read_sql(mode: str) -> str:
     return f'ALTER SESSION SET "_serial_direct_read" = {mode}'
 
 
+# Extended rowids (Concepts, "Rowid Format", https://docs.oracle.com/cd/G47991_01/cncpt/img_text/cncpt249.html:
+# AAAPec = data object number, AAF = relative file number, AAAABS = block number, AAA = row number, each a base-64
+# number over A-Z a-z 0-9 + /). DBMS_PARALLEL_EXECUTE's CREATE_CHUNKS_BY_ROWID hands each chunk out as two such
+# rowids, START_ROWID and END_ROWID; the engine builds them the same way from the extents it plans.
+ROWID_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+ROWID_FIELDS = (("objd", 6, 32), ("fno", 3, 10), ("block", 6, 22), ("row_number", 3, 16))  # name, chars, bits
+MAX_ROW_NUMBER = 32767  # the last row slot of a block, as DBMS_PARALLEL_EXECUTE's chunks end
+
+
+def rowid_of(objd: int, fno: int, block: int, row_number: int) -> str:
+    """The 18-character extended rowid of (data object, relative file, block, row)."""
+    out = []
+    for (name, chars, bits), value in zip(ROWID_FIELDS, (objd, fno, block, row_number), strict=True):
+        if not 0 <= int(value) < (1 << bits):
+            raise ValueError(f"rowid {name} {value} does not fit its {bits} bits")
+        digits, value = [], int(value)
+        for _ in range(chars):
+            digits.append(ROWID_DIGITS[value % 64])
+            value //= 64
+        out.append("".join(reversed(digits)))
+    return "".join(out)
+
+
+def rowid_bounds(objd: int, rfno: int, first_block: int, last_block: int, bigfile: bool) -> dict[str, str]:
+    """Binds of ``rowid_range_count_sql``: the rowid range of blocks ``first_block..last_block`` of one file,
+    from row 0 of the first block to row 32767 of the last (``rowid_range_binds`` places a bigfile block)."""
+    b = rowid_range_binds(objd, rfno, first_block, last_block, bigfile)
+    return {"start_id": rowid_of(b["objd"], b["lo_fno"], b["lo_block"], 0),
+            "end_id": rowid_of(b["objd"], b["hi_fno"], b["hi_block"], MAX_ROW_NUMBER)}
+
+
 def rowid_range_count_sql(owner: str, table: str, partition: str | None = None, subpartition: bool = False, *,
                           serial_direct_read: str) -> str:
-    """Count rows of one rowid range with a FULL scan; the session's ``_serial_direct_read`` decides
-    whether it reads by direct path or through the buffer cache.
-
-    That setting is kept with the child cursor but does not stop another session from sharing it, so
-    each mode has its own text (a comment naming the mode): the probe's buffered reads never reuse
-    the warm-up's direct-path cursor, nor the other way round.
-    Binds (``rowid_range_binds``): objd, lo_fno, lo_block, hi_fno, hi_block. The range is built the
-    way DBMS_PARALLEL_EXECUTE chunks by rowid: from (objd, file, first block, row 0) to (objd, file,
-    last block, row 32767)."""
+    """Count the rows of one rowid range the way Oracle documents rowid chunks (issue 35 §1): PL/SQL Packages
+    and Types Reference 19c, "DBMS_PARALLEL_EXECUTE"
+    (https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_PARALLEL_EXECUTE.html): chunks
+    made by CREATE_CHUNKS_BY_ROWID are processed by a statement hinted ``ROWID`` with
+    ``WHERE rowid BETWEEN :start_id AND :end_id``; its plan is ``TABLE ACCESS BY ROWID RANGE`` (SQL Tuning
+    Guide, "Table Access by Rowid", https://docs.oracle.com/database/122/TGSQL/optimizer-access-paths.htm),
+    which the preflight proves from V$SQL_PLAN. NO_INDEX keeps an index fast full scan (whose entries carry
+    rowids too) from answering the count. The session's ``_serial_direct_read`` decides direct path or buffer
+    cache; each mode has its own text (a comment naming it), so a cursor of one mode is never shared with the
+    other. Binds: ``rowid_bounds``."""
     serial_direct_read_sql(serial_direct_read)  # validates the mode
     return (
-        f"SELECT /*+ FULL(t) NO_INDEX(t) NO_PARALLEL(t) */ /* cutover-prep _serial_direct_read={serial_direct_read} */ "
+        "SELECT /*+ ROWID(t) NO_INDEX(t) NO_PARALLEL(t) */ "
+        f"/* cutover-prep _serial_direct_read={serial_direct_read} */ "
         f"COUNT(*) FROM {qualified(owner, table)}"
         f"{_partition_clause(partition, subpartition)} t "
-        "WHERE t.ROWID BETWEEN DBMS_ROWID.ROWID_CREATE(1, :objd, :lo_fno, :lo_block, 0) "
-        "AND DBMS_ROWID.ROWID_CREATE(1, :objd, :hi_fno, :hi_block, 32767)"
+        "WHERE t.ROWID BETWEEN :start_id AND :end_id"
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,22 @@ DEMO_DATABASE = "cutover_demo"
 DEMO_TABLESPACE = "cutover_demo_restored"  # on the emulated restored volume
 HOSTILE_SCHEMA = 'Mixed "Case" $chema'
 HOSTILE_TABLE = 'Weird "Name" #1 naïve'
+
+
+def pgserver_module() -> Any:
+    """``import pgserver``, without platformdirs' ``XDG_RUNTIME_DIR is not set`` warning: pgserver asks for its
+    lock directory when it is imported, and outside a login session (a container, CI) the variable is unset and
+    platformdirs warns before falling back to ``/tmp/runtime-<uid>``, which serves a throwaway server well.
+    Only that warning, only around the import (it is the one place pgserver asks)."""
+    with warnings.catch_warnings():
+        try:
+            from platformdirs import RuntimeDirWarning
+        except ImportError:  # platformdirs before 4.5 has no category of its own: its message
+            warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
+        else:
+            warnings.simplefilter("ignore", RuntimeDirWarning)
+        import pgserver
+    return pgserver
 
 
 def create_sample(conninfo: str, *, size_mb: int = 300) -> dict[str, int]:
@@ -103,7 +120,7 @@ def embedded_postgres(size_mb: int, volume: Any = None,
     Yields the connection and the database's directory relative to the volume's root (None
     without a volume).
     """
-    import pgserver
+    pgserver = pgserver_module()
 
     superuser = bootstrap_db = "postgres"  # pgserver's superuser and first database
     with tempfile.TemporaryDirectory(prefix="cutover-prep-pg-") as work:
@@ -155,8 +172,7 @@ class ServerControl:
         self.user = self.pgdata.owner() if os.geteuid() == 0 else None  # pgserver runs it as its own user as root
 
     def _pg_ctl(self, *args: str) -> None:
-        import pgserver
-
+        pgserver = pgserver_module()
         pgserver.pg_ctl(["-w", "-t", "120", *args], pgdata=self.pgdata, user=self.user)
 
     def restart(self) -> None:
@@ -178,8 +194,7 @@ def _stop_restarted(pgdata: Path, user: str | None) -> None:
         return
     import subprocess
 
-    import pgserver
-
+    pgserver = pgserver_module()
     with contextlib.suppress(subprocess.CalledProcessError):
         pgserver.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
 

@@ -1,0 +1,150 @@
+"""What the server says a read read (issue 35 §1, §2): the session's counters (V$MYSTAT) and the read
+segment's own (V$SEGMENT_STATISTICS), taken before and after each read, and the verdict on them.
+
+- Confirmed: the segment's own delta ('physical reads' or 'physical reads direct', or 'logical reads' for blocks
+  already cached) is at
+  least the planned blocks less the tolerance. When the read's blocks were planned to the segment's
+  high-water mark (``reads.hwm_pieces``) the tolerance is ``tolerance(planned)``; when the mark is not known
+  (no ANALYZE) the planned extents may hold free blocks above it that no query reads, so the old bound stays:
+  half the planned blocks (``UNKNOWN_MARK_FRACTION``). Fewer: ``ShortRead``, with both deltas.
+- Over-read: a statement that read more than planned plus the tolerance (a FULL scan where a rowid range was
+  meant: every chunk would read the whole table) is ``OverRead``, never "confirmed". Measured by the session's
+  'physical reads' (this session's own, whatever else runs) for the reads that touch their segment only (rowid
+  ranges, index fast full scans), and by the segment's delta for the reads whose statement also reads another
+  segment by design (a LOB's table and LOB index, an overflow's IOT).
+- Without SELECT on a view the read is not confirmed by it and ``details`` says so (the preflight fails then).
+
+V$SEGMENT_STATISTICS is the instance's, so another session reading the same segment at the same time only
+adds to it: it can hide a short read of ours, never make one, so it is not the over-read measure of reads
+that have a session-only one. Its 'logical reads' may be a sampled statistic (V$SEGSTAT_NAME.SAMPLED says
+which), so it only ever confirms (blocks already cached), never measures an over-read. The counters "before"
+are taken right before the read's data statements, after the dictionary look-ups the read needs (DBA_EXTENTS,
+DBMS_SPACE, DBA_IND_COLUMNS: on a cold volume their recursive reads are physical too, and not the read's).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import oracledb
+
+from cutover_prep.engines.base import PermanentReadError, ReadRange, ShortRead
+from cutover_prep.engines.oracle import sql as q
+
+NO_PRIVILEGE_CODES = {942, 1031}
+TOLERANCE_FRACTION = 0.10  # of the planned blocks, either way
+TOLERANCE_BLOCKS = 16  # at least: segment header and space-management blocks, a few recursive reads
+UNKNOWN_MARK_FRACTION = 0.5  # the confirmation bound when the high-water mark is not known
+SESSION_MEASURED = {"rowid_range_scan", "index_ffs"}  # statements that read their own segment only
+
+
+class OverRead(PermanentReadError):  # noqa: N818 (the name the workflow reports, beside ShortRead)
+    """A read read more blocks than planned, beyond the stated tolerance: its statement did not take the
+    planned access path (a full scan for a rowid range), so it is named, not confirmed."""
+
+    error_type = "OverRead"
+
+
+def tolerance(planned: int) -> int:
+    return max(TOLERANCE_BLOCKS, math.ceil(planned * TOLERANCE_FRACTION))
+
+
+def _no_privilege(exc: oracledb.DatabaseError) -> bool:
+    return getattr(exc.args[0] if exc.args else None, "code", 0) in NO_PRIVILEGE_CODES
+
+
+class Counters:
+    """Reads V$MYSTAT and V$SEGMENT_STATISTICS for one engine; remembers a view it may not read."""
+
+    def __init__(self) -> None:
+        self.mystat_readable = True
+        self.segment_readable = True
+
+    def session(self, cur: Any, details: dict[str, Any]) -> dict[str, int] | None:
+        """This session's read counters, or None without SELECT on V$MYSTAT (said in ``details``)."""
+        if not self.mystat_readable:
+            details["unconfirmed"] = "no SELECT on V$MYSTAT/V$STATNAME: the read is not confirmed by the server"
+            return None
+        try:
+            return {str(name): int(value) for name, value in cur.execute(q.MYSTAT_SQL)}
+        except oracledb.DatabaseError as exc:
+            if not _no_privilege(exc):
+                raise
+            self.mystat_readable = False
+            return self.session(cur, details)
+
+    def segment(self, cur: Any, loc: dict[str, Any], details: dict[str, Any]) -> dict[str, int] | None:
+        """The read segment's counters (no row yet: 0, a segment not read since startup), or None without
+        SELECT on V$SEGMENT_STATISTICS (said in ``details``)."""
+        if not self.segment_readable:
+            details["segment_unconfirmed"] = ("no SELECT on V$SEGMENT_STATISTICS: the read is not confirmed by "
+                                              "its segment's counters")
+            return None
+        try:
+            rows = cur.execute(q.SEGMENT_STATISTICS_SQL, owner=loc["owner"], name=loc.get("segment") or loc["table"],
+                               partition=loc.get("partition"))
+            found = {str(name): int(value or 0) for name, value in rows}
+        except oracledb.DatabaseError as exc:
+            if not _no_privilege(exc):
+                raise
+            self.segment_readable = False
+            return self.segment(cur, loc, details)
+        return {name: found.get(name, 0) for name in q.SEGMENT_STATISTIC_NAMES}
+
+
+def _delta(before: dict[str, int] | None, after: dict[str, int] | None, names: tuple[str, ...]
+           ) -> dict[str, int] | None:
+    if before is None or after is None:
+        return None
+    return {name: max(0, after.get(name, 0) - before.get(name, 0)) for name in names}
+
+
+def floor_of(planned: int, loose: int) -> int:
+    """The fewest blocks that confirm a read of ``planned`` blocks, ``loose`` of which are confirmed with the
+    looser bound (half): the others within the tolerance."""
+    return max(0, planned - loose - tolerance(planned)) + math.ceil(loose * UNKNOWN_MARK_FRACTION)
+
+
+def confirm_read(rng: ReadRange, planned: int, method: str, counters: dict[str, Any], details: dict[str, Any],
+                 *, loose: int) -> None:
+    """Record both deltas in ``details`` and refuse a read they do not confirm (``ShortRead``) or that read
+    beyond its plan (``OverRead``). ``counters``: session_before/after, segment_before/after (None: no view);
+    ``planned``: the blocks the read was sent for; ``loose``: how many of them only the looser bound confirms
+    (all when the high-water mark is not known; the mark's own extent's when it is: with automatic segment
+    space management its blocks below the mark may not be formatted yet, and a scan skips those)."""
+    session = _delta(counters.get("session_before"), counters.get("session_after"), q.MYSTAT_NAMES)
+    segment = _delta(counters.get("segment_before"), counters.get("segment_after"), q.SEGMENT_STATISTIC_NAMES)
+    if session is not None:
+        details["mystat"] = session
+    if segment is not None:
+        details["segment_stats"] = segment
+    if segment is None and session is None:
+        details["confirmed_blocks"] = None
+        return
+    if segment is not None:
+        confirmed = max(segment["physical reads"], segment["physical reads direct"], segment["logical reads"])
+        by = "V$SEGMENT_STATISTICS"
+    else:  # assert: session is not None here
+        confirmed = max(session["physical reads"], session["session logical reads"])  # type: ignore[index]
+        by = "V$MYSTAT (no V$SEGMENT_STATISTICS)"
+    details["confirmed_blocks"] = confirmed
+    details["confirmed_by"] = by
+    slack = tolerance(planned)
+    if session is not None and method in SESSION_MEASURED:
+        over, over_by = session["physical reads"], "V$MYSTAT physical reads"
+    elif segment is not None:
+        over, over_by = segment["physical reads"], "V$SEGMENT_STATISTICS physical reads"
+    else:
+        over, over_by = 0, ""
+    seen = (f"V$MYSTAT: physical reads +{session['physical reads']}, session logical reads "
+            f"+{session['session logical reads']}" if session is not None else "V$MYSTAT not readable")
+    seen += (f"; V$SEGMENT_STATISTICS of {rng.segment_key}: physical reads +{segment['physical reads']}, "
+             f"logical reads +{segment['logical reads']}" if segment is not None else "")
+    if over > planned + slack:
+        raise OverRead(f"{rng.segment_key}: {method} read {over} blocks ({over_by}) where {planned} were planned "
+                       f"(tolerance {slack}): the statement did not take its planned access path ({seen})")
+    floor = floor_of(planned, loose)
+    if confirmed < floor:
+        raise ShortRead(f"{rng.segment_key}: {method} read {confirmed} of the {planned} blocks planned by {by} "
+                        f"(at least {floor} confirm it; {seen}); the blocks were not read by this statement")

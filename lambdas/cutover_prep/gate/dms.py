@@ -1,0 +1,141 @@
+"""The gate's AWS DMS condition: the task that carries the last writes has caught up.
+
+Open when, all at once (AWS DMS user guide, "Monitoring AWS DMS tasks":
+https://docs.aws.amazon.com/dms/latest/userguide/CHAP_Monitoring.html, and the API reference of
+DescribeReplicationTasks / DescribeTableStatistics):
+- the task is ``running`` (``ReplicationTask.Status``) and, for a task with a full load, the full load is
+  complete (``ReplicationTaskStats.FullLoadProgressPercent`` 100, no table loading, queued or errored);
+- ``CDCLatencySource`` and ``CDCLatencyTarget`` (CloudWatch ``AWS/DMS``, seconds, dimensions
+  ``ReplicationInstanceIdentifier`` and ``ReplicationTaskIdentifier`` — the task's resource id, the last
+  field of its ARN) stayed under the threshold for the whole window: every datapoint of the window, and
+  datapoints that cover it (a window with no datapoint is unknown, never open);
+- with validation required, no table reports failed or suspended records
+  (``ValidationFailedRecords``/``ValidationSuspendedRecords``; ``ValidationState`` not Failed/Error/Mismatched).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from cutover_prep.gate.model import Condition, DmsSpec
+
+LATENCY_METRICS = ("CDCLatencySource", "CDCLatencyTarget")
+BAD_VALIDATION_STATES = {"failed", "error", "mismatched records", "suspended records", "table error"}
+
+
+def _problem(exc: Exception) -> str:
+    if isinstance(exc, ClientError):
+        err = exc.response.get("Error", {})
+        return f"{err.get('Code', 'error')}: {err.get('Message', exc)}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _task(dms: Any, arn: str) -> dict[str, Any] | None:
+    tasks = dms.describe_replication_tasks(Filters=[{"Name": "replication-task-arn", "Values": [arn]}],
+                                           WithoutSettings=True)["ReplicationTasks"]
+    return tasks[0] if tasks else None
+
+
+def _instance_identifier(dms: Any, instance_arn: str) -> str | None:
+    found = dms.describe_replication_instances(
+        Filters=[{"Name": "replication-instance-arn", "Values": [instance_arn]}])["ReplicationInstances"]
+    return found[0]["ReplicationInstanceIdentifier"] if found else None
+
+
+def load_problems(task: dict[str, Any]) -> list[str]:
+    """What keeps the task from being a caught-up CDC task, from DescribeReplicationTasks."""
+    problems = []
+    if task.get("Status") != "running":
+        problems.append(f"task status {task.get('Status')!r} (not running)")
+    if task.get("MigrationType") == "full-load":
+        problems.append("a full-load-only task carries no ongoing changes (MigrationType full-load)")
+    stats = task.get("ReplicationTaskStats") or {}
+    if task.get("MigrationType") != "cdc":
+        pct = stats.get("FullLoadProgressPercent")
+        if pct is not None and pct < 100:
+            problems.append(f"full load {pct} % complete")
+        left = {k: stats.get(k) for k in ("TablesLoading", "TablesQueued", "TablesErrored") if stats.get(k)}
+        if left:
+            problems.append(", ".join(f"{v} {k[len('Tables'):].lower()}" for k, v in left.items()) + " table(s)")
+    return problems
+
+
+def latency_window(cloudwatch: Any, instance_id: str, task_resource_id: str, *, window_s: int,
+                   now: datetime) -> dict[str, list[float]]:
+    """Each latency metric's one-minute maxima over the window (oldest first)."""
+    out: dict[str, list[float]] = {}
+    for metric in LATENCY_METRICS:
+        points = cloudwatch.get_metric_statistics(
+            Namespace="AWS/DMS", MetricName=metric,
+            Dimensions=[{"Name": "ReplicationInstanceIdentifier", "Value": instance_id},
+                        {"Name": "ReplicationTaskIdentifier", "Value": task_resource_id}],
+            StartTime=now - timedelta(seconds=window_s), EndTime=now, Period=60, Statistics=["Maximum"],
+        )["Datapoints"]
+        out[metric] = [float(p["Maximum"]) for p in sorted(points, key=lambda p: p["Timestamp"])]
+    return out
+
+
+def latency_problems(latency: dict[str, list[float]], spec: DmsSpec) -> tuple[list[str], list[str]]:
+    """(closed reasons, unknown reasons) of the latency over the window."""
+    closed, unknown = [], []
+    minutes = spec.window_seconds // 60
+    for metric, values in latency.items():
+        if not values:
+            unknown.append(f"{metric}: no datapoint in the last {minutes} min")
+        elif (worst := max(values)) > spec.max_latency_seconds:
+            closed.append(f"{metric} up to {worst:g} s in the last {minutes} min (threshold "
+                          f"{spec.max_latency_seconds:g} s)")
+        elif len(values) < max(1, minutes // 2):  # too few points to cover the window
+            unknown.append(f"{metric}: {len(values)} datapoint(s) in {minutes} min, too few to cover the window")
+    return closed, unknown
+
+
+def validation_problems(tables: list[dict[str, Any]]) -> list[str]:
+    bad = []
+    for t in tables:
+        failed, suspended = int(t.get("ValidationFailedRecords") or 0), int(t.get("ValidationSuspendedRecords") or 0)
+        state = str(t.get("ValidationState") or "")
+        if failed or suspended or state.lower() in BAD_VALIDATION_STATES:
+            bad.append(f"{t.get('SchemaName')}.{t.get('TableName')}: {state or 'validation'} "
+                       f"({failed} failed, {suspended} suspended)")
+    return bad
+
+
+def dms_condition(dms: Any, cloudwatch: Any, spec: DmsSpec, *, now: datetime | None = None) -> Condition:
+    now = now or datetime.now(UTC)
+    try:
+        task = _task(dms, spec.task_arn)
+        if task is None:
+            return Condition(name="dms", state="unknown", summary=f"DMS task {spec.task_arn} not found")
+        instance_id = _instance_identifier(dms, task["ReplicationInstanceArn"])
+        latency = latency_window(cloudwatch, instance_id or "", spec.task_arn.rsplit(":", 1)[-1],
+                                 window_s=spec.window_seconds, now=now)
+        tables = dms.describe_table_statistics(ReplicationTaskArn=spec.task_arn)["TableStatistics"] \
+            if spec.require_validation else []
+    except (ClientError, BotoCoreError) as exc:
+        return Condition(name="dms", state="unknown", summary=f"DMS/CloudWatch could not be read: {_problem(exc)}")
+    closed = load_problems(task)
+    late, unknown = latency_problems(latency, spec)
+    closed += late
+    if spec.require_validation:
+        if bad := validation_problems(tables):
+            closed.append(f"validation: {len(bad)} table(s) with failed or suspended records: " + "; ".join(bad[:3]))
+        elif not tables:
+            unknown.append("validation: the task reports no table statistics")
+    evidence = {"task": task.get("ReplicationTaskIdentifier"), "status": task.get("Status"),
+                "migration_type": task.get("MigrationType"), "stats": task.get("ReplicationTaskStats") or {},
+                "latency_seconds": latency, "window_seconds": spec.window_seconds,
+                "max_latency_seconds": spec.max_latency_seconds, "tables": len(tables)}
+    name = task.get("ReplicationTaskIdentifier") or spec.task_arn
+    for state, problems in (("closed", closed), ("unknown", unknown)):
+        if problems:
+            return Condition(name="dms", state=state, evidence=evidence,
+                             summary=f"DMS task {name}: " + "; ".join(problems))
+    worst = max((max(v) for v in latency.values() if v), default=0.0)
+    return Condition(name="dms", state="open", evidence=evidence,
+                     summary=f"DMS task {name} running, full load complete, CDC latency ≤ {worst:g} s for "
+                             f"{spec.window_seconds // 60} min"
+                             + (", validation clean" if spec.require_validation else ""))
