@@ -3,7 +3,9 @@
 Retried here, in the code that reads, bounded by ``attempts`` with exponential backoff, and
 counted so the findings say how often it happened. The workflow's ASL retries only what
 Lambda itself throws (throttling, service errors); it does not retry a database error a
-second time around this one. One exception: EndCensus (``warmup.end_census``) retries its census here and,
+second time around this one. Two exceptions: Discover, retried twice on ``TransientDatabaseError`` (issue 35
+§4: a discovery cut off by its invocation's end resumes from the pages it kept, ``warmup.discovery.StoredPages``),
+and EndCensus (``warmup.end_census``), which retries its census here and,
 past these retries, records the error (``census: null``) instead of raising; what it still raises (discovery,
 a connection) the ASL retries as a whole step on ``TransientDatabaseError`` and ``DatabaseUnreachable``,
 twice at most (issue 32: a run whose end census is missing cannot be READY).

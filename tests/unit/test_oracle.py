@@ -71,7 +71,10 @@ class FakeCursor:
                                                         "message": "ORA-02248: invalid option for ALTER SESSION"})())
         if self.conn.fail and sql not in (q.SET_TRANSACTION_READ_ONLY_SQL,):
             raise self.conn.fail
-        self._rows = list(self.conn.answer(sql))
+        self._rows = list(self.conn.answer(sql, binds or parameters or {}))
+        return self  # python-oracledb: execute() of a query returns the cursor, iterable over its rows
+
+    def __iter__(self):
         return iter(self._rows)
 
     def fetchone(self):
@@ -93,14 +96,14 @@ class FakeConnection:
     def commit(self):
         self.executed.append(("COMMIT", None))
 
-    def answer(self, sql):
+    def answer(self, sql, binds=None):
         if "v$mystat" in sql or "v$segment_statistics" in sql:  # not granted here: reads unconfirmed (what the
             raise oracledb.DatabaseError(type("E", (), {  # counters say: test_oracle_read_confirmation.py,
                 "code": 942, "full_code": "ORA-00942",     # test_oracle_rowid_range_reads.py)
                 "message": "ORA-00942: table or view does not exist"})())
         for marker, rows in self.answers.items():
             if marker in sql:
-                return rows
+                return rows(sql, binds or {}) if callable(rows) else rows
         if sql == q.SEGMENT_NOW_SQL:  # the segment looked up again before a read (issue 32): no row, read as
             return []                 # planned; what a changed segment does: tests/unit/test_oracle_rebuilt_segment.py
         return [(1,)]
@@ -115,24 +118,26 @@ class FakeConnection:
 def seg_row(owner, name, part, seg_type, **kw):
     base = dict(size=8192 * 16, blocks=16, block_size=8192, objd=None, lob_table=None, lob_column=None,
                 lob_type=None, idx_owner=None, idx_table=None, index_type=None, locality=None, lob_part=None,
-                bigfile="NO", lob_col=None, iot_type=None, iot_name=None, lob_subpart=None, visibility="VISIBLE")
+                bigfile="NO", lob_col=None, iot_type=None, iot_name=None, lob_subpart=None, visibility="VISIBLE",
+                lob_table_iot=None)
     base.update(kw)
     return (owner, name, part, seg_type, *base.values())
 
 
 def test_discovery_groups_extents_excludes_system_and_applies_filters():
+    from tests.unit.oracle_dictionary import dictionary_answers
+
     conn = FakeConnection({
-        "dba_users": [("AUDSYS",)],
-        "FROM dba_extents": [("APP", "ORDERS", None, 4, 128, 8), ("APP", "ORDERS", None, 4, 256, 8),
-                             ("SYS", "OBJ$", None, 1, 8, 8), ("APP", "ORDERS_IDX", None, 4, 512, 16),
-                             ("APP", "SYS_LOB01", None, 4, 900, 16), ("OTHER", "T", None, 5, 8, 8)],
-        "FROM dba_segments": [seg_row("APP", "ORDERS", None, "TABLE", objd=777),
-                              seg_row("APP", "ORDERS_IDX", None, "INDEX", idx_owner="APP", idx_table="ORDERS",
-                                      index_type="NORMAL"),
-                              seg_row("APP", "SYS_LOB01", None, "LOBSEGMENT", lob_table="DOCS", lob_column="BODY",
-                                      lob_type="CLOB"),
-                              seg_row("SYS", "OBJ$", None, "TABLE", objd=18),
-                              seg_row("OTHER", "T", None, "TABLE", objd=5)],
+        "oracle_maintained": [("AUDSYS",)],
+        **dictionary_answers(
+            [seg_row("APP", "ORDERS", None, "TABLE", objd=777),
+             seg_row("APP", "ORDERS_IDX", None, "INDEX", idx_owner="APP", idx_table="ORDERS", index_type="NORMAL"),
+             seg_row("APP", "SYS_LOB01", None, "LOBSEGMENT", lob_table="DOCS", lob_column="BODY", lob_type="CLOB"),
+             seg_row("SYS", "OBJ$", None, "TABLE", objd=18),
+             seg_row("OTHER", "T", None, "TABLE", objd=5)],
+            [("APP", "ORDERS", None, 4, 128, 8), ("APP", "ORDERS", None, 4, 256, 8), ("SYS", "OBJ$", None, 1, 8, 8),
+             ("APP", "ORDERS_IDX", None, 4, 512, 16), ("APP", "SYS_LOB01", None, 4, 900, 16),
+             ("OTHER", "T", None, 5, 8, 8)]),
     })
     segments = OracleEngine(conn).discover(DiscoveryOptions(exclude_schemas=("OTH*",)))
     by_name = {s.name: s for s in segments}
@@ -217,7 +222,10 @@ def test_every_read_runs_in_a_read_only_transaction_that_is_rolled_back():
 
 
 def test_discovery_runs_in_a_read_only_transaction():
-    conn = FakeConnection({"FROM dba_extents": [], "FROM dba_segments": []})
+    from tests.unit.oracle_dictionary import dictionary_answers
+
+    conn = FakeConnection(dictionary_answers([seg_row("APP", "T", None, "TABLE", objd=7)],
+                                             [("APP", "T", None, 4, 8, 8)]))
     OracleEngine(conn).discover(DiscoveryOptions())
     assert read_only_wrapped(conn.executed, "dba_segments")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from cutover_prep.engines.base import DiscoveryOptions, Extent, ReadRange
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
+from tests.unit.oracle_dictionary import dictionary_answers
 from tests.unit.oracle_segment_fake import decode_rowid
 from tests.unit.test_oracle import seg_row
 from tests.unit.test_oracle_fakes import OracleFake
@@ -30,10 +31,9 @@ def bigfile_block(lo_fno: int, block: int) -> int:
 
 def test_discovery_reads_dba_tablespaces_bigfile_into_the_locator():
     assert "t.bigfile" in q.SEGMENTS_SQL
-    db = OracleFake({"FROM dba_extents": [("APP", "BIG", None, 1024, 5_000_000, 128),
-                                          ("APP", "SMALL", None, 4, 128, 8)],
-                     "FROM dba_segments": [seg_row("APP", "BIG", None, "TABLE", objd=91, bigfile="YES"),
-                                           seg_row("APP", "SMALL", None, "TABLE", objd=92, bigfile="NO")]})
+    db = OracleFake(dictionary_answers([seg_row("APP", "BIG", None, "TABLE", objd=91, bigfile="YES"),
+                                        seg_row("APP", "SMALL", None, "TABLE", objd=92, bigfile="NO")],
+                                       [("APP", "BIG", None, 1024, 5_000_000, 128), ("APP", "SMALL", None, 4, 128, 8)]))
     found = {s.name: s for s in OracleEngine(db).discover(DiscoveryOptions())}
     assert found["BIG"].locator["bigfile"] is True and found["SMALL"].locator["bigfile"] is False
     assert found["BIG"].extents == (Extent(1024, 5_000_000, 128),)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from cutover_prep.engines.base import DiscoveryOptions
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
+from tests.unit.oracle_dictionary import dictionary_answers
 from tests.unit.test_oracle import FakeConnection, seg_row
 
 MB = 1024 * 1024
@@ -57,9 +58,8 @@ def connection() -> FakeConnection:
         "FROM dba_data_files f": DATAFILES,
         "FROM all_tables": [("APP", "ORDERS"), ("APP", "ORDERS_IDX"), ("APP", "G_IDX"), ("APP", "L_IDX"),
                             ("APP", "BIN$q1w2e3r4t5==$0"), ("OTHER", "T")],
-        "dba_users": [],
-        "FROM dba_extents": EXTENTS,
-        "FROM dba_segments": PLAN_SEGMENTS,
+        "oracle_maintained": [],
+        **dictionary_answers(PLAN_SEGMENTS, EXTENTS),
     })
 
 

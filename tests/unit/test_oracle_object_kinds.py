@@ -22,13 +22,14 @@ from __future__ import annotations
 from cutover_prep.engines.base import DiscoveryOptions, ReadRange
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
+from tests.unit.oracle_dictionary import dictionary_answers
 from tests.unit.test_oracle import seg_row
 from tests.unit.test_oracle_fakes import OracleFake
 
 
 def discover(*rows, extents=None):
     extents = extents or [(r[0], r[1], r[2], 4, 8 + 8 * i, 8) for i, r in enumerate(rows)]
-    db = OracleFake({"FROM dba_extents": extents, "FROM dba_segments": list(rows)})
+    db = OracleFake(dictionary_answers(list(rows), extents))
     return {s.key: s for s in OracleEngine(db).discover(DiscoveryOptions())}
 
 
@@ -54,8 +55,10 @@ def test_a_local_index_partition_reads_the_table_partition_at_its_position():
 def test_an_iot_overflow_segment_is_read_through_its_iot_never_by_its_own_name():
     (seg,) = discover(seg_row("APP", "SYS_IOT_OVER_7301", None, "TABLE", objd=7301, iot_type="IOT_OVERFLOW",
                               iot_name="EVENTS")).values()
-    assert seg.locator["read"] == "iot_overflow" and seg.locator["table"] == "EVENTS" and not seg.splittable
-    db = read(seg, {"FROM dba_tab_columns": [("ID",), ("PAYLOAD",)]}, {"COUNT(t.": 8})
+    assert seg.locator["read"] == "iot_overflow" and seg.locator["table"] == "EVENTS"
+    # the whole overflow in one piece (its extents now: LOB_EXTENTS_SQL); slices: tests/unit/test_oracle_iot_split.py
+    db = read(seg, {"FROM dba_tab_columns": [("ID",), ("PAYLOAD",)],
+                    "segment_name = :name AND segment_type": [(4, 8, 8)]}, {"COUNT(t.": 8})
     (_, binds), = db.statements("FROM dba_tab_columns")
     assert binds == {"owner": "APP", "table_name": "EVENTS"}
     (sql, _), = db.statements("COUNT(t.")
@@ -87,7 +90,7 @@ def test_a_lob_subpartition_reads_only_its_table_subpartition():
     (seg,) = discover(seg_row("APP", "SYS_LOB0003$$", "SYS_LOB_SUBP41", "LOB SUBPARTITION", lob_table="DOCS",
                               lob_column="BODY", lob_type="BLOB", lob_subpart="SYS_SUBP41")).values()
     assert seg.locator["table_partition"] == "SYS_SUBP41" and seg.locator["table_subpartition"] is True
-    db = read(seg, {}, {"DBMS_LOB.READ": 8})
+    db = read(seg, {"segment_name = :name AND segment_type": [(4, 8, 8)]}, {"DBMS_LOB.READ": 8})  # LOB_EXTENTS_SQL
     (block, _), = db.statements("DBMS_LOB.READ")
     assert 'FROM "APP"."DOCS" SUBPARTITION ("SYS_SUBP41") t' in block
 

@@ -10,6 +10,7 @@ from cutover_prep.engines.oracle.datafiles import datafile_segment
 from cutover_prep.engines.oracle.engine import OracleEngine
 from cutover_prep.volumes import PRIMARY_VOLUME, volume_of_path
 from cutover_prep.warmup import modes
+from tests.unit.oracle_dictionary import dictionary_answers
 from tests.unit.test_oracle import seg_row
 from tests.unit.test_oracle_fakes import OracleFake
 
@@ -34,11 +35,11 @@ def _segments(sql: str, binds: dict) -> list:
 def fake() -> OracleFake:
     return OracleFake({
         "FROM dba_data_files df": DATAFILES, "FROM dba_segments sg": _segments,
-        "FROM dba_extents": [("APP", "ORDERS", None, 4, 128, 64), ("APP", "ORDERS_HIST", None, 1024, 5_000_000, 256),
-                             ("APP", "EVENTS", "P1", 7, 8, 32), ("APP", "EVENTS", "P1", 8, 8, 96)],
-        "FROM dba_segments": [seg_row("APP", "ORDERS", None, "TABLE", objd=1),
+        **dictionary_answers([seg_row("APP", "ORDERS", None, "TABLE", objd=1),
                               seg_row("APP", "ORDERS_HIST", None, "TABLE", objd=2, bigfile="YES"),
                               seg_row("APP", "EVENTS", "P1", "TABLE PARTITION", objd=3)],
+                             [("APP", "ORDERS", None, 4, 128, 64), ("APP", "ORDERS_HIST", None, 1024, 5_000_000, 256),
+                              ("APP", "EVENTS", "P1", 7, 8, 32), ("APP", "EVENTS", "P1", 8, 8, 96)]),
     })
 
 

@@ -6,6 +6,8 @@ what the run's user may not read. Each object is either read (its key is a plann
 units all finished) or *unread*, with its bytes and why:
 
 - ``no privilege`` / ``not readable by SQL``: the census said so (the object was not planned);
+- ``read by the datafile pass only``: the census said so, and the run's datafile pass was not complete (once it
+  is, the object was read);
 - ``excluded by input``: the input's database or schema selection left it out, an explicit waiver;
 - ``engine-internal``: a file of the engine itself that no SQL reads and no application query touches (InnoDB's
   system, undo and temporary tablespaces, free extents, the redo log): counted apart (``engine_internal_bytes``,
@@ -33,6 +35,9 @@ from typing import Any
 
 WAIVER = "excluded by input"
 ENGINE_INTERNAL = "engine-internal"  # engines.base.ENGINE_INTERNAL (findings import no engine)
+# an object no SQL statement reads, which the engine's datafile pass does (Oracle: clusters, nested tables, LOB
+# indexes): read once the datafile pass is complete, else unread for this reason
+DATAFILE_ONLY = "read by the datafile pass only"
 DATAFILE = "DATAFILE"  # the kind of a datafile in a census (engines with the datafile pass)
 FIELDS = ("key", "database", "schema", "name", "kind", "bytes", "size_known", "reason", "file")
 # the run's evidence (dal.store's JSON Lines objects, each row a census object, in key order)
@@ -81,6 +86,8 @@ def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafil
             return size - planned, "grew after the census"
         return max(0, size - int(read["read"])), "planned, not read"
     if obj.get("reason"):
+        if by_datafiles and obj["reason"] == DATAFILE_ONLY:
+            return 0, None
         return size, obj["reason"]
     if by_datafiles and obj.get("kind") != DATAFILE:
         return 0, None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -72,11 +72,47 @@ class Planned:
     hot_set_cache: dict[str, Any] | None = None  # planning.cache_hot_set's decision
 
 
+class StoredPages(MutableMapping[str, Any]):
+    """The discovery pages of one run (``engines.oracle.discovery``), kept in its evidence
+    (``runs/<id>/discovery-pages/<page id>.json``) as they are found: a Discover step that stopped (its
+    invocation's time ran out, the connection was lost: ``TransientDatabaseError``, which the ASL retries)
+    resumes at the first page it had not found instead of reading the dictionary again from the start."""
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.store, self.prefix, self.held = store, evidence_key(run_id, "discovery-pages/"), {}
+
+    def _key(self, page: str) -> str:
+        return f"{self.prefix}{page}.json"
+
+    def __getitem__(self, page: str) -> Any:
+        if page not in self.held:
+            if not self.store.exists(self._key(page)):
+                raise KeyError(page)
+            self.held[page] = self.store.get_json(self._key(page))
+        return self.held[page]
+
+    def __setitem__(self, page: str, value: Any) -> None:
+        self.store.put_json(self._key(page), value)
+        self.held[page] = value
+
+    def __delitem__(self, page: str) -> None:
+        self.held.pop(page, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.held)
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+
 def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *,
-              lambda_timeout_s: float = 900, attempts: int = 3, additional_volumes: tuple[str, ...] = ()) -> Planned:
+              lambda_timeout_s: float = 900, attempts: int = 3, additional_volumes: tuple[str, ...] = (),
+              pages: MutableMapping[str, Any] | None = None) -> Planned:
     """Discover the segments ``warmup`` selects on ``spec`` and plan the work units (reads the catalogue only).
     ``additional_volumes``: the instance's RDS additional storage volumes (DescribeInstance's facts), to
-    which the engine maps the segments' files (``findings.volumes``)."""
+    which the engine maps the segments' files (``findings.volumes``). ``pages``: the discovery pages found so
+    far (``StoredPages``); a retried attempt resumes from them (``modes.discover``)."""
+    pages = {} if pages is None else pages
     mode = warmup.mode
     modes.check(spec.engine, mode)  # before connecting: UnsupportedWarmupMode, one line
     # the engine found (the input's, else RDS's): a hot set of another engine names nothing here
@@ -92,7 +128,7 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
             )
             # the census first: what is created between it and discovery is planned, so read
             census = census_json(engine.census(options)) if hasattr(engine, "census") else None
-            found = modes.discover(engine, options, mode)
+            found = modes.discover(engine, options, mode, pages)
             # the engine's buffer cache (bytes), if it can load it with a read: the hot set may go there too
             cache = engine.cache_bytes() if hasattr(engine, "cache_bytes") else None
             cache = cache if isinstance(cache, int) and not isinstance(cache, bool) else None
@@ -134,7 +170,7 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     # SecretNotBound: before connecting
     spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
     planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts,
-                        additional_volumes=additional_volume_names(run.instance))
+                        additional_volumes=additional_volume_names(run.instance), pages=StoredPages(store, run_id))
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
     summary = {**plan.summary(), "mode": mode, "engine": spec.engine, "read_methods": methods, "connection": transport,

@@ -16,7 +16,8 @@ is ``registry.UnsupportedWarmupMode`` before anything connects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,9 +42,14 @@ def check(engine: str, mode: str) -> None:
     check_warmup_mode(engine, mode)
 
 
-def discover(engine: Any, options: DiscoveryOptions, mode: str) -> list[Segment]:
-    """The segments (when the mode reads them), then the datafiles (when it reads them)."""
-    found = list(engine.discover(options)) if reads_segments(mode) else []
+def discover(engine: Any, options: DiscoveryOptions, mode: str,
+             pages: MutableMapping[str, Any] | None = None) -> list[Segment]:
+    """The segments (when the mode reads them), then the datafiles (when it reads them). ``pages``: where an
+    engine that discovers page by page (Oracle: ``engines.oracle.discovery``) keeps the pages it found, so a
+    discovery that stopped resumes at the first page it had not found."""
+    paged = pages is not None and "pages" in inspect.signature(engine.discover).parameters
+    found = (list(engine.discover(options, pages=pages) if paged else engine.discover(options))
+             if reads_segments(mode) else [])
     if reads_datafiles(mode):
         found += engine.discover_datafiles()
     if options.additional_volumes and hasattr(engine, "map_volumes"):  # RDS additional storage volumes

@@ -211,8 +211,11 @@ def _pieces(segment: Segment, unit_bytes: int) -> Iterator[ReadRange]:
         parts: Iterable[tuple[Extent, ...]] = split_extents(segment.extents, count)
     else:
         parts = (segment.extents,)
+    # ``whole_pieces``: the engine reads each planned piece in one call and cannot read a smaller one (Oracle's LOB
+    # slices, engines.oracle.lobsplit): the pieces are not chunked further (warmup.unit.chunks)
+    whole = bool(segment.locator.get("whole_pieces"))
     for extents in parts:
-        yield ReadRange(segment.key, segment.locator, extents, segment.block_size, segment.splittable)
+        yield ReadRange(segment.key, segment.locator, extents, segment.block_size, segment.splittable and not whole)
 
 
 def plan_units(segments: Iterable[Segment], options: PlanOptions = PlanOptions()) -> Plan:

@@ -7,8 +7,11 @@
   ``OWNER.NAME#INDEX`` with their bytes summed, as discovery merges them. Why one is not
   readable: ``excluded by input`` (an explicit schema pattern of the input), ``not readable by
   SQL`` (the recycle bin's ``BIN$`` segments, undo, temporary and the other types discovery does
-  not plan), ``no privilege`` (its table, index, LOB or cluster is not in the run user's ALL_
-  views). A system schema left out only because ``include_system`` is off is not waived.
+  not plan), ``no privilege`` (its table, index, LOB, LOB index or cluster is not in the run user's ALL_
+  views), ``read by the datafile pass only`` (a CLUSTER, NESTED TABLE or LOBINDEX segment, a cluster
+  index, a LOB index partition: no SQL statement reads it by a documented path, discovery does not plan
+  it, and a complete datafile pass reads it: ``findings.census``). A system schema left out only because
+  ``include_system`` is off is not waived.
 - Every datafile in DBA_DATA_FILES (``sql.CENSUS_DATAFILES_SQL``), kind ``DATAFILE``, with the key
   of the datafile pass's segment (``TABLESPACE.file_N#DATAFILE``, ``datafiles.datafile_segment``)
   and its file name. A datafile *contains* segments: the two kinds are two views of the same
@@ -24,9 +27,14 @@ from collections.abc import Iterable
 from cutover_prep.engines import keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions
 from cutover_prep.engines.oracle.datafiles import KIND as DATAFILE
-from cutover_prep.engines.oracle.sql import PLANNED_SEGMENT_TYPES
+from cutover_prep.engines.oracle.sql import (
+    DATAFILE_ONLY_INDEX_TYPES,
+    DATAFILE_ONLY_SEGMENT_TYPES,
+    PLANNED_SEGMENT_TYPES,
+)
 
 NO_PRIVILEGE, NOT_SQL, EXCLUDED = "no privilege", "not readable by SQL", "excluded by input"
+DATAFILE_ONLY = "read by the datafile pass only"  # findings.census.DATAFILE_ONLY
 INDEX_PARTS = {"INDEX PARTITION", "INDEX SUBPARTITION"}
 
 
@@ -40,9 +48,15 @@ def excluded(owner: str, options: DiscoveryOptions) -> bool:
 def planned_whole(seg_type: str, index_type: str | None, locality: str | None) -> bool:
     """Discovery's rule (``OracleEngine._segment``): an index partition is read with its whole index
     unless it is a partition of a LOCAL index (a subpartition always is)."""
-    if seg_type not in INDEX_PARTS or index_type is None:
+    if seg_type not in INDEX_PARTS or index_type is None or index_type in DATAFILE_ONLY_INDEX_TYPES:
         return False
     return str(index_type).startswith("IOT") or not (locality == "LOCAL" and seg_type == "INDEX PARTITION")
+
+
+def datafile_only(seg_type: str, index_type: str | None) -> bool:
+    """No SQL statement reads it by a documented path (``sql.DATAFILE_ONLY_SEGMENT_TYPES``): the datafile pass does."""
+    return seg_type in DATAFILE_ONLY_SEGMENT_TYPES or (seg_type.startswith("INDEX")
+                                                       and index_type in DATAFILE_ONLY_INDEX_TYPES)
 
 
 def segment_key(owner: str, name: str, partition: str | None, seg_type: str) -> str:
@@ -59,10 +73,12 @@ def segment_objects(rows: Iterable[tuple], accessible: set[tuple[str, str]],
         owner, name, seg_type = str(owner), str(name), str(seg_type)
         if excluded(owner, options):
             reason: str | None = EXCLUDED
-        elif name.startswith("BIN$") or seg_type not in PLANNED_SEGMENT_TYPES:
+        elif name.startswith("BIN$") or seg_type not in PLANNED_SEGMENT_TYPES | DATAFILE_ONLY_SEGMENT_TYPES:
             reason = NOT_SQL
         elif (owner, name) not in accessible:
             reason = NO_PRIVILEGE
+        elif datafile_only(seg_type, index_type):
+            reason = DATAFILE_ONLY
         else:
             reason = None
         if planned_whole(seg_type, index_type, locality):

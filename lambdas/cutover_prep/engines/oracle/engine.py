@@ -1,6 +1,8 @@
 """Oracle engine (python-oracledb, thin mode: no Instant Client).
 
-Discovery reads DBA_SEGMENTS / DBA_EXTENTS (see ``engines.oracle.sql``). Reading: ``engines.oracle.reads``
+Discovery reads DBA_SEGMENTS / DBA_EXTENTS owner by owner and page by page, resuming from the pages it kept
+(``engines.oracle.discovery``; its SQL in ``engines.oracle.sql``); LOB indexes, clusters and nested tables are not
+planned (the census names them read by the datafile pass only). Reading: ``engines.oracle.reads``
 (the statement of each read method, rowid ranges as Oracle documents them, below the high-water mark), each read
 confirmed by ``engines.oracle.confirm`` (its segment's V$SEGMENT_STATISTICS beside the session's V$MYSTAT: short
 is ``ShortRead``, beyond the plan ``OverRead``). A read takes what exists now (issue 32).
@@ -20,9 +22,9 @@ Transport (``engines.transport``): TCPS verified against the RDS CA bundle by de
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import socket
+from collections.abc import MutableMapping
 from typing import Any
 
 import oracledb
@@ -33,21 +35,17 @@ from cutover_prep.engines.base import (
     ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
-    Extent,
     ReadRange,
     ReadResult,
     Segment,
 )
 from cutover_prep.engines.bounds import session_bounds
-from cutover_prep.engines.oracle import census, confirm, datafiles, reads
+from cutover_prep.engines.oracle import census, confirm, datafiles, discovery, reads
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle import volumes as ora_volumes
 from cutover_prep.engines.oracle.errors import PERMANENT_CODES, TRANSIENT_CODES, map_error  # noqa: F401 (re-exported)
 from cutover_prep.engines.oracle.tls import oracle_attempts
 
-TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
-INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
-LOB_TYPES = {"LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"}
 DIRECT = reads.DIRECT  # the warm-up's sessions read by direct path (prepare_session)
 TCPS_HINT = ("TLS is required (CUTOVER_PREP_TLS=require): RDS for Oracle offers TCPS through the SSL option of "
              "its option group (port 2484 unless set otherwise; name another port in target.port)")
@@ -185,11 +183,20 @@ class OracleEngine:
             pass
         return schemas
 
-    def discover(self, options: DiscoveryOptions = DiscoveryOptions()) -> list[Segment]:
+    def discover(self, options: DiscoveryOptions = DiscoveryOptions(),
+                 pages: MutableMapping[str, Any] | None = None) -> list[Segment]:
+        """The selected segments, owner by owner and page by page (``engines.oracle.discovery``); ``pages``
+        keeps each page found, and a page already in it is not asked again (discovery resumes)."""
         with self.conn.cursor() as cur:
             self._read_only_transaction(cur)
         try:
-            return self._discover(options)
+            system = self.system_schemas()
+            with self.conn.cursor() as cur:
+                cur.arraysize = 10_000
+                return discovery.discover(cur, options, system, pages)
+        except oracledb.Error as exc:  # a lost connection is transient: retried, and resumed from ``pages``
+            raise map_error(exc, "discovering the segments (DBA_SEGMENTS, DBA_EXTENTS: SELECT_CATALOG_ROLE)") \
+                from None
         finally:
             self._end_transaction()
 
@@ -226,85 +233,6 @@ class OracleEngine:
         finally:
             self._end_transaction()
         return ora_volumes.annotate(segments, files, tablespaces_of)
-
-    def _selected(self, owner: str, options: DiscoveryOptions, system: set[str]) -> bool:
-        if not options.include_system and owner in system:
-            return False
-        if options.include_schemas and not any(fnmatch.fnmatchcase(owner, p) for p in options.include_schemas):
-            return False
-        return not any(fnmatch.fnmatchcase(owner, p) for p in options.exclude_schemas)
-
-    def _discover(self, options: DiscoveryOptions) -> list[Segment]:
-        system = self.system_schemas()
-        extents: dict[tuple[str, str, str | None], list[Extent]] = {}
-        with self.conn.cursor() as cur:
-            cur.arraysize = 10_000
-            for owner, name, part, rfno, block_id, blocks in cur.execute(q.EXTENTS_SQL):
-                if self._selected(owner, options, system):
-                    extents.setdefault((owner, name, part), []).append(Extent(int(rfno), int(block_id), int(blocks)))
-        segments: list[Segment] = []
-        merged: dict[tuple[str, str], int] = {}  # global partitioned index -> position in segments
-        with self.conn.cursor() as cur:
-            cur.arraysize = 1_000
-            for row in cur.execute(q.SEGMENTS_SQL):
-                segment = self._segment(row, extents)
-                if segment is None:
-                    continue
-                if segment.locator["read"] == "index" and segment.locator.get("whole_index") and segment.partition:
-                    key = (segment.schema, segment.name)
-                    if key in merged:  # a global index is read whole, once: merge its partitions
-                        prev = segments[merged[key]]
-                        segments[merged[key]] = Segment(
-                            schema=prev.schema, name=prev.name, kind=prev.kind, bytes=prev.bytes + segment.bytes,
-                            block_size=prev.block_size, extents=prev.extents + segment.extents,
-                            locator=prev.locator, partition=None, splittable=False)
-                        continue
-                    merged[key] = len(segments)
-                    segment = Segment(schema=segment.schema, name=segment.name, kind="INDEX", bytes=segment.bytes,
-                                      block_size=segment.block_size, extents=segment.extents,
-                                      locator=segment.locator, partition=None, splittable=False)
-                segments.append(segment)
-        return segments
-
-    def _segment(self, row: tuple, extents: dict) -> Segment | None:
-        (owner, name, part, seg_type, size, blocks, block_size, objd, lob_table, lob_column, lob_type,
-         idx_owner, idx_table, index_type, locality, lob_table_part, bigfile,
-         lob_col, iot_type, iot_name, lob_table_subpart, visibility) = row
-        found = extents.get((owner, name, part))
-        if not found:
-            return None  # schema not selected, or dropped since
-        locator: dict[str, Any] = {"owner": owner, "segment": name, "partition": part, "segment_type": seg_type}
-        splittable = False
-        if seg_type in TABLE_TYPES and iot_type == "IOT_OVERFLOW" and iot_name:
-            # SYS_IOT_OVER_n cannot be selected from (ORA-25191): its rows are read through their IOT
-            locator.update(read="iot_overflow", table=iot_name, overflow=name)
-        elif seg_type in TABLE_TYPES and objd is not None:
-            locator.update(read="rowid_range", table=name, data_object_id=int(objd),
-                           subpartition=seg_type == "TABLE SUBPARTITION", bigfile=bigfile == "YES")
-            splittable = True
-        elif seg_type in INDEX_TYPES and idx_table:
-            if index_type == "CLUSTER":  # indexes a cluster, which no SELECT can name
-                locator.update(read="unsupported", why="cluster index: read with its cluster by the datafile pass")
-            elif index_type and index_type.startswith("IOT"):
-                locator.update(read="index", table_owner=idx_owner, table=idx_table, whole_index=True,
-                               invisible=visibility == "INVISIBLE")
-            else:
-                local = locality == "LOCAL" and seg_type == "INDEX PARTITION"
-                locator.update(read="index", table_owner=idx_owner, table=idx_table,
-                               whole_index=not local and seg_type != "INDEX", invisible=visibility == "INVISIBLE")
-        elif seg_type in LOB_TYPES and lob_table and lob_type in q.LOB_BUFFERS:
-            sub = seg_type == "LOB SUBPARTITION"
-            locator.update(read="lob", table=lob_table, column=lob_col or lob_column, data_type=lob_type,
-                           table_partition=lob_table_subpart if sub else lob_table_part, table_subpartition=sub)
-        elif seg_type in LOB_TYPES and lob_table:  # XMLType, object attribute, or a column not found
-            locator.update(read="unsupported", why=f"LOB of column {lob_column} of {lob_table}, type "
-                           f"{lob_type or 'not found in DBA_TAB_COLS'}: DBMS_LOB.READ has no buffer for it")
-        elif seg_type == "LOBINDEX":
-            locator.update(read="with_lob")  # read by reading the LOB itself
-        else:
-            locator.update(read="unsupported")  # clusters, nested tables: reported, not silently skipped
-        return Segment(schema=owner, name=name, kind=seg_type, bytes=int(size), block_size=int(block_size),
-                       extents=tuple(found), locator=locator, partition=part, splittable=splittable)
 
     # -- reading -----------------------------------------------------------------------
     def read_range(self, rng: ReadRange) -> ReadResult:

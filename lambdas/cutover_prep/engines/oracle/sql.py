@@ -35,14 +35,15 @@ SESSION_READ_WRITE_SQL = "ALTER SESSION SET READ_ONLY = FALSE"
 # overflow segment SYS_IOT_OVER_n is read through its IOT); LOB segments their table and column,
 # the column found in DBA_TAB_COLS (hidden columns of XMLType and object types included, by name
 # or QUALIFIED_COL_NAME); index segments their table, type, locality and VISIBILITY; LOB
-# (sub)partitions the table (sub)partition they belong to.
+# (sub)partitions the table (sub)partition they belong to, and whether that table is index-organized
+# (``lt.iot_type``: a heap table's LOB is read by the table's rowid ranges, ``engines.oracle.lobsplit``).
 SEGMENTS_SQL = """
 SELECT s.owner, s.segment_name, s.partition_name, s.segment_type, s.bytes, s.blocks, t.block_size,
        o.data_object_id,
        l.table_name, l.column_name, c.data_type,
        i.table_owner, i.table_name, i.index_type, pi.locality,
        lp.partition_name, t.bigfile,
-       c.column_name, tb.iot_type, tb.iot_name, lsp.subpartition_name, i.visibility
+       c.column_name, tb.iot_type, tb.iot_name, lsp.subpartition_name, i.visibility, lt.iot_type
 FROM dba_segments s
 JOIN dba_tablespaces t ON t.tablespace_name = s.tablespace_name
 LEFT JOIN dba_objects o
@@ -52,6 +53,7 @@ LEFT JOIN dba_objects o
 LEFT JOIN dba_lobs l
        ON s.segment_type IN ('LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
       AND l.owner = s.owner AND l.segment_name = s.segment_name
+LEFT JOIN dba_tables lt ON lt.owner = l.owner AND lt.table_name = l.table_name
 LEFT JOIN dba_tab_cols c
        ON c.owner = l.owner AND c.table_name = l.table_name
       AND (c.column_name = l.column_name OR c.qualified_col_name = l.column_name)
@@ -69,18 +71,43 @@ LEFT JOIN dba_indexes i
       AND i.owner = s.owner AND i.index_name = s.segment_name
 LEFT JOIN dba_part_indexes pi ON pi.owner = i.owner AND pi.index_name = i.index_name
 WHERE s.segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION',
-                         'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION', 'LOBINDEX',
-                         'NESTED TABLE', 'CLUSTER')
+                         'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
+  AND s.owner = :owner AND (:after IS NULL OR s.segment_name > :after) AND s.segment_name <= :upto
   AND s.segment_name NOT LIKE 'BIN$%'
-ORDER BY s.owner, s.segment_name, s.partition_name
+ORDER BY s.segment_name, s.partition_name, s.segment_type
 """
 
-# Extents of every segment, in block order; streamed (a catalogue may have millions).
+# Discovery goes owner by owner, and page by page within an owner (issue 35 §4, ``engines.oracle.discovery``):
+# DBA_EXTENTS over a whole database, on a cold volume, reads every segment header (each a first touch) and may
+# outlast the Lambda. OWNERS_SQL lists every user (DBA_USERS: "all users of the database"; a segment's owner is
+# one); the selection (include/exclude patterns, system schemas) is applied to that list, so the segment and
+# extent queries name one selected owner each, in SQL. A page is the next PAGE_NAMES segment names of the owner
+# in name order (PAGE_LAST_NAME_SQL gives the page's last name, NULL when the owner has no more): the segment
+# and extent queries of a page bind (owner, after, upto), ``after`` NULL on the owner's first page.
+OWNERS_SQL = "SELECT username FROM dba_users ORDER BY username"
+
+PAGE_LAST_NAME_SQL = """
+SELECT MAX(segment_name) FROM (
+  SELECT segment_name FROM (
+    SELECT DISTINCT segment_name FROM dba_segments
+    WHERE owner = :owner AND (:after IS NULL OR segment_name > :after) AND segment_name NOT LIKE 'BIN$%'
+      AND segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION',
+                           'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
+    ORDER BY segment_name)
+  WHERE ROWNUM <= :page_names)
+"""
+
+# The extents of one page's segments, in block order, with SEGMENT_TYPE: a segment is keyed by (owner, name,
+# partition, type), as a table and an index of one name are two segments (tables and indexes have separate
+# namespaces: SQL Language Reference, "Database Object Namespaces").
 EXTENTS_SQL = """
-SELECT owner, segment_name, partition_name, relative_fno, block_id, blocks
+SELECT owner, segment_name, partition_name, segment_type, relative_fno, block_id, blocks
 FROM dba_extents
-WHERE segment_name NOT LIKE 'BIN$%'
-ORDER BY owner, segment_name, partition_name, relative_fno, block_id
+WHERE owner = :owner AND (:after IS NULL OR segment_name > :after) AND segment_name <= :upto
+  AND segment_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION',
+                       'INDEX SUBPARTITION', 'LOBSEGMENT', 'LOB PARTITION', 'LOB SUBPARTITION')
+  AND segment_name NOT LIKE 'BIN$%'
+ORDER BY segment_name, partition_name, segment_type, relative_fno, block_id
 """
 
 # One table segment as it is now (read before each rowid range read, issue 32): its DATA_OBJECT_ID and extents.
@@ -305,14 +332,23 @@ LOB_BUFFERS = {"BLOB": ("RAW(32767)", 32767), "CLOB": ("VARCHAR2(32767)", 8191),
 
 
 def lob_read_block(owner: str, table: str, column: str, data_type: str, partition: str | None = None,
-                   subpartition: bool = False) -> str:
+                   subpartition: bool = False, rowid_range: bool = False) -> str:
     """Anonymous PL/SQL that reads every LOB value of a column in 32 KiB pieces (server side).
 
     Out bind :total receives the bytes (BLOB) or characters (CLOB/NCLOB) read. Read-only. An NCLOB
-    needs an NVARCHAR2 buffer; CLOB/NCLOB amounts are characters (up to 4 bytes each)."""
+    needs an NVARCHAR2 buffer; CLOB/NCLOB amounts are characters (up to 4 bytes each). ``rowid_range``: only
+    the rows of one rowid range of the table (binds of ``rowid_range_binds``), found the way
+    DBMS_PARALLEL_EXECUTE's rowid chunks are (the ROWID hint and a ROWID BETWEEN predicate: PL/SQL Packages
+    and Types Reference, "DBMS_PARALLEL_EXECUTE"), so a LOB is read in slices of its table
+    (``engines.oracle.lobsplit``)."""
     if data_type not in LOB_BUFFERS:
         raise ValueError(f"no DBMS_LOB.READ buffer for a {data_type} column")
     buffer, amount = LOB_BUFFERS[data_type]
+    hint, rows = "/*+ FULL(t) */", ""
+    if rowid_range:
+        hint = "/*+ ROWID(t) NO_PARALLEL(t) */"
+        rows = ("t.ROWID BETWEEN DBMS_ROWID.ROWID_CREATE(1, :objd, :lo_fno, :lo_block, 0) "
+                "AND DBMS_ROWID.ROWID_CREATE(1, :objd, :hi_fno, :hi_block, 32767) AND ")
     return (
         "DECLARE\n"
         f"  buf {buffer};\n"
@@ -321,9 +357,9 @@ def lob_read_block(owner: str, table: str, column: str, data_type: str, partitio
         "  len INTEGER;\n"
         "  total NUMBER := 0;\n"
         "BEGIN\n"
-        f"  FOR r IN (SELECT /*+ FULL(t) */ t.{quote_identifier(column)} AS v "
+        f"  FOR r IN (SELECT {hint} t.{quote_identifier(column)} AS v "
         f"FROM {qualified(owner, table)}{_partition_clause(partition, subpartition)} t "
-        f"WHERE t.{quote_identifier(column)} IS NOT NULL) LOOP\n"
+        f"WHERE {rows}t.{quote_identifier(column)} IS NOT NULL) LOOP\n"
         "    len := DBMS_LOB.GETLENGTH(r.v);\n"
         "    pos := 1;\n"
         "    WHILE pos <= len LOOP\n"
@@ -337,6 +373,44 @@ def lob_read_block(owner: str, table: str, column: str, data_type: str, partitio
         "END;"
     )
 
+
+# A LOB segment's extents now, in discovery's order (relative file, block): where a planned LOB range lies in
+# its segment (``engines.oracle.lobsplit``).
+LOB_EXTENTS_SQL = """
+SELECT relative_fno, block_id, blocks
+FROM dba_extents
+WHERE owner = :owner AND segment_name = :name AND segment_type = :segment_type
+  AND (partition_name = :partition OR (partition_name IS NULL AND :partition IS NULL))
+ORDER BY relative_fno, block_id
+"""
+
+# What of a SecureFiles LOB segment its LOB values use now (PL/SQL Packages and Types Reference, "DBMS_SPACE",
+# SPACE_USAGE's SecureFiles form: "the space actively used by the LOB column, freed space that has retention
+# expired, and freed space that has retention unexpired"; segment types LOB, LOB PARTITION, LOB SUBPARTITION;
+# the caller needs ANALYZE on the table, or ANALYZE ANY). Blocks DBMS_LOB cannot reach (retained versions, free
+# chunks) are named, not planned as reads (``engines.oracle.lobsplit.reachable``). A BasicFiles LOB raises
+# (that form is SecureFiles only): then what is reachable is not known, and the read is planned whole.
+LOB_SPACE_USAGE_SQL = (
+    "BEGIN DBMS_SPACE.SPACE_USAGE(segment_owner => :owner, segment_name => :name, segment_type => :segment_type, "
+    "segment_size_blocks => :size_blocks, segment_size_bytes => :size_bytes, used_blocks => :used_blocks, "
+    "used_bytes => :used_bytes, expired_blocks => :expired_blocks, expired_bytes => :expired_bytes, "
+    "unexpired_blocks => :unexpired_blocks, unexpired_bytes => :unexpired_bytes, partition_name => :partition); END;"
+)
+LOB_SPACE_TYPES = {"LOBSEGMENT": "LOB", "LOB PARTITION": "LOB PARTITION", "LOB SUBPARTITION": "LOB SUBPARTITION"}
+
+# The LOB's table (sub)partition now: its DATA_OBJECT_ID (the rowids' object number), its extents in the same
+# order, and whether its tablespace is bigfile (DBA_TABLESPACES.BIGFILE: the rowid's block encoding).
+LOB_TABLE_NOW_SQL = """
+SELECT o.data_object_id, e.relative_fno, e.block_id, e.blocks, t.bigfile
+FROM dba_objects o
+LEFT JOIN dba_extents e ON e.owner = o.owner AND e.segment_name = o.object_name
+  AND e.segment_type = o.object_type
+  AND (e.partition_name = o.subobject_name OR (e.partition_name IS NULL AND o.subobject_name IS NULL))
+LEFT JOIN dba_tablespaces t ON t.tablespace_name = e.tablespace_name
+WHERE o.owner = :owner AND o.object_name = :name AND o.object_type = :segment_type
+  AND (o.subobject_name = :partition OR (o.subobject_name IS NULL AND :partition IS NULL))
+ORDER BY e.relative_fno, e.block_id
+"""
 
 # The table partition a LOCAL index partition indexes: the one at the same PARTITION_POSITION
 # (names differ for interval and renamed partitions: naming the index's is ORA-02149).
@@ -365,13 +439,39 @@ ORDER BY column_id
 """
 
 
-def iot_overflow_sql(owner: str, iot: str, columns: list[str], partition: str | None = None) -> str:
+def iot_overflow_sql(owner: str, iot: str, columns: list[str], partition: str | None = None, *,
+                     key: str | None = None, bounded: bool = True) -> str:
     """Read an IOT's overflow segment through the IOT (its own name is ORA-25191): counting every
-    column makes the server follow each row's pointer to its overflow piece."""
+    column makes the server follow each row's pointer to its overflow piece. ``key``: only the rows whose
+    leading key column is in ``[:key_from, :key_to)`` (``bounded``) or ``>= :key_from`` (the last slice,
+    ``engines.oracle.iotsplit``)."""
     if not columns:
         raise ValueError(f"index-organized table {owner}.{iot} has no column to read its overflow by")
     counts = ", ".join(f"COUNT(t.{quote_identifier(c)})" for c in columns)
-    return f"SELECT /*+ NO_PARALLEL(t) */ {counts} FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
+    where = ""
+    if key is not None:
+        k = f"t.{quote_identifier(key)}"
+        where = f" WHERE {k} >= :key_from" + (f" AND {k} < :key_to" if bounded else "")
+    return (f"SELECT /*+ NO_PARALLEL(t) */ {counts} FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
+            f"{where}")
+
+
+# The leading column of an IOT's key, and its type: the first column of its primary key index, the one of
+# DBA_INDEXES.INDEX_TYPE 'IOT - TOP' (an IOT is stored in the index of its primary key), from views the run's
+# grants already hold (DBA_INDEXES, DBA_IND_COLUMNS, DBA_TAB_COLS).
+IOT_KEY_SQL = """
+SELECT ic.column_name, tc.data_type
+FROM dba_indexes i
+JOIN dba_ind_columns ic ON ic.index_owner = i.owner AND ic.index_name = i.index_name AND ic.column_position = 1
+JOIN dba_tab_cols tc ON tc.owner = i.table_owner AND tc.table_name = i.table_name AND tc.column_name = ic.column_name
+WHERE i.table_owner = :owner AND i.table_name = :table_name AND i.index_type = 'IOT - TOP'
+"""
+
+
+def iot_key_range_sql(owner: str, iot: str, key: str, partition: str | None = None) -> str:
+    """The smallest and largest leading key of an IOT (partition): the range its overflow is sliced by."""
+    k = f"t.{quote_identifier(key)}"
+    return f"SELECT MIN({k}), MAX({k}) FROM {qualified(owner, iot)}{_partition_clause(partition, False)} t"
 
 
 # The server's version (PRODUCT_COMPONENT_VERSION: every user may read it). VERSION_FULL (18c+) is the
@@ -409,13 +509,22 @@ ACCESSIBLE_SQL = """
 SELECT owner, table_name FROM all_tables
 UNION ALL SELECT owner, index_name FROM all_indexes
 UNION ALL SELECT owner, segment_name FROM all_lobs
+UNION ALL SELECT owner, index_name FROM all_lobs
 UNION ALL SELECT owner, cluster_name FROM all_clusters
 """
 
 # The segment types discovery plans (SEGMENTS_SQL's list); any other type has no SQL read path.
 PLANNED_SEGMENT_TYPES = frozenset({
     "TABLE", "TABLE PARTITION", "TABLE SUBPARTITION", "INDEX", "INDEX PARTITION", "INDEX SUBPARTITION",
-    "LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION", "LOBINDEX", "NESTED TABLE", "CLUSTER"})
+    "LOBSEGMENT", "LOB PARTITION", "LOB SUBPARTITION"})
+# Segments no SQL statement reads by a documented path, which only the datafile pass reads (issue 35 §3):
+# a cluster (its tables' rows, by cluster key) and a nested table's storage table (ORA-22812: it cannot be
+# named in a query), and a LOB index, which DBMS_LOB consults only as far as its LOB needs it, nothing
+# confirming which blocks; of the index segment types, a cluster index and a LOB index (DBA_INDEXES.INDEX_TYPE
+# 'CLUSTER', 'LOB': a partitioned LOB's index partitions are INDEX PARTITION segments, named by
+# DBA_LOB_PARTITIONS.LOB_INDPART_NAME), which INDEX_FFS cannot read (no table column keys them).
+DATAFILE_ONLY_SEGMENT_TYPES = frozenset({"CLUSTER", "NESTED TABLE", "LOBINDEX"})
+DATAFILE_ONLY_INDEX_TYPES = frozenset({"CLUSTER", "LOB"})
 
 
 # -- RDS additional storage volumes (cutover_prep.volumes, engines.oracle.volumes) ---------------
