@@ -40,6 +40,7 @@ from pydantic import BaseModel, Field
 
 from cutover_prep.analysis.limits import LimitsError, expected_limits
 from cutover_prep.engines.registry import UnknownEngine, family
+from cutover_prep.estimate.ceiling import advice as concurrency_advice
 from cutover_prep.warmup.planning import RANGE_COST_BYTES
 from cutover_prep.workflows import FUNCTIONS
 
@@ -96,6 +97,8 @@ class Rate(BaseModel):
     range_seconds: float = Field(default=RANGE_SECONDS, ge=0)
     range_detail: str = (f"{RANGE_SECONDS * 1000:.0f} ms per range and reader: the planner's 1 MiB per range "
                          f"at one cold reader's {READER_COLD_MIB_PER_S} MiB/s")
+    # which concurrency reaches the configuration's ceiling and what limits this one (estimate.ceiling; issue 36)
+    advice: str | None = None
 
 
 class Counted(BaseModel):
@@ -144,6 +147,7 @@ class Estimate(BaseModel):
     seconds_ranges: float = 0.0  # ranges x range_seconds / concurrency
     estimated_seconds: float
     hint: str | None = None  # one line when the selection reads no user relation (set by the caller)
+    advice: str | None = None  # the rate's: the concurrency that reaches the ceiling, and what limits it
     cost_usd: float
     cost: Cost
 
@@ -237,7 +241,9 @@ def limits_rate(facts: dict[str, Any], engine: str, concurrency: int) -> Rate | 
         return None
     ceiling = float(level["throughput_kbps"]) / 1024
     readers = readers_bound(concurrency)
+    found = concurrency_advice(facts, engine, concurrency)
     return Rate(mib_per_s=round(min(ceiling, readers), 3), source="instance_limits",
+                advice=found["text"] if found else None,
                 detail=f"{facts['instance_class']}, {facts['storage_type']} {facts['allocated_gb']:g} GiB: sustained "
                        f"{ceiling:,.1f} MiB/s ({level.get('throughput_label')}); {_readers(concurrency)} at most "
                        f"{readers:,.1f} MiB/s (seed 002: {READER_COLD_MIB_PER_S} MiB/s per cold reader)")
@@ -247,7 +253,9 @@ def default_rate(engine: str, concurrency: int) -> Rate:
     facts = DEFAULT_PROFILE_FACTS
     ceiling = emulator_ceiling_mib_s(facts, engine)
     readers = readers_bound(concurrency)
+    found = concurrency_advice(facts, engine, concurrency)
     return Rate(mib_per_s=round(min(ceiling, readers), 3), source="emulator_default",
+                advice=found["text"] if found else None,
                 detail=f"no run of this target measured and no instance class known: the emulator's calibrated "
                        f"default ({facts['instance_class']}, {facts['storage_type']} {facts['allocated_gb']} GiB, "
                        f"seed 002): ceiling {ceiling:,.1f} MiB/s; {_readers(concurrency)} at most {readers:,.1f} MiB/s")
@@ -317,7 +325,7 @@ def estimate(*, engine: str, plan_summary: dict[str, Any], max_concurrency: int,
                     concurrency=readers, assumed_mib_per_s=rate.mib_per_s, source=rate.source,
                     source_detail=rate.detail, range_seconds=rate.range_seconds, range_detail=rate.range_detail,
                     seconds_bytes=_round_s(seconds_bytes), seconds_ranges=_round_s(seconds_ranges),
-                    estimated_seconds=_round_s(seconds), cost_usd=_usd(usd), cost=cost)
+                    estimated_seconds=_round_s(seconds), cost_usd=_usd(usd), cost=cost, advice=rate.advice)
 
 
 def _round_s(seconds: float) -> float:
@@ -436,6 +444,7 @@ def lines(est: Estimate) -> list[str]:
            f"rate:    {est.assumed_mib_per_s:,.2f} MiB/s assumed ({est.source}: {est.source_detail})",
            f"time:    {seconds_text(est.estimated_seconds)} with {_readers(est.concurrency)}{time_parts}",
            f"range:   {est.range_detail}",
+           *([f"limit:   {est.advice}"] if est.advice else []),
            f"cost:    ${est.cost_usd:,.4f} (Lambda {c.lambda_gb_seconds:,.0f} GB-s, {c.lambda_requests} requests: "
            f"${c.lambda_usd:,.4f}; Step Functions {c.state_transitions} transitions: ${c.sfn_usd:,.4f}"
            + (f"; instance {c.instance_hours:,.2f} h: " + (f"${c.instance_usd:,.4f}" if c.instance_usd is not None
