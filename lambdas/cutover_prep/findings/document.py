@@ -53,7 +53,7 @@ def benchmark_section(run_item: dict[str, Any], analysis: dict[str, Any] | None,
                                                        "cold_sample_blocks", "iops", "throughput_kbps", "latency_us",
                                                        "latency_hist_us", "timed_by", "client_latency_us",
                                                        "started_at", "finished_at", "cut_short",
-                                                       "note", "cause") if item.get(k) is not None}
+                                                       "note", "sized", "cause") if item.get(k) is not None}
     section["probes"] = probes
     cw_windows = (cloudwatch or {}).get("windows") or {}
     by_id = {p.get("point_id"): p for p in (analysis or {}).get("points") or []}

@@ -398,7 +398,7 @@ def _probe_notes(probes: dict[str, Any]) -> list[str]:
         probe = _d(probes.get(phase))
         if probe.get("cut_short"):
             notes.append(f"{phase} probe: cut short by its time limit")
-        for key in ("note", "cause"):
+        for key in ("sized", "note", "cause"):
             if probe.get(key):
                 notes.append(f"{phase} probe: {probe[key]}")
     timing = probe_timing(probes)
