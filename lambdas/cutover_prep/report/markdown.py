@@ -117,7 +117,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         lines += ["", f"## Benchmark ({bench['status']})"]
         probes = [r for r in bench["probe_rows"] if r["label"] in PROBE_FIGURES]
         if probes:
-            lines += ["", "| probe | cold | warm | warm / cold |", "| --- | ---: | ---: | ---: |"]
+            lines += ["", "| probe | cold | warm | cold / warm |", "| --- | ---: | ---: | ---: |"]
             lines += [f"| {r['label']} | {r['cold']} | {r['warm']} | {r['ratio'] or DASH} |" for r in probes]
             lines += ["", f"- {_md(bench['probe_timing'])}"] if bench["probe_timing"] else []
         rows = [p for p in bench["points"] if p["ok"]]
