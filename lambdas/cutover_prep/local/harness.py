@@ -341,6 +341,9 @@ class LocalAws:
         # the handler reads whole (see the module's docstring)
         self.hooks: dict[str, Callable[[], None]] = {}
         self.invocations: dict[str, int] = {}
+        # each step the run has started, once, in order: (handler module, the probe's phase or None, monotonic time)
+        # (local.progress says a line as each begins)
+        self.steps: list[tuple[str, str | None, float]] = []
         self._lock = threading.Lock()
         self._patches: list[Any] = []
         self._clients: dict[str, Any] = {}
@@ -565,6 +568,10 @@ class LocalAws:
             payload = json.loads(event) if isinstance(event, str) else (event or {})
             with harness._lock:
                 harness.invocations[module] = harness.invocations.get(module, 0) + 1
+                phase = payload.get("phase") if isinstance(payload, dict) else None
+                step = (module, phase if isinstance(phase, str) else None)
+                if not any(s[:2] == step for s in harness.steps):
+                    harness.steps.append((*step, time.monotonic()))
                 faults = harness.faults.get(module) or []
                 fault = faults.pop(0) if faults else None
             try:
