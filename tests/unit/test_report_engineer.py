@@ -334,3 +334,27 @@ def test_the_probes_figure_names_who_timed_them_and_gives_the_one_cold_warm_figu
         f["benchmark"]["probes"][phase]["timed_by"] = "client"
     card = next(x for x in build_view(f)["figures"] if x["label"] == "median single-block read, cold → warm")
     assert "timed by the client" in card["source"]
+
+
+def test_a_local_run_labels_its_wall_rate_as_the_tools_and_gives_the_databases_apart() -> None:
+    """Issue 33 §3: the report labelled a local run's wall rate "what the cutover gets" (nc_pg: 2.52 MiB/s over
+    47.9 s, its readers busy 7.5 s). The database's rate stands apart, labelled, on the card, in the warm-up rows,
+    summary.md and the terminal."""
+    f = sample_findings()
+    f["storage_emulation"] = {"emulated": False, "reason": "--dsn"}
+    f["read_rate"] = {"mib_per_s_wall": 2.52, "mib_per_s_per_worker": 1.0, "mib_per_s_database": 16.1,
+                      "database_reading_seconds": 7.5}
+    f["timings"]["warmup_wall_seconds"] = 47.9
+    view = build_view(f)
+    rows = dict(view["warmup"]["rows"])
+    assert "what the cutover gets" not in rows["rate, all readers (wall)"]
+    assert "local harness" in rows["rate, all readers (wall)"]
+    assert rows["database read rate"].startswith("16.1 MiB/s: bytes read / the 7.5 s during which a reader")
+    card = {x["label"]: x for x in view["figures"]}
+    assert card["database read rate"]["value"] == "16.1 MiB/s"
+    line = ("warm-up read rates: database 16.1 MiB/s (bytes over the 7.5 s a reader was reading); wall 2.52 MiB/s "
+            "(over the warm-up's 47.9 s; the local harness's overhead in it)")
+    assert f"- {line}" in summary_markdown(f).splitlines()
+    assert f"  {line}" in terminal_lines(f)
+    f.pop("storage_emulation")  # a deployed run: its wall rate is what the cutover gets
+    assert "what the cutover gets" in dict(build_view(f)["warmup"]["rows"])["rate, all readers (wall)"]

@@ -75,10 +75,15 @@ def headline_figures(findings: dict[str, Any]) -> list[dict[str, str]]:
     scale = clocks.time_scale(findings)
     emulated_rate, emulated_time = (clocks.rate(rate.get("mib_per_s_wall"), scale, 1),
                                     clocks.duration(timings.get("warmup_wall_seconds"), scale))
+    database = ([{"label": "database read rate", "value": _fmt(rate.get("mib_per_s_database"), "MiB/s"),
+                  "source": f"bytes read / the {fmt_duration(num(rate.get('database_reading_seconds')))} during which "
+                  f"a reader was reading; {where}"}]
+                if is_local(findings) and num(rate.get("mib_per_s_database")) is not None else [])
     figures = [{"label": "coverage", "value": _fmt(findings.get("coverage_pct"), "%"),
-                "source": "warm-up unit records (planned bytes of finished units)"},
+                "source": "warm-up unit records (planned bytes of finished units)"}, *database,
                {"label": "warm-up rate, all readers", "value": _fmt(rate.get("mib_per_s_wall"), "MiB/s"),
                 "source": f"bytes read / warm-up wall time; {where}"
+                + ("; the local harness's own time between reads is in it" if is_local(findings) else "")
                 + (f"; {emulated_rate} MiB/s on the emulated clock (×{fmt_number(scale)} slowed)"
                    if emulated_rate else "")},
                {"label": "warm-up time", "value": fmt_duration(num(timings.get("warmup_wall_seconds"))),
@@ -150,11 +155,39 @@ def cached_points(findings: dict[str, Any]) -> list[str]:
     return out
 
 
-def rate_rows(findings: dict[str, Any]) -> list[tuple[str, str]]:
-    """The wall rate and the per-worker rate, each saying what it is."""
+LOCAL_WALL = ("this run's warm-up time on this machine, the local harness's own time between reads in it (moto, "
+              "the handlers in one process): it measures the tool as much as the database")
+
+
+def rates_line(findings: dict[str, Any]) -> str | None:
+    """The warm-up's rates in one line, each labelled: the database's (bytes over the time a reader was reading),
+    the emulated volume's (bytes over the time it had reads in hand), and the wall rate; None before any."""
     rate, timings = _d(findings.get("read_rate")), _d(findings.get("timings"))
-    rows = [("rate, all readers (wall)", f"{_fmt(rate.get('mib_per_s_wall'), 'MiB/s')}: bytes read / warm-up wall "
-             "time; what the cutover gets")]
+    served = _d(_d(findings.get("storage_emulation")).get("warmup_served"))
+    wall = num(timings.get("warmup_wall_seconds"))
+    parts = []
+    if num(rate.get("mib_per_s_database")) is not None:
+        parts.append(f"database {_fmt(rate.get('mib_per_s_database'), 'MiB/s')} (bytes over the "
+                     f"{fmt_duration(num(rate.get('database_reading_seconds')))} a reader was reading)")
+    if num(served.get("mib_per_s")) is not None:
+        parts.append(f"volume {_fmt(served.get('mib_per_s'), 'MiB/s')} (bytes over the "
+                     f"{fmt_duration(num(served.get('busy_seconds')))} it had reads in hand)")
+    if num(rate.get("mib_per_s_wall")) is not None:
+        parts.append(f"wall {_fmt(rate.get('mib_per_s_wall'), 'MiB/s')} (over the warm-up's {fmt_duration(wall)}"
+                     + ("; the local harness's overhead in it)" if is_local(findings) else ")"))
+    return "warm-up read rates: " + "; ".join(parts) if parts else None
+
+
+def rate_rows(findings: dict[str, Any]) -> list[tuple[str, str]]:
+    """The database's rate, the wall rate and the per-worker rate, each saying what it is."""
+    rate, timings = _d(findings.get("read_rate")), _d(findings.get("timings"))
+    rows = []
+    if num(rate.get("mib_per_s_database")) is not None:
+        rows.append(("database read rate", f"{_fmt(rate.get('mib_per_s_database'), 'MiB/s')}: bytes read / the "
+                     f"{fmt_duration(num(rate.get('database_reading_seconds')))} during which a reader was reading; "
+                     "the database's own rate"))
+    rows.append(("rate, all readers (wall)", f"{_fmt(rate.get('mib_per_s_wall'), 'MiB/s')}: bytes read / warm-up wall "
+                 "time; " + (LOCAL_WALL if is_local(findings) else "what the cutover gets")))
     if num(rate.get("mib_per_s_per_worker")) is not None:
         rows.append(("rate of one reader", f"{_fmt(rate.get('mib_per_s_per_worker'), 'MiB/s')}: bytes read / the "
                      f"units' summed busy time ({fmt_duration(num(timings.get('unit_busy_seconds')))}); the speed of "

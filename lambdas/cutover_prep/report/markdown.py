@@ -92,6 +92,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         f"- Warm-up: units {warmup['units done / total']}, {warmup['units failed']} failed; "
         f"read / planned {warmup['read / planned']}; coverage {warmup['coverage']}; "
         f"read amplification {warmup['read amplification (blocks read / planned)']}",
+        *([f"- {view['rates']}"] if view.get("rates") else []),
         *([f"- {_md(view['storage_emulation'])}"] if view["storage_emulation"] else []),
         *([f"- {view['estimate']}"] if view.get("estimate") else []),
         *([f"- {view['eta']}"] if view.get("eta") else []),

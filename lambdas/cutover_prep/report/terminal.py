@@ -46,6 +46,7 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
     lines += [f"  unit {u['unit_id']} not read ({u['status']}, {u['read']}): {u['cause']}" for u in rows[:10]]
     if len(rows) > 10:
         lines.append(f"  ... and {len(rows) - 10 + view['unread']['more']} more units not read: see findings.json")
+    lines += [f"  {view['rates']}"] if view.get("rates") else []
     lines += [f"  {label}: {value}" for label, value in view["warmup"]["rows"]
               if label.startswith(("time to", "projected"))]
     return lines

@@ -482,6 +482,7 @@ def build_view(findings: dict[str, Any]) -> dict[str, Any]:
         "storage_init": _storage_init(findings),
         "storage_emulation": storage_emulation_line(findings),
         "estimate": estimate_line(findings),
+        "rates": engineer.rates_line(findings),
         "eta": eta_line(findings),
         "bench": benchmark,
         "charts": charts,
