@@ -202,7 +202,8 @@ def check_options(options: LocalOptions, spec: ConnectionSpec | None) -> None:
         target.update(engine=spec.engine, host=spec.host, port=spec.port, database=spec.database)
     try:
         parse_run_input({"target": target, "warmup": options.warmup, "benchmark": options.benchmark,
-                         "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {})})
+                         "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {}),
+                         **({"verdict": options.verdict} if options.verdict else {})})
     except InvalidInput as exc:
         raise UsageProblem(str(exc).replace("target.", "--dsn ")) from None
 
@@ -219,6 +220,7 @@ class LocalOptions:
     storage: dict[str, Any] = field(default_factory=dict)  # the emulated volume's profile options (CLI names)
     emulate: bool = True  # the demo database on an emulated restored volume, where FUSE can be had
     preflight: dict[str, Any] = field(default_factory=dict)  # the run input's preflight section (empty: defaults)
+    verdict: dict[str, Any] = field(default_factory=dict)  # the run input's verdict section (empty: defaults)
 
 
 def check_reachable(spec: ConnectionSpec) -> None:
@@ -297,6 +299,7 @@ def _run_input(spec: ConnectionSpec, options: LocalOptions, secret_arn: str) -> 
         "warmup": options.warmup,
         "benchmark": options.benchmark,
         **({"preflight": options.preflight} if options.preflight else {}),
+        **({"verdict": options.verdict} if options.verdict else {}),
         "run_id": str(options.run_id),
     }
 
