@@ -37,6 +37,7 @@ import boto3
 from cutover_prep import deps
 from cutover_prep.engines.registry import POSTGRES
 from cutover_prep.live.names import DASHBOARD_OUTPUT, dashboard_url
+from cutover_prep.local import moto_fast
 from cutover_prep.workflows import (
     BUCKET_SUBSTITUTION,
     DEPLOYMENT_ID_ENV,
@@ -387,6 +388,7 @@ class LocalAws:
         self._patches.extend(_sfn_integration_as_aws())
         self._patches.extend(_sfn_clients_shared())
         self._patches.extend(_lambda_output_off_stdout())
+        self._patches.extend(moto_fast.patches())
         for p in self._patches:
             p.start()
         # moto's interpreter and the polling client are CPU-bound Python threads; with the default
