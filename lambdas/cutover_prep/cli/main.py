@@ -84,10 +84,10 @@ def app() -> None:
 @click.option("--point-seconds", type=FiniteFloatRange(1, 600), default=5, show_default=True,
               help="Duration of each benchmark point.")
 @click.option("--probe-blocks", type=click.IntRange(0, 100_000),
-              help="Blocks each of the cold and warm probes reads (0: no probes); default: the run input's "
-              f"benchmark.probe_blocks, {Benchmark.model_fields['probe_blocks'].default}. A small database wants "
-              "fewer: a snapshot chunk's first read warms its neighbours, so a dense sample reads the cold probe "
-              "warm.")
+              help="Blocks each of the cold and warm probes reads at most (0: no probes); default: the run input's "
+              f"benchmark.probe_blocks, {Benchmark.model_fields['probe_blocks'].default}. A probe reads at most a "
+              "quarter of the database's readable 512 KiB snapshot blocks, so the warm probe's fresh blocks lie in "
+              "snapshot blocks the cold probe did not read (it says so when it reads fewer).")
 @click.option("--write-test", is_flag=True, help="Add the opt-in write points (scratch schema, dropped after).")
 @click.option("--run-id", help="Run id (default local-<time>). The same command again, with the same run id and "
               "--out, resumes the run: what it read is not read again; another target or other options on it are "
