@@ -354,3 +354,21 @@ def test_every_step_starts_with_a_line_and_the_warm_up_waits_for_its_first_unit(
     assert said[-3].startswith("cutover-prep: warm-up ended: 100.0 of 100.0 MiB (100 %)")  # before the next step
     assert said[-2:] == ["cutover-prep: end census: what is on the volume now, against what was read ...",
                          "cutover-prep: warm probe: timing a fresh random sample, after the warm-up ..."]
+
+
+def test_the_benchmarks_last_count_comes_before_the_steps_after_it(monkeypatch):
+    """The demo printed "findings: ..." and then "benchmark: 5/5 points": the points' last count now ends the
+    benchmark before the next step's line, and nothing is said of the benchmark after it."""
+    stream, store, steps = io.StringIO(), FakeStore(), []
+    progress = Progress(store, "r", True, stream=stream, steps=lambda: list(steps))
+    steps += [("handlers.warm_slot", None, 1.0)]
+    store.run = {"bytes_planned": 100 * MIB, "bytes_read": 100 * MIB, "units_total": 4, "units_done": 4,
+                 "units_failed": 0, "benchmark_points": 2}
+    progress.poll()
+    store.done_points = [{"point_id": "seq-8", "status": "DONE"}, {"point_id": "rnd-1", "status": "DONE"}]
+    steps += [("handlers.analyze", None, 2.0), ("handlers.finalize", None, 3.0)]
+    progress.poll()
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[-3:] == ["cutover-prep: benchmark: 2/2 points", "cutover-prep: analysing the benchmark's points ...",
+                          "cutover-prep: findings: coverage, verdict, summary.md and report.html ..."], lines

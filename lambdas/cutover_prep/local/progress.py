@@ -39,6 +39,9 @@ STEP_LINES: dict[tuple[str, str | None], str] = {
 }
 WARM_STEPS = ("handlers.warm_slot", "handlers.warm_unit", "handlers.unit_failed")  # the warm-up's own steps
 WARM_OVER = "warm-up over"  # Progress._phase once a step after the warm-up began
+BENCH_OVER = "benchmark over"  # and once a step after the sweep's points began
+AFTER_POINTS = ("handlers.collect_metrics", "handlers.analyze", "handlers.benchmark_failed",
+                "handlers.cleanup_scratch", "handlers.finalize")
 
 
 class Progress:
@@ -89,6 +92,8 @@ class Progress:
         self._say_steps(run or {})
         if not run or "bytes_planned" not in run:
             return
+        if self._phase == BENCH_OVER:
+            return  # the points are done: the steps after them say what runs
         if not run.get("benchmark_points") and (self._phase == WARM_OVER or (
                 self._steps is not None and self._warm_started is None)):
             return  # the warm-up not begun (the cold probe runs first), or over: their step lines say what runs
@@ -97,9 +102,7 @@ class Progress:
         if started:
             self._start_phase(phase, run)
         if phase == "benchmark":
-            done = sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
-                       and not str(p.get("point_id", "")).startswith("probe-"))
-            n, total = done, int(run.get("benchmark_points") or 0)
+            n, total = self._points_done(), int(run.get("benchmark_points") or 0)
         else:
             n, total = int(run.get("bytes_read") or 0), int(run.get("bytes_planned") or 0)
         if self._tty:
@@ -120,6 +123,8 @@ class Progress:
                 self._warm_started = at
             if module not in WARM_STEPS and self._phase == "warm-up" and "bytes_planned" in run:
                 self._end_warmup(run)
+            if module in AFTER_POINTS and self._phase == "benchmark":
+                self._end_benchmark(run)
             line = STEP_LINES.get((module, phase))
             if line:
                 self._say(line)
@@ -192,6 +197,21 @@ class Progress:
         if self._work_eta is not None:
             return self._work_eta.eta()
         return eta_seconds(self._eta_samples, int(run.get("bytes_planned") or 0) / 2**20)
+
+    def _points_done(self) -> int:
+        return sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
+                   and not str(p.get("point_id", "")).startswith("probe-"))
+
+    def _end_benchmark(self, run: dict[str, Any]) -> None:
+        """The points are over: their last count (bar or line) before the next step's line."""
+        n, total = self._points_done(), int(run.get("benchmark_points") or 0)
+        if self.bar is not None:
+            self._draw(n, total, "")
+            self.bar.close()
+            self.bar = None
+        elif not self._tty:
+            self._line("benchmark", n, total, run)
+        self._phase = BENCH_OVER
 
     def _end_warmup(self, run: dict[str, Any]) -> None:
         """The warm-up is over: a log says where it ended, not only its bar; its bar ends at what it read, at the
