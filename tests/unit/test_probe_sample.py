@@ -21,7 +21,8 @@ from cutover_prep.models.steps import RunContext
 from cutover_prep.verdict import decide
 from tests.unit.contexts import context
 
-FIRST_TOUCH_S = 0.004  # a first-touch read; a hydrated one is a dict lookup
+# a first-touch read, long enough that a busy machine's stalls do not double a median; a hydrated one is a dict lookup
+FIRST_TOUCH_S = 0.015
 
 TABLE = {"database": "db", "oid": 16385, "fork": "main", "relkind": "r"}
 INDEX = {"database": "db", "oid": 16386, "fork": "main", "relkind": "i"}
