@@ -71,9 +71,20 @@ def test_a_warm_up_of_the_emulated_volume_removes_the_penalty_the_cold_probe_mea
     assert doc["instance"]["db_instance_class"] == DEFAULT_PROFILE.instance_class  # not moto's db.m5.large
     assert reason(doc, "WARM_VS_COLD")["ok"] is True, reason(doc, "WARM_VS_COLD")
     assert doc["verdict"]["verdict"] == "READY" and demo_run.code == 0
-    # --probe-blocks reached the run input: each probe planned and read exactly that sample
+    # --probe-blocks reached the run input: each probe planned at most that sample, as many warm as cold (fewer
+    # when a quarter of the database's snapshot blocks is fewer, said), and no warm block lies in a 512 KiB snapshot
+    # block the cold probe read (8 KiB pages, 64 a snapshot block: worked here from the saved samples)
     probes = doc["benchmark"]["probes"]
-    assert [probes[p]["blocks_planned"] for p in ("cold", "warm")] == [40, 40]
+    planned = [probes[p]["blocks_planned"] for p in ("cold", "warm")]
+    assert planned[0] == planned[1] and 0 < planned[0] <= 40
+    assert (planned[0] < 40) == ("not the 40 of benchmark.probe_blocks" in probes["cold"].get("sized", ""))
+    cold = json.loads((demo_run.dir / "probes" / "sample.json").read_text())
+    warm = json.loads((demo_run.dir / "probes" / "sample-warm.json").read_text())["blocks"]
+
+    def snapshot_blocks(blocks: list) -> set:
+        return {(b["segment"], b["file_id"], b["block"] * b["block_size"] // (512 * 1024)) for b in blocks}
+
+    assert not snapshot_blocks(cold) & snapshot_blocks(warm)
 
 
 def test_a_skipped_warm_up_leaves_the_warm_probe_cold_and_warm_vs_cold_fails(tmp_path):
@@ -131,3 +142,66 @@ def test_the_demo_tells_one_story_on_both_clocks(demo_run):
     assert 0 < served["busy_seconds"] <= served["window_seconds"] + 2  # whole seconds at the window's edges
     said = f"served {fmt_number(round(served['mib_per_s'], 3))} MiB/s = {served['to_ceiling']:.2f}× the ceiling"
     assert said in captured.out and said in summary
+
+
+def _page_text(html: str) -> str:
+    """report.html as its reader sees it: tags out, entities decoded, white space folded."""
+    import html as html_lib
+    import re
+
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    return re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]+>", " ", text)))
+
+
+def test_the_four_outputs_of_one_run_tell_one_story(demo_run):
+    """Issue 33 §4, on one run of the demo: the terminal, summary.md, report.html and findings.json give the same
+    verdict, the same one cold/warm figure (the cold probe's median over the warm one's, the verdict's definition;
+    no reads/s ratio beside it), the same label for who timed the probes, the same database and wall rates, and say
+    in words how a check passed on an allowance of its rule; every step of the run starts with a line on stderr and
+    the verdict is on stdout."""
+    import re
+
+    from cutover_prep.report.charts import fmt_number
+
+    doc, out, err = demo_run.doc, demo_run.out, demo_run.err
+    assert doc is not None and doc["status"] == "SUCCEEDED", err[-2000:]
+    summary = (demo_run.dir / "summary.md").read_text()
+    page = _page_text((demo_run.dir / "report.html").read_text())
+    verdict = doc["verdict"]["verdict"]
+    # the verdict: stdout (the result), not stderr (progress)
+    assert f"  verdict: {verdict}" in out.splitlines() and "verdict:" not in err
+    assert summary.startswith(f"# Cutover Prep: {verdict} ") and verdict in page
+    # one cold/warm figure, computed here from the findings' two medians
+    probes = doc["benchmark"]["probes"]
+    ratio = f"cold/warm {probes['cold']['latency_us']['p50'] / probes['warm']['latency_us']['p50']:.2f}×"
+    warm_vs_cold = next(r for r in doc["verdict"]["reasons"] if r["code"] == "WARM_VS_COLD")
+    if "cold/warm" in warm_vs_cold["message"]:  # the rule's message gives it when a penalty was measured
+        assert ratio in warm_vs_cold["message"]
+    assert f"({ratio}, by the median)" in out
+    assert re.search(r"\| latency p50 \| [^|]+ \| [^|]+ \| " + re.escape(ratio.split()[1]) + r" \|", summary)
+    assert f"({ratio})" in summary and f"({ratio})" in page  # the card's figure, in both
+    assert "warm / cold" not in summary + page  # no second ratio (reads/s) beside it
+    # who timed the probes: the server, said so; never "client timing" for them
+    assert probes["cold"]["timed_by"] == "server"
+    assert "cold and warm probes, timed by the database server" in summary
+    assert "cold and warm probes, timed by the database server" in page
+    assert "probes, client timing" not in summary + page
+    # the rates, each labelled, the same figure in the four
+    rates = doc["read_rate"]
+    database, wall = f"{fmt_number(rates['mib_per_s_database'])} MiB/s", f"{fmt_number(rates['mib_per_s_wall'])} MiB/s"
+    rates_line = next(line.strip() for line in out.splitlines() if "warm-up read rates:" in line)
+    assert rates_line.startswith(f"warm-up read rates: database {database} (bytes over the ")
+    assert f"; wall {wall} (over the warm-up's " in rates_line
+    assert f"- {rates_line}" in summary.splitlines()
+    assert f"database read rate {database}" in page and wall in page
+    assert "what the cutover gets" not in page  # a local run's wall rate measures the tool as much
+    # a check passed on an allowance of its rule is said in words, never "✓*" or "an exception of its rule"
+    for text in (out, summary, page):
+        assert "✓*" not in text and "exception of its rule" not in text and "exception of the rule" not in text
+    # every step starts with a line: the cold probe's before the warm-up's first line, the warm probe's after its end
+    lines = err.splitlines()
+    at = {key: next((i for i, line in enumerate(lines) if line.startswith(f"cutover-prep: {key}")), None)
+          for key in ("discover:", "cold probe:", "warm-up:", "warm-up ended:", "warm probe:", "findings:")}
+    assert None not in at.values(), (at, err[-3000:])
+    assert at["discover:"] < at["cold probe:"] < at["warm-up:"] < at["warm-up ended:"] < at["warm probe:"] \
+        < at["findings:"], at

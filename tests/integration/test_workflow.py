@@ -4,6 +4,7 @@ a real PostgreSQL database as the target."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -324,7 +325,8 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(bench_run):
     assert desc["output_json"]["verdict"] == "READY", desc["output_json"]["reasons"]
     summary = bench_run.text("runs/bench/summary.md")
     assert summary.startswith("# Cutover Prep: READY — `restored-db`") and "| `random-02s` |" in summary
-    assert "| blocks read | 40 | 40 |" in summary and "- Evidence: `s3://" in summary  # cold | warm
+    said = re.search(r"\| blocks read \| (\d+) \| (\d+) \|", summary)  # cold | warm: as many, at most the 40 asked
+    assert said and said.group(1) == said.group(2) and 0 < int(said.group(1)) <= 40 and "- Evidence: `s3://" in summary
     assert f"- Report (charts): `s3://{bucket}/runs/bench/report.html`" in summary
     (event,) = bench_run.events
     assert event["source"] == "cutover-prep" and event["detail-type"] == "Cutover Prep Run Finished"
@@ -346,7 +348,10 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(bench_run):
     assert timeline["series"] and abs(timeline_bytes - findings["bytes"]["read"]) < 0.01 * findings["bytes"]["read"]
     bench = findings["benchmark"]
     cold, warm = bench["probes"]["cold"], bench["probes"]["warm"]
-    assert cold["status"] == warm["status"] == "DONE" and cold["blocks_read"] == warm["blocks_read"] == 40
+    # at most the 40 asked, as many warm as cold; fewer when a quarter of the 24 MB sample's snapshot blocks is
+    # fewer (issue 33 §4), and then the probe says why
+    assert cold["status"] == warm["status"] == "DONE" and cold["blocks_read"] == warm["blocks_read"] <= 40
+    assert (cold["blocks_read"] < 40) == ("not the 40 of benchmark.probe_blocks" in (cold.get("sized") or ""))
     units = bench_run.units
     first_unit_start = min(u["started_at"] for u in units)
     last_unit_end = max(u["finished_at"] for u in units)

@@ -19,7 +19,7 @@ UNITS = [
     {"unit_id": "u1", "ranges": [
         {"segment": "db/app.big#table.main",
          "locator": {"database": "db", "oid": 16385, "fork": "main", "relkind": "r"},
-         "extents": [[0, 0, 1000]], "block_size": 8192},
+         "extents": [[0, 0, 64_000]], "block_size": 8192},  # 1,000 snapshot blocks: room for 50-block probes
         {"segment": "db/app.big_idx#index.main",
          "locator": {"database": "db", "oid": 16386, "fork": "main", "relkind": "i"},
          "extents": [[0, 0, 5000]], "block_size": 8192},
@@ -141,13 +141,14 @@ def test_a_retried_warm_probe_reads_the_same_fresh_blocks(store, run):
 
 
 def test_a_database_with_no_block_outside_the_cold_sample_says_the_warm_probe_re_read_them(store, run):
-    tiny = [{"unit_id": "u1", "ranges": [UNITS[1]["ranges"][0]]}]  # 10 table blocks, all in the cold sample
+    # one table block, the cold sample's (a probe reads at most a quarter of the snapshot blocks, at least one)
+    tiny = [{"unit_id": "u1", "ranges": [{**UNITS[1]["ranges"][0], "extents": [[0, 0, 1]]}]}]
     store.put_json(evidence_key("r1", "units.json"), tiny)
     cold, warm = Driver(), Driver()
     probe(run, "cold", store=store, open_driver=lambda r, db: cold)
     probe(run, "warm", store=store, open_driver=lambda r, db: warm)
     item = store.get_point("r1", "probe-warm")
-    assert sorted(warm.reads) == sorted(cold.reads) and item["overlap_blocks"] == 10
+    assert sorted(warm.reads) == sorted(cold.reads) and item["overlap_blocks"] == 1
     assert "re-read" in item["note"]
 
 

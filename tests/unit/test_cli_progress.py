@@ -73,7 +73,7 @@ def test_on_a_terminal_the_benchmark_has_its_own_bar_of_points():
     frames = [f for f in re.split(r"[\r\n]", stream.getvalue()) if f.strip()]
     warm = [f for f in frames if f.lstrip("\x1b[A").startswith("warm-up")]
     bench = [f for f in frames if "benchmark" in f]
-    assert warm and "100.0 of 100.0 MiB, 4/4 units, 0 failed" in warm[-1]
+    assert warm and "100.0 of 100.0 MiB (100 %), 4/4 units, 0 failed" in warm[-1]  # as the 'warm-up ended' line
     assert bench and "3/5 points" in bench[-1]
     assert not any("B/s" in f for f in bench)  # no falling warm-up MiB/s while the points run
     assert not any(re.search(r"\d[kMG]?B\b", f) for f in frames), frames  # MiB, not tqdm's MB and kB/s
@@ -159,7 +159,7 @@ def test_the_warm_up_rate_counts_from_the_first_bytes_read_not_from_the_cold_pro
     clock[0] += 60  # discovery and the cold probe
     assert "MiB/s" not in progress._warm_text({**run, "bytes_read": 10 * MIB})  # the first bytes: the clock starts
     clock[0] += 6
-    assert progress._warm_text({**run, "bytes_read": 100 * MIB}).endswith("0 failed, 15.0 MiB/s")
+    assert progress._warm_text({**run, "bytes_read": 100 * MIB}).endswith("0 failed, 15.0 MiB/s so far")
 
 
 def test_piped_output_says_where_the_warm_up_ended_before_the_benchmark():
@@ -200,7 +200,7 @@ def test_the_warm_up_line_gives_an_eta_at_the_measured_rate(monkeypatch):
     now[0] = 110.0
     store.run.update(bytes_read=30 * MIB, units_done=1)
     progress.poll()
-    assert stream.getvalue().splitlines()[-1].endswith(", 2.0 MiB/s, done in ~35 s (ETA at the measured rate)")
+    assert stream.getvalue().splitlines()[-1].endswith(", 2.0 MiB/s so far, done in ~35 s (ETA at the measured rate)")
 
 
 def test_clock_format():
@@ -318,3 +318,57 @@ def test_store_reads_only_the_fields_asked_for(store):
         "plan": {"S": "x" * 1000}})
     assert store.get_run_fields("r", ("bytes_read", "bytes_planned", "benchmark_points")) == {
         "bytes_read": 5, "bytes_planned": 9}
+
+
+def test_every_step_starts_with_a_line_and_the_warm_up_waits_for_its_first_unit(monkeypatch):
+    """Issue 33 §4: 40 s of silence after "warm-up: 0.0 of 335.9 MiB (0 %)" while the cold probe ran. Each step
+    the harness starts is said as it starts (the cold probe before any warm-up line); the warm-up's rate counts
+    from its first unit's start, the start the 'warm-up ended' line and the findings count from (by hand: 30 MiB
+    in the 10 s since the first unit started is 3.0 MiB/s)."""
+    now = [100.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: now[0])
+    stream, store, steps = io.StringIO(), FakeStore(), []
+    progress = Progress(store, "r", True, stream=stream, steps=lambda: list(steps))
+    monkeypatch.setattr(Progress, "NON_TTY_INTERVAL_S", 0.0)
+    steps += [("handlers.validate_input", None, 100.0), ("handlers.discover", None, 100.0)]
+    progress.poll()
+    store.run = {"bytes_planned": 100 * MIB, "bytes_read": 0, "units_total": 4, "units_done": 0, "units_failed": 0}
+    steps.append(("handlers.probe", "cold", 101.0))
+    progress.poll()
+    lines = stream.getvalue().splitlines()
+    assert lines == ["cutover-prep: discover: listing the databases, relations and sizes to read ...",
+                     "cutover-prep: cold probe: timing single-block reads of a random sample before anything is "
+                     "warmed (the first-touch penalty) ..."]
+    now[0] = 140.0
+    steps.append(("handlers.warm_slot", None, 140.0))
+    progress.poll()
+    assert stream.getvalue().splitlines()[-1].startswith("cutover-prep: warm-up: 0.0 of 100.0 MiB (0 %)")
+    now[0] = 150.0
+    store.run.update(bytes_read=30 * MIB, units_done=1)
+    progress.poll()
+    assert ", 3.0 MiB/s so far" in stream.getvalue().splitlines()[-1]
+    steps += [("handlers.end_census", None, 160.0), ("handlers.probe", "warm", 161.0)]
+    store.run.update(bytes_read=100 * MIB, units_done=4)
+    progress.poll()
+    said = stream.getvalue().splitlines()
+    assert said[-3].startswith("cutover-prep: warm-up ended: 100.0 of 100.0 MiB (100 %)")  # before the next step
+    assert said[-2:] == ["cutover-prep: end census: what is on the volume now, against what was read ...",
+                         "cutover-prep: warm probe: timing a fresh random sample, after the warm-up ..."]
+
+
+def test_the_benchmarks_last_count_comes_before_the_steps_after_it(monkeypatch):
+    """The demo printed "findings: ..." and then "benchmark: 5/5 points": the points' last count now ends the
+    benchmark before the next step's line, and nothing is said of the benchmark after it."""
+    stream, store, steps = io.StringIO(), FakeStore(), []
+    progress = Progress(store, "r", True, stream=stream, steps=lambda: list(steps))
+    steps += [("handlers.warm_slot", None, 1.0)]
+    store.run = {"bytes_planned": 100 * MIB, "bytes_read": 100 * MIB, "units_total": 4, "units_done": 4,
+                 "units_failed": 0, "benchmark_points": 2}
+    progress.poll()
+    store.done_points = [{"point_id": "seq-8", "status": "DONE"}, {"point_id": "rnd-1", "status": "DONE"}]
+    steps += [("handlers.analyze", None, 2.0), ("handlers.finalize", None, 3.0)]
+    progress.poll()
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[-3:] == ["cutover-prep: benchmark: 2/2 points", "cutover-prep: analysing the benchmark's points ...",
+                          "cutover-prep: findings: coverage, verdict, summary.md and report.html ..."], lines

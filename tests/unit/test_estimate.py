@@ -389,3 +389,16 @@ def test_facts_of_an_odd_shape_cost_the_estimate_not_the_run(store: Store):
     assert out["units"] == 4
     item = store.get_run("r-odd")
     assert item["estimate"] is None and item["units_total"] == 4
+
+
+def test_a_local_run_gives_the_estimate_its_database_rate_not_its_wall():
+    """Issue 33 §3: nc_pg's local run read at "2.52 MiB/s" over 47.9 s with its readers busy 7.5 s, and
+    `estimate` adopted the wall rate of the tool. A local run (its findings have storage_emulation) gives its
+    database rate; a deployed run its wall rate, as before."""
+    local = {"run_id": "nc", "read_rate": {"mib_per_s_wall": 2.52, "mib_per_s_database": 16.1},
+             "storage_emulation": {"emulated": False, "reason": "--dsn"}, "bytes": {"read": 120 * MIB},
+             "timings": {"finished_at": "2026-02-01T00:00:00+00:00"}}
+    rate = measured_rate([local])
+    assert rate is not None and rate.mib_per_s == 16.1 and "the database's read rate" in rate.detail
+    deployed = {**local, "storage_emulation": None}
+    assert measured_rate([deployed]).mib_per_s == 2.52

@@ -49,3 +49,18 @@ def test_no_chunks_or_only_empty_chunks_is_an_empty_series():
 def test_a_chunk_recorded_in_no_time_lands_where_it_finished():
     timeline = warmup_timeline([{"chunks": [chunk(2, 10, 2), chunk(2, 1, 0.0)]}], max_buckets=2)
     assert total_mib(timeline) == pytest.approx(11)
+
+
+def test_the_database_reading_time_is_the_union_of_the_readers_chunks():
+    """Issue 33 §3: the database's rate is its bytes over the time a reader was reading, not the wall time the
+    local tool took. By hand: unit a reads [0, 2] s and [5, 6] s, unit b [1, 3] s: the union is [0, 3] + [5, 6]
+    = 4 s for 4 + 1 + 3 = 8 MiB; a chunk of no bytes counts for neither."""
+    from cutover_prep.findings.timeline import database_reading
+
+    def chunk(end_s: float, mib: int, seconds: float) -> list:
+        return [f"2026-11-27T00:00:{end_s:06.3f}+00:00", mib * 2**20, seconds]
+
+    items = [{"chunks": [chunk(2, 4, 2), chunk(6, 1, 1)]}, {"chunks": [chunk(3, 3, 2), chunk(9, 0, 3)]}]
+    busy, nbytes = database_reading(items)
+    assert (round(busy, 6), nbytes) == (4.0, 8 * 2**20)
+    assert database_reading([]) == (0.0, 0)

@@ -82,7 +82,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
         cold_blocks = store.get_json(sample_key)
     else:
         picker = BlockPicker(unit_ranges(_units(store, run_id)), seed=seed_of(run_id))
-        cold_blocks = picker.sample(bench.probe_blocks)
+        cold_blocks = picker.sample(picker.probe_size(bench.probe_blocks))
         store.put_json(sample_key, cold_blocks)
     blocks, sample_note = (cold_blocks, None) if phase == "cold" else _warm_sample(run_id, bench, cold_blocks,
                                                                                   store=store)
@@ -111,6 +111,9 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
         result["cold_sample_blocks"] = len(cold_blocks)
         if sample_note:
             result["note"] = sample_note
+    sized = _sized_note(bench.probe_blocks, len(cold_blocks), store=store, run_id=run_id)
+    if sized:
+        result["sized"] = sized
     if warmed_units:
         result["note"] = (f"{warmed_units} units were already warmed when this cold probe ran (a restarted run): "
                           "some sampled blocks may not be cold")
@@ -130,7 +133,7 @@ def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[dict[str, Any]
         saved = store.get_json(key)
         return saved["blocks"], saved.get("note")
     picker = BlockPicker(unit_ranges(_units(store, run_id)), seed=seed_of(f"{run_id}/probe-warm"))
-    blocks, note = picker.sample(bench.probe_blocks, exclude=cold_blocks), None
+    blocks, note = picker.sample(len(cold_blocks), exclude=cold_blocks), None  # as many as the cold probe read
     shared = len({chunk_key(b) for b in blocks} & {chunk_key(b) for b in cold_blocks})
     if shared:
         note = (f"{shared} of the warm probe's {len(blocks)} blocks lie in 512 KiB snapshot blocks the cold probe "
@@ -142,6 +145,16 @@ def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[dict[str, Any]
                 "re-read them, so it cannot show blocks the warm-up missed")
     store.put_json(key, {"blocks": blocks, "note": note})
     return blocks, note
+
+
+def _sized_note(wanted: int, planned: int, *, store: Store, run_id: str) -> str | None:
+    """Why a probe read fewer blocks than ``benchmark.probe_blocks`` (``BlockPicker.probe_size``), or None."""
+    if planned >= wanted:
+        return None
+    picker = BlockPicker(unit_ranges(_units(store, run_id)), seed=0)
+    return (f"{planned} blocks, not the {wanted} of benchmark.probe_blocks: a probe reads at most a quarter of the "
+            f"database's {picker.snapshot_blocks:,} readable 512 KiB snapshot blocks, so the warm probe's fresh blocks "
+            "lie in snapshot blocks the cold probe did not read")
 
 
 def _probe_summary(item: dict[str, Any], *, reused: bool) -> dict[str, Any]:

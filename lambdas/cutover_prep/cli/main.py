@@ -84,10 +84,10 @@ def app() -> None:
 @click.option("--point-seconds", type=FiniteFloatRange(1, 600), default=5, show_default=True,
               help="Duration of each benchmark point.")
 @click.option("--probe-blocks", type=click.IntRange(0, 100_000),
-              help="Blocks each of the cold and warm probes reads (0: no probes); default: the run input's "
-              f"benchmark.probe_blocks, {Benchmark.model_fields['probe_blocks'].default}. A small database wants "
-              "fewer: a snapshot chunk's first read warms its neighbours, so a dense sample reads the cold probe "
-              "warm.")
+              help="Blocks each of the cold and warm probes reads at most (0: no probes); default: the run input's "
+              f"benchmark.probe_blocks, {Benchmark.model_fields['probe_blocks'].default}. A probe reads at most a "
+              "quarter of the database's readable 512 KiB snapshot blocks, so the warm probe's fresh blocks lie in "
+              "snapshot blocks the cold probe did not read (it says so when it reads fewer).")
 @click.option("--write-test", is_flag=True, help="Add the opt-in write points (scratch schema, dropped after).")
 @click.option("--run-id", help="Run id (default local-<time>). The same command again, with the same run id and "
               "--out, resumes the run: what it read is not read again; another target or other options on it are "
@@ -107,6 +107,10 @@ def app() -> None:
               show_default=True, help="The preflight after Discover (input preflight): fail ends the run at a "
               "failed check, naming it; warn records it and the run goes on (a user without a grant on purpose); "
               "off skips it.")
+@click.option("--input", "input_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="A run input (JSON, the deployed run's: schema/run-input.schema.json): its warmup, benchmark, "
+              "verdict, preflight and run_id sections, with the flags typed here over them. Its target is not used "
+              "(the database is --dsn's, or the demo's); restore and comparison are refused.")
 @click.option("--compare", type=click.Path(path_type=Path, dir_okay=False),
               help="A comparison input (docs/compare.md): measure each configuration on its own emulated volume, "
               "write comparison.json and comparison.html (exit 0: a recommendation, 1: none meets the targets).")
@@ -116,36 +120,54 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
           benchmark: bool, point_seconds: float, write_test: bool, run_id: str | None, progress: bool,
           storage_emulation: bool, storage_type: str | None, allocated_gb: int | None, iops: int | None,
           storage_throughput: int | None, instance_class: str | None, compare: Path | None = None,
-          preflight_mode: str = "fail", hotset_file: Path | None = None, probe_blocks: int | None = None) -> None:
+          preflight_mode: str = "fail", hotset_file: Path | None = None, probe_blocks: int | None = None,
+          input_file: Path | None = None) -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
     if compare is not None:  # each configuration on its own emulated volume (local/compare.py)
         from cutover_prep.local.compare import main as compare_main
 
         raise click.exceptions.Exit(compare_main(compare, out=out, size_mb=size_mb, progress=progress, dsn=dsn))
+    from cutover_prep.local.input_file import InputFileProblem, local_sections
     from cutover_prep.local.runner import Interrupted, LocalOptions, TargetUnreachable, UsageProblem, run_local
 
-    max_concurrency = max_concurrency or (4 if dsn else 16)
-    warmup: dict = {"max_concurrency": max_concurrency, "chunk_mb": chunk_mb, "create_extension": create_extension,
-                    "databases": list(database), "include_schemas": list(include_schema),
-                    "exclude_schemas": list(exclude_schema), "priority": list(priority)}
-    if (hot := _hotset_profile(hotset_file)) is not None:
-        warmup["hot_set"] = hot.to_input()
-    if unit_mb is not None:
-        warmup["unit_mb"] = unit_mb
-    elif not dsn:
-        warmup["unit_mb"] = max(1, size_mb // 25)  # a few dozen units so the demo shows the Map at work
+    typed = _typed_flags()
+    # each run input key from its flag: (section, key, flag's parameter, value; None: not set)
+    flags = [("warmup", "max_concurrency", "max_concurrency", max_concurrency or (4 if dsn else 16)),
+             ("warmup", "chunk_mb", "chunk_mb", chunk_mb), ("warmup", "create_extension", "create_extension",
+                                                            create_extension),
+             ("warmup", "databases", "database", list(database)),
+             ("warmup", "include_schemas", "include_schema", list(include_schema)),
+             ("warmup", "exclude_schemas", "exclude_schema", list(exclude_schema)),
+             ("warmup", "priority", "priority", list(priority)),
+             ("warmup", "unit_mb", "unit_mb",  # the demo: a few dozen units, so it shows the Map at work
+              unit_mb if unit_mb is not None else (None if dsn else max(1, size_mb // 25))),
+             ("benchmark", "enabled", "benchmark", benchmark), ("benchmark", "seconds_per_point", "point_seconds",
+                                                                point_seconds),
+             ("benchmark", "write_test", "write_test", write_test), ("benchmark", "probe_blocks", "probe_blocks",
+                                                                     probe_blocks)]
+    defaults: dict[str, dict] = {"warmup": {}, "benchmark": {}, "preflight": PREFLIGHT_MODES[preflight_mode]}
+    given: dict[str, dict] = {"warmup": {}, "benchmark": {}}
+    for section, key, param, value in flags:
+        if value is not None:
+            (given if param in typed else defaults)[section][key] = value
+    if "preflight_mode" in typed:
+        given["preflight"] = PREFLIGHT_MODES[preflight_mode]
     try:
-        bench = {"enabled": benchmark, "seconds_per_point": point_seconds, "write_test": write_test,
-                 "metrics_wait_minutes": 0,  # moto has no CloudWatch datapoints: recorded missing at once
-                 "compare_limits": False}  # the local stand-in instance's class is not the database's
-        if probe_blocks is not None:
-            bench["probe_blocks"] = probe_blocks
+        if (hot := _hotset_profile(hotset_file)) is not None:
+            given["warmup"]["hot_set"] = hot.to_input()
+        data = remote.read_input_file(str(input_file)) if input_file is not None else None
+        sections = local_sections(data, str(input_file), defaults=defaults, given=given, run_id=run_id)
+        for note in sections.notes:
+            _echo(f"cutover-prep: {note}", err=True)
         storage = {k: v for k, v in (("storage_type", storage_type), ("allocated_gb", allocated_gb), ("iops", iops),
                                      ("storage_throughput", storage_throughput),
                                      ("instance_class", instance_class)) if v is not None}
-        result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=warmup, benchmark=bench,
-                                        run_id=run_id, progress=progress, storage=storage,
-                                        emulate=storage_emulation, preflight=PREFLIGHT_MODES[preflight_mode]))
+        result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=sections.warmup,
+                                        benchmark=sections.benchmark, verdict=sections.verdict,
+                                        run_id=sections.run_id, progress=progress, storage=storage,
+                                        emulate=storage_emulation, preflight=sections.preflight))
+    except (InputFileProblem, remote.CliProblem) as exc:
+        _fail(EXIT_USAGE, str(exc))
     except UsageProblem as exc:
         _fail(EXIT_USAGE, str(exc))
     except TargetUnreachable as exc:
@@ -161,6 +183,12 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
         _fail(code, f"run failed: {result.get('error')}: {result.get('cause')}")
     if (result.get("output") or {}).get("verdict") != "READY":
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
+
+
+def _typed_flags() -> set[str]:
+    """The parameters of the running command typed on its command line (not defaults): they win over --input."""
+    ctx = click.get_current_context()
+    return {name for name in ctx.params if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
 
 
 def _units_text(units: dict, run: dict) -> str:

@@ -174,14 +174,19 @@ def measured_rate(findings: list[dict[str, Any]]) -> Rate | None:
         return str((f.get("timings") or {}).get("finished_at") or "")
 
     for f in sorted(findings, key=finished, reverse=True):
-        rate = (f.get("read_rate") or {}).get("mib_per_s_wall")
+        rates = f.get("read_rate") or {}
+        # a local run's wall time is the local harness's as much as the database's (issue 33 §3): its database rate
+        local = isinstance(f.get("storage_emulation"), dict) and bool(rates.get("mib_per_s_database"))
+        rate = rates.get("mib_per_s_database") if local else rates.get("mib_per_s_wall")
         read = (f.get("bytes") or {}).get("read") or 0
         if rate and rate > 0 and read > 0:
             level = ((f.get("warmup") or {}).get("concurrency") or {}).get("level")
             at = f" at concurrency {level}" if level else ""
+            which = " (the database's read rate: bytes over the time a reader was reading, not the local run's wall)"
             return Rate(mib_per_s=round(float(rate), 3), source="measured_run",
                         detail=f"run {f.get('run_id')} of this target read {read / MIB:,.1f} MiB at "
-                               f"{float(rate):,.2f} MiB/s{at} (finished {finished(f)[:19] or '?'})",
+                               f"{float(rate):,.2f} MiB/s{which if local else ''}{at} "
+                               f"(finished {finished(f)[:19] or '?'})",
                         range_seconds=0.0, range_detail="in the measured wall-clock rate (its ranges took their "
                                                         "time in it)")
     return None

@@ -22,7 +22,7 @@ from cutover_prep.findings.coverage import (
     time_to_warm,
     unread_units,
 )
-from cutover_prep.findings.timeline import warmup_timeline, warmup_wall
+from cutover_prep.findings.timeline import database_reading, warmup_timeline, warmup_wall
 from cutover_prep.models.status import BenchmarkStatus, RunStatus, UnitStatus
 from cutover_prep.warmup.modes import findings_fields
 from cutover_prep.warmup.slots import concurrency_findings
@@ -53,7 +53,7 @@ def benchmark_section(run_item: dict[str, Any], analysis: dict[str, Any] | None,
                                                        "cold_sample_blocks", "iops", "throughput_kbps", "latency_us",
                                                        "latency_hist_us", "timed_by", "client_latency_us",
                                                        "started_at", "finished_at", "cut_short",
-                                                       "note", "cause") if item.get(k) is not None}
+                                                       "note", "sized", "cause") if item.get(k) is not None}
     section["probes"] = probes
     cw_windows = (cloudwatch or {}).get("windows") or {}
     by_id = {p.get("point_id"): p for p in (analysis or {}).get("points") or []}
@@ -179,6 +179,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
     complete = counts[UnitStatus.DONE] == len(units) or warmup_off
     options = plan.get("options") or {}
     wall_rate = round(read_bytes / wall / 2**20, 3) if wall else None
+    reading_seconds, reading_bytes = database_reading(list(unit_items.values()))
     mode_fields = findings_fields(plan, units, status_of, segment_done)
     return {
         "schema_version": SCHEMA_VERSION,
@@ -206,6 +207,9 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "read_rate": {
             "mib_per_s_wall": wall_rate,
             "mib_per_s_per_worker": round(read_bytes / busy_seconds / 2**20, 3) if busy_seconds else None,
+            # the database's own rate: the bytes of the recorded chunks over the time a reader was reading
+            "mib_per_s_database": round(reading_bytes / reading_seconds / 2**20, 3) if reading_seconds else None,
+            "database_reading_seconds": round(reading_seconds, 3),
         },
         "plan": plan["summary"],
         "failed_units": failed,

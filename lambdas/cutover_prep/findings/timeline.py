@@ -37,6 +37,24 @@ def warmup_wall(unit_items: list[dict[str, Any]]) -> tuple[float | None, int]:
     return max(0.0, (datetime.fromisoformat(ends[-1]) - datetime.fromisoformat(starts[0])).total_seconds()), nbytes
 
 
+def database_reading(unit_items: list[dict[str, Any]]) -> tuple[float, int]:
+    """The seconds during which at least one reader was inside a database read (the union of the recorded chunks'
+    intervals, whatever the concurrency), and the bytes those chunks read: the database's own read rate is the one
+    over the other, apart from the time the tool spent between reads (``read_rate.mib_per_s_database``)."""
+    intervals = sorted((a, b, n) for a, b, n in _intervals(unit_items) if n > 0)
+    busy, nbytes = 0.0, 0
+    end: datetime | None = None
+    for begin, finish, n in intervals:
+        nbytes += n
+        if end is None or begin > end:
+            busy += (finish - begin).total_seconds()
+            end = finish
+        elif finish > end:
+            busy += (finish - end).total_seconds()
+            end = finish
+    return busy, nbytes
+
+
 def warmup_timeline(unit_items: list[dict[str, Any]], *, max_buckets: int = MAX_BUCKETS) -> dict[str, Any]:
     """``{"bucket_seconds", "started_at", "series": [{"t_s", "mib_per_s"}]}``; empty series without samples."""
     intervals = [i for i in _intervals(unit_items) if i[2] > 0]

@@ -37,6 +37,7 @@ import boto3
 from cutover_prep import deps
 from cutover_prep.engines.registry import POSTGRES
 from cutover_prep.live.names import DASHBOARD_OUTPUT, dashboard_url
+from cutover_prep.local import moto_fast
 from cutover_prep.workflows import (
     BUCKET_SUBSTITUTION,
     DEPLOYMENT_ID_ENV,
@@ -341,6 +342,9 @@ class LocalAws:
         # the handler reads whole (see the module's docstring)
         self.hooks: dict[str, Callable[[], None]] = {}
         self.invocations: dict[str, int] = {}
+        # each step the run has started, once, in order: (handler module, the probe's phase or None, monotonic time)
+        # (local.progress says a line as each begins)
+        self.steps: list[tuple[str, str | None, float]] = []
         self._lock = threading.Lock()
         self._patches: list[Any] = []
         self._clients: dict[str, Any] = {}
@@ -384,6 +388,7 @@ class LocalAws:
         self._patches.extend(_sfn_integration_as_aws())
         self._patches.extend(_sfn_clients_shared())
         self._patches.extend(_lambda_output_off_stdout())
+        self._patches.extend(moto_fast.patches())
         for p in self._patches:
             p.start()
         # moto's interpreter and the polling client are CPU-bound Python threads; with the default
@@ -565,6 +570,10 @@ class LocalAws:
             payload = json.loads(event) if isinstance(event, str) else (event or {})
             with harness._lock:
                 harness.invocations[module] = harness.invocations.get(module, 0) + 1
+                phase = payload.get("phase") if isinstance(payload, dict) else None
+                step = (module, phase if isinstance(phase, str) else None)
+                if not any(s[:2] == step for s in harness.steps):
+                    harness.steps.append((*step, time.monotonic()))
                 faults = harness.faults.get(module) or []
                 fault = faults.pop(0) if faults else None
             try:

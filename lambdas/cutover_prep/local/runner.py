@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import os
 import signal
 import sys
 import threading
@@ -22,12 +21,10 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from cutover_prep import deps
 from cutover_prep.benchmark.scratch import ScratchStatus
 from cutover_prep.benchmark.steps import cleanup_scratch
-from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evidence_key
+from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
 from cutover_prep.engines.transport import DsnTlsProblem
-from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
-from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.local import state
 from cutover_prep.local.emulated import (
     DSN_REASON,
@@ -38,10 +35,9 @@ from cutover_prep.local.emulated import (
     unavailable,
 )
 from cutover_prep.local.harness import LocalAws
+from cutover_prep.local.progress import Progress
 from cutover_prep.models.run_input import RUN_ID, InvalidInput, host_problem, parse_run_input
 from cutover_prep.models.steps import RunContext
-from cutover_prep.report import clocks
-from cutover_prep.report.charts import fmt_duration, fmt_number
 from cutover_prep.restart import RunIdReused, check_restart
 from cutover_prep.workflows import FUNCTIONS
 
@@ -206,7 +202,8 @@ def check_options(options: LocalOptions, spec: ConnectionSpec | None) -> None:
         target.update(engine=spec.engine, host=spec.host, port=spec.port, database=spec.database)
     try:
         parse_run_input({"target": target, "warmup": options.warmup, "benchmark": options.benchmark,
-                         "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {})})
+                         "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {}),
+                         **({"verdict": options.verdict} if options.verdict else {})})
     except InvalidInput as exc:
         raise UsageProblem(str(exc).replace("target.", "--dsn ")) from None
 
@@ -223,6 +220,7 @@ class LocalOptions:
     storage: dict[str, Any] = field(default_factory=dict)  # the emulated volume's profile options (CLI names)
     emulate: bool = True  # the demo database on an emulated restored volume, where FUSE can be had
     preflight: dict[str, Any] = field(default_factory=dict)  # the run input's preflight section (empty: defaults)
+    verdict: dict[str, Any] = field(default_factory=dict)  # the run input's verdict section (empty: defaults)
 
 
 def check_reachable(spec: ConnectionSpec) -> None:
@@ -230,192 +228,6 @@ def check_reachable(spec: ConnectionSpec) -> None:
         open_engine(spec).close()
     except EngineError as exc:
         raise TargetUnreachable(str(exc)) from None
-
-
-def _columns(stream: Any) -> int:
-    """The terminal's width; 80 when the stream cannot say (not a file descriptor)."""
-    try:
-        return os.get_terminal_size(stream.fileno()).columns
-    except (AttributeError, OSError, ValueError):
-        return 80
-
-
-class Progress:
-    """Progress fed from the run item's counters in DynamoDB.
-
-    On a terminal, a bar: the warm-up's bytes (MiB, MiB/s, units), then, once the benchmark is
-    planned, a bar of its own (points done/total), so a finished warm-up's rate does not fall
-    while the points run. Anywhere else (a pipe, a CI log) plain lines, never ``\\r``-joined
-    frames: one when a phase starts, one every ``NON_TTY_INTERVAL_S`` and one at the end.
-    """
-
-    NON_TTY_INTERVAL_S = 10.0
-    # what the bar and the lines read from the run item, polled every second: the whole item, serialized by
-    # moto in this interpreter, cost most of its CPU on a busy machine (py-spy, issue 24 §5), which the
-    # handlers and the probes' reads then waited for; the estimate (large) only until the ETA is made from it
-    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed")
-
-    def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None,
-                 time_scale: float | None = None) -> None:
-        self.store, self.run_id, self.enabled = store, run_id, enabled
-        self.time_scale = time_scale  # an emulated volume's (report.clocks): its clock beside the wall clock
-        self.stream = stream if stream is not None else sys.stderr
-        self.bar: Any = None
-        # a terminal with no width (a pty nobody sized: `script` in some CI, `docker run -t`) gets no
-        # bar from tqdm at all: plain lines there too
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)()) and _columns(self.stream) > 0
-        self._phase: str | None = None
-        self._phase_started = 0.0
-        self._reading_since: tuple[float, float] | None = None  # (time, MiB) when bytes were first seen
-        self._eta_samples: list[tuple[float, float]] = []  # (s since then, MiB done) until the plan is known
-        self._work_eta: WorkEta | None = None  # then findings.eta's estimator, fed from the unit items
-        self._unit_bytes: dict[str, int] = {}  # bytes read per unit, as last polled
-        self._units_seen: tuple[Any, ...] | None = None  # the run item's counters when the unit items were read
-        self._last_done, self._last_change = -1.0, 0.0  # MiB read at the last change, and when
-        self._printed = 0.0
-        self._last_line = ""
-
-    def poll(self, *, final: bool = False) -> None:
-        if not self.enabled:
-            return
-        fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
-        wanted = self.RUN_FIELDS + (("estimate",) if self._work_eta is None else ())  # read until the ETA has it
-        run = fields(self.run_id, wanted) if fields else self.store.get_run(self.run_id)
-        if not run or "bytes_planned" not in run:
-            return
-        phase = "benchmark" if run.get("benchmark_points") else "warm-up"
-        started = phase != self._phase
-        if started:
-            self._start_phase(phase, run)
-        if phase == "benchmark":
-            done = sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
-                       and not str(p.get("point_id", "")).startswith("probe-"))
-            n, total = done, int(run.get("benchmark_points") or 0)
-        else:
-            n, total = int(run.get("bytes_read") or 0), int(run.get("bytes_planned") or 0)
-        if self._tty:
-            self._draw(n, total, self._warm_text(run) if phase == "warm-up" else "")
-        elif final and phase == "warm-up":
-            self._end_line(run)
-        elif started or final or time.monotonic() - self._printed >= self.NON_TTY_INTERVAL_S:
-            self._line(phase, n, total, run)
-
-    def _warm_text(self, run: dict[str, Any], *, percent: bool = False, eta: bool = True, rate: bool = True) -> str:
-        """``13.8 of 34.4 MiB (40 %), 30/71 units, 0 failed, 1.3 MiB/s``: MiB, as the report counts
-        (tqdm's own scale would say MB and kB/s); the rate is the mean since the first bytes were read
-        (the cold probe and discovery before them are not the warm-up's time)."""
-        done, total = int(run.get("bytes_read") or 0) / 2**20, int(run.get("bytes_planned") or 0) / 2**20
-        if done and self._reading_since is None:
-            self._reading_since = (time.monotonic(), done)
-        since, base = self._reading_since or (time.monotonic(), done)
-        seconds = time.monotonic() - since
-        if done != self._last_done:  # the rate runs until the last bytes, not on past the warm-up's end
-            self._last_done, self._last_change = done, time.monotonic()
-        reading = (self._last_change or time.monotonic()) - since
-        speed = f", {(done - base) / reading:,.1f} MiB/s" if rate and reading >= 1 else ""
-        if self._reading_since is not None:
-            self._sample(run, seconds, done)
-        left = self._left(run) if eta and seconds >= 1 and done < total else None
-        pct = f" ({100 * done / total:.0f} %)" if percent and total else ""
-        return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.get('units_done', 0)}/{run.get('units_total', 0)} "
-                f"units, {run.get('units_failed', 0)} failed{speed}"
-                + (f", done in ~{clock_text(left)} (ETA at the measured rate)" if left is not None else ""))
-
-    def _sample(self, run: dict[str, Any], seconds: float, done_mib: float) -> None:
-        """What ``findings.eta``'s estimator goes on (``WorkEta``: each unit's bytes, ranges and itself, priced by
-        the estimate's time model corrected by the units finished so far) once the plan and the estimate are
-        recorded, fed from the unit items; MiB until then (and for a store without units: the tests' fakes)."""
-        if self._work_eta is None and run.get("estimate") and hasattr(self.store, "units"):
-            units_key = evidence_key(self.run_id, "units.json")
-            model = CostModel.of(run.get("estimate"))
-            if model is not None and self.store.exists(units_key):
-                self._work_eta = WorkEta(self.store.get_json(units_key), model)
-        if self._work_eta is None:
-            if not self._eta_samples or seconds > self._eta_samples[-1][0]:
-                self._eta_samples.append((seconds, done_mib))
-            return
-        # the unit items only change when the run item's counters do: read them (every unit, serialized by moto
-        # in this interpreter) only then, not at every poll
-        counters = (run.get("bytes_read"), run.get("units_done"), run.get("units_failed"))
-        if counters == self._units_seen:
-            self._work_eta.at(seconds)
-            return
-        self._units_seen = counters
-        for item in self.store.units(self.run_id):
-            uid = str(item.get("sk", "")).removeprefix(UNIT_PREFIX)
-            nbytes = int(item.get("bytes_read") or 0)
-            if nbytes > self._unit_bytes.get(uid, 0):
-                self._work_eta.progress(seconds, uid, nbytes - self._unit_bytes.get(uid, 0))
-                self._unit_bytes[uid] = nbytes
-            self._work_eta.finished(uid, unit_span(item))
-        self._work_eta.at(seconds)
-
-    def _left(self, run: dict[str, Any]) -> float | None:
-        """Seconds left at the measured rate (``findings.eta``)."""
-        if self._work_eta is not None:
-            return self._work_eta.eta()
-        return eta_seconds(self._eta_samples, int(run.get("bytes_planned") or 0) / 2**20)
-
-    def _start_phase(self, phase: str, run: dict[str, Any]) -> None:
-        if self._phase == "warm-up" and not self._tty:  # a log says where the warm-up ended, not only its bar
-            self._end_line(run)
-        if self.bar is not None:  # the warm-up is over: its bar ends at what it read
-            self.bar.n = min(int(run.get("bytes_read") or 0), self.bar.total or 0)
-            self.bar.set_postfix_str(self._warm_text(run), refresh=False)
-            self.bar.close()
-            self.bar = None
-        self._phase, self._phase_started = phase, time.monotonic()
-        if self._tty:
-            from tqdm import tqdm
-
-            if phase == "benchmark":
-                self.bar = tqdm(total=int(run.get("benchmark_points") or 0), desc="benchmark", file=self.stream,
-                                dynamic_ncols=True,
-                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} points [{elapsed}]")
-            else:
-                self.bar = tqdm(total=int(run.get("bytes_planned") or 0), desc="warm-up", file=self.stream,
-                                dynamic_ncols=True,  # tqdm puts ", " before the postfix
-                                bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
-
-    def _draw(self, n: int, total: int, postfix: str) -> None:
-        self.bar.total = total
-        self.bar.n = min(n, total)
-        if postfix:
-            self.bar.set_postfix_str(postfix, refresh=False)
-        self.bar.refresh()
-
-    def _line(self, phase: str, n: int, total: int, run: dict[str, Any]) -> None:
-        line = (f"benchmark: {n}/{total} points" if phase == "benchmark"
-                else f"warm-up: {self._warm_text(run, percent=True)}")
-        self._printed = time.monotonic()
-        if line != self._last_line:
-            print(f"cutover-prep: {line}", file=self.stream, flush=True)
-            self._last_line = line
-
-    def _end_line(self, run: dict[str, Any]) -> None:
-        """The warm-up's last line, with its time and rate as the findings, summary.md and the report define
-        them (``findings.timeline.warmup_wall``: the first unit's start to the last one's finish)."""
-        line = f"warm-up ended: {self._warm_text(run, percent=True, eta=False, rate=False)}"
-        if hasattr(self.store, "units"):
-            wall, nbytes = warmup_wall(list(self.store.units(self.run_id)))
-            if wall:
-                rate = round(nbytes / wall / 2**20, 3)
-                line += f", in {fmt_duration(wall)} at {fmt_number(rate)} MiB/s"
-                line += clocks.warmup_text(wall, rate, self.time_scale)
-        print(f"cutover-prep: {line}", file=self.stream, flush=True)
-        self._last_line = line
-
-    def close(self, *, interrupted: bool = False) -> None:
-        """The last frame or line (none on Ctrl-C: the interruption is the one line then); piped, a run that
-        ends in its warm-up (no benchmark) says where the warm-up ended."""
-        if not self.enabled:
-            return
-        if not interrupted:
-            self.poll(final=True)
-        self.enabled = False
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
 
 
 def _server_version(spec: ConnectionSpec) -> str | None:
@@ -486,6 +298,7 @@ def _run_input(spec: ConnectionSpec, options: LocalOptions, secret_arn: str) -> 
         "warmup": options.warmup,
         "benchmark": options.benchmark,
         **({"preflight": options.preflight} if options.preflight else {}),
+        **({"verdict": options.verdict} if options.verdict else {}),
         "run_id": str(options.run_id),
     }
 
@@ -647,7 +460,7 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
         aws.hooks[FINALIZE_MODULE] = evidence
         before = set(threading.enumerate())
         scale = emulation.profile.time_scale if emulation.active and emulation.profile.limits else None
-        progress = Progress(store, run_id, options.progress, time_scale=scale)
+        progress = Progress(store, run_id, options.progress, time_scale=scale, steps=lambda: list(aws.steps))
         interrupted: str | None = None  # the stop's outcome, when Ctrl-C stopped the run
         ended_first = False  # Ctrl-C came as the wait returned: the execution had ended
         with _CtrlC() as ctrl_c:

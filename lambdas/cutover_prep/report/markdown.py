@@ -92,6 +92,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         f"- Warm-up: units {warmup['units done / total']}, {warmup['units failed']} failed; "
         f"read / planned {warmup['read / planned']}; coverage {warmup['coverage']}; "
         f"read amplification {warmup['read amplification (blocks read / planned)']}",
+        *([f"- {view['rates']}"] if view.get("rates") else []),
         *([f"- {_md(view['storage_emulation'])}"] if view["storage_emulation"] else []),
         *([f"- {view['estimate']}"] if view.get("estimate") else []),
         *([f"- {view['eta']}"] if view.get("eta") else []),
@@ -117,7 +118,7 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         lines += ["", f"## Benchmark ({bench['status']})"]
         probes = [r for r in bench["probe_rows"] if r["label"] in PROBE_FIGURES]
         if probes:
-            lines += ["", "| probe | cold | warm | warm / cold |", "| --- | ---: | ---: | ---: |"]
+            lines += ["", "| probe | cold | warm | cold / warm |", "| --- | ---: | ---: | ---: |"]
             lines += [f"| {r['label']} | {r['cold']} | {r['warm']} | {r['ratio'] or DASH} |" for r in probes]
             lines += ["", f"- {_md(bench['probe_timing'])}"] if bench["probe_timing"] else []
         rows = [p for p in bench["points"] if p["ok"]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.escape import for_terminal
-from cutover_prep.report import clocks
+from cutover_prep.report import clocks, engineer
 from cutover_prep.report.charts import fmt_number, num
 from cutover_prep.report.view import DASH, build_view
 
@@ -46,6 +46,7 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
     lines += [f"  unit {u['unit_id']} not read ({u['status']}, {u['read']}): {u['cause']}" for u in rows[:10]]
     if len(rows) > 10:
         lines.append(f"  ... and {len(rows) - 10 + view['unread']['more']} more units not read: see findings.json")
+    lines += [f"  {view['rates']}"] if view.get("rates") else []
     lines += [f"  {label}: {value}" for label, value in view["warmup"]["rows"]
               if label.startswith(("time to", "projected"))]
     return lines
@@ -93,8 +94,10 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
     rows = {r["label"]: r for r in bench["probe_rows"]}
     scale = clocks.time_scale(findings if isinstance(findings, dict) else {})
     if all(label in rows for label in PROBE_LINE):
+        speedup = engineer.cold_warm_text(findings)
         lines.append("    probes cold -> warm: " + "; ".join(
-            f"{label} {rows[label]['cold']} -> {rows[label]['warm']}" for label in PROBE_LINE))
+            f"{label} {rows[label]['cold']} -> {rows[label]['warm']}" for label in PROBE_LINE)
+            + (f" ({speedup}, by the median)" if speedup else ""))
         lines += [f"    - {bench['probe_timing']}"] if bench["probe_timing"] else []
         lines += _emulated_probes(findings, scale)
     width = max([22] + [len(p["id"]) for p in bench["points"]])  # ids whole, never cut short
@@ -118,7 +121,6 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
     lines += [f"    - {r.get('message')}" for r in verdict["failing"]]
     lines += [f"    - {r.get('code')} not judged: {r.get('message')}" for r in verdict["not_judged"]
               if r.get("code") == "ENGINE_INTERNAL"]  # a visible line (issue 33): READY does not hide it
-    lines += [f"    - {r.get('code')} passed by an exception of its rule: {r['exception']}"
-              for r in verdict["passing"] if r.get("exception")]
+    lines += [f"    - {r.get('code')} {r['exception']}" for r in verdict["passing"] if r.get("exception")]
     lines += [f"  {label}: {value}" for label, value in view["safety"]]
     return [for_terminal(line) for line in lines]

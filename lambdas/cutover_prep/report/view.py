@@ -362,7 +362,7 @@ def _point_row(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _probe_rows(probes: dict[str, Any]) -> list[dict[str, str]]:
-    """Cold vs warm, one row per figure, with warm / cold."""
+    """Cold vs warm, one row per figure; cold / warm on the median latency's row only (the verdict's figure)."""
     cold, warm = _d(probes.get("cold")), _d(probes.get("warm"))
     if not cold and not warm:
         return []
@@ -375,8 +375,9 @@ def _probe_rows(probes: dict[str, Any]) -> list[dict[str, str]]:
              "ratio": ""}]
     for label, get, unit, scale in figures:
         c, w = num(get(cold)), num(get(warm))
+        # one cold/warm figure (engineer.cold_warm_speedup, the verdict's): on the median's row only
         rows.append({"label": label, "cold": fmt(c, unit, scale=scale), "warm": fmt(w, unit, scale=scale),
-                     "ratio": f"{w / c:.2f}×" if c and w is not None else DASH})
+                     "ratio": (f"{c / w:.2f}×" if c is not None and w else DASH) if label == "latency p50" else ""})
     return rows
 
 
@@ -398,7 +399,7 @@ def _probe_notes(probes: dict[str, Any]) -> list[str]:
         probe = _d(probes.get(phase))
         if probe.get("cut_short"):
             notes.append(f"{phase} probe: cut short by its time limit")
-        for key in ("note", "cause"):
+        for key in ("sized", "note", "cause"):
             if probe.get(key):
                 notes.append(f"{phase} probe: {probe[key]}")
     timing = probe_timing(probes)
@@ -481,6 +482,7 @@ def build_view(findings: dict[str, Any]) -> dict[str, Any]:
         "storage_init": _storage_init(findings),
         "storage_emulation": storage_emulation_line(findings),
         "estimate": estimate_line(findings),
+        "rates": engineer.rates_line(findings),
         "eta": eta_line(findings),
         "bench": benchmark,
         "charts": charts,
