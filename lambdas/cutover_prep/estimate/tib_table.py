@@ -8,6 +8,7 @@ equal to this module's output.
 
 from __future__ import annotations
 
+from cutover_prep.engines.registry import DEFAULT_ENGINE
 from cutover_prep.estimate.ceiling import READER_COLD_MIB_PER_S, ceiling, hours_per_tib, readers_to_ceiling
 
 CLASSES = ("db.t3.medium", "db.m6i.large", "db.r6i.xlarge", "db.r6i.2xlarge", "db.r6i.4xlarge", "db.r6i.8xlarge",
@@ -29,7 +30,7 @@ def _h(hours: float) -> str:
     return f"{hours:.1f}" if hours < 10 else f"{hours:.0f}"
 
 
-def rows(engine: str = "postgres") -> list[list[str]]:
+def rows(engine: str = DEFAULT_ENGINE) -> list[list[str]]:
     out = []
     for cls in CLASSES:
         for label, storage in STORAGE:
@@ -43,7 +44,7 @@ def rows(engine: str = "postgres") -> list[list[str]]:
     return out
 
 
-def markdown(engine: str = "postgres") -> str:
+def markdown(engine: str = DEFAULT_ENGINE) -> str:
     head = ["instance class", "storage", "ceiling MiB/s (bound by)",
             *[f"h/TiB at {c} readers" for c in CONCURRENCIES], "readers to the ceiling", "h/TiB at the ceiling"]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
