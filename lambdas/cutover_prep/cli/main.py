@@ -71,7 +71,9 @@ def app() -> None:
 @click.option("--chunk-mb", type=click.IntRange(1, 4096), default=64, show_default=True,
               help="Bytes read per database call.")
 @click.option("--database", multiple=True, help="Database (PostgreSQL) or schema (MySQL, MariaDB) to warm "
-              "(glob; repeat). Default: all.")
+              "(glob; repeat). Default: the one the DSN names.")
+@click.option("--all-databases", is_flag=True, help="Warm every database on the server (MySQL, MariaDB: every "
+              "schema but the system ones), not only the one the DSN names.")
 @click.option("--include-schema", multiple=True, help="Only these schemas (glob; repeat).")
 @click.option("--exclude-schema", multiple=True, help="Skip these schemas (glob; repeat).")
 @click.option("--priority", multiple=True, help="Read these first: SCHEMA.NAME globs, in order (repeat).")
@@ -116,8 +118,12 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
           benchmark: bool, point_seconds: float, write_test: bool, run_id: str | None, progress: bool,
           storage_emulation: bool, storage_type: str | None, allocated_gb: int | None, iops: int | None,
           storage_throughput: int | None, instance_class: str | None, compare: Path | None = None,
-          preflight_mode: str = "fail", hotset_file: Path | None = None, probe_blocks: int | None = None) -> None:
+          preflight_mode: str = "fail", hotset_file: Path | None = None, probe_blocks: int | None = None,
+          all_databases: bool = False) -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
+    from cutover_prep.cli.selection import databases_flags
+
+    databases = _guard(lambda: databases_flags(database, all_databases))
     if compare is not None:  # each configuration on its own emulated volume (local/compare.py)
         from cutover_prep.local.compare import main as compare_main
 
@@ -145,7 +151,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
                                      ("instance_class", instance_class)) if v is not None}
         result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=warmup, benchmark=bench,
                                         run_id=run_id, progress=progress, storage=storage,
-                                        emulate=storage_emulation, preflight=PREFLIGHT_MODES[preflight_mode]))
+                                        emulate=storage_emulation, preflight=PREFLIGHT_MODES[preflight_mode],
+                                        databases=databases))
     except UsageProblem as exc:
         _fail(EXIT_USAGE, str(exc))
     except TargetUnreachable as exc:

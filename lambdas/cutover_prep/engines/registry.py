@@ -112,6 +112,8 @@ class EngineFamily:
     hotset: Callable[..., Any] | None = None
     hotset_awr: bool = False
     database_is_identifier: bool = True  # target.database names a database or schema (Oracle: a service name)
+    # a DSN's database is a schema (MySQL, MariaDB): the default of the schema selection (cutover_prep.selection)
+    database_is_schema: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -161,7 +163,7 @@ MYSQL = EngineFamily(
     identifier_max_chars=64,  # MySQL manual, Identifier Length Limits; MariaDB KB, Identifier Names: the same
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
-    catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run,
+    catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run, database_is_schema=True,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),

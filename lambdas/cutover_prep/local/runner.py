@@ -26,6 +26,7 @@ from cutover_prep.dal.store import EMULATION_EVIDENCE, UNIT_PREFIX, Store, evide
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
 from cutover_prep.engines.transport import DsnTlsProblem
+from cutover_prep.escape import for_terminal
 from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.local import state
@@ -204,6 +205,8 @@ def check_options(options: LocalOptions, spec: ConnectionSpec | None) -> None:
     target: dict[str, Any] = {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": _PLACEHOLDER_SECRET}
     if spec is not None:
         target.update(engine=spec.engine, host=spec.host, port=spec.port, database=spec.database)
+    if options.databases:
+        target["databases"] = options.databases
     try:
         parse_run_input({"target": target, "warmup": options.warmup, "benchmark": options.benchmark,
                          "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {})})
@@ -223,6 +226,7 @@ class LocalOptions:
     storage: dict[str, Any] = field(default_factory=dict)  # the emulated volume's profile options (CLI names)
     emulate: bool = True  # the demo database on an emulated restored volume, where FUSE can be had
     preflight: dict[str, Any] = field(default_factory=dict)  # the run input's preflight section (empty: defaults)
+    databases: str | None = None  # target.databases: "all" (--all-databases); None: the DSN's database (selection)
 
 
 def check_reachable(spec: ConnectionSpec) -> None:
@@ -253,7 +257,8 @@ class Progress:
     # what the bar and the lines read from the run item, polled every second: the whole item, serialized by
     # moto in this interpreter, cost most of its CPU on a busy machine (py-spy, issue 24 §5), which the
     # handlers and the probes' reads then waited for; the estimate (large) only until the ETA is made from it
-    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed")
+    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed",
+                  "selection")
 
     def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None,
                  time_scale: float | None = None) -> None:
@@ -274,15 +279,20 @@ class Progress:
         self._last_done, self._last_change = -1.0, 0.0  # MiB read at the last change, and when
         self._printed = 0.0
         self._last_line = ""
+        self._said_selection = False
+        self._closed = False
 
     def poll(self, *, final: bool = False) -> None:
-        if not self.enabled:
-            return
         fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
+        if not self.enabled:  # no progress, but the line of what the run reads all the same (issue 33 §1)
+            if not self._said_selection and not self._closed:
+                self._say_selection(fields(self.run_id, ("selection",)) if fields else self.store.get_run(self.run_id))
+            return
         wanted = self.RUN_FIELDS + (("estimate",) if self._work_eta is None else ())  # read until the ETA has it
         run = fields(self.run_id, wanted) if fields else self.store.get_run(self.run_id)
         if not run or "bytes_planned" not in run:
             return
+        self._say_selection(run)
         phase = "benchmark" if run.get("benchmark_points") else "warm-up"
         started = phase != self._phase
         if started:
@@ -299,6 +309,12 @@ class Progress:
             self._end_line(run)
         elif started or final or time.monotonic() - self._printed >= self.NON_TTY_INTERVAL_S:
             self._line(phase, n, total, run)
+
+    def _say_selection(self, run: dict[str, Any] | None) -> None:
+        """Once, before the warm-up reads: what it reads and what the selection leaves out (Discover's line)."""
+        if not self._said_selection and run and run.get("selection"):
+            self._said_selection = True
+            print(f"cutover-prep: {for_terminal(str(run['selection']))}", file=self.stream, flush=True)
 
     def _warm_text(self, run: dict[str, Any], *, percent: bool = False, eta: bool = True, rate: bool = True) -> str:
         """``13.8 of 34.4 MiB (40 %), 30/71 units, 0 failed, 1.3 MiB/s``: MiB, as the report counts
@@ -412,7 +428,7 @@ class Progress:
             return
         if not interrupted:
             self.poll(final=True)
-        self.enabled = False
+        self.enabled, self._closed = False, True
         if self.bar is not None:
             self.bar.close()
             self.bar = None
@@ -483,7 +499,8 @@ def _run_input(spec: ConnectionSpec, options: LocalOptions, secret_arn: str) -> 
     """The workflow's input for this local run (ValidateInput's, and the restart check's)."""
     return {
         "target": {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": secret_arn, "engine": spec.engine,
-                   "host": spec.host, "port": spec.port, "database": spec.database},
+                   "host": spec.host, "port": spec.port, "database": spec.database,
+                   **({"databases": options.databases} if options.databases else {})},
         "warmup": options.warmup,
         "benchmark": options.benchmark,
         **({"preflight": options.preflight} if options.preflight else {}),
