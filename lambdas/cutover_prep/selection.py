@@ -84,6 +84,24 @@ def choose_for_run(engine: str, target: Mapping[str, Any], warmup: Mapping[str, 
                   connected=target.get("database"), include_schemas=tuple(warmup.get("include_schemas") or ()))
 
 
+def input_text(target: Mapping[str, Any], warmup: Mapping[str, Any]) -> str:
+    """What a run input reads, in words, before the engine is known (``cutover-prep validate``)."""
+    named, globs, connected = target.get("databases"), warmup.get("databases") or (), target.get("database")
+    if named == ALL:
+        return "every database on the instance (target.databases \"all\")"
+    if named:
+        return f"database(s) {', '.join(named)} (target.databases)"
+    if globs:
+        return f"the databases warmup.databases matches ({', '.join(globs)})"
+    engine = target.get("engine")
+    if connected and engine and not choose(engine, connected=connected,
+                                           include_schemas=tuple(warmup.get("include_schemas") or ())).patterns:
+        return "the schemas warmup selects" if family(engine).database_is_schema else "the database of the service"
+    if connected:
+        return f"database {connected} (target.database)"
+    return "every database on the instance (no database named)"
+
+
 def resolved_warmup(warmup: Any, target: Any, engine: str) -> Any:
     """The run's ``Warmup`` with ``databases`` set to what it reads (``choose_for_run``): discovery, the census,
     the preflight and the end census (which takes plan.json's options) then all read the same selection."""

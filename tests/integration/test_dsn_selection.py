@@ -178,6 +178,51 @@ def test_local_with_a_dsn_naming_a_database_reads_it_only_says_so_first_and_name
     assert findings["verdict"]["verdict"] == "READY", [r for r in findings["verdict"]["reasons"] if not r["ok"]]
 
 
+# -- the deployed run (the workflow on moto, as test_workflow.py) -------------------------------------------
+
+
+def deployed_input(aws: Any, spec: Any, run_id: str, **target: Any) -> dict[str, Any]:
+    aws.allow_db_host(spec.host)
+    secret = aws.create_secret(f"db-{run_id}", {"username": spec.user, "password": spec.password,
+                                                "engine": "postgres", "dbInstanceIdentifier": "restored-db"})
+    return {"run_id": run_id,
+            "target": {"db_instance_identifier": "restored-db", "secret_arn": secret, "engine": "postgres",
+                       "host": spec.host, "port": spec.port, **target},
+            "warmup": {"unit_mb": 2, "max_concurrency": 4, "exclude_schemas": ["pg_catalog", "information_schema"]},
+            "benchmark": {"enabled": False}, "preflight": {"on_failure": "warn"}}
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("target", ["database", "databases"])
+def test_the_deployed_run_reads_the_database_its_input_names(two_databases, target):
+    """target.database a (connects there, reads it), or target.databases [a] while it connects to postgres: a only;
+    b and the rest are in the census, waived."""
+    from cutover_prep.dal.store import evidence_key
+    from cutover_prep.local.harness import LocalAws
+    from tests.integration.test_workflow import finish, store_of
+
+    admin, names = two_databases["admin"], two_databases["names"]
+    named = {"database": names["a"]} if target == "database" else {"database": "postgres", "databases": [names["a"]]}
+    with LocalAws() as aws:
+        aws.create_instance("restored-db")
+        desc = finish(aws, deployed_input(aws, admin, f"deployed-{target}", **named))
+        assert desc["status"] == "SUCCEEDED", (desc.get("error"), desc.get("cause"))
+        store = store_of(aws)
+        plan = store.get_json(evidence_key(f"deployed-{target}", "plan.json"))
+        findings = store.get_json(evidence_key(f"deployed-{target}", "findings.json"))
+        preflight = store.get_json(evidence_key(f"deployed-{target}", "preflight.json"))
+        run = store.get_run(f"deployed-{target}")
+    assert plan["options"]["databases"] == [names["a"]]  # the end census takes these options
+    assert {s["database"] for s in plan["segments"]} == {names["a"]}
+    assert {g["database"] for g in findings["coverage"]["by_database"]} == {names["a"]}
+    checked = {c["name"].split(": ", 1)[0] for c in preflight["checks"] if ": " in c["name"]}
+    assert checked == {names["a"]}, checked
+    b_row = next(d for d in findings["census"]["by_database"] if d["database"] == names["b"])
+    assert b_row["unread_bytes"] == 0 and b_row["waived_bytes"] > 0
+    assert run["selection"].startswith("selection (") and f"database {names['a']}" in run["selection"]
+    assert findings["verdict"]["verdict"] == "READY", [r for r in findings["verdict"]["reasons"] if not r["ok"]]
+
+
 # -- MariaDB -------------------------------------------------------------------------------------------
 
 

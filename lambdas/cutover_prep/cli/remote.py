@@ -178,7 +178,8 @@ def build_input(*, base: dict[str, Any] | None, target: str | None, secret_arn: 
 
 # the fields `start` has a flag for: a problem with one names the flag too
 FLAG_OF_FIELD = {"target.db_instance_identifier": "--target", "target.secret_arn": "--secret-arn",
-                 "target.engine": "--engine", "target.database": "--database", "run_id": "--run-id"}
+                 "target.engine": "--engine", "target.database": "--database", "target.databases": "--all-databases",
+                 "run_id": "--run-id"}
 
 
 def _name_flags(problem: str) -> str:

@@ -803,7 +803,9 @@ def parse_run_input(raw: Any, *, execution_name: str | None = None,
     run_id = run.run_id or execution_name
     if not run_id or not RUN_ID.match(run_id):
         run_id = f"{run.target.db_instance_identifier}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
-    config = run.model_dump(mode="json", exclude={"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"})
+    # target.databases only when given: every state's payload stays as it was (its 256 KiB limit)
+    config = run.model_dump(mode="json", exclude={"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID": True, **(
+        {"target": {"databases"}} if run.target.databases is None else {})})
     config["run_id"] = run_id
     config["started_by"] = run.AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID
     config["started_at"] = datetime.now(UTC).isoformat()
