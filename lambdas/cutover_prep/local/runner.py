@@ -280,14 +280,11 @@ class Progress:
         self._printed = 0.0
         self._last_line = ""
         self._said_selection = False
-        self._closed = False
 
     def poll(self, *, final: bool = False) -> None:
-        fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
-        if not self.enabled:  # no progress, but the line of what the run reads all the same (issue 33 §1)
-            if not self._said_selection and not self._closed:
-                self._say_selection(fields(self.run_id, ("selection",)) if fields else self.store.get_run(self.run_id))
+        if not self.enabled:  # --no-progress: quiet, the selection line too (it is in the run's evidence)
             return
+        fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
         wanted = self.RUN_FIELDS + (("estimate",) if self._work_eta is None else ())  # read until the ETA has it
         run = fields(self.run_id, wanted) if fields else self.store.get_run(self.run_id)
         if not run or "bytes_planned" not in run:
@@ -428,7 +425,7 @@ class Progress:
             return
         if not interrupted:
             self.poll(final=True)
-        self.enabled, self._closed = False, True
+        self.enabled = False
         if self.bar is not None:
             self.bar.close()
             self.bar = None

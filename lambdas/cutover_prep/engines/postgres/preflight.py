@@ -154,8 +154,8 @@ def _privileges(engine: Any, database: str, options: DiscoveryOptions) -> list[C
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"{user} is a superuser"))
     elif missing and not exec_read:
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", FAIL,
-                         f"missing on {len(missing):,} of {len(rows):,} relations: {missing_text(missing)}: "
-                         f"GRANT pg_read_all_data TO {user} (14+), or SELECT on each",
+                         f"missing on {len(missing):,} of {len(rows):,} relations (GRANT pg_read_all_data TO {user} "
+                         f"(14+), or SELECT on each): {missing_text(missing)}",
                          bytes=sum(int(r["bytes"]) for r in missing)))
     else:
         how = "pg_read_all_data" if read_all else "table grants"
