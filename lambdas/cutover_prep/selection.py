@@ -59,7 +59,7 @@ def choose(engine: str, *, named: Sequence[str] | str | None = None, globs: Sequ
     for ``--all-databases``); ``globs``: ``warmup.databases`` / ``--database``; ``connected``: the database the
     DSN or ``target.database`` names (None: none named). ``words``: how to call each source in ``how``."""
     say = {"all": 'target.databases "all" (--all-databases)', "named": "target.databases",
-           "globs": "warmup.databases (--database)", "connected": "the database the DSN (target.database) names",
+           "globs": "warmup.databases (--database)", "connected": "target.database, the DSN's database",
            "none": "no database named: every one", **(words or {})}
     if named is not None and globs:
         raise SelectionProblem(f"{say['named' if named != ALL else 'all']} and {say['globs']} both choose the "
@@ -126,7 +126,7 @@ def selection_line(engine: str, segments: Iterable[Any], census: Iterable[Mappin
     """One line, before the warm-up reads: the databases (MySQL: schemas) and schemas it will read with their
     bytes, and what the selection leaves out (the census's ``excluded by input``: on the volume, waived).
 
-    ``selection (the database the DSN (target.database) names): database shop (schemas information_schema,
+    ``selection (target.database, the DSN's database): database shop (schemas information_schema,
     pg_catalog, public), 99.0 MiB; the selection leaves out 4 databases (crm, postgres, …), 1,151.0 MiB, named in
     the census as waived (--all-databases reads them)``
     """
