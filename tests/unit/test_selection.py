@@ -150,3 +150,17 @@ def test_start_all_databases_is_target_databases_all():
     data = remote.build_input(base=None, target="orders", secret_arn=BASE["target"]["secret_arn"], engine=None,
                               database="postgres", run_id="r1", benchmark=None, sets=("target.databases=all",))
     assert data["target"]["databases"] == ALL and data["target"]["database"] == "postgres"
+
+
+def test_start_wait_says_the_selection_line_once_before_the_warm_up_lines():
+    from cutover_prep.cli import remote
+    from tests.unit.test_remote import Clock, FakeSfn
+
+    clock, lines = Clock(), []
+    planned = {"bytes_planned": 2**30, "bytes_read": 0, "units_total": 8, "step": "warmup",
+               "selection": "selection (target.database, the DSN's database): database shop (schema public), 1.0 MiB"}
+    runs = iter([None, planned, {**planned, "bytes_read": 2**29, "units_done": 4}])
+    remote.wait(FakeSfn(3), "arn", "r", timeout_s=3600, poll_s=15, read_run=lambda _: next(runs),
+                report=lines.append, clock=clock, sleep=clock.sleep)
+    assert lines[1] == f"[00:15] {planned['selection']}"
+    assert lines[2].startswith("[00:15] warmup: 0/8 units") and sum("selection" in ln for ln in lines) == 1

@@ -331,7 +331,7 @@ def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s:
     The run is started by now: an AWS error while polling (a network blip, throttling, a role
     session that expired during a long run) is reported and polled again; after
     ``LOST_CONTACT_AFTER`` in a row it is exit code 4, the run going on, never 2 or 3."""
-    started, said, failures = clock(), None, 0
+    started, said, failures, selection_said = clock(), None, 0, False
     samples: list[tuple[float, float]] = []  # (s, bytes read) as this watcher saw them: the ETA's measured rate
     while True:
         try:
@@ -339,6 +339,10 @@ def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s:
             if desc["status"] != "RUNNING" or clock() - started >= timeout_s:
                 return desc
             run = read_run(run_id) if read_run else None
+            if run and run.get("selection") and not selection_said:  # what it reads and leaves out (issue 33 §1)
+                elapsed = int(clock() - started)
+                report(f"[{elapsed // 60:02d}:{elapsed % 60:02d}] {run['selection']}")
+                selection_said = True
             eta = None
             if run and run.get("bytes_planned") and run.get("bytes_read"):
                 samples.append((clock() - started, float(run["bytes_read"])))
