@@ -34,6 +34,7 @@ import click
 from pydantic import ValidationError
 
 from cutover_prep.cli import remote
+from cutover_prep.cli.selection import all_databases_option, databases_flags
 from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
 from cutover_prep.estimate.inputs import local_findings, restored_price, selection_of
@@ -82,7 +83,9 @@ def _counted(spec: Any, planned: Any) -> Any:
     return counted_of(spec.engine, planned.segments, planned.census)
 
 
-def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dict[str, Any]]:
+def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path, *,
+             all_databases: bool = False) -> tuple[Any, dict[str, Any]]:
+    from cutover_prep.cli.selection import dsn_choice
     from cutover_prep.estimate.compute import choose_rate, estimate, readers_for
     from cutover_prep.local.runner import UsageProblem, parse_dsn
 
@@ -90,6 +93,9 @@ def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dic
         spec = parse_dsn(dsn)  # with the TLS its parameters ask for, else TLS when offered: as `cutover-prep local`
     except UsageProblem as exc:
         raise remote.CliProblem(str(exc)) from None
+    # the database the DSN names, unless --database or --all-databases says otherwise (issue 33 §1)
+    choice = dsn_choice(spec, warmup["databases"], all_databases, warmup["include_schemas"])
+    warmup = {**warmup, "databases": list(choice.patterns)}
     planned = _plan(spec, warmup)
     summary = planned.plan.summary()
     rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
@@ -98,7 +104,7 @@ def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path) -> tuple[Any, dic
                    counted=_counted(spec, planned))
     where = {"engine": spec.engine, "host": spec.host, "port": spec.port, "database": spec.database}
     return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"],
-                 "selection": selection_of(warmup)}
+                 "selection": {**selection_of(warmup), "databases_from": choice.how}}
 
 
 def _secret_tagged(secrets: Any, arn: str) -> None:
@@ -179,10 +185,13 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
 
 def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple[Any, dict[str, Any]]:
     from cutover_prep.estimate.compute import choose_rate, estimate, instance_limits_facts, readers_for
+    from cutover_prep.selection import choose_for_run
 
     target, warmup, restore = config["target"], config["warmup"], config.get("restore")
     identifier = target["db_instance_identifier"]
     session, facts, spec = aws_connection(target, region=region)
+    choice = choose_for_run(spec.engine, target, warmup)  # as the run's Discover (issue 33 §1)
+    warmup = {**warmup, "databases": list(choice.patterns)}
     planned = _plan(spec, warmup)
     summary = planned.plan.summary()
     measured, why_not = aws_earlier_findings(session, stack, identifier)
@@ -204,7 +213,7 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
         "db_instance_class"), "storage_type": facts.get("storage_type"),
         "allocated_storage_gb": facts.get("allocated_storage_gb")}
     return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"],
-                 "selection": selection_of(warmup)}
+                 "selection": {**selection_of(warmup), "databases_from": choice.how}}
 
 
 @click.command("estimate")
@@ -216,7 +225,9 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
 @click.option("--input", "input_file", metavar="FILE", help="A run input JSON file (AWS): its target, warm-up and "
               "restore; flags override it.")
 @click.option("--database", multiple=True, help="Database (PostgreSQL) or schema (MySQL, MariaDB) to warm "
-              "(glob; repeat). Default: all.")
+              "(glob; repeat). Default: the one the DSN names (--target: target.databases / target.database, "
+              "else all).")
+@all_databases_option
 @click.option("--include-schema", multiple=True, help="Only these schemas (glob; repeat).")
 @click.option("--exclude-schema", multiple=True, help="Skip these schemas (glob; repeat).")
 @click.option("--max-concurrency", type=click.IntRange(1, 1000),
@@ -232,7 +243,7 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
 def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine: str | None,
              input_file: str | None, database: tuple[str, ...], include_schema: tuple[str, ...],
              exclude_schema: tuple[str, ...], max_concurrency: int | None, unit_mb: int | None, evidence: Path,
-             stack: str, region: str | None, as_json: bool) -> None:
+             stack: str, region: str | None, as_json: bool, all_databases: bool = False) -> None:
     """Estimate a warm-up before starting it: bytes to read and what they are, rate and its source, time, cost.
     Exit 1 when the selection holds nothing to read."""
     from cutover_prep.estimate.compute import lines, nothing_hint
@@ -245,9 +256,10 @@ def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine
                 raise remote.CliProblem("--dsn estimates a database this machine reaches: drop --target, "
                                         "--secret-arn, --engine and --input (they name an RDS instance)")
             warmup = warmup_options(None, max_concurrency=max_concurrency or DEFAULT_CONCURRENCY_DSN, **selection)
-            est, about = from_dsn(dsn, warmup, evidence)
+            est, about = from_dsn(dsn, warmup, evidence, all_databases=all_databases)
         else:
-            config = _aws_input(input_file, target, secret_arn, engine, max_concurrency, selection)
+            config = _aws_input(input_file, target, secret_arn, engine, max_concurrency, selection,
+                                databases_flags(database, all_databases))
             est, about = from_aws(config, region=region, stack=stack)
     except remote.CliProblem as exc:
         _fail(exc.code, str(exc))
@@ -264,7 +276,8 @@ def estimate(dsn: str | None, target: str | None, secret_arn: str | None, engine
 
 
 def _aws_input(input_file: str | None, target: str | None, secret_arn: str | None, engine: str | None,
-               max_concurrency: int | None, selection: dict[str, Any]) -> dict[str, Any]:
+               max_concurrency: int | None, selection: dict[str, Any],
+               databases: str | None = None) -> dict[str, Any]:
     from cutover_prep.models.run_input import InvalidInput, parse_run_input
 
     base = remote.read_input_file(input_file) if input_file else None
@@ -273,6 +286,8 @@ def _aws_input(input_file: str | None, target: str | None, secret_arn: str | Non
     data = remote.build_input(base=base, target=target, secret_arn=secret_arn, engine=engine, database=None,
                               run_id=None, benchmark=None, sets=())
     data["warmup"] = warmup_options(data.get("warmup"), max_concurrency=max_concurrency, **selection)
+    if databases:  # --all-databases
+        data["target"] = {**data["target"], "databases": databases}
     try:
         return parse_run_input(data)
     except InvalidInput as exc:

@@ -20,6 +20,7 @@ import click
 from cutover_prep.cli import remote
 from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.cli.preflight import target_spec
+from cutover_prep.cli.selection import all_databases_option, dsn_choice
 from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
 
@@ -37,7 +38,8 @@ def _fail(code: int, message: str) -> None:
 @click.option("--secret-arn", help="Secrets Manager ARN of its credentials, tagged cutover-prep:access=read (AWS).")
 @click.option("--engine", type=click.Choice(engine_names()), help="AWS: default from the RDS instance.")
 @click.option("--database", multiple=True, help="Database (PostgreSQL), schema (MySQL, MariaDB) or owner "
-              "(Oracle) to rank (glob; repeat). Default: all user ones.")
+              "(Oracle) to rank (glob; repeat). Default: the one the DSN names (--target: all user ones).")
+@all_databases_option
 @click.option("--top", type=click.IntRange(1, 500), default=None,
               help="Keep the N hottest relations (per source). Default: 20 unless --share is given.")
 @click.option("--share", "share_pct", type=FiniteFloatRange(0, 100, min_open=True),
@@ -67,7 +69,7 @@ def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: 
            database: tuple[str, ...], top: int | None, share_pct: float | None, awr: bool,
            diagnostics_pack_licensed: bool, awr_days: int, timeout: float, out: Path | None, region: str | None,
            as_json: bool, buffer_pool: bool = False, buffer_pool_file: Path | None = None,
-           buffer_pool_dump_now: bool = False) -> None:
+           buffer_pool_dump_now: bool = False, all_databases: bool = False) -> None:
     """Rank the source database's relations by its own access statistics (read-only) and write the hot-set
     profile a run reads first (--out FILE; then local/start/profile put --hotset FILE)."""
     from cutover_prep.engines.base import EngineError
@@ -93,9 +95,11 @@ def hotset(dsn: str | None, target: str | None, secret_arn: str | None, engine: 
                                     "drop it")
         if len(pools) > 1:
             raise remote.CliProblem(f"{' and '.join(pools)} are sources of one figure: give one")
+        # the database the DSN names, unless --database or --all-databases says otherwise (issue 33 §1)
+        choice = dsn_choice(spec, database, all_databases, from_dsn=bool(dsn))
     except remote.CliProblem as exc:
         _fail(exc.code, str(exc))
-    options = HotsetOptions(databases=database, awr=awr, awr_days=awr_days, call_timeout_seconds=timeout,
+    options = HotsetOptions(databases=choice.patterns, awr=awr, awr_days=awr_days, call_timeout_seconds=timeout,
                             buffer_pool=buffer_pool, buffer_pool_file=str(buffer_pool_file) if buffer_pool_file
                             else None, buffer_pool_dump_now=buffer_pool_dump_now)
     try:

@@ -71,7 +71,9 @@ def app() -> None:
 @click.option("--chunk-mb", type=click.IntRange(1, 4096), default=64, show_default=True,
               help="Bytes read per database call.")
 @click.option("--database", multiple=True, help="Database (PostgreSQL) or schema (MySQL, MariaDB) to warm "
-              "(glob; repeat). Default: all.")
+              "(glob; repeat). Default: the one the DSN names.")
+@click.option("--all-databases", is_flag=True, help="Warm every database on the server (MySQL, MariaDB: every "
+              "schema but the system ones), not only the one the DSN names.")
 @click.option("--include-schema", multiple=True, help="Only these schemas (glob; repeat).")
 @click.option("--exclude-schema", multiple=True, help="Skip these schemas (glob; repeat).")
 @click.option("--priority", multiple=True, help="Read these first: SCHEMA.NAME globs, in order (repeat).")
@@ -121,8 +123,11 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
           storage_emulation: bool, storage_type: str | None, allocated_gb: int | None, iops: int | None,
           storage_throughput: int | None, instance_class: str | None, compare: Path | None = None,
           preflight_mode: str = "fail", hotset_file: Path | None = None, probe_blocks: int | None = None,
-          input_file: Path | None = None) -> None:
+          input_file: Path | None = None, all_databases: bool = False) -> None:
     """Run the whole workflow on this machine (moto plays AWS) and write the evidence."""
+    from cutover_prep.cli.selection import databases_flags
+
+    databases = _guard(lambda: databases_flags(database, all_databases))
     if compare is not None:  # each configuration on its own emulated volume (local/compare.py)
         from cutover_prep.local.compare import main as compare_main
 
@@ -165,7 +170,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
         result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=sections.warmup,
                                         benchmark=sections.benchmark, verdict=sections.verdict,
                                         run_id=sections.run_id, progress=progress, storage=storage,
-                                        emulate=storage_emulation, preflight=sections.preflight))
+                                        emulate=storage_emulation, preflight=sections.preflight,
+                                        databases=databases))
     except (InputFileProblem, remote.CliProblem) as exc:
         _fail(EXIT_USAGE, str(exc))
     except UsageProblem as exc:
@@ -366,7 +372,10 @@ def _read_input(path: str) -> dict[str, Any]:
 @click.option("--secret-arn", help="Secrets Manager ARN of the credentials (target.secret_arn); never the secret.  "
               "[required, unless --input gives it]")
 @click.option("--engine", type=click.Choice(engine_names()), help="Default: from the RDS instance.")
-@click.option("--database", help="Database (PostgreSQL) or service name (Oracle); default: from the secret.")
+@click.option("--database", help="Database (PostgreSQL; MySQL, MariaDB: a schema) to connect to and read, or "
+              "service name (Oracle); default: from the secret, and then every database is read.")
+@click.option("--all-databases", is_flag=True, help="Read every database on the instance (target.databases \"all\"), "
+              "also when --database names the one to connect to.")
 @click.option("--run-id", help="Names the run and its execution; default ci-<UTC time>-<random>.")
 @click.option("--benchmark/--no-benchmark", default=None, help="Run the benchmark after the warm-up (default: on).")
 @click.option("--input", "input_file", metavar="FILE", help="A run input JSON file (- for stdin); flags override it.")
@@ -383,9 +392,11 @@ def _read_input(path: str) -> dict[str, Any]:
 def start(target: str | None, secret_arn: str | None, engine: str | None, database: str | None,
           run_id: str | None, benchmark: bool | None, input_file: str | None, sets: tuple[str, ...], wait: bool,
           timeout: float, poll: float, stack: str, state_machine_arn: str | None, region: str | None,
-          as_json: bool, hotset_file: str | None = None) -> None:
+          as_json: bool, hotset_file: str | None = None, all_databases: bool = False) -> None:
     """Start a run of the deployed workflow (validated here first)."""
     base = _read_input(input_file) if input_file else None
+    if all_databases:  # after the file's and before the --set ones: a --set says last
+        sets = ("target.databases=all", *sets)
     if (hot := _hotset_profile(hotset_file)) is not None:
         from cutover_prep.hotset import with_hot_set
 
@@ -486,6 +497,9 @@ def _plan_line(config: dict[str, Any], *, run_id_given: bool, deployment: Any = 
                      + (f" as {restore['db_instance_class']}" if restore["db_instance_class"] else ""))
     else:
         parts.append("no restore (the instance exists)")
+    from cutover_prep.selection import input_text
+
+    parts.append(f"reads {input_text(target, warmup)}")
     parts.append(f"warm-up max_concurrency {warmup['max_concurrency']}")
     if bench["enabled"]:
         writes = (f"write test on, at most {bench['write_max_mib']} MiB" if bench["write_test"]

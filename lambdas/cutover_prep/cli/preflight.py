@@ -17,6 +17,7 @@ import click
 
 from cutover_prep.cli import remote
 from cutover_prep.cli.options import FiniteFloatRange
+from cutover_prep.cli.selection import all_databases_option, dsn_choice
 from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
 
@@ -72,7 +73,8 @@ def target_spec(dsn: str | None, target: str | None, secret_arn: str | None, eng
 @click.option("--secret-arn", help="Secrets Manager ARN of its credentials, tagged cutover-prep:access=read (AWS).")
 @click.option("--engine", type=click.Choice(engine_names()), help="AWS: default from the RDS instance.")
 @click.option("--database", multiple=True, help="Database (PostgreSQL) or schema (MySQL, MariaDB) the run "
-              "selects (glob; repeat). Default: all, as a run.")
+              "selects (glob; repeat). Default: the one the DSN names, as a run (--target: all).")
+@all_databases_option
 @click.option("--include-schema", multiple=True, help="Only these schemas, as the run's warmup.include_schemas "
               "(glob; repeat): what the run will not read is not checked.")
 @click.option("--exclude-schema", multiple=True, help="Skip these schemas, as the run's warmup.exclude_schemas "
@@ -85,19 +87,22 @@ def target_spec(dsn: str | None, target: str | None, secret_arn: str | None, eng
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def preflight(dsn: str | None, target: str | None, secret_arn: str | None, engine: str | None,
               database: tuple[str, ...], include_schema: tuple[str, ...], exclude_schema: tuple[str, ...],
-              datafiles: bool, timeout: float, region: str | None, as_json: bool) -> None:
+              datafiles: bool, timeout: float, region: str | None, as_json: bool,
+              all_databases: bool = False) -> None:
     """Prove each read method and grant the run needs on the target, in about a minute; nothing is written."""
     from cutover_prep.preflight import Context
     from cutover_prep.preflight.runner import run
 
     # the run's selection (warmup.databases / include_schemas / exclude_schemas): the run's Preflight state
     # builds the same Context from its input (preflight.step.context_of)
-    ctx = Context(databases=database, include_schemas=include_schema, exclude_schemas=exclude_schema,
-                  datafiles=datafiles, timeout_seconds=timeout)
     try:
         spec = target_spec(dsn, target, secret_arn, engine, region, verb="checks")
+        # the database the DSN names, unless --database or --all-databases says otherwise (issue 33 §1)
+        choice = dsn_choice(spec, database, all_databases, include_schema, from_dsn=bool(dsn))
     except remote.CliProblem as exc:
         _fail(exc.code, str(exc))
+    ctx = Context(databases=choice.patterns, include_schemas=include_schema, exclude_schemas=exclude_schema,
+                  datafiles=datafiles, timeout_seconds=timeout)
     report = run(spec, ctx)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1))

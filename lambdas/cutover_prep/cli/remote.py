@@ -178,7 +178,8 @@ def build_input(*, base: dict[str, Any] | None, target: str | None, secret_arn: 
 
 # the fields `start` has a flag for: a problem with one names the flag too
 FLAG_OF_FIELD = {"target.db_instance_identifier": "--target", "target.secret_arn": "--secret-arn",
-                 "target.engine": "--engine", "target.database": "--database", "run_id": "--run-id"}
+                 "target.engine": "--engine", "target.database": "--database", "target.databases": "--all-databases",
+                 "run_id": "--run-id"}
 
 
 def _name_flags(problem: str) -> str:
@@ -345,7 +346,7 @@ def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s:
     The run is started by now: an AWS error while polling (a network blip, throttling, a role
     session that expired during a long run) is reported and polled again; after
     ``LOST_CONTACT_AFTER`` in a row it is exit code 4, the run going on, never 2 or 3."""
-    started, said, failures = clock(), None, 0
+    started, said, failures, selection_said = clock(), None, 0, False
     samples: list[tuple[float, float]] = []  # (s, bytes read) as this watcher saw them: the ETA's measured rate
     while True:
         try:
@@ -353,6 +354,10 @@ def wait(sfn: Any, execution_arn: str, run_id: str, *, timeout_s: float, poll_s:
             if desc["status"] != "RUNNING" or clock() - started >= timeout_s:
                 return desc
             run = read_run(run_id) if read_run else None
+            if run and run.get("selection") and not selection_said:  # what it reads and leaves out (issue 33 §1)
+                elapsed = int(clock() - started)
+                report(f"[{elapsed // 60:02d}:{elapsed % 60:02d}] {run['selection']}")
+                selection_said = True
             eta = None
             if run and run.get("bytes_planned") and run.get("bytes_read"):
                 samples.append((clock() - started, float(run["bytes_read"])))

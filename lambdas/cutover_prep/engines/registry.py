@@ -118,6 +118,8 @@ class EngineFamily:
     # ``cutover-prep gate``: (replica spec, source spec | None, *, max_lag_seconds, max_lag_bytes) ->
     # {state, summary, evidence}: native replication read on the target, read-only (None: not offered)
     replication: Callable[..., dict[str, Any]] | None = None
+    # a DSN's database is a schema (MySQL, MariaDB): the default of the schema selection (cutover_prep.selection)
+    database_is_schema: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -168,7 +170,7 @@ MYSQL = EngineFamily(
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
     catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run, hotset_buffer_pool=True,
-    replication=mysql_replication.check,
+    database_is_schema=True, replication=mysql_replication.check,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),

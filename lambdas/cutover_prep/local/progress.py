@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cutover_prep.dal.store import UNIT_PREFIX, Store, evidence_key
+from cutover_prep.escape import for_terminal
 from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.report import clocks
@@ -57,7 +58,8 @@ class Progress:
     # what the bar and the lines read from the run item, polled every second: the whole item, serialized by
     # moto in this interpreter, cost most of its CPU on a busy machine (py-spy, issue 24 §5), which the
     # handlers and the probes' reads then waited for; the estimate (large) only until the ETA is made from it
-    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed")
+    RUN_FIELDS = ("bytes_planned", "bytes_read", "benchmark_points", "units_done", "units_total", "units_failed",
+                  "selection")
 
     def __init__(self, store: Store, run_id: str, enabled: bool, stream: Any = None,
                  time_scale: float | None = None,
@@ -78,13 +80,14 @@ class Progress:
         self._units_seen: tuple[Any, ...] | None = None  # the run item's counters when the unit items were read
         self._last_done, self._last_change = -1.0, 0.0  # MiB read at the last change, and when
         self._printed = 0.0
+        self._said_selection = False
         self._last_line = ""
         self._steps = steps  # the harness's record of the steps started (None: the counters only)
         self._steps_said = 0
         self._warm_started: float | None = None  # when the first warm-up unit started (monotonic)
 
     def poll(self, *, final: bool = False) -> None:
-        if not self.enabled:
+        if not self.enabled:  # --no-progress: quiet, the selection line too (it is in the run's evidence)
             return
         fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
         wanted = self.RUN_FIELDS + (("estimate",) if self._work_eta is None else ())  # read until the ETA has it
@@ -92,6 +95,7 @@ class Progress:
         self._say_steps(run or {})
         if not run or "bytes_planned" not in run:
             return
+        self._say_selection(run)
         if self._phase == BENCH_OVER:
             return  # the points are done: the steps after them say what runs
         if not run.get("benchmark_points") and (self._phase == WARM_OVER or (
@@ -138,6 +142,12 @@ class Progress:
             tqdm.write(text, file=self.stream)
         else:
             print(text, file=self.stream, flush=True)
+
+    def _say_selection(self, run: dict[str, Any] | None) -> None:
+        """Once, before the warm-up reads: what it reads and what the selection leaves out (Discover's line)."""
+        if not self._said_selection and run and run.get("selection"):
+            self._said_selection = True
+            print(f"cutover-prep: {for_terminal(str(run['selection']))}", file=self.stream, flush=True)
 
     def _warm_text(self, run: dict[str, Any], *, percent: bool = False, eta: bool = True, rate: bool = True) -> str:
         """``13.8 of 34.4 MiB (40 %), 30/71 units, 0 failed, 1.3 MiB/s``: MiB, as the report counts

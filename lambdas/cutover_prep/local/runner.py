@@ -201,6 +201,8 @@ def check_options(options: LocalOptions, spec: ConnectionSpec | None) -> None:
     target: dict[str, Any] = {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": _PLACEHOLDER_SECRET}
     if spec is not None:
         target.update(engine=spec.engine, host=spec.host, port=spec.port, database=spec.database)
+    if options.databases:
+        target["databases"] = options.databases
     try:
         parse_run_input({"target": target, "warmup": options.warmup, "benchmark": options.benchmark,
                          "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {}),
@@ -222,6 +224,7 @@ class LocalOptions:
     emulate: bool = True  # the demo database on an emulated restored volume, where FUSE can be had
     preflight: dict[str, Any] = field(default_factory=dict)  # the run input's preflight section (empty: defaults)
     verdict: dict[str, Any] = field(default_factory=dict)  # the run input's verdict section (empty: defaults)
+    databases: str | None = None  # target.databases: "all" (--all-databases); None: the DSN's database (selection)
 
 
 def check_reachable(spec: ConnectionSpec) -> None:
@@ -295,7 +298,8 @@ def _run_input(spec: ConnectionSpec, options: LocalOptions, secret_arn: str) -> 
     """The workflow's input for this local run (ValidateInput's, and the restart check's)."""
     return {
         "target": {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": secret_arn, "engine": spec.engine,
-                   "host": spec.host, "port": spec.port, "database": spec.database},
+                   "host": spec.host, "port": spec.port, "database": spec.database,
+                   **({"databases": options.databases} if options.databases else {})},
         "warmup": options.warmup,
         "benchmark": options.benchmark,
         **({"preflight": options.preflight} if options.preflight else {}),

@@ -24,9 +24,11 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     StrictBool,
     StringConstraints,
+    Tag,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -293,6 +295,19 @@ def _field_error(field: str, why: str) -> PydanticCustomError:
     return PydanticCustomError("field_problem", "{why}", {"field": field, "why": why})
 
 
+def _database_choice_tag(value: Any) -> str | None:
+    return "<all>" if value == "all" else "<names>" if isinstance(value, list) else None
+
+
+# target.databases: a list of names, or "all" (issue 33 §1); the tags are left out of an error's location (_loc)
+DATABASE_CHOICE_TAGS = ("<names>", "<all>")
+DatabaseChoice = Annotated[
+    Annotated[Annotated[list[Name], Field(min_length=1, max_length=100)], Tag("<names>")]
+    | Annotated[Literal["all"], Tag("<all>")],
+    Discriminator(_database_choice_tag, custom_error_type="database_choice",
+                  custom_error_message='must be "all" or a list of database names')]
+
+
 class Target(_Strict):
     db_instance_identifier: Identifier = Field(description="The RDS DB instance to warm (or to create by restore).")
     secret_arn: Arn = Field(description="Secrets Manager ARN of the database credentials.")
@@ -300,7 +315,13 @@ class Target(_Strict):
         default=None, description="Engine family, or an RDS engine name (e.g. oracle-ee-cdb) that is kept as its "
         "family; default: from the RDS instance.")
     database: Name | None = Field(
-        default=None, description="Database (PostgreSQL) or service name (Oracle); default: from the secret.")
+        default=None, description="Database (PostgreSQL), database/schema (MySQL, MariaDB) or service name "
+        "(Oracle) to connect to; default: from the secret. Naming it (PostgreSQL, MySQL, MariaDB) also selects it: "
+        "the run reads that database only, unless databases or warmup.databases says otherwise.")
+    databases: DatabaseChoice | None = Field(
+        default=None, description="The databases to read (MySQL, MariaDB: schemas), by name; \"all\": every "
+        "database on the instance. Default: the one target.database names, else warmup.databases, else all "
+        "(the whole restored instance). What is left out is named in the census as waived (docs/run-input.md).")
     host: Host | None = Field(
         default=None, description="Connect here instead of the instance endpoint (tunnel, proxy, local run); "
         "in AWS it must be in the deployment's allowed_db_hosts.")
@@ -655,6 +676,18 @@ class RunInput(_Strict):
         return self
 
     @model_validator(mode="after")
+    def _one_database_selection(self) -> RunInput:
+        """target.databases and warmup.databases both choose the databases: one of them (issue 33 §1)."""
+        databases = self.target.databases
+        if databases is not None and self.warmup.databases:
+            raise _field_error("target.databases", "and warmup.databases both choose the databases: give one "
+                               "(target.databases takes names or \"all\", warmup.databases globs)")
+        if isinstance(databases, list) and self.target.engine and not family(self.target.engine).database_is_identifier:
+            raise _field_error("target.databases", f"{family(self.target.engine).label} reads the one database its "
+                               "service names: choose its schemas with warmup.include_schemas")
+        return self
+
+    @model_validator(mode="after")
     def _names_of_the_engine(self) -> RunInput:
         """target.database and the warmup globs by the identifier limit of the engine named (issue 32 §8.4)."""
         engine = self.target.engine
@@ -664,6 +697,8 @@ class RunInput(_Strict):
         if self.target.database and family(engine).database_is_identifier:
             problem = name_problem(self.target.database, engine, glob=False, dotted=False)
             problems += [("target.database", problem)] if problem else []
+        if isinstance(self.target.databases, list):
+            problems += _names_problems("target.databases", self.target.databases, engine, glob=False, dotted=False)
         for name, dotted in WARMUP_GLOBS:
             problems += _names_problems(f"warmup.{name}", getattr(self.warmup, name), engine, glob=True,
                                         dotted=dotted)
@@ -716,7 +751,7 @@ def _loc(err: Any) -> tuple[Any, ...]:
     """Where an error is; a model validator's ``_field_error`` names its field."""
     if err["type"] == "field_problem":
         return (*err["loc"], *str(err["ctx"]["field"]).split("."))
-    return tuple(err["loc"])
+    return tuple(p for p in err["loc"] if p not in DATABASE_CHOICE_TAGS)
 
 
 def describe_errors(exc: ValidationError) -> str:
@@ -774,7 +809,9 @@ def parse_run_input(raw: Any, *, execution_name: str | None = None,
     run_id = run.run_id or execution_name
     if not run_id or not RUN_ID.match(run_id):
         run_id = f"{run.target.db_instance_identifier}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
-    config = run.model_dump(mode="json", exclude={"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"})
+    # target.databases only when given: every state's payload stays as it was (its 256 KiB limit)
+    config = run.model_dump(mode="json", exclude={"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID": True, **(
+        {"target": {"databases"}} if run.target.databases is None else {})})
     config["run_id"] = run_id
     config["started_by"] = run.AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID
     config["started_at"] = datetime.now(UTC).isoformat()

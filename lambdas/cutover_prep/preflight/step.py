@@ -23,6 +23,7 @@ from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.preflight import FAIL, Context, Report
 from cutover_prep.models.run_input import Warmup
 from cutover_prep.secret_binding import TagReader
+from cutover_prep.selection import resolved_warmup
 from cutover_prep.warmup import modes
 
 if TYPE_CHECKING:
@@ -85,7 +86,8 @@ def run_preflight(run: RunState, *, store: Store, read_secret: SecretReader,
         from cutover_prep.preflight.runner import run as preflight
     # SecretNotBound: before connecting
     spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
-    report = preflight(spec, context_of(run.warmup, timeout_seconds))
+    # the databases the run reads (issue 33 §1: the one target.database names, unless the input names others)
+    report = preflight(spec, context_of(resolved_warmup(run.warmup, run.target, spec.engine), timeout_seconds))
     key = store.put_json(evidence_key(run_id, EVIDENCE), {"run_id": run_id, "on_failure": options.on_failure,
                                                           **report.to_json()})
     summary = summary_of(report, options.on_failure, key)

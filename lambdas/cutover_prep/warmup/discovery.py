@@ -17,6 +17,7 @@ from cutover_prep.models.run_input import Warmup
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
+from cutover_prep.selection import choose_for_run, resolved_warmup, selection_line
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.planning import (
     MIB,
@@ -154,7 +155,9 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
 
 def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
                       open_engine: EngineOpener, lambda_timeout_s: float = 900,
-                      attempts: int = 3, read_secret_tags: TagReader | None = None) -> dict[str, Any]:
+                      attempts: int = 3, read_secret_tags: TagReader | None = None,
+                      say: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """``say``: where the one line of what the run reads and leaves out goes before the warm-up (the log)."""
     run_id, warmup = run.run_id, run.warmup
     target = run.target.model_dump(mode="json", exclude_unset=True)  # as the state carries it
     plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
@@ -169,11 +172,17 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
 
     # SecretNotBound: before connecting
     spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    # the databases it reads: those the input names, else the one target.database names, else all (issue 33 §1);
+    # plan.json keeps them in its options, which the end census takes
+    warmup = resolved_warmup(warmup, run.target, spec.engine)
     planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts,
                         additional_volumes=additional_volume_names(run.instance), pages=StoredPages(store, run_id))
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
+    how = choose_for_run(spec.engine, target, run.warmup.model_dump(mode="json")).how
+    selection = selection_line(spec.engine, segments, planned.census, how)  # said before the warm-up reads
     summary = {**plan.summary(), "mode": mode, "engine": spec.engine, "read_methods": methods, "connection": transport,
+               "selection": selection,
                "assumed_cold_mib_per_s": warmup.assumed_cold_mib_per_s,
                **({"hot_set_cache": planned.hot_set_cache} if planned.hot_set_cache else {})}
     unit_of_segment: dict[str, list[str]] = {}
@@ -200,7 +209,9 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         **modes.plan_fields(selected, plan.units),
     })
     hot_rank = len(warmup.priority) if hot_set_names(warmup) else None
-    store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units),
+    if say is not None:
+        say(selection)
+    store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units), selection=selection,
                      hot_set_units=[u.unit_id for u in plan.units if u.priority == hot_rank],
                      bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
                      estimate=run_estimate(run, store=store, plan_summary=summary, engine=spec.engine,

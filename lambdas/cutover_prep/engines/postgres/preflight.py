@@ -153,11 +153,10 @@ def _privileges(engine: Any, database: str, options: DiscoveryOptions) -> list[C
     if superuser:
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"{user} is a superuser"))
     elif missing and not exec_read:
-        names = ", ".join(keys.label((r["schema"], r["relname"])) for r in missing[:5])
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", FAIL,
-                         f"missing on {len(missing):,} of {len(rows):,} relations ({names}"
-                         f"{' ...' if len(missing) > 5 else ''}): GRANT pg_read_all_data TO {user} (14+), or "
-                         "SELECT on each", bytes=sum(int(r["bytes"]) for r in missing)))
+                         f"missing on {len(missing):,} of {len(rows):,} relations (GRANT pg_read_all_data TO {user} "
+                         f"(14+), or SELECT on each): {missing_text(missing)}",
+                         bytes=sum(int(r["bytes"]) for r in missing)))
     else:
         how = "pg_read_all_data" if read_all else "table grants"
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"all {len(rows):,} relations ({how})"
@@ -177,6 +176,30 @@ def _privileges(engine: Any, database: str, options: DiscoveryOptions) -> list[C
     out.append(Check(PRIVILEGE, f"{at}pg_monitor", INFO, "held" if monitor else "not held (optional: other "
                      "sessions' statistics for the benchmark)"))
     return out
+
+
+CATALOGUES = ("pg_catalog", "information_schema")
+NAMED_MISSING = 5  # the user's relations without SELECT named, largest first; the rest counted
+
+
+def missing_text(missing: list[dict[str, Any]]) -> str:
+    """The relations without SELECT as a DBA reads them (issue 33 §1): the user's own first, largest first, each
+    a table with its TOAST (``logical_schema.logical_name``) and its bytes; then the count and bytes of the rest
+    of them and of the catalogues' (``pg_catalog``, ``information_schema``), which no application grant gives."""
+    own: dict[tuple[str, str], int] = {}
+    catalogue = [r for r in missing if r["logical_schema"] in CATALOGUES]
+    for r in missing:
+        if r["logical_schema"] not in CATALOGUES:
+            name = (r["logical_schema"], r["logical_name"])
+            own[name] = own.get(name, 0) + int(r["bytes"])
+    ranked = sorted(own.items(), key=lambda kv: (-kv[1], kv[0]))
+    parts = [f"{keys.label(name)} ({mib(size)})" for name, size in ranked[:NAMED_MISSING]]
+    if rest := ranked[NAMED_MISSING:]:
+        parts.append(f"and {len(rest):,} more of yours ({mib(sum(size for _, size in rest))})")
+    if catalogue:
+        parts.append(f"{'and ' if parts else ''}{len(catalogue):,} catalogue relations "
+                     f"({mib(sum(int(r['bytes']) for r in catalogue))}: {', '.join(CATALOGUES)} and their TOAST)")
+    return ", ".join(parts)
 
 
 def _sample(engine: Any, database: str, method: str, options: DiscoveryOptions) -> list[dict[str, Any]]:
