@@ -136,7 +136,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: Iterab
                    unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None, *,
                    unread_sink: Callable[[dict[str, Any]], None] | None = None,
                    segment_sink: Callable[[dict[str, Any]], None] | None = None,
-                   plan_pass: PlanPass | None = None, listed: int = LISTED) -> dict[str, Any]:
+                   plan_pass: PlanPass | None = None, listed: int | None = None) -> dict[str, Any]:
     """Pure: combine the plan, the unit items and the run item into the findings document. The plan's ``census``
     and ``census_end`` are lists or streams in key order (``findings.census``); ``unread_sink`` is given every
     unread object of the census, ``segment_sink`` every planned segment with what was read of it.
@@ -145,6 +145,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: Iterab
     streams); without it, ``units`` and the plan's ``segments`` (lists) are taken in here. Either way the document
     holds bounded lists: at most ``listed`` segments (those not read first), truncated segments and units not read;
     the counts say how many there are (issue 32 §8)."""
+    listed = LISTED if listed is None else listed
     if plan_pass is None:
         with PlanPass(unit_items, hot_names=_hot_names(plan), listed=listed) as made:
             made.add_units(units)
@@ -229,7 +230,7 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: Iterab
         # the hot set's names the plan's segments carry (the names the planner matched them by, their "labels")
         "hot_set": hot_set_section(options.get("hot_set"), list(options.get("priority") or []),
                                    [{"labels": sorted(plan_pass.hot_matched)}], units, unit_items),
-        "unread_units": plan_pass.unread_units,
+        "unread_units": plan_pass.unread_units[:listed],
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
         "census": census_section(plan.get("census"), plan_pass.reads(), plan.get("census_end"), plan.get("catch_up"),
