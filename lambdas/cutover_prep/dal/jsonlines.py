@@ -53,9 +53,10 @@ def array_rows(body: Any) -> Iterator[Any]:
 class JsonLinesWriter:
     """One S3 object of JSON Lines (or, ``array``, a JSON array one item a line) written in parts."""
 
-    def __init__(self, s3: Any, bucket: str, key: str, part_bytes: int = JSON_LINES_PART_BYTES, *,
+    def __init__(self, s3: Any, bucket: str, key: str, part_bytes: int | None = None, *,
                  array: bool = False) -> None:
-        self.s3, self.bucket, self.key, self.part_bytes, self.array = s3, bucket, key, part_bytes, array
+        self.s3, self.bucket, self.key, self.array = s3, bucket, key, array
+        self.part_bytes = JSON_LINES_PART_BYTES if part_bytes is None else part_bytes
         self.content_type = "application/json" if array else "application/x-ndjson"
         self.rows = 0
         self._buffer = bytearray()
