@@ -229,7 +229,8 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: Iterab
                                      hot_set=bool(options.get("hot_set"))),
         # the hot set's names the plan's segments carry (the names the planner matched them by, their "labels")
         "hot_set": hot_set_section(options.get("hot_set"), list(options.get("priority") or []),
-                                   [{"labels": sorted(plan_pass.hot_matched)}], units, unit_items),
+                                   [{"labels": sorted(plan_pass.hot_matched)}] if plan_pass.hot_matched else [],
+                                   units, unit_items),
         "unread_units": plan_pass.unread_units[:listed],
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
