@@ -2,7 +2,8 @@
 EndCensus of the code under test on a synthetic volume, units done, failed and never started) at two sizes, its
 Finalize measured in this interpreter by tracemalloc (Python's own account of the memory it allocated): the peak at
 eight times the objects is within a few MiB of the small one's (before: the plan's segments, the units' ranges and
-findings.json's segments list, about 4 KiB an object, 58.5 MiB more here; now about 3.6 MiB: bounded lists filling, the units' items)."""
+findings.json's segments list, about 4 KiB an object, 58.5 MiB more here; now about 3.6 MiB: bounded lists
+filling, the units' items)."""
 
 from __future__ import annotations
 
