@@ -251,6 +251,7 @@ def measure(root: Path) -> dict[str, Any]:
     from cutover_prep.findings.finalize import finalize
 
     floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tmp_bytes = _watch_tmp()
     store = Store(dynamodb=FileDynamo(root / "ddb.json"), s3=FileS3(root / "s3"), table=TABLE, bucket=BUCKET)
     started, cpu = time.perf_counter(), time.process_time()
     out = finalize(RUN_ID, store=store)
@@ -259,8 +260,26 @@ def measure(root: Path) -> dict[str, Any]:
     evidence = {p.name: p.stat().st_size for p in (root / "s3" / "runs" / RUN_ID).iterdir() if p.is_file()}
     return {"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "floor_rss_mib": floor / 1024,
             "findings_bytes": findings.stat().st_size, "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
-            "verdict": out["verdict"],
+            "verdict": out["verdict"], "tmp_mib": round(max(tmp_bytes, default=0) / MIB, 1),
             "evidence": evidence}
+
+
+def _watch_tmp() -> list[int]:
+    """The bytes of the temporary files Finalize's plan pass (``findings.plan_pass``, Lambda's /tmp) holds when it
+    ends (its SQLite files; SQLite's own sort files are unlinked as they are made, so not counted); none before it."""
+    sizes: list[int] = []
+    try:
+        from cutover_prep.findings import plan_pass
+    except ImportError:
+        return sizes
+    leave = plan_pass.PlanPass.__exit__
+
+    def measured(self: Any, *exc: Any) -> None:
+        sizes.append(sum(p.stat().st_size for p in Path(self._dir.name).iterdir()))
+        leave(self, *exc)
+
+    plan_pass.PlanPass.__exit__ = measured
+    return sizes
 
 
 def _child(code: str, what: str, n: int, root: Path, planned_pct: int) -> dict[str, Any]:
@@ -301,7 +320,7 @@ def main() -> None:
             print(f"N={n:>9,} {code}: peak {got['peak_rss_mib']:.0f} MiB (imports {got['floor_rss_mib']:.0f}), "
                   f"findings.json {got['findings_bytes'] / MIB:.1f} MiB, plan.json {made['plan_json_bytes'] / MIB:.1f}"
                   f" MiB, {made['units']} units, {got['seconds']} s ({got.get('cpu_seconds')} s CPU), {got['verdict']}"
-                  "; evidence "
+                  f"; /tmp {got.get('tmp_mib', 0)} MiB; evidence "
                   + ", ".join(f"{k} {v / MIB:.1f}" for k, v in sorted(got["evidence"].items()) if v > MIB), flush=True)
     if len(args.code) == 2:
         before, after = args.code

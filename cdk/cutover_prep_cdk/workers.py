@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_cdk import Acknowledgment, Annotations, Aws, Duration, RemovalPolicy, Validations
+from aws_cdk import Acknowledgment, Annotations, Aws, Duration, RemovalPolicy, Size, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -214,6 +214,7 @@ class Workers(Construct):
             log_group=log_group,
             timeout=Duration.seconds(spec.timeout_seconds),
             memory_size=spec.memory_mb,
+            ephemeral_storage_size=Size.mebibytes(spec.tmp_mb),
             tracing=lambda_.Tracing.ACTIVE,
             description=spec.description,
             environment=environment,

@@ -37,6 +37,7 @@ class Function:
     permission_groups: tuple[str, ...] = ()
     sees_target_host: bool = False  # checks target.host before any function connects (ValidateInput)
     in_workflow: bool = True  # False: invoked by something else (EventBridge), never by a state machine
+    tmp_mb: int = 512  # its /tmp (Lambda's ephemeral storage; 512 MB is the default and the free amount)
 
     @property
     def module(self) -> str:
@@ -143,6 +144,8 @@ _FUNCTIONS: tuple[Function, ...] = (
         "Summarise the run into findings, decide the verdict, publish the completion event.",
         # rds_describe: RDS's storage progress at the end of the run (verdict.require_storage_initialized)
         permission_groups=("table_query_update", "s3_read_write", "completion_event", "rds_describe"),
+        # findings.plan_pass joins the plan in a SQLite file there: ~226 MiB at 1M census objects (issue 32 §8)
+        tmp_mb=2048,
     ),
     Function(
         "Probe", "handlers.probe.handler", 900, 512,

@@ -64,8 +64,8 @@ def test_local_run_reads_every_table_and_index_and_writes_nothing(scheme, option
     assert "coverage 100.0 %" in out and f"engine {scheme}" in out and "SUCCEEDED" in out
     findings = json.loads((tmp_path / "findings.json").read_text())
     assert findings["coverage_pct"] == 100.0 and findings["units"]["failed"] == 0
-    plan = json.loads((tmp_path / "plan.json").read_text())
-    named = {(s["name"], s["kind"]) for s in plan["segments"]}
+    segments = [json.loads(line) for line in (tmp_path / "plan-segments.jsonl").read_text().splitlines()]
+    named = {(s["name"], s["kind"]) for s in segments}
     for table in counts:
         assert any(name == table for name, _ in named), table
     assert ("int_pk.v_idx", "index") in named and ("no_pk", "clustered (GEN_CLUST_INDEX)") in named

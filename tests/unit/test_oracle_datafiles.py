@@ -26,6 +26,7 @@ from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from cutover_prep.engines.registry import UnsupportedWarmupMode, check_warmup_mode, family
 from cutover_prep.findings.document import build_findings
+from cutover_prep.findings.plan_evidence import plan_segments
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunState
 from cutover_prep.verdict import decide
@@ -394,7 +395,7 @@ def test_discovery_follows_the_mode(store: Store, mode, asked, planned_kinds):
     out = discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: eng)
     plan = store.get_json(out["plan_key"])
     assert eng.asked == asked and plan["mode"] == mode and plan["summary"]["mode"] == mode
-    assert {s["kind"] for s in plan["segments"]} == planned_kinds
+    assert {s["kind"] for s in plan_segments(plan, store)} == planned_kinds
 
 
 def test_a_mode_the_engine_lacks_is_refused_before_connecting(store: Store):

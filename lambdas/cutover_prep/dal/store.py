@@ -26,10 +26,11 @@ Progress is committed per chunk in one transaction that moves the unit's cursor
 retried) and adds the same bytes to the run's counters, which is what a progress bar
 reads while the run is going.
 
-S3: ``runs/<run_id>/plan.json``, ``units.json`` (the Map's items), ``findings.json``; the censuses of the volume
-and the unread objects as JSON Lines (``census-start.jsonl``, ``census-end.jsonl``, ``census-unread.jsonl``), each
-written in parts and read as a stream (``JsonLinesWriter``, ``Store.json_lines``), so that no step holds a whole
-census in memory to write or read it (issue 32).
+S3: ``runs/<run_id>/plan.json``, ``units.json`` (the Map's items: a JSON array, one unit a line), ``findings.json``;
+the censuses of the volume, the plan's segments and what Finalize found of each, and the unread objects as JSON Lines
+(``census-start.jsonl``, ``census-end.jsonl``, ``plan-segments.jsonl``, ``segments.jsonl``, ``census-unread.jsonl``),
+each written in parts and read as a stream (``dal.jsonlines``, ``Store.json_lines``, ``Store.json_array``), so that
+no step holds a whole census or plan in memory to write or read it (issue 32).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from cutover_prep.dal.jsonlines import JSON_LINES_READ_BYTES, JsonLinesWriter, array_rows
 from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
 from cutover_prep.models.status import RunStatus, UnitStatus
 from cutover_prep.workflows import TABLE_KEYS, table_definition  # noqa: F401  (the key schema, written once)
@@ -56,10 +58,6 @@ WARMUP_CONTROL_SK = "WARMUP#CONTROL"
 STORAGE_SAMPLE_PREFIX = "RDSINIT#"
 STORAGE_CLAIM_SK = "RDSINIT-CLAIM"  # not under the prefix: never read as a sample
 
-# S3 takes a multipart upload's parts at 5 MiB at least, the last one excepted
-# (https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html): a JSON Lines object is sent 8 MiB at a time
-JSON_LINES_PART_BYTES = 8 * 2**20
-JSON_LINES_READ_BYTES = 2**20
 
 _ser = TypeSerializer()
 _deser = TypeDeserializer()
@@ -426,6 +424,16 @@ class Store:
         """A JSON Lines object written row by row, in parts (``with store.json_lines_writer(key) as w: w.write(r)``)."""
         return JsonLinesWriter(self.s3, self.bucket, key)
 
+    def json_array_writer(self, key: str) -> JsonLinesWriter:
+        """A JSON array written item by item, in parts, one item a line (``units.json``: the Map's ItemReader reads
+        it as JSON, ``json_array`` as a stream)."""
+        return JsonLinesWriter(self.s3, self.bucket, key, array=True)
+
+    def json_array(self, key: str) -> Iterator[Any]:
+        """The items of a JSON array: streamed when ``json_array_writer`` wrote it (one item a line), else (an
+        object ``put_json`` wrote, e.g. a run of before) parsed whole."""
+        return array_rows(self.s3.get_object(Bucket=self.bucket, Key=key)["Body"])
+
     def put_json_lines(self, key: str, rows: Iterable[Any]) -> int:
         """Write ``rows`` as one JSON Lines object, in parts; the number of rows."""
         with self.json_lines_writer(key) as writer:
@@ -459,49 +467,3 @@ class Store:
     @staticmethod
     def _key(run_id: str, sk: str) -> dict[str, Any]:
         return {"pk": _dyn(run_pk(run_id)), "sk": _dyn(sk)}
-
-
-class JsonLinesWriter:
-    """One S3 object of JSON Lines written in parts: up to ``JSON_LINES_PART_BYTES`` held at a time, sent as a part
-    of a multipart upload (one plain PutObject when the whole is smaller); aborted if the writing fails, so no
-    part is left behind. ``json.dumps`` escapes every line break inside a value, so a row is one line."""
-
-    def __init__(self, s3: Any, bucket: str, key: str, part_bytes: int = JSON_LINES_PART_BYTES) -> None:
-        self.s3, self.bucket, self.key, self.part_bytes = s3, bucket, key, part_bytes
-        self.rows = 0
-        self._buffer = bytearray()
-        self._upload: str | None = None
-        self._parts: list[dict[str, Any]] = []
-
-    def __enter__(self) -> JsonLinesWriter:
-        return self
-
-    def write(self, row: Any) -> None:
-        self._buffer += json.dumps(row, default=str).encode() + b"\n"
-        self.rows += 1
-        if len(self._buffer) >= self.part_bytes:
-            self._send_part()
-
-    def _send_part(self) -> None:
-        if self._upload is None:
-            self._upload = self.s3.create_multipart_upload(Bucket=self.bucket, Key=self.key,
-                                                           ContentType="application/x-ndjson")["UploadId"]
-        number = len(self._parts) + 1
-        etag = self.s3.upload_part(Bucket=self.bucket, Key=self.key, UploadId=self._upload, PartNumber=number,
-                                   Body=bytes(self._buffer))["ETag"]
-        self._parts.append({"ETag": etag, "PartNumber": number})
-        self._buffer.clear()
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is not None:
-            if self._upload is not None:
-                self.s3.abort_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self._upload)
-            return
-        if self._upload is None:
-            self.s3.put_object(Bucket=self.bucket, Key=self.key, ContentType="application/x-ndjson",
-                               Body=bytes(self._buffer))
-            return
-        if self._buffer:
-            self._send_part()
-        self.s3.complete_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self._upload,
-                                          MultipartUpload={"Parts": self._parts})

@@ -170,7 +170,20 @@ class _Largest:
         return sorted(self.rows, key=_order)[:self.limit]
 
 
-def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict[str, Any]],
+class _Overlay:
+    """``{**reads, **caught}`` where ``reads`` is no dict (``plan_pass.KeyOrderedReads``: looked up, never held)."""
+
+    def __init__(self, caught: dict[str, dict[str, Any]], reads: Any) -> None:
+        self.caught, self.reads = caught, reads
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.caught[key] if key in self.caught else self.reads.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.caught or key in self.reads
+
+
+def census_section(start: Iterable[dict[str, Any]] | None, reads: Any,
                    end: Iterable[dict[str, Any]] | None = None,
                    catch_up: list[dict[str, Any]] | None = None, *,
                    datafile_pass_complete: bool = False, listed: int = LISTED,
@@ -182,17 +195,18 @@ def census_section(start: Iterable[dict[str, Any]] | None, reads: dict[str, dict
     when there is no end census (the verdict's END_CENSUS names it).
 
     The censuses are read once each, side by side in key order (``census_json`` writes them so; a list is sorted
-    here), so memory holds the reads, the databases and ``listed`` rows, never a census (issue 32). ``unread`` names
-    the first ``listed`` unread objects (un-waived first, largest first), ``unread_objects`` / ``waived_objects``
-    count them all, ``unread_more`` is what the list leaves out; ``unread_sink`` is given every unread object (in
-    key order), for the evidence. ``created`` and ``dropped`` keep the first ``listed`` keys / objects in key order,
-    ``created_objects`` and ``dropped_objects`` count them; ``unknown_size`` the first ``listed`` keys,
-    ``unknown_size_objects`` counts them."""
+    here), so memory holds the databases and ``listed`` rows, never a census, nor the reads when they are
+    ``plan_pass.KeyOrderedReads`` (a dict, or anything with ``get`` and ``in``, looked up in key order) (issue 32).
+    ``unread`` names the first ``listed`` unread objects (un-waived first, largest first), ``unread_objects`` /
+    ``waived_objects`` count them all, ``unread_more`` is what the list leaves out; ``unread_sink`` is given every
+    unread object (in key order), for the evidence. ``created`` and ``dropped`` keep the first ``listed`` keys /
+    objects in key order, ``created_objects`` and ``dropped_objects`` count them; ``unknown_size`` the first
+    ``listed`` keys, ``unknown_size_objects`` counts them."""
     if start is None:
         return {"taken": False}
     caught = catch_up_reads(catch_up)
     after_recreation = caught  # a recreated object: only the catch-up pass read it, the plan read the old one
-    reads = {**reads, **caught}
+    reads = {**reads, **caught} if isinstance(reads, dict) else _Overlay(caught, reads)
     with_end = end is not None
     largest = _Largest(listed)
     dropped: list[dict[str, Any]] = []

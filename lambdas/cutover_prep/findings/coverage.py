@@ -104,19 +104,33 @@ def _label(segment: dict[str, Any], schema_only: bool = False) -> str | None:
     return ".".join(object_keys.quote(str(p), q) for p in parts) or None
 
 
-def _group(segments: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
-    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for s in segments:
+class Groups:
+    """Coverage per database, or per database and schema (``keys``), of segments given one at a time."""
+
+    def __init__(self, keys: tuple[str, ...]) -> None:
+        self.keys, self.groups = keys, {}
+
+    def add(self, s: dict[str, Any]) -> None:
+        keys = self.keys
         name = tuple(s.get(k) for k in keys)
-        g = groups.setdefault(name, {**dict(zip(keys, name, strict=True)),
-                                     **({"label": _label(s, True)} if "schema" in keys else {}),
-                                     "segments": 0, "segments_read": 0, "bytes_planned": 0, "bytes_read": 0})
+        g = self.groups.setdefault(name, {**dict(zip(keys, name, strict=True)),
+                                          **({"label": _label(s, True)} if "schema" in keys else {}),
+                                          "segments": 0, "segments_read": 0, "bytes_planned": 0, "bytes_read": 0})
         g["segments"] += 1
         g["segments_read"] += s["status"] == READ
         g["bytes_planned"] += int(s.get("bytes") or 0) - int(s.get("bytes_gone") or 0)  # gone: not planned now
         g["bytes_read"] += int(s.get("bytes_read") or 0)
-    rows = [{**g, "pct": _pct(g["bytes_read"], g["bytes_planned"])} for g in groups.values()]
-    return sorted(rows, key=lambda g: (-g["bytes_planned"], [str(g[k]) for k in keys]))
+
+    def rows(self) -> list[dict[str, Any]]:
+        rows = [{**g, "pct": _pct(g["bytes_read"], g["bytes_planned"])} for g in self.groups.values()]
+        return sorted(rows, key=lambda g: (-g["bytes_planned"], [str(g[k]) for k in self.keys]))
+
+
+def _group(segments: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    groups = Groups(keys)
+    for s in segments:
+        groups.add(s)
+    return groups.rows()
 
 
 def coverage_section(segments: list[dict[str, Any]]) -> dict[str, Any]:
@@ -250,9 +264,16 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
         "later_units_finished_first": before, "followed": followed,
         # the plan asked the engine to read the hot set into its buffer cache (planning.cache_hot_set;
         # PostgreSQL: pg_prewarm 'buffer', where pg_prewarm is the read method)
-        "buffer_cache": any((r.get("locator") or {}).get("cache") for u in units
-                            if int(u.get("priority", len(labels) - 1)) == len(patterns) for r in u.get("ranges") or []),
+        "buffer_cache": any(_cached(u) for u in units if int(u.get("priority", len(labels) - 1)) == len(patterns)),
     }
+
+
+def _cached(unit: dict[str, Any]) -> bool:
+    """A range of ``unit`` asks for the engine's buffer cache (``plan_pass.slim_unit`` says it of a unit without its
+    ranges)."""
+    if "cache" in unit:
+        return bool(unit["cache"])
+    return any((r.get("locator") or {}).get("cache") for r in unit.get("ranges") or [])
 
 
 def unread_units(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,22 +6,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
 from cutover_prep.dal.store import now_iso, recorded_input
 from cutover_prep.engines.base import GONE_TRUNCATED
-from cutover_prep.findings.census import census_section
-from cutover_prep.findings.coverage import (
-    coverage_section,
-    hot_set_section,
-    priority_section,
-    segment_reads,
-    segment_status,
-    time_to_warm,
-    unread_units,
-)
+from cutover_prep.findings.census import LISTED, census_section
+from cutover_prep.findings.coverage import READ, Groups, hot_set_section, priority_section, time_to_warm
+from cutover_prep.findings.plan_pass import PlanPass
 from cutover_prep.findings.timeline import database_reading, warmup_timeline, warmup_wall
 from cutover_prep.models.status import BenchmarkStatus, RunStatus, UnitStatus
 from cutover_prep.warmup.modes import findings_fields
@@ -116,13 +109,18 @@ def preflight_section(run_item: dict[str, Any], report: dict[str, Any] | None) -
 TRUNCATED = GONE_TRUNCATED  # or GONE_REBUILT: an Oracle segment replaced by a new one (TRUNCATE, MOVE)
 
 
-def truncated_section(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``truncated``: every segment whose planned blocks no longer existed when its units read them (a VACUUM
-    gave a table's empty tail back, a rebuild gave it new storage), with the bytes gone: out of the coverage's
+def truncated_row(s: dict[str, Any]) -> dict[str, Any]:
+    """One entry of ``truncated``: a segment whose planned blocks no longer existed when its units read them (a
+    VACUUM gave a table's empty tail back, a rebuild gave it new storage), with the bytes gone: out of the coverage's
     denominator, never counted as read."""
-    return [{**{k: s.get(k) for k in ("key", "database", "schema", "name", "kind")}, "bytes_planned": s["bytes"],
-             "bytes_gone": s["bytes_gone"], "reason": s.get("gone_reason") or TRUNCATED}
-            for s in sorted(segments, key=lambda s: (-s.get("bytes_gone", 0), str(s["key"]))) if s.get("bytes_gone")]
+    return {**{k: s.get(k) for k in ("key", "database", "schema", "name", "kind")}, "bytes_planned": s["bytes"],
+            "bytes_gone": s["bytes_gone"], "reason": s.get("gone_reason") or TRUNCATED}
+
+
+def truncated_section(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``truncated``: every segment of ``segments`` with bytes gone, most bytes gone first (``truncated_row``)."""
+    return [truncated_row(s) for s in sorted(segments, key=lambda s: (-s.get("bytes_gone", 0), str(s["key"])))
+            if s.get("bytes_gone")]
 
 
 def reconnects_section(unit_items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -134,12 +132,27 @@ def reconnects_section(unit_items: list[dict[str, Any]]) -> dict[str, Any]:
             "longest_outage_seconds": None if longest is None else round(longest, 1)}
 
 
-def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[dict[str, Any]],
+def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: Iterable[dict[str, Any]],
                    unit_items: dict[str, dict[str, Any]], benchmark: dict[str, Any] | None = None, *,
-                   unread_sink: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                   unread_sink: Callable[[dict[str, Any]], None] | None = None,
+                   segment_sink: Callable[[dict[str, Any]], None] | None = None,
+                   plan_pass: PlanPass | None = None, listed: int | None = None) -> dict[str, Any]:
     """Pure: combine the plan, the unit items and the run item into the findings document. The plan's ``census``
     and ``census_end`` are lists or streams in key order (``findings.census``); ``unread_sink`` is given every
-    unread object of the census."""
+    unread object of the census, ``segment_sink`` every planned segment with what was read of it.
+
+    ``plan_pass``: the plan's units and segments already taken in (``findings.plan_pass``, what Finalize does, from
+    streams); without it, ``units`` and the plan's ``segments`` (lists) are taken in here. Either way the document
+    holds bounded lists: at most ``listed`` segments (those not read first), truncated segments and units not read;
+    the counts say how many there are (issue 32 §8)."""
+    listed = LISTED if listed is None else listed
+    if plan_pass is None:
+        with PlanPass(unit_items, hot_names=_hot_names(plan), listed=listed) as made:
+            made.add_units(units)
+            made.add_segments(plan.get("segments") or [])
+            return build_findings(run_item, plan, made.units, unit_items, benchmark, unread_sink=unread_sink,
+                                  segment_sink=segment_sink, plan_pass=made, listed=listed)
+    units = plan_pass.units  # each unit without its ranges (plan_pass.slim_unit)
     status_of = {u["unit_id"]: unit_items.get(u["unit_id"], {}).get("status", UnitStatus.PENDING) for u in units}
     counts = {s: 0 for s in UnitStatus}
     for status in status_of.values():
@@ -159,20 +172,15 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
     ends = sorted(i["finished_at"] for i in unit_items.values() if i.get("finished_at"))
     wall, _ = warmup_wall(list(unit_items.values()))  # the one definition of the warm-up's time
 
-    segment_done: dict[str, bool] = {}
-    for unit in units:
-        for rng in unit["ranges"]:
-            ok = status_of[unit["unit_id"]] == UnitStatus.DONE
-            segment_done[rng["segment"]] = segment_done.get(rng["segment"], True) and ok
-    reads = segment_reads(units, unit_items)
-    segments = [{**{k: s[k] for k in ("key", "database", "schema", "name", "kind", "bytes", "blocks")},
-                 "status": segment_status(reads.get(s["key"])),
-                 "bytes_read": min(int(s["bytes"]), (reads.get(s["key"]) or {}).get("read", 0)),
-                 **({"bytes_gone": gone, "gone_reason": reads[s["key"]].get("gone_reason") or TRUNCATED}
-                    if (gone := (reads.get(s["key"]) or {}).get("gone", 0)) else {}),
-                 "units": s["units"]} for s in plan["segments"]]
+    seen = _SegmentsSeen(listed)
+    for seg in plan_pass.segments():
+        seen.add(seg)
+        if segment_sink is not None:
+            segment_sink(seg)
+    largest, relations = plan_pass.relations()
+    segment_done = plan_pass.segment_done(str(o["key"]) for o in plan.get("oversized_segments") or [])
     failed = [{"unit_id": uid, "error": unit_items[uid].get("error"), "cause": unit_items[uid].get("cause")}
-              for uid, st in status_of.items() if st == UnitStatus.FAILED]
+              for uid, st in status_of.items() if st == UnitStatus.FAILED][:listed]
     # warmup.enabled false asks for no unit to be read: the run is complete without them (its verdict says why
     # it is not ready)
     warmup_off = recorded_input(run_item)["warmup"]["enabled"] is False
@@ -200,7 +208,8 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "blocks": {"planned": planned_blocks, "read": read_blocks},
         "coverage_pct": (round(100.0 * covered_bytes / (planned_bytes - gone_bytes), 3)
                          if planned_bytes > gone_bytes else 100.0),
-        "truncated": truncated_section(segments),
+        "truncated": seen.truncated.first(),
+        "truncated_segments": seen.truncated.count,
         "read_amplification": round(read_blocks / planned_blocks, 4) if planned_blocks else None,
         "retries": {"warmup_reads": retries},
         "reconnects": reconnects_section(list(unit_items.values())),
@@ -215,18 +224,69 @@ def build_findings(run_item: dict[str, Any], plan: dict[str, Any], units: list[d
         "failed_units": failed,
         "warmup_timeline": warmup_timeline(list(unit_items.values())),
         "benchmark": benchmark or {"status": BenchmarkStatus.NOT_RUN},
-        "segments": segments,
-        "coverage": coverage_section(segments),
+        "segments": seen.listed(),
+        "segment_counts": {"total": seen.total, "read": seen.read, "not_read": seen.total - seen.read,
+                           "listed": len(seen.listed()), "listed_at_most": listed},
+        "coverage": {"by_database": seen.by_database.rows(), "by_schema": seen.by_schema.rows(),
+                     "largest": largest, "relations": relations},
         "priority": priority_section(list(options.get("priority") or []), units, unit_items,
                                      hot_set=bool(options.get("hot_set"))),
-        # the plan's segments: with the names the planner matched the hot set by (their "labels")
-        "hot_set": hot_set_section(options.get("hot_set"), list(options.get("priority") or []), plan["segments"],
+        # the hot set's names the plan's segments carry (the names the planner matched them by, their "labels")
+        "hot_set": hot_set_section(options.get("hot_set"), list(options.get("priority") or []),
+                                   [{"labels": sorted(plan_pass.hot_matched)}] if plan_pass.hot_matched else [],
                                    units, unit_items),
-        "unread_units": unread_units(units, unit_items),
+        "unread_units": plan_pass.unread_units[:listed],
         "time_to_warm": time_to_warm(planned_bytes, wall_rate, options.get("production_size_gb")),
         **mode_fields,  # warmup_mode, datafile_pass, oversized_segments
-        "census": census_section(plan.get("census"), reads, plan.get("census_end"), plan.get("catch_up"),
+        "census": census_section(plan.get("census"), plan_pass.reads(), plan.get("census_end"), plan.get("catch_up"),
                                  datafile_pass_complete=bool((mode_fields.get("datafile_pass") or {}).get("complete")),
                                  end_failure=plan.get("census_end_failure"),
                                  unread_sink=unread_sink),
     }
+
+
+def _hot_names(plan: dict[str, Any]) -> list[str]:
+    return list(((plan.get("options") or {}).get("hot_set") or {}).get("names") or [])
+
+
+class Bounded:
+    """The first ``limit`` rows of a stream in ``order``, holding at most twice as many, and how many there were."""
+
+    def __init__(self, limit: int, order: Callable[[dict[str, Any]], Any]) -> None:
+        self.limit, self.order, self.rows, self.count = limit, order, [], 0
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.count += 1
+        self.rows.append(row)
+        if len(self.rows) >= 2 * self.limit:
+            self.rows = sorted(self.rows, key=self.order)[:self.limit]
+
+    def first(self) -> list[dict[str, Any]]:
+        return sorted(self.rows, key=self.order)[:self.limit]
+
+
+class _SegmentsSeen:
+    """What findings.json keeps of the segments, given one at a time in plan order: counts, the coverage groups, the
+    truncated ones (most bytes gone first) and the ``limit`` listed (those not read first, then in plan order)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.total, self.read = limit, 0, 0
+        self.not_read_rows: list[tuple[int, dict[str, Any]]] = []
+        self.read_rows: list[tuple[int, dict[str, Any]]] = []
+        self.by_database, self.by_schema = Groups(("database",)), Groups(("database", "schema"))
+        self.truncated = Bounded(limit, lambda t: (-t["bytes_gone"], str(t["key"])))
+
+    def add(self, seg: dict[str, Any]) -> None:
+        self.by_database.add(seg)
+        self.by_schema.add(seg)
+        if seg.get("bytes_gone"):
+            self.truncated.add(truncated_row(seg))
+        rows = self.read_rows if seg["status"] == READ else self.not_read_rows
+        if len(rows) < self.limit:
+            rows.append((self.total, seg))
+        self.total += 1
+        self.read += seg["status"] == READ
+
+    def listed(self) -> list[dict[str, Any]]:
+        chosen = self.not_read_rows[:self.limit] + self.read_rows[:max(0, self.limit - len(self.not_read_rows))]
+        return [seg for _, seg in sorted(chosen, key=lambda r: r[0])]

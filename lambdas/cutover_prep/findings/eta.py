@@ -205,7 +205,7 @@ class WorkEta:
 
     def __init__(self, units: list[dict[str, Any]], model: CostModel) -> None:
         self.prior = UnitCost.prior(model)
-        self.units = {str(u["unit_id"]): (int(u.get("bytes") or 0), len(u.get("ranges") or [])) for u in units}
+        self.units = {str(u["unit_id"]): (int(u.get("bytes") or 0), range_count(u)) for u in units}
         self.terms = {uid: self.prior.terms(b, r) for uid, (b, r) in self.units.items()}
         self.total: Vec = tuple(sum(t[i] for t in self.terms.values()) for i in range(FEATURES))  # type: ignore[assignment]
         self.fit = CostFit()
@@ -278,6 +278,11 @@ class WorkEta:
 REPLAY_EVIDENCE = "warmup/eta_replay.json"
 
 
+def range_count(unit: dict[str, Any]) -> int:
+    """How many ranges a unit holds (a unit without its ranges, ``plan_pass.slim_unit``, says so)."""
+    return int(unit["range_count"]) if "range_count" in unit else len(unit.get("ranges") or [])
+
+
 def replay_record(unit_items: dict[str, dict[str, Any]], units: list[dict[str, Any]], planned_bytes: int,
                   read_bytes: int, estimate: dict[str, Any] | None) -> dict[str, Any]:
     """What ``eta_findings`` judged the ETA on, small enough to keep (``runs/<id>/warmup/eta_replay.json``):
@@ -288,7 +293,7 @@ def replay_record(unit_items: dict[str, dict[str, Any]], units: list[dict[str, A
             "estimate": {k: (estimate or {}).get(k) for k in ("assumed_mib_per_s", "range_seconds", "concurrency")}
             if estimate else None,
             "units": [{"unit_id": str(u["unit_id"]), "bytes": int(u.get("bytes") or 0),
-                       "ranges": len(u.get("ranges") or [])} for u in units],
+                       "ranges": range_count(u)} for u in units],
             "unit_items": {uid: {k: item[k] for k in keep if k in item} for uid, item in unit_items.items()}}
 
 

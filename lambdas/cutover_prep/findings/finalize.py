@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import nullcontext
 from typing import Any
 
@@ -20,6 +21,8 @@ from cutover_prep.findings.census import CENSUS_UNREAD, census_rows
 from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
 from cutover_prep.findings.eta import REPLAY_EVIDENCE, eta_findings, replay_record
+from cutover_prep.findings.plan_evidence import SEGMENT_FINDINGS, UNITS, plan_segments
+from cutover_prep.findings.plan_pass import PlanPass
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.live.names import dashboard_link
@@ -49,7 +52,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
                                                "cause": run_item.get("end_census_cause")}}
     elif end.get("error"):  # its census hit a transient error past its retries (warmup/end_census.py)
         plan = {**plan, "census_end_failure": end["error"]}
-    units = store.get_json(evidence_key(run_id, "units.json"))
+    units_key = evidence_key(run_id, UNITS)
     unit_items = {i["sk"].removeprefix(UNIT_PREFIX): i for i in store.units(run_id)}
     analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")
     point_items = {p["point_id"]: p for p in store.points(run_id)}
@@ -57,9 +60,17 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         run_item, store.get_json(analysis_key) if store.exists(analysis_key) else None,
         point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
     unread_key = evidence_key(run_id, CENSUS_UNREAD)  # every unread object; findings.json names the largest
-    with store.json_lines_writer(unread_key) if plan["census"] is not None else nullcontext() as unread:
-        findings = build_findings(run_item, plan, units, unit_items, benchmark,
-                                  unread_sink=unread.write if unread is not None else None)
+    segments_key = evidence_key(run_id, SEGMENT_FINDINGS)  # every planned segment; findings.json lists some
+    hot_names = list(((plan.get("options") or {}).get("hot_set") or {}).get("names") or [])
+    # the plan's units and segments, each read once as a stream (issue 32 §8): only the units' own fields stay
+    with PlanPass(unit_items, hot_names=hot_names) as plan_pass, store.json_lines_writer(segments_key) as segs, \
+            store.json_lines_writer(unread_key) if plan["census"] is not None else nullcontext() as unread:
+        plan_pass.add_units(store.json_array(units_key))
+        plan_pass.add_segments(plan_segments(plan, store))
+        findings = build_findings(run_item, plan, plan_pass.units, unit_items, benchmark, plan_pass=plan_pass,
+                                  unread_sink=unread.write if unread is not None else None, segment_sink=segs.write)
+    units = plan_pass.units  # each unit's id, bytes, rank and range count (plan_pass.slim_unit)
+    findings["segments_evidence"] = segments_key
     if findings["census"].get("taken"):
         findings["census"]["unread_evidence"] = unread_key
     findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
@@ -81,7 +92,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     findings["storage_initialization"] = storage_initialization(
         store.storage_samples(run_id), list(unit_items.values()), findings["bytes"]["planned"],
         run_item.get("instance"))
-    add_volume_findings(findings, run_item.get("instance"), units, unit_items)  # RDS additional storage volumes
+    # RDS additional storage volumes: the units' ranges once more, read only when the instance has such volumes
+    add_volume_findings(findings, run_item.get("instance"), _streamed(store, units_key), unit_items)
     findings["scratch"] = scratch_summary(list(store.scratch_objects(run_id)))
     findings["retries"]["benchmark_steps"] = sum(int(p.get("retries") or 0) for p in point_items.values())
     findings["estimate"] = estimate_section(run_item.get("estimate"), findings)  # the verdict ignores it
@@ -111,6 +123,11 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
             "verdict": findings["verdict"]["verdict"], "reasons": reasons,
             "benchmark": {"status": benchmark["status"], "points": len(benchmark["points"]),
                           "conclusions": len(benchmark.get("conclusions") or [])}}
+
+
+def _streamed(store: Store, key: str) -> Iterator[dict[str, Any]]:
+    """The units of ``units.json`` one at a time, read when first asked for."""
+    yield from store.json_array(key)
 
 
 def judge(run_item: dict[str, Any], findings: dict[str, Any], *, store: Store) -> dict[str, Any]:

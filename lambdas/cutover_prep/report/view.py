@@ -326,8 +326,14 @@ def _warmup(findings: dict[str, Any]) -> dict[str, Any]:
                  "size": fmt(s.get("bytes"), "MiB", scale=1 / MIB), "units": fmt_value(s.get("units")),
                  "status": engineer.STATUS_WORDS.get(str(s.get("status")), fmt_value(s.get("status")))}
                 for s in segments if s.get("status") not in ("READ", None)]
-    return {"rows": rows, "failed": failed, "segments": len(segments),
-            "not_read": not_read[:MAX_SEGMENT_ROWS], "not_read_more": max(0, len(not_read) - MAX_SEGMENT_ROWS)}
+    # findings.json lists at most segment_counts.listed_at_most segments, those not read first (issue 32 §8); a run
+    # of before listed every one
+    counts = _d(findings.get("segment_counts"))
+    total = int(num(counts.get("total")) or len(segments))
+    not_read_total = int(num(counts.get("not_read")) or len(not_read))
+    shown = not_read[:MAX_SEGMENT_ROWS]
+    return {"rows": rows, "failed": failed, "segments": total,
+            "not_read": shown, "not_read_more": max(0, not_read_total - len(shown))}
 
 
 def _storage_init(findings: dict[str, Any]) -> dict[str, Any]:

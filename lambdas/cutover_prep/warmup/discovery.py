@@ -13,6 +13,7 @@ from cutover_prep.engines.registry import check_hot_set_engine
 from cutover_prep.estimate.compute import counted_of
 from cutover_prep.estimate.run import run_estimate
 from cutover_prep.findings.census import CENSUS_START, census_json, census_ref
+from cutover_prep.findings.plan_evidence import PLAN_SEGMENTS, segments_ref
 from cutover_prep.models.run_input import Warmup
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
@@ -189,7 +190,14 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     for unit in plan.units:
         for rng in unit.ranges:
             unit_of_segment.setdefault(rng.segment_key, []).append(unit.unit_id)
-    store.put_json(units_key, [u.to_json() for u in plan.units])
+    with store.json_array_writer(units_key) as writer:  # the Map's items; Finalize reads them one at a time
+        for unit in plan.units:
+            writer.write(unit.to_json())
+    segments_key = evidence_key(run_id, PLAN_SEGMENTS)  # its own object, in parts, read as a stream (issue 32)
+    store.put_json_lines(segments_key, (
+        {"key": s.key, "database": s.database, "schema": s.schema, "name": s.name, "labels": hot_set_labels(s),
+         "partition": s.partition, "kind": s.kind, "bytes": s.bytes, "blocks": s.blocks,
+         "splittable": s.splittable, "units": unit_of_segment.get(s.key, [])} for s in segments))
     census = None  # the census is its own object, in parts: Finalize reads it as a stream (issue 32)
     if planned.census is not None:
         census_key = evidence_key(run_id, CENSUS_START)
@@ -199,11 +207,7 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         "run_id": run_id, "engine": spec.engine, "target": target,
         "options": warmup.model_dump(mode="json", exclude_unset=True),
         "summary": summary,
-        "segments": [{"key": s.key, "database": s.database, "schema": s.schema, "name": s.name,
-                      "labels": hot_set_labels(s),
-                      "partition": s.partition, "kind": s.kind, "bytes": s.bytes, "blocks": s.blocks,
-                      "splittable": s.splittable, "units": unit_of_segment.get(s.key, [])}
-                     for s in segments],
+        "segments": segments_ref(segments_key, len(segments)),
         "oversized_units": plan.oversized_units,
         "census": census,
         **modes.plan_fields(selected, plan.units),

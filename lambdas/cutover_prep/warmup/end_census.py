@@ -26,6 +26,7 @@ from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRang
 from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.findings.census import CENSUS_END, census_json, census_ref, census_rows, recreated
 from cutover_prep.findings.failures import cause_message
+from cutover_prep.findings.plan_evidence import plan_segments
 from cutover_prep.models.run_input import Warmup, with_defaults
 from cutover_prep.models.steps import RunContext
 from cutover_prep.retry import Retries
@@ -152,7 +153,7 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
             return summary
         gone, rebuilt = gone_by_segment(store.units(run_id))
         planned = {s["key"]: 0 if s["key"] in rebuilt else int(s["bytes"]) - gone.get(s["key"], 0)
-                   for s in plan.get("segments") or []}
+                   for s in plan_segments(plan, store)}
         targets = catch_up_targets(planned, end, census_rows(plan.get("census"), store))
         if targets:
             segments = {s.key: s for s in engine.discover(options) if s.key in targets}
