@@ -227,6 +227,7 @@ def test_the_deployed_run_reads_the_database_its_input_names(two_databases, targ
     """target.database a (connects there, reads it), or target.databases [a] while it connects to postgres: a only;
     b and the rest are in the census, waived."""
     from cutover_prep.dal.store import evidence_key
+    from cutover_prep.findings.plan_evidence import plan_segments
     from cutover_prep.local.harness import LocalAws
     from tests.integration.test_workflow import finish, store_of
 
@@ -241,8 +242,9 @@ def test_the_deployed_run_reads_the_database_its_input_names(two_databases, targ
         findings = store.get_json(evidence_key(f"deployed-{target}", "findings.json"))
         preflight = store.get_json(evidence_key(f"deployed-{target}", "preflight.json"))
         run = store.get_run(f"deployed-{target}")
+        segments = list(plan_segments(plan, store))  # plan-segments.jsonl (issue 32 §8)
     assert plan["options"]["databases"] == [names["a"]]  # the end census takes these options
-    assert {s["database"] for s in plan["segments"]} == {names["a"]}
+    assert {s["database"] for s in segments} == {names["a"]}
     assert {g["database"] for g in findings["coverage"]["by_database"]} == {names["a"]}
     checked = {c["name"].split(": ", 1)[0] for c in preflight["checks"] if ": " in c["name"]}
     assert checked == {names["a"]}, checked
@@ -325,8 +327,8 @@ def test_mariadb_local_with_a_dsn_naming_a_database_reads_that_schema_only(two_s
                  "--no-benchmark", "--unit-mb", "1", "--preflight", "warn"])
     stdout, stderr = capsys.readouterr()
     assert code in (0, 1), stdout + stderr  # the engine-internal files' verdict is another issue's (§2)
-    plan = json.loads((out / "plan.json").read_text())
-    assert {s["schema"] for s in plan["segments"]} == {names["a"]}  # before: b and every schema on the server
+    segments = [json.loads(line) for line in (out / "plan-segments.jsonl").read_text().splitlines()]
+    assert {s["schema"] for s in segments} == {names["a"]}  # before: b and every schema on the server
     line = next(ln for ln in stderr.splitlines() if "selection (" in ln)
     assert f"1 schema ({names['a']})" in line and (names["b"] in line or " more)" in line), line
     census = json.loads((out / "findings.json").read_text())["census"]
