@@ -14,22 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.unit.oracle_cursor import FakeCursor
 from tests.unit.test_oracle import seg_row
 
 
-class Cursor:
-    def __init__(self, db: Dictionary) -> None:
-        self.db, self.arraysize, self._rows = db, 100, []
-
-    def __enter__(self) -> Cursor:
-        return self
-
-    def __exit__(self, *exc: Any) -> bool:
-        return False
-
-    def __iter__(self):
-        return iter(self._rows)
-
+class Cursor(FakeCursor):
     def execute(self, sql: str, parameters: Any = None, **binds: Any) -> Cursor:
         self.db.executed.append((sql, binds or parameters))
         if self.db.fail_after is not None and sum("FROM dba_extents" in s for s, _ in self.db.executed) \
@@ -38,9 +27,6 @@ class Cursor:
             raise self.db.failure
         self._rows = self.db.answer(sql, binds)
         return self
-
-    def fetchone(self) -> Any:
-        return self._rows[0] if self._rows else None
 
 
 class Dictionary:

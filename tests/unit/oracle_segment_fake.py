@@ -26,6 +26,8 @@ from typing import Any
 
 import oracledb
 
+from tests.unit.oracle_cursor import FakeCursor
+
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
@@ -136,27 +138,9 @@ class TableFake:
         pass
 
 
-class Cursor:
-    def __init__(self, db: TableFake) -> None:
-        self.db, self.arraysize, self._rows = db, 100, []
-
-    def __enter__(self) -> Cursor:
-        return self
-
-    def __exit__(self, *exc: Any) -> bool:
-        return False
-
-    def __iter__(self):
-        return iter(self._rows)
-
+class Cursor(FakeCursor):
     def var(self, _type: Any) -> Var:
         return Var()
-
-    def fetchone(self) -> Any:
-        return self._rows[0] if self._rows else None
-
-    def fetchall(self) -> list:
-        return list(self._rows)
 
     def execute(self, sql: str, parameters: Any = None, **binds: Any) -> Cursor:  # noqa: C901 (one fake server)
         db = self.db

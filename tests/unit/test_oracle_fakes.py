@@ -12,6 +12,8 @@ from typing import Any
 
 import oracledb
 
+from tests.unit.oracle_cursor import FakeCursor
+
 MYSTAT_NAMES = ("physical reads", "physical reads direct", "physical reads cache", "session logical reads")
 
 
@@ -20,19 +22,7 @@ def ora_error(code: int, text: str = "boom") -> oracledb.DatabaseError:
     return oracledb.DatabaseError(err)
 
 
-class Cursor:
-    def __init__(self, db: OracleFake) -> None:
-        self.db, self.arraysize, self._rows = db, 100, []
-
-    def __enter__(self) -> Cursor:
-        return self
-
-    def __exit__(self, *exc: Any) -> bool:
-        return False
-
-    def __iter__(self):
-        return iter(self._rows)
-
+class Cursor(FakeCursor):
     def execute(self, sql: str, parameters: Any = None, **binds: Any) -> Cursor:
         db = self.db
         db.executed.append((sql, binds or parameters))
@@ -52,12 +42,6 @@ class Cursor:
         rows: Any = db.answers[max(markers, key=len)] if markers else []
         self._rows = list(rows(sql, binds) if callable(rows) else rows)
         return self
-
-    def fetchone(self) -> Any:
-        return self._rows[0] if self._rows else None  # python-oracledb: None when there is no row
-
-    def fetchall(self) -> list:
-        return list(self._rows)
 
     def var(self, _type: Any) -> Any:  # an out bind nothing sets (DBMS_SPACE.UNUSED_SPACE here: no mark known)
         return type("Var", (), {"getvalue": lambda self, pos=0: None, "setvalue": lambda self, pos, v: None})()
