@@ -342,6 +342,8 @@ def census(findings: dict[str, Any], limit: int = 50) -> dict[str, Any] | None:
     return {"line": line, "databases": databases, "rows": rows[:limit],
             "more": max(0, len(rows) - limit) + int(num(unlisted.get("objects")) or 0), "more_size": _mib(more_bytes),
             "where": where, "dropped": dropped, "truncated": truncated,
+            # findings.json lists at most census.LISTED truncated segments; ``truncated_segments`` counts them all
+            "truncated_more": max(0, int(num(findings.get("truncated_segments")) or len(truncated)) - len(truncated)),
             "dropped_more": max(0, int(num(section.get("dropped_objects")) or len(dropped)) - len(dropped))}
 
 

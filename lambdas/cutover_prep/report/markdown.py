@@ -64,6 +64,8 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
         if census["truncated"]:
             lines += ["", "Truncated or rebuilt while the run ran (no longer on the volume, not counted as read):",
                       *[f"- {_md(t)}" for t in census["truncated"]]]
+            if census["truncated_more"]:
+                lines.append(f"- ... and {census['truncated_more']} more (every segment: segments.jsonl)")
     if view["unread"]["rows"]:
         lines += ["", "## Units not read", *[f"- {_md(u['unit_id'])} ({u['status']}, {u['read']}): {_md(u['cause'])}"
                                              for u in view["unread"]["rows"]]]

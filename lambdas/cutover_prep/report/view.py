@@ -332,8 +332,10 @@ def _warmup(findings: dict[str, Any]) -> dict[str, Any]:
     total = int(num(counts.get("total")) or len(segments))
     not_read_total = int(num(counts.get("not_read")) or len(not_read))
     shown = not_read[:MAX_SEGMENT_ROWS]
+    # every segment is in segments.jsonl (findings.segments_evidence) since issue 32 §8; before, in findings.json
+    where = "segments.jsonl (every segment)" if findings.get("segments_evidence") else "findings.json"
     return {"rows": rows, "failed": failed, "segments": total,
-            "not_read": shown, "not_read_more": max(0, not_read_total - len(shown))}
+            "not_read": shown, "not_read_more": max(0, not_read_total - len(shown)), "not_read_where": where}
 
 
 def _storage_init(findings: dict[str, Any]) -> dict[str, Any]:
