@@ -304,3 +304,31 @@ def test_the_state_machine_example_is_a_valid_gate_input() -> None:
 
     parsed = parse_input(json.loads((EXAMPLES / "state-machine-input.json").read_text()))
     assert parsed.gate.dms is not None and parsed.timeout_seconds == 7200
+
+
+def test_waiting_on_a_deployed_run_looks_the_stack_up_once(aws) -> None:
+    """--wait checks every --poll seconds: the stack's outputs are read at the first check, not at each one."""
+    from cutover_prep.cli.gate import _run_item_reader
+    from cutover_prep.workflows import TRIGGERED_WORKFLOW, WORKFLOWS, table_definition
+
+    session = boto3.Session(region_name=REGION)
+    dynamodb = session.client("dynamodb")
+    dynamodb.create_table(**table_definition("gate-table"))
+    calls: list[str] = []
+    cloudformation = session.client("cloudformation")
+    cloudformation.meta.events.register("before-call.cloudformation.DescribeStacks",
+                                         lambda **_: calls.append("DescribeStacks"))
+    outputs = [{"OutputKey": WORKFLOWS[TRIGGERED_WORKFLOW].output_name,
+                "OutputValue": "arn:aws:states:us-east-1:123456789012:stateMachine:cutover-prep-warmup"},
+               {"OutputKey": "TableName", "OutputValue": "gate-table"}]
+    template = {"Resources": {"Q": {"Type": "AWS::SQS::Queue"}},
+                "Outputs": {o["OutputKey"]: {"Value": o["OutputValue"]} for o in outputs}}
+    cloudformation.create_stack(StackName="CutoverPrep", TemplateBody=json.dumps(template))
+
+    class Clients:
+        def client(self, name: str) -> Any:
+            return {"cloudformation": cloudformation, "dynamodb": dynamodb}.get(name) or session.client(name)
+
+    read = _run_item_reader(Clients(), "CutoverPrep", "r1")
+    assert [read(), read(), read()] == [None, None, None]  # no such run yet: not found, three checks
+    assert calls == ["DescribeStacks"]

@@ -44,13 +44,17 @@ def _findings_reader(path: Path) -> Any:
 def _run_item_reader(session: Any, stack: str, run_id: str) -> Any:
     from cutover_prep.dal.store import Store
 
+    stores: list[Store] = []  # the stack's table, looked up at the first check only (not at every --poll)
+
     def read() -> dict[str, Any] | None:
-        deployment = remote.find_deployment(session.client("cloudformation"), stack=stack, state_machine_arn=None)
-        if not deployment.table:
-            raise remote.CliProblem(f"stack {stack!r} has no TableName output")
-        store = Store(dynamodb=session.client("dynamodb"), s3=session.client("s3"), table=deployment.table,
-                      bucket=deployment.bucket or "")
-        return store.get_run(run_id)
+        if not stores:
+            deployment = remote.find_deployment(session.client("cloudformation"), stack=stack,
+                                                state_machine_arn=None)
+            if not deployment.table:
+                raise remote.CliProblem(f"stack {stack!r} has no TableName output")
+            stores.append(Store(dynamodb=session.client("dynamodb"), s3=session.client("s3"),
+                                table=deployment.table, bucket=deployment.bucket or ""))
+        return stores[0].get_run(run_id)
     return read
 
 

@@ -20,17 +20,10 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from cutover_prep.gate.model import Condition, DmsSpec
+from cutover_prep.gate.model import Condition, DmsSpec, aws_problem
 
 LATENCY_METRICS = ("CDCLatencySource", "CDCLatencyTarget")
 BAD_VALIDATION_STATES = {"failed", "error", "mismatched records", "suspended records", "table error"}
-
-
-def _problem(exc: Exception) -> str:
-    if isinstance(exc, ClientError):
-        err = exc.response.get("Error", {})
-        return f"{err.get('Code', 'error')}: {err.get('Message', exc)}"
-    return f"{type(exc).__name__}: {exc}"
 
 
 def _task(dms: Any, arn: str) -> dict[str, Any] | None:
@@ -116,7 +109,7 @@ def dms_condition(dms: Any, cloudwatch: Any, spec: DmsSpec, *, now: datetime | N
         tables = dms.describe_table_statistics(ReplicationTaskArn=spec.task_arn)["TableStatistics"] \
             if spec.require_validation else []
     except (ClientError, BotoCoreError) as exc:
-        return Condition(name="dms", state="unknown", summary=f"DMS/CloudWatch could not be read: {_problem(exc)}")
+        return Condition(name="dms", state="unknown", summary=f"DMS/CloudWatch could not be read: {aws_problem(exc)}")
     closed = load_problems(task)
     late, unknown = latency_problems(latency, spec)
     closed += late

@@ -96,3 +96,13 @@ class GateInput(BaseModel):
 
 class InvalidGateInput(Exception):
     """The gate workflow's input is not valid: one line naming the field (the workflow fails with this name)."""
+
+
+def aws_problem(exc: Exception) -> str:
+    """``Code: Message`` of an AWS error (botocore's ClientError), else the exception's type and text: what an
+    ``unknown`` condition says of the call that failed."""
+    response = getattr(exc, "response", None)
+    if isinstance(response, dict) and "Error" in response:
+        err = response["Error"]
+        return f"{err.get('Code', 'error')}: {err.get('Message', exc)}"
+    return f"{type(exc).__name__}: {exc}"

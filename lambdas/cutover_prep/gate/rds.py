@@ -11,7 +11,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from cutover_prep.gate.model import Condition
+from cutover_prep.gate.model import Condition, aws_problem
 from cutover_prep.restore.progress import storage_operation
 from cutover_prep.volumes import volume_operations
 
@@ -19,11 +19,8 @@ from cutover_prep.volumes import volume_operations
 def describe(rds: Any, identifier: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
         return rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0], None
-    except ClientError as exc:
-        err = exc.response.get("Error", {})
-        return None, f"{err.get('Code', 'error')}: {err.get('Message', exc)}"
-    except (BotoCoreError, LookupError) as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+    except (ClientError, BotoCoreError, LookupError) as exc:
+        return None, aws_problem(exc)
 
 
 def storage_condition(instance: dict[str, Any]) -> Condition:
