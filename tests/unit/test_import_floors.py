@@ -10,6 +10,10 @@ The floors come from one place, the table under "## Floors" in docs/architecture
 number first, its paths in the second column (relative to ``lambdas/cutover_prep/``, or to ``lambdas/``, or
 to the repository). A module is on the floor of the longest path that holds it.
 
+On the floor whose name starts with "phases" each named path is a room of its own (a phase: the restore,
+the warm-up, the benchmark, the findings, the report, ...): a phase imports the floors below it, never
+another phase (``phase_crossings``); a phase that needs another's result reads it as a record (``dal/records/``).
+
 The checker itself is tested on small synthetic packages below, so these tests can fail.
 """
 
@@ -223,6 +227,28 @@ def upward_imports(graph: Mapping[str, set[str]], floors: Mapping[str, Floor | N
     return found
 
 
+def room_of(module: Module, floor: Floor) -> Path | None:
+    """The path of ``floor`` that holds ``module`` (the longest), or None."""
+    path = module.path.resolve()
+    held = [named for named in floor.paths if path == named or named in path.parents]
+    return max(held, key=lambda named: len(named.parts)) if held else None
+
+
+def phase_crossings(modules: Mapping[str, Module], graph: Mapping[str, set[str]], floors: Iterable[Floor]) -> list[str]:
+    """``a (phase warmup/) imports b (phase findings/)`` for each import between two rooms of the phases floor."""
+    [phases] = [f for f in floors if f.name.startswith("phases")] or [None]
+    if phases is None:
+        return []
+    placed = {name: floor_of(m, floors) for name, m in modules.items()}
+    rooms = {name: room_of(m, phases) for name, m in modules.items() if placed[name] is phases}
+    found = []
+    for a in sorted(rooms):
+        for b in sorted(graph.get(a, ())):
+            if b in rooms and rooms[b] != rooms[a]:
+                found.append(f"{a} (phase {rooms[a].name}) imports {b} (phase {rooms[b].name})")  # type: ignore[union-attr]
+    return found
+
+
 # ---- the project -------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -267,6 +293,13 @@ def test_no_module_imports_from_a_higher_floor(modules: dict[str, Module], graph
     placed = {name: floor_of(m, floors) for name, m in modules.items()}
     found = upward_imports(graph, placed)
     assert not found, "imports from a lower floor to a higher one (docs/architecture.md#floors):\n" + "\n".join(found)
+
+
+def test_no_phase_imports_another(modules: dict[str, Module], graph: dict[str, set[str]],
+                                  floors: list[Floor]) -> None:
+    assert any(f.name.startswith("phases") for f in floors), "docs/architecture.md#floors names no phases floor"
+    found = phase_crossings(modules, graph, floors)
+    assert not found, "a phase imports another (docs/architecture.md#floors):\n" + "\n".join(found)
 
 
 def test_the_engines_are_on_the_ground_floor(modules: dict[str, Module], floors: list[Floor]) -> None:
@@ -349,3 +382,17 @@ def test_the_checker_finds_an_upward_import(tmp_path: Path) -> None:
 def test_a_floor_naming_a_path_that_does_not_exist_fails(tmp_path: Path) -> None:
     with pytest.raises(AssertionError, match="gone.py does not exist"):
         floors_from("## Floors\n\n| 1 x | `gone.py` | y |\n", roots=[tmp_path])
+
+
+def test_the_checker_finds_a_phase_importing_another(tmp_path: Path) -> None:
+    doc = ("## Floors\n\n| 2 entry | `pkg/main.py` | x |\n| 1 phases | `pkg/warm/`, `pkg/find/` | y |\n"
+           "| 0 records | `pkg/` | z |\n")
+    graph = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/rec.py": "", "pkg/main.py": "import pkg.warm.a, pkg.find.b\n",
+                             "pkg/warm/__init__.py": "", "pkg/warm/a.py": "import pkg.rec\nimport pkg.warm.c\n",
+                             "pkg/warm/c.py": "", "pkg/find/__init__.py": "",
+                             "pkg/find/b.py": "def f():\n    from pkg.warm import c\n"})
+    floors = floors_from(doc, roots=[tmp_path])
+    modules = modules_under(tmp_path, ["pkg"])
+    assert upward_imports(graph, {n: floor_of(m, floors) for n, m in modules.items()}) == []
+    assert phase_crossings(modules, graph, floors) == [
+        "pkg.find.b (phase find) imports pkg.warm (phase warm)", "pkg.find.b (phase find) imports pkg.warm.c (phase warm)"]
