@@ -87,7 +87,7 @@ def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path, *,
              all_databases: bool = False) -> tuple[Any, dict[str, Any]]:
     from cutover_prep.cli.selection import dsn_choice
     from cutover_prep.estimate.compute import choose_rate, estimate, readers_for
-    from cutover_prep.local.runner import UsageProblem, parse_dsn
+    from cutover_prep.local.dsn import UsageProblem, parse_dsn
 
     try:
         spec = parse_dsn(dsn)  # with the TLS its parameters ask for, else TLS when offered: as `cutover-prep local`
