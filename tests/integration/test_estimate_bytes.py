@@ -6,7 +6,8 @@ directory plus ``pg_tablespace_size('pg_global')`` for the shared catalogues the
 ``pg_total_relation_size`` of the user tables), and the bytes the engine's own ``read_range`` (what a work
 unit calls, chunk by chunk) confirms it read for every range of the plan. A whole local workflow of 300
 tables takes ~3 minutes on this machine (moto's Step Functions and DynamoDB per range), so the run's bytes
-are taken from the units' reads here; `make demo` and that local run were measured once (docs/decisions.md 47).
+are taken from the units' reads here; `make demo` and that local run were measured once
+(docs/decisions/0047-estimate-bytes-and-time.md).
 """
 
 from __future__ import annotations
