@@ -67,6 +67,7 @@ class Aws:
 
 
 def finish(result: remote.Outcome, as_json: bool) -> None:
+    """The run's outcome as lines (or JSON) and its exit code; a run still going says how to look later."""
     if as_json:
         click.echo(json.dumps(result.as_json(), indent=1))
     else:

@@ -11,6 +11,7 @@ from cutover_prep.cli.output import EXIT_USAGE, fail, input_guard
 
 
 def read_input(path: str) -> dict[str, Any]:
+    """A run input file (``-``: stdin), parsed by the command line's JSON rules; a problem is one line, exit 2."""
     return input_guard(f"--input {path}", lambda: remote.read_input_file(path))
 
 

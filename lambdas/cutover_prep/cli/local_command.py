@@ -177,6 +177,7 @@ def units_text(units: dict, run: dict) -> str:
 
 
 def summary_lines(result: dict) -> list[str]:
+    """The local run's summary for stdout: status, engine and method, units, bytes, coverage, the findings' lines."""
     run = result.get("run") or {}
     out = result.get("output") or {}
     units = out.get("units") or {}

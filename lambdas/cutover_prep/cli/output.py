@@ -21,11 +21,13 @@ def echo(lines: str | list[str], *, err: bool = False) -> None:
 
 
 def fail(code: int, message: str) -> None:
+    """One line on stderr, then exit ``code``."""
     echo(f"cutover-prep: {message}", err=True)
     raise click.exceptions.Exit(code)
 
 
 def guard(call: Any) -> Any:
+    """``call()``; a ``remote.CliProblem`` it raises is one line and its exit code."""
     try:
         return call()
     except remote.CliProblem as exc:

@@ -20,6 +20,7 @@ def profile() -> None:
 
 
 def profile_table(stack: str, region: str | None) -> tuple[Any, str]:
+    """A DynamoDB client and the stack's table, which holds the profiles (exit 2 when the stack has none)."""
     aws = guard(lambda: deployed.Aws(region))
     deployment = guard(lambda: aws.deployment(stack, None))
     if not deployment.table:

@@ -41,6 +41,7 @@ STARTED_BY = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"
 
 
 def check_started_by_arn(run_input: dict[str, Any], state_machine_arn: str) -> None:
+    """The input's started-by execution must be in the deployment's partition, region and account (exit 2)."""
     from cutover_prep.models.run_input import AwsPlace, InvalidInput, check_started_by
 
     try:
