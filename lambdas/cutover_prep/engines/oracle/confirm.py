@@ -126,6 +126,35 @@ def read_path(session: dict[str, int] | None, segment: dict[str, int] | None) ->
     return {"path": path, "direct": direct, "buffer_cache": cached, "by": by}
 
 
+# Why a slice of a LOB (its table's rowid share, engines.oracle.lobsplit) or of an IOT's overflow (a share of its
+# key, engines.oracle.iotsplit) is never confirmed: V$SEGMENT_STATISTICS counts per segment (OWNER, OBJECT_NAME,
+# SUBOBJECT_NAME: no block address; Database Reference 19c, "V$SEGMENT_STATISTICS"), and V$MYSTAT per session, so
+# a count is confirmation only where the statement's documented access path bounds which blocks it can read, as
+# TABLE ACCESS BY ROWID RANGE bounds a rowid chunk to its own. A slice's statement reaches its blocks through its
+# rows: a LOB value through the row's LOB locator (no documented view maps a value to the LOB segment's blocks),
+# an overflow piece through the physical rowid in the IOT's index entry (Concepts, "Index-Organized Tables with
+# Row Overflow Area", https://docs.oracle.com/cd/E11882_01/server.112/e40540/indexiot.htm: "a physical rowid that
+# points to the overflow part of the row"; the pieces lie where they were stored, not in key order). So its
+# counters say how many of the segment's blocks it read, never that they were its planned ones.
+SLICE_WHY = {
+    "lob_read": "its LOB values are reached through their rows' LOB locators, and no documented view says which "
+                "blocks of the LOB segment hold them",
+    "iot_overflow": "its overflow pieces are reached through the rowids in the IOT's index entries and lie where "
+                    "they were stored, not in key order",
+}
+
+
+def slice_unconfirmed(method: str, details: dict[str, Any], verdict: Exception | None) -> str:
+    """What ``details["unconfirmed"]`` says of a slice: the blocks its segment's counters saw, why that does not
+    confirm the slice's planned blocks, and, when the count misses the slice's share, by how much."""
+    seen = details.get("confirmed_blocks")
+    counted = f"its segment's counters saw {seen} block(s) read" if seen is not None else "no counter was readable"
+    why = SLICE_WHY.get(method, "its statement reaches its blocks through its rows, not by block address")
+    text = (f"a slice (a proportional share of its table or key): {counted}, not which ones ({why}); the "
+            "segment's blocks are read by its slices together")
+    return text + (f"; against its share: {verdict}" if verdict is not None else "")
+
+
 def floor_of(planned: int, loose: int) -> int:
     """The fewest blocks that confirm a read of ``planned`` blocks, ``loose`` of which are confirmed with the
     looser bound (half): the others within the tolerance."""

@@ -340,7 +340,8 @@ def read_range(engine: Any, rng: ReadRange) -> ReadResult:
     finally:
         engine._end_transaction()
     # a slice of a LOB's table or an overflow's key reads a proportional share, not the piece's own blocks
-    # (engines.oracle.lobsplit, iotsplit): its counters are recorded, and one short or over is named, not failed
+    # (engines.oracle.lobsplit, iotsplit): its counters are recorded and it is named unconfirmed, never failed and
+    # never confirmed (``confirm.slice_unconfirmed``: no documented counter says which blocks of a segment it read)
     details = reader.details
     sliced = "table_blocks" in details.get("lob_slice", {}) or "from" in details.get("key_slice", {})
     if method != "with_lob" and not str(details.get("unconfirmed", "")).startswith("the IOT's leading key"):
@@ -350,7 +351,10 @@ def read_range(engine: Any, rng: ReadRange) -> ReadResult:
         except (ShortRead, confirm.OverRead) as exc:
             if not sliced:
                 raise
-            details["unconfirmed"] = f"a slice (a proportional share of its table or key): {exc}"
+            details["unconfirmed"] = confirm.slice_unconfirmed(method, details, exc)
+        else:
+            if sliced:
+                details["unconfirmed"] = confirm.slice_unconfirmed(method, details, None)
     read = rng.blocks - reader.gone
     return ReadResult(blocks=read, bytes=read * rng.block_size, seconds=time.monotonic() - started,
                       method=method, details=reader.details, gone=reader.gone)
