@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.dal.records.plan import Plan as PlanRecord
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.engines.registry import check_hot_set_engine
@@ -163,12 +164,13 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     target = run.target.model_dump(mode="json", exclude_unset=True)  # as the state carries it
     plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
     if store.exists(plan_key):  # a restarted run keeps its plan, so unit ids stay the same
-        plan_doc = store.get_json(plan_key)
-        if plan_doc.get("target") != target:  # ValidateInput checked it; a plan is never reused elsewhere
+        plan_doc = PlanRecord.read(store.get_json(plan_key))
+        if plan_doc.target != target:  # ValidateInput checked it; a plan is never reused elsewhere
             raise RunIdReused(f"run_id {run_id!r} has a plan for another target "
-                              f"({plan_doc.get('target', {}).get('db_instance_identifier')!r}); use a new run_id")
+                              f"({plan_doc.target.get('db_instance_identifier')!r}); use a new run_id")
         store.update_run(run_id, step="planned", plan_reused=True)
-        return {**_result(plan_doc["summary"], plan_key, units_key, run_id), "reused": True,
+        return {**_result(plan_doc.summary.model_dump(mode="json", exclude_unset=True), plan_key, units_key,
+                          run_id), "reused": True,
                 "context": run_context(run)}
 
     # SecretNotBound: before connecting
@@ -203,15 +205,10 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         census_key = evidence_key(run_id, CENSUS_START)
         store.put_json_lines(census_key, planned.census)
         census = census_ref(census_key, planned.census)
-    store.put_json(plan_key, {
-        "run_id": run_id, "engine": spec.engine, "target": target,
-        "options": warmup.model_dump(mode="json", exclude_unset=True),
-        "summary": summary,
-        "segments": segments_ref(segments_key, len(segments)),
-        "oversized_units": plan.oversized_units,
-        "census": census,
-        **modes.plan_fields(selected, plan.units),
-    })
+    store.put_json(plan_key, PlanRecord.new(
+        run_id=run_id, engine=spec.engine, target=target, options=warmup, summary=summary,
+        segments=segments_ref(segments_key, len(segments)), oversized_units=plan.oversized_units, census=census,
+        **modes.plan_fields(selected, plan.units)).stored())
     hot_rank = len(warmup.priority) if hot_set_names(warmup) else None
     if say is not None:
         say(selection)
