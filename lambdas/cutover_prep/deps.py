@@ -70,7 +70,7 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     ``connection_spec`` refuses a secret that belongs to another instance and a host that is neither
     the RDS endpoint nor allow-listed, and carries the deployment's TLS mode; ``engine.transport``
     then says what protected it."""
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     me = threading.current_thread()
     key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, me.ident or 0)
     with _engines_lock:
@@ -91,7 +91,7 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
 def open_bench(run: RunContext, database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
     """A benchmark driver for the run's target (its own connections, closed by the caller), from its
     engine's family in ``engines.registry``."""
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     return registry.family(spec.engine).open_bench(spec, database, call_timeout_seconds=call_timeout_seconds,
                                                    create_extension=run.warmup.create_extension)
 

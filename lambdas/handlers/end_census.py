@@ -23,7 +23,7 @@ def handler(event: EndCensusEvent, context: LambdaContext) -> dict[str, Any]:
                                          store=deps.store())
     settings = get_settings()
     budget = context.get_remaining_time_in_millis() / 1000 - 2 * settings.safety_margin_seconds
-    return take_end_census(event.run, store=deps.store(), read_secret=deps.read_secret,
+    return take_end_census(event, store=deps.store(), read_secret=deps.read_secret,
                            read_secret_tags=deps.read_secret_tags,
                            open_engine=deps.engine_opener(context, settings.safety_margin_seconds),
                            budget_seconds=max(30.0, budget), attempts=settings.read_attempts)

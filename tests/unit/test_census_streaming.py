@@ -26,7 +26,7 @@ from cutover_prep.findings.census import (
 )
 from cutover_prep.findings.finalize import finalize
 from cutover_prep.models.run_input import Thresholds, parse_run_input
-from cutover_prep.models.steps import RunContext
+from cutover_prep.models.steps import EndCensusEvent, RunContext
 from cutover_prep.report import render_report
 from cutover_prep.verdict import _unread_reasons
 from cutover_prep.warmup.discovery import discover_and_plan
@@ -273,7 +273,8 @@ def run_to_the_end(store: Store, run_id: str) -> tuple[list[dict[str, Any]], set
             store.commit_progress(run_id, unit["unit_id"], seq=0, cursor=None, blocks=unit["blocks"],
                                   bytes_=unit["bytes"], seconds=1.0, method="fake", done=True,
                                   planned_bytes=unit["bytes"])
-    take_end_census(RunContext.model_validate(out["context"]), store=store, read_secret=_secret,
+    take_end_census(EndCensusEvent(run=RunContext.model_validate(out["context"]), plan=out["end_census"]),
+                    store=store, read_secret=_secret,
                     open_engine=lambda s, w: Volume(end=True))
     return units, {r["segment"] for r in units[2]["ranges"]}
 

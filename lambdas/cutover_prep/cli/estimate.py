@@ -159,6 +159,7 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
 
     from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
     from cutover_prep.engines import DatabaseUnreachable
+    from cutover_prep.models.run_input import Target
     from cutover_prep.restore.rds import instance_facts
     from cutover_prep.secret_binding import SecretNotBound
     from cutover_prep.settings import connection_policy
@@ -169,10 +170,10 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
     secrets = remote.aws_call("secretsmanager client", lambda: session.client("secretsmanager"))
     facts = instance_facts(remote.aws_call(f"DescribeDBInstances {identifier}", lambda: _describe(rds, identifier)))
     _secret_tagged(secrets, arn)
-    run = {"target": target, "instance": facts}
     try:  # the endpoint RDS reports, or a host in ALLOWED_DB_HOSTS; TLS as CUTOVER_PREP_TLS says (default: verified);
         # only a secret that names this instance (SecretNotBound; ALLOW_UNBOUND_SECRETS=true for one that names none)
-        spec = connection_spec(run, secrets_manager_reader(secrets), policy=connection_policy(),
+        spec = connection_spec(Target.model_validate(target), facts, secrets_manager_reader(secrets),
+                               policy=connection_policy(),
                                read_tags=secrets_manager_tags(secrets))
     except SecretNotBound as exc:  # the secret is not this instance's: an input mistake
         raise remote.CliProblem(str(exc)) from None

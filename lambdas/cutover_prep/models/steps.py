@@ -31,10 +31,6 @@ class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _connection_input(run_id: str, target: Target, instance: Document) -> dict[str, Any]:
-    return {"run_id": run_id, "target": target.model_dump(mode="json"), "instance": instance}
-
-
 class RunContext(_Event):
     """What every step after Discover carries (``warmup.discovery.run_context``): the target, the read and
     benchmark options and the verdict's thresholds, no secret; each section in the run input's own model.
@@ -55,11 +51,6 @@ class RunContext(_Event):
     def to_json(self) -> dict[str, Any]:
         """The context as it came (the fields it was given, nothing added): what a step hands on."""
         return self.model_dump(mode="json", exclude_unset=True)
-
-    def connection_input(self) -> dict[str, Any]:
-        """The target and the instance's facts as ``connection.connection_spec`` reads them (the command line
-        hands it the run as JSON)."""
-        return _connection_input(self.run_id, self.target, self.instance)
 
 
 class RestoreRequest(BaseModel):
@@ -91,10 +82,6 @@ class RunState(_Event):
     restore_request: RestoreRequest | None = None
     instance: Document = Field(default_factory=dict)  # DescribeInstance's facts (``restore.rds.instance_facts``)
 
-    def connection_input(self) -> dict[str, Any]:
-        """As ``RunContext.connection_input``."""
-        return _connection_input(self.run_id, self.target, self.instance)
-
 
 class StepError(BaseModel):
     """A Catch's error output: ``Error`` and ``Cause``."""
@@ -123,11 +110,37 @@ class RunStep(_Event):
     run: RunContext
 
 
+class CensusScope(BaseModel):
+    """What a census takes (``engines.DiscoveryOptions``): the run's warm-up selection as Discover resolved it
+    (``selection.resolved_warmup``: the databases it reads)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    databases: list[str] = Field(default_factory=list)
+    include_schemas: list[str] = Field(default_factory=list)
+    exclude_schemas: list[str] = Field(default_factory=list)
+    include_system: bool = False
+
+
+class EndCensusPlan(BaseModel):
+    """What the end census takes of the plan (Discover's result ``end_census``, ``$.plan.end_census``): the start
+    census and the plan's segments (each a reference to its JSON Lines object, or a plan of before's list), and the
+    selection the census takes. EndCensus reads them from its event, not from plan.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    census: Document | list[Document] | None = None  # findings.census.census_ref; None: the engine takes none
+    segments: Document | list[Document] | None = None  # findings.plan_evidence.segments_ref
+    scope: CensusScope = Field(default_factory=CensusScope)
+
+
 class EndCensusEvent(RunStep):
     """EndCensus; with ``error``, RecordEndCensusFailure: the Catch of EndCensus hands the same function the
-    step's error to record (the verdict's END_CENSUS names it)."""
+    step's error to record (the verdict's END_CENSUS names it). ``plan``: Discover's ``end_census`` (None: an
+    execution started by a definition of before, whose EndCensus reads plan.json)."""
 
     error: StepError | None = None
+    plan: EndCensusPlan | None = None
 
 
 class ProbeEvent(RunStep):

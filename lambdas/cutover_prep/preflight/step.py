@@ -85,7 +85,7 @@ def run_preflight(run: RunState, *, store: Store, read_secret: SecretReader,
     if preflight is None:
         from cutover_prep.preflight.runner import run as preflight
     # SecretNotBound: before connecting
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     # the databases the run reads (issue 33 §1: the one target.database names, unless the input names others)
     report = preflight(spec, context_of(resolved_warmup(run.warmup, run.target, spec.engine), timeout_seconds))
     key = store.put_json(evidence_key(run_id, EVIDENCE), {"run_id": run_id, "on_failure": options.on_failure,

@@ -171,10 +171,10 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         store.update_run(run_id, step="planned", plan_reused=True)
         return {**_result(plan_doc.summary.model_dump(mode="json", exclude_unset=True), plan_key, units_key,
                           run_id), "reused": True,
-                "context": run_context(run)}
+                "context": run_context(run), "end_census": plan_doc.end_census().model_dump(mode="json")}
 
     # SecretNotBound: before connecting
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     # the databases it reads: those the input names, else the one target.database names, else all (issue 33 §1);
     # plan.json keeps them in its options, which the end census takes
     warmup = resolved_warmup(warmup, run.target, spec.engine)
@@ -205,10 +205,11 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         census_key = evidence_key(run_id, CENSUS_START)
         store.put_json_lines(census_key, planned.census)
         census = census_ref(census_key, planned.census)
-    store.put_json(plan_key, PlanRecord.new(
+    plan_doc = PlanRecord.new(
         run_id=run_id, engine=spec.engine, target=target, options=warmup, summary=summary,
         segments=segments_ref(segments_key, len(segments)), oversized_units=plan.oversized_units, census=census,
-        **modes.plan_fields(selected, plan.units)).stored())
+        **modes.plan_fields(selected, plan.units))
+    store.put_json(plan_key, plan_doc.stored())
     hot_rank = len(warmup.priority) if hot_set_names(warmup) else None
     if say is not None:
         say(selection)
@@ -217,7 +218,9 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
                      bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
                      estimate=run_estimate(run, store=store, plan_summary=summary, engine=spec.engine,
                                            counted=counted_of(spec.engine, segments, planned.census)))
-    return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run)}
+    return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run),
+            "end_census": plan_doc.end_census().model_dump(mode="json")}
+
 
 
 def hot_set_names(warmup: Warmup) -> tuple[str, ...]:

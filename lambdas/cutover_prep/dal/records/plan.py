@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, field_serializer
 
 from cutover_prep.dal.records.base import Record
 from cutover_prep.models.run_input import Warmup
+from cutover_prep.models.steps import CensusScope, EndCensusPlan
 
 Document = dict[str, Any]
 
@@ -85,6 +86,13 @@ class Plan(Record):
     def stored(self) -> Document:
         """The document as written: the fields given (``census: null`` stays), nothing else added."""
         return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+    def end_census(self) -> EndCensusPlan:
+        """What EndCensus takes of the plan (Discover's result hands it on): it does not read plan.json again."""
+        scope = self.options
+        return EndCensusPlan(census=self.census, segments=self.segments, scope=CensusScope(
+            databases=list(scope.databases), include_schemas=list(scope.include_schemas),
+            exclude_schemas=list(scope.exclude_schemas), include_system=scope.include_system))
 
     @property
     def warmup(self) -> Warmup:
