@@ -14,8 +14,8 @@ from cutover_prep import engines
 from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
-from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.steps import RunContext
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.settings import get_settings
 
 # One engine per target and thread, with the thread that took it: an engine of a thread that has

@@ -8,8 +8,9 @@ import pytest
 
 from cutover_prep.benchmark import evidence
 from cutover_prep.dal.store import Store
-from cutover_prep.models.run_input import Thresholds, parse_run_input
+from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import RunContext
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.warmup.discovery import NEWER_THRESHOLDS, run_context
 from tests.unit.contexts import run_state
 

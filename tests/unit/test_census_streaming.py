@@ -25,8 +25,9 @@ from cutover_prep.findings.census import (
     census_section,
 )
 from cutover_prep.findings.finalize import finalize
-from cutover_prep.models.run_input import Thresholds, parse_run_input
+from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import EndCensusEvent, RunContext
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report
 from cutover_prep.verdict import _unread_reasons
 from cutover_prep.warmup.discovery import discover_and_plan

@@ -30,7 +30,7 @@ from cutover_prep.engines.base import UNREAD_REASONS, DiscoveryOptions
 from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.findings.census import census_section
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import NOT_READY, READY, decide
 
 MIB = 2**20

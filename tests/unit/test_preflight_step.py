@@ -14,7 +14,8 @@ from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.preflight import CONNECTION, FAIL, INFO, METHOD, PASS, PRIVILEGE, Check, Context, Report
 from cutover_prep.findings.document import preflight_section
 from cutover_prep.findings.failures import KNOWN_ERRORS, record_failure
-from cutover_prep.models.run_input import InvalidInput, Warmup, parse_run_input
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.preflight.step import PreflightFailed, run_preflight
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.secret_binding import SecretNotBound

@@ -7,7 +7,7 @@ import pytest
 from cutover_prep.dal.records.base import NewerRecord
 from cutover_prep.dal.records.plan import Plan, PlanUnit
 from cutover_prep.dal.store import Store, evidence_key
-from cutover_prep.models.run_input import Warmup
+from cutover_prep.models.warmup import Warmup
 from tests.unit.test_census_streaming import run_to_the_end
 
 # plan.json as Discover wrote it before issue 32 (each list inside the document) and before versions were kept

@@ -15,16 +15,13 @@ import pytest
 
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.failures import record_unit_failure
-from cutover_prep.models.run_input import (
-    Benchmark,
-    Preflight,
-    Restore,
-    Target,
-    Thresholds,
-    Warmup,
-    parse_run_input,
-)
+from cutover_prep.models.benchmark import Benchmark, Preflight
+from cutover_prep.models.restore import Restore
+from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import RunContext, RunState, UnitFailedEvent, WarmSlotEvent, WarmUnitEvent
+from cutover_prep.models.target import Target
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.discovery import run_context
 from cutover_prep.warmup.unit import Budget, warm_unit
 from tests.unit.contexts import run_state

@@ -52,7 +52,8 @@ def _fail(code: int, message: str) -> None:
 
 def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
     """The run input's warm-up section (its defaults filled in), flags over ``base``."""
-    from cutover_prep.models.run_input import Warmup, error_lines
+    from cutover_prep.models.run_input import error_lines
+    from cutover_prep.models.warmup import Warmup
 
     data = dict(base or {})
     data.update({k: list(v) if isinstance(v, tuple) else v for k, v in flags.items()
@@ -66,7 +67,7 @@ def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
 def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
     from cutover_prep.engines import EngineError, open_engine
     from cutover_prep.engines.registry import HotSetEngineMismatch, UnsupportedWarmupMode
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     try:  # never create_extension: the estimate writes nothing
@@ -159,7 +160,7 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
 
     from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
     from cutover_prep.engines import DatabaseUnreachable
-    from cutover_prep.models.run_input import Target
+    from cutover_prep.models.target import Target
     from cutover_prep.restore.rds import instance_facts
     from cutover_prep.secret_binding import SecretNotBound
     from cutover_prep.settings import connection_policy

@@ -14,15 +14,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cutover_prep.models.run_input import (
-    Benchmark,
-    ComparisonLink,
-    Preflight,
-    Restore,
-    Target,
-    Thresholds,
-    Warmup,
-)
+from cutover_prep.models.benchmark import Benchmark, Preflight
+from cutover_prep.models.restore import Restore
+from cutover_prep.models.run_input import ComparisonLink
+from cutover_prep.models.target import Target
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 
 Document = dict[str, Any]
 

@@ -15,7 +15,7 @@ from cutover_prep.estimate.compute import counted_of
 from cutover_prep.estimate.run import run_estimate
 from cutover_prep.findings.census import CENSUS_START, census_json, census_ref
 from cutover_prep.findings.plan_evidence import PLAN_SEGMENTS, segments_ref
-from cutover_prep.models.run_input import Warmup
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader

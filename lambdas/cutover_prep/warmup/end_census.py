@@ -28,8 +28,8 @@ from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.findings.census import CENSUS_END, census_json, census_ref, census_rows, recreated
 from cutover_prep.findings.failures import cause_message
 from cutover_prep.findings.plan_evidence import plan_segments
-from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
 

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cutover_prep.dal.store import Store
-from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.status import UnitStatus
 from cutover_prep.models.steps import RunContext
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.concurrency import (
     Control,
     Settings,

@@ -18,8 +18,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_serializer
 
 from cutover_prep.dal.records.base import Record
-from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.steps import CensusScope, EndCensusPlan
+from cutover_prep.models.warmup import Warmup
 
 Document = dict[str, Any]
 
