@@ -28,10 +28,11 @@ def warm_unit_event(event: dict[str, Any]) -> WarmUnitEvent:
 
 
 def warm_json(event: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """``warmup.unit.warm_unit`` on an event given as JSON, parsed as the handler's ``event_parser`` does."""
+    """``warmup.unit.warm_unit`` on an event given as JSON, parsed as the handler's ``event_parser`` does; its
+    result as JSON (``WarmProgress``: what the workflow puts at ``$.warm``)."""
     from cutover_prep.warmup.unit import warm_unit
 
-    return warm_unit(warm_unit_event(event), **kwargs)
+    return warm_unit(warm_unit_event(event), **kwargs).to_json()
 
 
 def state_json(run_id: str = "r1", db_instance_identifier: str = "db", **sections: Any) -> dict[str, Any]:

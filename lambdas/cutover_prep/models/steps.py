@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cutover_prep.models.benchmark import Benchmark, Preflight
 from cutover_prep.models.restore import Restore
 from cutover_prep.models.run_input import ComparisonLink
+from cutover_prep.models.status import WarmStep
 from cutover_prep.models.target import Target
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.models.warmup import Warmup
@@ -152,15 +153,59 @@ class CollectMetricsEvent(RunStep):
     attempt: int = Field(default=0, ge=0)
 
 
+class UnitRate(BaseModel):
+    """A read rate a unit sizes its chunks by (``warmup.unit.known_rate``): the value and where it came from
+    (``first_chunks``: an invocation's own chunks; ``cold_probe``; ``assumed``: the run's assumed cold rate)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    mib_per_s: float
+    source: str = "assumed"
+
+
+class WarmProgress(BaseModel):
+    """WarmUnit's result (``ResultPath: $.warm``): what MoreToRead and UnitFinished read (``status``) and what the
+    next invocation goes on from (``cursor``, ``rate``, an ``outage`` under way). No context: the Map item keeps
+    its own ``run`` and ``unit``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    status: WarmStep
+    cursor: dict[str, int] | None = None
+    rate: UnitRate | None = None
+    outage: Document | None = None  # retry.Outage.to_json
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
 class WarmUnitEvent(RunStep):
-    """One work unit; a continuation also carries the previous invocation's result (status, cursor)."""
+    """One work unit. ``warm``: the previous invocation's result (None on the first; the WarmUp Map's
+    ItemSelector sets it, so a definition of before, which did not, is told apart: ``hands_on_context``).
+    ``rate`` and ``outage`` at the top: a continuation of a definition of before, whose WarmUnit result was the
+    next event."""
 
     model_config = ConfigDict(extra="allow")
 
     unit: Document
     slot: Document | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
-    rate: Document | None = None  # a continuation: the previous invocation's measured rate
-    outage: Document | None = None  # a continuation: an outage still under way (retry.Outage)
+    warm: WarmProgress | None = None
+    rate: Document | None = None
+    outage: Document | None = None
+
+    @property
+    def hands_on_context(self) -> bool:
+        """Whether the result must carry the context and the unit on (a definition of before: no ``ResultPath``,
+        the result was the Map item's whole state)."""
+        return "warm" not in self.model_fields_set
+
+    @property
+    def previous_rate(self) -> Document | None:
+        return self.warm.rate.model_dump(mode="json") if self.warm and self.warm.rate else self.rate
+
+    @property
+    def previous_outage(self) -> Document | None:
+        return self.warm.outage if self.warm else self.outage
 
 
 class WarmSlotEvent(RunStep):
