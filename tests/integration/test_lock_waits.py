@@ -375,7 +375,7 @@ def test_the_end_census_ends_within_its_bound_and_the_findings_name_the_table_an
     summary = ends_while_locked(lambda: end_census.take_end_census(
         EndCensusEvent(run=run, plan=plan), store=store, read_secret=lambda _arn: "",
         open_engine=lambda s, _w: engines.open_engine(s),
-        budget_seconds=60, attempts=2), *pg_locked["hold"])
+        budget_seconds=60, attempts=2).to_json(), *pg_locked["hold"])
     assert not isinstance(summary, BaseException), summary
     assert summary["taken"] is False and summary["error"] == "LockWaitTimeout", summary
     written = store.objects[evidence_key("lock-run", end_census.END_CENSUS)]

@@ -264,7 +264,8 @@ def run_to_the_end(store: Store, run_id: str) -> tuple[list[dict[str, Any]], set
                               "warmup": {"unit_mb": 1, "max_concurrency": 2}})
     state = {**config, "started_at": "2026-11-27T00:00:00+00:00", "instance": {"address": "db.example.com"}}
     store.start_run(state)
-    out = discover_and_plan(run_state(state), store=store, read_secret=_secret, open_engine=lambda s, w: Volume())
+    out = discover_and_plan(run_state(state), store=store, read_secret=_secret, open_engine=lambda s,
+                            w: Volume()).to_json()
     units = store.get_json(evidence_key(run_id, "units.json"))
     assert len(units) > 3
     for i, unit in enumerate(units):
@@ -276,7 +277,7 @@ def run_to_the_end(store: Store, run_id: str) -> tuple[list[dict[str, Any]], set
                                   planned_bytes=unit["bytes"])
     take_end_census(EndCensusEvent(run=RunContext.model_validate(out["context"]), plan=out["end_census"]),
                     store=store, read_secret=_secret,
-                    open_engine=lambda s, w: Volume(end=True))
+                    open_engine=lambda s, w: Volume(end=True)).to_json()
     return units, {r["segment"] for r in units[2]["ranges"]}
 
 
@@ -352,7 +353,7 @@ def test_the_latest_word_on_a_missing_end_census_is_the_one_the_findings_give(st
             "error": {"error": "LockWaitTimeout", "cause": "waited 30 s for a lock on s.t01"}})
         if later:
             record_end_census_failure(run_id, {"Error": "DatabaseUnreachable", "Cause": "the server did not answer"},
-                                      store=store)
+                                      store=store).to_json()
         finalize(run_id, store=store)
         census = store.get_json(evidence_key(run_id, "findings.json"))["census"]
         assert census["end_census"] is False

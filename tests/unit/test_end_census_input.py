@@ -25,7 +25,8 @@ def _discovered(store: Store, run_id: str, warmup: dict[str, Any]) -> dict[str, 
                               "run_id": run_id, "benchmark": {"enabled": False}, "warmup": warmup})
     state = {**config, "started_at": "2026-11-27T00:00:00+00:00", "instance": {"address": "db.example.com"}}
     store.start_run(state)
-    return discover_and_plan(run_state(state), store=store, read_secret=_secret, open_engine=lambda s, w: Volume())
+    return discover_and_plan(
+        run_state(state), store=store, read_secret=_secret, open_engine=lambda s, w: Volume()).to_json()
 
 
 def test_the_end_census_reads_no_plan_json(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,7 +36,8 @@ def test_the_end_census_reads_no_plan_json(store: Store, monkeypatch: pytest.Mon
     asked: list[str] = []
     monkeypatch.setattr(store, "get_json", lambda key: asked.append(key) or read(key))
     event = EndCensusEvent.model_validate({"run": out["context"], "plan": out["end_census"]})
-    summary = take_end_census(event, store=store, read_secret=_secret, open_engine=lambda s, w: Volume(end=True))
+    summary = take_end_census(
+        event, store=store, read_secret=_secret, open_engine=lambda s, w: Volume(end=True)).to_json()
     assert summary["taken"] is True and summary["caught_up"] >= 1
     assert evidence_key("r-trip", PLAN) not in asked  # before: fetched again from S3 for its census and options
 
@@ -59,5 +61,6 @@ def test_the_catch_up_chunk_is_the_contexts_chunk_mb(store: Store, monkeypatch: 
 def test_an_event_of_a_definition_of_before_reads_the_plan_it_wrote(store: Store) -> None:
     out = _discovered(store, "r-old", {"unit_mb": 1, "max_concurrency": 2})
     event = EndCensusEvent.model_validate({"run": out["context"]})  # an execution started before: no plan
-    summary = take_end_census(event, store=store, read_secret=_secret, open_engine=lambda s, w: Volume(end=True))
+    summary = take_end_census(
+        event, store=store, read_secret=_secret, open_engine=lambda s, w: Volume(end=True)).to_json()
     assert summary["taken"] is True

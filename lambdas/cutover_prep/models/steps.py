@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from cutover_prep.models.benchmark import Benchmark, Preflight
 from cutover_prep.models.restore import Restore
@@ -25,6 +25,13 @@ from cutover_prep.models.warmup import Warmup
 Document = dict[str, Any]
 
 
+# what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
+ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
+                     "adaptive_window_chunks", "after_hot_set")
+# the warmup options the run context carries (RunContext), in this order: what the steps after Discover read
+CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -33,7 +40,7 @@ class RunContext(_Event):
     """What every step after Discover carries (``warmup.discovery.run_context``): the target, the read and
     benchmark options and the verdict's thresholds, no secret; each section in the run input's own model.
 
-    ``warmup`` carries only the options the steps after Discover read (``discovery.CONTEXT_WARMUP``): its
+    ``warmup`` carries only the options the steps after Discover read (``CONTEXT_WARMUP``): its
     other fields read as the model's defaults, not the run's (the plan and the run item hold the whole
     section). A context is JSON between states: ``to_json`` hands it on as it came, no default added."""
 
@@ -79,6 +86,85 @@ class RunState(_Event):
     started_at: datetime
     restore_request: RestoreRequest | None = None
     instance: Document = Field(default_factory=dict)  # DescribeInstance's facts (``restore.rds.instance_facts``)
+
+
+class StepResult(BaseModel):
+    """A step's result, as the workflow stores it (its ``ResultPath``): ``to_json`` gives the fields the step set
+    and no other, so a result reads in JSON exactly as the dict it replaced."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class DiscoverResult(StepResult):
+    """Discover's result (``$.plan``): the plan's size and objects (HasUnits reads ``units``; the WarmUp Map's
+    ItemReader ``units_key``), the run context every later step takes, and what EndCensus takes of the plan."""
+
+    units: int
+    bytes: int
+    plan_key: str
+    units_key: str
+    reused: bool
+    context: RunContext
+    end_census: EndCensusPlan
+
+    @field_serializer("context")
+    def _context_as_discover_writes_it(self, context: RunContext) -> dict[str, Any]:
+        return context_json(context)
+
+
+def context_json(context: RunContext) -> dict[str, Any]:
+    """The context's JSON as Discover has always written it: its ``warmup`` in ``CONTEXT_WARMUP``'s order (the
+    payload of every state after Discover, byte for byte)."""
+    out = context.to_json()
+    if "warmup" in out:
+        out["warmup"] = {k: out["warmup"][k] for k in CONTEXT_WARMUP if k in out["warmup"]}
+    return out
+
+
+class PreflightResult(StepResult):
+    """Preflight's result (``$.preflight_result``; the run item keeps the whole summary)."""
+
+    enabled: bool
+    ok: bool | None
+    failed: list[str] | None = None
+    seconds: float | None = None
+    evidence_key: str | None = None
+
+
+class SlotAnswer(StepResult):
+    """AcquireSlot's answer (``$.slot``: SlotGranted reads ``granted``, WaitForSlot ``wait_seconds``; WarmUnit
+    starts from its ``rate``)."""
+
+    granted: bool
+    level: int | None
+    holders: int | None
+    wait_seconds: int | float
+    rate: Document | None
+
+
+class SlotReleased(StepResult):
+    """ReleaseSlot's answer (discarded: ``ResultPath`` null)."""
+
+    released: bool
+
+
+class EndCensusResult(StepResult):
+    """EndCensus's result (``$.end_census``), and RecordEndCensusFailure's (``$.end_census_failure``): the
+    census-end.json summary (a retried step: that summary, ``reused``)."""
+
+    model_config = ConfigDict(extra="allow")  # a summary an older step wrote, handed on as it is
+
+    taken: bool
+    objects: int | None = None
+    caught_up: int | None = None
+    not_caught_up: int | None = None
+    bytes_caught_up: int | None = None
+    error: str | None = None
+    cause: str | None = None
+    reused: bool | None = None
 
 
 class StepError(BaseModel):
@@ -288,3 +374,6 @@ class TriggerEvent(EventBridgeEvent):
     """What starts OnRestore: an RDS event or the scheduled sweep's event."""
 
     detail: RdsEventDetail = Field(default_factory=RdsEventDetail)
+
+
+DiscoverResult.model_rebuild()

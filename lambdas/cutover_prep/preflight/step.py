@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.preflight import FAIL, Context, Report
+from cutover_prep.models.steps import PreflightResult
 from cutover_prep.models.warmup import Warmup
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.selection import resolved_warmup
@@ -75,13 +76,13 @@ def summary_of(report: Report, on_failure: str, key: str) -> dict[str, Any]:
 
 def run_preflight(run: RunState, *, store: Store, read_secret: SecretReader,
                   read_secret_tags: TagReader | None = None, preflight: Runner | None = None,
-                  timeout_seconds: float = TIMEOUT_SECONDS) -> dict[str, Any]:
+                  timeout_seconds: float = TIMEOUT_SECONDS) -> PreflightResult:
     """Run the preflight on the run's target; ``PreflightFailed`` when a check failed and the input says fail.
     A state made before the ``preflight`` section has the model's defaults (``RunState``)."""
     run_id, options = run.run_id, run.preflight
     if not options.enabled:
         store.update_run(run_id, step="preflight_skipped", preflight={"enabled": False})
-        return {"enabled": False, "ok": None}
+        return PreflightResult(enabled=False, ok=None)
     if preflight is None:
         from cutover_prep.preflight.runner import run as preflight
     # SecretNotBound: before connecting
@@ -94,4 +95,5 @@ def run_preflight(run: RunState, *, store: Store, read_secret: SecretReader,
     store.update_run(run_id, step="preflight_passed" if report.ok else "preflight_failed", preflight=summary)
     if not report.ok and options.on_failure == "fail":
         raise PreflightFailed(failure_message(report))
-    return {k: summary[k] for k in ("enabled", "ok", "failed", "seconds", "evidence_key")}
+    return PreflightResult.model_validate({k: summary[k] for k in ("enabled", "ok", "failed", "seconds",
+                                                                   "evidence_key")})

@@ -28,7 +28,7 @@ from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.findings.census import CENSUS_END, census_json, census_ref, census_rows, recreated
 from cutover_prep.findings.failures import cause_message
 from cutover_prep.findings.plan_evidence import plan_segments
-from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan
+from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan, EndCensusResult
 from cutover_prep.models.warmup import Warmup
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
@@ -121,27 +121,27 @@ def _read(engine: Any, segment: Any, from_block: int, chunk_blocks: int, deadlin
     return read, None
 
 
-def record_end_census_failure(run_id: str, error: dict[str, Any], *, store: Store) -> dict[str, Any]:
+def record_end_census_failure(run_id: str, error: dict[str, Any], *, store: Store) -> EndCensusResult:
     """The Catch of EndCensus (its retries spent, or an error not retried): the run goes on to its findings
     with the error recorded on the run item; Finalize gives it to the census section and the verdict fails
     END_CENSUS naming it. Nothing is read or written in the database."""
     name, cause = str(error.get("Error") or "EndCensusFailed"), cause_message(error)[:2000]
     store.update_run(run_id, end_census_error=name, end_census_cause=cause)
-    return {"taken": False, "error": name, "cause": cause}
+    return EndCensusResult(taken=False, error=name, cause=cause)
 
 
 def take_end_census(event: EndCensusEvent, *, store: Store, read_secret: SecretReader,
                     open_engine: Callable[[Any, Warmup], Any], read_secret_tags: TagReader | None = None,
-                    budget_seconds: float = 600, attempts: int = 3) -> dict[str, Any]:
+                    budget_seconds: float = 600, attempts: int = 3) -> EndCensusResult:
     """Census again, catch up on what was created or grew, write ``census-end.json``; return a summary."""
     run = event.run
     run_id = run.run_id
     key = evidence_key(run_id, END_CENSUS)
     if store.exists(key) and (done := store.get_json(key)).get("census") is not None:
-        return {**done["summary"], "reused": True}
+        return EndCensusResult.model_validate({**done["summary"], "reused": True})
     plan = plan_of(event, store)
     if plan.census is None:  # the engine takes none, or the plan is older than the census
-        return {"taken": False}
+        return EndCensusResult(taken=False)
     deadline = time.monotonic() + budget_seconds
     spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     engine = open_engine(spec, run.warmup)  # create_extension: the context carries it (CONTEXT_WARMUP)
@@ -156,7 +156,7 @@ def take_end_census(event: EndCensusEvent, *, store: Store, read_secret: SecretR
             summary = {"taken": False, **error}
             store.put_json(key, {"taken_at": now_iso(), "census": None, "catch_up": [], "error": error,
                                  "summary": summary})
-            return summary
+            return EndCensusResult.model_validate(summary)
         gone, rebuilt = gone_by_segment(store.units(run_id))
         planned = {s["key"]: 0 if s["key"] in rebuilt else int(s["bytes"]) - gone.get(s["key"], 0)
                    for s in plan_segments({"segments": plan.segments}, store)}
@@ -192,4 +192,4 @@ def take_end_census(event: EndCensusEvent, *, store: Store, read_secret: SecretR
     store.put_json_lines(census_key, end)
     store.put_json(key, {"taken_at": now_iso(), "census": census_ref(census_key, end), "catch_up": catch_up,
                          "summary": summary})
-    return summary
+    return EndCensusResult.model_validate(summary)
