@@ -27,7 +27,7 @@ from cutover_prep.cli.estimate import estimate
 from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.engines.registry import engine_names, families
 from cutover_prep.escape import for_terminal
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it

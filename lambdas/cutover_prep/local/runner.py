@@ -37,7 +37,8 @@ from cutover_prep.local.emulated import (
 )
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.local.progress import Progress
-from cutover_prep.models.run_input import RUN_ID, InvalidInput, host_problem, parse_run_input
+from cutover_prep.models.fields import RUN_ID, host_problem
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunContext
 from cutover_prep.restart import RunIdReused, check_restart
 from cutover_prep.workflows import FUNCTIONS
