@@ -14,8 +14,8 @@ from cutover_prep import engines
 from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
-from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.steps import RunContext
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.settings import get_settings
 
 # One engine per target and thread, with the thread that took it: an engine of a thread that has
@@ -70,7 +70,7 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     ``connection_spec`` refuses a secret that belongs to another instance and a host that is neither
     the RDS endpoint nor allow-listed, and carries the deployment's TLS mode; ``engine.transport``
     then says what protected it."""
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     me = threading.current_thread()
     key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, me.ident or 0)
     with _engines_lock:
@@ -91,7 +91,7 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
 def open_bench(run: RunContext, database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
     """A benchmark driver for the run's target (its own connections, closed by the caller), from its
     engine's family in ``engines.registry``."""
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     return registry.family(spec.engine).open_bench(spec, database, call_timeout_seconds=call_timeout_seconds,
                                                    create_extension=run.warmup.create_extension)
 

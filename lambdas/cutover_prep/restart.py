@@ -13,7 +13,8 @@ from collections.abc import Collection
 from typing import Any
 
 from cutover_prep.dal.store import INPUT_SECTIONS, Store, recorded_input
-from cutover_prep.models.run_input import AwsPlace, Warmup, check_baseline, parse_run_input
+from cutover_prep.models.run_input import AwsPlace, check_baseline, parse_run_input
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warm_concurrency import check as check_warm_concurrency
 
 # (section, field) of the run input that a restart may change.

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cutover_prep.models.run_input import Thresholds
 from cutover_prep.models.status import READ_KINDS, BenchmarkStatus, PointKind, PointStatus, Verdict, is_cached
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.restore.progress import progress_sentence
 
 READY, NOT_READY = Verdict.READY, Verdict.NOT_READY

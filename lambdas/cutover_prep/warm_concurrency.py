@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CDK imports this module: no pydantic model at import time
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
 
 ENV = "WARM_CONCURRENCY"
 

@@ -102,7 +102,7 @@ def test_the_units_read_the_bytes_the_estimate_reports(small_relations):
     from cutover_prep.cli.estimate import warmup_options
     from cutover_prep.engines import open_engine
     from cutover_prep.estimate.compute import Rate, counted_of, estimate
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     warmup = warmup_options(None, max_concurrency=4, databases=(small_relations.database,))

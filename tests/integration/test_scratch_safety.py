@@ -23,7 +23,7 @@ from cutover_prep.benchmark.steps import cleanup_scratch, measure_point, plan_sw
 from cutover_prep.dal.store import TABLE_KEYS, Store, evidence_key
 from cutover_prep.engines.postgres.bench import PostgresBench
 from cutover_prep.engines.scratch import ScratchExists
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from tests.conftest import conninfo
 from tests.unit.conftest import BUCKET, TABLE, store  # noqa: F401 - the moto Store fixture

@@ -11,7 +11,7 @@ from cutover_prep.benchmark.steps import measure_point, plan_sweep, probe, recor
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
 from cutover_prep.engines.bench import PointSpec, ScanResult
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from tests.unit.contexts import context
 

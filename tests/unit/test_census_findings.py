@@ -6,7 +6,7 @@ not, and why, written out in each test."""
 from __future__ import annotations
 
 from cutover_prep.findings.census import census_section
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import _unread_reasons
 
 MIB = 2**20

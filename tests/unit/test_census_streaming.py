@@ -25,8 +25,9 @@ from cutover_prep.findings.census import (
     census_section,
 )
 from cutover_prep.findings.finalize import finalize
-from cutover_prep.models.run_input import Thresholds, parse_run_input
-from cutover_prep.models.steps import RunContext
+from cutover_prep.models.run_input import parse_run_input
+from cutover_prep.models.steps import EndCensusEvent, RunContext
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report
 from cutover_prep.verdict import _unread_reasons
 from cutover_prep.warmup.discovery import discover_and_plan
@@ -263,7 +264,8 @@ def run_to_the_end(store: Store, run_id: str) -> tuple[list[dict[str, Any]], set
                               "warmup": {"unit_mb": 1, "max_concurrency": 2}})
     state = {**config, "started_at": "2026-11-27T00:00:00+00:00", "instance": {"address": "db.example.com"}}
     store.start_run(state)
-    out = discover_and_plan(run_state(state), store=store, read_secret=_secret, open_engine=lambda s, w: Volume())
+    out = discover_and_plan(run_state(state), store=store, read_secret=_secret, open_engine=lambda s,
+                            w: Volume()).to_json()
     units = store.get_json(evidence_key(run_id, "units.json"))
     assert len(units) > 3
     for i, unit in enumerate(units):
@@ -273,8 +275,9 @@ def run_to_the_end(store: Store, run_id: str) -> tuple[list[dict[str, Any]], set
             store.commit_progress(run_id, unit["unit_id"], seq=0, cursor=None, blocks=unit["blocks"],
                                   bytes_=unit["bytes"], seconds=1.0, method="fake", done=True,
                                   planned_bytes=unit["bytes"])
-    take_end_census(RunContext.model_validate(out["context"]), store=store, read_secret=_secret,
-                    open_engine=lambda s, w: Volume(end=True))
+    take_end_census(EndCensusEvent(run=RunContext.model_validate(out["context"]), plan=out["end_census"]),
+                    store=store, read_secret=_secret,
+                    open_engine=lambda s, w: Volume(end=True)).to_json()
     return units, {r["segment"] for r in units[2]["ranges"]}
 
 
@@ -350,7 +353,7 @@ def test_the_latest_word_on_a_missing_end_census_is_the_one_the_findings_give(st
             "error": {"error": "LockWaitTimeout", "cause": "waited 30 s for a lock on s.t01"}})
         if later:
             record_end_census_failure(run_id, {"Error": "DatabaseUnreachable", "Cause": "the server did not answer"},
-                                      store=store)
+                                      store=store).to_json()
         finalize(run_id, store=store)
         census = store.get_json(evidence_key(run_id, "findings.json"))["census"]
         assert census["end_census"] is False

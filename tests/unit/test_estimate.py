@@ -385,7 +385,8 @@ def test_discover_on_the_emulated_volume_and_a_stand_in_instance(store: Store):
 def test_facts_of_an_odd_shape_cost_the_estimate_not_the_run(store: Store):
     run = run_doc("r-odd", instance={"address": "db.example.com", "db_instance_class": "db.m5.large",
                                      "storage_type": "gp2", "allocated_storage_gb": "lots"})
-    out = discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
+    out = discover_and_plan(
+        run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine()).to_json()
     assert out["units"] == 4
     item = store.get_run("r-odd")
     assert item["estimate"] is None and item["units_total"] == 4

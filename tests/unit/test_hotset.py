@@ -303,7 +303,7 @@ def test_make_plan_refuses_a_hot_set_of_another_engine_before_connecting():
     # make_plan is Discover's and `cutover-prep estimate`'s: both refuse, by name, before opening the engine
     from cutover_prep.engines.base import ConnectionSpec
     from cutover_prep.engines.registry import HotSetEngineMismatch
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     warmup = Warmup.model_validate(_hot_set_input(engine="mysql")["warmup"])

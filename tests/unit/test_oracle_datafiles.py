@@ -392,7 +392,7 @@ def secret(_arn: str) -> str:
 def test_discovery_follows_the_mode(store: Store, mode, asked, planned_kinds):
     eng = ModeEngine()
     run = run_doc("oracle", mode)
-    out = discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: eng)
+    out = discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: eng).to_json()
     plan = store.get_json(out["plan_key"])
     assert eng.asked == asked and plan["mode"] == mode and plan["summary"]["mode"] == mode
     assert {s["kind"] for s in plan_segments(plan, store)} == planned_kinds
@@ -402,7 +402,7 @@ def test_a_mode_the_engine_lacks_is_refused_before_connecting(store: Store):
     opened = []
     with pytest.raises(UnsupportedWarmupMode, match="not offered for PostgreSQL"):
         discover_and_plan(run_doc("postgres", "both"), store=store, read_secret=secret,
-                          open_engine=lambda spec, w: opened.append(spec))
+                          open_engine=lambda spec, w: opened.append(spec)).to_json()
     assert opened == []
 
 

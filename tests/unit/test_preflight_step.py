@@ -14,7 +14,8 @@ from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.preflight import CONNECTION, FAIL, INFO, METHOD, PASS, PRIVILEGE, Check, Context, Report
 from cutover_prep.findings.document import preflight_section
 from cutover_prep.findings.failures import KNOWN_ERRORS, record_failure
-from cutover_prep.models.run_input import InvalidInput, Warmup, parse_run_input
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.preflight.step import PreflightFailed, run_preflight
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.secret_binding import SecretNotBound
@@ -65,7 +66,7 @@ NOT_READ_ONLY = Check(CONNECTION, "read-only session", FAIL, "default_transactio
 def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store) -> None:
     run = run_doc(warmup={"databases": ["app", "sales_*"]})
     runner = FakeRunner(*GOOD)
-    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner)
+    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner).to_json()
     assert out == {"enabled": True, "ok": True, "failed": [], "seconds": 1.25,
                    "evidence_key": evidence_key("pf-1", "preflight.json")}
     spec, ctx = runner.calls[0]
@@ -134,7 +135,8 @@ def test_many_failed_checks_are_named_up_to_a_bound_and_counted(store) -> None:
 def test_on_failure_warn_records_the_failure_and_goes_on(store) -> None:
     run = run_doc(preflight={"on_failure": "warn"})
     store.start_run(run)
-    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING))
+    out = run_preflight(
+        run_state(run), store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING)).to_json()
     assert out["ok"] is False and out["failed"] == ["app: EXECUTE on pg_read_binary_file"]
     assert store.get_run("pf-1")["preflight"]["on_failure"] == "warn"
 
@@ -147,7 +149,7 @@ def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
     def no_secret(arn: str) -> str:
         raise AssertionError("the secret is not read when the preflight is off")
 
-    out = run_preflight(run_state(run), store=store, read_secret=no_secret, preflight=runner)
+    out = run_preflight(run_state(run), store=store, read_secret=no_secret, preflight=runner).to_json()
     assert out == {"enabled": False, "ok": None}
     assert runner.calls == [] and not store.exists(evidence_key("pf-1", "preflight.json"))
     assert store.get_run("pf-1")["preflight"] == {"enabled": False}

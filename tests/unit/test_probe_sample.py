@@ -16,7 +16,7 @@ import pytest
 from cutover_prep.benchmark.steps import probe
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.measure.sample import BlockPicker, block_key, chunk_key, overlap
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from cutover_prep.verdict import decide
 from tests.unit.contexts import context

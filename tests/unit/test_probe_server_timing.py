@@ -10,7 +10,7 @@ import time
 import pytest
 
 from cutover_prep.measure import runner
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import warm_vs_cold
 
 BLOCK = {"segment": "s", "locator": {"oid": 1}, "file_id": 1, "block": 7, "block_size": 8192}

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.storage_init import initialized_pct_series, storage_initialization
 from cutover_prep.findings.timeline import coverage_series
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.terminal import terminal_lines

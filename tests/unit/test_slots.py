@@ -19,7 +19,7 @@ RUN_ID = "run-slots"
 
 def ask(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """One try, no polling (the fake clock does not move while a real sleep would)."""
-    return acquire(*args, poll_seconds=0, **kwargs)
+    return acquire(*args, poll_seconds=0, **kwargs).to_json()
 
 
 class Clock:
@@ -53,7 +53,7 @@ def test_units_beyond_the_level_wait_and_take_a_slot_once_one_is_given_back(stor
     assert [ask(run(), f"u{i}", store=store, clock=clock)["granted"] for i in range(3)] == [True, True, False]
     waiting = ask(run(), "u2", store=store, clock=clock)
     assert waiting == {**waiting, "granted": False, "level": 2, "holders": 2, "wait_seconds": 1}
-    assert release(run(), "u0", store=store) == {"released": True}
+    assert release(run(), "u0", store=store).to_json() == {"released": True}
     assert ask(run(), "u2", store=store, clock=clock)["granted"] is True
     assert sorted(store.get_warmup_control(RUN_ID)["holders"]) == ["u1", "u2"]
 
@@ -69,9 +69,9 @@ def test_a_waiting_unit_keeps_asking_within_one_invocation_and_gets_a_slot_freed
         naps.append(seconds)
         clock.t += seconds
         if len(naps) == 3:
-            release(run(), "u0", store=store)
+            release(run(), "u0", store=store).to_json()
 
-    out = acquire(run(), "u2", store=store, clock=clock, sleep=sleep)
+    out = acquire(run(), "u2", store=store, clock=clock, sleep=sleep).to_json()
     assert out["granted"] is True and naps == [0.5, 0.5, 0.5]
     naps.clear()
 
@@ -79,7 +79,7 @@ def test_a_waiting_unit_keeps_asking_within_one_invocation_and_gets_a_slot_freed
         naps.append(seconds)
         clock.t += seconds
 
-    lonely = acquire(run(), "u3", store=store, clock=clock, sleep=nap)
+    lonely = acquire(run(), "u3", store=store, clock=clock, sleep=nap).to_json()
     assert lonely["granted"] is False and sum(naps) == POLL_SECONDS and len(naps) == 10  # then the ASL waits
 
 
@@ -90,9 +90,9 @@ def test_a_retried_acquire_keeps_its_slot_and_a_second_release_does_nothing(stor
         ask(run(), unit, store=store, clock=clock)
     assert ask(run(), "u0", store=store, clock=clock)["granted"] is True  # a retry: still its slot
     assert store.get_warmup_control(RUN_ID)["holders"] == ["u0", "u1"]
-    assert release(run(), "u0", store=store)["released"] is True
-    assert release(run(), "u0", store=store)["released"] is False
-    assert release(run(), "never", store=store)["released"] is False
+    assert release(run(), "u0", store=store).to_json()["released"] is True
+    assert release(run(), "u0", store=store).to_json()["released"] is False
+    assert release(run(), "never", store=store).to_json()["released"] is False
 
 
 def test_the_level_rises_while_the_aggregate_rate_grows_and_holds_where_it_stops(store: Store) -> None:
@@ -239,12 +239,12 @@ def test_after_the_hot_set_no_new_unit_is_admitted_until_fewer_than_the_back_off
     assert [ask(fixed(), u, store=store, clock=clock)["granted"] for u in HOT + rest[:7]] == [True] * 8 + [False]
     for unit in HOT:
         done(store, unit)
-        release(fixed(), unit, store=store)
+        release(fixed(), unit, store=store).to_json()
     # 6 units of the rest hold slots when the hot set is found warm: they finish, no new one starts
     refused = ask(fixed(), rest[6], store=store, clock=clock)
     assert refused["granted"] is False and refused["level"] == 2 and refused["holders"] == 6
     for unit in rest[:5]:  # 6 -> 1 holder
-        release(fixed(), unit, store=store)
+        release(fixed(), unit, store=store).to_json()
         if unit != rest[4]:
             assert ask(fixed(), rest[6], store=store, clock=clock)["granted"] is False
     assert ask(fixed(), rest[6], store=store, clock=clock)["granted"] is True  # 2 hold slots now
@@ -265,7 +265,7 @@ def test_while_one_unit_of_the_hot_set_is_not_done_the_full_level_holds(store):
     assert ask(fixed(), HOT[0], store=store, clock=clock)["granted"] is True
     assert ask(fixed(), HOT[1], store=store, clock=clock)["granted"] is True
     done(store, HOT[1])  # the second finished first: the first still reads
-    release(fixed(), HOT[1], store=store)
+    release(fixed(), HOT[1], store=store).to_json()
     grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in range(3, 11)]
     assert grants == [True] * 7 + [False]  # 8 slots: the hot unit still reading and 7 of the rest
     doc = store.get_warmup_control(RUN_ID)
@@ -288,7 +288,7 @@ def test_the_back_off_caps_an_adaptive_level_and_never_raises_it(store):
     assert [ask(warm, u, store=store, clock=clock)["granted"] for u in ("u000001", "u000002", "u000003")] == [
         True, True, False]
     done(store, "u000001")
-    release(warm, "u000001", store=store)
+    release(warm, "u000001", store=store).to_json()
     # level 2 (the controller's) is below the back-off's 4: the back-off does not raise it
     out = ask(warm, "u000003", store=store, clock=clock)
     assert out["granted"] is True and out["level"] == 2
@@ -301,7 +301,7 @@ def test_a_restart_keeps_the_hot_set_warm_and_the_back_off(store):
     clock = Clock()
     ask(fixed(), "u000001", store=store, clock=clock)
     done(store, "u000001")
-    release(fixed(), "u000001", store=store)
+    release(fixed(), "u000001", store=store).to_json()
     for unit in ("u000002", "u000003"):
         assert ask(fixed(), unit, store=store, clock=clock)["granted"] is True
     store.update_run(RUN_ID, restarts=1)  # the old attempt's holders are gone

@@ -10,7 +10,7 @@ import re
 
 from cutover_prep import verdict
 from cutover_prep.findings import failures
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict_reasons import REASONS, RUN_ERRORS, markdown_table, what_to_do
 
 PHONE_LINES = 220  # characters: about four lines of a phone's 420 px at the report's 14 px

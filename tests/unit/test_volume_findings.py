@@ -135,7 +135,7 @@ def test_no_volumes_no_block_in_either_rendering():
 
 def _judged(volume2: dict, **thresholds) -> dict:
     from cutover_prep.findings.storage_init import storage_initialization
-    from cutover_prep.models.run_input import Thresholds
+    from cutover_prep.models.thresholds import Thresholds
     from cutover_prep.verdict import decide
 
     samples = [{"at": "2026-11-25T01:00:00+00:00", "step": "WarmUnit", "status": "Initializing", "percent": 90,

@@ -45,7 +45,7 @@ import math
 from statistics import median
 from typing import Any
 
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import warm_vs_cold
 
 BOUND_AT = 0.85

@@ -23,7 +23,7 @@ from cutover_prep.findings.failures import cause_message
 from cutover_prep.measure.model import PointMeasurement
 from cutover_prep.measure.runner import WRITE_KINDS, run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, chunk_key, overlap, scan_target, seed_of, unit_ranges
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from cutover_prep.retry import Retries
 

@@ -14,7 +14,7 @@ from cutover_prep.cli.files import hotset_profile
 from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.cli.output import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_USAGE, echo, fail, guard
 from cutover_prep.engines.registry import families
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 
 # `local --preflight`: the run input's preflight section (fail: its defaults)
 PREFLIGHT_MODES: dict[str, dict[str, Any]] = {"fail": {}, "warn": {"on_failure": "warn"}, "off": {"enabled": False}}

@@ -13,30 +13,25 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from cutover_prep.models.run_input import (
+from cutover_prep.models.benchmark import Benchmark
+from cutover_prep.models.fields import (
     DB_IDENTIFIER,
-    GROUP_NAME,
-    INSTANCE_CLASS,
-    MAX_TAGS,
     RUN_ID,
     SECRET_ARN,
-    SNAPSHOT_IDENTIFIER,
-    SUBNET_GROUP,
     Arn,
-    Benchmark,
     EngineName,
     LongText,
     Name,
-    Restore,
     RunIdText,
     ShortText,
     SnapshotText,
     TagKey,
     TagValue,
-    Warmup,
     _matching,
     _Strict,
 )
+from cutover_prep.models.restore import GROUP_NAME, INSTANCE_CLASS, MAX_TAGS, SNAPSHOT_IDENTIFIER, SUBNET_GROUP, Restore
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.workflows import COMPARISON_INSTANCE_PREFIX, COMPARISON_TAG, TTL_TAG
 
 CONFIGURATION_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9]|-(?!-)){0,19}(?<!-)$")

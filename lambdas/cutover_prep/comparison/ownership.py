@@ -30,7 +30,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from cutover_prep.comparison.model import INSTANCE_PREFIX, comparison_key
-from cutover_prep.models.run_input import RUN_TAG, InvalidInput
+from cutover_prep.models.restore import RUN_TAG
+from cutover_prep.models.run_input import InvalidInput
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_ID_ENV, DEPLOYMENT_TAG
 

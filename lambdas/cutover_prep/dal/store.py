@@ -46,8 +46,11 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from cutover_prep.dal.jsonlines import JSON_LINES_READ_BYTES, JsonLinesWriter, array_rows
-from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
+from cutover_prep.models.benchmark import Benchmark
+from cutover_prep.models.run_input import with_defaults
 from cutover_prep.models.status import RunStatus, UnitStatus
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.workflows import TABLE_KEYS, table_definition  # noqa: F401  (the key schema, written once)
 
 RUN_SK = "RUN"

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
 from cutover_prep.engines.transport import DsnTlsProblem
-from cutover_prep.models.run_input import host_problem
+from cutover_prep.models.fields import host_problem
 
 SCHEMES = {scheme: f.name for f in families() for scheme in f.dsn_schemes}  # URL scheme -> engine family
 DSN_FORM = " or ".join(f"{f.dsn_schemes[0]}://USER:PASSWORD@HOST:PORT/{f.database_term}" for f in families())

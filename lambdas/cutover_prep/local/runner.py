@@ -36,7 +36,8 @@ from cutover_prep.local.emulated import (
 )
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.local.progress import Progress
-from cutover_prep.models.run_input import RUN_ID, InvalidInput, parse_run_input
+from cutover_prep.models.fields import RUN_ID
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunContext
 from cutover_prep.restart import RunIdReused, check_restart
 from cutover_prep.workflows import FUNCTIONS

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cutover_prep.models.run_input import Warmup
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.planning import MIB
 
 MIN_WINDOW_SECONDS = 1.0

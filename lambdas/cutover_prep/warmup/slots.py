@@ -34,9 +34,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cutover_prep.dal.store import Store
-from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.status import UnitStatus
-from cutover_prep.models.steps import RunContext
+from cutover_prep.models.steps import RunContext, SlotAnswer, SlotReleased
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.concurrency import (
     Control,
     Settings,
@@ -96,8 +96,8 @@ def _fresh(run: RunContext, settings: Settings, *, store: Store, attempt: int, n
 
 
 def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float] = time.time,
-            sleep: Callable[[float], None] | None = None, poll_seconds: float = POLL_SECONDS) -> dict[str, Any]:
-    """``{"granted", "level", "holders", "wait_seconds", "rate"}``; a granted unit holds a slot.
+            sleep: Callable[[float], None] | None = None, poll_seconds: float = POLL_SECONDS) -> SlotAnswer:
+    """``SlotAnswer``: granted, level, holders, wait_seconds, rate; a granted unit holds a slot.
 
     Without a free slot it asks again every ``POLL_INTERVAL`` for up to ``poll_seconds`` before it
     returns (the ASL then waits ``wait_seconds`` and calls again): a unit gets a freed slot within
@@ -108,14 +108,14 @@ def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], 
         try:
             result = _acquire_once(run, unit_id, store=store, clock=clock)
         except SlotContention:  # many units at once changed the item: ask again, never fail the unit for it
-            result = {"granted": False, "level": None, "holders": None, "wait_seconds": WAIT_SECONDS, "rate": None}
-        if result["granted"] or clock() - started + POLL_INTERVAL > poll_seconds:
+            result = SlotAnswer(granted=False, level=None, holders=None, wait_seconds=WAIT_SECONDS, rate=None)
+        if result.granted or clock() - started + POLL_INTERVAL > poll_seconds:
             return result
         nap(POLL_INTERVAL)
 
 
 
-def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float]) -> dict[str, Any]:
+def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float]) -> SlotAnswer:
     run_id, settings = run.run_id, Settings.of(run.warmup)
     after = after_hot_set_level(run.warmup)
     for _ in range(ATTEMPTS):
@@ -126,8 +126,8 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
         if (doc is not None and not settings.adaptive and int(doc.get("attempt") or 0) == attempt
                 and (after is None or after >= settings.maximum)):
             # a fixed level: the Map's MaxConcurrency already admits max_concurrency units; no write
-            return {"granted": True, "level": settings.maximum, "holders": None, "wait_seconds": WAIT_SECONDS,
-                    "rate": doc.get("rate")}
+            return SlotAnswer(granted=True, level=settings.maximum, holders=None, wait_seconds=WAIT_SECONDS,
+                              rate=doc.get("rate"))
         version = None if doc is None else int(doc["version"])
         state = _fresh(run, settings, store=store, attempt=attempt, now=now, bytes_now=bytes_now,
                        chunks_now=chunks_now, hot_units=[str(u) for u in run_item.get("hot_set_units") or []]) \
@@ -163,8 +163,8 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
                 state["after_hot_set"] = mark
         state.update(holders=holders, control=control.to_json(), adaptive=settings.adaptive,
                      maximum=settings.maximum)
-        result = {"granted": granted, "level": level, "holders": len(holders),
-                  "wait_seconds": WAIT_SECONDS, "rate": state["rate"]}
+        result = SlotAnswer(granted=granted, level=level, holders=len(holders), wait_seconds=WAIT_SECONDS,
+                            rate=state["rate"])
         if doc is not None and state == before:
             return result
         if store.put_warmup_control(run_id, state, version=version):
@@ -173,17 +173,17 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
                          "asked for a slot")
 
 
-def release(run: RunContext, unit_id: str, *, store: Store) -> dict[str, Any]:
+def release(run: RunContext, unit_id: str, *, store: Store) -> SlotReleased:
     """Give the unit's slot back (nothing to do when it holds none)."""
     run_id = run.run_id
     for _ in range(ATTEMPTS):
         doc = store.get_warmup_control(run_id)
         if doc is None or unit_id not in (doc.get("holders") or []):
-            return {"released": False}
+            return SlotReleased(released=False)
         state = {k: v for k, v in doc.items() if k not in ("pk", "sk", "version", "updated_at")}
         state["holders"] = [h for h in doc["holders"] if h != unit_id]
         if store.put_warmup_control(run_id, state, version=int(doc["version"])):
-            return {"released": True}
+            return SlotReleased(released=True)
     raise SlotContention(f"unit {unit_id}: the warm-up's slot item changed {ATTEMPTS} times while this unit "
                          "gave its slot back")
 
