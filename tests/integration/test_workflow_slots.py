@@ -103,7 +103,7 @@ def test_a_restart_keeps_the_level_and_drops_the_old_attempts_slots(aws, sample_
     assert store.put_warmup_control("again", {**kept, "control": control, "holders": ["x1", "x2"]},
                                     version=doc["version"])
     for unit in store.units("again"):  # the next attempt has units to read
-        store.ddb.delete_item(TableName=store.table, Key={"pk": {"S": "RUN#again"}, "sk": {"S": unit["sk"]}})
+        store.ddb.delete_item(TableName=store.table, Key={"pk": {"S": "RUN#again"}, "sk": {"S": unit.sk}})
     second = finish(aws, payload)
     assert second["status"] == "SUCCEEDED", second.get("cause")
     assert second["output_json"]["coverage_pct"] == 100.0

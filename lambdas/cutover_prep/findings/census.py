@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
+from cutover_prep.dal.records.census import CensusRef
+
 WAIVER = "excluded by input"
 ENGINE_INTERNAL = "engine-internal"  # engines.base.ENGINE_INTERNAL (findings import no engine)
 # an object no SQL statement reads, which the engine's datafile pass does (Oracle: clusters, nested tables, LOB
@@ -59,9 +61,12 @@ def census_ref(key: str, objects: list[dict[str, Any]]) -> dict[str, Any]:
     return {"key": key, "objects": len(objects), "order": "key"}
 
 
-def census_rows(ref: list[dict[str, Any]] | dict[str, Any] | None, store: Any) -> Iterable[dict[str, Any]] | None:
+def census_rows(ref: CensusRef | list[dict[str, Any]] | dict[str, Any] | None,
+                store: Any) -> Iterable[dict[str, Any]] | None:
     """The census a plan or census-end.json names: streamed from its JSON Lines object, or the list an older run
     kept in the document itself (None: no census)."""
+    if isinstance(ref, CensusRef):
+        return store.json_lines(ref.key)
     if isinstance(ref, dict) and "key" in ref:
         return store.json_lines(ref["key"])
     return ref
