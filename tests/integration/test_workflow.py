@@ -309,7 +309,8 @@ def bench_run(sample_db) -> FinishedRun:
                 got = s3.get_object(Bucket=aws.bucket, Key=item["Key"])
                 objects[item["Key"]] = (got["ContentType"], got["Body"].read())
         return FinishedRun(desc=desc, bucket=aws.bucket, events=completions(), counters=(before, after),
-                           objects=objects, units=[u.stored() for u in store.units("bench")], points=list(store.points("bench")))
+                           objects=objects, units=[u.stored() for u in store.units("bench")],
+                           points=list(store.points("bench")))
 
 
 def test_the_customer_database_sees_no_writes_during_a_run(bench_run):

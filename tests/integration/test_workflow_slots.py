@@ -59,7 +59,7 @@ def test_units_wait_for_a_slot_and_never_read_beyond_the_level(aws, sample_db, m
     # every unit was granted a slot once; some were refused first and asked again
     assert answers.count(True) == units and answers.count(False) > 0
     assert aws.invocations["handlers.warm_slot"] >= 2 * units  # asked, and gave the slot back
-    intervals = reading_intervals(list(store_of(aws).units("slots")))
+    intervals = reading_intervals([u.stored() for u in store_of(aws).units("slots")])
     assert len(intervals) == units
     for (_, end), (start, _) in zip(intervals, intervals[1:], strict=False):
         assert start >= end - timedelta(milliseconds=5), "two units read at once at level 1"

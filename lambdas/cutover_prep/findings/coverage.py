@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from cutover_prep.dal.records.census import SegmentRead
 from cutover_prep.dal.records.findings import HotSet, HotSetSource, Priority, RankGroup, TimeToWarm, UnreadUnit
 from cutover_prep.dal.records.units import Cursor, UnitProgress, progress_by_unit
 from cutover_prep.engines import keys as object_keys
@@ -58,10 +59,10 @@ def gone_of(item: UnitProgress) -> dict[int, int]:
     return out
 
 
-def segment_reads(units: list[dict[str, Any]], unit_items: Items) -> dict[str, dict[str, Any]]:
+def segment_reads(units: list[dict[str, Any]], unit_items: Items) -> dict[str, SegmentRead]:
     """Per segment key: planned bytes in units, bytes read, planned bytes found gone (truncated while the run
     ran: not read, not unread), whether every unit holding it is done and whether any failed."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, SegmentRead] = {}
     items = progress_by_unit(unit_items)
     for unit in units:
         item = items.get(unit["unit_id"]) or NOT_STARTED
@@ -81,7 +82,7 @@ def segment_reads(units: list[dict[str, Any]], unit_items: Items) -> dict[str, d
     return out
 
 
-def segment_status(read: dict[str, Any] | None) -> str:
+def segment_status(read: SegmentRead | None) -> str:
     if not read:
         return NOT_READ
     if read["done"]:

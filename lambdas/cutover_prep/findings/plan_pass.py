@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from cutover_prep.dal.records.census import SegmentRead
 from cutover_prep.dal.records.findings import Relation, UnreadUnit
 from cutover_prep.dal.records.units import progress_by_unit
 from cutover_prep.engines.base import GONE_TRUNCATED
@@ -65,14 +66,14 @@ class KeyOrderedReads:
         self.db, self.gone_reason = db, gone_reason
         self._rows = db.execute(_READS + " GROUP BY key ORDER BY key")
         self._at: tuple[Any, ...] | None = next(self._rows, None)
-        self._last: tuple[str, dict[str, Any] | None] | None = None
+        self._last: tuple[str, SegmentRead | None] | None = None
 
-    def _entry(self, row: tuple[Any, ...]) -> dict[str, Any]:
+    def _entry(self, row: tuple[Any, ...]) -> SegmentRead:
         key, planned, read, gone, done, failed = row
         return {"planned": planned, "read": read, "gone": gone, "done": bool(done), "failed": bool(failed),
                 **({"gone_reason": self.gone_reason[key]} if key in self.gone_reason else {})}
 
-    def get(self, key: str, default: Any = None) -> dict[str, Any] | None:
+    def get(self, key: str, default: Any = None) -> SegmentRead | None:
         key = str(key)
         if self._last is not None and self._last[0] == key:
             found = self._last[1]

@@ -10,7 +10,7 @@ there; ``CensusRow`` says what a row holds and reads one where one is needed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +33,35 @@ class CensusRow(BaseModel):
     file: str | None = None
     size_known: bool = True
     identity: str | None = None
+
+
+class CensusObjectJson(TypedDict, total=False):
+    """A census row as the findings stream it (``CensusRow``'s fields as a mapping: a million of them are read one at a
+    time, not validated one by one)."""
+
+    database: str | None
+    schema: str | None
+    name: str | None
+    kind: str | None
+    bytes: int
+    key: str
+    readable: bool
+    reason: str | None
+    file: str | None
+    size_known: bool
+    identity: str | None
+
+
+class SegmentRead(TypedDict):
+    """What the units read of one planned segment (``findings.coverage.segment_reads``): planned bytes, bytes read,
+    planned bytes found gone, whether every unit holding it is done, whether any failed, and why bytes were gone."""
+
+    planned: int
+    read: int
+    gone: NotRequired[int]
+    done: bool
+    failed: bool
+    gone_reason: NotRequired[str]
 
 
 class CensusRef(BaseModel):
