@@ -84,7 +84,7 @@ def test_happy_path_reads_everything_and_records_matching_findings(aws, sample_d
     assert out["verdict"] == "READY" and out["reasons"] == []  # no benchmark asked for: not required
     store = store_of(aws)
     findings = store.get_json("runs/happy/findings.json")
-    units = list(store.units("happy"))
+    units = [u.stored() for u in store.units("happy")]
     assert findings["units"]["total"] == len(units) == findings["units"]["done"] > 3
     assert findings["bytes"]["planned"] == findings["bytes"]["read"] == planned_bytes(sample_db)
     assert sum(u["bytes_read"] for u in units) == findings["bytes"]["read"]
@@ -309,7 +309,8 @@ def bench_run(sample_db) -> FinishedRun:
                 got = s3.get_object(Bucket=aws.bucket, Key=item["Key"])
                 objects[item["Key"]] = (got["ContentType"], got["Body"].read())
         return FinishedRun(desc=desc, bucket=aws.bucket, events=completions(), counters=(before, after),
-                           objects=objects, units=list(store.units("bench")), points=list(store.points("bench")))
+                           objects=objects, units=[u.stored() for u in store.units("bench")],
+                           points=list(store.points("bench")))
 
 
 def test_the_customer_database_sees_no_writes_during_a_run(bench_run):

@@ -59,7 +59,7 @@ def test_units_wait_for_a_slot_and_never_read_beyond_the_level(aws, sample_db, m
     # every unit was granted a slot once; some were refused first and asked again
     assert answers.count(True) == units and answers.count(False) > 0
     assert aws.invocations["handlers.warm_slot"] >= 2 * units  # asked, and gave the slot back
-    intervals = reading_intervals(list(store_of(aws).units("slots")))
+    intervals = reading_intervals([u.stored() for u in store_of(aws).units("slots")])
     assert len(intervals) == units
     for (_, end), (start, _) in zip(intervals, intervals[1:], strict=False):
         assert start >= end - timedelta(milliseconds=5), "two units read at once at level 1"
@@ -103,7 +103,7 @@ def test_a_restart_keeps_the_level_and_drops_the_old_attempts_slots(aws, sample_
     assert store.put_warmup_control("again", {**kept, "control": control, "holders": ["x1", "x2"]},
                                     version=doc["version"])
     for unit in store.units("again"):  # the next attempt has units to read
-        store.ddb.delete_item(TableName=store.table, Key={"pk": {"S": "RUN#again"}, "sk": {"S": unit["sk"]}})
+        store.ddb.delete_item(TableName=store.table, Key={"pk": {"S": "RUN#again"}, "sk": {"S": unit.sk}})
     second = finish(aws, payload)
     assert second["status"] == "SUCCEEDED", second.get("cause")
     assert second["output_json"]["coverage_pct"] == 100.0

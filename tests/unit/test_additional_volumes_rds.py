@@ -10,10 +10,10 @@ import boto3
 from botocore.stub import Stubber
 
 from cutover_prep.dal.store import Store
-from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.restore.progress import sample_storage_progress
 from cutover_prep.restore.rds import describe_instance, instance_facts
 from tests.unit.contexts import run_state, state_json
+from tests.unit.stored_sections import storage_initialization
 
 RUN = state_json("r1", "ora-restored")
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes

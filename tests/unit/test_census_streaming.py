@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from cutover_prep import verdict
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.base import CensusObject, Extent, ReadResult, Segment
 from cutover_prep.findings.census import (
@@ -29,10 +31,14 @@ from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import EndCensusEvent, RunContext
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report
-from cutover_prep.verdict import _unread_reasons
 from cutover_prep.warmup.discovery import discover_and_plan
 from cutover_prep.warmup.end_census import END_CENSUS, take_end_census
 from tests.unit.contexts import run_state
+
+
+def _unread_reasons(findings: dict, t: Thresholds) -> list[dict]:
+    """The verdict's UNREAD_OBJECTS rule on a findings excerpt, its reasons as findings.json holds them."""
+    return [r.stored() for r in verdict._unread_reasons(Findings.read(findings), t)]
 
 MIB = 2**20
 BS = 8192

@@ -163,7 +163,8 @@ def test_record_failure_json_cause_without_message_kept(store: Store) -> None:
 def test_a_unit_cut_off_after_a_truncated_range_counts_what_existed_as_read() -> None:
     """Issue 32: a unit cut off (RUNNING) after its first range, half of which was gone (truncated while the run
     ran), read half of it; its second range nothing. The gone half is neither read nor unread."""
-    from cutover_prep.findings.coverage import segment_reads, unread_units
+    from cutover_prep.findings.coverage import segment_reads
+    from tests.unit.stored_sections import unread_units
 
     ranges = [{"segment": "app.t#table", "extents": [[0, 0, 128]], "block_size": 8192},
               {"segment": "app.u#table", "extents": [[0, 0, 128]], "block_size": 8192}]

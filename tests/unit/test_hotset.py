@@ -20,10 +20,10 @@ from cutover_prep.engines.hotset import (
     Source,
     Taken,
 )
-from cutover_prep.findings.coverage import hot_set_section, priority_section
 from cutover_prep.hotset import FORMAT, load, parse, rank, with_hot_set
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
+from tests.unit.stored_sections import hot_set_section, priority_section
 from tests.unit.test_oracle_fakes import OracleFake
 
 NOW = datetime(2026, 11, 25, 1, 0, tzinfo=UTC)

@@ -105,7 +105,7 @@ def test_a_unit_of_a_moved_table_ends_done_and_the_end_census_reads_the_new_segm
                      "unit": unit}, store=store, engine=lambda: OracleEngine(db),
                     budget=Budget(lambda: 10_000.0, 30.0), sleep=lambda s: None)
     item = store.get_unit("ora", "u1")
-    assert out["status"] == "DONE" and item["status"] == "DONE" and int(item["gone_bytes"]) == RNG.bytes
+    assert out["status"] == "DONE" and item.status == "DONE" and item.gone_bytes == RNG.bytes
     reads = segment_reads([unit], {"u1": item})[RNG.segment_key]
     assert (reads["read"], reads["gone"], reads["gone_reason"]) == (0, RNG.bytes, GONE_REBUILT)
     gone, rebuilt = gone_by_segment([item])

@@ -105,8 +105,8 @@ def test_the_streamed_pass_says_what_the_list_functions_say() -> None:
     issue 32 §8."""
     import random
 
-    from cutover_prep.findings.coverage import coverage_section, segment_reads, segment_status, unread_units
-    from cutover_prep.findings.document import truncated_section
+    from cutover_prep.findings.coverage import coverage_section, segment_reads, segment_status
+    from tests.unit.stored_sections import truncated_section, unread_units
     from tests.unit.test_findings import RUN
 
     rnd = random.Random(32)

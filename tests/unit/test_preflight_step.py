@@ -12,7 +12,6 @@ import pytest
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.preflight import CONNECTION, FAIL, INFO, METHOD, PASS, PRIVILEGE, Check, Context, Report
-from cutover_prep.findings.document import preflight_section
 from cutover_prep.findings.failures import KNOWN_ERRORS, record_failure
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.warmup import Warmup
@@ -21,6 +20,7 @@ from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.secret_binding import SecretNotBound
 from cutover_prep.settings import connection_policy
 from tests.unit.contexts import run_state
+from tests.unit.stored_sections import preflight_section
 
 PASSWORD = "pw-never-recorded-91c2"
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:db-abc"

@@ -15,8 +15,7 @@ from botocore.stub import Stubber
 from pydantic import ValidationError
 
 from cutover_prep.dal.store import Store
-from cutover_prep.findings.storage_init import initialized_pct_series, storage_initialization
-from cutover_prep.findings.timeline import coverage_series
+from cutover_prep.findings.storage_init import initialized_pct_series
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.chart_set import build_charts
@@ -25,6 +24,7 @@ from cutover_prep.restore.progress import blue_green_of, progress_sentence, samp
 from cutover_prep.restore.rds import describe_instance
 from cutover_prep.verdict import NOT_READY, READY, decide
 from tests.unit.contexts import run_state, state_json
+from tests.unit.stored_sections import coverage_series, storage_initialization
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "restored-db"}}
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes

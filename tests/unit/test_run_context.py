@@ -113,7 +113,7 @@ def test_a_failed_unit_is_recorded_from_the_typed_event(store: Store) -> None:
                                             "error": {"Error": "ShortRead", "Cause": "read 3 of 4 blocks"}})
     out = record_unit_failure(event, store=store)
     assert out == {"unit_id": "u7", "status": "FAILED", "error": "ShortRead", "recorded": True}
-    assert store.get_unit("orders-1", "u7")["error"] == "ShortRead"
+    assert store.get_unit("orders-1", "u7").error == "ShortRead"
 
 
 # ---- the state before the context (StartRestore, DescribeInstance, Discover, Preflight; decision 58) --------

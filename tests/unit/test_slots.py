@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 
 from cutover_prep.dal.store import Store
-from cutover_prep.findings.document import warmup_section
 from cutover_prep.models.steps import RunContext
 from cutover_prep.warmup import slots
 from cutover_prep.warmup.planning import MIB
 from cutover_prep.warmup.slots import POLL_SECONDS, SlotContention, acquire, release
 from tests.unit.contexts import context
+from tests.unit.stored_sections import warmup_section
 
 RUN_ID = "run-slots"
 

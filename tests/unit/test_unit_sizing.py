@@ -81,7 +81,7 @@ def test_a_slow_volume_continues_instead_of_outlasting_the_invocation(store: Sto
     # whose measured rate wins
     again = warm_json({**big_event(10, slot=probe), "warm": out}, store=store, engine=lambda: engine, budget=budget)
     assert again["status"] == WarmStep.CONTINUE and [r.bytes for r in engine.reads[3:]] == [MIB, MIB, MIB]
-    assert store.get_unit(RUN_ID, "u000001")["bytes_read"] == 6 * MIB
+    assert store.get_unit(RUN_ID, "u000001").bytes_read == 6 * MIB
 
 
 @pytest.mark.parametrize(("event", "expected"), [

@@ -57,7 +57,7 @@ def test_the_reasons_that_never_fail_are_marked_so_by_the_verdict_itself() -> No
     cold = {"status": "DONE", "latency_us": {"p50": 5000, "max": 6000}}
     warm = {"status": "DONE", "latency_us": {"p50": 300, "max": 60000}}
     tail = verdict._tail_reasons({"probes": {"cold": cold, "warm": warm}}, Thresholds())
-    said = {r["code"]: r for d in (probes_off, warmup_off) for r in d["reasons"]} | {r["code"]: r for r in tail}
+    said = {r["code"]: r for d in (probes_off, warmup_off) for r in d["reasons"]} | {r.code: r.stored() for r in tail}
     for code, guide in REASONS.items():
         if not guide.can_fail:
             assert said[code]["ok"] is True, code

@@ -89,7 +89,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     if not blocks:
         store.put_point(run_id, point_id, {"status": "SKIPPED", "cause": "no table blocks to sample"})
         return {"phase": phase, "status": "SKIPPED"}
-    warmed_units = sum(1 for u in store.units(run_id) if u.get("status") == "DONE") if phase == "cold" else 0
+    warmed_units = sum(1 for u in store.units(run_id) if u.status == "DONE") if phase == "cold" else 0
 
     def once() -> dict[str, Any]:
         driver = open_driver(run, None)

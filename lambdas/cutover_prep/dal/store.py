@@ -46,6 +46,7 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from cutover_prep.dal.jsonlines import JSON_LINES_READ_BYTES, JsonLinesWriter, array_rows
+from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.run_input import with_defaults
 from cutover_prep.models.status import RunStatus, UnitStatus
@@ -225,11 +226,12 @@ class Store:
         return [_item(i) for i in raw["Items"]]
 
     # -- units -------------------------------------------------------------------------
-    def get_unit(self, run_id: str, unit_id: str) -> dict[str, Any] | None:
-        return self._get(run_id, UNIT_PREFIX + unit_id)
+    def get_unit(self, run_id: str, unit_id: str) -> UnitProgress | None:
+        item = self._get(run_id, UNIT_PREFIX + unit_id)
+        return None if item is None else UnitProgress.read(item)
 
-    def units(self, run_id: str) -> Iterator[dict[str, Any]]:
-        return self._children(run_id, UNIT_PREFIX)
+    def units(self, run_id: str) -> Iterator[UnitProgress]:
+        return (UnitProgress.read(item) for item in self._children(run_id, UNIT_PREFIX))
 
     # -- benchmark points --------------------------------------------------------------
     def put_point(self, run_id: str, point_id: str, attrs: dict[str, Any]) -> None:

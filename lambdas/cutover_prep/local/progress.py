@@ -10,7 +10,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cutover_prep.dal.store import UNIT_PREFIX, Store, evidence_key
+from cutover_prep.dal.records.units import UnitProgress
+from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.escape import for_terminal
 from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
@@ -193,9 +194,8 @@ class Progress:
             self._work_eta.at(seconds)
             return
         self._units_seen = counters
-        for item in self.store.units(self.run_id):
-            uid = str(item.get("sk", "")).removeprefix(UNIT_PREFIX)
-            nbytes = int(item.get("bytes_read") or 0)
+        for item in map(UnitProgress.of, self.store.units(self.run_id)):
+            uid, nbytes = item.unit_id, item.bytes_read
             if nbytes > self._unit_bytes.get(uid, 0):
                 self._work_eta.progress(seconds, uid, nbytes - self._unit_bytes.get(uid, 0))
                 self._unit_bytes[uid] = nbytes

@@ -22,6 +22,7 @@ from typing import Any
 
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.records.plan import Plan
+from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRange, TransientDatabaseError
 from cutover_prep.engines.base import GONE_REBUILT
@@ -67,7 +68,7 @@ def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]], start: 
     return out
 
 
-def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
+def gone_by_segment(unit_items: Iterable[UnitProgress]) -> tuple[dict[str, int], set[str]]:
     """Segment key -> planned bytes the units found gone (truncated while the run ran): what exists of the plan is
     its bytes less these, so a table truncated then grown again is caught up past what is left of the plan. And the
     keys whose storage was replaced (``GONE_REBUILT``: an Oracle TRUNCATE or MOVE, a new DATA_OBJECT_ID): nothing
@@ -75,7 +76,7 @@ def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> tuple[dict[str, int
     out: dict[str, int] = {}
     rebuilt: set[str] = set()
     for item in unit_items:
-        for key, _, _, nbytes, *reason in item.get("gone") or []:
+        for key, _, _, nbytes, *reason in item.gone:
             out[str(key)] = out.get(str(key), 0) + int(nbytes)
             if reason and reason[0] == GONE_REBUILT:
                 rebuilt.add(str(key))

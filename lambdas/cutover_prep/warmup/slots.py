@@ -78,8 +78,8 @@ def _hot_left(hot_left: list[str], *, store: Store, run_id: str) -> list[str]:
     """The hot-set units not yet DONE; stops at the first one not DONE (the rule needs them all)."""
     left = list(hot_left)
     while left:
-        item = store.get_unit(run_id, left[0]) or {}
-        if item.get("status") != UnitStatus.DONE:
+        item = store.get_unit(run_id, left[0])
+        if item is None or item.status != UnitStatus.DONE:
             break
         left.pop(0)
     return left

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from cutover_prep.dal.records.units import Cursor, UnitProgress
 from cutover_prep.dal.store import StaleProgress, Store
 from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.engines.base import GONE_TRUNCATED
@@ -112,11 +113,11 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
     ``sleep`` and ``clock``: the retries' (tests pass fakes)."""
     unit, opts = event.unit, event.run.warmup
     run_id, unit_id = event.run.run_id, unit["unit_id"]
-    item = store.get_unit(run_id, unit_id) or {}
-    if item.get("status") == UnitStatus.DONE:
+    item = store.get_unit(run_id, unit_id) or UnitProgress()
+    if item.status == UnitStatus.DONE:
         return WarmProgress(status=WarmStep.ALREADY_DONE)
-    seq = int(item.get("seq", 0))
-    cursor = item.get("cursor") or {"range": 0, "extent": 0, "offset": 0}
+    seq = item.seq
+    cursor = (item.cursor or Cursor()).model_dump()
     ranges = [ReadRange.from_json(r) for r in unit["ranges"]]
     prior = known_rate({"rate": event.previous_rate, "slot": event.slot}, opts.assumed_cold_mib_per_s)
     seen_bytes, seen_seconds, done_here, finished = 0, 0.0, 0, False
@@ -132,7 +133,7 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
     retries = Retries(read_attempts, sleep=sleep, clock=clock, reconnect_seconds=opts.reconnect_minutes * 60,
                       time_left=lambda: budget.remaining_seconds() - budget.safety_margin_seconds,
                       outage=Outage.from_json(event.previous_outage))
-    longest = float(item.get("longest_outage_seconds") or 0)
+    longest = float(item.longest_outage_seconds or 0)
     held: list[Engine] = []
 
     def read(rng: ReadRange) -> Any:  # connects inside the retries: the database may be down right now
