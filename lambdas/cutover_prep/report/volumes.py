@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 
 from cutover_prep.escape import for_markdown
 from cutover_prep.report.storage_chart import volumes_init_chart
-from cutover_prep.report.view import DASH, fmt
+from cutover_prep.report.formatting import DASH, fmt
 
 MIB = 2**20
 SECTION_ID = "volumes"
