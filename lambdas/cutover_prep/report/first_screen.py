@@ -29,7 +29,7 @@ def deciding_figures(figures: list[dict[str, str]]) -> list[dict[str, str]]:
     """At most four of the headline figures: those that decide the verdict first, then the others in order."""
     chosen: list[dict[str, str]] = []
     for words in DECIDING:
-        found = next((f for f in figures if f not in chosen and _matches(str(f.get("label", "")), words)), None)
+        found = next((f for f in figures if f not in chosen and _matches(str(f["label"]), words)), None)
         if found is not None:
             chosen.append(found)
     chosen += [f for f in figures if f not in chosen]
@@ -39,25 +39,24 @@ def deciding_figures(figures: list[dict[str, str]]) -> list[dict[str, str]]:
 def next_steps(verdict: dict[str, Any], status: str) -> dict[str, Any]:
     """"What to do next": each failing reason with its fix (NOT_READY), the cutover (READY), or why there is no
     verdict. ``verdict`` is ``build_view``'s ``verdict``."""
-    failing = [r for r in verdict.get("failing") or [] if isinstance(r, dict)]
-    if verdict.get("name") == "NOT_READY" or failing:
-        items = [{"code": str(r.get("code") or "—"), "message": str(r.get("message") or ""),
-                  "fix": what_to_do(str(r.get("code")))} for r in failing]
+    failing = verdict["failing"]
+    if verdict["name"] == "NOT_READY" or failing:
+        items = [{"code": str(r["code"] or "—"), "message": str(r["message"] or ""),
+                  "fix": what_to_do(str(r["code"]))} for r in failing]
         lead = (f"Fix {'this' if len(items) == 1 else f'these {len(items)}'} and run again:" if items
                 else "The verdict is NOT_READY but names no reason: read the checks below and run again.")
         return {"css": "not-ready", "lead": lead, "reasons": items[:FIRST_SCREEN_REASONS],
                 "more": max(0, len(items) - FIRST_SCREEN_REASONS),
                 "more_codes": [r["code"] for r in items[FIRST_SCREEN_REASONS:]]}
-    if verdict.get("name") == "READY":
-        unjudged = len(verdict.get("not_judged") or [])
+    if verdict["name"] == "READY":
+        unjudged = len(verdict["not_judged"])
         lead = ("Ready to cut over: every check passed. Keep this report and findings.json beside it with "
                 "the change record.")
         notes = ([f"{unjudged} check{'s' if unjudged > 1 else ''} could not be judged on this run's evidence: read "
                   f"{'them' if unjudged > 1 else 'it'} under \"Not judged\" below before the cutover."]
                  if unjudged else [])
         # a check that passed on an allowance of its rule says how, in its own words ("passed ..."), here too
-        notes += [f"{r.get('code')} {r.get('exception')}" for r in verdict.get("passing") or []
-                  if isinstance(r, dict) and r.get("exception")]
+        notes += [f"{r['code']} {r['exception']}" for r in verdict["passing"] if r["exception"]]
         return {"css": "ready", "lead": lead, "reasons": [], "notes": notes, "more": 0}
     return {"css": "none", "lead": f"No verdict: the run ended {status} before it was judged. Read its status and "
             "failure.json in the run's evidence, fix the error named there and run again.", "reasons": [], "more": 0}
@@ -65,6 +64,4 @@ def next_steps(verdict: dict[str, Any], status: str) -> dict[str, Any]:
 
 def first_screen(view: dict[str, Any]) -> dict[str, Any]:
     """The first screen's parts from the view model."""
-    figures = view.get("figures") or []
-    return {"figures": deciding_figures(figures), "next": next_steps(view.get("verdict") or {},
-                                                                      str(view.get("status") or "—"))}
+    return {"figures": deciding_figures(view["figures"]), "next": next_steps(view["verdict"], str(view["status"]))}
