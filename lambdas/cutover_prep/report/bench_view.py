@@ -11,8 +11,7 @@ from cutover_prep.report.formatting import DASH, MIB, _d, _l, fmt, fmt_value, hu
 from cutover_prep.report.formatting import unique as _unique
 from cutover_prep.report.parts import Crossover, Probes, ReportBenchmark, ReportPoint, ReportProbe
 from cutover_prep.report.reading import present
-
-View = dict[str, Any]  # a part of the view model (``view.build_view``)
+from cutover_prep.report.view_model import BenchView, CrossoverView, LimitsView, PointRow, ProbeRow
 
 
 def _flat_rows(data: dict[str, Any], notes: list[Any], sources: list[Any], prefix: str = "") -> list[tuple[str, str]]:
@@ -35,7 +34,7 @@ def _source_text(source: Any) -> str:
     return " — ".join(str(source[k]) for k in ("title", "url", "version") if source.get(k))
 
 
-def limits_view(limits: Any) -> View | None:
+def limits_view(limits: Any) -> LimitsView | None:
     if not isinstance(limits, dict) or not limits:
         return None
     eff = _d(limits.get("effective"))
@@ -66,7 +65,7 @@ def _first(*values: Any) -> float | None:
     return next((num(v) for v in values if num(v) is not None), None)
 
 
-def crossover_view(bench: ReportBenchmark | None) -> dict[str, str | None] | None:
+def crossover_view(bench: ReportBenchmark | None) -> CrossoverView | None:
     """The IO size where reads turn from IOPS-bound to throughput-bound: measured, and predicted from the limits."""
     limits = _d(bench.limits if bench else None)
     eff = _d(limits.get("effective"))
@@ -92,7 +91,7 @@ def _cloudwatch(point: ReportPoint, metric: str, scale: float = 1.0) -> str:
     return str(entry.status or DASH).replace("_", " ")
 
 
-def _point_row(p: ReportPoint) -> View:
+def _point_row(p: ReportPoint) -> PointRow:
     lat = p.latency_us
     detail = _unique([*[str(n) for n in _l(p.notes)], ": ".join(str(x) for x in (p.error, p.cause) if x)])
     return {"id": fmt_value(p.point_id), "kind": fmt_value(p.kind), "sessions": fmt(p.sessions),
@@ -108,7 +107,7 @@ def _latency(probe: ReportProbe, percentile: str) -> Any:
     return getattr(probe.latency_us, percentile, None)
 
 
-def _probe_rows(probes: Probes) -> list[dict[str, str]]:
+def _probe_rows(probes: Probes) -> list[ProbeRow]:
     """Cold vs warm, one row per figure; cold / warm on the median latency's row only (the verdict's figure)."""
     if not probes.cold_given and not probes.warm_given:
         return []
@@ -157,7 +156,7 @@ def _probe_notes(probes: Probes) -> list[str]:
     return notes
 
 
-def benchmark_view(bench: ReportBenchmark | None) -> View:
+def benchmark_view(bench: ReportBenchmark | None) -> BenchView:
     b = bench or ReportBenchmark(status="")
     points = list(b.points)
     known = {p.point_id for p in points}

@@ -5,15 +5,13 @@ builders are looked up in their modules at call time."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from cutover_prep.dal.records.findings import Findings
 from cutover_prep.report import charts, storage_chart
 from cutover_prep.report.charts import Chart
-from cutover_prep.report.reading import findings_of
+from cutover_prep.report.reading import Readable, findings_of
 
 
-def build_charts(findings: Findings | dict[str, Any]) -> dict[str, Chart]:
+def build_charts(findings: Readable) -> dict[str, Chart]:
     """Every chart of the report by id; a builder's unexpected error becomes the chart's ``why``."""
     findings = findings_of(findings)
     bench = findings.benchmark

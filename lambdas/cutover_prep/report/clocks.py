@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from cutover_prep.dal.records.findings import Findings
 from cutover_prep.report.charts import fmt_duration, fmt_number, num
 from cutover_prep.report.parts import EmulationProfile, WarmupServed
-from cutover_prep.report.reading import findings_of
+from cutover_prep.report.reading import Readable, findings_of
 
 
-def time_scale(findings: Findings | dict[str, Any]) -> float | None:
+def time_scale(findings: Readable) -> float | None:
     """The emulated volume's time scale, when the run's reads were served by one that ran slowed down."""
     section = findings_of(findings).storage_emulation
     if section is None or not section.emulated:

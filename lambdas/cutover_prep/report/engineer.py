@@ -13,20 +13,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cutover_prep.dal.records.findings import CensusObjectRow, Findings, Reason, TruncatedSegment
+from cutover_prep.dal.records.findings import CensusObjectRow, CoverageGroup, Reason, TruncatedSegment
 from cutover_prep.engines import keys
 from cutover_prep.models.status import is_cached
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number, num
 from cutover_prep.report.parts import Probes, ReadIOPS, ReadThroughput, ReportBenchmark, ReportFindings, ReportPoint
-from cutover_prep.report.reading import findings_of, present
+from cutover_prep.report.reading import Readable, findings_of, present
+from cutover_prep.report.view_model import CensusView, CoverageRow, CoverageView, Figure, PriorityView, UnreadView
 
 DASH = "—"
 MIB = 2**20
 # the analysis' cold-vs-warm sentence (analysis.io): replaced by the verdict's WARM_VS_COLD reason
 COLD_WARM_PREFIXES = ("Cold vs warm (", "Cold and warm reads ran", "The first read of a restored block")
 STATUS_WORDS = {"READ": "read", "PARTLY": "partly read", "FAILED": "failed", "NOT_READ": "not read"}
-View = dict[str, Any]  # a part of the view model (``view.build_view``)
 
 
 def _fmt(value: Any, unit: str = "", scale: float = 1.0) -> str:
@@ -73,7 +73,7 @@ def _done(bench: ReportBenchmark | None) -> list[ReportPoint]:
     return [p for p in (bench.points if bench else []) if p.status == "DONE"]
 
 
-def headline_figures(findings: ReportFindings) -> list[dict[str, str]]:
+def headline_figures(findings: ReportFindings) -> list[Figure]:
     """The key figures, each with its source; cached sequential re-reads are left out and said so."""
     rate, timings = findings.read_rate, findings.timings
     where = storage_source(findings)
@@ -130,7 +130,7 @@ def probe_timer(probes: Probes) -> str:
     return "timed by the client" if timers == {"client"} else "cold and warm timed differently (server and client)"
 
 
-def cold_warm_speedup(findings: Findings | dict[str, Any]) -> float | None:
+def cold_warm_speedup(findings: Readable) -> float | None:
     """The cold/warm figure, one definition everywhere: the cold probe's median single-block read latency over
     the warm probe's, as the verdict's WARM_VS_COLD rule computes it (``verdict.warm_vs_cold``)."""
     c, w = _probe_medians(findings_of(findings))
@@ -139,7 +139,7 @@ def cold_warm_speedup(findings: Findings | dict[str, Any]) -> float | None:
     return c / w
 
 
-def cold_warm_text(findings: Findings | dict[str, Any]) -> str | None:
+def cold_warm_text(findings: Readable) -> str | None:
     """``cold/warm 3.32×``, rounded as the verdict's message rounds it."""
     ratio = cold_warm_speedup(findings)
     return None if ratio is None else f"cold/warm {ratio:.2f}×"
@@ -200,13 +200,13 @@ def _name(*parts: Any) -> str:
     return ".".join(str(p) for p in parts if p not in (None, "")) or DASH
 
 
-def coverage(findings: Findings | dict[str, Any]) -> View | None:
+def coverage(findings: Readable) -> CoverageView | None:
     section = findings_of(findings).coverage
     if not present(section):
         return None
     assert section is not None
 
-    def row(g: Any, name: str) -> dict[str, Any]:
+    def row(g: CoverageGroup, name: str) -> CoverageRow:
         return {"name": name, "segments": f"{_fmt(g.segments_read)} / {_fmt(g.segments)}",
                 "planned": _mib(g.bytes_planned), "read": _mib(g.bytes_read),
                 "pct": _fmt(g.pct, "%"), "full": num(g.pct) == 100}
@@ -220,7 +220,7 @@ def coverage(findings: Findings | dict[str, Any]) -> View | None:
             "largest": largest, "relations": _fmt(section.relations)}
 
 
-def priority(findings: ReportFindings) -> View | None:
+def priority(findings: ReportFindings) -> PriorityView | None:
     section = findings.priority
     if not present(section):
         return None
@@ -243,7 +243,7 @@ def priority(findings: ReportFindings) -> View | None:
     return {"line": line, "followed": bool(section.followed), "groups": groups, "matched_nothing": nothing}
 
 
-def hot_set_line(findings: Findings | dict[str, Any]) -> str | None:
+def hot_set_line(findings: Readable) -> str | None:
     """``findings.hot_set`` in one line: when the hot set was warm, against the whole warm-up, and where it came
     from; None without a hot set."""
     findings = findings_of(findings)
@@ -278,7 +278,7 @@ def _after_hot_set(findings: ReportFindings) -> str:
             f"reading, {_fmt(mark.admitted)} started after, at most {_fmt(mark.most_holders)} at a time)")
 
 
-def unread(findings: ReportFindings) -> View:
+def unread(findings: ReportFindings) -> UnreadView:
     rows = []
     for u in findings.unread_units:
         segments = ", ".join(str(s) for s in u.segments)
@@ -298,7 +298,7 @@ def _end_failure(failure: Any) -> str:
     return f": the end census did not run, {failure.get('error') or 'an error'}"
 
 
-def census(findings: Findings | dict[str, Any], limit: int = 50) -> View | None:
+def census(findings: Readable, limit: int = 50) -> CensusView | None:
     """The volume census (findings ``census``): one line, per database, and every unread object named with
     its size and reason (waived ones last)."""
     findings = findings_of(findings)

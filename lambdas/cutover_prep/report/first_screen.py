@@ -8,8 +8,7 @@ NOT_READY reason comes from ``cutover_prep.verdict_reasons``, the one table of r
 
 from __future__ import annotations
 
-from typing import Any
-
+from cutover_prep.report.view_model import Figure, FirstScreen, NextSteps, VerdictView, View
 from cutover_prep.verdict_reasons import what_to_do
 
 # The figures that decide a verdict, by the words of their labels, in this order: coverage (COVERAGE), the
@@ -25,9 +24,9 @@ def _matches(label: str, words: tuple[str, ...]) -> bool:
     return all(w in label for w in words)
 
 
-def deciding_figures(figures: list[dict[str, str]]) -> list[dict[str, str]]:
+def deciding_figures(figures: list[Figure]) -> list[Figure]:
     """At most four of the headline figures: those that decide the verdict first, then the others in order."""
-    chosen: list[dict[str, str]] = []
+    chosen: list[Figure] = []
     for words in DECIDING:
         found = next((f for f in figures if f not in chosen and _matches(str(f["label"]), words)), None)
         if found is not None:
@@ -36,7 +35,7 @@ def deciding_figures(figures: list[dict[str, str]]) -> list[dict[str, str]]:
     return chosen[:FIRST_SCREEN_FIGURES]
 
 
-def next_steps(verdict: dict[str, Any], status: str) -> dict[str, Any]:
+def next_steps(verdict: VerdictView, status: str) -> NextSteps:
     """"What to do next": each failing reason with its fix (NOT_READY), the cutover (READY), or why there is no
     verdict. ``verdict`` is ``build_view``'s ``verdict``."""
     failing = verdict["failing"]
@@ -62,6 +61,6 @@ def next_steps(verdict: dict[str, Any], status: str) -> dict[str, Any]:
             "failure.json in the run's evidence, fix the error named there and run again.", "reasons": [], "more": 0}
 
 
-def first_screen(view: dict[str, Any]) -> dict[str, Any]:
+def first_screen(view: View) -> FirstScreen:
     """The first screen's parts from the view model."""
     return {"figures": deciding_figures(view["figures"]), "next": next_steps(view["verdict"], str(view["status"]))}

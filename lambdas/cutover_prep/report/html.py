@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import logging
 from functools import cache
-from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import escape
 
 from cutover_prep.dal.records.findings import Findings
 from cutover_prep.report.first_screen import first_screen
-from cutover_prep.report.reading import findings_of
+from cutover_prep.report.reading import Readable, findings_of
 from cutover_prep.report.view import build_view, fmt_time
 from cutover_prep.report.volumes import with_volumes
 from cutover_prep.verdict_reasons import what_to_do
@@ -40,7 +39,7 @@ def _environment() -> Environment:
     return env
 
 
-def render_report(findings: Findings | dict[str, Any]) -> str:
+def render_report(findings: Readable) -> str:
     """The report as one HTML page; on input it cannot lay out, a minimal page with the error and the raw findings."""
     try:
         record = findings_of(findings)

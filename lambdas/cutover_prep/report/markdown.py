@@ -10,13 +10,11 @@ and appended to a CI job's summary page). Figures and our own words are written 
 
 from __future__ import annotations
 
-from typing import Any
-
-from cutover_prep.dal.records.findings import Findings
 from cutover_prep.escape import for_markdown
 from cutover_prep.live.names import is_dashboard_url
-from cutover_prep.report.reading import findings_of
-from cutover_prep.report.view import DASH, View, build_view
+from cutover_prep.report.reading import Readable, findings_of
+from cutover_prep.report.view import DASH, build_view
+from cutover_prep.report.view_model import View
 from cutover_prep.report.volumes import markdown_lines as volume_lines
 
 PROBE_FIGURES = ("status", "blocks read", "reads per second", "latency p50", "latency p99")
@@ -84,7 +82,7 @@ def _preflight_lines(view: View) -> list[str]:
             *[f"- {r['status']} {_md(r['kind'] + ': ' + r['name'])}: {_md(r['detail'])}" for r in pre["rows"]]]
 
 
-def summary_markdown(findings: Findings | dict[str, Any], *, findings_uri: str | None = None,
+def summary_markdown(findings: Readable, *, findings_uri: str | None = None,
                      report_uri: str | None = None) -> str:
     findings = findings_of(findings)
     view = build_view(findings)

@@ -21,13 +21,16 @@ from cutover_prep.report.parts import ReportFindings, present
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["findings_of", "present"]
+__all__ = ["Readable", "findings_of", "present"]
+
+# what every renderer takes: the record, or findings.json as stored (read through the record at once, here)
+Readable = Findings | Mapping[str, Any]
 
 REQUIRED_TEXT = ("run_id", "status")  # a document without them (none Finalize writes) reads with them empty
 MOST_PASSES = 20
 
 
-def findings_of(document: Findings | Mapping[str, Any] | Any) -> ReportFindings:
+def findings_of(document: Readable | Any) -> ReportFindings:
     """The findings of a record or a stored mapping as the report reads them (``parts.ReportFindings``); anything
     else reads as empty findings."""
     if isinstance(document, ReportFindings):

@@ -6,15 +6,13 @@ escape sequence in it is shown inside its own line, its controls written out, ne
 
 from __future__ import annotations
 
-from typing import Any
-
-from cutover_prep.dal.records.findings import Findings
 from cutover_prep.escape import for_terminal
 from cutover_prep.report import clocks, engineer
 from cutover_prep.report.charts import fmt_number, num
 from cutover_prep.report.parts import Probes, ReportFindings, ReportPoint, ReportProbe
-from cutover_prep.report.reading import findings_of
-from cutover_prep.report.view import DASH, View, build_view
+from cutover_prep.report.reading import Readable, findings_of
+from cutover_prep.report.view import DASH, build_view
+from cutover_prep.report.view_model import View
 
 PROBE_LINE = ("reads per second", "latency p50", "latency p99")
 
@@ -82,7 +80,7 @@ def _emulated_point(point: ReportPoint | None, scale: float | None) -> str:
     return f"  (emulated clock: {iops} IO/s, {mib} MiB/s)" if iops is not None and mib is not None else ""
 
 
-def terminal_lines(findings: Findings | dict[str, Any]) -> list[str]:
+def terminal_lines(findings: Readable) -> list[str]:
     """The benchmark and the verdict, indented under the run's own line."""
     findings = findings_of(findings)
     view = build_view(findings)

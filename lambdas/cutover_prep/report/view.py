@@ -9,32 +9,31 @@ section of it may be missing.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
-from cutover_prep.dal.records.findings import Findings, Reason
+from cutover_prep.dal.records.findings import Reason
 from cutover_prep.report import clocks, engineer
 from cutover_prep.report.bench_view import benchmark_view, crossover_view, limits_view, probe_timing
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.charts import Chart, fmt_duration, num
 from cutover_prep.report.formatting import DASH, MIB, fmt, fmt_time, fmt_value, humanize
 from cutover_prep.report.parts import EstimateFigures, ReportFindings
-from cutover_prep.report.reading import findings_of, present
+from cutover_prep.report.reading import Readable, findings_of, present
+from cutover_prep.report.view_model import PreflightView, ReasonView, StorageInitView, VerdictView, View, WarmupView
 from cutover_prep.restore.progress import progress_sentence
 
 __all__ = ["DASH", "build_view", "eta_line", "estimate_line", "fmt", "fmt_time", "preflight_view", "probe_timing",
            "storage_emulation_line"]
 
 MAX_SEGMENT_ROWS = 50
-View = dict[str, Any]  # the view model: plain values for the templates, every text formatted
 
 
 # ---- sections ----------------------------------------------------------------------------------
 
-def _reason(r: Reason, exception: str | None = None) -> dict[str, str | None]:
+def _reason(r: Reason, exception: str | None = None) -> ReasonView:
     return {"code": r.code, "message": r.message, "exception": exception}
 
 
-def _verdict(findings: ReportFindings) -> View:
+def _verdict(findings: ReportFindings) -> VerdictView:
     verdict = findings.verdict
     name = str(verdict.verdict if verdict is not None else "") or "NO VERDICT"
     reasons = verdict.reasons if verdict is not None else []
@@ -64,7 +63,7 @@ def _safety(findings: ReportFindings) -> list[tuple[str, str]]:
     return rows
 
 
-def storage_emulation_line(findings: Findings | dict[str, Any]) -> str | None:
+def storage_emulation_line(findings: Readable) -> str | None:
     """A local run's storage in one line: the emulated restored volume and what it measured, or why
     there was none; None for a run in AWS."""
     findings = findings_of(findings)
@@ -93,7 +92,7 @@ def storage_emulation_line(findings: Findings | dict[str, Any]) -> str | None:
     return line
 
 
-def estimate_line(findings: Findings | dict[str, Any]) -> str | None:
+def estimate_line(findings: Readable) -> str | None:
     """``findings.estimate`` in one line: what the run estimated when it planned, and what happened."""
     section = findings_of(findings).estimate
     if section is None:
@@ -108,7 +107,7 @@ def estimate_line(findings: Findings | dict[str, Any]) -> str | None:
             f" in {fmt_duration(act.warmup_seconds)} at {fmt(act.mib_per_s, 'MiB/s')} read{times}")
 
 
-def eta_line(findings: Findings | dict[str, Any]) -> str | None:
+def eta_line(findings: Readable) -> str | None:
     """``findings.warmup.eta`` in one line: the finish the ETA predicted at 25/50/75 % of the bytes against
     the finish that happened (``findings.eta``), or why it was not judged; None without samples."""
     warmup = findings_of(findings).warmup
@@ -124,7 +123,7 @@ def eta_line(findings: Findings | dict[str, Any]) -> str | None:
             + ("; ".join(parts) if parts else "no quarter reached with a rate"))
 
 
-def preflight_view(findings: Findings | dict[str, Any]) -> View | None:
+def preflight_view(findings: Readable) -> PreflightView | None:
     """The Preflight state's report (findings ``preflight``): a headline, then one line a check, status
     first; None for a run without one."""
     section = findings_of(findings).preflight
@@ -168,7 +167,7 @@ def _instance(findings: ReportFindings) -> list[tuple[str, str]]:
               if inst.monitoring_interval else [])]
 
 
-def _warmup(findings: ReportFindings) -> View:
+def _warmup(findings: ReportFindings) -> WarmupView:
     units, nbytes, timings = findings.units, findings.bytes, findings.timings
     rows = [("status", fmt_value(findings.status)),
             ("units done / total", f"{fmt(units.done)} / {fmt(units.total)}"),
@@ -203,7 +202,7 @@ def _warmup(findings: ReportFindings) -> View:
             "not_read": shown, "not_read_more": max(0, not_read_total - len(shown)), "not_read_where": where}
 
 
-def _storage_init(findings: ReportFindings) -> View:
+def _storage_init(findings: ReportFindings) -> StorageInitView:
     """What RDS said about the volume's initialization: one line for every rendering, and its notes."""
     section = findings.storage_initialization
     if section is None:
@@ -223,7 +222,7 @@ def _version() -> str:
         return ""
 
 
-def build_view(findings: Findings | dict[str, Any]) -> View:
+def build_view(findings: Readable) -> View:
     """The view model of a run's findings: every figure formatted once, for every renderer."""
     findings = findings_of(findings)
     target, bench = findings.target, findings.benchmark

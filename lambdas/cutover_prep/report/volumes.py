@@ -13,11 +13,10 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from cutover_prep.dal.records.findings import Findings
 from cutover_prep.escape import for_markdown
 from cutover_prep.report.formatting import DASH, fmt
 from cutover_prep.report.parts import ReportFindings
-from cutover_prep.report.reading import findings_of
+from cutover_prep.report.reading import Readable, findings_of
 from cutover_prep.report.storage_chart import volumes_init_chart
 
 MIB = 2**20
@@ -43,7 +42,7 @@ def _progress(findings: ReportFindings) -> dict[str, str]:
     return out
 
 
-def rows(findings: Findings | dict[str, Any]) -> list[dict[str, str]]:
+def rows(findings: Readable) -> list[dict[str, str]]:
     """One row of text per volume (primary first)."""
     findings = findings_of(findings)
     progress = _progress(findings)
@@ -72,7 +71,7 @@ COLUMNS = (("volume", "volume"), ("storage", "storage"), ("rds", "RDS initializa
 FROM_RDS = ("volume", "storage", "rds")  # words RDS's API gave: code spans in Markdown; our figures as they are
 
 
-def markdown_lines(findings: Findings | dict[str, Any]) -> list[str]:
+def markdown_lines(findings: Readable) -> list[str]:
     """``## Storage volumes``: a table, the notes; nothing without additional volumes."""
     findings = findings_of(findings)
     table = rows(findings)
@@ -88,7 +87,7 @@ def markdown_lines(findings: Findings | dict[str, Any]) -> list[str]:
     return lines
 
 
-def html_block(findings: Findings | dict[str, Any]) -> Markup:
+def html_block(findings: Readable) -> Markup:
     """``<section id="volumes">``: the table, the notes and the chart; empty without additional volumes."""
     findings = findings_of(findings)
     table = rows(findings)
@@ -111,7 +110,7 @@ def html_block(findings: Findings | dict[str, Any]) -> Markup:
                   + (f'<ul class="sentences">{items}</ul>\n' if items else "") + f"{figure}\n</section>\n</details>\n")
 
 
-def with_volumes(page: str, findings: Findings | dict[str, Any]) -> str:
+def with_volumes(page: str, findings: Readable) -> str:
     """``page`` with the block folded in before the benchmark's fold (or the end of the body)."""
     block = str(html_block(findings))
     if not block:
