@@ -29,7 +29,7 @@ MAX_SEGMENT_ROWS = 50
 
 # ---- sections ----------------------------------------------------------------------------------
 
-def _reason(r: Reason, exception: str | None = None) -> ReasonView:
+def _reason_view(r: Reason, exception: str | None = None) -> ReasonView:
     return {"code": r.code, "message": r.message, "exception": exception}
 
 
@@ -39,10 +39,10 @@ def _verdict(findings: ReportFindings) -> VerdictView:
     reasons = verdict.reasons if verdict is not None else []
     thresholds = verdict.thresholds if verdict is not None else {}
     return {"name": name, "css": {"READY": "ready", "NOT_READY": "not-ready"}.get(name, "none"),
-            "failing": [_reason(r) for r in reasons if not r.ok],
-            "passing": [_reason(r, engineer.exception_of(r, findings)) for r in reasons
+            "failing": [_reason_view(r) for r in reasons if not r.ok],
+            "passing": [_reason_view(r, engineer.exception_of(r, findings)) for r in reasons
                         if r.ok and r.judged is not False],
-            "not_judged": [_reason(r) for r in reasons if r.ok and r.judged is False],
+            "not_judged": [_reason_view(r) for r in reasons if r.ok and r.judged is False],
             "thresholds": [(humanize(str(k)), fmt_value(v)) for k, v in thresholds.items() if v is not None]}
 
 
