@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 EngineOpener = Callable[[ConnectionSpec, Warmup], Engine]
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
 ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
-                     "adaptive_window_chunks", "after_hot_set")
+                     "adaptive_window_chunks", "after_hot_set", "yielding")
 # the warmup options the run context carries (models.steps.RunContext): what the steps after Discover read
 CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
 NEWER_THRESHOLDS = ("engine_internal",)  # issue 33: in a context only when the input sets it to another value
