@@ -33,7 +33,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import hotset  # benchmarks/hotset.py: the database, the hot set, pgbench
 import psycopg
@@ -100,10 +102,11 @@ def p99(values: list[float]) -> float:
     return values[min(len(values) - 1, int(0.99 * len(values)))] if values else 0.0
 
 
-def warm(spec: ConnectionSpec, units: list, sessions: int, hot_units: set[str], after: int | None,
-         ysettings: YieldSettings | None) -> dict:
-    """Every unit read by ``sessions`` engines in plan order; a session takes a new unit only while its index is
-    below the level in force (it waits while it is not: the level may rise again)."""
+def warm(connect: Callable[[], Any], family: str, units: list, sessions: int, hot_units: set[str],
+         after: int | None, ysettings: YieldSettings | None) -> dict:
+    """Every unit read by ``sessions`` engines (``connect()``) in plan order; a session takes a new unit only while
+    its index is below the level in force (it waits while it is not: the level may rise again). The yield signal
+    is ``family``'s hook (``EngineFamily.activity``) on an engine of its own, as the slots read it."""
     work: queue.Queue = queue.Queue()
     for unit in units:
         work.put(unit)
@@ -116,8 +119,8 @@ def warm(spec: ConnectionSpec, units: list, sessions: int, hot_units: set[str], 
 
     def monitor() -> None:
         nonlocal ystate
-        engine = PostgresEngine.connect(spec)
-        hook = registry.family("postgres").activity
+        engine = connect()
+        hook = registry.family(family).activity
         last = None
         try:
             while not state["done"]:
@@ -139,7 +142,7 @@ def warm(spec: ConnectionSpec, units: list, sessions: int, hot_units: set[str], 
         return min(base, state["level"]) if ysettings and state["hot_after"] is not None else base
 
     def session(index: int) -> None:
-        engine = PostgresEngine.connect(spec)
+        engine = connect()
         try:
             while True:
                 if index >= level():
@@ -181,7 +184,7 @@ def warm(spec: ConnectionSpec, units: list, sessions: int, hot_units: set[str], 
 
 
 def run_once(server: Server, volume: EmulatedVolume, spec: ConnectionSpec, names: tuple[str, ...],
-             args: argparse.Namespace, *, app: bool, after: int | None, yielding: bool, rate: float,
+             args: argparse.Namespace, *, app: bool, after: int | None, yielding: bool, rate: float | None,
              logdir: Path) -> dict:
     volume.restore()
     volume.mount()
@@ -196,8 +199,11 @@ def run_once(server: Server, volume: EmulatedVolume, spec: ConnectionSpec, names
         hot_units = {u.unit_id for u in plan.units if u.priority == 0}
         application = App(spec, rate, args.latency_limit_ms, args.clients, logdir) if app else None
         ysettings = YieldSettings(maximum=args.concurrency, window_seconds=args.window_s) if yielding else None
-        result = warm(spec, plan.units, args.concurrency, hot_units, after, ysettings)
-        if application is not None:
+        result = warm(lambda: PostgresEngine.connect(spec), "postgres", plan.units, args.concurrency, hot_units,
+                      after, ysettings)
+        if application is None:  # fully warm, on the emulated volume and beside the same machine's load
+            result["full_tps"] = tps(spec, 10, args.clients)
+        else:
             time.sleep(args.full_s)
             result["app"] = application.stop()
         return result
@@ -239,7 +245,9 @@ def main() -> None:
     parser.add_argument("--after-hot-set", type=int, default=1)
     parser.add_argument("--window-s", type=float, default=2.0, help="warmup.yielding.window_seconds")
     parser.add_argument("--shared-buffers", default="256MB")
-    parser.add_argument("--plans", default="alone,buffer,after_hot_set,yielding")
+    parser.add_argument("--plans", default="alone,buffer,after_hot_set,yielding", help="alone first: the rate is "
+                        "half of the fully warm tps measured after it (unless --rate)")
+    parser.add_argument("--rate", type=float, help="the application's fixed rate (tx/s)")
     args = parser.parse_args()
     if reason := fuse_unavailable():
         sys.exit(f"benchmarks/yielding.py: {reason}")
@@ -264,15 +272,15 @@ def main() -> None:
                 c.execute("SELECT pg_stat_reset()")
                 c.execute("SELECT pg_prewarm(oid) FROM pg_class WHERE relnamespace = 'public'::regnamespace "
                           "AND relkind IN ('r', 'i')")
-            full_tps = tps(spec, 10, args.clients)
+            unlimited_tps = tps(spec, 10, args.clients)
             time.sleep(1.5)
             names = tuple(take(spec, HotsetOptions(databases=(DATABASE,)), top=10).names())
             server.stop()
             builder.unmount()
-            rate = full_tps / 2
-            print(f"fully warm pgbench -S: {full_tps:.0f} tps (unlimited volume); the application: -R {rate:.0f} "
-                  f"--latency-limit {args.latency_limit_ms:g} -c {args.clients}; {args.concurrency} sessions, "
-                  f"{args.cold_mb} MiB cold; ceiling {DEFAULT_PROFILE.ceiling_mib_per_s:.2f} MiB/s wall", flush=True)
+            print(f"pgbench -S on the unlimited volume, everything read: {unlimited_tps:.0f} tps; {args.concurrency} "
+                  f"sessions, {args.cold_mb} MiB cold; ceiling {DEFAULT_PROFILE.ceiling_mib_per_s:.2f} MiB/s wall",
+                  flush=True)
+            rate = args.rate
             plans = {"alone": dict(app=False, after=None, yielding=True),
                      "buffer": dict(app=True, after=None, yielding=False),
                      "after_hot_set": dict(app=True, after=args.after_hot_set, yielding=False),
@@ -281,6 +289,11 @@ def main() -> None:
             for name in args.plans.split(","):
                 r = run_once(server, volume, spec, names, args, rate=rate, logdir=logdir, **plans[name])
                 rows.append((name, r))
+                if rate is None and "full_tps" in r:  # half of fully warm, measured after the warm-up alone
+                    rate = r["full_tps"] / 2
+                    print(f"fully warm pgbench -S (emulated volume, after the warm-up alone): {r['full_tps']:.0f} tps; "
+                          f"the application: -R {rate:.0f} --latency-limit {args.latency_limit_ms:g} "
+                          f"-c {args.clients}", flush=True)
                 print(f"{name}: warm-up {r['seconds']:.1f} s, hot set after {r['hot_after']:.1f} s; levels "
                       + " ".join(f"{t:.0f}:{lv}" for t, lv in r["levels"][::4]), flush=True)
                 if r["decisions"]:

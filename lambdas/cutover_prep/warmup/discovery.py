@@ -40,6 +40,7 @@ ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_
 # the warmup options the run context carries (models.steps.RunContext): what the steps after Discover read
 CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
 NEWER_THRESHOLDS = ("engine_internal",)  # issue 33: in a context only when the input sets it to another value
+NEWER_WARMUP = ("yielding",)  # issue 36: likewise (every state's payload stays as it was for a run with the default)
 
 
 def run_context(run: RunState) -> dict[str, Any]:
@@ -51,7 +52,9 @@ def run_context(run: RunState) -> dict[str, Any]:
         "run_id": run.run_id,
         "target": run.target.model_dump(mode="json", exclude_unset=True),
         "instance": run.instance,
-        "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup},
+        "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup and not (
+            k in NEWER_WARMUP and getattr(run.warmup, k) == type(run.warmup).model_fields[k].get_default(
+                call_default_factory=True))},
         "benchmark": run.benchmark.model_dump(mode="json"),
         # a threshold newer than the context's shape is carried only when not its default (the payload of every
         # state stays as it was); Finalize judges by the run item's input, whole
