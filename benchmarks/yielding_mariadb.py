@@ -53,7 +53,7 @@ def build(port: int, hot_mb: int, cold_mb: int) -> int:
                                         for i in range(max(1, cold_mb // 128))]
         for name, rows in tables:
             cur.execute(f"CREATE TABLE {DB}.{name} (id INT PRIMARY KEY, pad CHAR(200), more VARCHAR(800))")
-            cur.execute(f"INSERT INTO {DB}.{name} SELECT seq, MD5(seq), REPEAT('x', 760) FROM seq_1_to_{rows}")  # noqa: S608
+            cur.execute(f"INSERT INTO {DB}.{name} SELECT seq, MD5(seq), REPEAT('x', 760) FROM {DB}.seq_1_to_{rows}")  # noqa: S608
     conn.close()
     return hot_rows
 
