@@ -32,7 +32,7 @@ def test_the_findings_hold_every_decision_and_the_report_charts_them() -> None:
     assert [s["decision"] for s in section["samples"]] == ["idle", "noticed", "probe", "increase", "decrease",
                                                             "idle"]
     assert [s["level"] for s in section["samples"]] == [8, 8, 1, 2, 1, 8]
-    assert section["source"] == "pg_stat_database" and section["base_ms_per_read"] == 18.0
+    assert section["source"] == "pg_stat_database" and section["base_ms_per_read"] == 19.0
     html = render_report(f)
     figure = re.search(r'<figure class="chart" id="chart-yielding">(.*?)</figure>', html, re.S)
     assert figure, "no yielding chart"

@@ -25,6 +25,7 @@ still recorded).
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -147,8 +148,10 @@ def sizing_rate(cold_probe: dict[str, Any] | None, assumed_mib_per_s: float) -> 
 #   may be a stray reader: autovacuum, a report);
 # - ``probe``: the second one in a row: the cap drops to 1 for one window, so that the application's latency
 #   with the warm-up at its least is seen (the base);
-# - ``increase``: its latency per read is within ``latency_factor`` x the base (the least of the last
-#   ``BASE_WINDOWS`` windows it read in): the cap grows by one;
+# - ``increase``: its latency per read is within ``latency_factor`` x the base: the median of its latencies in
+#   the windows of the last ``BASE_WINDOWS`` (this one included) that ran at the lowest cap among them (a
+#   median, not the least: one fast window set a bound the application's ordinary reads never met again, and
+#   the warm-up stayed at 1 for a minute and more in benchmarks/yielding.py); the cap grows by one;
 # - ``decrease``: above it: the cap is multiplied by ``decrease`` (at least 1);
 # - ``no_read_timing``: the server does not time reads (PostgreSQL ``track_io_timing`` off, MySQL/MariaDB
 #   ``performance_schema`` off): a slowed application cannot be told from a quiet one; the cap is ``maximum``;
@@ -203,10 +206,7 @@ def yield_observe(state: Yielding, settings: YieldSettings, *, t_s: float, reads
     when the server does not time them); the next cap. ``reads_per_s`` None: the counters were not read."""
     level, top = state.level, settings.maximum
     reading = reads_per_s is not None and reads_per_s >= settings.min_reads_per_s
-    recent = [ms for _, _, r, ms, _ in state.samples[-BASE_WINDOWS:]
-              if ms is not None and r >= settings.min_reads_per_s]
-    if reading and ms_per_read is not None:
-        recent.append(ms_per_read)
+    base = base_latency(state, settings, reading=reading, ms_per_read=ms_per_read)
     if reads_per_s is None:
         decision = "no_signal"
     elif not reading:
@@ -217,7 +217,7 @@ def yield_observe(state: Yielding, settings: YieldSettings, *, t_s: float, reads
         decision = "noticed"  # one window alone may be a stray (autovacuum, a report): the next one decides
     elif state.decision == "noticed":
         level, decision = 1, "probe"
-    elif ms_per_read > min(recent) * settings.latency_factor:
+    elif base is not None and ms_per_read > base * settings.latency_factor:
         level, decision = int(level * settings.decrease), "decrease"
     else:
         level, decision = level + 1, "increase"
@@ -225,8 +225,22 @@ def yield_observe(state: Yielding, settings: YieldSettings, *, t_s: float, reads
     said = f"{decision}: {error}"[:200] if error else decision
     sample = (round(t_s, 3), level, round(reads_per_s or 0.0, 3),
               None if ms_per_read is None else round(ms_per_read, 4), said)
-    return replace(state, level=level, decision=decision, base_ms=round(min(recent), 4) if recent else state.base_ms,
+    return replace(state, level=level, decision=decision, base_ms=round(base, 4) if base is not None else state.base_ms,
                    samples=(state.samples + (sample,))[-MAX_SAMPLES:])
+
+
+def base_latency(state: Yielding, settings: YieldSettings, *, reading: bool, ms_per_read: float | None) -> float | None:
+    """The median ms per read of the recent windows the application read in, at the lowest cap among them
+    (a sample's cap is the one decided at its end: the window after it ran at it)."""
+    in_force = [settings.maximum] + [lv for _, lv, _, _, _ in state.samples]
+    windows = [(in_force[i], ms) for i, (_, _, r, ms, _) in enumerate(state.samples)
+               if ms is not None and r >= settings.min_reads_per_s][-(BASE_WINDOWS - 1):]
+    if reading and ms_per_read is not None:
+        windows.append((state.level, ms_per_read))
+    if not windows:
+        return None
+    lowest = min(lv for lv, _ in windows)
+    return float(statistics.median(ms for lv, ms in windows if lv == lowest))
 
 
 def application_window(before: dict[str, Any], now: dict[str, Any]) -> tuple[float, float | None]:
