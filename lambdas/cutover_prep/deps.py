@@ -88,6 +88,17 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     return engine
 
 
+def activity_reader(run: RunContext, call_timeout_seconds: float = 10.0) -> Callable[[], dict[str, Any] | None]:
+    """The warm-up's yield signal (issue 36 §1): the other sessions' read counters from the engine's family hook
+    (``EngineFamily.activity``), on this container's engine; None from a family without one."""
+    def read() -> dict[str, Any] | None:
+        engine = cached_engine(run, call_timeout_seconds)
+        spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+        hook = registry.family(spec.engine).activity
+        return None if hook is None else hook(engine).to_json()
+    return read
+
+
 def open_bench(run: RunContext, database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
     """A benchmark driver for the run's target (its own connections, closed by the caller), from its
     engine's family in ``engines.registry``."""

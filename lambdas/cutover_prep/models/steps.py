@@ -27,7 +27,7 @@ Document = dict[str, Any]
 
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
 ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
-                     "adaptive_window_chunks", "after_hot_set")
+                     "adaptive_window_chunks", "after_hot_set", "yielding")
 # the warmup options the run context carries (RunContext), in this order: what the steps after Discover read
 CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
 

@@ -75,6 +75,28 @@ class AfterHotSet(_Strict):
         "no new one starts until fewer than this read).")
 
 
+class Yielding(_Strict):
+    """``warmup.yielding``: the warm-up gives way to the application (issue 36 §1). Once the hot set is warm
+    (from the start without one), the units reading at once follow the application's reads on the database's
+    own counters: all of max_concurrency while it reads little, additive increase / multiplicative decrease on
+    its read latency while it reads."""
+
+    enabled: bool = Field(
+        default=True, description="Yield to the application once the hot set is warm (false: read the rest at "
+        "full concurrency, or at after_hot_set's).")
+    window_seconds: Annotated[float, Field(ge=0.5, le=600)] = Field(
+        default=2.0, description="Seconds between two decisions (each reads the server's counters once).")
+    latency_factor: Annotated[float, Field(ge=1, le=100)] = Field(
+        default=1.5, description="The application's read latency above this many times its median "
+        "latency in the recent windows at the lowest concurrency halves the warm-up's concurrency (decrease); "
+        "within it, one more unit reads.")
+    min_reads_per_second: Annotated[float, Field(ge=0, le=1_000_000)] = Field(
+        default=10.0, description="Below this many blocks a second read by other sessions the application "
+        "counts as idle: the warm-up reads at full concurrency.")
+    decrease: Annotated[float, Field(gt=0, lt=1)] = Field(
+        default=0.5, description="The factor a decrease multiplies the concurrency by (at least 1 unit reads).")
+
+
 class Warmup(_Strict):
     enabled: bool = Field(
         default=True, description="false: measure the storage as restored, reading nothing before the probes and "
@@ -96,6 +118,9 @@ class Warmup(_Strict):
         default=None, description="Once every unit of hot_set is read, read the rest with at most this many "
         "units at once, so the application finds the volume's IOPS free (issue 23 §1). Without it (the default) "
         "the rest is read at the run's full concurrency, the whole warm-up as fast as it goes.")
+    yielding: Yielding = Field(
+        default_factory=Yielding, description="The warm-up as a background job: once the hot set is warm it "
+        "gives way while the application reads (docs/yielding.md).")
     unit_mb: Annotated[int, Field(ge=1, le=100_000)] | None = None
     assumed_cold_mib_per_s: Annotated[float, Field(gt=0, le=10_000)] = 8.0
     production_size_gb: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(

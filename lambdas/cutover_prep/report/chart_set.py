@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cutover_prep.report import charts, storage_chart
+from cutover_prep.report import charts, storage_chart, yield_chart
 from cutover_prep.report.charts import Chart
 from cutover_prep.report.reading import Readable, findings_of
 
@@ -29,6 +29,7 @@ def build_charts(findings: Readable) -> dict[str, Chart]:
         ("chart-cold-warm", "Cold vs warm probe", lambda: charts.cold_warm_charts(bench)),
         ("chart-storage-init", "RDS: volume initialized % against Cutover Prep: database blocks read %",
          lambda: storage_chart.storage_init_chart(findings.storage_initialization)),
+        (yield_chart.CHART_ID, yield_chart.CAPTION, lambda: yield_chart.yield_chart(findings)),
     ]
 
     built = {}

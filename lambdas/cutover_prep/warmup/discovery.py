@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 EngineOpener = Callable[[ConnectionSpec, Warmup], Engine]
 NEWER_THRESHOLDS = ("engine_internal",)  # issue 33: in a context only when the input sets it to another value
+NEWER_WARMUP = ("yielding",)  # issue 36: likewise (every state's payload stays as it was for a run with the default)
 
 
 def run_context(run: RunState) -> RunContext:
@@ -48,7 +49,9 @@ def run_context(run: RunState) -> RunContext:
         "run_id": run.run_id,
         "target": run.target.model_dump(mode="json", exclude_unset=True),
         "instance": run.instance,
-        "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup},
+        "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup and not (
+            k in NEWER_WARMUP and getattr(run.warmup, k) == type(run.warmup).model_fields[k].get_default(
+                call_default_factory=True))},
         "benchmark": run.benchmark.model_dump(mode="json"),
         # a threshold newer than the context's shape is carried only when not its default (the payload of every
         # state stays as it was); Finalize judges by the run item's input, whole
