@@ -313,7 +313,7 @@ def test_the_poll_reads_only_the_run_items_fields_it_shows():
 
 
 def test_store_reads_only_the_fields_asked_for(store):
-    store.ddb.put_item(TableName=store.table, Item={
+    store._ddb.put_item(TableName=store.table, Item={
         "pk": {"S": "RUN#r"}, "sk": {"S": "RUN"}, "bytes_read": {"N": "5"}, "bytes_planned": {"N": "9"},
         "plan": {"S": "x" * 1000}})
     assert store.get_run_fields("r", ("bytes_read", "bytes_planned", "benchmark_points")) == {

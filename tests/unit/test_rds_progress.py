@@ -70,7 +70,7 @@ def test_a_throttled_or_denied_describe_is_a_gap_not_a_failure(store: Store, cod
         stub.add_client_error("describe_db_instances", service_error_code=code, http_status_code=400)
         sample = sample_storage_progress(*TARGET, rds=rds, store=store, step="CollectMetrics")
     assert sample["gap"] == code and sample["status"] is None
-    assert store.storage_samples("r1")[0]["gap"] == code
+    assert store.storage_samples("r1")[0].gap == code
 
 
 def test_concurrent_units_take_one_sample_per_interval(store: Store):

@@ -12,7 +12,7 @@ Keys (``dal.deployment``): claim ``RESTORE#<restore>``/``RESTORE``; rejection ``
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cutover_prep.dal.records.run import Doc, Number, TableItem
 from cutover_prep.workflows import TABLE_TTL_ATTRIBUTE
@@ -39,8 +39,18 @@ class RestoreRejection(TableItem):
 class ProfileItem(TableItem):
     """A stored run profile (``dal.profiles``): ``input`` the profile's JSON."""
 
-    input: str
+    input: str | None = None  # None: an item stored by hand without it (read as a broken profile)
     # updated_at: TableItem's
+
+
+class ComparisonRestore(BaseModel):
+    """A comparison's child run's entry for the instance it restores, written before its restore starts."""
+
+    model_config = ConfigDict(extra="allow")
+
+    run_id: str | None = None
+    claimed_at: str | None = None
+    execution_arn: str | None = None
 
 
 class ComparisonItem(TableItem):
@@ -58,14 +68,14 @@ class ComparisonItem(TableItem):
     ttl_hours: Number | None = None
     configurations: list[str] | None = None
     instances: list[str] | None = None
-    restores: dict[str, Doc] | None = None
+    restores: dict[str, ComparisonRestore] | None = None
     recommendation: str | None = None
     cleanup: Doc | None = None
     reaped: list[Doc] | None = None
     reaper_left: list[Doc] | None = None
     reaped_at: str | None = None
 
-    def restore_of(self, identifier: str) -> Doc | None:
+    def restore_of(self, identifier: str) -> ComparisonRestore | None:
         """The entry a child run wrote for ``identifier`` before it restored it, or None."""
         return (self.restores or {}).get(identifier)
 

@@ -182,11 +182,17 @@ class ScratchItem(TableItem):
     name: str
     status: str | None = None
     engine: str | None = None
+    database: str | None = None
+    point_id: str | None = None  # the write point that created it
+    max_bytes: int | None = None
+    created_at: str | None = None
+    settled_at: str | None = None
     note: str | None = None
 
     def carried(self) -> dict[str, Any]:
-        """The attributes a rewrite of the item carries on (all but the keys and the name)."""
-        return {k: v for k, v in self.without_keys().items() if k != "name"}
+        """The attributes a rewrite of the item carries on: all but ``pk``, ``sk`` and the name (its
+        ``updated_at`` too: a settled object keeps the time it was registered, as it always has)."""
+        return {k: v for k, v in self.stored().items() if k not in ("pk", "sk", "name")}
 
 
 class StorageSample(TableItem):
