@@ -235,10 +235,12 @@ def test_a_point_that_did_not_finish_is_recorded_failed_once(store, run):
 
 def test_planned_points_without_a_record_count_as_not_measured():
     from cutover_prep.benchmark.evidence import failed_points
+    from cutover_prep.dal.records.run import PointItem
 
     planned = [{"point_id": "seq", "kind": "sequential"}, {"point_id": "random-01s", "kind": "random"},
                {"point_id": "write-direct", "kind": "write_direct"}]
-    items = {"seq": {"status": "DONE"}, "random-01s": {"status": "RUNNING"}}
+    items = {pid: PointItem.read({"point_id": pid, "status": status}) for pid, status in (("seq", "DONE"),
+                                                                                         ("random-01s", "RUNNING"))}
     assert [p["point_id"] for p in failed_points(planned, items, write_test=False)] == ["random-01s"]
     assert [p["error"] for p in failed_points(planned, items, write_test=True)] == ["NotMeasured", "NotMeasured"]
 

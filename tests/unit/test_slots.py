@@ -277,7 +277,7 @@ def test_a_run_without_hot_set_units_keeps_its_level(store):
     clock = Clock()
     grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in range(9)]
     assert grants == [True] * 8 + [False]
-    assert store.get_warmup_control(RUN_ID).get("after_hot_set") is None
+    assert store.get_warmup_control(RUN_ID).after_hot_set is None
 
 
 def test_the_back_off_caps_an_adaptive_level_and_never_raises_it(store):

@@ -260,7 +260,7 @@ def test_a_short_read_is_never_counted_as_done(store: Store, ranges: list[ReadRa
     item = store.get_unit(RUN_ID, "u000001") or {}
     assert item.get("status") != "DONE"
     assert int(item.get("blocks_read", 0)) == (short_call - 1) * CHUNK_BLOCKS  # the chunks before it, exactly
-    assert int((store.get_run(RUN_ID) or {}).get("units_done", 0)) == 0
+    assert store.get_run(RUN_ID).units_done == 0
 
 
 # -- a restart or failover under the warm-up (issue 32 §4) -------------------------------------------
