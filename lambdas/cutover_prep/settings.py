@@ -99,6 +99,13 @@ _POLICY_VALUES = {"ALLOWED_DB_HOSTS": "comma-separated host names",
                   "ALLOW_UNBOUND_SECRETS": "true or false"}
 
 
+def environment(*names: str) -> dict[str, str]:
+    """The variables ``names`` of the function's environment that are set (read at each call): the one reader of
+    the environment besides the models above, for the few modules that take a mapping (``warm_concurrency``,
+    ``live.names``) and are tested with their own."""
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
 class AwsEnvironment(BaseModel):
     """What the Lambda runtime (or the shell) says of the AWS region: ``AWS_REGION``, else ``AWS_DEFAULT_REGION``."""
 
