@@ -92,7 +92,7 @@ def test_happy_path_reads_everything_and_records_matching_findings(aws, sample_d
     assert all(s["status"] == "READ" for s in findings["segments"])
     run = store.get_run("happy").stored()
     assert run["status"] == "SUCCEEDED" and run["bytes_read"] == findings["bytes"]["read"]
-    assert store.runs_of_instance("restored-db")[0]["run_id"] == "happy"
+    assert store.runs_of_instance("restored-db")[0].run_id == "happy"
     history = json.dumps(aws.history(desc["executionArn"]), default=str)
     assert sample_db.password == "" or sample_db.password not in history
 
@@ -369,7 +369,7 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(bench_run):
     assert bench["conclusions"] and bench["capabilities"]["read_method"]
     # the instance facts from DescribeInstance reach the analysis (moto's instance: db.m5.large, gp3)
     assert bench["limits"]["instance_class"] == "db.m5.large" and bench["limits"]["storage_type"] == "gp3"
-    items = {p["point_id"] for p in bench_run.points}
+    items = {p.point_id for p in bench_run.points}
     assert items >= {"probe-cold", "probe-warm", "random-01s", "random-02s"}
     csv_text = bench_run.objects["runs/bench/sweep/points.csv"][1]
     assert csv_text.decode().splitlines()[0].startswith("point_id,kind,sessions,io_size_kb,iops,throughput_kbps")
