@@ -37,6 +37,16 @@ def progress_client() -> Any:
                                              retries={"max_attempts": 1, "mode": "standard"}))
 
 
+@cache
+def pricing_client() -> Any:
+    """The Price List API's client, in its own region (it answers from few: ``comparison.pricing``), with short
+    timeouts: an unreachable API costs the comparison seconds, then the shipped price file is used."""
+    from cutover_prep.comparison.pricing import PRICING_REGION
+
+    return boto3.client("pricing", region_name=PRICING_REGION,
+                        config=Config(connect_timeout=5, read_timeout=10, retries={"max_attempts": 2}))
+
+
 def store() -> Store:
     settings = get_settings()
     return Store(dynamodb=client("dynamodb"), s3=client("s3"), table=settings.table_name,

@@ -198,16 +198,16 @@ def test_a_json_lines_object_is_sent_in_parts_and_read_back_whole(store: Store) 
         writer.part_bytes = 5 * MIB  # S3's least part size: ~12 MiB of rows in three parts
         for row in rows:
             writer.write(row)
-    head = store.s3.head_object(Bucket=store.bucket, Key=key)
+    head = store._s3.head_object(Bucket=store.bucket, Key=key)
     assert head["ETag"].strip('"').endswith("-3")  # S3 names a multipart object's part count in its ETag
-    body = store.s3.get_object(Bucket=store.bucket, Key=key)["Body"].read()
+    body = store._s3.get_object(Bucket=store.bucket, Key=key)["Body"].read()
     assert body.count(b"\n") == len(rows) and head["ContentLength"] > 10 * MIB
     assert list(store.json_lines(key)) == rows
 
 
 def test_a_small_object_is_one_put_and_a_failed_write_leaves_no_part(store: Store) -> None:
     assert store.put_json_lines(evidence_key("r-small", CENSUS_END), [{"a": 1}, {"b": 2}]) == 2
-    assert not store.s3.head_object(Bucket=store.bucket, Key=evidence_key("r-small", CENSUS_END))["ETag"] \
+    assert not store._s3.head_object(Bucket=store.bucket, Key=evidence_key("r-small", CENSUS_END))["ETag"] \
         .strip('"').count("-")
     assert list(store.json_lines(evidence_key("r-small", CENSUS_END))) == [{"a": 1}, {"b": 2}]
     key = evidence_key("r-broken", CENSUS_UNREAD)
@@ -216,7 +216,7 @@ def test_a_small_object_is_one_put_and_a_failed_write_leaves_no_part(store: Stor
         for i in range(30_000):
             writer.write({"i": i, "pad": "y" * 200})
         raise RuntimeError("the census failed half-way")
-    assert store.s3.list_multipart_uploads(Bucket=store.bucket).get("Uploads", []) == []
+    assert store._s3.list_multipart_uploads(Bucket=store.bucket).get("Uploads", []) == []
     assert not store.exists(key)
 
 
@@ -295,7 +295,7 @@ def as_before_issue_32(store: Store, run_id: str) -> None:
         doc = store.get_json(doc_key)
         assert doc["census"]["key"] == key  # the new format names its object
         store.put_json(doc_key, {**doc, "census": list(store.json_lines(key))})
-        store.s3.delete_object(Bucket=store.bucket, Key=key)
+        store._s3.delete_object(Bucket=store.bucket, Key=key)
 
 
 def test_a_run_finalizes_from_its_streamed_census_and_a_run_of_before_still_does(store: Store) -> None:

@@ -126,7 +126,7 @@ def test_record_failure_unknown_error_mapped(store: Store) -> None:
     start(store)
     out = record_failure("r1", {"Error": "Lambda.Unknown", "Cause": "something broke"}, store=store)
     assert out == {"Error": "CutoverPrepFailed", "Cause": "something broke"}
-    run = store.get_run("r1")
+    run = store.get_run("r1").stored()
     assert run is not None
     assert run["status"] == "FAILED" and run["error"] == "CutoverPrepFailed"
     assert run["cause"] == "something broke"
@@ -140,7 +140,7 @@ def test_record_failure_known_error_and_json_cause(store: Store) -> None:
                         "stackTrace": ["..."]})
     out = record_failure("r1", {"Error": "DatabaseUnreachable", "Cause": cause}, store=store)
     assert out == {"Error": "DatabaseUnreachable", "Cause": "could not connect to db1:5432"}
-    assert store.get_run("r1")["cause"] == "could not connect to db1:5432"
+    assert store.get_run("r1").cause == "could not connect to db1:5432"
 
 
 def test_record_failure_timeout_and_missing_fields(store: Store) -> None:

@@ -79,7 +79,7 @@ def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store
     assert PASSWORD not in json.dumps(doc)
     store.start_run(run)
     run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner)
-    item = store.get_run("pf-1")
+    item = store.get_run("pf-1").stored()
     assert item["preflight"]["ok"] is True and item["preflight"]["checks"] == {"pass": 3}
     assert item["step"] == "preflight_passed"
 
@@ -105,13 +105,13 @@ def test_a_failed_check_is_preflight_failed_naming_each_check_after_the_evidence
     assert message.index("read-only session") < message.index("pg_read_binary_file")  # connection first
     doc = store.get_json(evidence_key("pf-1", "preflight.json"))
     assert doc["ok"] is False and sorted(doc["failed"]) == ["app: EXECUTE on pg_read_binary_file", "read-only session"]
-    item = store.get_run("pf-1")
+    item = store.get_run("pf-1").stored()
     assert item["step"] == "preflight_failed" and item["preflight"]["ok"] is False
     # RunFailed records it by its name (a known error), the cause as the message
     failed = record_failure("pf-1", {"Error": "PreflightFailed", "Cause": json.dumps(
         {"errorMessage": message, "errorType": "PreflightFailed"})}, store=store)
     assert "PreflightFailed" in KNOWN_ERRORS and failed["Error"] == "PreflightFailed"
-    assert store.get_run("pf-1")["cause"] == message
+    assert store.get_run("pf-1").cause == message
 
 
 def test_a_long_detail_is_cut_so_that_the_message_stays_one_short_line(store) -> None:
@@ -138,7 +138,7 @@ def test_on_failure_warn_records_the_failure_and_goes_on(store) -> None:
     out = run_preflight(
         run_state(run), store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING)).to_json()
     assert out["ok"] is False and out["failed"] == ["app: EXECUTE on pg_read_binary_file"]
-    assert store.get_run("pf-1")["preflight"]["on_failure"] == "warn"
+    assert store.get_run("pf-1").preflight["on_failure"] == "warn"
 
 
 def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
@@ -152,7 +152,7 @@ def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
     out = run_preflight(run_state(run), store=store, read_secret=no_secret, preflight=runner).to_json()
     assert out == {"enabled": False, "ok": None}
     assert runner.calls == [] and not store.exists(evidence_key("pf-1", "preflight.json"))
-    assert store.get_run("pf-1")["preflight"] == {"enabled": False}
+    assert store.get_run("pf-1").preflight == {"enabled": False}
 
 
 def test_a_secret_of_another_instance_is_refused_before_the_preflight_connects(store) -> None:

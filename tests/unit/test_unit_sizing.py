@@ -99,5 +99,5 @@ def test_every_committed_chunk_is_counted_on_the_run_for_the_concurrency_window(
     start(store)
     engine = RateEngine(mib_per_s=500.0)
     warm_json(big_event(24, chunk_mb=8), store=store, engine=lambda: engine, budget=ALWAYS)
-    run = store.get_run(RUN_ID)
+    run = store.get_run(RUN_ID).stored()
     assert run["chunks_read"] == len(engine.reads) == 3 and run["bytes_read"] == 24 * MIB

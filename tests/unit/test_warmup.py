@@ -101,7 +101,7 @@ def test_reads_all_chunks_and_marks_done(store: Store, ranges: list[ReadRange]) 
     assert unit["seq"] == 5
     assert unit["method"] == "fake"
     assert unit.get("cursor") is None
-    run = store.get_run(RUN_ID)
+    run = store.get_run(RUN_ID).stored()
     assert run is not None
     assert run["bytes_read"] == 400 * BS and run["blocks_read"] == 400
     assert run["units_done"] == 1
@@ -114,7 +114,7 @@ def test_second_call_is_already_done_and_reads_nothing(store: Store, ranges: lis
     out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "ALREADY_DONE"
     assert eng.calls == 0
-    run = store.get_run(RUN_ID)
+    run = store.get_run(RUN_ID).stored()
     assert run is not None and run["units_done"] == 1 and run["bytes_read"] == 400 * BS
 
 
@@ -151,7 +151,7 @@ def test_time_budget_continue_then_resume_reads_each_block_once(
     assert len(set(read_blocks(all_reads))) == len(read_blocks(all_reads))
     unit = store.get_unit(RUN_ID, "u000001").stored()
     assert unit["status"] == "DONE" and unit["blocks_read"] == 400
-    assert store.get_run(RUN_ID)["blocks_read"] == 400
+    assert store.get_run(RUN_ID).blocks_read == 400
 
 
 def test_continue_cursor_points_after_last_committed_chunk(store: Store, ranges: list[ReadRange]) -> None:
@@ -233,7 +233,7 @@ def test_resume_mid_extent_after_failure(store: Store, ranges: list[ReadRange]) 
     out = warm_json(make_event(ranges), store=store, engine=lambda: second, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "DONE"
     assert read_blocks(first.reads + second.reads) == planned_blocks(ranges)
-    assert store.get_run(RUN_ID)["blocks_read"] == 400
+    assert store.get_run(RUN_ID).blocks_read == 400
 
 
 class ShortEngine(FakeEngine):
@@ -260,7 +260,7 @@ def test_a_short_read_is_never_counted_as_done(store: Store, ranges: list[ReadRa
     item = u.stored() if (u := store.get_unit(RUN_ID, "u000001")) else {}
     assert item.get("status") != "DONE"
     assert int(item.get("blocks_read", 0)) == (short_call - 1) * CHUNK_BLOCKS  # the chunks before it, exactly
-    assert int((store.get_run(RUN_ID) or {}).get("units_done", 0)) == 0
+    assert store.get_run(RUN_ID).units_done == 0
 
 
 # -- a restart or failover under the warm-up (issue 32 §4) -------------------------------------------

@@ -49,11 +49,11 @@ class Aws:
 
         def read(run_id: str) -> dict[str, Any] | None:
             try:
-                run = store.get_run(run_id)
+                run = item.stored() if (item := store.get_run(run_id)) else None
             except (ClientError, BotoCoreError):  # no dynamodb:GetItem: progress from the state names
                 return None
             try:  # RDS's own storage progress: the run's last sample (restore.progress)
-                every = store.storage_samples(run_id)
+                every = [s.summary() for s in store.storage_samples(run_id)]
             except (ClientError, BotoCoreError):
                 every = []
             samples = [s for s in every if s.get("status")]

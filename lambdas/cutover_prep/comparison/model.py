@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from cutover_prep.dal.deployment import COMPARISON_SK as _COMPARISON_SK
+from cutover_prep.dal.deployment import comparison_key as _comparison_key
 from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.fields import (
     DB_IDENTIFIER,
@@ -36,12 +38,8 @@ from cutover_prep.workflows import COMPARISON_INSTANCE_PREFIX, COMPARISON_TAG, T
 
 CONFIGURATION_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9]|-(?!-)){0,19}(?<!-)$")
 INSTANCE_PREFIX = COMPARISON_INSTANCE_PREFIX  # the instances a comparison restores: cprep-<comparison_id>-<name>
-COMPARISON_SK = "COMPARISON"  # the sort key of a comparison's record in the run table
-
-
-def comparison_key(comparison_id: str) -> dict[str, Any]:
-    """The DynamoDB key of a comparison's record (``workflow.py`` writes it, ``ownership.py`` claims in it)."""
-    return {"pk": {"S": f"COMPARISON#{comparison_id}"}, "sk": {"S": COMPARISON_SK}}
+# the comparison's record in the run table: its key and sort key are dal's (``dal.deployment``)
+COMPARISON_SK, comparison_key = _COMPARISON_SK, _comparison_key
 
 
 def instance_identifier(comparison_id: str, name: str) -> str:

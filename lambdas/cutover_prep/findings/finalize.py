@@ -35,9 +35,10 @@ from cutover_prep.warmup.end_census import END_CENSUS
 
 def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> dict[str, Any]:
     """``rds``: sample RDS's storage progress once more, at the end of the run (``restore.progress``)."""
-    run_item = store.get_run(run_id)
-    if run_item is None:
+    record = store.get_run(run_id)
+    if record is None:
         raise LookupError(f"run {run_id} has no record")
+    run_item = record.stored()
     if rds is not None:
         sample_storage_progress(run_id, run_item["target"]["db_instance_identifier"], rds=rds, store=store,
                                 step="Finalize")
@@ -57,7 +58,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     units_key = evidence_key(run_id, UNITS)
     unit_items = {i.unit_id: i for i in store.units(run_id)}
     analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")
-    point_items = {p["point_id"]: p for p in store.points(run_id)}
+    point_items = {p.point_id: p.stored() for p in store.points(run_id)}
     benchmark = benchmark_section(
         run_item, store.get_json(analysis_key) if store.exists(analysis_key) else None,
         point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
@@ -76,7 +77,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     findings.segments_evidence = segments_key
     if findings.census.taken:  # type: ignore[union-attr]
         findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
-    findings.warmup = warmup_section(store.get_warmup_control(run_id), findings, eta_findings(
+    control = store.get_warmup_control(run_id)
+    findings.warmup = warmup_section(control.stored() if control else None, findings, eta_findings(
         unit_items, planned, read, units=units, estimate=run_item.get("estimate")))  # eta_samples, eta
     store.put_json(evidence_key(run_id, REPLAY_EVIDENCE), replay_record(  # what the ETA was judged on, replayable
         unit_items, units, planned, read, run_item.get("estimate")))
@@ -91,7 +93,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         findings.storage_emulation = emulation
         findings.instance = instance_facts(findings.instance, emulation)
     findings.storage_initialization = storage_initialization(
-        store.storage_samples(run_id), list(unit_items.values()), planned, run_item.get("instance"))
+        [s.summary() for s in store.storage_samples(run_id)], list(unit_items.values()), planned,
+        run_item.get("instance"))
     # RDS additional storage volumes: the units' ranges once more, read only when the instance has such volumes
     add_volume_findings(findings, run_item.get("instance"), _streamed(store, units_key), unit_items)
     findings.scratch = Scratch.model_validate(scratch_summary(list(store.scratch_objects(run_id))))
@@ -105,11 +108,9 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     reasons = [r.message for r in verdict.reasons if not r.ok]  # the failing ones
     uris = {name: f"s3://{store.bucket}/{evidence_key(run_id, name)}"
             for name in ("findings.json", "summary.md", "report.html")}
-    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "summary.md"), ContentType="text/markdown",
-                        Body=summary_markdown(doc, findings_uri=uris["findings.json"],
-                                              report_uri=uris["report.html"]).encode())
-    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "report.html"),
-                        ContentType="text/html; charset=utf-8", Body=render_report(doc).encode())
+    summary = summary_markdown(doc, findings_uri=uris["findings.json"], report_uri=uris["report.html"])
+    store.put_text(evidence_key(run_id, "summary.md"), summary, "text/markdown")
+    store.put_text(evidence_key(run_id, "report.html"), render_report(doc), "text/html; charset=utf-8")
     store.update_run(run_id, status=findings.status, step="finished", finished_at=findings.timings.finished_at,
                      units_done=findings.units.done, units_failed=findings.units.failed,
                      coverage_pct=findings.coverage_pct, findings_key=key,

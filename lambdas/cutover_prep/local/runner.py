@@ -299,10 +299,10 @@ def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: 
     aws.stop(execution_arn)
     deadline = time.monotonic() + STOP_GRACE_SECONDS
     while time.monotonic() < deadline and any(
-            i.get("status") == ScratchStatus.CREATING for i in store.scratch_objects(run_input["run_id"])):
+            i.status == ScratchStatus.CREATING for i in store.scratch_objects(run_input["run_id"])):
         time.sleep(0.2)  # a write point still running in-process drops its own schema when it ends
     run = RunContext.model_validate({**run_input,
-                                     "instance": (store.get_run(run_input["run_id"]) or {}).get("instance") or {}})
+                                     "instance": getattr(store.get_run(run_input["run_id"]), "instance", None) or {}})
     result = cleanup_scratch(run, store=store, open_driver=lambda r, database: deps.open_bench(r, database))
     if result["left"]:
         return f"run {run_input['run_id']} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"
@@ -395,7 +395,8 @@ def _write_evidence(aws: LocalAws, store: Store, out: Path, run_id: str, desc: d
             path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
     summary = {"run_id": run_id, "status": desc["status"], "error": desc.get("error"),
                "cause": desc.get("cause"), "output": json.loads(desc["output"]) if desc.get("output") else None,
-               "run": store.get_run(run_id), "seconds": round(time.monotonic() - started, 1),
+               "run": item.stored() if (item := store.get_run(run_id)) else None,
+               "seconds": round(time.monotonic() - started, 1),
                "out": str(out)}
     (out / "execution.json").write_text(json.dumps(summary, indent=1, default=str))
     state.save(aws, out, run_id)

@@ -93,7 +93,7 @@ def _hot_left(hot_left: list[str], *, store: Store, run_id: str) -> list[str]:
 
 def _fresh(run: RunContext, settings: Settings, *, store: Store, attempt: int, now: float,
            bytes_now: int, chunks_now: int, hot_units: list[str]) -> dict[str, Any]:
-    cold = store.get_point(run.run_id, "probe-cold")
+    cold = point.stored() if (point := store.get_point(run.run_id, "probe-cold")) else None
     return {"hot_left": list(hot_units), "after_hot_set": None,
             "attempt": attempt, "holders": [], "control": initial(settings).to_json(), "t0": now,
             "window_started": now, "window_bytes": bytes_now, "window_chunks": chunks_now,
@@ -170,10 +170,10 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
         return found
 
     for _ in range(ATTEMPTS):
-        run_item = store.get_run(run_id) or {}
+        run_item = item.stored() if (item := store.get_run(run_id)) else {}
         attempt, bytes_now = int(run_item.get("restarts") or 0), int(run_item.get("bytes_read") or 0)
         chunks_now = int(run_item.get("chunks_read") or 0)
-        doc, now = store.get_warmup_control(run_id), clock()
+        doc, now = control.stored() if (control := store.get_warmup_control(run_id)) else None, clock()
         if (doc is not None and not settings.adaptive and int(doc.get("attempt") or 0) == attempt
                 and (after is None or after >= settings.maximum) and not yielding):
             # a fixed level: the Map's MaxConcurrency already admits max_concurrency units; no write
@@ -230,7 +230,7 @@ def release(run: RunContext, unit_id: str, *, store: Store) -> SlotReleased:
     """Give the unit's slot back (nothing to do when it holds none)."""
     run_id = run.run_id
     for _ in range(ATTEMPTS):
-        doc = store.get_warmup_control(run_id)
+        doc = control.stored() if (control := store.get_warmup_control(run_id)) else None
         if doc is None or unit_id not in (doc.get("holders") or []):
             return SlotReleased(released=False)
         state = {k: v for k, v in doc.items() if k not in ("pk", "sk", "version", "updated_at")}
