@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from cutover_prep.dal.records.findings import Reason
+from cutover_prep.dal.records.findings import ByteCounts, Reason
 from cutover_prep.report import clocks, engineer
 from cutover_prep.report.bench_view import benchmark_view, crossover_view, limits_view, probe_timing
 from cutover_prep.report.chart_set import build_charts
@@ -168,7 +168,8 @@ def _instance(findings: ReportFindings) -> list[tuple[str, str]]:
 
 
 def _warmup(findings: ReportFindings) -> WarmupView:
-    units, nbytes, timings = findings.units, findings.bytes, findings.timings
+    units, timings = findings.units, findings.timings
+    nbytes = findings.bytes or ByteCounts()  # a run that planned nothing (or an excerpt) has no byte counts
     rows = [("status", fmt_value(findings.status)),
             ("units done / total", f"{fmt(units.done)} / {fmt(units.total)}"),
             ("units failed", fmt(units.failed)),
