@@ -55,10 +55,21 @@ def test_the_items_are_stored_as_the_code_before_the_records_stored_them(monkeyp
     assert [(i["pk"], i["sk"]) for i in now] == [(i["pk"], i["sk"]) for i in BEFORE]
     for item, before in zip(now, BEFORE, strict=True):
         assert "schema_version" not in before
-        assert masked({k: v for k, v in item.items() if k != "schema_version"}) == masked(before), item["sk"]
+        assert masked(_without_newer_options(item)) == masked(before), item["sk"]
     versioned = {i["sk"]["S"].split("#")[0] for i in now if i.get("schema_version") == {"N": "1"}}
     assert versioned == {"RUN", "POINT", "SCRATCH", "RDSINIT", "WARMUP", "RESTORE", "REJECTED", "PROFILE",
                          "COMPARISON", "PRICE"}  # not the unit (the findings') nor the sample claim (one attribute)
+
+
+def _without_newer_options(item: dict[str, Any]) -> dict[str, Any]:
+    """The item but its schema_version and the run input's options added after ``records_before_34.json`` was
+    written (issue 36 §1: ``warmup.yielding``, a new section of the input, not a change of the records)."""
+    out = {k: v for k, v in item.items() if k != "schema_version"}
+    warmup = out.get("input", {}).get("M", {}).get("warmup", {}).get("M")
+    if warmup is not None:
+        out["input"] = {"M": {**out["input"]["M"], "warmup": {"M": {k: v for k, v in warmup.items()
+                                                                     if k != "yielding"}}}}
+    return out
 
 
 @pytest.mark.parametrize("raw", BEFORE, ids=lambda raw: raw["sk"]["S"].split("#")[0])

@@ -8,7 +8,7 @@ from cutover_prep.engines.base import GONE_REBUILT, GONE_TRUNCATED
 
 
 def _raw_unit(store: Store, run_id: str, unit_id: str) -> dict:
-    raw = store.ddb.get_item(TableName=store.table, Key=store._key(run_id, UNIT_PREFIX + unit_id))["Item"]
+    raw = store._ddb.get_item(TableName=store.table, Key=store._key(run_id, UNIT_PREFIX + unit_id))["Item"]
     return _item(raw)
 
 
