@@ -136,7 +136,7 @@ def test_the_hot_set_reads_at_full_concurrency_and_the_rest_yields_to_a_reading_
     assert ask(fixed(), "u000010", store=store, clock=clock, activity=signal)["level"] == 2  # 4 ms: within 1.5x
     clock.t += 2
     assert ask(fixed(), "u000010", store=store, clock=clock, activity=signal)["level"] == 1  # 20 ms: halved
-    section = slots.concurrency_findings(store.get_warmup_control(RUN_ID).stored())["concurrency"]["yielding"]
+    section = _yielding(store)
     assert [s["decision"] for s in section["samples"]] == ["noticed", "probe", "increase", "decrease"]
     assert section["samples"][-1] == {**section["samples"][-1], "level": 1, "app_reads_per_s": 200.0,
                                       "app_ms_per_read": 20.0}
@@ -152,7 +152,7 @@ def test_an_idle_application_keeps_the_level_and_a_run_without_signal_or_with_yi
         assert ask(fixed(), f"u{i}", store=store, clock=clock, activity=quiet)["granted"] is True
     clock.t += 2
     assert ask(fixed(), "u8", store=store, clock=clock, activity=quiet)["level"] == 8
-    samples = slots.concurrency_findings(store.get_warmup_control(RUN_ID).stored())["concurrency"]["yielding"]["samples"]
+    samples = _yielding(store)["samples"]
     assert [s["decision"] for s in samples] == ["idle"]
     off = Signal([(400, 8000.0)] * 5)
     assert ask(fixed(yielding={"enabled": False}), "u9", store=store, clock=clock, activity=off)["level"] == 8
@@ -168,7 +168,7 @@ def test_a_signal_that_fails_keeps_the_level_and_the_unit_is_not_failed(store: S
         raise RuntimeError("the server went away")
 
     assert ask(fixed(), "u0", store=store, clock=clock, activity=broken)["granted"] is True
-    samples = slots.concurrency_findings(store.get_warmup_control(RUN_ID).stored())["concurrency"]["yielding"]["samples"]
+    samples = _yielding(store)["samples"]
     assert samples[0]["decision"].startswith("no_signal: RuntimeError: the server went away")
 
 
@@ -199,3 +199,8 @@ def test_one_fast_window_does_not_hold_the_warm_up_at_one_for_good() -> None:
     assert longest_at_one(state) <= 3
     assert sum(lv for _, lv, _, _, _ in state.samples) / len(state.samples) >= 4
     assert 18 <= state.base_ms <= 24
+
+
+def _yielding(store: Store) -> dict:
+    """The findings' ``warmup.concurrency.yielding`` from the control item the slots wrote."""
+    return slots.concurrency_findings(store.get_warmup_control(RUN_ID).stored())["concurrency"]["yielding"]
