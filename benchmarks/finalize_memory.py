@@ -203,7 +203,7 @@ def setup(n: int, root: Path, planned_pct: int = 95) -> dict[str, Any]:
 
     from cutover_prep.dal.store import UNIT_PREFIX, Store, _dyn, evidence_key, run_pk
     from cutover_prep.models.run_input import parse_run_input
-    from cutover_prep.models.steps import RunContext, RunState
+    from cutover_prep.models.steps import EndCensusEvent, RunContext, RunState
     from cutover_prep.warmup.discovery import discover_and_plan
     from cutover_prep.warmup.end_census import take_end_census
     from cutover_prep.workflows import table_definition
@@ -222,10 +222,10 @@ def setup(n: int, root: Path, planned_pct: int = 95) -> dict[str, Any]:
         store.start_run(state)
         run = RunState.model_validate(json.loads(json.dumps(state, default=str)))
         out = discover_and_plan(run, store=store, read_secret=_secret,
-                                open_engine=lambda spec, w: FakeEngine(n, planned_pct=planned_pct))
+                                open_engine=lambda spec, w: FakeEngine(n, planned_pct=planned_pct)).to_json()
         context = RunContext.model_validate(out["context"])
-        take_end_census(context, store=store, read_secret=_secret,
-                        open_engine=lambda spec, w: FakeEngine(n, end=True, planned_pct=planned_pct))
+        take_end_census(EndCensusEvent(run=context, plan=out["end_census"]), store=store, read_secret=_secret,
+                        open_engine=lambda spec, w: FakeEngine(n, end=True, planned_pct=planned_pct)).to_json()
         units = store.get_json(evidence_key(RUN_ID, "units.json"))
         for i, unit in enumerate(units):  # one in 20 failed, one in 20 never started, the rest done
             if i % 20 == 19:

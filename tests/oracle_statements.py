@@ -12,14 +12,13 @@ from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "engines" / "oracle.md"
 NAME = re.compile(r"\b([A-Z][A-Z0-9_]*_SQL)\b")
-MODULES = ("sql", "datafiles", "preflight", "bench", "hotset")
+MODULES = ("sql", "read_sql", "rowids", "datafiles", "preflight", "bench", "hotset")
 # statements built per object (identifiers quoted in): the builder, and a marker of everything it builds
 BUILT = {
-    "rowid_range_count_sql": "DBMS_ROWID.ROWID_CREATE",
+    "rowid_range_count_sql": "WHERE t.ROWID BETWEEN :start_id AND :end_id",
     "index_ffs_sql": "INDEX_FFS(t ",
     "lob_read_block": "DBMS_LOB.READ(",
     "iot_overflow_sql": "COUNT(t.",
-    "serial_direct_read_sql": 'ALTER SESSION SET "_serial_direct_read"',
     "view_probe_sql": "WHERE ROWNUM < 1",
     "iot_key_range_sql": "SELECT MIN(t.",
 }

@@ -158,7 +158,7 @@ def _host(value: str) -> str:
     run input's own rule for target.host (``models.run_input.host_problem``), so that every entry is one a
     run can name (issue 32 §8: an IPv6 zone id passed here and no run could use it), without the local run's
     socket directory."""
-    from cutover_prep.models.run_input import host_problem
+    from cutover_prep.models.fields import host_problem
 
     host = value.strip().lower().rstrip(".")
     if host and not host.startswith("/") and host_problem(host) is None:

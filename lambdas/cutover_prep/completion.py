@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
+from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.run import RunItem
 from cutover_prep.live.names import dashboard_link
 
 SOURCE = "cutover-prep"
@@ -42,24 +45,28 @@ def timing_of(findings: dict[str, Any]) -> dict[str, Any]:
             "eta_error_pct_at_50": next((a.get("error_pct") for a in at if a.get("pct") == 50), None)}
 
 
-def completion_detail(run_item: dict[str, Any], *, status: str, verdict: str, reasons: list[str],
+def completion_detail(run_item: RunItem | Mapping[str, Any], *, status: str, verdict: str, reasons: list[str],
                       bucket: str, findings_key: str | None, error: str | None = None,
                       timing: dict[str, Any] | None = None) -> dict[str, Any]:
-    target = run_item.get("target") or {}
+    """``run_item``: the run's item, or the few of its fields a run that never started has (a mapping: taken as
+    it is, not validated: its ``run_id`` may be None)."""
+    run = run_item if isinstance(run_item, RunItem) else RunItem.model_construct(**run_item)
+    target = run.target or {}
+    folder = findings_key.removesuffix(evidence.FINDINGS) if findings_key else None
     return {
-        "run_id": run_item["run_id"],
+        "run_id": run.run_id,
         "target": {"db_instance_identifier": target.get("db_instance_identifier"), "engine": target.get("engine")},
         "status": status,
         "verdict": verdict,
         "reasons": reasons,
         "error": error,
-        "coverage_pct": run_item.get("coverage_pct"),
+        "coverage_pct": run.coverage_pct,
         "findings": f"s3://{bucket}/{findings_key}" if findings_key else None,
-        "report": f"s3://{bucket}/{findings_key.removesuffix('findings.json')}report.html" if findings_key else None,
-        "summary": f"s3://{bucket}/{findings_key.removesuffix('findings.json')}summary.md" if findings_key else None,
-        "started_at": run_item.get("started_at"),
+        "report": f"s3://{bucket}/{folder}{evidence.REPORT}" if findings_key else None,
+        "summary": f"s3://{bucket}/{folder}{evidence.SUMMARY}" if findings_key else None,
+        "started_at": run.started_at,
         # the live view (CloudWatch dashboard, the run chosen in its variable); null outside a deployment
-        "dashboard": dashboard_link() if run_item.get("run_id") else None,
+        "dashboard": dashboard_link() if run.run_id else None,
         "timing": timing,  # timing_of(findings); null for a run that left none
     }
 

@@ -6,7 +6,7 @@ host, or RDS's aws:rds:primaryDBInstanceArn tag, names the target or the instanc
 it from), else ``SecretNotBound`` before any connection.
 
 The credentials go only to the target: the endpoint RDS reports for the instance
-(``run["instance"]["address"]``, from DescribeDBInstances; a restored instance has a new
+(the instance facts' ``address``, from DescribeDBInstances; a restored instance has a new
 one), or a host the deployment allow-listed (``ALLOWED_DB_HOSTS``, e.g. an RDS Proxy).
 - ``target.host`` (an override, for a proxy) must be one of those two, else the run is
   refused with ``DatabaseUnreachable`` before the secret's password is used;
@@ -21,12 +21,13 @@ CA bundle; see ``engines.transport``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cutover_prep import secret_binding
 from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable
 from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
+from cutover_prep.models.target import Target
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.settings import ConnectionPolicy, connection_policy, normalize_host
 
@@ -56,11 +57,10 @@ def allowed_host(host: str, endpoint: str | None, policy: ConnectionPolicy) -> b
     return (bool(endpoint) and normalize_host(host) == normalize_host(str(endpoint))) or policy.host_allowed(host)
 
 
-def target_host(run: dict[str, Any], secret_host: Any, policy: ConnectionPolicy) -> str:
+def target_host(target: Target, instance: Mapping[str, Any], secret_host: Any, policy: ConnectionPolicy) -> str:
     """The host the credentials go to, by the rules in the module docstring; one-line error otherwise."""
-    target, instance = run["target"], run.get("instance") or {}
-    ident, endpoint = target.get("db_instance_identifier"), instance.get("address")
-    override = target.get("host")
+    ident, endpoint = target.db_instance_identifier, instance.get("address")
+    override = target.host
     if override:
         if not allowed_host(str(override), endpoint, policy):
             raise DatabaseUnreachable(
@@ -101,43 +101,44 @@ def check_secret_fields(secret: dict[str, Any], arn: str) -> None:
                                   "that is not one)")
 
 
-def connection_spec(run: dict[str, Any], read_secret: SecretReader,
+def connection_spec(target: Target, instance: Mapping[str, Any] | None, read_secret: SecretReader,
                     policy: ConnectionPolicy | None = None, *, read_tags: TagReader | None = None) -> ConnectionSpec:
-    """The spec for the run's target; ``policy`` defaults to the environment's (``connection_policy``).
+    """The spec for the run's ``target`` on the ``instance`` DescribeInstance found (its facts:
+    ``restore.rds.instance_facts``; none yet: empty); ``policy`` defaults to the environment's
+    (``connection_policy``).
 
     ``read_tags`` reads the secret's tags, for a secret whose JSON names no instance (without it, such a
     secret has no binding: refused unless the policy allows unbound secrets)."""
     policy = policy or connection_policy()
-    target, instance = run["target"], run.get("instance") or {}
+    instance = instance or {}
+    arn = target.secret_arn
     try:
-        secret = json.loads(read_secret(target["secret_arn"]))
+        secret = json.loads(read_secret(arn))
     except Exception as exc:  # a missing secret, no permission, not JSON: never echo its content
         raise DatabaseUnreachable(
-            f"cannot read the credentials secret {target['secret_arn']}: {type(exc).__name__}; "
+            f"cannot read the credentials secret {arn}: {type(exc).__name__}; "
             "it must exist, be readable by the function and hold JSON with username and password"
         ) from None
     if not isinstance(secret, dict) or "username" not in secret or "password" not in secret:
-        raise DatabaseUnreachable(f"secret {target['secret_arn']} must be JSON with username and password")
-    check_secret_fields(secret, target["secret_arn"])
-    secret_binding.check(run, secret, arn=target["secret_arn"], read_tags=read_tags,
+        raise DatabaseUnreachable(f"secret {arn} must be JSON with username and password")
+    check_secret_fields(secret, arn)
+    secret_binding.check(target.db_instance_identifier, instance, secret, arn=arn, read_tags=read_tags,
                          allow_unbound=policy.allow_unbound_secrets)
     # the instance's RDS engine when RDS reports no family: an engine the run cannot warm is named as such
-    engine = (target.get("engine") or instance.get("engine_family") or instance.get("engine")
-              or secret.get("engine"))
+    engine = target.engine or instance.get("engine_family") or instance.get("engine") or secret.get("engine")
     if not engine:
-        raise DatabaseUnreachable(f"cannot tell the engine of {target['db_instance_identifier']}: "
+        raise DatabaseUnreachable(f"cannot tell the engine of {target.db_instance_identifier}: "
                                   f"set target.engine to {' or '.join(engine_names())}")
     try:
         fam = family(engine)
     except UnknownEngine as exc:
-        raise DatabaseUnreachable(f"{target['db_instance_identifier']}: {exc}") from None
-    host = target_host(run, secret.get("host"), policy)
-    port = int(target.get("port") or (instance.get("port") if not target.get("host") else None)
+        raise DatabaseUnreachable(f"{target.db_instance_identifier}: {exc}") from None
+    host = target_host(target, instance, secret.get("host"), policy)
+    port = int(target.port or (instance.get("port") if not target.host else None)
                or secret.get("port") or fam.default_port)
     # TLS on its own port (Oracle TCPS: the SSL option's, not the endpoint's); a port the user named is used as is.
-    tls_port = fam.tls_port if not target.get("port") else None
-    database = (target.get("database") or secret.get("dbname") or instance.get("db_name")
-                or fam.default_database)
+    tls_port = fam.tls_port if not target.port else None
+    database = target.database or secret.get("dbname") or instance.get("db_name") or fam.default_database
     return ConnectionSpec(engine=fam.name, host=host, port=port, database=database,
                           user=secret["username"], password=secret["password"], tls=policy.tls,
                           tls_port=tls_port, tls_ca=policy.tls_ca)

@@ -14,8 +14,8 @@ from cutover_prep import engines
 from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
-from cutover_prep.models.run_input import Warmup
 from cutover_prep.models.steps import RunContext
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.settings import get_settings
 
 # One engine per target and thread, with the thread that took it: an engine of a thread that has
@@ -35,6 +35,16 @@ def progress_client() -> Any:
     so that a throttled or unreachable RDS API costs a step seconds, not minutes (it is a gap)."""
     return boto3.client("rds", config=Config(connect_timeout=3, read_timeout=5,
                                              retries={"max_attempts": 1, "mode": "standard"}))
+
+
+@cache
+def pricing_client() -> Any:
+    """The Price List API's client, in its own region (it answers from few: ``comparison.pricing``), with short
+    timeouts: an unreachable API costs the comparison seconds, then the shipped price file is used."""
+    from cutover_prep.comparison.pricing import PRICING_REGION
+
+    return boto3.client("pricing", region_name=PRICING_REGION,
+                        config=Config(connect_timeout=5, read_timeout=10, retries={"max_attempts": 2}))
 
 
 def store() -> Store:
@@ -70,7 +80,7 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     ``connection_spec`` refuses a secret that belongs to another instance and a host that is neither
     the RDS endpoint nor allow-listed, and carries the deployment's TLS mode; ``engine.transport``
     then says what protected it."""
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     me = threading.current_thread()
     key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, me.ident or 0)
     with _engines_lock:
@@ -88,10 +98,21 @@ def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     return engine
 
 
+def activity_reader(run: RunContext, call_timeout_seconds: float = 10.0) -> Callable[[], dict[str, Any] | None]:
+    """The warm-up's yield signal (issue 36 §1): the other sessions' read counters from the engine's family hook
+    (``EngineFamily.activity``), on this container's engine; None from a family without one."""
+    def read() -> dict[str, Any] | None:
+        engine = cached_engine(run, call_timeout_seconds)
+        spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+        hook = registry.family(spec.engine).activity
+        return None if hook is None else hook(engine).to_json()
+    return read
+
+
 def open_bench(run: RunContext, database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
     """A benchmark driver for the run's target (its own connections, closed by the caller), from its
     engine's family in ``engines.registry``."""
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     return registry.family(spec.engine).open_bench(spec, database, call_timeout_seconds=call_timeout_seconds,
                                                    create_extension=run.warmup.create_extension)
 

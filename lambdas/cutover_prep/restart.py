@@ -9,11 +9,13 @@ the target, is ``RunIdReused`` naming each difference; nothing is read.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from cutover_prep.dal.store import INPUT_SECTIONS, Store, recorded_input
-from cutover_prep.models.run_input import AwsPlace, Warmup, check_baseline, parse_run_input
+from cutover_prep.dal.records.run import INPUT_SECTIONS, RecordedInput, RunItem
+from cutover_prep.dal.store import Store
+from cutover_prep.models.run_input import AwsPlace, check_baseline, parse_run_input
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warm_concurrency import check as check_warm_concurrency
 
 # (section, field) of the run input that a restart may change.
@@ -24,7 +26,7 @@ MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
     ("benchmark", "write_test"), ("benchmark", "metrics_wait_minutes"), ("benchmark", "metrics_poll_seconds"),
     ("restore", "poll_seconds"), ("restore", "max_wait_minutes"),
 })
-# the run input's sections a run id is bound to (the run item records each: dal.store.recorded_input)
+# the run input's sections a run id is bound to (the run item records each: records.run.RecordedInput)
 SECTIONS = ("target", "restore", *INPUT_SECTIONS)
 
 
@@ -46,9 +48,9 @@ def bound_options(sections: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_restart(run_item: dict[str, Any], config: dict[str, Any]) -> None:
+def check_restart(run_item: RunItem | Mapping[str, Any], config: dict[str, Any]) -> None:
     """Raise ``RunIdReused`` unless ``config`` asks for the run ``run_item`` records."""
-    first = bound_options(recorded_input(run_item))
+    first = bound_options(RecordedInput.of(run_item).sections())
     now = bound_options(config)
     differ = sorted(k for k in first.keys() & now.keys() if first[k] != now[k])
     differ += sorted(k for k in first.keys() ^ now.keys() if "." not in k)  # a whole section added or dropped
@@ -75,7 +77,7 @@ def begin_run(raw: Any, *, execution_name: str | None, store: Store,
     config = parse_run_input(raw, execution_name=execution_name, allowed_hosts=allowed_hosts,
                              deployment=deployment)
     check_warm_concurrency(Warmup.model_validate(config["warmup"]), warm_concurrency)
-    check_baseline(config, store.get_run)
+    check_baseline(config, lambda run_id: (item.stored() if (item := store.get_run(run_id)) else None))
     first = store.get_run(config["run_id"])
     if first is not None:
         check_restart(first, config)

@@ -19,7 +19,7 @@ password.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,11 +57,10 @@ class Candidate:
         return value.strip().lower().rpartition(":db:")[2] == self.identifier.lower()
 
 
-def candidates(run: dict[str, Any]) -> tuple[Candidate, Candidate | None]:
-    """The target, and the instance the run restored it from (None when the run restored nothing)."""
-    instance = run.get("instance") or {}
-    target = Candidate(str(run["target"]["db_instance_identifier"]), instance.get("address"),
-                       instance.get("db_instance_arn"))
+def candidates(identifier: str, instance: Mapping[str, Any]) -> tuple[Candidate, Candidate | None]:
+    """The target (``identifier``, on the ``instance`` DescribeInstance found), and the instance the run restored
+    it from (None when the run restored nothing)."""
+    target = Candidate(identifier, instance.get("address"), instance.get("db_instance_arn"))
     source = instance.get("restored_from") or {}
     if not source.get("db_instance_identifier"):
         return target, None
@@ -100,10 +99,11 @@ def json_type(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
 
 
-def check(run: dict[str, Any], secret: dict[str, Any], *, arn: str, read_tags: TagReader | None,
-          allow_unbound: bool) -> None:
-    """Return when ``secret`` may go to the run's target; raise ``SecretNotBound`` otherwise."""
-    target, source = candidates(run)
+def check(identifier: str, instance: Mapping[str, Any], secret: dict[str, Any], *, arn: str,
+          read_tags: TagReader | None, allow_unbound: bool) -> None:
+    """Return when ``secret`` may go to the target ``identifier`` (on ``instance``); raise ``SecretNotBound``
+    otherwise."""
+    target, source = candidates(identifier, instance)
     binding = _json_binding(secret, arn)
     why_no_tags = ""
     if binding is None and read_tags is not None:

@@ -14,7 +14,7 @@ that applies:
    Oracle: the DSN names a service, not a selection;
 5. nothing named: every database on the instance. A snapshot restores the whole instance and the cutover moves
    all of it; the secret's ``dbname`` (or the instance's initial ``DBName``) is where to log in, not what the
-   user chose to warm (docs/decisions.md).
+   user chose to warm (docs/decisions/0082-selection-named-database.md).
 
 What the selection leaves out is still on the volume: the census names it, waived (``excluded by input``),
 and ``selection_line`` says it in one line before the warm-up reads.

@@ -99,6 +99,27 @@ _POLICY_VALUES = {"ALLOWED_DB_HOSTS": "comma-separated host names",
                   "ALLOW_UNBOUND_SECRETS": "true or false"}
 
 
+def environment(*names: str) -> dict[str, str]:
+    """The variables ``names`` of the function's environment that are set (read at each call): the one reader of
+    the environment besides the models above, for the few modules that take a mapping (``warm_concurrency``,
+    ``live.names``) and are tested with their own."""
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
+class AwsEnvironment(BaseModel):
+    """What the Lambda runtime (or the shell) says of the AWS region: ``AWS_REGION``, else ``AWS_DEFAULT_REGION``."""
+
+    region: str | None = Field(alias="AWS_REGION", default=None)
+    default_region: str | None = Field(alias="AWS_DEFAULT_REGION", default=None)
+
+
+def aws_region() -> str | None:
+    """The function's region (read at each call; None when neither variable is set or both are empty)."""
+    env = AwsEnvironment.model_validate({k: v for k, v in os.environ.items() if k in ("AWS_REGION",
+                                                                                        "AWS_DEFAULT_REGION")})
+    return env.region or env.default_region or None
+
+
 def deployment_id() -> str | None:
     """This deployment's id (``CUTOVER_PREP_DEPLOYMENT_ID``: the stack sets its StackId on every function),
     read at each call; None when unset. The run tags what it restores with it; the comparison's Cleanup

@@ -12,19 +12,22 @@ Pure: no boto3; the CDK reads ``ENV`` from here.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CDK imports this module: no pydantic model at import time
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
 
 ENV = "WARM_CONCURRENCY"
 
 
 def limit(environ: Mapping[str, str] | None = None) -> int | None:
     """WarmUnit's reserved concurrency from the environment; None when the deployment reserves none."""
-    value = (os.environ if environ is None else environ).get(ENV, "").strip()
+    if environ is None:
+        from cutover_prep.settings import environment  # at the call: the CDK imports this module
+
+        environ = environment(ENV)
+    value = environ.get(ENV, "").strip()
     if not value:
         return None
     try:

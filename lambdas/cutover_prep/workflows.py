@@ -131,8 +131,11 @@ _FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         "WarmSlot", "handlers.warm_slot.handler", 30, 256,
-        "Admit a work unit to read (adaptive concurrency) and take its slot back after.",
-        permission_groups=("table_item_write",),  # the run item and the slot item: GetItem, PutItem
+        "Admit a work unit to read (adaptive concurrency, yielding) and take its slot back after.",
+        in_vpc=True,
+        # table_item_write: the run item and the slot item (GetItem, PutItem); secrets: the run's connection, on
+        # which the yield signal reads the database's own read counters every window (issue 36 §1)
+        permission_groups=("secrets", "table_item_write"),
     ),
     Function(
         "UnitFailed", "handlers.unit_failed.handler", 30, 256,

@@ -16,5 +16,5 @@ from cutover_prep.observability import logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=CompareCollectEvent)
 def handler(event: CompareCollectEvent, context: LambdaContext) -> dict[str, Any]:
-    # pricing None: result.price_book asks the Price List API in its own region (us-east-1), not this one
-    return collect(event.comparison_id, event.results, store=deps.store(), pricing=None)
+    # the Price List API in its own region (us-east-1), not this one (deps.pricing_client)
+    return collect(event.comparison_id, event.results, store=deps.store(), pricing=deps.pricing_client())

@@ -19,4 +19,4 @@ from cutover_prep.warmup.discovery import discover_and_plan
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
     return discover_and_plan(event, store=deps.store(), read_secret=deps.read_secret,
                              read_secret_tags=deps.read_secret_tags, say=logger.info,
-                             open_engine=deps.engine_opener(context, get_settings().safety_margin_seconds))
+                             open_engine=deps.engine_opener(context, get_settings().safety_margin_seconds)).to_json()

@@ -20,10 +20,10 @@ from cutover_prep.warmup.end_census import record_end_census_failure, take_end_c
 def handler(event: EndCensusEvent, context: LambdaContext) -> dict[str, Any]:
     if event.error is not None:
         return record_end_census_failure(event.run.run_id, event.error.model_dump(exclude_none=True),
-                                         store=deps.store())
+                                         store=deps.store()).to_json()
     settings = get_settings()
     budget = context.get_remaining_time_in_millis() / 1000 - 2 * settings.safety_margin_seconds
-    return take_end_census(event.run, store=deps.store(), read_secret=deps.read_secret,
+    return take_end_census(event, store=deps.store(), read_secret=deps.read_secret,
                            read_secret_tags=deps.read_secret_tags,
                            open_engine=deps.engine_opener(context, settings.safety_margin_seconds),
-                           budget_seconds=max(30.0, budget), attempts=settings.read_attempts)
+                           budget_seconds=max(30.0, budget), attempts=settings.read_attempts).to_json()

@@ -17,4 +17,4 @@ from cutover_prep.preflight.step import run_preflight
 @event_parser(model=RunState)
 def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
     return run_preflight(event, store=deps.store(), read_secret=deps.read_secret,
-                         read_secret_tags=deps.read_secret_tags)
+                         read_secret_tags=deps.read_secret_tags).to_json()

@@ -17,5 +17,6 @@ from cutover_prep.warmup.slots import acquire, release
 @event_parser(model=WarmSlotEvent)
 def handler(event: WarmSlotEvent, context: LambdaContext) -> dict[str, Any]:
     if event.action == "acquire":
-        return acquire(event.run, event.unit_id, store=deps.store())
-    return release(event.run, event.unit_id, store=deps.store())
+        return acquire(event.run, event.unit_id, store=deps.store(),
+                       activity=deps.activity_reader(event.run)).to_json()
+    return release(event.run, event.unit_id, store=deps.store()).to_json()

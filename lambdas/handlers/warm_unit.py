@@ -12,7 +12,7 @@ from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.restore.progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
 from cutover_prep.settings import get_settings
-from cutover_prep.warmup.unit import Budget, warm_unit
+from cutover_prep.warmup.unit import Budget, step_result, warm_unit
 
 
 @logger.inject_lambda_context
@@ -28,13 +28,13 @@ def handler(event: WarmUnitEvent, context: LambdaContext) -> dict[str, Any]:
                                      store=deps.store(), step="WarmUnit", min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
     live.storage_progress(run_id, sample)
     live.storage_eta(run_id, sample, deps.store())  # the dashboard's ETA of RDS's own initialization
-    result = warm_unit(
+    progress = warm_unit(
         event, store=deps.store(),
         engine=lambda: deps.cached_engine(run, max(1.0, remaining() - settings.safety_margin_seconds / 2)),
         budget=Budget(remaining, settings.safety_margin_seconds), read_attempts=settings.read_attempts,
         on_chunk=lambda bytes_read: live.chunk_read(run_id, bytes_read),
     )
-    if result["status"] == WarmStep.DONE:
+    if progress.status == WarmStep.DONE:
         live.unit_done(run_id)
     live.bytes_remaining(run_id, deps.store())  # the dashboard's ETA: what is left over the rate
-    return result
+    return step_result(event, progress)

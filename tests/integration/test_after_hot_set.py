@@ -48,7 +48,7 @@ def test_after_the_hot_set_at_most_n_units_hold_slots_and_everything_is_read(aws
     store = store_of(aws)
     findings = store.get_json("runs/after-hot/findings.json")
     assert findings["census"]["unread_bytes"] == 0  # nothing the server's catalogue names was left unread
-    hot_units = store.get_run("after-hot")["hot_set_units"]
+    hot_units = store.get_run("after-hot").hot_set_units
     assert hot_units and findings["hot_set"]["units"] == len(hot_units) == findings["hot_set"]["units_done"]
 
     # the item's history in the order DynamoDB accepted it (the order of the records is the threads' schedule's:

@@ -102,11 +102,11 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
         assert findings["verdict"]["verdict"] in ("READY", "NOT_READY")
         assert findings["coverage_pct"] == 100.0
         assert findings["started_by"] == desc["executionArn"]  # the child names its parent (console link)
-        restore = store.get_run(run_id)["restore"]
+        restore = store.get_run(run_id).restore
         assert restore["storage_type"] == configuration["storage_type"]
         assert restore["allocated_gb"] == configuration["allocated_gb"]
         instance = f"cprep-{run_id}"  # the child's ValidateInput recorded its restore before StartRestore ran
-        assert get_comparison(store, "cmp1")["restores"][instance]["run_id"] == run_id
+        assert get_comparison(store, "cmp1").restore_of(instance).run_id == run_id
 
     document = store.get_json("runs/cmp1/comparison.json")
     assert [c["name"] for c in document["configurations"]] == ["gp2", "io1"]
@@ -134,7 +134,7 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
     assert describe(rds, "cprep-cmp1-gp2") is None and describe(rds, "cprep-cmp1-io1") is None
     assert describe(rds, "prod-db")["DBInstanceStatus"] == "available"  # the source is not the comparison's
     record = get_comparison(store, "cmp1")
-    assert record["status"] == "SUCCEEDED" and record["cleanup"]["left"] == []
+    assert record.status == "SUCCEEDED" and record.cleanup["left"] == []
     history = json.dumps(aws.history(desc["executionArn"]), default=str)
     assert sample_db.password == "" or sample_db.password not in history
 
@@ -203,7 +203,7 @@ def test_a_step_that_fails_still_ends_in_cleanup_and_the_comparison_fails_by_nam
     document = store_of(aws).get_json("runs/cmp5/comparison.json")  # written by the cleanup alone
     assert sorted(document["cleanup"]["deleted"]) == ["cprep-cmp5-gp2", "cprep-cmp5-io1"]
     assert document["cleanup"]["left"] == [] and "(injected)" in document["error"]["cause"]
-    assert get_comparison(store_of(aws), "cmp5")["status"] == "FAILED"
+    assert get_comparison(store_of(aws), "cmp5").status == "FAILED"
 
 
 def test_a_bad_input_fails_by_name_before_anything_is_restored(aws, sample_db):
@@ -256,7 +256,7 @@ def test_the_reaper_deletes_what_a_stopped_comparison_left(aws, sample_db):
         assert reaped["deleted"] == ["cprep-cmp4-gp2"] and reaped["left"] == []
         assert describe(rds, "cprep-cmp4-gp2") is None
         assert describe(rds, "prod-db")["DBInstanceStatus"] == "available"  # untagged: never considered
-        assert [r["db_instance_identifier"] for r in get_comparison(store, "cmp4")["reaped"]] == ["cprep-cmp4-gp2"]
+        assert [r["db_instance_identifier"] for r in get_comparison(store, "cmp4").reaped] == ["cprep-cmp4-gp2"]
     finally:
         gate.set()
         try:

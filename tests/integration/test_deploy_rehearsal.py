@@ -35,7 +35,8 @@ from unittest import mock
 import pytest
 
 from cutover_prep import deps
-from cutover_prep.local.harness import FakeContext, LocalAws
+from cutover_prep.local.harness import LocalAws
+from cutover_prep.local.lambda_runtime import FakeContext
 from cutover_prep.workflows import FUNCTIONS, TRIGGERED_WORKFLOW, WORKFLOWS
 from tests.integration.test_postgres_engine import expected_forks
 from tests.integration.test_workflow import QUICK_BENCHMARK

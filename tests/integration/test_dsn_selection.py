@@ -241,7 +241,7 @@ def test_the_deployed_run_reads_the_database_its_input_names(two_databases, targ
         plan = store.get_json(evidence_key(f"deployed-{target}", "plan.json"))
         findings = store.get_json(evidence_key(f"deployed-{target}", "findings.json"))
         preflight = store.get_json(evidence_key(f"deployed-{target}", "preflight.json"))
-        run = store.get_run(f"deployed-{target}")
+        run = store.get_run(f"deployed-{target}").stored()
         segments = list(plan_segments(plan, store))  # plan-segments.jsonl (issue 32 §8)
     assert plan["options"]["databases"] == [names["a"]]  # the end census takes these options
     assert {s["database"] for s in segments} == {names["a"]}

@@ -36,7 +36,8 @@ from cutover_prep.cli.main import main
 from cutover_prep.engines import DatabaseUnreachable
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.postgres.engine import PostgresEngine
-from cutover_prep.local.runner import TargetUnreachable, check_reachable, parse_dsn
+from cutover_prep.local.dsn import parse_dsn
+from cutover_prep.local.runner import TargetUnreachable, check_reachable
 from tests.integration.test_mysql_tls import _write_ca_and_server_cert
 from tests.integration.test_tls import FakeTlsListener
 

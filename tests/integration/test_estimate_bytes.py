@@ -6,7 +6,8 @@ directory plus ``pg_tablespace_size('pg_global')`` for the shared catalogues the
 ``pg_total_relation_size`` of the user tables), and the bytes the engine's own ``read_range`` (what a work
 unit calls, chunk by chunk) confirms it read for every range of the plan. A whole local workflow of 300
 tables takes ~3 minutes on this machine (moto's Step Functions and DynamoDB per range), so the run's bytes
-are taken from the units' reads here; `make demo` and that local run were measured once (docs/decisions.md 47).
+are taken from the units' reads here; `make demo` and that local run were measured once
+(docs/decisions/0047-estimate-bytes-and-time.md).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def test_the_units_read_the_bytes_the_estimate_reports(small_relations):
     from cutover_prep.cli.estimate import warmup_options
     from cutover_prep.engines import open_engine
     from cutover_prep.estimate.compute import Rate, counted_of, estimate
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     warmup = warmup_options(None, max_concurrency=4, databases=(small_relations.database,))

@@ -51,8 +51,8 @@ def test_a_run_with_a_hot_set_profile_reads_it_first_and_says_when_it_was_warm(a
     assert section["followed"] is True, json.dumps(findings["priority"], indent=1)
     assert section["pct_of_warmup"] < 100
     assert [g.get("hot_set", False) for g in findings["priority"]["groups"]] == [False, True, False]
-    summary = store.s3.get_object(Bucket=store.bucket, Key="runs/hot/summary.md")["Body"].read().decode()
+    summary = store._s3.get_object(Bucket=store.bucket, Key="runs/hot/summary.md")["Body"].read().decode()
     line = next(x for x in summary.splitlines() if "hot set warm at" in x)
     assert "after the warm-up started" in line and "% of the warm-up's time" in line and "order followed" in line
-    report = store.s3.get_object(Bucket=store.bucket, Key="runs/hot/report.html")["Body"].read().decode()
+    report = store._s3.get_object(Bucket=store.bucket, Key="runs/hot/report.html")["Body"].read().decode()
     assert 'id="hot-set"' in report

@@ -34,7 +34,7 @@ def test_a_run_emits_the_dashboards_metrics_and_links_the_dashboard(sample_db, c
         assert desc["status"] == "SUCCEEDED", desc.get("cause")
         store = store_of(aws)
         findings = store.get_json("runs/live/findings.json")
-        summary = store.s3.get_object(Bucket=store.bucket, Key="runs/live/summary.md")["Body"].read().decode()
+        summary = store._s3.get_object(Bucket=store.bucket, Key="runs/live/summary.md")["Body"].read().decode()
         events = completions()
 
     records = emf_records(printed)

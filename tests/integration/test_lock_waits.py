@@ -361,6 +361,7 @@ def test_the_end_census_ends_within_its_bound_and_the_findings_name_the_table_an
     from cutover_prep import engines
     from cutover_prep.dal.store import evidence_key
     from cutover_prep.findings.census import census_section
+    from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan
     from cutover_prep.warmup import end_census
     from tests.unit.contexts import context
 
@@ -369,11 +370,12 @@ def test_the_end_census_ends_within_its_bound_and_the_findings_name_the_table_an
     run = context("lock-run", warmup={"databases": [spec.database]})
     start = [{"key": f"{spec.database}/public.t#table.main", "database": spec.database, "schema": "public",
               "name": "t", "kind": "table.main", "bytes": pg_locked["segment"].bytes, "readable": True}]
-    store = _Evidence({evidence_key("lock-run", "plan.json"): {
-        "census": start, "segments": [], "options": {"databases": [spec.database]}}})
+    store = _Evidence({})
+    plan = EndCensusPlan(census=start, segments=[], scope=CensusScope(databases=[spec.database]))
     summary = ends_while_locked(lambda: end_census.take_end_census(
-        run, store=store, read_secret=lambda _arn: "", open_engine=lambda s, _w: engines.open_engine(s),
-        budget_seconds=60, attempts=2), *pg_locked["hold"])
+        EndCensusEvent(run=run, plan=plan), store=store, read_secret=lambda _arn: "",
+        open_engine=lambda s, _w: engines.open_engine(s),
+        budget_seconds=60, attempts=2).to_json(), *pg_locked["hold"])
     assert not isinstance(summary, BaseException), summary
     assert summary["taken"] is False and summary["error"] == "LockWaitTimeout", summary
     written = store.objects[evidence_key("lock-run", end_census.END_CENSUS)]

@@ -77,6 +77,6 @@ def test_a_unit_cut_short_resumes_in_a_new_container_and_counts_each_page_and_ro
         if out["status"] != WarmStep.CONTINUE:
             break
     assert out["status"] == WarmStep.DONE and invocations > 2
-    item = store.get_unit(RUN_ID, unit.unit_id)
+    item = store.get_unit(RUN_ID, unit.unit_id).stored()
     assert item["status"] == UnitStatus.DONE and int(item["blocks_read"]) == segment.blocks
     assert sum(rows) == 12000  # every row once, although each invocation walked to its bound again

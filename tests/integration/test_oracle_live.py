@@ -255,7 +255,7 @@ def cp22(spec):
 
 def _read_all(spec, owner, names):
     """Discover and read every segment of ``names`` (tables or indexes, and what belongs to them) in a
-    warm-up session of its own (read-only, _serial_direct_read = ALWAYS), as a unit would."""
+    warm-up session of its own (read-only; no read-path setting: Oracle chooses), as a unit would."""
     from cutover_prep.engines.base import ReadRange
 
     reader = OracleEngine.connect(spec, call_timeout_seconds=300)
@@ -298,14 +298,14 @@ def test_an_iot_overflow_and_an_nclob_are_read_and_confirmed(spec, cp22):
 
 
 def test_bigfile_rowids_round_trip_through_dbms_rowid(spec):
-    from cutover_prep.engines.oracle import sql as q
+    from cutover_prep.engines.oracle import rowids as rid
 
     engine = OracleEngine.connect(spec, call_timeout_seconds=60)
     try:
         with engine.conn.cursor() as cur:
             for block in (5, 2**22 - 1, 2**22, 5_000_000, 2**32 - 2):
-                b = q.rowid_range_binds(12345, 1024, block, block, bigfile=True)
-                cur.execute(q.BIGFILE_ROUNDTRIP_SQL, objd=12345, fno=b["lo_fno"], block=b["lo_block"])
+                b = rid.rowid_range_binds(12345, 1024, block, block, bigfile=True)
+                cur.execute(rid.BIGFILE_ROUNDTRIP_SQL, objd=12345, fno=b["lo_fno"], block=b["lo_block"])
                 assert cur.fetchone()[0] == block
     finally:
         engine.close()
@@ -317,6 +317,11 @@ def test_a_table_read_is_confirmed_by_v_mystat_with_its_mode_named(spec, cp22):
     seg, result = results["CP22_T"]
     assert result.method == "rowid_range_scan" and result.details["confirmed_blocks"] >= result.blocks // 2
     assert result.details["mystat"]["physical reads direct"] + result.details["mystat"]["session logical reads"] > 0
+    path = result.details["read_path"]  # issue 35: Oracle's choice, said by the segment's own counters
+    assert path["by"] == "V$SEGMENT_STATISTICS" and path["path"] in (
+        "direct path", "buffer cache", "direct path and buffer cache",
+        "no physical read (the blocks were in the buffer cache)"), path
+    assert path["direct"] <= result.details["segment_stats"]["physical reads"]  # direct path reads are physical reads
 
 
 def test_the_version_is_the_release_update(spec):
@@ -348,7 +353,7 @@ def test_issue35_a_rowid_chunk_runs_by_rowid_range_and_its_segment_counters_conf
 
     from cutover_prep.engines.base import EngineError, ReadRange
     from cutover_prep.engines.oracle import preflight as pf
-    from cutover_prep.engines.oracle import sql as q
+    from cutover_prep.engines.oracle import rowids as rid
     from cutover_prep.engines.oracle.confirm import tolerance
 
     _, owner = cp22
@@ -370,8 +375,8 @@ def test_issue35_a_rowid_chunk_runs_by_rowid_range_and_its_segment_counters_conf
         with engine.conn.cursor() as cur:
             for objd, fno, block, row in ((seg.locator["data_object_id"], 4, 128, 0), (12345, 1, 5_000_000 - 2**22,
                                                                                        32767), (2**31, 1023, 7, 5)):
-                cur.execute(q.ROWID_CREATE_SQL, objd=objd, fno=fno, block=block, row_number=row)
-                assert cur.fetchone()[0] == q.rowid_of(objd, fno, block, row)
+                cur.execute(rid.ROWID_CREATE_SQL, objd=objd, fno=fno, block=block, row_number=row)
+                assert cur.fetchone()[0] == rid.rowid_of(objd, fno, block, row)
         checks = {c.name: c for c in pf._methods(engine, DiscoveryOptions(include_schemas=(owner,)),
                                                   (EngineError, oracledb.Error))}
         assert checks[pf.ROWID_PLAN].status == "pass", checks[pf.ROWID_PLAN].line()
@@ -542,6 +547,7 @@ def test_a_lob_is_read_in_slices_of_its_table_and_the_slices_read_every_value_on
                                             ranges[0].block_size, False))
         slice_ = first.details["lob_slice"]
         assert 0 < slice_["table_blocks"] < slice_["of_table"] and first.details["confirmed_blocks"] > 0
+        assert first.details["unconfirmed"].startswith("a slice")  # a count of the LOB's blocks, not of its own
         for rng in ranges[1:]:  # a piece of the LOB's free blocks past its data maps to rows past the table's
             try:                # data and reads nothing: ShortRead (issue 35 §3's last point, not done here)
                 reader.read_range(ReadRange(rng.segment_key, rng.locator, rng.extents, rng.block_size, False))

@@ -55,8 +55,8 @@ def test_a_normal_run_proves_its_target_after_discover_and_reports_it(aws: Local
     section = findings["preflight"]
     assert section["ok"] is True and section["seconds"] == doc["seconds"] and section["failed"] == []
     assert [c["name"] for c in section["checks"]] == [c["name"] for c in doc["checks"]]
-    assert store.get_run("preflight-ok")["preflight"]["ok"] is True
-    summary = store.s3.get_object(Bucket=store.bucket, Key=evidence_key("preflight-ok", "summary.md"))
+    assert store.get_run("preflight-ok").preflight["ok"] is True
+    summary = store._s3.get_object(Bucket=store.bucket, Key=evidence_key("preflight-ok", "summary.md"))
     text = summary["Body"].read().decode()
     assert "## Preflight" in text and "preflight passed" in text
     history = json.dumps(aws.history(desc["executionArn"]), default=str)
@@ -92,7 +92,7 @@ def test_a_user_without_a_grant_fails_the_run_by_name_before_any_unit_is_read(
     grant = "GRANT EXECUTE ON FUNCTION pg_read_binary_file"
     assert grant in desc["cause"] and "pg_prewarm extension or EXECUTE on pg_read_binary_file" in desc["cause"]
     store = store_of(aws)
-    run = store.get_run("preflight-no-grant")
+    run = store.get_run("preflight-no-grant").stored()
     assert run["status"] == "FAILED" and run["error"] == "PreflightFailed" and grant in run["cause"]
     assert run["preflight"]["ok"] is False
     assert store.get_json(evidence_key("preflight-no-grant", "failure.json"))["error"] == "PreflightFailed"
@@ -102,7 +102,7 @@ def test_a_user_without_a_grant_fails_the_run_by_name_before_any_unit_is_read(
     assert failed == {"pg_prewarm extension", "EXECUTE on pg_read_binary_file",
                       "pg_prewarm extension or EXECUTE on pg_read_binary_file"}
     # the plan had units to read (the role may SELECT every table), and none was read: no WarmUnit ran
-    assert store.get_run("preflight-no-grant")["units_total"] > 0
+    assert store.get_run("preflight-no-grant").units_total > 0
     assert aws.invocations.get("handlers.warm_unit", 0) == 0
     assert "WarmUp" not in entered_states(aws, desc) and list(store.units("preflight-no-grant")) == []
 
@@ -124,7 +124,7 @@ def test_a_restart_after_the_grant_runs_the_preflight_again_and_reads(
     assert second["status"] == "SUCCEEDED", (second.get("error"), second.get("cause"))
     assert second["output_json"]["coverage_pct"] == 100.0
     store = store_of(aws)
-    run = store.get_run("preflight-again")
+    run = store.get_run("preflight-again").stored()
     assert run["restarts"] == 1 and run["plan_reused"] is True and run["preflight"]["ok"] is True
     doc = store.get_json(evidence_key("preflight-again", "preflight.json"))
     grant = next(c for c in doc["checks"] if c["name"].endswith("EXECUTE on pg_read_binary_file"))
@@ -149,7 +149,7 @@ def test_on_failure_warn_records_the_failed_check_and_the_run_goes_on(
     assert desc["status"] == "SUCCEEDED", (desc.get("error"), desc.get("cause"))
     assert "WarmUp" in entered_states(aws, desc)  # the run went on past the failed preflight and read
     store = store_of(aws)
-    run = store.get_run("preflight-warn")
+    run = store.get_run("preflight-warn").stored()
     assert run["preflight"]["ok"] is False and run["preflight"]["on_failure"] == "warn"
     findings = store.get_json(evidence_key("preflight-warn", "findings.json"))
     assert findings["preflight"]["ok"] is False and findings["preflight"]["on_failure"] == "warn"

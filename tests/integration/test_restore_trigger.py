@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from cutover_prep import deps
-from cutover_prep.local.harness import FakeContext, LocalAws
+from cutover_prep.local.harness import LocalAws
+from cutover_prep.local.lambda_runtime import FakeContext
 from cutover_prep.restore.trigger import EVENT_PATTERN, TAG_ENABLED, TAG_PROFILE, TAG_SECRET
 from handlers import on_restore
 from tests.integration.test_workflow import capture_completion_events

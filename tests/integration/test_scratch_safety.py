@@ -23,7 +23,7 @@ from cutover_prep.benchmark.steps import cleanup_scratch, measure_point, plan_sw
 from cutover_prep.dal.store import TABLE_KEYS, Store, evidence_key
 from cutover_prep.engines.postgres.bench import PostgresBench
 from cutover_prep.engines.scratch import ScratchExists
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from tests.conftest import conninfo
 from tests.unit.conftest import BUCKET, TABLE, store  # noqa: F401 - the moto Store fixture
@@ -97,9 +97,9 @@ def test_an_object_holding_the_runs_scratch_name_is_an_error_and_never_dropped(s
         with pytest.raises(ScratchExists, match="left untouched"):
             measure_point(_run("r-taken", write_test=True), WRITE_DIRECT, store=store, open_driver=_opener(sample_db))
         assert _customer_rows(sample_db, name) == 1234
-        assert store.get_point("r-taken", "write-direct")["error"] == "ScratchExists"
+        assert store.get_point("r-taken", "write-direct").error == "ScratchExists"
         [item] = store.scratch_objects("r-taken")
-        assert item["status"] == ScratchStatus.NOT_CREATED
+        assert item.status == ScratchStatus.NOT_CREATED
         cleanup = cleanup_scratch(_run("r-taken", write_test=True), store=store, open_driver=_opener(sample_db))
         assert cleanup["left"] == [] and _customer_rows(sample_db, name) == 1234
     finally:
@@ -134,7 +134,7 @@ def test_a_restart_with_the_write_test_off_writes_nothing(store, sample_db):  # 
         result = measure_point(attempt2, point, store=store, open_driver=lambda r, db: opened.append(db))
         assert result["status"] == "SKIPPED"
     assert opened == []  # no connection, so no write
-    assert store.get_point("r-restart", "write-random")["status"] == "SKIPPED"
+    assert store.get_point("r-restart", "write-random").status == "SKIPPED"
 
 
 KILLED_POINT = r"""
@@ -200,7 +200,7 @@ def test_a_killed_write_point_is_removed_by_the_cleanup_step(moto_server, sample
         child.wait()
     assert _schemas(sample_db) == [name]  # left behind by the kill
     [item] = remote_store.scratch_objects("r-killed")
-    assert item["status"] == ScratchStatus.CREATING  # registered before it was created
+    assert item.status == ScratchStatus.CREATING  # registered before it was created
 
     result = cleanup_scratch(run, store=remote_store, open_driver=_opener(sample_db))
     assert result["left"] == [] and result["removed"] == [name] and result["created"] == [name]

@@ -23,11 +23,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from cutover_prep.connection import connection_spec
 from cutover_prep.engines import DatabaseUnreachable, open_engine
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.postgres.engine import PostgresEngine
 from cutover_prep.settings import ConnectionPolicy
+from tests.unit.contexts import spec_of
 
 pytestmark = pytest.mark.postgres
 
@@ -153,7 +153,7 @@ def _secret(arn: str) -> str:
 
 def _connect(run: dict, policy: ConnectionPolicy) -> None:
     """What the discover and warm-unit Lambdas do: spec from the run, then open the engine."""
-    open_engine(connection_spec(run, _secret, policy)).close()
+    open_engine(spec_of(run, _secret, policy)).close()
 
 
 def test_a_host_planted_in_the_input_is_refused_and_never_contacted(fake_server, monkeypatch) -> None:

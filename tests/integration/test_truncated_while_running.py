@@ -121,7 +121,7 @@ def test_units_of_a_table_truncated_after_the_plan_read_what_exists_and_end_done
         pids = engine.backend_pids()
     finally:
         engine.close()
-    items = {u.unit_id: store.get_unit("run-trunc", u.unit_id) or {} for u in units}
+    items = {u.unit_id: i.stored() if (i := store.get_unit("run-trunc", u.unit_id)) else {} for u in units}
     assert {i.get("status") for i in items.values()} == {"DONE"}  # none FAILED
     # what the units say they read is what exists; the rest is gone, with its bytes
     assert sum(int(i["blocks_read"]) for i in items.values()) == now
@@ -154,7 +154,7 @@ def test_a_restart_of_a_unit_that_failed_on_the_old_code_reads_what_exists(tail_
                   sleep=lambda s: None)
     finally:
         engine.close()
-    item = store.get_unit("run-again", unit.unit_id) or {}
+    item = i.stored() if (i := store.get_unit("run-again", unit.unit_id)) else {}
     first = unit.ranges[0].extents[0].first_block
     assert item["status"] == "DONE"
     assert int(item["blocks_read"]) == now - first
@@ -181,7 +181,7 @@ def test_a_run_whose_table_a_vacuum_truncates_after_its_first_unit_ends_ready(ta
                 return
             units = store.get_json(evidence_key(run_id, "units.json"))
             mine = [u for u in units if any(r["segment"].endswith("public.t#table.main") for r in u["ranges"])]
-            done = [u for u in mine if (store.get_unit(run_id, u["unit_id"]) or {}).get("status") == "DONE"]
+            done = [u for u in mine if getattr(store.get_unit(run_id, u["unit_id"]), "status", None) == "DONE"]
             if done:
                 seen["done_first"] = [r["extents"] for u in done for r in u["ranges"]
                                       if r["segment"].endswith("public.t#table.main")]
@@ -237,7 +237,7 @@ def test_a_restart_with_the_same_run_id_reads_the_stale_ranges_of_units_that_fai
             if "now" in seen or not store.exists(evidence_key(run_id, "units.json")):
                 return
             units = store.get_json(evidence_key(run_id, "units.json"))
-            done = [u for u in units if (store.get_unit(run_id, u["unit_id"]) or {}).get("status") == "DONE"]
+            done = [u for u in units if getattr(store.get_unit(run_id, u["unit_id"]), "status", None) == "DONE"]
             if done:
                 seen["now"] = truncate_tail(tail_db, KEEP)
                 seen["failing"] = len(units) - len(done)

@@ -84,15 +84,15 @@ def test_happy_path_reads_everything_and_records_matching_findings(aws, sample_d
     assert out["verdict"] == "READY" and out["reasons"] == []  # no benchmark asked for: not required
     store = store_of(aws)
     findings = store.get_json("runs/happy/findings.json")
-    units = list(store.units("happy"))
+    units = [u.stored() for u in store.units("happy")]
     assert findings["units"]["total"] == len(units) == findings["units"]["done"] > 3
     assert findings["bytes"]["planned"] == findings["bytes"]["read"] == planned_bytes(sample_db)
     assert sum(u["bytes_read"] for u in units) == findings["bytes"]["read"]
     assert findings["read_amplification"] == 1.0
     assert all(s["status"] == "READ" for s in findings["segments"])
-    run = store.get_run("happy")
+    run = store.get_run("happy").stored()
     assert run["status"] == "SUCCEEDED" and run["bytes_read"] == findings["bytes"]["read"]
-    assert store.runs_of_instance("restored-db")[0]["run_id"] == "happy"
+    assert store.runs_of_instance("restored-db")[0].run_id == "happy"
     history = json.dumps(aws.history(desc["executionArn"]), default=str)
     assert sample_db.password == "" or sample_db.password not in history
 
@@ -143,7 +143,7 @@ def test_a_unit_that_keeps_failing_is_recorded_and_counted(aws, sample_db):
     assert "dropped" in findings["failed_units"][0]["cause"]
     assert out["verdict"] == findings["verdict"]["verdict"] == "NOT_READY"  # never READY with a failed unit
     assert {r["code"] for r in findings["verdict"]["reasons"] if not r["ok"]} >= {"UNITS_FAILED", "COVERAGE"}
-    assert store_of(aws).get_run("broken")["verdict"] == "NOT_READY"
+    assert store_of(aws).get_run("broken").verdict == "NOT_READY"
     summary = aws.client("s3").get_object(Bucket=aws.bucket, Key="runs/broken/summary.md")["Body"].read().decode()
     assert "NOT_READY" in summary.splitlines()[0] and "## Why not ready" in summary and "1 of " in summary
 
@@ -178,7 +178,7 @@ def test_a_restarted_run_rereads_no_finished_unit(aws, sample_db):
     store = store_of(aws)
     findings = store.get_json("runs/again/findings.json")
     assert findings["blocks"]["read"] == findings["blocks"]["planned"]  # finished units were not read again
-    assert store.get_run("again")["restarts"] == 1
+    assert store.get_run("again").restarts == 1
     assert aws.invocations["handlers.warm_unit"] - calls_first == out["units"]["total"]
 
 
@@ -195,7 +195,7 @@ def test_a_restart_against_another_target_fails_by_name_and_reads_nothing(aws, s
     assert "target.db_instance_identifier: 'restored-db' -> 'other-db'" in second["cause"]
     assert "verdict.min_coverage_pct: 100 -> 50.0" in second["cause"]
     assert aws.invocations["handlers.warm_unit"] == calls  # nothing read
-    first = store_of(aws).get_run("bound")
+    first = store_of(aws).get_run("bound").stored()
     assert first["target"]["db_instance_identifier"] == "restored-db" and first["verdict"] == "READY"
     assert first["restarts"] == 0
 
@@ -221,7 +221,7 @@ def test_a_restore_that_fails_is_a_named_error_and_recorded(aws, sample_db):
     desc = finish(aws, payload)
     assert desc["status"] == "FAILED" and desc["error"] == "RestoreFailed"
     assert "no-such-snapshot" in desc["cause"]
-    run = store_of(aws).get_run("norestore")
+    run = store_of(aws).get_run("norestore").stored()
     assert run["status"] == "FAILED" and run["error"] == "RestoreFailed"
 
 
@@ -259,7 +259,7 @@ def test_an_unreachable_database_is_a_named_error(aws, sample_db):
     (event,) = completions()
     assert event["detail"]["status"] == "FAILED" and event["detail"]["verdict"] == "NOT_READY"
     assert event["detail"]["error"] == "DatabaseUnreachable" and event["detail"]["findings"] is None
-    assert store_of(aws).get_run("unreachable")["status"] == "FAILED"
+    assert store_of(aws).get_run("unreachable").status == "FAILED"
 
 
 def write_counters(spec) -> tuple[int, int, int]:
@@ -309,7 +309,8 @@ def bench_run(sample_db) -> FinishedRun:
                 got = s3.get_object(Bucket=aws.bucket, Key=item["Key"])
                 objects[item["Key"]] = (got["ContentType"], got["Body"].read())
         return FinishedRun(desc=desc, bucket=aws.bucket, events=completions(), counters=(before, after),
-                           objects=objects, units=list(store.units("bench")), points=list(store.points("bench")))
+                           objects=objects, units=[u.stored() for u in store.units("bench")],
+                           points=list(store.points("bench")))
 
 
 def test_the_customer_database_sees_no_writes_during_a_run(bench_run):
@@ -369,7 +370,7 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(bench_run):
     assert bench["conclusions"] and bench["capabilities"]["read_method"]
     # the instance facts from DescribeInstance reach the analysis (moto's instance: db.m5.large, gp3)
     assert bench["limits"]["instance_class"] == "db.m5.large" and bench["limits"]["storage_type"] == "gp3"
-    items = {p["point_id"] for p in bench_run.points}
+    items = {p.point_id for p in bench_run.points}
     assert items >= {"probe-cold", "probe-warm", "random-01s", "random-02s"}
     csv_text = bench_run.objects["runs/bench/sweep/points.csv"][1]
     assert csv_text.decode().splitlines()[0].startswith("point_id,kind,sessions,io_size_kb,iops,throughput_kbps")

@@ -59,7 +59,7 @@ def test_units_wait_for_a_slot_and_never_read_beyond_the_level(aws, sample_db, m
     # every unit was granted a slot once; some were refused first and asked again
     assert answers.count(True) == units and answers.count(False) > 0
     assert aws.invocations["handlers.warm_slot"] >= 2 * units  # asked, and gave the slot back
-    intervals = reading_intervals(list(store_of(aws).units("slots")))
+    intervals = reading_intervals([u.stored() for u in store_of(aws).units("slots")])
     assert len(intervals) == units
     for (_, end), (start, _) in zip(intervals, intervals[1:], strict=False):
         assert start >= end - timedelta(milliseconds=5), "two units read at once at level 1"
@@ -67,7 +67,7 @@ def test_units_wait_for_a_slot_and_never_read_beyond_the_level(aws, sample_db, m
     concurrency = findings["warmup"]["concurrency"]
     assert concurrency["level"] == 1 and concurrency["adaptive"] is True and concurrency["max_concurrency"] == 4
     assert findings["warmup"]["sizing_rate"]["source"] == "assumed"  # no benchmark: no cold probe
-    assert store_of(aws).get_warmup_control("slots")["holders"] == []
+    assert store_of(aws).get_warmup_control("slots").holders == []
 
 
 def test_a_failed_unit_gives_its_slot_back(aws, sample_db):  # noqa: F811
@@ -79,7 +79,7 @@ def test_a_failed_unit_gives_its_slot_back(aws, sample_db):  # noqa: F811
     out = desc["output_json"]
     # at level 1 a slot kept by the failed unit would leave every other unit waiting for ever
     assert out["units"]["failed"] == 1 and out["units"]["done"] == out["units"]["total"] - 1
-    assert store_of(aws).get_warmup_control("slotfail")["holders"] == []
+    assert store_of(aws).get_warmup_control("slotfail").holders == []
 
 
 def test_not_adaptive_admits_every_unit_at_once(aws, sample_db):  # noqa: F811
@@ -96,17 +96,17 @@ def test_a_restart_keeps_the_level_and_drops_the_old_attempts_slots(aws, sample_
     first = finish(aws, payload)
     assert first["output_json"]["coverage_pct"] == 100.0
     store = store_of(aws)
-    doc = store.get_warmup_control("again")
+    doc = store.get_warmup_control("again").stored()
     # as the controller would leave it after settling at 2, with slots an aborted execution never gave back
     control = {**doc["control"], "level": 2, "best_level": 2, "best_mib_per_s": 50.0, "settled": "no_growth"}
     kept = {k: v for k, v in doc.items() if k not in ("pk", "sk", "version", "updated_at")}
     assert store.put_warmup_control("again", {**kept, "control": control, "holders": ["x1", "x2"]},
                                     version=doc["version"])
     for unit in store.units("again"):  # the next attempt has units to read
-        store.ddb.delete_item(TableName=store.table, Key={"pk": {"S": "RUN#again"}, "sk": {"S": unit["sk"]}})
+        store._ddb.delete_item(TableName=store.table, Key={"pk": {"S": "RUN#again"}, "sk": {"S": unit.sk}})
     second = finish(aws, payload)
     assert second["status"] == "SUCCEEDED", second.get("cause")
     assert second["output_json"]["coverage_pct"] == 100.0
     concurrency = store.get_json("runs/again/findings.json")["warmup"]["concurrency"]
     assert concurrency["level"] == 2 and concurrency["settled"] == "no_growth" and concurrency["best_level"] == 2
-    assert store.get_warmup_control("again")["holders"] == []
+    assert store.get_warmup_control("again").holders == []

@@ -28,10 +28,11 @@ def warm_unit_event(event: dict[str, Any]) -> WarmUnitEvent:
 
 
 def warm_json(event: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """``warmup.unit.warm_unit`` on an event given as JSON, parsed as the handler's ``event_parser`` does."""
+    """``warmup.unit.warm_unit`` on an event given as JSON, parsed as the handler's ``event_parser`` does; its
+    result as JSON (``WarmProgress``: what the workflow puts at ``$.warm``)."""
     from cutover_prep.warmup.unit import warm_unit
 
-    return warm_unit(warm_unit_event(event), **kwargs)
+    return warm_unit(warm_unit_event(event), **kwargs).to_json()
 
 
 def state_json(run_id: str = "r1", db_instance_identifier: str = "db", **sections: Any) -> dict[str, Any]:
@@ -44,3 +45,12 @@ def run_state(state: dict[str, Any]) -> RunState:
     """A state given as JSON (ValidateInput's run and what the steps added), parsed as the handler's
     ``event_parser`` does."""
     return RunState.model_validate(json.loads(json.dumps(state)))
+
+
+def spec_of(run: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+    """``connection.connection_spec`` of a run given as JSON (``target`` and the instance's facts); the target is
+    taken as given (not validated: the tests of the connection's rules give targets the run input refuses)."""
+    from cutover_prep.connection import connection_spec
+    from cutover_prep.models.target import Target
+
+    return connection_spec(Target.model_construct(**run["target"]), run.get("instance"), *args, **kwargs)

@@ -10,7 +10,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from cutover_prep.local.harness import _serialise_dynamodb
+from cutover_prep.local.moto_dynamodb import serialise_dynamodb
 from cutover_prep.workflows import table_definition
 
 
@@ -20,7 +20,7 @@ def harness_dynamodb(monkeypatch: pytest.MonkeyPatch, table: str, *items: dict[s
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
     with mock_aws(), ExitStack() as patches:
-        for patch in _serialise_dynamodb():
+        for patch in serialise_dynamodb():
             patches.enter_context(patch)
         client = boto3.client("dynamodb", region_name="us-east-1")
         client.create_table(**table_definition(table))

@@ -10,10 +10,10 @@ import boto3
 from botocore.stub import Stubber
 
 from cutover_prep.dal.store import Store
-from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.restore.progress import sample_storage_progress
 from cutover_prep.restore.rds import describe_instance, instance_facts
 from tests.unit.contexts import run_state, state_json
+from tests.unit.stored_sections import storage_initialization
 
 RUN = state_json("r1", "ora-restored")
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes
@@ -69,8 +69,8 @@ def test_describe_instance_records_each_additional_volume_and_samples_its_progre
          "iops": 10000, "storage_throughput": None, "status": "ACTIVE", "operation_status": None,
          "operation_percent": None}]
     (sample,) = store.storage_samples("r1")
-    assert (sample["step"], sample["status"], sample["percent"]) == ("DescribeInstance", "Initializing", 40)
-    assert sample["volumes"] == [{"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15},
+    assert (sample.step, sample.status, sample.percent) == ("DescribeInstance", "Initializing", 40)
+    assert sample.volumes == [{"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15},
                                  {"volume": "RDSDBDATA3", "status": None, "percent": None}]
 
 
@@ -85,9 +85,9 @@ def test_the_sampler_follows_each_volume_until_its_initialization_ends(store: St
         first = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
         second = sample_storage_progress(*TARGET, rds=rds, store=store, step="Finalize")
         stub.assert_no_pending_responses()
-    assert first["volumes"][0] == {"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15}
-    assert second["volumes"][0] == {"volume": "RDSDBDATA2", "status": None, "percent": None}
-    section = storage_initialization(store.storage_samples("r1"), [], 0)
+    assert first.volumes[0] == {"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15}
+    assert second.volumes[0] == {"volume": "RDSDBDATA2", "status": None, "percent": None}
+    section = storage_initialization([s.summary() for s in store.storage_samples("r1")], [], 0)
     by_name = {v["volume"]: v for v in section["volumes"]}
     assert [p["pct"] for p in by_name["RDSDBDATA2"]["rds_initialized_pct"]] == [15.0, 100.0]
     assert by_name["RDSDBDATA2"]["initialized_at_end"] is True and by_name["RDSDBDATA2"]["reported"] is True
@@ -104,6 +104,6 @@ def test_an_instance_without_additional_volumes_has_the_facts_and_samples_it_had
     with Stubber(rds) as stub:
         stub.add_response("describe_db_instances", plain, {"DBInstanceIdentifier": "ora-restored"})
         sample = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
-    assert "volumes" not in sample and "volumes" not in store.storage_samples("r1")[0]
+    assert sample.volumes is None and store.storage_samples("r1")[0].volumes is None
     assert "additional_storage_volumes" not in instance_facts(plain["DBInstances"][0])
-    assert "volumes" not in storage_initialization(store.storage_samples("r1"), [], 0)
+    assert "volumes" not in storage_initialization([s.summary() for s in store.storage_samples("r1")], [], 0)

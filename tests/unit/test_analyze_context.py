@@ -8,8 +8,9 @@ import pytest
 
 from cutover_prep.benchmark import evidence
 from cutover_prep.dal.store import Store
-from cutover_prep.models.run_input import Thresholds, parse_run_input
+from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import RunContext
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.warmup.discovery import NEWER_THRESHOLDS, run_context
 from tests.unit.contexts import run_state
 
@@ -36,7 +37,7 @@ def judged(store: Store, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 def test_analyze_takes_the_thresholds_from_the_context_not_the_run_record(store, judged, monkeypatch):
     context = RunContext.model_validate(run_context(run_state({**parse_run_input(INPUT), "verdict": {
-        **parse_run_input(INPUT)["verdict"], "max_warm_to_cold_latency": 3.0}})))
+        **parse_run_input(INPUT)["verdict"], "max_warm_to_cold_latency": 3.0}})).to_json())
 
     def no_record(run_id: str) -> None:
         raise AssertionError("Analyze read the run record")
@@ -47,13 +48,13 @@ def test_analyze_takes_the_thresholds_from_the_context_not_the_run_record(store,
 
 
 def test_a_context_made_before_it_carried_them_reads_the_run_record(store, judged):
-    made_before = {k: v for k, v in run_context(run_state(parse_run_input(INPUT))).items() if k != "verdict"}
+    made_before = {k: v for k, v in run_context(run_state(parse_run_input(INPUT))).to_json().items() if k != "verdict"}
     evidence.analyze_run(RunContext.model_validate(made_before), store=store)
     assert judged["thresholds"].max_warm_to_cold_latency == 1.5
 
 
 def test_the_context_carries_every_threshold_of_the_input():
-    context = RunContext.model_validate(run_context(run_state(parse_run_input(INPUT))))
+    context = RunContext.model_validate(run_context(run_state(parse_run_input(INPUT))).to_json())
     assert context.verdict is not None and context.verdict.max_warm_to_cold_latency == 1.5
     given = parse_run_input(INPUT)["verdict"]
     # the JSON handed on is the same, but a threshold newer than the context's shape (warmup.discovery

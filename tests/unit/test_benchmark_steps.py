@@ -11,7 +11,7 @@ from cutover_prep.benchmark.steps import measure_point, plan_sweep, probe, recor
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
 from cutover_prep.engines.bench import PointSpec, ScanResult
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from tests.unit.contexts import context
 
@@ -112,7 +112,7 @@ def test_warm_probe_reads_a_fresh_sample_disjoint_from_the_cold_one(store, run):
     summary = probe(run, "warm", store=store, open_driver=lambda r, db: warm)
     assert len(set(warm.reads)) == 50 and set(warm.reads).isdisjoint(cold.reads)
     assert {oid for oid, _ in warm.reads} <= {16385, 16387}  # the same distribution: table blocks only
-    item = store.get_point("r1", "probe-warm")
+    item = store.get_point("r1", "probe-warm").stored()
     assert item["blocks_read"] == 50 and item["overlap_blocks"] == 0 and item["cold_sample_blocks"] == 50
     assert summary["overlap_blocks"] == 0
 
@@ -135,7 +135,7 @@ def test_a_retried_warm_probe_reads_the_same_fresh_blocks(store, run):
 
     flaky = Flaky()
     probe(run, "warm", store=store, open_driver=lambda r, db: flaky)
-    assert flaky.reads[:20] == flaky.reads[20:40] and store.get_point("r1", "probe-warm")["retries"] == 1
+    assert flaky.reads[:20] == flaky.reads[20:40] and store.get_point("r1", "probe-warm").retries == 1
     saved = store.get_json(evidence_key("r1", "probes/sample-warm.json"))["blocks"]
     assert [(b["locator"]["oid"], b["block"]) for b in saved] == flaky.reads[20:]
 
@@ -147,7 +147,7 @@ def test_a_database_with_no_block_outside_the_cold_sample_says_the_warm_probe_re
     cold, warm = Driver(), Driver()
     probe(run, "cold", store=store, open_driver=lambda r, db: cold)
     probe(run, "warm", store=store, open_driver=lambda r, db: warm)
-    item = store.get_point("r1", "probe-warm")
+    item = store.get_point("r1", "probe-warm").stored()
     assert sorted(warm.reads) == sorted(cold.reads) and item["overlap_blocks"] == 1
     assert "re-read" in item["note"]
 
@@ -155,14 +155,14 @@ def test_a_database_with_no_block_outside_the_cold_sample_says_the_warm_probe_re
 def test_warm_probe_without_a_cold_one_is_skipped_not_invented(store, run):
     result = probe(run, "warm", store=store, open_driver=lambda r, db: Driver())
     assert result["status"] == "SKIPPED"
-    assert "no cold probe" in store.get_point("r1", "probe-warm")["cause"]
+    assert "no cold probe" in store.get_point("r1", "probe-warm").cause
 
 
 def test_a_cold_probe_after_a_restart_says_blocks_may_be_warm(store, run):
     store.commit_progress("r1", "u1", seq=0, cursor=None, blocks=1000, bytes_=8192000, seconds=1.0,
                           method="x", done=True, planned_bytes=8192000)
     probe(run, "cold", store=store, open_driver=lambda r, db: Driver())
-    assert "may not be cold" in store.get_point("r1", "probe-cold")["note"]
+    assert "may not be cold" in store.get_point("r1", "probe-cold").note
 
 
 def test_sweep_plan_targets_the_biggest_table_and_is_kept_on_restart(store, run):
@@ -207,7 +207,7 @@ def test_a_failing_point_is_recorded_before_it_is_raised(store, run):
     broken = Driver(fail=PermanentReadError("relation was dropped"))
     with pytest.raises(PermanentReadError):
         measure_point(run, planned["points"][0], store=store, open_driver=lambda r, db: broken)
-    item = store.get_point("r1", "seq")
+    item = store.get_point("r1", "seq").stored()
     assert item["status"] == "FAILED" and item["error"] == "PermanentReadError" and "dropped" in item["cause"]
     assert broken.closed
 
@@ -217,7 +217,7 @@ def test_benchmark_failure_is_recorded_on_the_run(store, run):
     out = record_benchmark_failure("r1", {"Error": "TransientDatabaseError",
                                           "Cause": '{"errorMessage": "timeout", "stackTrace": []}'}, store=store)
     assert out["error"] == "TransientDatabaseError" and out["cause"] == "timeout"
-    item = store.get_run("r1")
+    item = store.get_run("r1").stored()
     assert item["benchmark_status"] == "FAILED" and item["benchmark_cause"] == "timeout"
 
 
@@ -226,19 +226,21 @@ def test_a_point_that_did_not_finish_is_recorded_failed_once(store, run):
 
     error = {"Error": "States.Timeout", "Cause": ""}
     assert record_point_failure("r1", "random-01s", error, store=store)["recorded"]
-    item = store.get_point("r1", "random-01s")
+    item = store.get_point("r1", "random-01s").stored()
     assert (item["status"], item["error"], item["cause"]) == ("FAILED", "States.Timeout", "States.Timeout")
     store.put_point("r1", "seq", {"status": "DONE", "iops": 5.0})
     assert not record_point_failure("r1", "seq", error, store=store)["recorded"]
-    assert store.get_point("r1", "seq")["status"] == "DONE"
+    assert store.get_point("r1", "seq").status == "DONE"
 
 
 def test_planned_points_without_a_record_count_as_not_measured():
     from cutover_prep.benchmark.evidence import failed_points
+    from cutover_prep.dal.records.run import PointItem
 
     planned = [{"point_id": "seq", "kind": "sequential"}, {"point_id": "random-01s", "kind": "random"},
                {"point_id": "write-direct", "kind": "write_direct"}]
-    items = {"seq": {"status": "DONE"}, "random-01s": {"status": "RUNNING"}}
+    items = {pid: PointItem.read({"point_id": pid, "status": status}) for pid, status in (("seq", "DONE"),
+                                                                                         ("random-01s", "RUNNING"))}
     assert [p["point_id"] for p in failed_points(planned, items, write_test=False)] == ["random-01s"]
     assert [p["error"] for p in failed_points(planned, items, write_test=True)] == ["NotMeasured", "NotMeasured"]
 
@@ -262,7 +264,7 @@ def test_a_point_is_retried_after_a_transient_error_and_the_retry_is_counted(sto
     result = measure_point(run, {"point_id": "seq", "kind": "sequential", "seconds": 0.01}, store=store,
                            open_driver=lambda r, db: opened.append(1) or Flaky())
     assert result["status"] == "DONE" and len(opened) == 2
-    assert store.get_point("r1", "seq")["retries"] == 1
+    assert store.get_point("r1", "seq").retries == 1
 
 
 def test_a_cold_probe_is_never_retried(store, run):
@@ -275,5 +277,5 @@ def test_a_cold_probe_is_never_retried(store, run):
     with pytest.raises(TransientDatabaseError):
         probe(run, "cold", store=store, open_driver=lambda r, db: opened.append(1) or Broken())
     assert len(opened) == 1
-    item = store.get_point("r1", "probe-cold")
+    item = store.get_point("r1", "probe-cold").stored()
     assert item["status"] == "FAILED" and item["error"] == "TransientDatabaseError" and item["retries"] == 0

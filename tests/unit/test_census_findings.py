@@ -5,9 +5,15 @@ not, and why, written out in each test."""
 
 from __future__ import annotations
 
+from cutover_prep import verdict
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.findings.census import census_section
-from cutover_prep.models.run_input import Thresholds
-from cutover_prep.verdict import _unread_reasons
+from cutover_prep.models.thresholds import Thresholds
+
+
+def _unread_reasons(findings: dict, t: Thresholds) -> list[dict]:
+    """The verdict's UNREAD_OBJECTS rule on a findings excerpt, its reasons as findings.json holds them."""
+    return [r.stored() for r in verdict._unread_reasons(Findings.read(findings), t)]
 
 MIB = 2**20
 

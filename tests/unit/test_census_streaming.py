@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from cutover_prep import verdict
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.base import CensusObject, Extent, ReadResult, Segment
 from cutover_prep.findings.census import (
@@ -25,13 +27,18 @@ from cutover_prep.findings.census import (
     census_section,
 )
 from cutover_prep.findings.finalize import finalize
-from cutover_prep.models.run_input import Thresholds, parse_run_input
-from cutover_prep.models.steps import RunContext
+from cutover_prep.models.run_input import parse_run_input
+from cutover_prep.models.steps import EndCensusEvent, RunContext
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report
-from cutover_prep.verdict import _unread_reasons
 from cutover_prep.warmup.discovery import discover_and_plan
 from cutover_prep.warmup.end_census import END_CENSUS, take_end_census
 from tests.unit.contexts import run_state
+
+
+def _unread_reasons(findings: dict, t: Thresholds) -> list[dict]:
+    """The verdict's UNREAD_OBJECTS rule on a findings excerpt, its reasons as findings.json holds them."""
+    return [r.stored() for r in verdict._unread_reasons(Findings.read(findings), t)]
 
 MIB = 2**20
 BS = 8192
@@ -191,16 +198,16 @@ def test_a_json_lines_object_is_sent_in_parts_and_read_back_whole(store: Store) 
         writer.part_bytes = 5 * MIB  # S3's least part size: ~12 MiB of rows in three parts
         for row in rows:
             writer.write(row)
-    head = store.s3.head_object(Bucket=store.bucket, Key=key)
+    head = store._s3.head_object(Bucket=store.bucket, Key=key)
     assert head["ETag"].strip('"').endswith("-3")  # S3 names a multipart object's part count in its ETag
-    body = store.s3.get_object(Bucket=store.bucket, Key=key)["Body"].read()
+    body = store._s3.get_object(Bucket=store.bucket, Key=key)["Body"].read()
     assert body.count(b"\n") == len(rows) and head["ContentLength"] > 10 * MIB
     assert list(store.json_lines(key)) == rows
 
 
 def test_a_small_object_is_one_put_and_a_failed_write_leaves_no_part(store: Store) -> None:
     assert store.put_json_lines(evidence_key("r-small", CENSUS_END), [{"a": 1}, {"b": 2}]) == 2
-    assert not store.s3.head_object(Bucket=store.bucket, Key=evidence_key("r-small", CENSUS_END))["ETag"] \
+    assert not store._s3.head_object(Bucket=store.bucket, Key=evidence_key("r-small", CENSUS_END))["ETag"] \
         .strip('"').count("-")
     assert list(store.json_lines(evidence_key("r-small", CENSUS_END))) == [{"a": 1}, {"b": 2}]
     key = evidence_key("r-broken", CENSUS_UNREAD)
@@ -209,7 +216,7 @@ def test_a_small_object_is_one_put_and_a_failed_write_leaves_no_part(store: Stor
         for i in range(30_000):
             writer.write({"i": i, "pad": "y" * 200})
         raise RuntimeError("the census failed half-way")
-    assert store.s3.list_multipart_uploads(Bucket=store.bucket).get("Uploads", []) == []
+    assert store._s3.list_multipart_uploads(Bucket=store.bucket).get("Uploads", []) == []
     assert not store.exists(key)
 
 
@@ -263,7 +270,8 @@ def run_to_the_end(store: Store, run_id: str) -> tuple[list[dict[str, Any]], set
                               "warmup": {"unit_mb": 1, "max_concurrency": 2}})
     state = {**config, "started_at": "2026-11-27T00:00:00+00:00", "instance": {"address": "db.example.com"}}
     store.start_run(state)
-    out = discover_and_plan(run_state(state), store=store, read_secret=_secret, open_engine=lambda s, w: Volume())
+    out = discover_and_plan(run_state(state), store=store, read_secret=_secret, open_engine=lambda s,
+                            w: Volume()).to_json()
     units = store.get_json(evidence_key(run_id, "units.json"))
     assert len(units) > 3
     for i, unit in enumerate(units):
@@ -273,8 +281,9 @@ def run_to_the_end(store: Store, run_id: str) -> tuple[list[dict[str, Any]], set
             store.commit_progress(run_id, unit["unit_id"], seq=0, cursor=None, blocks=unit["blocks"],
                                   bytes_=unit["bytes"], seconds=1.0, method="fake", done=True,
                                   planned_bytes=unit["bytes"])
-    take_end_census(RunContext.model_validate(out["context"]), store=store, read_secret=_secret,
-                    open_engine=lambda s, w: Volume(end=True))
+    take_end_census(EndCensusEvent(run=RunContext.model_validate(out["context"]), plan=out["end_census"]),
+                    store=store, read_secret=_secret,
+                    open_engine=lambda s, w: Volume(end=True)).to_json()
     return units, {r["segment"] for r in units[2]["ranges"]}
 
 
@@ -286,7 +295,7 @@ def as_before_issue_32(store: Store, run_id: str) -> None:
         doc = store.get_json(doc_key)
         assert doc["census"]["key"] == key  # the new format names its object
         store.put_json(doc_key, {**doc, "census": list(store.json_lines(key))})
-        store.s3.delete_object(Bucket=store.bucket, Key=key)
+        store._s3.delete_object(Bucket=store.bucket, Key=key)
 
 
 def test_a_run_finalizes_from_its_streamed_census_and_a_run_of_before_still_does(store: Store) -> None:
@@ -350,7 +359,7 @@ def test_the_latest_word_on_a_missing_end_census_is_the_one_the_findings_give(st
             "error": {"error": "LockWaitTimeout", "cause": "waited 30 s for a lock on s.t01"}})
         if later:
             record_end_census_failure(run_id, {"Error": "DatabaseUnreachable", "Cause": "the server did not answer"},
-                                      store=store)
+                                      store=store).to_json()
         finalize(run_id, store=store)
         census = store.get_json(evidence_key(run_id, "findings.json"))["census"]
         assert census["end_census"] is False

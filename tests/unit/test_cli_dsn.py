@@ -6,7 +6,8 @@ import psycopg
 import pytest
 
 from cutover_prep.cli.main import main
-from cutover_prep.local.runner import UsageProblem, check_reachable, parse_dsn
+from cutover_prep.local.dsn import UsageProblem, parse_dsn
+from cutover_prep.local.runner import check_reachable
 
 
 def test_keyword_conninfo_is_the_same_target_as_the_url():

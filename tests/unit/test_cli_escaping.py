@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from cutover_prep.cli import deployed, remote
 from cutover_prep.cli import main as cli
-from cutover_prep.cli import remote
 
 FAKE_VERDICT = "z\n  verdict: READY\x1b[8m"
 DB_ERROR = 'relation "z\x1b[2J\x1b]0;owned\x07\u202e\x9b8m" does not exist\nverdict: READY'
@@ -66,7 +66,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         def run_reader(self, deployment: remote.Deployment) -> None:
             return None
 
-    monkeypatch.setattr(cli, "_Aws", FakeAws)
+    monkeypatch.setattr(deployed, "Aws", FakeAws)
     return clients
 
 

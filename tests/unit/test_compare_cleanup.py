@@ -17,6 +17,7 @@ from cutover_prep.comparison.cleanup import NotOurs, clean_up, delete_instance, 
 from cutover_prep.comparison.ownership import judge
 from cutover_prep.comparison.reaper import reap, run_reaper
 from cutover_prep.comparison.workflow import comparison_key, get_comparison
+from cutover_prep.dal.records.deployment import ComparisonItem, ComparisonRestore
 from cutover_prep.dal.store import Store, _dyn
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_ID_ENV, DEPLOYMENT_TAG, TTL_TAG, table_definition
 
@@ -39,12 +40,14 @@ def tagged(comparison: str, ttl: str | None = None, run: str | None = None, depl
     return tags
 
 
-def record(comparison: str, *identifiers: str, started: datetime | None = None, arn: str | None = None) -> dict:
+def record(comparison: str, *identifiers: str, started: datetime | None = None,
+           arn: str | None = None) -> ComparisonItem:
     """A comparison's record as CompareStart and its children's ValidateInput write it."""
-    return {"comparison_id": comparison, "execution_arn": arn or f"arn:{comparison}",
-            "started_at": (started or datetime.now(UTC) - timedelta(minutes=5)).isoformat(),
-            "instances": list(identifiers),
-            "restores": {i: {"run_id": i.removeprefix("cprep-"), "claimed_at": "earlier"} for i in identifiers}}
+    return ComparisonItem.read({
+        "comparison_id": comparison, "execution_arn": arn or f"arn:{comparison}",
+        "started_at": (started or datetime.now(UTC) - timedelta(minutes=5)).isoformat(),
+        "instances": list(identifiers),
+        "restores": {i: {"run_id": i.removeprefix("cprep-"), "claimed_at": "earlier"} for i in identifiers}})
 
 
 def create(rds, identifier: str, tags: dict[str, str] | None = None) -> dict:
@@ -117,7 +120,7 @@ def test_the_reaper_deletes_only_proven_instances_past_their_ttl_whose_compariso
     create(rds, "customer-copy", tagged("done", ttl="2", run="done-a"))  # the tags copied through a snapshot
     create(rds, "cprep-theirs-a", tagged("done", ttl="2", run="done-a", deployment="another-stack"))
     records = {cid: record(cid, f"cprep-{cid}-a") for cid in ("done", "young", "busy")}
-    records["done"]["restores"]["cprep-theirs-a"] = {"run_id": "done-a"}  # same name in both deployments
+    records["done"].restores["cprep-theirs-a"] = ComparisonRestore(run_id="done-a")  # same name in both deployments
 
     class Sfn:
         def describe_execution(self, executionArn):
@@ -162,14 +165,14 @@ def test_the_reaper_handler_logic_records_what_it_deleted_in_the_table(rds):
     ddb.put_item(TableName="t", Item={**comparison_key("gone"),
                                       **{k: _dyn(v) for k, v in record("gone", "cprep-gone-a", arn=(
                                           "arn:aws:states:us-east-1:123456789012:execution:"
-                                          "cutover-prep-compare:gone")).items()}})
+                                          "cutover-prep-compare:gone")).stored().items()}})
     with pytest.MonkeyPatch.context() as env:
         env.setenv(DEPLOYMENT_ID_ENV, ME)
         result = run_reaper(rds=rds, sfn=sfn, store=store, now=datetime.now(UTC) + timedelta(hours=2))
     assert result["deleted"] == ["cprep-gone-a"] and result["left"] == [], result
     item = get_comparison(store, "gone")
-    assert [r["db_instance_identifier"] for r in item["reaped"]] == ["cprep-gone-a"]
-    json.dumps(item)  # plain JSON (no Decimal)
+    assert [r["db_instance_identifier"] for r in item.reaped] == ["cprep-gone-a"]
+    json.dumps(item.stored())  # plain JSON (no Decimal)
 
 
 def test_an_instance_rds_will_not_delete_yet_is_asked_again_then_left_to_the_reaper(rds, monkeypatch):
@@ -183,7 +186,7 @@ def test_an_instance_rds_will_not_delete_yet_is_asked_again_then_left_to_the_rea
     store = Store(dynamodb=ddb, s3=s3, table="t", bucket="evidence")
     monkeypatch.setenv(DEPLOYMENT_ID_ENV, ME)
     ddb.put_item(TableName="t", Item={**comparison_key("c9"), **{
-        k: _dyn(v) for k, v in record("c9", "cprep-c9-a", "cprep-c9-b").items()}})
+        k: _dyn(v) for k, v in record("c9", "cprep-c9-a", "cprep-c9-b").stored().items()}})
     create(rds, "cprep-c9-a", tagged("c9", run="c9-a"))
     create(rds, "cprep-c9-b", tagged("c9", run="c9-b"))
 

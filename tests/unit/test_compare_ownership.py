@@ -48,9 +48,9 @@ def rds(store):  # store: conftest's moto session; the source instance and its s
 @pytest.fixture
 def other_store(store) -> Store:
     """A second deployment's table and bucket in the same account."""
-    store.ddb.create_table(**table_definition("team-b-table"))
-    store.s3.create_bucket(Bucket="team-b-evidence")
-    return Store(dynamodb=store.ddb, s3=store.s3, table="team-b-table", bucket="team-b-evidence")
+    store._ddb.create_table(**table_definition("team-b-table"))
+    store._s3.create_bucket(Bucket="team-b-evidence")
+    return Store(dynamodb=store._ddb, s3=store._s3, table="team-b-table", bucket="team-b-evidence")
 
 
 def comparison_input(comparison_id: str, names: list[str]) -> dict[str, Any]:

@@ -69,7 +69,7 @@ def test_a_configuration_is_priced_from_the_api_and_cached_in_the_table(client, 
     expected = 0.25 + 0.125 * 200 / HOURS_PER_MONTH + 0.10 * 5000 / HOURS_PER_MONTH  # io1's IOPS, not io2's
     assert price.per_hour_usd == pytest.approx(expected, abs=1e-6)
     assert all(s.startswith("AWS Price List API (US East (N. Virginia)") for s in price.sources)
-    item = store.ddb.get_item(TableName=store.table, Key={"pk": {"S": "PRICE#us-east-1/instance/PostgreSQL/"
+    item = store._ddb.get_item(TableName=store.table, Key={"pk": {"S": "PRICE#us-east-1/instance/PostgreSQL/"
                                                                   "db.r6i.large"}, "sk": {"S": "PRICE"}})["Item"]
     assert float(item["usd"]["N"]) == 0.25 and int(item["expires_at"]["N"]) > 0
     with Stubber(client) as stub:  # no answer queued: a call to the API would fail the test

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.connection import connection_spec
 from cutover_prep.engines import DatabaseUnreachable
 from cutover_prep.settings import ConnectionPolicy, Settings, connection_policy
+from tests.unit.contexts import spec_of
 
 PASSWORD = "s3cr3t-Pa55"
 ENDPOINT = "db1.abcdefghijkl.eu-west-1.rds.amazonaws.com"
@@ -35,7 +35,7 @@ def policy(**env: str) -> ConnectionPolicy:
 
 
 def test_the_rds_endpoint_is_used_not_the_secrets_host() -> None:
-    spec = connection_spec(run(), reader(), policy())
+    spec = spec_of(run(), reader(), policy())
     assert spec.host == ENDPOINT and spec.port == 5432 and spec.tls == "require"
     assert PASSWORD not in repr(spec)
 
@@ -43,27 +43,27 @@ def test_the_rds_endpoint_is_used_not_the_secrets_host() -> None:
 @pytest.mark.parametrize("host", ["127.0.0.1", "attacker.example.com", ENDPOINT + ".x"])
 def test_a_target_host_that_is_not_the_endpoint_nor_allow_listed_is_refused(host: str) -> None:
     with pytest.raises(DatabaseUnreachable) as err:
-        connection_spec(run(host=host), reader(), policy())
+        spec_of(run(host=host), reader(), policy())
     message = str(err.value)
     assert "target.host" in message and "ALLOWED_DB_HOSTS" in message and host in message
     assert PASSWORD not in message and "\n" not in message
 
 
 def test_a_target_host_equal_to_the_endpoint_is_accepted_whatever_its_case() -> None:
-    assert connection_spec(run(host=ENDPOINT.upper() + "."), reader(), policy()).host == ENDPOINT.upper() + "."
+    assert spec_of(run(host=ENDPOINT.upper() + "."), reader(), policy()).host == ENDPOINT.upper() + "."
 
 
 def test_an_allow_listed_proxy_is_accepted() -> None:
     proxy = "proxy-1.proxy-abc.eu-west-1.rds.amazonaws.com"
-    spec = connection_spec(run(host=proxy), reader(), policy(ALLOWED_DB_HOSTS=f" other.example , {proxy.upper()} "))
+    spec = spec_of(run(host=proxy), reader(), policy(ALLOWED_DB_HOSTS=f" other.example , {proxy.upper()} "))
     assert spec.host == proxy and spec.port == 5432
 
 
 def test_the_secrets_host_cannot_redirect_the_password_when_rds_reports_no_endpoint() -> None:
     with pytest.raises(DatabaseUnreachable, match="ALLOWED_DB_HOSTS") as err:
-        connection_spec(run(address=None), reader(), policy())
+        spec_of(run(address=None), reader(), policy())
     assert PASSWORD not in str(err.value)
-    allowed = connection_spec(run(address=None), reader(), policy(ALLOWED_DB_HOSTS="evil.example.com"))
+    allowed = spec_of(run(address=None), reader(), policy(ALLOWED_DB_HOSTS="evil.example.com"))
     assert allowed.host == "evil.example.com"
 
 
@@ -71,9 +71,9 @@ def test_tls_mode_comes_from_the_deployment_and_defaults_to_require(monkeypatch:
     monkeypatch.delenv("CUTOVER_PREP_TLS", raising=False)
     monkeypatch.delenv("ALLOWED_DB_HOSTS", raising=False)
     assert connection_policy().tls == "require" and connection_policy().allowed_db_hosts == ()
-    assert connection_spec(run(), reader()).tls == "require"
+    assert spec_of(run(), reader()).tls == "require"
     monkeypatch.setenv("CUTOVER_PREP_TLS", "Disable")
-    assert connection_spec(run(), reader()).tls == "disable"
+    assert spec_of(run(), reader()).tls == "disable"
     monkeypatch.setenv("CUTOVER_PREP_TLS", "off")
     with pytest.raises(ValueError, match="CUTOVER_PREP_TLS must be require, verify-ca, unverified, prefer or disable"):
         connection_policy()
@@ -90,7 +90,7 @@ def test_oracle_gets_the_tcps_port_unless_the_user_named_a_port() -> None:
     r = run()
     r["target"]["engine"] = "oracle"
     r["instance"]["port"] = 1521
-    spec = connection_spec(r, reader(), policy())
+    spec = spec_of(r, reader(), policy())
     assert (spec.port, spec.tls_port) == (1521, 2484)
-    spec = connection_spec(run(port=2485, engine="oracle"), reader(), policy())
+    spec = spec_of(run(port=2485, engine="oracle"), reader(), policy())
     assert (spec.port, spec.tls_port) == (2485, None)

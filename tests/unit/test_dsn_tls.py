@@ -28,7 +28,7 @@ from cutover_prep.engines import transport
 from cutover_prep.engines.mysql.tls import mysql_params
 from cutover_prep.engines.oracle.tls import oracle_attempts
 from cutover_prep.engines.postgres.tls import postgres_params
-from cutover_prep.local.runner import UsageProblem, parse_dsn
+from cutover_prep.local.dsn import UsageProblem, parse_dsn
 
 PASSWORD = "pw-never-shown-93ab"
 

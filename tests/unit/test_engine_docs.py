@@ -18,7 +18,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINES = REPO / "lambdas" / "cutover_prep" / "engines"
-STATEMENT_MODULES = ("sql", "census", "engine", "bench", "discovery", "datafiles", "preflight", "hotset")
+STATEMENT_MODULES = ("sql", "read_sql", "rowids", "census", "engine", "bench", "discovery", "datafiles", "preflight",
+                     "hotset")
 ENGINE_NAMES = ("oracle", "postgres", "mysql")
 
 

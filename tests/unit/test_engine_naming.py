@@ -170,9 +170,9 @@ STILL_NAMING_ENGINES: dict[tuple[str, str], str] = {
         "the demo database is the PostgreSQL sample by design; wants a family.sample_db hook",
     # libpq's keyword conninfo (host=... dbname=...) is parsed by libpq's own parser; the registry already
     # names the family that accepts it (KEYWORD_CONNINFO_ENGINE) but not the parser.
-    ("cutover_prep/local/runner.py", "from psycopg import ProgrammingError"):
+    ("cutover_prep/local/dsn.py", "from psycopg import ProgrammingError"):
         "libpq keyword conninfo parser for --dsn; wants a family.parse_conninfo hook",
-    ("cutover_prep/local/runner.py", "from psycopg.conninfo import conninfo_to_dict"):
+    ("cutover_prep/local/dsn.py", "from psycopg.conninfo import conninfo_to_dict"):
         "libpq keyword conninfo parser for --dsn; wants a family.parse_conninfo hook",
 }
 

@@ -14,13 +14,14 @@ import pytest
 from cutover_prep import deps, engines
 from cutover_prep.analysis.limits import STRIPE_THRESHOLD_GB, storage_caps
 from cutover_prep.benchmark.scratch import scratch_name
-from cutover_prep.connection import DEFAULT_DATABASE, DEFAULT_PORT, connection_spec
+from cutover_prep.connection import DEFAULT_DATABASE, DEFAULT_PORT
 from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable, registry
 from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
 from cutover_prep.measure.sample import block_readable
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunContext
 from cutover_prep.settings import ConnectionPolicy
+from tests.unit.contexts import spec_of
 
 LAMBDAS = Path(__file__).resolve().parents[2] / "lambdas"
 ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:db-AbCdEf"
@@ -93,22 +94,22 @@ def _swap(monkeypatch: pytest.MonkeyPatch, name: str, **changes: Any) -> registr
 
 
 def test_connection_spec_takes_port_database_and_tls_port_from_the_family(monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = connection_spec(_run({"engine": "oracle-se2-cdb"}), _secret(), ConnectionPolicy())
+    spec = spec_of(_run({"engine": "oracle-se2-cdb"}), _secret(), ConnectionPolicy())
     assert (spec.engine, spec.port, spec.database, spec.tls_port) == ("oracle", 1521, "ORCL", 2484)
     _swap(monkeypatch, "oracle", default_port=1600, default_database="SVC", tls_port=2600)
-    spec = connection_spec(_run({"engine_family": "oracle"}), _secret(), ConnectionPolicy())
+    spec = spec_of(_run({"engine_family": "oracle"}), _secret(), ConnectionPolicy())
     assert (spec.port, spec.database, spec.tls_port) == (1600, "SVC", 2600)
-    spec = connection_spec(_run({}, engine="postgres"), _secret(), ConnectionPolicy())
+    spec = spec_of(_run({}, engine="postgres"), _secret(), ConnectionPolicy())
     assert (spec.engine, spec.port, spec.database, spec.tls_port) == ("postgres", 5432, "postgres", None)
 
 
 def test_a_secrets_engine_alias_is_normalised() -> None:
-    assert connection_spec(_run({}), _secret(engine="postgresql"), ConnectionPolicy()).engine == "postgres"
+    assert spec_of(_run({}), _secret(engine="postgresql"), ConnectionPolicy()).engine == "postgres"
 
 
 def test_an_instance_of_an_engine_the_run_cannot_warm_is_named_in_one_line() -> None:
     with pytest.raises(DatabaseUnreachable) as err:  # RDS reports no family for SQL Server
-        connection_spec(_run({"engine": "sqlserver-ee", "engine_family": None}), _secret(engine="postgres"),
+        spec_of(_run({"engine": "sqlserver-ee", "engine_family": None}), _secret(engine="postgres"),
                         ConnectionPolicy())
     message = str(err.value)
     assert "db1" in message and "'sqlserver-ee'" in message and "oracle-ee" in message and "mariadb" in message
@@ -117,7 +118,7 @@ def test_an_instance_of_an_engine_the_run_cannot_warm_is_named_in_one_line() -> 
 
 def test_no_engine_anywhere_asks_for_target_engine() -> None:
     with pytest.raises(DatabaseUnreachable, match="set target.engine to postgres or oracle"):
-        connection_spec(_run({}), _secret(), ConnectionPolicy())
+        spec_of(_run({}), _secret(), ConnectionPolicy())
 
 
 def test_open_engine_and_open_bench_use_the_familys_hooks(monkeypatch: pytest.MonkeyPatch) -> None:

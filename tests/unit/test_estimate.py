@@ -345,7 +345,7 @@ def test_discover_records_the_estimate_of_its_plan(store: Store):
     run = run_doc("r-new", instance={"address": "db.example.com", "db_instance_class": "db.m5.large",
                                      "storage_type": "gp2", "allocated_storage_gb": 100})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    est = store.get_run("r-new")["estimate"]
+    est = store.get_run("r-new").estimate
     assert est["bytes_to_read"] == 256 * MIB and est["units"] == 4 and est["concurrency"] == 2
     assert est["source"] == "instance_limits"
     assert est["assumed_mib_per_s"] == pytest.approx(2 * READER_COLD_MIB_PER_S, abs=0.01)
@@ -364,7 +364,7 @@ def test_discover_uses_an_earlier_run_of_the_same_instance(store: Store):
     run = run_doc("r-new")
     store.start_run({**run, "started_at": "2026-02-01T00:00:00+00:00"})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    est = store.get_run("r-new")["estimate"]
+    est = store.get_run("r-new").estimate
     assert est["source"] == "measured_run" and est["assumed_mib_per_s"] == 42.0 and "run r-old" in est["source_detail"]
 
 
@@ -373,21 +373,22 @@ def test_discover_on_the_emulated_volume_and_a_stand_in_instance(store: Store):
                   instance={"address": "db.example.com", "db_instance_class": "db.m5.large", "storage_type": "gp3",
                             "allocated_storage_gb": 100})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    assert store.get_run("r-local")["estimate"]["source"] == "emulator_default"  # moto's stand-in says nothing
+    assert store.get_run("r-local").estimate["source"] == "emulator_default"  # moto's stand-in says nothing
     run = {**run, "run_id": "r-emu"}
     store.put_json(evidence_key("r-emu", EMULATION_EVIDENCE),
                    {"emulated": True, "ceiling_mib_per_s": 3.0, "profile": {"time_scale": 8}})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    est = store.get_run("r-emu")["estimate"]
+    est = store.get_run("r-emu").estimate
     assert est["source"] == "emulated_volume" and est["assumed_mib_per_s"] == 3.0
 
 
 def test_facts_of_an_odd_shape_cost_the_estimate_not_the_run(store: Store):
     run = run_doc("r-odd", instance={"address": "db.example.com", "db_instance_class": "db.m5.large",
                                      "storage_type": "gp2", "allocated_storage_gb": "lots"})
-    out = discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
+    out = discover_and_plan(
+        run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine()).to_json()
     assert out["units"] == 4
-    item = store.get_run("r-odd")
+    item = store.get_run("r-odd").stored()
     assert item["estimate"] is None and item["units_total"] == 4
 
 

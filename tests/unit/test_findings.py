@@ -126,7 +126,7 @@ def test_record_failure_unknown_error_mapped(store: Store) -> None:
     start(store)
     out = record_failure("r1", {"Error": "Lambda.Unknown", "Cause": "something broke"}, store=store)
     assert out == {"Error": "CutoverPrepFailed", "Cause": "something broke"}
-    run = store.get_run("r1")
+    run = store.get_run("r1").stored()
     assert run is not None
     assert run["status"] == "FAILED" and run["error"] == "CutoverPrepFailed"
     assert run["cause"] == "something broke"
@@ -140,7 +140,7 @@ def test_record_failure_known_error_and_json_cause(store: Store) -> None:
                         "stackTrace": ["..."]})
     out = record_failure("r1", {"Error": "DatabaseUnreachable", "Cause": cause}, store=store)
     assert out == {"Error": "DatabaseUnreachable", "Cause": "could not connect to db1:5432"}
-    assert store.get_run("r1")["cause"] == "could not connect to db1:5432"
+    assert store.get_run("r1").cause == "could not connect to db1:5432"
 
 
 def test_record_failure_timeout_and_missing_fields(store: Store) -> None:
@@ -163,7 +163,8 @@ def test_record_failure_json_cause_without_message_kept(store: Store) -> None:
 def test_a_unit_cut_off_after_a_truncated_range_counts_what_existed_as_read() -> None:
     """Issue 32: a unit cut off (RUNNING) after its first range, half of which was gone (truncated while the run
     ran), read half of it; its second range nothing. The gone half is neither read nor unread."""
-    from cutover_prep.findings.coverage import segment_reads, unread_units
+    from cutover_prep.findings.coverage import segment_reads
+    from tests.unit.stored_sections import unread_units
 
     ranges = [{"segment": "app.t#table", "extents": [[0, 0, 128]], "block_size": 8192},
               {"segment": "app.u#table", "extents": [[0, 0, 128]], "block_size": 8192}]

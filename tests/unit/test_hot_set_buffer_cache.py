@@ -1,7 +1,7 @@
 """findings.hot_set.buffer_cache: whether the plan asked the engine to read the hot set into its buffer cache
 (a hot-set unit's range carries ``cache`` in its locator: planning.cache_hot_set)."""
 
-from cutover_prep.findings.coverage import hot_set_section
+from tests.unit.stored_sections import hot_set_section
 
 HOT = {"engine": "postgres", "server": "s", "taken_at": "t", "sources": ["statistics: pg_statio_user_tables"],
        "relations": 1, "names": ["app.a"]}

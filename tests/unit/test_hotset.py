@@ -20,10 +20,10 @@ from cutover_prep.engines.hotset import (
     Source,
     Taken,
 )
-from cutover_prep.findings.coverage import hot_set_section, priority_section
 from cutover_prep.hotset import FORMAT, load, parse, rank, with_hot_set
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
+from tests.unit.stored_sections import hot_set_section, priority_section
 from tests.unit.test_oracle_fakes import OracleFake
 
 NOW = datetime(2026, 11, 25, 1, 0, tzinfo=UTC)
@@ -303,7 +303,7 @@ def test_make_plan_refuses_a_hot_set_of_another_engine_before_connecting():
     # make_plan is Discover's and `cutover-prep estimate`'s: both refuse, by name, before opening the engine
     from cutover_prep.engines.base import ConnectionSpec
     from cutover_prep.engines.registry import HotSetEngineMismatch
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     warmup = Warmup.model_validate(_hot_set_input(engine="mysql")["warmup"])

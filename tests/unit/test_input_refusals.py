@@ -17,7 +17,7 @@ import pytest
 from pydantic import ValidationError
 
 from cutover_prep.comparison.model import ComparisonInput
-from cutover_prep.local.harness import FakeContext
+from cutover_prep.local.lambda_runtime import FakeContext
 from cutover_prep.models import json_text
 from cutover_prep.models.run_input import InvalidInput, error_lines, parse_run_input
 from cutover_prep.models.storage_limits import storage_problem

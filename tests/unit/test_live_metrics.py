@@ -12,6 +12,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import ClientError
 
 from cutover_prep.completion import completion_detail
+from cutover_prep.dal.records.run import RunItem, StorageSample
 from cutover_prep.dal.store import Store
 from cutover_prep.live import emit, names
 from cutover_prep.observability import metrics
@@ -99,9 +100,9 @@ def test_a_warm_unit_emits_each_chunk_its_end_and_what_is_left(store: Store, cap
 
 def test_a_failed_unit_and_rds_progress_are_emitted_with_the_run(capsys, enabled) -> None:
     emit.unit_failed("r-2")
-    emit.storage_progress("r-2", {"at": "t", "step": "WarmUnit", "status": "Initializing", "percent": 42})
+    emit.storage_progress("r-2", StorageSample.new(at="t", step="WarmUnit", status="Initializing", percent=42))
     emit.storage_progress("r-2", None)  # another caller sampled within the minute
-    emit.storage_progress("r-2", {"at": "t", "step": "WarmUnit", "status": None, "percent": None, "gap": "Throttling"})
+    emit.storage_progress("r-2", StorageSample.new(at="t", step="WarmUnit", gap="Throttling"))
     metrics.flush_metrics()
     records = emf_records(capsys.readouterr().out)
     assert [(r["name"], r["unit"], r["value"]) for r in records] == [
@@ -119,10 +120,10 @@ def test_bytes_remaining_says_nothing_without_a_plan_or_a_readable_run(capsys, e
                 raise self.item
             return self.item
 
-    emit.bytes_remaining("r-3", Runs({"run_id": "r-3", "bytes_read": 5}))  # not planned yet
+    emit.bytes_remaining("r-3", Runs(RunItem.read({"run_id": "r-3", "bytes_read": 5})))  # not planned yet
     emit.bytes_remaining("r-3", Runs(ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}},
                                                  "GetItem")))
-    emit.bytes_remaining("r-3", Runs({"bytes_planned": 10, "bytes_read": 12}))  # never below zero
+    emit.bytes_remaining("r-3", Runs(RunItem.read({"run_id": "r-3", "bytes_planned": 10, "bytes_read": 12})))  # >= 0
     metrics.flush_metrics()
     assert [(r["name"], r["value"]) for r in emf_records(capsys.readouterr().out)] == [("BytesRemaining", 0.0)]
 
@@ -139,7 +140,7 @@ def test_disabled_metrics_print_nothing_and_read_nothing(capsys, monkeypatch) ->
     emit.unit_done("r-4")
     emit.unit_failed("r-4")
     emit.bytes_remaining("r-4", NoReads())
-    emit.storage_progress("r-4", {"percent": 10})
+    emit.storage_progress("r-4", StorageSample.new(at="t", step="WarmUnit", percent=10))
     assert metrics.metric_set == {}
     assert capsys.readouterr().out == ""
 

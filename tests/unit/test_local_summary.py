@@ -7,7 +7,7 @@ kept) said 28 of 28 units done. The judge here is that run item, as ``_execute``
 
 from __future__ import annotations
 
-from cutover_prep.cli.main import _summary
+from cutover_prep.cli.local_command import summary_lines
 
 # The shape ``local.runner._execute`` returns, from a run that failed in Finalize (seen 2026-11-24)
 FAILED_IN_FINALIZE = {
@@ -20,7 +20,7 @@ FAILED_IN_FINALIZE = {
 
 
 def units_line(result: dict, tmp_path) -> str:
-    lines = _summary({**result, "out": str(tmp_path)})
+    lines = summary_lines({**result, "out": str(tmp_path)})
     return next(line for line in lines if line.strip().startswith(("units", "no units")))
 
 

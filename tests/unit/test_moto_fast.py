@@ -50,12 +50,12 @@ def test_a_workflows_commits_through_the_patched_moto_count_as_before(store):
         p.start()
     try:
         store.put_json(evidence_key("r1", "units.json"), [])
-        store.ddb.put_item(TableName=store.table, Item={"pk": {"S": "RUN#r1"}, "sk": {"S": "RUN"}})
+        store._ddb.put_item(TableName=store.table, Item={"pk": {"S": "RUN#r1"}, "sk": {"S": "RUN"}})
         for seq in range(3):
             store.commit_progress("r1", "u1", seq=seq, cursor={"range": 0, "block": seq + 1}, blocks=1, bytes_=8192,
                                   seconds=0.01, method="m", done=seq == 2, planned_bytes=3 * 8192)
-        unit = next(iter(store.units("r1")))
-        run = store.get_run("r1")
+        unit = next(iter(store.units("r1"))).stored()
+        run = store.get_run("r1").stored()
     finally:
         for p in reversed(patches):
             p.stop()

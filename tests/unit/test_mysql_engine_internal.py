@@ -30,7 +30,7 @@ from cutover_prep.engines.base import UNREAD_REASONS, DiscoveryOptions
 from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.findings.census import census_section
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import NOT_READY, READY, decide
 
 MIB = 2**20
@@ -278,8 +278,8 @@ def test_the_run_context_carries_engine_internal_only_when_the_input_sets_it_str
     secret = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:o-AbCdEf"
     raw = {"run_id": "orders-1", "target": {"db_instance_identifier": "orders", "engine": "mariadb",
                                             "secret_arn": secret}}
-    named = run_context(run_state({**parse_run_input(raw), "instance": {}}))
+    named = run_context(run_state({**parse_run_input(raw), "instance": {}})).to_json()
     assert "engine_internal" not in named["verdict"]
     strict = run_context(run_state({**parse_run_input({**raw, "verdict": {"engine_internal": "strict"}}),
-                                    "instance": {}}))
+                                    "instance": {}})).to_json()
     assert strict["verdict"]["engine_internal"] == "strict"

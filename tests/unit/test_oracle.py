@@ -14,6 +14,7 @@ from cutover_prep.engines import (
     TransientDatabaseError,
 )
 from cutover_prep.engines.base import Extent
+from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine, map_error
 from tests.unit.oracle_segment_fake import decode_rowid
@@ -35,21 +36,21 @@ def test_names_oracle_cannot_quote_are_refused(name):
 
 
 def test_rowid_range_sql_quotes_names_and_binds_values():
-    sql = q.rowid_range_count_sql("App", 'Or"ders'.replace('"', ""), "P 2024", False, serial_direct_read="ALWAYS")
+    sql = rq.rowid_range_count_sql("App", 'Or"ders'.replace('"', ""), "P 2024", False)
     assert 'FROM "App"."Orders" PARTITION ("P 2024") t' in sql
     assert "ROWID(t)" in sql and "FULL(t)" not in sql and "t.ROWID BETWEEN :start_id AND :end_id" in sql
-    assert "SUBPARTITION" in q.rowid_range_count_sql("A", "T", "SP1", True, serial_direct_read="NEVER")
+    assert "SUBPARTITION" in rq.rowid_range_count_sql("A", "T", "SP1", True)
 
 
 def test_index_ffs_sql_forces_the_fast_full_scan():
-    sql = q.index_ffs_sql("APP", "ORDERS", "orders_idx", "CUSTOMER_ID", nullable=True)
+    sql = rq.index_ffs_sql("APP", "ORDERS", "orders_idx", "CUSTOMER_ID", nullable=True)
     assert 'INDEX_FFS(t "orders_idx")' in sql and 'WHERE t."CUSTOMER_ID" IS NOT NULL' in sql
-    assert "WHERE" not in q.index_ffs_sql("APP", "ORDERS", "PK", "ID", nullable=False)
+    assert "WHERE" not in rq.index_ffs_sql("APP", "ORDERS", "PK", "ID", nullable=False)
 
 
 def test_lob_block_reads_every_piece_with_the_right_buffer():
-    blob = q.lob_read_block("APP", "DOCS", "BODY", "BLOB")
-    clob = q.lob_read_block("APP", "DOCS", "BODY", "CLOB")
+    blob = rq.lob_read_block("APP", "DOCS", "BODY", "BLOB")
+    clob = rq.lob_read_block("APP", "DOCS", "BODY", "CLOB")
     assert "RAW(32767)" in blob and "VARCHAR2(32767)" in clob
     assert "DBMS_LOB.READ" in blob and ":total" in blob and "INSERT" not in blob.upper()
 
@@ -104,7 +105,7 @@ class FakeConnection:
         for marker, rows in self.answers.items():
             if marker in sql:
                 return rows(sql, binds or {}) if callable(rows) else rows
-        if sql == q.SEGMENT_NOW_SQL:  # the segment looked up again before a read (issue 32): no row, read as
+        if sql == rq.SEGMENT_NOW_SQL:  # the segment looked up again before a read (issue 32): no row, read as
             return []                 # planned; what a changed segment does: tests/unit/test_oracle_rebuilt_segment.py
         return [(1,)]
 

@@ -12,6 +12,7 @@ tablespace is DBA_TABLESPACES.BIGFILE (YES/NO, Database Reference)."""
 from __future__ import annotations
 
 from cutover_prep.engines.base import DiscoveryOptions, Extent, ReadRange
+from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.oracle_dictionary import dictionary_answers
@@ -55,15 +56,15 @@ def test_a_bigfile_extent_at_relative_fno_1024_block_5_000_000_is_addressed_by_i
 
 
 def test_a_bigfile_range_across_a_2_22_boundary_has_different_file_fields_at_each_end():
-    b = q.rowid_range_binds(7, 1024, 2**22 - 4, 2**22 + 3, bigfile=True)
+    b = rid.rowid_range_binds(7, 1024, 2**22 - 4, 2**22 + 3, bigfile=True)
     assert b == {"objd": 7, "lo_fno": 0, "lo_block": 2**22 - 4, "hi_fno": 1, "hi_block": 3}
 
 
 def test_a_smallfile_range_keeps_its_relative_file_number():
-    assert q.rowid_range_binds(7, 4, 128, 135, bigfile=False) == {
+    assert rid.rowid_range_binds(7, 4, 128, 135, bigfile=False) == {
         "objd": 7, "lo_fno": 4, "lo_block": 128, "hi_fno": 4, "hi_block": 135}
 
 
 def test_the_round_trip_sql_asks_dbms_rowid_for_the_bigfile_block_number():
-    sql = q.BIGFILE_ROUNDTRIP_SQL
+    sql = rid.BIGFILE_ROUNDTRIP_SQL
     assert "DBMS_ROWID.ROWID_BLOCK_NUMBER(DBMS_ROWID.ROWID_CREATE(1, :objd, :fno, :block, 0), 'BIGFILE')" in sql

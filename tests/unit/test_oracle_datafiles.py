@@ -282,7 +282,7 @@ def test_a_datafile_unit_continues_at_the_time_limit_and_resumes_reading_each_bl
     # so the first invocation stops; the second reads 1 GiB, then the last 296 MiB (estimated 74 s)
     assert statuses == ["CONTINUE", "DONE"]
     assert db.validated == [(4, 1, 131_072), (4, 131_073, 262_144), (4, 262_145, 300_000)]
-    item = store.get_unit(RUN_ID, "u000001")
+    item = store.get_unit(RUN_ID, "u000001").stored()
     assert item["status"] == "DONE" and item["blocks_read"] == 300_000 and item["bytes_read"] == rng.bytes
     assert item["method"] == d.METHOD
     again = warm_json(event, store=store, engine=lambda: OracleEngine(db), budget=Budget(lambda: 10_000.0),
@@ -299,7 +299,7 @@ def test_a_short_rman_count_leaves_the_unit_not_done(store: Store):
     db = FakeOracle(output=lambda f, lo, hi: rman_output(f, lo, hi, examined=10))
     with pytest.raises(ShortRead, match="read 10 of 1000 planned blocks"):
         warm_json(event, store=store, engine=lambda: OracleEngine(db), budget=Budget(lambda: 10_000.0))
-    assert (store.get_unit(RUN_ID, "u000002") or {}).get("status") != "DONE"
+    assert getattr(store.get_unit(RUN_ID, "u000002"), "status", None) != "DONE"
 
 
 # -- modes ---------------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ def secret(_arn: str) -> str:
 def test_discovery_follows_the_mode(store: Store, mode, asked, planned_kinds):
     eng = ModeEngine()
     run = run_doc("oracle", mode)
-    out = discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: eng)
+    out = discover_and_plan(run, store=store, read_secret=secret, open_engine=lambda spec, w: eng).to_json()
     plan = store.get_json(out["plan_key"])
     assert eng.asked == asked and plan["mode"] == mode and plan["summary"]["mode"] == mode
     assert {s["kind"] for s in plan_segments(plan, store)} == planned_kinds
@@ -402,7 +402,7 @@ def test_a_mode_the_engine_lacks_is_refused_before_connecting(store: Store):
     opened = []
     with pytest.raises(UnsupportedWarmupMode, match="not offered for PostgreSQL"):
         discover_and_plan(run_doc("postgres", "both"), store=store, read_secret=secret,
-                          open_engine=lambda spec, w: opened.append(spec))
+                          open_engine=lambda spec, w: opened.append(spec)).to_json()
     assert opened == []
 
 

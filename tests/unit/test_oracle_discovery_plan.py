@@ -207,7 +207,7 @@ def test_the_discover_step_resumes_from_the_pages_it_stored_in_the_run_s_evidenc
     the same S3 evidence), asks DBA_EXTENTS for the pages not found yet only, and plans all 5 tables."""
     from cutover_prep.engines import ConnectionSpec
     from cutover_prep.engines.oracle import discovery as od
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
     from cutover_prep.warmup.discovery import StoredPages, make_plan
 
     monkeypatch.setattr(od, "PAGE_NAMES", 2)

@@ -3,7 +3,7 @@
 Each row of the page's statement tables (``| Statement | Why | Privilege | Documentation |``) must name, in its
 Documentation cell, an https page of Oracle's documentation (docs.oracle.com) or of AWS's (docs.aws.amazon.com,
 for the ``rdsadmin`` packages), or say in words that what it uses is undocumented: ``undocumented:`` with why it
-is used and what confirms it (``_serial_direct_read``, an underscore parameter no manual describes). A manual's
+is used and what confirms it (an underscore parameter no manual describes, say). A manual's
 name alone ("Database Reference, `DBA_USERS`") is not a citation a DBA can open."""
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ move only as much as the test says the server read (``reads``: blocks per statem
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,7 @@ class OracleFake:
         self.reads = reads or {}
         self.fail = fail or {}
         self.executed: list[tuple[str, Any]] = []
+        self.direct = True  # the server's choice for the reads below: direct path, or through the buffer cache
         self.mystat = dict.fromkeys(MYSTAT_NAMES, 1000)
         self.segstat = dict.fromkeys(("logical reads", "physical reads", "physical reads direct"), 300)
         self.call_timeout, self.module, self.action = 0, None, None
@@ -61,9 +63,11 @@ class OracleFake:
     def cursor(self) -> Cursor:
         return Cursor(self)
 
-    def read(self, blocks: int, *, direct: bool = True) -> None:
+    def read(self, blocks: int, *, direct: bool | None = None) -> None:
         """The server read ``blocks`` of the segment: the session's V$MYSTAT and the segment's
-        V$SEGMENT_STATISTICS move alike (direct path, or through the buffer cache)."""
+        V$SEGMENT_STATISTICS move alike (direct path, or through the buffer cache: ``self.direct``, the server's
+        own choice, which no documented session setting makes for it)."""
+        direct = self.direct if direct is None else direct
         kind = "direct" if direct else "cache"
         for name in ("physical reads", f"physical reads {kind}", "session logical reads"):
             self.mystat[name] += blocks
@@ -81,3 +85,26 @@ class OracleFake:
 
     def statements(self, marker: str) -> list[tuple[str, Any]]:
         return [(sql, binds) for sql, binds in self.executed if marker in sql]
+
+
+UNDERSCORE_PARAMETER = re.compile(r"\bALTER\s+(SESSION|SYSTEM)\s+SET\s+\"?_", re.IGNORECASE)
+
+
+class DocumentedOracle(OracleFake):
+    """A server that knows the parameters its documentation describes, and no other (issue 35: "the documented
+    session settings only"): an ``ALTER SESSION``/``ALTER SYSTEM`` of an underscore (hidden) parameter, which no
+    Database Reference page describes, is refused as Oracle refuses an unknown option (ORA-02248), after it is
+    recorded in ``executed`` like every statement."""
+
+    def cursor(self) -> Cursor:
+        cur = super().cursor()
+        execute = cur.execute
+
+        def documented_only(sql: str, parameters: Any = None, **binds: Any) -> Cursor:
+            if UNDERSCORE_PARAMETER.search(sql):
+                self.executed.append((sql, binds or parameters))
+                raise ora_error(2248, "invalid option for ALTER SESSION")
+            return execute(sql, parameters, **binds)
+
+        cur.execute = documented_only  # type: ignore[method-assign]
+        return cur

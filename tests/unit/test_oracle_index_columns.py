@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from cutover_prep.engines.base import DiscoveryOptions, Extent, PermanentReadError, ReadRange
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.oracle_dictionary import dictionary_answers
 from tests.unit.test_oracle import seg_row
@@ -72,5 +72,5 @@ def test_a_cluster_index_is_not_planned_the_census_names_it_read_by_the_datafile
 
 
 def test_the_lookup_sql_reads_every_key_column_in_order():
-    assert "FROM dba_ind_columns ic" in q.INDEX_COLUMNS_SQL and "ORDER BY ic.column_position" in q.INDEX_COLUMNS_SQL
-    assert "FROM dba_ind_expressions" in q.INDEX_EXPRESSION_SQL and ":position" in q.INDEX_EXPRESSION_SQL
+    assert "FROM dba_ind_columns ic" in rq.INDEX_COLUMNS_SQL and "ORDER BY ic.column_position" in rq.INDEX_COLUMNS_SQL
+    assert "FROM dba_ind_expressions" in rq.INDEX_EXPRESSION_SQL and ":position" in rq.INDEX_EXPRESSION_SQL

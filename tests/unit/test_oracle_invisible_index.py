@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from cutover_prep.engines.base import PermanentReadError, ReadRange, ShortRead
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.test_oracle import seg_row
 from tests.unit.test_oracle_fakes import OracleFake, ora_error
@@ -55,8 +55,8 @@ def read(seg, db):
 
 
 def test_the_session_parameter_statements():
-    assert q.USE_INVISIBLE_INDEXES_SQL == TRUE_SQL
-    assert q.IGNORE_INVISIBLE_INDEXES_SQL == FALSE_SQL
+    assert rq.USE_INVISIBLE_INDEXES_SQL == TRUE_SQL
+    assert rq.IGNORE_INVISIBLE_INDEXES_SQL == FALSE_SQL
 
 
 def test_an_invisible_index_is_read_under_optimizer_use_invisible_indexes_true():
@@ -76,7 +76,7 @@ def test_without_the_session_parameter_the_documented_server_reads_nothing(monke
     """What the hint alone gets on a real server (the landed code): the index is not used, no block is
     read, and the read is not confirmed."""
     seg = index_segment("INVISIBLE")
-    monkeypatch.setattr(q, "USE_INVISIBLE_INDEXES_SQL", "SELECT 1 FROM dual")  # the parameter never set
+    monkeypatch.setattr(rq, "USE_INVISIBLE_INDEXES_SQL", "SELECT 1 FROM dual")  # the parameter never set
     with pytest.raises(ShortRead):
         read(seg, documented_server())
 

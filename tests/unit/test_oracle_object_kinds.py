@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 from cutover_prep.engines.base import DiscoveryOptions, ReadRange
+from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.oracle_dictionary import dictionary_answers
@@ -66,9 +67,9 @@ def test_an_iot_overflow_segment_is_read_through_its_iot_never_by_its_own_name()
 
 
 def test_an_nclob_is_read_into_an_nvarchar2_buffer():
-    block = q.lob_read_block("APP", "DOCS", "BODY", "NCLOB")
+    block = rq.lob_read_block("APP", "DOCS", "BODY", "NCLOB")
     assert "buf NVARCHAR2(32767);" in block and "amt := 8191;" in block
-    assert "RAW(32767)" in q.lob_read_block("APP", "DOCS", "BODY", "BLOB")
+    assert "RAW(32767)" in rq.lob_read_block("APP", "DOCS", "BODY", "BLOB")
 
 
 def test_a_hidden_lob_column_is_found_in_dba_tab_cols_and_an_unknown_type_is_not_read_as_a_blob():
@@ -102,4 +103,4 @@ def test_an_invisible_index_is_read_with_use_invisible_indexes():
     db = read(seg, {"dba_ind_columns": [(1, "ID", "N", "NO")]}, {"INDEX_FFS": 8})
     (ffs, _), = db.statements("INDEX_FFS")
     assert "USE_INVISIBLE_INDEXES" in ffs
-    assert "USE_INVISIBLE_INDEXES" not in q.index_ffs_sql("APP", "T", "IDX", "ID", False)
+    assert "USE_INVISIBLE_INDEXES" not in rq.index_ffs_sql("APP", "T", "IDX", "ID", False)

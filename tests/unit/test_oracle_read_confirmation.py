@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from cutover_prep.engines.base import Extent, ReadRange, ShortRead
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.test_oracle_fakes import OracleFake, ora_error
 
@@ -23,7 +23,7 @@ RNG = ReadRange("APP.ORDERS#TABLE", TABLE, (Extent(4, 128, 64), Extent(4, 256, 6
 
 
 def test_the_counters_are_the_sessions_own_from_v_mystat():
-    sql = q.MYSTAT_SQL
+    sql = rq.MYSTAT_SQL
     assert "FROM v$mystat m JOIN v$statname n ON n.statistic# = m.statistic#" in sql
     for name in ("'physical reads'", "'physical reads direct'", "'physical reads cache'", "'session logical reads'"):
         assert name in sql
@@ -34,7 +34,7 @@ def test_counters_that_do_not_move_make_a_short_read_not_a_done_one():
     with pytest.raises(ShortRead, match=r"APP\.ORDERS#TABLE: .*0 of the 128 blocks"):
         OracleEngine(db).read_range(RNG)
     statements = [s for s, _ in db.executed]
-    mystat = [i for i, s in enumerate(statements) if s == q.MYSTAT_SQL]
+    mystat = [i for i, s in enumerate(statements) if s == rq.MYSTAT_SQL]
     reads = [i for i, s in enumerate(statements) if "ROWID BETWEEN" in s]
     assert len(mystat) == 2 and mystat[0] < reads[0] and reads[-1] < mystat[1]  # before and after the read
 

@@ -20,7 +20,7 @@ fake server received (their rowid binds) and the counters it moved, written out 
 from __future__ import annotations
 
 from cutover_prep.engines.base import GONE_REBUILT, GONE_TRUNCATED, Extent, ReadRange
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle.engine import OracleEngine
 from tests.unit.conftest import store  # noqa: F401 - the moto Store fixture
 from tests.unit.oracle_segment_fake import decode_rowid
@@ -83,7 +83,7 @@ def test_a_dictionary_that_does_not_answer_leaves_the_read_as_planned():
 
 
 def test_the_lookup_names_the_object_by_its_own_columns():
-    sql = q.SEGMENT_NOW_SQL
+    sql = rq.SEGMENT_NOW_SQL
     for part in ("o.owner = :owner", "o.object_name = :name", "o.object_type = :segment_type",
                  "e.segment_type = o.object_type", "e.partition_name = o.subobject_name"):
         assert part in sql
@@ -105,7 +105,7 @@ def test_a_unit_of_a_moved_table_ends_done_and_the_end_census_reads_the_new_segm
                      "unit": unit}, store=store, engine=lambda: OracleEngine(db),
                     budget=Budget(lambda: 10_000.0, 30.0), sleep=lambda s: None)
     item = store.get_unit("ora", "u1")
-    assert out["status"] == "DONE" and item["status"] == "DONE" and int(item["gone_bytes"]) == RNG.bytes
+    assert out["status"] == "DONE" and item.status == "DONE" and item.gone_bytes == RNG.bytes
     reads = segment_reads([unit], {"u1": item})[RNG.segment_key]
     assert (reads["read"], reads["gone"], reads["gone_reason"]) == (0, RNG.bytes, GONE_REBUILT)
     gone, rebuilt = gone_by_segment([item])

@@ -21,7 +21,7 @@ MIB = 2**20
 
 
 def _body(store: Store, key: str) -> bytes:
-    return store.s3.get_object(Bucket=store.bucket, Key=key)["Body"].read()
+    return store._s3.get_object(Bucket=store.bucket, Key=key)["Body"].read()
 
 
 def test_a_json_array_in_parts_is_json_for_the_map_and_a_stream_for_finalize(store: Store) -> None:
@@ -32,7 +32,7 @@ def test_a_json_array_in_parts_is_json_for_the_map_and_a_stream_for_finalize(sto
             writer.write(row)
     body = _body(store, key)
     assert len(body) > 8 * MIB  # sent in two parts at least (8 MiB each)
-    head = store.s3.head_object(Bucket=store.bucket, Key=key)
+    head = store._s3.head_object(Bucket=store.bucket, Key=key)
     parts = -(-len(body) // (8 * MIB))
     assert head["ETag"].strip('"').endswith(f"-{parts}")  # S3's word: a multipart object of that many parts
     assert json.loads(body) == rows  # what a reader of the whole sees (the Map's ItemReader)
@@ -50,7 +50,7 @@ def as_before(store: Store, run_id: str) -> None:
     plan = store.get_json(plan_key)
     assert plan["segments"]["key"] == evidence_key(run_id, PLAN_SEGMENTS)
     store.put_json(plan_key, {**plan, "segments": list(store.json_lines(plan["segments"]["key"]))})
-    store.s3.delete_object(Bucket=store.bucket, Key=plan["segments"]["key"])
+    store._s3.delete_object(Bucket=store.bucket, Key=plan["segments"]["key"])
     store.put_json(units_key, json.loads(_body(store, units_key)))
     assert _body(store, units_key).startswith(b"[\n")
 
@@ -105,8 +105,8 @@ def test_the_streamed_pass_says_what_the_list_functions_say() -> None:
     issue 32 §8."""
     import random
 
-    from cutover_prep.findings.coverage import coverage_section, segment_reads, segment_status, unread_units
-    from cutover_prep.findings.document import truncated_section
+    from cutover_prep.findings.coverage import coverage_section, segment_reads, segment_status
+    from tests.unit.stored_sections import truncated_section, unread_units
     from tests.unit.test_findings import RUN
 
     rnd = random.Random(32)

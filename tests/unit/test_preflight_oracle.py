@@ -13,6 +13,7 @@ import pytest
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.base import CensusObject, EngineError, Extent, Segment
 from cutover_prep.engines.oracle import preflight as pf
+from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from cutover_prep.engines.registry import family
@@ -43,7 +44,7 @@ CENSUS = [CensusObject(database=None, schema="APP", name="T", kind="TABLE", byte
 
 def _roundtrip(_sql: str, binds: dict[str, Any]) -> list[tuple]:
     """DBMS_ROWID.ROWID_BLOCK_NUMBER(rowid, 'BIGFILE'): the file field holds the block's high bits."""
-    return [((binds["fno"] << q.SMALLFILE_BLOCK_BITS) | binds["block"],)]
+    return [((binds["fno"] << rid.SMALLFILE_BLOCK_BITS) | binds["block"],)]
 
 
 def _fake(**changes: Any) -> OracleFake:
@@ -104,7 +105,7 @@ def test_the_bigfile_round_trip_sends_the_split_block_and_checks_what_dbms_rowid
     fake = _fake()
     check = _by_name(_run(fake))["bigfile round trip"]
     (sql, binds), = fake.statements("ROWID_BLOCK_NUMBER")
-    assert sql == q.BIGFILE_ROUNDTRIP_SQL
+    assert sql == rid.BIGFILE_ROUNDTRIP_SQL
     assert binds == {"objd": 777, "fno": BIG_BLOCK >> 22, "block": BIG_BLOCK & ((1 << 22) - 1)}
     assert check.status == PASS and "5,000,000" in check.detail
     wrong = _fake(answers={"ROWID_BLOCK_NUMBER": [(BIG_BLOCK & ((1 << 22) - 1),)]})  # the smallfile reading

@@ -12,14 +12,15 @@ import pytest
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.preflight import CONNECTION, FAIL, INFO, METHOD, PASS, PRIVILEGE, Check, Context, Report
-from cutover_prep.findings.document import preflight_section
 from cutover_prep.findings.failures import KNOWN_ERRORS, record_failure
-from cutover_prep.models.run_input import InvalidInput, Warmup, parse_run_input
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.preflight.step import PreflightFailed, run_preflight
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.secret_binding import SecretNotBound
 from cutover_prep.settings import connection_policy
 from tests.unit.contexts import run_state
+from tests.unit.stored_sections import preflight_section
 
 PASSWORD = "pw-never-recorded-91c2"
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:db-abc"
@@ -65,7 +66,7 @@ NOT_READ_ONLY = Check(CONNECTION, "read-only session", FAIL, "default_transactio
 def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store) -> None:
     run = run_doc(warmup={"databases": ["app", "sales_*"]})
     runner = FakeRunner(*GOOD)
-    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner)
+    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner).to_json()
     assert out == {"enabled": True, "ok": True, "failed": [], "seconds": 1.25,
                    "evidence_key": evidence_key("pf-1", "preflight.json")}
     spec, ctx = runner.calls[0]
@@ -78,7 +79,7 @@ def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store
     assert PASSWORD not in json.dumps(doc)
     store.start_run(run)
     run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=runner)
-    item = store.get_run("pf-1")
+    item = store.get_run("pf-1").stored()
     assert item["preflight"]["ok"] is True and item["preflight"]["checks"] == {"pass": 3}
     assert item["step"] == "preflight_passed"
 
@@ -104,13 +105,13 @@ def test_a_failed_check_is_preflight_failed_naming_each_check_after_the_evidence
     assert message.index("read-only session") < message.index("pg_read_binary_file")  # connection first
     doc = store.get_json(evidence_key("pf-1", "preflight.json"))
     assert doc["ok"] is False and sorted(doc["failed"]) == ["app: EXECUTE on pg_read_binary_file", "read-only session"]
-    item = store.get_run("pf-1")
+    item = store.get_run("pf-1").stored()
     assert item["step"] == "preflight_failed" and item["preflight"]["ok"] is False
     # RunFailed records it by its name (a known error), the cause as the message
     failed = record_failure("pf-1", {"Error": "PreflightFailed", "Cause": json.dumps(
         {"errorMessage": message, "errorType": "PreflightFailed"})}, store=store)
     assert "PreflightFailed" in KNOWN_ERRORS and failed["Error"] == "PreflightFailed"
-    assert store.get_run("pf-1")["cause"] == message
+    assert store.get_run("pf-1").cause == message
 
 
 def test_a_long_detail_is_cut_so_that_the_message_stays_one_short_line(store) -> None:
@@ -134,9 +135,10 @@ def test_many_failed_checks_are_named_up_to_a_bound_and_counted(store) -> None:
 def test_on_failure_warn_records_the_failure_and_goes_on(store) -> None:
     run = run_doc(preflight={"on_failure": "warn"})
     store.start_run(run)
-    out = run_preflight(run_state(run), store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING))
+    out = run_preflight(
+        run_state(run), store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING)).to_json()
     assert out["ok"] is False and out["failed"] == ["app: EXECUTE on pg_read_binary_file"]
-    assert store.get_run("pf-1")["preflight"]["on_failure"] == "warn"
+    assert store.get_run("pf-1").preflight["on_failure"] == "warn"
 
 
 def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
@@ -147,10 +149,10 @@ def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
     def no_secret(arn: str) -> str:
         raise AssertionError("the secret is not read when the preflight is off")
 
-    out = run_preflight(run_state(run), store=store, read_secret=no_secret, preflight=runner)
+    out = run_preflight(run_state(run), store=store, read_secret=no_secret, preflight=runner).to_json()
     assert out == {"enabled": False, "ok": None}
     assert runner.calls == [] and not store.exists(evidence_key("pf-1", "preflight.json"))
-    assert store.get_run("pf-1")["preflight"] == {"enabled": False}
+    assert store.get_run("pf-1").preflight == {"enabled": False}
 
 
 def test_a_secret_of_another_instance_is_refused_before_the_preflight_connects(store) -> None:

@@ -16,7 +16,7 @@ import pytest
 from cutover_prep.benchmark.steps import probe
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.measure.sample import BlockPicker, block_key, chunk_key, overlap
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from cutover_prep.verdict import decide
 from tests.unit.contexts import context
@@ -156,7 +156,7 @@ def probes_after_warm_up(run: RunContext, store, share: float) -> tuple[dict[str
             before()
         volume.phase = phase
         probe(run, phase, store=store, open_driver=lambda r, db: Driver(volume))
-    findings = {"benchmark": {"probes": {p: store.get_point("r1", f"probe-{p}") for p in ("cold", "warm")}}}
+    findings = {"benchmark": {"probes": {p: store.get_point("r1", f"probe-{p}").stored() for p in ("cold", "warm")}}}
     return findings, volume
 
 
@@ -202,7 +202,7 @@ def test_the_probe_sample_fits_the_database(store):
     for phase in ("cold", "warm"):
         volume.phase = phase
         probe(small, phase, store=store, open_driver=lambda r, db: Driver(volume))
-    cold, warm = store.get_point("r1", "probe-cold"), store.get_point("r1", "probe-warm")
+    cold, warm = store.get_point("r1", "probe-cold").stored(), store.get_point("r1", "probe-warm").stored()
     assert cold["blocks_planned"] == warm["blocks_planned"] == 4
     cold_sample = store.get_json(evidence_key("r1", "probes/sample.json"))
     warm_sample = store.get_json(evidence_key("r1", "probes/sample-warm.json"))["blocks"]

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from cutover_prep.measure import runner
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import warm_vs_cold
 
 BLOCK = {"segment": "s", "locator": {"oid": 1}, "file_id": 1, "block": 7, "block_size": 8192}
@@ -82,9 +82,9 @@ def test_a_starved_client_does_not_narrow_cold_over_warm(clock):
     cold, warm = probe(clock, [0.062] * 5), probe(clock, [0.0184] * 5)
     c, w = cold["latency_us"]["p50"] / 1000, warm["latency_us"]["p50"] / 1000
     assert c / w == pytest.approx(62 / 18.4)
-    assert warm_vs_cold(c, w, Thresholds(), overlap=0)["ok"] is True
+    assert warm_vs_cold(c, w, Thresholds(), overlap=0).ok is True
     cc, cw = cold["client_latency_us"]["p50"] / 1000, warm["client_latency_us"]["p50"] / 1000
-    assert warm_vs_cold(cc, cw, Thresholds(), overlap=0)["ok"] is False  # what the client's clock said
+    assert warm_vs_cold(cc, cw, Thresholds(), overlap=0).ok is False  # what the client's clock said
 
 
 def test_a_reader_that_cannot_time_in_the_server_is_timed_by_the_client(clock):

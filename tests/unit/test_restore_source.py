@@ -16,11 +16,10 @@ import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
 
-from cutover_prep.connection import connection_spec
 from cutover_prep.engines import DatabaseUnreachable
 from cutover_prep.restore.rds import describe_instance, snapshot_source, start_restore
 from cutover_prep.settings import ConnectionPolicy
-from tests.unit.contexts import run_state
+from tests.unit.contexts import run_state, spec_of
 
 REGION = "us-east-1"
 
@@ -66,9 +65,9 @@ def test_the_secret_of_the_source_instance_is_then_used_and_another_is_not(rds: 
     def secret(instance: str):
         return lambda arn: json.dumps({"username": "u", "password": "pw-9", "dbInstanceIdentifier": instance})
 
-    assert connection_spec(run, secret("orders-prod"), policy).host == run["instance"]["address"]
+    assert spec_of(run, secret("orders-prod"), policy).host == run["instance"]["address"]
     with pytest.raises(DatabaseUnreachable) as err:
-        connection_spec(run, secret("billing-prod"), policy)
+        spec_of(run, secret("billing-prod"), policy)
     assert type(err.value).__name__ == "SecretNotBound"
 
 

@@ -15,18 +15,22 @@ import pytest
 
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.failures import record_unit_failure
-from cutover_prep.models.run_input import (
-    Benchmark,
-    Preflight,
-    Restore,
-    Target,
-    Thresholds,
-    Warmup,
-    parse_run_input,
+from cutover_prep.models.benchmark import Benchmark, Preflight
+from cutover_prep.models.restore import Restore
+from cutover_prep.models.run_input import parse_run_input
+from cutover_prep.models.steps import (
+    RunContext,
+    RunState,
+    UnitFailedEvent,
+    WarmSlotEvent,
+    WarmUnitEvent,
+    context_json,
 )
-from cutover_prep.models.steps import RunContext, RunState, UnitFailedEvent, WarmSlotEvent, WarmUnitEvent
+from cutover_prep.models.target import Target
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.discovery import run_context
-from cutover_prep.warmup.unit import Budget, warm_unit
+from cutover_prep.warmup.unit import Budget, step_result, warm_unit
 from tests.unit.contexts import run_state
 
 MADE_BEFORE: dict[str, Any] = json.loads("""{"run_id": "orders-1", "target": {"db_instance_identifier": "orders",
@@ -70,7 +74,7 @@ def test_the_context_discover_makes_now_is_the_one_it_made_before() -> None:
            "warmup": {"max_concurrency": 16, "chunk_mb": 32, "after_hot_set": {"max_concurrency": 4},
                       "databases": ["app"]},
            "benchmark": {"probe_blocks": 200}, "verdict": {"max_warm_to_cold_latency": 1.5}}
-    made = run_context(run_state({**parse_run_input(raw), "instance": MADE_BEFORE["instance"]}))
+    made = run_context(run_state({**parse_run_input(raw), "instance": MADE_BEFORE["instance"]})).to_json()
     assert made == MADE_BEFORE
     assert RunContext.model_validate(made).to_json() == MADE_BEFORE
 
@@ -81,19 +85,24 @@ def test_a_section_the_context_does_not_carry_reads_as_the_model_default() -> No
     assert "adaptive" not in context.to_json()["warmup"]
 
 
-def test_a_warm_unit_continuation_hands_the_context_on_unchanged(store: Store) -> None:
-    """WarmUnit's result is the next invocation's event (no ResultPath): its ``run`` must be the context as it
-    came, which ReleaseSlot and the next WarmUnit parse again."""
+def test_a_warm_unit_result_is_its_progress_and_a_definition_of_before_still_gets_the_context(store: Store) -> None:
+    """WarmUnit's result goes to ``$.warm`` (the Map item keeps its run context and unit: issue 34 §3, before it
+    sent the whole context back in every result); an execution started by a definition of before (no ResultPath,
+    its ItemSelector sets no ``warm``) still gets the context as it came and the unit, which ReleaseSlot and the
+    next WarmUnit parse again."""
     store.start_run(parse_run_input({"run_id": "orders-1", "target": MADE_BEFORE["target"]}))
     unit = {"unit_id": "u000001", "priority": 0, "bytes": 0, "blocks": 0, "ranges": []}
-    event = WarmUnitEvent.model_validate({"run": OLDER, "unit": unit, "slot": {"granted": True}})
 
     class NoEngine:
         def close(self) -> None:
             pass
 
-    out = warm_unit(event, store=store, engine=NoEngine, budget=Budget(lambda: 900.0))
-    assert out["run"] == OLDER and out["unit"] == unit
+    today = WarmUnitEvent.model_validate({"run": OLDER, "unit": unit, "warm": None, "slot": {"granted": True}})
+    progress = warm_unit(today, store=store, engine=NoEngine, budget=Budget(lambda: 900.0))
+    assert step_result(today, progress) == {"status": "DONE", "rate": {"mib_per_s": 8.0, "source": "assumed"}}
+    before = WarmUnitEvent.model_validate({"run": OLDER, "unit": unit, "slot": {"granted": True}})
+    out = step_result(before, warm_unit(before, store=store, engine=NoEngine, budget=Budget(lambda: 900.0)))
+    assert out["run"] == OLDER and out["unit"] == unit and out["status"] == "ALREADY_DONE"
     again = json.loads(json.dumps(out))
     assert WarmSlotEvent.model_validate({"run": again["run"], "unit_id": "u000001", "action": "release"})
 
@@ -104,7 +113,7 @@ def test_a_failed_unit_is_recorded_from_the_typed_event(store: Store) -> None:
                                             "error": {"Error": "ShortRead", "Cause": "read 3 of 4 blocks"}})
     out = record_unit_failure(event, store=store)
     assert out == {"unit_id": "u7", "status": "FAILED", "error": "ShortRead", "recorded": True}
-    assert store.get_unit("orders-1", "u7")["error"] == "ShortRead"
+    assert store.get_unit("orders-1", "u7").error == "ShortRead"
 
 
 # ---- the state before the context (StartRestore, DescribeInstance, Discover, Preflight; decision 58) --------
@@ -189,7 +198,7 @@ def test_a_state_made_by_the_version_before_parses_into_the_models() -> None:
                          ids=["before", "older"])
 def test_discover_makes_the_context_the_version_before_made_of_the_same_state(state, context) -> None:
     """The context is the payload of every state after Discover: byte for byte the same JSON."""
-    made = run_context(RunState.model_validate(state))
+    made = context_json(run_context(RunState.model_validate(state)))
     assert json.dumps(made) == json.dumps(context)
 
 

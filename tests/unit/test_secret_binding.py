@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.connection import connection_spec
 from cutover_prep.engines import DatabaseUnreachable
 from cutover_prep.settings import ConnectionPolicy
+from tests.unit.contexts import spec_of
 
 PASSWORD = "s3cr3t-Pa55-binding"
 USER = "warmer-user-9"
@@ -71,7 +71,7 @@ def refused(run_doc: dict[str, Any], value: dict[str, Any], *, read_tags: Any = 
             allow_unbound: bool = False) -> str:
     extra = {"read_tags": read_tags} if read_tags is not None else {}
     with pytest.raises(DatabaseUnreachable) as err:
-        connection_spec(run_doc, reader(value), policy(allow_unbound), **extra)
+        spec_of(run_doc, reader(value), policy(allow_unbound), **extra)
     assert type(err.value).__name__ == "SecretNotBound", err.value  # its own name in the workflow
     message = str(err.value)
     assert "\n" not in message and PASSWORD not in message and USER not in message, message
@@ -102,34 +102,34 @@ def test_a_mismatch_is_refused_even_where_unbound_secrets_are_allowed() -> None:
 
 # -- what is accepted ---------------------------------------------------------------------------------
 def test_a_secret_naming_the_target_is_used_whatever_the_case() -> None:
-    spec = connection_spec(run(), reader(secret(dbInstanceIdentifier="Orders-Rehearsal")), policy())
+    spec = spec_of(run(), reader(secret(dbInstanceIdentifier="Orders-Rehearsal")), policy())
     assert spec.host == REHEARSAL and spec.password == PASSWORD
 
 
 def test_a_secret_whose_host_is_the_targets_endpoint_is_used() -> None:
-    spec = connection_spec(run(), reader(secret(host=REHEARSAL.upper() + ".")), policy())
+    spec = spec_of(run(), reader(secret(host=REHEARSAL.upper() + ".")), policy())
     assert spec.host == REHEARSAL
 
 
 def test_dbinstanceidentifier_wins_over_a_stale_host() -> None:
     # AWS's structure names the instance by dbInstanceIdentifier; host is only read when it is missing
-    spec = connection_spec(run(), reader(secret(dbInstanceIdentifier="orders-rehearsal", host=PROD)), policy())
+    spec = spec_of(run(), reader(secret(dbInstanceIdentifier="orders-rehearsal", host=PROD)), policy())
     assert spec.host == REHEARSAL
 
 
 def test_an_rds_managed_secret_of_the_target_is_used_and_its_tags_are_read_only_when_needed() -> None:
     calls: list[str] = []
-    spec = connection_spec(run(), reader({"username": USER, "password": PASSWORD}), policy(),
+    spec = spec_of(run(), reader({"username": USER, "password": PASSWORD}), policy(),
                            read_tags=tags({RDS_TAG: REHEARSAL_ARN}, calls))
     assert spec.host == REHEARSAL and calls == [ARN]
     calls.clear()
-    connection_spec(run(), reader(secret(dbInstanceIdentifier="orders-rehearsal")), policy(),
+    spec_of(run(), reader(secret(dbInstanceIdentifier="orders-rehearsal")), policy(),
                     read_tags=tags({}, calls))
     assert calls == []  # the JSON names the instance: no DescribeSecret
 
 
 def test_the_tag_is_compared_by_name_when_rds_reported_no_arn() -> None:
-    spec = connection_spec(run(arn=None), reader({"username": USER, "password": PASSWORD}), policy(),
+    spec = spec_of(run(arn=None), reader({"username": USER, "password": PASSWORD}), policy(),
                            read_tags=tags({RDS_TAG: REHEARSAL_ARN}))
     assert spec.host == REHEARSAL
 
@@ -138,7 +138,7 @@ def test_the_tag_is_compared_by_name_when_rds_reported_no_arn() -> None:
 def test_the_secret_of_the_snapshots_source_instance_is_used_when_the_run_restored_it(binding: Any) -> None:
     restored = run(restored_from=prod_snapshot(address=PROD, db_instance_arn=PROD_ARN))
     value = {"username": USER, "password": PASSWORD} if binding == "tag" else secret(**binding)
-    spec = connection_spec(restored, reader(value), policy(), read_tags=tags({RDS_TAG: PROD_ARN}))
+    spec = spec_of(restored, reader(value), policy(), read_tags=tags({RDS_TAG: PROD_ARN}))
     assert spec.host == REHEARSAL  # the credentials go to the restored instance, never to the source
 
 
@@ -162,7 +162,7 @@ def test_a_secret_naming_no_instance_is_refused_by_default() -> None:
 
 
 def test_a_secret_naming_no_instance_is_used_where_the_deployment_allows_it() -> None:
-    spec = connection_spec(run(), reader({"username": USER, "password": PASSWORD}), policy(allow_unbound=True),
+    spec = spec_of(run(), reader({"username": USER, "password": PASSWORD}), policy(allow_unbound=True),
                            read_tags=tags({}))
     assert spec.host == REHEARSAL
 
@@ -173,7 +173,7 @@ def test_tags_that_cannot_be_read_are_no_binding() -> None:
 
     message = refused(run(), {"username": USER, "password": PASSWORD}, read_tags=denied)
     assert "DescribeSecret" in message
-    assert connection_spec(run(), reader({"username": USER, "password": PASSWORD}), policy(allow_unbound=True),
+    assert spec_of(run(), reader({"username": USER, "password": PASSWORD}), policy(allow_unbound=True),
                            read_tags=denied).host == REHEARSAL
 
 
@@ -218,7 +218,7 @@ def test_a_binding_field_that_is_not_text_is_refused_also_beside_a_good_one() ->
 def test_the_secrets_other_fields_are_checked_too(fields, words) -> None:
     # the same class: a field of another type was used as it came (int(True) is port 1) or broke later
     with pytest.raises(DatabaseUnreachable) as err:
-        connection_spec(run(), reader(secret(dbInstanceIdentifier="orders-rehearsal", **fields)), policy())
+        spec_of(run(), reader(secret(dbInstanceIdentifier="orders-rehearsal", **fields)), policy())
     message = str(err.value)
     assert words in message and ARN in message and "\n" not in message, message
     assert PASSWORD not in message and USER not in message
@@ -227,5 +227,5 @@ def test_the_secrets_other_fields_are_checked_too(fields, words) -> None:
 def test_a_blank_binding_field_still_names_no_instance() -> None:
     # an empty string is text that names nothing: as if the field were absent (refused unless allowed)
     refused(run(), secret(dbInstanceIdentifier="  "), read_tags=tags({}))
-    assert connection_spec(run(), reader(secret(dbInstanceIdentifier="")), policy(allow_unbound=True),
+    assert spec_of(run(), reader(secret(dbInstanceIdentifier="")), policy(allow_unbound=True),
                            read_tags=tags({})).host == REHEARSAL

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from cutover_prep.engines.postgres.preflight import missing_text
-from cutover_prep.models.run_input import InvalidInput, Warmup, parse_run_input
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.selection import ALL, SelectionProblem, choose, choose_for_run, resolved_warmup, selection_line
 
 BASE = {"target": {"db_instance_identifier": "orders",

@@ -168,7 +168,7 @@ def test_the_mysql_version_probe_opens_a_bounded_session_too(monkeypatch) -> Non
 
 def test_the_holders_of_a_postgres_lock_in_words() -> None:
     """A holder, and a request queued ahead of ours with the pid it waits for (``pg_blocking_pids``)."""
-    from cutover_prep.engines.postgres.engine import holders_words
+    from cutover_prep.engines.postgres.session import holders_words
 
     rows = [('public."We ird"', "AccessExclusiveLock", True, 41, "app", "psql", "10.0.0.5", "idle in transaction",
              "2026-11-27 18:00:00+00", "2026-11-27 18:00:01+00", []),

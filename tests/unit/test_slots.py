@@ -7,19 +7,19 @@ from typing import Any
 import pytest
 
 from cutover_prep.dal.store import Store
-from cutover_prep.findings.document import warmup_section
 from cutover_prep.models.steps import RunContext
 from cutover_prep.warmup import slots
 from cutover_prep.warmup.planning import MIB
 from cutover_prep.warmup.slots import POLL_SECONDS, SlotContention, acquire, release
 from tests.unit.contexts import context
+from tests.unit.stored_sections import warmup_section
 
 RUN_ID = "run-slots"
 
 
 def ask(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """One try, no polling (the fake clock does not move while a real sleep would)."""
-    return acquire(*args, poll_seconds=0, **kwargs)
+    return acquire(*args, poll_seconds=0, **kwargs).to_json()
 
 
 class Clock:
@@ -42,7 +42,7 @@ def start(store: Store) -> None:
 
 def read_bytes(store: Store, nbytes: int, chunks: int = 0) -> None:
     """What committed chunks do to the run item's counters."""
-    store.ddb.update_item(TableName=store.table, Key=store._key(RUN_ID, "RUN"),
+    store._ddb.update_item(TableName=store.table, Key=store._key(RUN_ID, "RUN"),
                           UpdateExpression="ADD bytes_read :b, chunks_read :c",
                           ExpressionAttributeValues={":b": {"N": str(nbytes)}, ":c": {"N": str(chunks)}})
 
@@ -53,9 +53,9 @@ def test_units_beyond_the_level_wait_and_take_a_slot_once_one_is_given_back(stor
     assert [ask(run(), f"u{i}", store=store, clock=clock)["granted"] for i in range(3)] == [True, True, False]
     waiting = ask(run(), "u2", store=store, clock=clock)
     assert waiting == {**waiting, "granted": False, "level": 2, "holders": 2, "wait_seconds": 1}
-    assert release(run(), "u0", store=store) == {"released": True}
+    assert release(run(), "u0", store=store).to_json() == {"released": True}
     assert ask(run(), "u2", store=store, clock=clock)["granted"] is True
-    assert sorted(store.get_warmup_control(RUN_ID)["holders"]) == ["u1", "u2"]
+    assert sorted(store.get_warmup_control(RUN_ID).holders) == ["u1", "u2"]
 
 
 def test_a_waiting_unit_keeps_asking_within_one_invocation_and_gets_a_slot_freed_meanwhile(store: Store) -> None:
@@ -69,9 +69,9 @@ def test_a_waiting_unit_keeps_asking_within_one_invocation_and_gets_a_slot_freed
         naps.append(seconds)
         clock.t += seconds
         if len(naps) == 3:
-            release(run(), "u0", store=store)
+            release(run(), "u0", store=store).to_json()
 
-    out = acquire(run(), "u2", store=store, clock=clock, sleep=sleep)
+    out = acquire(run(), "u2", store=store, clock=clock, sleep=sleep).to_json()
     assert out["granted"] is True and naps == [0.5, 0.5, 0.5]
     naps.clear()
 
@@ -79,7 +79,7 @@ def test_a_waiting_unit_keeps_asking_within_one_invocation_and_gets_a_slot_freed
         naps.append(seconds)
         clock.t += seconds
 
-    lonely = acquire(run(), "u3", store=store, clock=clock, sleep=nap)
+    lonely = acquire(run(), "u3", store=store, clock=clock, sleep=nap).to_json()
     assert lonely["granted"] is False and sum(naps) == POLL_SECONDS and len(naps) == 10  # then the ASL waits
 
 
@@ -89,10 +89,10 @@ def test_a_retried_acquire_keeps_its_slot_and_a_second_release_does_nothing(stor
     for unit in ("u0", "u1"):
         ask(run(), unit, store=store, clock=clock)
     assert ask(run(), "u0", store=store, clock=clock)["granted"] is True  # a retry: still its slot
-    assert store.get_warmup_control(RUN_ID)["holders"] == ["u0", "u1"]
-    assert release(run(), "u0", store=store)["released"] is True
-    assert release(run(), "u0", store=store)["released"] is False
-    assert release(run(), "never", store=store)["released"] is False
+    assert store.get_warmup_control(RUN_ID).holders == ["u0", "u1"]
+    assert release(run(), "u0", store=store).to_json()["released"] is True
+    assert release(run(), "u0", store=store).to_json()["released"] is False
+    assert release(run(), "never", store=store).to_json()["released"] is False
 
 
 def test_the_level_rises_while_the_aggregate_rate_grows_and_holds_where_it_stops(store: Store) -> None:
@@ -120,7 +120,7 @@ def test_the_level_rises_while_the_aggregate_rate_grows_and_holds_where_it_stops
         level = fill()
         seen.append(level)
     assert seen[:3] == [2, 4, 8] and seen[-1] == 4
-    doc = store.get_warmup_control(RUN_ID)
+    doc = store.get_warmup_control(RUN_ID).stored()
     section = warmup_section(doc, {"read_rate": {"mib_per_s_per_worker": 9.5}})
     concurrency = section["concurrency"]
     assert concurrency["level"] == 4 and concurrency["settled"] == "no_growth" and concurrency["adaptive"] is True
@@ -143,7 +143,7 @@ def test_a_window_ends_after_enough_chunks_per_slot_before_its_time(store: Store
     clock.t += 0.5
     out = ask(fast, "c", store=store, clock=clock)
     assert out["level"] == 4 and out["granted"] is True
-    sample = store.get_warmup_control(RUN_ID)["control"]["samples"][0]
+    sample = store.get_warmup_control(RUN_ID).control["samples"][0]
     assert sample[1] == 2 and sample[2] == pytest.approx(16 / 3.5, rel=1e-3)
 
 
@@ -157,10 +157,10 @@ def test_a_restart_keeps_the_level_and_forgets_the_old_attempts_holders(store: S
     assert ask(run(), "c", store=store, clock=clock)["level"] == 4  # 20 MiB/s at 2: raised to 4
     # the execution stops with a, b, c holding slots; the run is restarted (ValidateInput counts it)
     start(store)
-    assert store.get_run(RUN_ID)["restarts"] == 1
+    assert store.get_run(RUN_ID).restarts == 1
     out = ask(run(), "d", store=store, clock=clock)
     assert out["granted"] is True and out["level"] == 4 and out["holders"] == 1
-    assert store.get_warmup_control(RUN_ID)["holders"] == ["d"]
+    assert store.get_warmup_control(RUN_ID).holders == ["d"]
 
 
 def test_not_adaptive_grants_every_ask_without_writing(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,7 +202,7 @@ def test_a_lost_write_is_decided_again_on_the_new_state(store: Store, monkeypatc
     monkeypatch.setattr(store, "put_warmup_control", racing)
     out = ask(run(), "u1", store=store, clock=clock)
     assert out["granted"] is False and calls["n"] == 1  # decided again on the new state: nothing to write
-    assert store.get_warmup_control(RUN_ID)["holders"] == ["u0", "other"]
+    assert store.get_warmup_control(RUN_ID).holders == ["u0", "other"]
 
 
 def test_contention_is_no_slot_yet_never_a_failed_unit(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -239,17 +239,17 @@ def test_after_the_hot_set_no_new_unit_is_admitted_until_fewer_than_the_back_off
     assert [ask(fixed(), u, store=store, clock=clock)["granted"] for u in HOT + rest[:7]] == [True] * 8 + [False]
     for unit in HOT:
         done(store, unit)
-        release(fixed(), unit, store=store)
+        release(fixed(), unit, store=store).to_json()
     # 6 units of the rest hold slots when the hot set is found warm: they finish, no new one starts
     refused = ask(fixed(), rest[6], store=store, clock=clock)
     assert refused["granted"] is False and refused["level"] == 2 and refused["holders"] == 6
     for unit in rest[:5]:  # 6 -> 1 holder
-        release(fixed(), unit, store=store)
+        release(fixed(), unit, store=store).to_json()
         if unit != rest[4]:
             assert ask(fixed(), rest[6], store=store, clock=clock)["granted"] is False
     assert ask(fixed(), rest[6], store=store, clock=clock)["granted"] is True  # 2 hold slots now
     assert ask(fixed(), rest[7], store=store, clock=clock)["granted"] is False
-    doc = store.get_warmup_control(RUN_ID)
+    doc = store.get_warmup_control(RUN_ID).stored()
     assert sorted(doc["holders"]) == [rest[5], rest[6]]
     assert doc["after_hot_set"] == {**doc["after_hot_set"], "max_concurrency": 2, "holders_then": 6,
                                     "admitted": 1, "most_holders": 2}
@@ -265,10 +265,10 @@ def test_while_one_unit_of_the_hot_set_is_not_done_the_full_level_holds(store):
     assert ask(fixed(), HOT[0], store=store, clock=clock)["granted"] is True
     assert ask(fixed(), HOT[1], store=store, clock=clock)["granted"] is True
     done(store, HOT[1])  # the second finished first: the first still reads
-    release(fixed(), HOT[1], store=store)
+    release(fixed(), HOT[1], store=store).to_json()
     grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in range(3, 11)]
     assert grants == [True] * 7 + [False]  # 8 slots: the hot unit still reading and 7 of the rest
-    doc = store.get_warmup_control(RUN_ID)
+    doc = store.get_warmup_control(RUN_ID).stored()
     assert doc.get("after_hot_set") is None and HOT[0] in doc["hot_left"]
 
 
@@ -277,7 +277,7 @@ def test_a_run_without_hot_set_units_keeps_its_level(store):
     clock = Clock()
     grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in range(9)]
     assert grants == [True] * 8 + [False]
-    assert store.get_warmup_control(RUN_ID).get("after_hot_set") is None
+    assert store.get_warmup_control(RUN_ID).after_hot_set is None
 
 
 def test_the_back_off_caps_an_adaptive_level_and_never_raises_it(store):
@@ -288,7 +288,7 @@ def test_the_back_off_caps_an_adaptive_level_and_never_raises_it(store):
     assert [ask(warm, u, store=store, clock=clock)["granted"] for u in ("u000001", "u000002", "u000003")] == [
         True, True, False]
     done(store, "u000001")
-    release(warm, "u000001", store=store)
+    release(warm, "u000001", store=store).to_json()
     # level 2 (the controller's) is below the back-off's 4: the back-off does not raise it
     out = ask(warm, "u000003", store=store, clock=clock)
     assert out["granted"] is True and out["level"] == 2
@@ -301,10 +301,10 @@ def test_a_restart_keeps_the_hot_set_warm_and_the_back_off(store):
     clock = Clock()
     ask(fixed(), "u000001", store=store, clock=clock)
     done(store, "u000001")
-    release(fixed(), "u000001", store=store)
+    release(fixed(), "u000001", store=store).to_json()
     for unit in ("u000002", "u000003"):
         assert ask(fixed(), unit, store=store, clock=clock)["granted"] is True
     store.update_run(RUN_ID, restarts=1)  # the old attempt's holders are gone
     grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in (4, 5, 6)]
     assert grants == [True, True, False]
-    assert store.get_warmup_control(RUN_ID)["after_hot_set"]["max_concurrency"] == 2
+    assert store.get_warmup_control(RUN_ID).after_hot_set["max_concurrency"] == 2

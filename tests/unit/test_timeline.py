@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cutover_prep.findings.timeline import warmup_timeline
+from tests.unit.stored_sections import warmup_timeline
 
 MIB = 2**20
 

@@ -80,7 +80,7 @@ def env(store):
     role = iam.create_role(RoleName="sfn", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
     arn = sfn.create_state_machine(name="m", roleArn=role, definition=json.dumps(
         {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))["stateMachineArn"]
-    starter = Starter(dynamodb=store.ddb, table=TABLE, stepfunctions=sfn, state_machine_arn=arn, rds=rds,
+    starter = Starter(dynamodb=store._ddb, table=TABLE, stepfunctions=sfn, state_machine_arn=arn, rds=rds,
                       events=Recorder())
     return rds, sfn, arn, starter
 
@@ -163,7 +163,7 @@ def test_profile_supplies_options_and_tags_override(env, store):
     rds, sfn, arn, starter = env
     profile = {"target": {"secret_arn": SECRET}, "warmup": {"max_concurrency": 16},
                "benchmark": {"seconds_per_point": 60}}
-    store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
+    store._ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
                                               "input": {"S": json.dumps(profile)}})
     make_instance(rds, "restored-3", {TAG_ENABLED: "true", TAG_PROFILE: "oracle-prod",
                                       "cutover-prep:max-concurrency": "32"})
@@ -362,10 +362,10 @@ def test_a_named_profile_that_is_missing_or_broken_is_a_rejection_not_defaults(e
     make_instance(rds, "named", {TAG_ENABLED: "true", TAG_SECRET: SECRET, TAG_PROFILE: "oracle-prod"})
     result = on_rds_event(parsed(ident="named"), starter)
     assert result["action"] == "rejected" and "profile 'oracle-prod'" in result["why"] and "not found" in result["why"]
-    store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
+    store._ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
                                               "input": {"S": "{oops"}})
     assert "not JSON" in on_rds_event(parsed(ident="named"), starter)["why"]
-    store.ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
+    store._ddb.put_item(TableName=TABLE, Item={"pk": {"S": "PROFILE#oracle-prod"}, "sk": {"S": "PROFILE"},
                                               "input": {"S": '{"target": "x"}'}})  # stored by hand, wrong shape
     assert "target must be an object" in on_rds_event(parsed(ident="named"), starter)["why"]
     make_instance(rds, "untagged-profile", {TAG_ENABLED: "true", TAG_SECRET: SECRET})  # no default: defaults

@@ -77,9 +77,11 @@ def test_a_slow_volume_continues_instead_of_outlasting_the_invocation(store: Sto
     assert [r.bytes for r in engine.reads] == [MIB, MIB, MIB]
     assert out["rate"] == {"mib_per_s": 0.05, "source": "first_chunks"}
     clock["left"] = 120.0
-    again = warm_json({**big_event(10), "rate": out["rate"]}, store=store, engine=lambda: engine, budget=budget)
+    # the next invocation's event: the Map item (its slot stays, with the probe's rate) and the progress at $.warm,
+    # whose measured rate wins
+    again = warm_json({**big_event(10, slot=probe), "warm": out}, store=store, engine=lambda: engine, budget=budget)
     assert again["status"] == WarmStep.CONTINUE and [r.bytes for r in engine.reads[3:]] == [MIB, MIB, MIB]
-    assert store.get_unit(RUN_ID, "u000001")["bytes_read"] == 6 * MIB
+    assert store.get_unit(RUN_ID, "u000001").bytes_read == 6 * MIB
 
 
 @pytest.mark.parametrize(("event", "expected"), [
@@ -97,5 +99,5 @@ def test_every_committed_chunk_is_counted_on_the_run_for_the_concurrency_window(
     start(store)
     engine = RateEngine(mib_per_s=500.0)
     warm_json(big_event(24, chunk_mb=8), store=store, engine=lambda: engine, budget=ALWAYS)
-    run = store.get_run(RUN_ID)
+    run = store.get_run(RUN_ID).stored()
     assert run["chunks_read"] == len(engine.reads) == 3 and run["bytes_read"] == 24 * MIB

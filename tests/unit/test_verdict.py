@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import NOT_READY, READY, decide
 
 

@@ -10,7 +10,7 @@ import re
 
 from cutover_prep import verdict
 from cutover_prep.findings import failures
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict_reasons import REASONS, RUN_ERRORS, markdown_table, what_to_do
 
 PHONE_LINES = 220  # characters: about four lines of a phone's 420 px at the report's 14 px
@@ -57,7 +57,7 @@ def test_the_reasons_that_never_fail_are_marked_so_by_the_verdict_itself() -> No
     cold = {"status": "DONE", "latency_us": {"p50": 5000, "max": 6000}}
     warm = {"status": "DONE", "latency_us": {"p50": 300, "max": 60000}}
     tail = verdict._tail_reasons({"probes": {"cold": cold, "warm": warm}}, Thresholds())
-    said = {r["code"]: r for d in (probes_off, warmup_off) for r in d["reasons"]} | {r["code"]: r for r in tail}
+    said = {r["code"]: r for d in (probes_off, warmup_off) for r in d["reasons"]} | {r.code: r.stored() for r in tail}
     for code, guide in REASONS.items():
         if not guide.can_fail:
             assert said[code]["ok"] is True, code

@@ -99,7 +99,7 @@ def test_status_watch_says_each_volume_s_eta_and_the_slowest_one_is_the_instance
 
 
 def test_the_findings_judge_the_volume_eta_on_what_rds_reported() -> None:
-    from cutover_prep.findings.storage_init import storage_initialization
+    from tests.unit.stored_sections import storage_initialization
 
     samples = _samples(100)[:-1] + [{"at": (T0 + timedelta(minutes=100)).isoformat(), "step": "Finalize",
                                      "status": None, "percent": None}]  # done: RDS reports no operation

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from cutover_prep.analysis.limits import volume_limits
-from cutover_prep.findings.volumes import add_volume_findings, range_volume_bytes, volumes_section
 from cutover_prep.report import render_report, summary_markdown
+from tests.unit.stored_sections import add_volume_findings, range_volume_bytes, volumes_section
 
 MIB = 2**20
 BS = 8192  # 128 blocks = 1 MiB
@@ -134,9 +134,9 @@ def test_no_volumes_no_block_in_either_rendering():
 # ---- verdict: verdict.require_storage_initialized covers every volume ---------------------------------
 
 def _judged(volume2: dict, **thresholds) -> dict:
-    from cutover_prep.findings.storage_init import storage_initialization
-    from cutover_prep.models.run_input import Thresholds
+    from cutover_prep.models.thresholds import Thresholds
     from cutover_prep.verdict import decide
+    from tests.unit.stored_sections import storage_initialization
 
     samples = [{"at": "2026-11-25T01:00:00+00:00", "step": "WarmUnit", "status": "Initializing", "percent": 90,
                 "volumes": [{"volume": "RDSDBDATA2", "status": "Initializing", "percent": 10}]},

@@ -63,7 +63,7 @@ def test_a_bad_environment_value_names_the_variable() -> None:
 
 def test_validate_input_refuses_more_readers_than_the_deployment_reserved(monkeypatch, store) -> None:
     """The Lambda handler, with the environment the stack gives it (WARM_CONCURRENCY, workers.py)."""
-    from cutover_prep.local.harness import FakeContext
+    from cutover_prep.local.lambda_runtime import FakeContext
     from handlers import validate_input
 
     monkeypatch.setattr(validate_input.deps, "store", lambda: store)

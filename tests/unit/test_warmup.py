@@ -94,14 +94,14 @@ def test_reads_all_chunks_and_marks_done(store: Store, ranges: list[ReadRange]) 
     assert [r.blocks for r in eng.reads] == [128, 128, 44, 50, 50]
     assert all(len(r.extents) == 1 and r.bytes <= MIB for r in eng.reads)
     assert read_blocks(eng.reads) == planned_blocks(ranges)
-    unit = store.get_unit(RUN_ID, "u000001")
+    unit = store.get_unit(RUN_ID, "u000001").stored()
     assert unit is not None
     assert unit["status"] == "DONE"
     assert unit["blocks_read"] == 400 and unit["bytes_read"] == 400 * BS
     assert unit["seq"] == 5
     assert unit["method"] == "fake"
     assert unit.get("cursor") is None
-    run = store.get_run(RUN_ID)
+    run = store.get_run(RUN_ID).stored()
     assert run is not None
     assert run["bytes_read"] == 400 * BS and run["blocks_read"] == 400
     assert run["units_done"] == 1
@@ -114,7 +114,7 @@ def test_second_call_is_already_done_and_reads_nothing(store: Store, ranges: lis
     out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "ALREADY_DONE"
     assert eng.calls == 0
-    run = store.get_run(RUN_ID)
+    run = store.get_run(RUN_ID).stored()
     assert run is not None and run["units_done"] == 1 and run["bytes_read"] == 400 * BS
 
 
@@ -142,16 +142,16 @@ def test_time_budget_continue_then_resume_reads_each_block_once(
         all_reads.extend(eng.reads)
         if out["status"] == "CONTINUE":
             assert len(eng.reads) >= 1
-            assert out["cursor"] == store.get_unit(RUN_ID, "u000001")["cursor"]
+            assert out["cursor"] == store.get_unit(RUN_ID, "u000001").stored()["cursor"]
         else:
             break
     # one chunk per invocation: 5 chunks -> 4 CONTINUE then DONE
     assert statuses == ["CONTINUE"] * 4 + ["DONE"]
     assert read_blocks(all_reads) == planned_blocks(ranges)
     assert len(set(read_blocks(all_reads))) == len(read_blocks(all_reads))
-    unit = store.get_unit(RUN_ID, "u000001")
+    unit = store.get_unit(RUN_ID, "u000001").stored()
     assert unit["status"] == "DONE" and unit["blocks_read"] == 400
-    assert store.get_run(RUN_ID)["blocks_read"] == 400
+    assert store.get_run(RUN_ID).blocks_read == 400
 
 
 def test_continue_cursor_points_after_last_committed_chunk(store: Store, ranges: list[ReadRange]) -> None:
@@ -161,7 +161,7 @@ def test_continue_cursor_points_after_last_committed_chunk(store: Store, ranges:
     out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=budget, **NO_SLEEP)
     assert out["status"] == "CONTINUE"
     assert out["cursor"] == {"range": 0, "extent": 1, "offset": 0}
-    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 256
+    assert store.get_unit(RUN_ID, "u000001").blocks_read == 256
 
 
 def test_first_chunk_always_read_even_without_time(store: Store, ranges: list[ReadRange]) -> None:
@@ -180,7 +180,7 @@ def test_unsplittable_range_read_in_one_call(store: Store) -> None:
     out = warm_json(make_event([lob]), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "DONE"
     assert eng.reads == [lob]
-    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 600
+    assert store.get_unit(RUN_ID, "u000001").blocks_read == 600
 
 
 def test_transient_error_retried_then_done(store: Store) -> None:
@@ -192,7 +192,7 @@ def test_transient_error_retried_then_done(store: Store) -> None:
     assert out["status"] == "DONE"
     assert eng.calls == 3
     assert len(slept) == 2
-    unit = store.get_unit(RUN_ID, "u000001")
+    unit = store.get_unit(RUN_ID, "u000001").stored()
     assert unit["blocks_read"] == 10 and unit["retries"] == 2  # counted, for the findings
 
 
@@ -233,7 +233,7 @@ def test_resume_mid_extent_after_failure(store: Store, ranges: list[ReadRange]) 
     out = warm_json(make_event(ranges), store=store, engine=lambda: second, budget=ALWAYS, **NO_SLEEP)
     assert out["status"] == "DONE"
     assert read_blocks(first.reads + second.reads) == planned_blocks(ranges)
-    assert store.get_run(RUN_ID)["blocks_read"] == 400
+    assert store.get_run(RUN_ID).blocks_read == 400
 
 
 class ShortEngine(FakeEngine):
@@ -257,10 +257,10 @@ def test_a_short_read_is_never_counted_as_done(store: Store, ranges: list[ReadRa
     event = make_event(ranges)
     with pytest.raises(ShortRead, match="planned blocks"):
         warm_json(event, store=store, engine=lambda: engine, budget=ALWAYS, **NO_SLEEP)
-    item = store.get_unit(RUN_ID, "u000001") or {}
+    item = u.stored() if (u := store.get_unit(RUN_ID, "u000001")) else {}
     assert item.get("status") != "DONE"
     assert int(item.get("blocks_read", 0)) == (short_call - 1) * CHUNK_BLOCKS  # the chunks before it, exactly
-    assert int((store.get_run(RUN_ID) or {}).get("units_done", 0)) == 0
+    assert store.get_run(RUN_ID).units_done == 0
 
 
 # -- a restart or failover under the warm-up (issue 32 §4) -------------------------------------------
@@ -302,7 +302,7 @@ def test_a_unit_rides_out_a_restart_and_reads_each_block_once(store: Store, rang
                     clock=clock)
     assert out["status"] == "DONE"
     assert read_blocks(eng.reads) == planned_blocks(ranges)  # from the last committed chunk on, once
-    unit = store.get_unit(RUN_ID, "u000001")
+    unit = store.get_unit(RUN_ID, "u000001").stored()
     assert unit["status"] == "DONE" and unit["blocks_read"] == 400
     assert unit["reconnects"] == 1 and unit["retries"] == 6
     assert unit["longest_outage_seconds"] == pytest.approx(clock.now - 1_000_000.0, abs=0.01)
@@ -321,7 +321,7 @@ def test_a_unit_that_starts_while_the_database_is_down_waits_for_it(store: Store
 
     out = warm_json(make_event(ranges), store=store, engine=engine, budget=ALWAYS, sleep=clock.sleep, clock=clock)
     assert out["status"] == "DONE" and tries[0] == 4
-    assert store.get_unit(RUN_ID, "u000001")["reconnects"] == 1
+    assert store.get_unit(RUN_ID, "u000001").reconnects == 1
 
 
 def test_a_refused_login_fails_the_unit_by_name_at_once(store: Store, ranges: list[ReadRange]) -> None:
@@ -348,7 +348,7 @@ def test_an_outage_longer_than_the_invocation_continues_from_the_committed_chunk
     out = warm_json(event, store=store, engine=lambda: eng, budget=budget, sleep=clock.sleep, clock=clock)
     assert out["status"] == "CONTINUE" and out["cursor"] == {"range": 0, "extent": 1, "offset": 0}
     assert out["outage"]["started_at"] >= began and clock.now - began <= 170
-    assert store.get_unit(RUN_ID, "u000001")["blocks_read"] == 256  # the chunks before it stay committed
+    assert store.get_unit(RUN_ID, "u000001").blocks_read == 256  # the chunks before it stay committed
     nxt = {**event, **{k: out[k] for k in ("cursor", "rate", "outage")}, "status": "CONTINUE"}
     with pytest.raises(DatabaseUnreachable, match="unreachable for 300 s"):
         warm_json(nxt, store=store, engine=lambda: eng, budget=ALWAYS, sleep=clock.sleep, clock=clock)

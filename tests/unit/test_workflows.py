@@ -31,7 +31,8 @@ DEPLOYED = {
     "handlers.warm_unit.handler": (900, 512, True, {"secrets", "table_item_write", "table_query", "rds_describe"}),
     # issue 22: the preflight reads the secret, writes preflight.json (PutObject only) and its summary (UpdateItem)
     "handlers.preflight.handler": (120, 512, True, {"secrets", "s3_put", "table_item_write"}),
-    "handlers.warm_slot.handler": (30, 256, False, {"table_item_write"}),  # issue 13: adaptive concurrency
+    # issue 13: adaptive concurrency; issue 36: the yield signal on the run's connection (VPC, its secret)
+    "handlers.warm_slot.handler": (30, 256, True, {"secrets", "table_item_write"}),
     "handlers.unit_failed.handler": (30, 256, False, {"table_item_write"}),
     "handlers.finalize.handler": (300, 512, False, {"table_query_update", "s3_read_write", "completion_event",
                                                     "rds_describe"}),  # issue 13: RDS's progress at the end
@@ -76,7 +77,7 @@ def test_the_trigger_is_in_the_catalogue_but_in_no_workflow() -> None:
 def test_only_validate_input_and_the_functions_that_read_the_secret_get_the_host_allow_list() -> None:
     assert {f.construct_id for f in FUNCTIONS.values() if f.checks_db_host} == {
         "ValidateInput", "Discover", "Preflight", "WarmUnit", "EndCensus", "Probe", "PlanSweep", "RunPoint",
-        "CleanupScratch"}
+        "CleanupScratch", "WarmSlot"}
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS.values(), ids=lambda w: w.key)

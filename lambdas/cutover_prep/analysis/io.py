@@ -45,7 +45,7 @@ import math
 from statistics import median
 from typing import Any
 
-from cutover_prep.models.run_input import Thresholds
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.verdict import warm_vs_cold
 
 BOUND_AT = 0.85
@@ -375,7 +375,7 @@ def _cold_warm_sentence(cw: dict[str, Any] | None, thresholds: Thresholds | None
     c50, w50 = (cw.get("cold_latency_us") or {}).get("p50"), (cw.get("warm_latency_us") or {}).get("p50")
     if c50 and w50 is not None:
         reason = warm_vs_cold(c50 / 1000, w50 / 1000, thresholds or Thresholds(), overlap=None)
-        return f"Cold vs warm ({cold:,.0f} vs {warm:,.0f} IOPS): {reason['message']}."
+        return f"Cold vs warm ({cold:,.0f} vs {warm:,.0f} IOPS): {reason.message}."
     if cw["ratio"] < PENALTY_SHOWN_AT:
         return (f"Cold and warm reads ran at about the same speed ({cold:,.0f} vs {warm:,.0f} IOPS): no "
                 "first-touch penalty was measured (the blocks were already read once, or the storage was not "

@@ -19,7 +19,9 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.analysis import InvalidStorage, UnknownInstanceClass, analyze, expected_limits
-from cutover_prep.dal.store import Store, evidence_key, recorded_thresholds
+from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.run import PointItem, RecordedInput
+from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.registry import DEFAULT_ENGINE
 from cutover_prep.metrics import collect_enhanced, collect_windows
 from cutover_prep.models.steps import RunContext
@@ -30,8 +32,8 @@ CSV_COLUMNS = ("point_id", "kind", "sessions", "io_size_kb", "iops", "throughput
 
 
 def _windows(store: Store, run_id: str) -> list[dict[str, Any]]:
-    return [{"point_id": p["point_id"], "started_at": p["started_at"], "finished_at": p["finished_at"]}
-            for p in store.points(run_id) if p.get("status") == "DONE" and p.get("started_at")]
+    return [{"point_id": p.point_id, "started_at": p.started_at, "finished_at": p.finished_at}
+            for p in store.points(run_id) if p.status == "DONE" and p.started_at]
 
 
 def _instance(run: RunContext, rds: Any) -> dict[str, Any]:
@@ -53,7 +55,7 @@ def collect_metrics(run: RunContext, attempt: int, *, store: Store, cloudwatch: 
     identifier = run.target.db_instance_identifier
     cw = collect_windows(cloudwatch, identifier, windows, final=final, now=now)
     cw.update(db_instance_identifier=identifier, attempt=attempt + 1, final=final)
-    store.put_json(evidence_key(run_id, "metrics/cloudwatch.json"), cw)
+    store.put_json(evidence_key(run_id, evidence.CLOUDWATCH), cw)
     done = bool(cw["complete"]) or final
     if done:
         instance = _instance(run, rds)
@@ -62,7 +64,7 @@ def collect_metrics(run: RunContext, attempt: int, *, store: Store, cloudwatch: 
         else:
             enhanced = {"available": False,
                         "reason": "Enhanced Monitoring is off for this instance (MonitoringInterval 0)"}
-        store.put_json(evidence_key(run_id, "metrics/enhanced.json"), enhanced)
+        store.put_json(evidence_key(run_id, evidence.ENHANCED_MONITORING), enhanced)
     return {"attempt": attempt + 1, "done": done, "complete": bool(cw["complete"]), "windows": len(windows),
             "missing": len(cw.get("missing", []))}
 
@@ -122,15 +124,15 @@ def analyze_run(run: RunContext, *, store: Store) -> dict[str, Any]:
     """Analyze: the run's probes and sweep points into analysis.json and sweep/points.csv, its conclusions judged
     by the verdict's thresholds the context carries."""
     run_id = run.run_id
-    items = {p["point_id"]: p for p in store.points(run_id)}
-    plan_key = evidence_key(run_id, "sweep/plan.json")
+    items = {p.point_id: p for p in store.points(run_id)}
+    done = {pid for pid, p in items.items() if p.status == "DONE"}
+    plan_key = evidence_key(run_id, evidence.SWEEP_PLAN)
     sweep_plan = store.get_json(plan_key) if store.exists(plan_key) else {"points": [], "notes": []}
-    points = [store.get_json(evidence_key(run_id, f"sweep/points/{p['point_id']}.json"))
-              for p in sweep_plan["points"] if items.get(p["point_id"], {}).get("status") == "DONE"]
-    cw_key = evidence_key(run_id, "metrics/cloudwatch.json")
+    points = [store.get_json(evidence_key(run_id, evidence.sweep_point(p["point_id"])))
+              for p in sweep_plan["points"] if p["point_id"] in done]
+    cw_key = evidence_key(run_id, evidence.CLOUDWATCH)
     cw = store.get_json(cw_key) if store.exists(cw_key) else None
-    probes = {phase: items[f"probe-{phase}"] for phase in ("cold", "warm")
-              if items.get(f"probe-{phase}", {}).get("status") == "DONE"}
+    probes = {phase: items[f"probe-{phase}"].stored() for phase in ("cold", "warm") if f"probe-{phase}" in done}
     engine = run.target.engine or sweep_plan.get("engine") or DEFAULT_ENGINE
     if run.benchmark.compare_limits:
         limits, limits_note = _limits(run.instance, engine)
@@ -138,7 +140,11 @@ def analyze_run(run: RunContext, *, store: Store) -> dict[str, Any]:
         limits, limits_note = None, "limits not compared: the database read is not an RDS instance (local run)"
     rows = analysis_rows(points, cw)
     # as Finalize judges; a context made before it carried them (decision 52): the run item's
-    thresholds = run.verdict if run.verdict is not None else recorded_thresholds(store.get_run(run_id) or {})
+    if run.verdict is not None:
+        thresholds = run.verdict
+    else:
+        run_item = store.get_run(run_id)
+        thresholds = (run_item.recorded_input() if run_item else RecordedInput.of({})).thresholds()
     result = analyze(rows, limits=limits, probes=probes or None, burst_balance=_burst_series(cw),
                      thresholds=thresholds) if rows or probes \
         else {"points": [], "conclusions": [], "crossover_kb": None, "limits": limits}
@@ -149,16 +155,15 @@ def analyze_run(run: RunContext, *, store: Store) -> dict[str, Any]:
            "planned_points": len(sweep_plan["points"]), "measured_points": len(points), "failed_points": failed,
            "notes": notes, "metrics": {"complete": (cw or {}).get("complete"), "missing": (cw or {}).get("missing")},
            **result}
-    store.put_json(evidence_key(run_id, "analysis.json"), doc)
-    key = evidence_key(run_id, "sweep/points.csv")
-    store.s3.put_object(Bucket=store.bucket, Key=key, Body=rows_csv(rows).encode(), ContentType="text/csv")
+    store.put_json(evidence_key(run_id, evidence.ANALYSIS), doc)
+    store.put_text(evidence_key(run_id, evidence.SWEEP_POINTS_CSV), rows_csv(rows), evidence.CSV)
     status = "DONE" if not failed else "PARTIAL"
     store.update_run(run_id, benchmark_status=status, benchmark_conclusions=len(doc.get("conclusions") or []))
     return {"status": status, "points": len(points), "failed": len(failed), "crossover_kb": doc.get("crossover_kb"),
             "conclusions": len(doc.get("conclusions") or [])}
 
 
-def failed_points(planned: list[dict[str, Any]], items: dict[str, dict[str, Any]], *,
+def failed_points(planned: list[dict[str, Any]], items: dict[str, PointItem], *,
                   write_test: bool) -> list[dict[str, Any]]:
     """Every planned point that was not measured, with its cause: recorded failures, and points
     with no record at all (a killed or timed-out invocation). Write points count only when
@@ -166,12 +171,13 @@ def failed_points(planned: list[dict[str, Any]], items: dict[str, dict[str, Any]
     failed = []
     for point in planned:
         pid = point["point_id"]
-        item = items.get(pid) or {}
-        if item.get("status") == "DONE" or (point.get("kind", "").startswith("write_") and not write_test):
+        item = items.get(pid)
+        status = item.status if item else None
+        if status == "DONE" or (point.get("kind", "").startswith("write_") and not write_test):
             continue
-        if item.get("status") == "FAILED":
-            failed.append({"point_id": pid, "error": item.get("error"), "cause": item.get("cause")})
+        if item is not None and status == "FAILED":
+            failed.append({"point_id": pid, "error": item.error, "cause": item.cause})
         else:
             failed.append({"point_id": pid, "error": "NotMeasured",
-                           "cause": f"the point did not finish and left no record ({item.get('status') or 'no item'})"})
+                           "cause": f"the point did not finish and left no record ({status or 'no item'})"})
     return failed

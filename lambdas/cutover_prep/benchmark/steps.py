@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from cutover_prep.benchmark.scratch import ScratchStatus, scratch_for_run, scratch_summary, write_cap_bytes
+from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.run import ScratchItem
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines.bench import BenchDriver, PointSpec, SweepOptions, SweepTarget
 from cutover_prep.engines.scratch import Dropped, Scratch, scratch_marker
@@ -23,7 +25,7 @@ from cutover_prep.findings.failures import cause_message
 from cutover_prep.measure.model import PointMeasurement
 from cutover_prep.measure.runner import WRITE_KINDS, run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, chunk_key, overlap, scan_target, seed_of, unit_ranges
-from cutover_prep.models.run_input import Benchmark
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
 from cutover_prep.retry import Retries
 
@@ -51,7 +53,7 @@ def sweep_options(bench: Benchmark | dict[str, Any]) -> SweepOptions:
 
 
 def _units(store: Store, run_id: str) -> list[dict[str, Any]]:
-    return store.get_json(evidence_key(run_id, "units.json"))
+    return store.get_json(evidence_key(run_id, evidence.UNITS))
 
 
 def _failed(store: Store, run_id: str, point_id: str, exc: Exception, *, retries: int = 0) -> None:
@@ -70,14 +72,14 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     run_id, bench = run.run_id, run.benchmark
     point_id = f"probe-{phase}"
     done = store.get_point(run_id, point_id)
-    if done and done.get("status") == "DONE":
-        return _probe_summary(done, reused=True)
+    if done and done.status == "DONE":
+        return _probe_summary(done.stored(), reused=True)
     if phase == "warm":
         cold = store.get_point(run_id, "probe-cold")
-        if not cold or cold.get("status") != "DONE":
+        if not cold or cold.status != "DONE":
             store.put_point(run_id, point_id, {"status": "SKIPPED", "cause": "there is no cold probe to compare with"})
             return {"phase": phase, "status": "SKIPPED"}
-    sample_key = evidence_key(run_id, "probes/sample.json")
+    sample_key = evidence_key(run_id, evidence.PROBE_SAMPLE)
     if store.exists(sample_key):
         cold_blocks = store.get_json(sample_key)
     else:
@@ -89,7 +91,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     if not blocks:
         store.put_point(run_id, point_id, {"status": "SKIPPED", "cause": "no table blocks to sample"})
         return {"phase": phase, "status": "SKIPPED"}
-    warmed_units = sum(1 for u in store.units(run_id) if u.get("status") == "DONE") if phase == "cold" else 0
+    warmed_units = sum(1 for u in store.units(run_id) if u.status == "DONE") if phase == "cold" else 0
 
     def once() -> dict[str, Any]:
         driver = open_driver(run, None)
@@ -117,7 +119,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     if warmed_units:
         result["note"] = (f"{warmed_units} units were already warmed when this cold probe ran (a restarted run): "
                           "some sampled blocks may not be cold")
-    store.put_json(evidence_key(run_id, f"probes/{phase}.json"), result)
+    store.put_json(evidence_key(run_id, evidence.probe(phase)), result)
     store.put_point(run_id, point_id, {"status": "DONE", **{k: v for k, v in result.items() if k != "counters"}})
     return _probe_summary(result, reused=False)
 
@@ -128,7 +130,7 @@ def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[dict[str, Any]
 
     Only a database with no readable block outside the cold sample re-reads the cold
     blocks, and the probe then says so (its ``overlap_blocks`` counts them)."""
-    key = evidence_key(run_id, "probes/sample-warm.json")
+    key = evidence_key(run_id, evidence.PROBE_SAMPLE_WARM)
     if store.exists(key):
         saved = store.get_json(key)
         return saved["blocks"], saved.get("note")
@@ -172,7 +174,7 @@ def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
     A restarted run keeps its plan, but write points are handed out only when this run's
     *current* input asks for the write test."""
     run_id, bench = run.run_id, run.benchmark
-    key = evidence_key(run_id, "sweep/plan.json")
+    key = evidence_key(run_id, evidence.SWEEP_PLAN)
     if store.exists(key):
         plan = store.get_json(key)
         points = _allowed(plan["points"], bench)
@@ -220,13 +222,13 @@ def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
     run_id = run.run_id
     spec = PointSpec.from_json(point)
     done = store.get_point(run_id, spec.point_id)
-    if done and done.get("status") == "DONE":
-        return _point_summary(done, reused=True)
+    if done and done.status == "DONE":
+        return _point_summary(done.stored(), reused=True)
     if spec.kind in WRITE_KINDS and not run.benchmark.write_test:
         cause = "not run: this run's input does not ask for the write test (benchmark.write_test)"
         store.put_point(run_id, spec.point_id, {"status": "SKIPPED", "kind": spec.kind, "cause": cause})
         return {"point_id": spec.point_id, "status": "SKIPPED", "cause": cause, "reused": False}
-    plan = store.get_json(evidence_key(run_id, "sweep/plan.json"))
+    plan = store.get_json(evidence_key(run_id, evidence.SWEEP_PLAN))
     target = SweepTarget.from_json(plan["target"]) if plan.get("target") else None
     ranges = list(unit_ranges(_units(store, run_id))) if spec.kind == "random" else []
     seed = seed_of(f"{run_id}/{spec.point_id}")
@@ -253,7 +255,7 @@ def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
         _failed(store, run_id, spec.point_id, exc, retries=retries.count)
         raise
     doc = {**measurement.to_json(), "retries": retries.count}
-    store.put_json(evidence_key(run_id, f"sweep/points/{spec.point_id}.json"), doc)
+    store.put_json(evidence_key(run_id, evidence.sweep_point(spec.point_id)), doc)
     store.put_point(run_id, spec.point_id, {"status": "DONE", **{k: v for k, v in doc.items() if k != "counters"}})
     return _point_summary(doc, reused=False)
 
@@ -273,9 +275,9 @@ def _register_scratch(run: RunContext, plan: dict[str, Any], engine: str, databa
 
 
 def _settle_scratch(run_id: str, scratch: Scratch, outcome: Dropped, *, store: Store) -> None:
-    item = {i["name"]: i for i in store.scratch_objects(run_id)}.get(scratch.name) or {}
+    item = next((i for i in store.scratch_objects(run_id) if i.name == scratch.name), None)
     status, note = SETTLED[outcome]
-    store.put_scratch(run_id, scratch.name, {**{k: v for k, v in item.items() if k not in ("pk", "sk", "name")},
+    store.put_scratch(run_id, scratch.name, {**(item.carried() if item else {}),
                                              "status": status, "note": note, "settled_at": now_iso()})
 
 
@@ -291,20 +293,19 @@ def cleanup_scratch(run: RunContext, *, store: Store, open_driver: DriverOpener)
     Only registered objects are looked at, and only those carrying the run's marker are
     dropped; a run that created nothing does not even connect."""
     run_id = run.run_id
-    pending = [i for i in store.scratch_objects(run_id)
-               if i.get("status") in (ScratchStatus.CREATING, ScratchStatus.LEFT)]
-    by_database: dict[str | None, list[dict[str, Any]]] = {}
+    pending = [i for i in store.scratch_objects(run_id) if i.status in (ScratchStatus.CREATING, ScratchStatus.LEFT)]
+    by_database: dict[str | None, list[ScratchItem]] = {}
     for item in pending:
-        by_database.setdefault(item.get("database"), []).append(item)
+        by_database.setdefault(item.database, []).append(item)
     for database, items in by_database.items():
         driver = open_driver(run, database)
         try:
             for item in items:
-                scratch = Scratch(run_id=run_id, name=item["name"], marker=scratch_marker(run_id), max_bytes=0)
+                scratch = Scratch(run_id=run_id, name=item.name, marker=scratch_marker(run_id), max_bytes=0)
                 _settle_scratch(run_id, scratch, driver.drop_scratch(scratch), store=store)
         finally:
             driver.close()
-    return scratch_summary(list(store.scratch_objects(run_id)))
+    return scratch_summary(store.scratch_objects(run_id))
 
 
 def record_point_failure(run_id: str, point_id: str, error: dict[str, Any], *, store: Store) -> dict[str, Any]:
@@ -313,9 +314,9 @@ def record_point_failure(run_id: str, point_id: str, error: dict[str, Any], *, s
     RunPoint records its own errors; this records the ones it could not (a timeout, a
     killed or throttled invocation), and never overwrites a point that was measured."""
     name, cause = str(error.get("Error") or "PointFailed"), cause_message(error)
-    existing = store.get_point(run_id, point_id) or {}
-    if existing.get("status") in ("DONE", "FAILED", "SKIPPED"):
-        return {"point_id": point_id, "status": existing["status"], "recorded": False}
+    existing = store.get_point(run_id, point_id)
+    if existing is not None and existing.status in ("DONE", "FAILED", "SKIPPED"):
+        return {"point_id": point_id, "status": existing.status, "recorded": False}
     store.put_point(run_id, point_id, {"status": "FAILED", "error": name, "cause": cause[:2000] or name})
     return {"point_id": point_id, "status": "FAILED", "error": name, "recorded": True}
 

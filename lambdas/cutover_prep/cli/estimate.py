@@ -52,7 +52,8 @@ def _fail(code: int, message: str) -> None:
 
 def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
     """The run input's warm-up section (its defaults filled in), flags over ``base``."""
-    from cutover_prep.models.run_input import Warmup, error_lines
+    from cutover_prep.models.run_input import error_lines
+    from cutover_prep.models.warmup import Warmup
 
     data = dict(base or {})
     data.update({k: list(v) if isinstance(v, tuple) else v for k, v in flags.items()
@@ -66,7 +67,7 @@ def warmup_options(base: dict[str, Any] | None, **flags: Any) -> dict[str, Any]:
 def _plan(spec: Any, warmup: dict[str, Any]) -> Any:
     from cutover_prep.engines import EngineError, open_engine
     from cutover_prep.engines.registry import HotSetEngineMismatch, UnsupportedWarmupMode
-    from cutover_prep.models.run_input import Warmup
+    from cutover_prep.models.warmup import Warmup
     from cutover_prep.warmup.discovery import make_plan
 
     try:  # never create_extension: the estimate writes nothing
@@ -87,7 +88,7 @@ def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path, *,
              all_databases: bool = False) -> tuple[Any, dict[str, Any]]:
     from cutover_prep.cli.selection import dsn_choice
     from cutover_prep.estimate.compute import choose_rate, estimate, readers_for
-    from cutover_prep.local.runner import UsageProblem, parse_dsn
+    from cutover_prep.local.dsn import UsageProblem, parse_dsn
 
     try:
         spec = parse_dsn(dsn)  # with the TLS its parameters ask for, else TLS when offered: as `cutover-prep local`
@@ -159,6 +160,7 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
 
     from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
     from cutover_prep.engines import DatabaseUnreachable
+    from cutover_prep.models.target import Target
     from cutover_prep.restore.rds import instance_facts
     from cutover_prep.secret_binding import SecretNotBound
     from cutover_prep.settings import connection_policy
@@ -169,10 +171,10 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
     secrets = remote.aws_call("secretsmanager client", lambda: session.client("secretsmanager"))
     facts = instance_facts(remote.aws_call(f"DescribeDBInstances {identifier}", lambda: _describe(rds, identifier)))
     _secret_tagged(secrets, arn)
-    run = {"target": target, "instance": facts}
     try:  # the endpoint RDS reports, or a host in ALLOWED_DB_HOSTS; TLS as CUTOVER_PREP_TLS says (default: verified);
         # only a secret that names this instance (SecretNotBound; ALLOW_UNBOUND_SECRETS=true for one that names none)
-        spec = connection_spec(run, secrets_manager_reader(secrets), policy=connection_policy(),
+        spec = connection_spec(Target.model_validate(target), facts, secrets_manager_reader(secrets),
+                               policy=connection_policy(),
                                read_tags=secrets_manager_tags(secrets))
     except SecretNotBound as exc:  # the secret is not this instance's: an input mistake
         raise remote.CliProblem(str(exc)) from None

@@ -46,7 +46,7 @@ def _run_item_reader(session: Any, stack: str, run_id: str) -> Any:
 
     stores: list[Store] = []  # the stack's table, looked up at the first check only (not at every --poll)
 
-    def read() -> dict[str, Any] | None:
+    def read() -> Any:  # the run item (records.run.RunItem) or None
         if not stores:
             deployment = remote.find_deployment(session.client("cloudformation"), stack=stack,
                                                 state_machine_arn=None)

@@ -1,6 +1,6 @@
 """``cutover-prep preflight``: each read method and privilege the plan needs, proven on the live target.
 
-``--dsn`` takes the DSNs, TLS rules and host checks of ``cutover-prep local --dsn`` (``local.runner.parse_dsn``);
+``--dsn`` takes the DSNs, TLS rules and host checks of ``cutover-prep local --dsn`` (``local.dsn.parse_dsn``);
 ``--target``/``--secret-arn`` the connection path of a run (``cli.estimate.aws_connection``: the secret's tag
 and binding, the endpoint or an allow-listed host, verified TLS). The checks: ``cutover_prep.preflight``.
 
@@ -30,7 +30,7 @@ def _fail(code: int, message: str) -> None:
 
 
 def dsn_spec(dsn: str) -> Any:
-    from cutover_prep.local.runner import UsageProblem, parse_dsn
+    from cutover_prep.local.dsn import UsageProblem, parse_dsn
 
     try:
         return parse_dsn(dsn)  # TLS as its parameters ask, else TLS when offered: as `cutover-prep local`

@@ -26,7 +26,8 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from cutover_prep.findings.eta import clock_text, eta_seconds
 from cutover_prep.live.names import DASHBOARD_OUTPUT, is_dashboard_url
 from cutover_prep.models import json_text
-from cutover_prep.models.run_input import RUN_ID, InvalidInput, execution_arn, parse_run_input
+from cutover_prep.models.fields import RUN_ID
+from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
 from cutover_prep.workflows import TRIGGERED_WORKFLOW, WORKFLOWS
 
 EXIT_READY, EXIT_NOT_READY, EXIT_USAGE, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 2, 3, 4

@@ -21,6 +21,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep.comparison.ownership import Judgement, judge, tags_of
+from cutover_prep.dal.records.deployment import ComparisonItem
 from cutover_prep.workflows import COMPARISON_TAG
 
 GONE_STATES = {"deleting", "deleted"}
@@ -69,7 +70,7 @@ def delete_instance(rds: Any, instance: dict[str, Any], judgement: Judgement) ->
             "proof": judgement.proof}
 
 
-def clean_up(rds: Any, comparison_id: str, identifiers: Iterable[str], *, record: dict[str, Any] | None,
+def clean_up(rds: Any, comparison_id: str, identifiers: Iterable[str], *, record: ComparisonItem | None,
              deployment: str | None) -> dict[str, list[dict[str, Any]]]:
     """Judge and delete the comparison's candidates: those it planned (``identifiers``) and any other
     instance tagged with its id. ``record``: its item in this deployment's table; ``deployment``: this

@@ -13,40 +13,33 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from cutover_prep.models.run_input import (
+from cutover_prep.dal.deployment import COMPARISON_SK as _COMPARISON_SK
+from cutover_prep.dal.deployment import comparison_key as _comparison_key
+from cutover_prep.models.benchmark import Benchmark
+from cutover_prep.models.fields import (
     DB_IDENTIFIER,
-    GROUP_NAME,
-    INSTANCE_CLASS,
-    MAX_TAGS,
     RUN_ID,
     SECRET_ARN,
-    SNAPSHOT_IDENTIFIER,
-    SUBNET_GROUP,
     Arn,
-    Benchmark,
     EngineName,
     LongText,
     Name,
-    Restore,
     RunIdText,
     ShortText,
     SnapshotText,
     TagKey,
     TagValue,
-    Warmup,
     _matching,
     _Strict,
 )
+from cutover_prep.models.restore import GROUP_NAME, INSTANCE_CLASS, MAX_TAGS, SNAPSHOT_IDENTIFIER, SUBNET_GROUP, Restore
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.workflows import COMPARISON_INSTANCE_PREFIX, COMPARISON_TAG, TTL_TAG
 
 CONFIGURATION_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9]|-(?!-)){0,19}(?<!-)$")
 INSTANCE_PREFIX = COMPARISON_INSTANCE_PREFIX  # the instances a comparison restores: cprep-<comparison_id>-<name>
-COMPARISON_SK = "COMPARISON"  # the sort key of a comparison's record in the run table
-
-
-def comparison_key(comparison_id: str) -> dict[str, Any]:
-    """The DynamoDB key of a comparison's record (``workflow.py`` writes it, ``ownership.py`` claims in it)."""
-    return {"pk": {"S": f"COMPARISON#{comparison_id}"}, "sk": {"S": COMPARISON_SK}}
+# the comparison's record in the run table: its key and sort key are dal's (``dal.deployment``)
+COMPARISON_SK, comparison_key = _COMPARISON_SK, _comparison_key
 
 
 def instance_identifier(comparison_id: str, name: str) -> str:

@@ -27,14 +27,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from cutover_prep.comparison.model import INSTANCE_PREFIX, comparison_key
-from cutover_prep.models.run_input import RUN_TAG, InvalidInput
+from cutover_prep.comparison.model import INSTANCE_PREFIX
+from cutover_prep.dal.deployment import RESTORES
+from cutover_prep.dal.records.deployment import ComparisonItem
+from cutover_prep.models.restore import RUN_TAG
+from cutover_prep.models.run_input import InvalidInput
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_ID_ENV, DEPLOYMENT_TAG
-
-RESTORES = "restores"  # attribute of the comparison's record: instance identifier -> its restore's entry
 
 
 def tags_of(instance: dict[str, Any]) -> dict[str, str]:
@@ -59,7 +58,7 @@ class Judgement:
     proof: dict[str, Any] = field(default_factory=dict)
 
 
-def judge(instance: dict[str, Any], *, comparison_id: str, record: dict[str, Any] | None,
+def judge(instance: dict[str, Any], *, comparison_id: str, record: ComparisonItem | None,
           deployment: str | None) -> Judgement:
     """Is ``instance`` (a DescribeDBInstances entry) comparison ``comparison_id``'s own, by its record
     ``record`` (this deployment's item of the comparison, or None) and this ``deployment``'s id?"""
@@ -74,22 +73,22 @@ def judge(instance: dict[str, Any], *, comparison_id: str, record: dict[str, Any
     if tags.get(COMPARISON_TAG) != comparison_id:
         return Judgement(False, f"its tag {COMPARISON_TAG} is {tags.get(COMPARISON_TAG, 'absent')!s:.100}, "
                                 f"not {comparison_id}")
-    claim = ((record or {}).get(RESTORES) or {}).get(identifier)
+    claim = record.restore_of(identifier) if record is not None else None
     if not claim:
         return Judgement(False, f"comparison {comparison_id}'s record has no restore of it: the tags can be copied "
                                 "from a snapshot of one of its instances")
-    if tags.get(RUN_TAG) != claim.get("run_id"):
+    if tags.get(RUN_TAG) != claim.run_id:
         return Judgement(False, f"its tag {RUN_TAG} is {tags.get(RUN_TAG, 'absent')!s:.100}; the comparison's "
-                                f"record says run {claim.get('run_id')} restored it")
+                                f"record says run {claim.run_id} restored it")
     created = _time(instance.get("InstanceCreateTime"))
     if created is None:
         return Judgement(False, "RDS is still creating it (no creation time yet): asked again later", transient=True)
-    started = _time((record or {}).get("started_at"))
+    started = _time(record.started_at)
     if started is None or created <= started:
         return Judgement(False, f"created at {created.isoformat()}, not after comparison {comparison_id} started "
                                 f"({started.isoformat() if started else 'start unknown'})")
     return Judgement(True, proof={
-        "record": f"{RESTORES}.{identifier}: run {claim.get('run_id')}, recorded {claim.get('claimed_at')}",
+        "record": f"{RESTORES}.{identifier}: run {claim.run_id}, recorded {claim.claimed_at}",
         "tags": {DEPLOYMENT_TAG: deployment, COMPARISON_TAG: comparison_id, RUN_TAG: tags[RUN_TAG]},
         "created": created.isoformat(), "comparison_started": started.isoformat()})
 
@@ -104,8 +103,6 @@ def claim_restore(store: Any, config: dict[str, Any]) -> None:
     unless that record is this deployment's, running, names this run's execution as the comparison's
     (the child's ``AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID``) and plans this instance under this run's
     name. Idempotent: a retried ValidateInput writes the same entry."""
-    from cutover_prep.dal.store import _dyn, now_iso
-
     comparison_id = config["comparison"]["comparison_id"]
     run_id, identifier = config["run_id"], config["target"]["db_instance_identifier"]
     parent = config.get("started_by")
@@ -119,19 +116,7 @@ def claim_restore(store: Any, config: dict[str, Any]) -> None:
         raise InvalidInput(f"comparison: a child run of comparison {comparison_id} restores "
                            f"{INSTANCE_PREFIX}-{comparison_id}-<name> as run {comparison_id}-<name>, not "
                            f"{identifier} as run {run_id}; remove comparison")
-    try:
-        store.ddb.update_item(
-            TableName=store.table, Key=comparison_key(comparison_id),
-            UpdateExpression=f"SET {RESTORES}.#i = :entry",
-            ConditionExpression=f"execution_arn = :parent AND #s = :running AND contains(instances, :id) "
-                                f"AND attribute_exists({RESTORES})",
-            ExpressionAttributeNames={"#i": identifier, "#s": "status"},
-            ExpressionAttributeValues={":entry": _dyn({"run_id": run_id, "claimed_at": now_iso(),
-                                                       "execution_arn": parent}),
-                                       ":parent": _dyn(parent), ":running": _dyn("RUNNING"), ":id": _dyn(identifier)})
-    except ClientError as exc:
-        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
+    if not store.deployment.claim_comparison_restore(comparison_id, identifier, run_id=run_id, parent=parent):
         raise InvalidInput(f"comparison: no running comparison {comparison_id} of this deployment started this run "
                            f"for {identifier} (no such record, another execution's, ended, or no such instance "
-                           "planned); a run input may not set comparison") from None
+                           "planned); a run input may not set comparison")

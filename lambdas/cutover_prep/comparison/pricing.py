@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import ValidationError
 
 from cutover_prep.engines.registry import DEFAULT_ENGINE, family
-from cutover_prep.workflows import TABLE_TTL_ATTRIBUTE
 
 log = logging.getLogger(__name__)
 
@@ -237,22 +237,19 @@ class PriceBook:
         if self.store is None:
             return None
         try:
-            item = self.store.ddb.get_item(TableName=self.store.table,
-                                           Key={"pk": {"S": f"PRICE#{key}"}, "sk": {"S": "PRICE"}}).get("Item")
-        except (ClientError, BotoCoreError):
+            item = self.store.deployment.price(key)
+        except (ClientError, BotoCoreError, ValidationError):
             return None
-        if not item or float(item.get(TABLE_TTL_ATTRIBUTE, {}).get("N", "0")) < self.clock():
+        if item is None or float(item.expires_at) < self.clock():
             return None  # DynamoDB deletes expired items within days, not at once
-        return {"usd": float(item["usd"]["N"]), "fetched": item["fetched"]["S"]}
+        return {"usd": float(item.usd), "fetched": item.fetched}
 
     def _cache(self, key: str, usd: float) -> None:
         if self.store is None:
             return
         try:
-            self.store.ddb.put_item(TableName=self.store.table, Item={
-                "pk": {"S": f"PRICE#{key}"}, "sk": {"S": "PRICE"}, "usd": {"N": repr(usd)},
-                "fetched": {"S": _today()},
-                TABLE_TTL_ATTRIBUTE: {"N": str(int(self.clock() + CACHE_DAYS * 86400))}})
+            self.store.deployment.put_price(key, usd=usd, fetched=_today(),
+                                            expires_at=int(self.clock() + CACHE_DAYS * 86400))
         except (ClientError, BotoCoreError) as exc:  # a price not cached is asked again next time
             log.warning("price not cached: %s", exc)
 

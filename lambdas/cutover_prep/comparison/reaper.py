@@ -97,7 +97,7 @@ def reap(*, rds: Any, sfn: Any, comparison_of: Any, record: Any = None, now: dat
             continue
         try:
             if comparison_id not in running:
-                running[comparison_id] = execution_running(sfn, (comparison or {}).get("execution_arn"))
+                running[comparison_id] = execution_running(sfn, comparison.execution_arn if comparison else None)
             if running[comparison_id]:
                 out["left"].append({**entry, "why": f"{age:.1f} h old (TTL {ttl:g} h) but its comparison is still "
                                                     "running"})
@@ -118,21 +118,7 @@ def reap(*, rds: Any, sfn: Any, comparison_of: Any, record: Any = None, now: dat
 def run_reaper(*, rds: Any, sfn: Any, store: Any, now: datetime | None = None) -> dict[str, Any]:
     """The scheduled sweep: the comparison's execution from its record in the table, the outcome
     appended to that record (``reaped``: what was deleted, ``reaper_left``: what was left and why)."""
-    from cutover_prep.comparison.model import comparison_key
-    from cutover_prep.comparison.workflow import get_comparison
-    from cutover_prep.dal.store import _dyn, now_iso
-
-
-    def record(comparison_id: str, deleted: list[dict[str, Any]], left: list[dict[str, Any]]) -> None:
-        at = now_iso()
-        store.ddb.update_item(
-            TableName=store.table, Key=comparison_key(comparison_id),
-            UpdateExpression="SET reaped = list_append(if_not_exists(reaped, :empty), :deleted), "
-                             "reaper_left = :left, reaped_at = :at, updated_at = :at",
-            ExpressionAttributeValues={":empty": _dyn([]), ":deleted": _dyn(deleted), ":left": _dyn(left),
-                                       ":at": _dyn(at)})
-
-    outcome = reap(rds=rds, sfn=sfn, comparison_of=lambda cid: get_comparison(store, cid), record=record, now=now,
-                   deployment=deployment_id())
+    outcome = reap(rds=rds, sfn=sfn, comparison_of=store.deployment.comparison, record=store.deployment.record_reaped,
+                   now=now, deployment=deployment_id())
     return {kind: [e["db_instance_identifier"] for e in outcome[kind]] for kind in ("deleted", "left", "not_ours")} \
         | {"details": outcome}

@@ -16,7 +16,6 @@ and the targets, what it costs, and which configuration to cut over to.
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +31,7 @@ from cutover_prep.comparison.model import (
 )
 from cutover_prep.comparison.pricing import PRICING_REGION, Price, PriceBook, file_label, price_file
 from cutover_prep.engines.registry import DEFAULT_ENGINE
+from cutover_prep.settings import aws_region
 
 KIB_PER_MIB = 1024
 
@@ -232,18 +232,14 @@ def _run_cost(findings: dict[str, Any]) -> dict[str, float]:
 
 # -- the document ----------------------------------------------------------------------------------
 def price_book(pricing: Any, store: Any, *, local: bool) -> PriceBook:
+    """``pricing``: a PriceBook, or the Price List API's client (``deps.pricing_client``: the handler injects
+    it); None (and the local run, which does not call AWS: moto plays it, and a laptop may have no
+    credentials) prices from the shipped file alone."""
     if isinstance(pricing, PriceBook):
         return pricing
-    if local:  # the local run does not call AWS: moto plays it, and a laptop may have no credentials
+    if local or pricing is None:
         return PriceBook(client=None, region=PRICING_REGION)
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or PRICING_REGION
-    if pricing is None:
-        import boto3
-        from botocore.config import Config
-
-        pricing = boto3.client("pricing", region_name=PRICING_REGION,
-                               config=Config(connect_timeout=5, read_timeout=10, retries={"max_attempts": 2}))
-    return PriceBook(client=pricing, store=store, region=region)
+    return PriceBook(client=pricing, store=store, region=aws_region() or PRICING_REGION)
 
 
 def comparison_document(comparison: Any, findings: dict[str, dict[str, Any]], failures: dict[str, str], *,

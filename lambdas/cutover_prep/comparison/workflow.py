@@ -22,15 +22,17 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from cutover_prep.comparison.cleanup import clean_up
-from cutover_prep.comparison.model import COMPARISON_SK, comparison_key
-from cutover_prep.comparison.ownership import RESTORES
+from cutover_prep.comparison.model import comparison_key  # noqa: F401  (the record's key, for the tests)
 from cutover_prep.comparison.page import render_page
-from cutover_prep.dal.store import Store, _dyn, _item, now_iso
+from cutover_prep.dal.dynamo import now_iso
+from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.deployment import ComparisonItem
+from cutover_prep.dal.store import Store
 from cutover_prep.models.run_input import InvalidInput, check_depth, error_lines, parse_run_input
 from cutover_prep.settings import deployment_id
 
-COMPARISON_FILE = "comparison.json"
-PAGE_FILE = "comparison.html"
+COMPARISON_FILE = evidence.COMPARISON
+PAGE_FILE = evidence.COMPARISON_PAGE
 # An instance RDS would not delete yet (still creating, say) is asked again after the ASL's
 # CleanupAgain wait, at most this many times in all; then it is left to the reaper.
 CLEANUP_ATTEMPTS = 6
@@ -38,22 +40,15 @@ CLEANUP_ATTEMPTS = 6
 
 # -- where things are (the record's key: model.comparison_key) -------------------------------------
 def evidence_key(comparison_id: str, name: str = COMPARISON_FILE) -> str:
-    return f"runs/{comparison_id}/{name}"
+    return evidence.key(comparison_id, name)
 
 
-def get_comparison(store: Store, comparison_id: str) -> dict[str, Any] | None:
-    raw = store.ddb.get_item(TableName=store.table, Key=comparison_key(comparison_id), ConsistentRead=True)
-    return _item(raw["Item"]) if "Item" in raw else None
+def get_comparison(store: Store, comparison_id: str) -> ComparisonItem | None:
+    return store.deployment.comparison(comparison_id)
 
 
 def update_comparison(store: Store, comparison_id: str, **attrs: Any) -> None:
-    attrs["updated_at"] = now_iso()
-    store.ddb.update_item(
-        TableName=store.table, Key=comparison_key(comparison_id),
-        UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(attrs))),
-        ExpressionAttributeNames={f"#a{i}": k for i, k in enumerate(attrs)},
-        ExpressionAttributeValues={f":v{i}": _dyn(v) for i, v in enumerate(attrs.values())},
-    )
+    store.deployment.update_comparison(comparison_id, **attrs)
 
 
 # -- StartComparison ------------------------------------------------------------------------------
@@ -99,27 +94,20 @@ def start(raw: Any, *, execution_name: str | None, execution_arn: str | None, st
     comparison = parse_comparison_input(raw)
     runs = child_runs(comparison, execution_arn)
     comparison_id = comparison.comparison_id
-    item = {
-        "pk": f"COMPARISON#{comparison_id}", "sk": COMPARISON_SK, "comparison_id": comparison_id,
-        "status": "RUNNING", "execution_arn": execution_arn, "execution_name": execution_name,
-        "started_at": datetime.now(UTC).isoformat(), "updated_at": now_iso(),
-        "snapshot_identifier": comparison.snapshot_identifier, "ttl_hours": comparison.ttl_hours,
-        "configurations": [r["name"] for r in runs],
-        "instances": [r["db_instance_identifier"] for r in runs],
+    record = ComparisonItem.new(
+        comparison_id=comparison_id, status="RUNNING", execution_arn=execution_arn, execution_name=execution_name,
+        started_at=datetime.now(UTC).isoformat(), updated_at=now_iso(),
+        snapshot_identifier=comparison.snapshot_identifier, ttl_hours=comparison.ttl_hours,
+        configurations=[r["name"] for r in runs], instances=[r["db_instance_identifier"] for r in runs],
         # each child's ValidateInput records its restore here before StartRestore calls RDS
         # (ownership.claim_restore); only an instance recorded here can be proven the comparison's own
-        RESTORES: {},
-    }
-    try:  # one execution per comparison id: a second one would restore onto the same instance names
-        store.ddb.put_item(TableName=store.table, Item={k: _dyn(v) for k, v in item.items() if v is not None},
-                           ConditionExpression="attribute_not_exists(pk) OR execution_arn = :me",
-                           ExpressionAttributeValues={":me": _dyn(execution_arn or "")})
-    except ClientError as exc:
-        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
+        restores={},
+    )
+    # one execution per comparison id: a second one would restore onto the same instance names
+    if not store.deployment.start_comparison(record):
         raise InvalidInput(f"comparison_id: {comparison_id!r} was used by another execution already; "
-                           "pick a new comparison_id") from None
-    store.put_json(evidence_key(comparison_id, "input.json"), comparison.model_dump(mode="json"))
+                           "pick a new comparison_id")
+    store.put_json(evidence_key(comparison_id, evidence.COMPARISON_INPUT), comparison.model_dump(mode="json"))
     return {"comparison_id": comparison_id, "max_parallel": comparison.max_parallel,
             "ttl_hours": comparison.ttl_hours, "evidence_key": evidence_key(comparison_id), "runs": runs}
 
@@ -129,14 +117,14 @@ def collect(comparison_id: str, results: list[dict[str, Any]], *, store: Store, 
     """comparison.json from each child's findings (a child that failed or left none is FAILED)."""
     from cutover_prep.comparison.model import ComparisonInput
 
-    comparison = ComparisonInput.model_validate(store.get_json(evidence_key(comparison_id, "input.json")))
+    comparison = ComparisonInput.model_validate(store.get_json(evidence_key(comparison_id, evidence.COMPARISON_INPUT)))
     findings: dict[str, Any] = {}
     failures: dict[str, str] = {}
     for result in results:
         name, run_id = result["name"], result["run_id"]
         if result.get("status") == "SUCCEEDED":
             try:
-                findings[name] = store.get_json(f"runs/{run_id}/findings.json")
+                findings[name] = store.get_json(evidence.key(run_id, evidence.FINDINGS))
                 continue
             except ClientError as exc:
                 failures[name] = f"its run {run_id} left no findings.json ({exc.response['Error']['Code']})"
@@ -146,7 +134,7 @@ def collect(comparison_id: str, results: list[dict[str, Any]], *, store: Store, 
     store.put_json(evidence_key(comparison_id), document)
     update_comparison(store, comparison_id, step="collected",
                       recommendation=(document.get("recommendation") or {}).get("name"))
-    return {"comparison_uri": f"s3://{store.bucket}/{evidence_key(comparison_id)}",
+    return {"comparison_uri": store.uri(evidence_key(comparison_id)),
             "recommendation": document.get("recommendation")}
 
 
@@ -198,15 +186,14 @@ def finish(comparison_id: str, state: dict[str, Any], *, rds: Any, store: Store)
         document["error"] = {"error": error.get("Error"), "cause": str(error.get("Cause") or "")[:1000]}
     store.put_json(key, document)
     page_key = evidence_key(comparison_id, PAGE_FILE)  # the page beside the document, as the local run writes it
-    store.s3.put_object(Bucket=store.bucket, Key=page_key, ContentType="text/html; charset=utf-8",
-                        Body=render_page(document).encode())
+    store.put_text(page_key, render_page(document), evidence.HTML)
     status = "FAILED" if error else "SUCCEEDED"
     update_comparison(store, comparison_id, status=status, step="cleaned-up", cleanup=document["cleanup"])
     retry = attempt < CLEANUP_ATTEMPTS and any(d.get("transient") for d in cleanup["left"])
     summary = {
         "attempt": attempt, "retry": retry,
-        "comparison_id": comparison_id, "status": status, "comparison_uri": f"s3://{store.bucket}/{key}",
-        "page_uri": f"s3://{store.bucket}/{page_key}",
+        "comparison_id": comparison_id, "status": status, "comparison_uri": store.uri(key),
+        "page_uri": store.uri(page_key),
         "recommendation": document.get("recommendation"),
         "configurations": [{k: c.get(k) for k in ("name", "status", "meets_targets", "why")}
                            for c in document.get("configurations") or []],

@@ -13,10 +13,9 @@ from __future__ import annotations
 import copy
 import json
 import re
-from datetime import UTC, datetime
 from typing import Any
 
-from cutover_prep.dal.store import profile_key
+from cutover_prep.dal.deployment import DeploymentTable
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 
 DEFAULT = "default"
@@ -56,12 +55,12 @@ def check(data: Any) -> None:
 
 def load(dynamodb: Any, table: str, name: str) -> dict[str, Any] | None:
     check_name(name)
-    item = dynamodb.get_item(TableName=table, Key=profile_key(name), ConsistentRead=True).get("Item")
-    if not item:
+    item = DeploymentTable(dynamodb=dynamodb, table=table).profile(name)
+    if item is None:
         return None
     try:
-        data = json.loads(item["input"]["S"])
-    except (KeyError, TypeError, ValueError):
+        data = json.loads(item.input)
+    except (TypeError, ValueError):
         raise InvalidInput(f"profile {name!r}: its stored input is not JSON; store it again with "
                            f"`cutover-prep profile put {name} --input FILE`") from None
     try:
@@ -75,5 +74,4 @@ def load(dynamodb: Any, table: str, name: str) -> dict[str, Any] | None:
 def save(dynamodb: Any, table: str, name: str, data: Any) -> None:
     check_name(name)
     check(data)
-    dynamodb.put_item(TableName=table, Item={**profile_key(name), "input": {"S": json.dumps(data, sort_keys=True)},
-                                             "updated_at": {"S": datetime.now(UTC).isoformat()}})
+    DeploymentTable(dynamodb=dynamodb, table=table).put_profile(name, json.dumps(data, sort_keys=True))

@@ -36,18 +36,33 @@ no step holds a whole census or plan in memory to write or read it (issue 32).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
-from enum import Enum
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from cutover_prep.dal import records
+from cutover_prep.dal.deployment import DeploymentTable
+from cutover_prep.dal.dynamo import dyn as _dyn
+from cutover_prep.dal.dynamo import failed_condition, now_iso, set_expression
+from cutover_prep.dal.dynamo import item_of as _item
+from cutover_prep.dal.dynamo import plain as _plain  # noqa: F401  (read by the local harness)
 from cutover_prep.dal.jsonlines import JSON_LINES_READ_BYTES, JsonLinesWriter, array_rows
-from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
+from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.run import (
+    INPUT_SECTIONS,
+    NAMES_BEFORE_52,
+    PointItem,
+    RecordedInput,
+    RunItem,
+    ScratchItem,
+    StorageSample,
+    WarmupControl,
+)
+from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.models.status import RunStatus, UnitStatus
+from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.workflows import TABLE_KEYS, table_definition  # noqa: F401  (the key schema, written once)
 
 RUN_SK = "RUN"
@@ -58,34 +73,17 @@ WARMUP_CONTROL_SK = "WARMUP#CONTROL"
 STORAGE_SAMPLE_PREFIX = "RDSINIT#"
 STORAGE_CLAIM_SK = "RDSINIT-CLAIM"  # not under the prefix: never read as a sample
 
-
-_ser = TypeSerializer()
-_deser = TypeDeserializer()
+__all__ = ["INPUT_SECTIONS", "DeploymentTable", "Store", "now_iso", "records"]
 
 
-INPUT_SECTIONS = ("warmup", "benchmark", "verdict")  # the run input's sections the run item keeps under "input"
-_MODELS = {"warmup": Warmup, "benchmark": Benchmark, "verdict": Thresholds}
-# decision 52: a run recorded before kept them as top-level attributes under other names
-_NAMES_BEFORE_52 = {"warmup": "options", "benchmark": "benchmark_options", "verdict": "verdict_options"}
+def recorded_input(run_item: RunItem | Mapping[str, Any]) -> dict[str, Any]:
+    """The run input's sections as the run item records them, as dicts (``records.run.RecordedInput``)."""
+    return RecordedInput.of(run_item).sections()
 
 
-def recorded_input(run_item: dict[str, Any]) -> dict[str, Any]:
-    """The run input's ``target``, ``restore``, ``warmup``, ``benchmark`` and ``verdict`` as the run item
-    records them (its last attempt's; ``target`` or ``restore`` None when it holds none; a field missing from
-    the other three has its model's default).
-
-    The one place that reads a run item written before decision 52 (``options``, ``benchmark_options``,
-    ``verdict_options``), so that a restart or the Finalize of such a run reads what it was started with."""
-    kept = run_item.get("input")
-    kept = kept if isinstance(kept, dict) else {}
-    return {"target": run_item.get("target"), "restore": run_item.get("restore"),
-            **{s: with_defaults(_MODELS[s], kept[s] if s in kept else run_item.get(_NAMES_BEFORE_52[s]))
-               for s in INPUT_SECTIONS}}
-
-
-def recorded_thresholds(run_item: dict[str, Any]) -> Thresholds:
+def recorded_thresholds(run_item: RunItem | Mapping[str, Any]) -> Thresholds:
     """The verdict's thresholds the run item records (what Finalize judges by)."""
-    return Thresholds.model_validate(recorded_input(run_item)["verdict"])
+    return RecordedInput.of(run_item).thresholds()
 
 
 class StaleProgress(Exception):
@@ -95,67 +93,33 @@ class StaleProgress(Exception):
 MAX_CHUNK_SAMPLES = 1000  # [iso, bytes, seconds] is ~50 bytes: 50 KB at most per unit item
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 def run_pk(run_id: str) -> str:
     return f"RUN#{run_id}"
 
 
-def profile_key(name: str) -> dict[str, Any]:
-    """A stored run profile of the restore trigger (``dal.profiles``)."""
-    return {"pk": {"S": f"PROFILE#{name}"}, "sk": {"S": "PROFILE"}}
-
-
-def restore_claim_key(restore: str) -> dict[str, Any]:
-    """The restore trigger's claim on one restore (one run per restore, ``restore.trigger``)."""
-    return {"pk": {"S": f"RESTORE#{restore}"}, "sk": {"S": "RESTORE"}}
-
-
-def restore_rejection_key(restore: str, digest: str) -> dict[str, Any]:
-    """A restore the trigger rejected for one reason (told once)."""
-    return {"pk": {"S": f"RESTORE#{restore}"}, "sk": {"S": f"REJECTED#{digest}"}}
-
+_R = TypeVar("_R", bound=records.run.TableItem)
 
 # Written by ``cutover-prep local`` alone (the emulated restored volume's evidence); Finalize reads it.
-EMULATION_EVIDENCE = "storage-emulation.json"
+EMULATION_EVIDENCE = evidence.STORAGE_EMULATION
 
 
 def evidence_key(run_id: str, name: str) -> str:
-    return f"runs/{run_id}/{name}"
+    """The S3 key of a run's evidence object ``name`` (``records.evidence``)."""
+    return evidence.key(run_id, name)
 
 
-def _plain(value: Any) -> Any:
-    """DynamoDB numbers come back as Decimal; make them int/float for JSON."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | set):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _dyn(value: Any) -> dict[str, Any]:
-    if isinstance(value, Enum):  # a status (StrEnum) is stored as its plain string
-        value = value.value
-    if isinstance(value, float):
-        value = Decimal(str(value))
-    elif isinstance(value, dict | list):
-        value = json.loads(json.dumps(value), parse_float=Decimal)
-    return _ser.serialize(value)
-
-
-def _item(raw: dict[str, Any]) -> dict[str, Any]:
-    return _plain({k: _deser.deserialize(v) for k, v in raw.items()})
+def _new(cls: type[_R], attrs: Mapping[str, Any]) -> _R:
+    """A record written now of ``attrs`` (a rewrite's ``schema_version`` is this code's, not the one read)."""
+    return cls.new(**{k: v for k, v in attrs.items() if k != "schema_version"})
 
 
 class Store:
-    """DynamoDB + S3 access. Clients are injected (boto3 in Lambda, moto in tests)."""
+    """A run's records in DynamoDB and its evidence in S3; the deployment's items through ``deployment``
+    (``dal.deployment``). Clients are injected (boto3 in Lambda, moto in tests) and not exposed."""
 
     def __init__(self, *, dynamodb: Any, s3: Any, table: str, bucket: str) -> None:
-        self.ddb, self.s3, self.table, self.bucket = dynamodb, s3, table, bucket
+        self._ddb, self._s3, self.table, self.bucket = dynamodb, s3, table, bucket
+        self.deployment = DeploymentTable(dynamodb=dynamodb, table=table)
 
     # -- runs --------------------------------------------------------------------------
     def start_run(self, config: dict[str, Any]) -> bool:
@@ -164,129 +128,127 @@ class Store:
 
         Returns True when the run is new."""
         run_id, target = config["run_id"], config["target"]
-        item = {
-            "pk": run_pk(run_id), "sk": RUN_SK, "run_id": run_id, "status": RunStatus.RUNNING, "step": "validated",
-            "gsi1pk": f"DB#{target['db_instance_identifier']}", "gsi1sk": f"{config['started_at']}#{run_id}",
-            "target": target, "restore": config.get("restore"),
-            "input": {s: config.get(s) or {} for s in INPUT_SECTIONS},
-            "started_at": config["started_at"], "updated_at": now_iso(), "restarts": 0,
-            "units_done": 0, "units_failed": 0, "bytes_read": 0, "blocks_read": 0,
+        item = RunItem.new(
+            pk=run_pk(run_id), sk=RUN_SK, run_id=run_id, status=RunStatus.RUNNING, step="validated",
+            gsi1pk=f"DB#{target['db_instance_identifier']}", gsi1sk=f"{config['started_at']}#{run_id}",
+            target=target, restore=config.get("restore"),
+            input={s: config.get(s) or {} for s in INPUT_SECTIONS},
+            started_at=config["started_at"], updated_at=now_iso(), restarts=0,
+            units_done=0, units_failed=0, bytes_read=0, blocks_read=0,
             **({"started_by": config["started_by"]} if config.get("started_by") else {}),
-        }
+        )
         try:
-            self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items()},
-                              ConditionExpression="attribute_not_exists(pk)")
+            self._ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.stored().items()},
+                               ConditionExpression="attribute_not_exists(pk)")
             return True
         except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            if not failed_condition(exc):
                 raise
-        old_names = {f"#old{i}": name for i, name in enumerate(_NAMES_BEFORE_52.values())}
-        self.ddb.update_item(  # a record of before decision 52 is rewritten in the new names
+        old_names = {f"#old{i}": name for i, name in enumerate(NAMES_BEFORE_52.values())}
+        self._ddb.update_item(  # a record of before decision 52 is rewritten in the new names
             TableName=self.table, Key=self._key(run_id, RUN_SK),
             UpdateExpression="SET #s = :running, updated_at = :now, units_failed = :zero, #e = :null, #i = :i "
                              f"REMOVE {', '.join(old_names)} ADD restarts :one",
             ExpressionAttributeNames={"#s": "status", "#e": "error", "#i": "input", **old_names},
             ExpressionAttributeValues={":running": _dyn(RunStatus.RUNNING), ":now": _dyn(now_iso()),
                                        ":zero": _dyn(0), ":one": _dyn(1), ":null": {"NULL": True},
-                                       ":i": _dyn(item["input"])},
+                                       ":i": _dyn(item.input)},
         )
         return False
 
     def update_run(self, run_id: str, **attrs: Any) -> None:
-        attrs["updated_at"] = now_iso()
-        names = {f"#a{i}": k for i, k in enumerate(attrs)}
-        values = {f":v{i}": _dyn(v) for i, v in enumerate(attrs.values())}
-        self.ddb.update_item(
-            TableName=self.table, Key=self._key(run_id, RUN_SK),
-            UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(attrs))),
-            ExpressionAttributeNames=names, ExpressionAttributeValues=values,
-        )
+        """Set ``attrs`` of the run item (``RunItem``'s names; checked: a name it does not know is refused)."""
+        unknown = sorted(set(attrs) - set(RunItem.model_fields))
+        if unknown:
+            raise TypeError(f"update_run: the run item has no attribute {', '.join(unknown)} (records.run.RunItem)")
+        self._ddb.update_item(TableName=self.table, Key=self._key(run_id, RUN_SK),
+                              **set_expression({**attrs, "updated_at": now_iso()}))
 
-    def get_run(self, run_id: str) -> dict[str, Any] | None:
-        return self._get(run_id, RUN_SK)
+    def get_run(self, run_id: str) -> RunItem | None:
+        raw = self._get(run_id, RUN_SK)  # an item update_run made alone has no run_id: its key's
+        return None if raw is None else RunItem.read({"run_id": run_id, **raw})
 
-    def get_run_fields(self, run_id: str, fields: tuple[str, ...]) -> dict[str, Any] | None:
+    def get_run_fields(self, run_id: str, fields: tuple[str, ...]) -> RunItem | None:
         """Only ``fields`` of the run item (a ProjectionExpression): what a poller needs, not the whole item (its
-        plan summary, estimate and hot-set ids), which moto serializes in the local run's own interpreter."""
-        raw = self.ddb.get_item(TableName=self.table, Key=self._key(run_id, RUN_SK), ConsistentRead=True,
+        plan summary, estimate and hot-set ids), which moto serializes in the local run's own interpreter.
+        The record's ``run_id`` is ``run_id`` when ``fields`` leaves it out."""
+        raw = self._ddb.get_item(TableName=self.table, Key=self._key(run_id, RUN_SK), ConsistentRead=True,
                                 ProjectionExpression=", ".join(f"#f{i}" for i in range(len(fields))),
                                 ExpressionAttributeNames={f"#f{i}": name for i, name in enumerate(fields)})
-        return _item(raw["Item"]) if "Item" in raw else None
+        return RunItem.read({"run_id": run_id, **_item(raw["Item"])}) if "Item" in raw else None
 
-    def runs_of_instance(self, db_instance_identifier: str, limit: int = 20) -> list[dict[str, Any]]:
-        raw = self.ddb.query(
+    def runs_of_instance(self, db_instance_identifier: str, limit: int = 20) -> list[RunItem]:
+        raw = self._ddb.query(
             TableName=self.table, IndexName=TABLE_KEYS["gsi"], Limit=limit, ScanIndexForward=False,
             KeyConditionExpression="gsi1pk = :pk",
             ExpressionAttributeValues={":pk": _dyn(f"DB#{db_instance_identifier}")},
         )
-        return [_item(i) for i in raw["Items"]]
+        return [RunItem.read(_item(i)) for i in raw["Items"]]
 
     # -- units -------------------------------------------------------------------------
-    def get_unit(self, run_id: str, unit_id: str) -> dict[str, Any] | None:
-        return self._get(run_id, UNIT_PREFIX + unit_id)
+    def get_unit(self, run_id: str, unit_id: str) -> UnitProgress | None:
+        item = self._get(run_id, UNIT_PREFIX + unit_id)
+        return None if item is None else UnitProgress.read(item)
 
-    def units(self, run_id: str) -> Iterator[dict[str, Any]]:
-        return self._children(run_id, UNIT_PREFIX)
+    def units(self, run_id: str) -> Iterator[UnitProgress]:
+        return (UnitProgress.read(item) for item in self._children(run_id, UNIT_PREFIX))
 
     # -- benchmark points --------------------------------------------------------------
-    def put_point(self, run_id: str, point_id: str, attrs: dict[str, Any]) -> None:
-        self._put(run_id, POINT_PREFIX + point_id, {"point_id": point_id, **attrs})
+    def put_point(self, run_id: str, point_id: str, attrs: Mapping[str, Any]) -> None:
+        """The point (or probe) ``point_id`` as ``attrs`` (``PointItem``'s attributes; None ones left out)."""
+        self._put(run_id, POINT_PREFIX + point_id, _new(PointItem, {"point_id": point_id, **attrs}))
 
-    def get_point(self, run_id: str, point_id: str) -> dict[str, Any] | None:
-        return self._get(run_id, POINT_PREFIX + point_id)
+    def get_point(self, run_id: str, point_id: str) -> PointItem | None:
+        raw = self._get(run_id, POINT_PREFIX + point_id)
+        return None if raw is None else PointItem.read(raw)
 
-    def points(self, run_id: str) -> Iterator[dict[str, Any]]:
-        return self._children(run_id, POINT_PREFIX)
+    def points(self, run_id: str) -> Iterator[PointItem]:
+        return (PointItem.read(i) for i in self._children(run_id, POINT_PREFIX))
 
     # -- scratch objects of the write test ---------------------------------------------
-    def put_scratch(self, run_id: str, name: str, attrs: dict[str, Any]) -> None:
-        self._put(run_id, SCRATCH_PREFIX + name, {"name": name, **attrs})
+    def put_scratch(self, run_id: str, name: str, attrs: Mapping[str, Any]) -> None:
+        self._put(run_id, SCRATCH_PREFIX + name, _new(ScratchItem, {"name": name, **attrs}))
 
-    def scratch_objects(self, run_id: str) -> Iterator[dict[str, Any]]:
-        return self._children(run_id, SCRATCH_PREFIX)
+    def scratch_objects(self, run_id: str) -> Iterator[ScratchItem]:
+        return (ScratchItem.read(i) for i in self._children(run_id, SCRATCH_PREFIX))
 
     # -- RDS storage progress samples (restore/progress.py) ----------------------------
-    def put_storage_sample(self, run_id: str, sample: dict[str, Any]) -> None:
-        """One sample ``{at, step, status, percent[, gap][, volumes]}``, written with UpdateItem (every step that
-        samples may update items; not every one may put them)."""
-        attrs = {k: v for k, v in sample.items() if v is not None}
-        names = {f"#a{i}": k for i, k in enumerate(attrs)}
-        self.ddb.update_item(
-            TableName=self.table, Key=self._key(run_id, f"{STORAGE_SAMPLE_PREFIX}{sample['at']}#{sample['step']}"),
-            UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(attrs))),
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues={f":v{i}": _dyn(v) for i, v in enumerate(attrs.values())})
+    def put_storage_sample(self, run_id: str, sample: StorageSample | Mapping[str, Any]) -> None:
+        """One sample (``StorageSample``), written with UpdateItem (every step that samples may update items;
+        not every one may put them); None attributes are left out."""
+        record = sample if isinstance(sample, StorageSample) else _new(StorageSample, sample)
+        attrs = {k: v for k, v in record.stored().items() if v is not None}
+        self._ddb.update_item(TableName=self.table,
+                              Key=self._key(run_id, f"{STORAGE_SAMPLE_PREFIX}{record.at}#{record.step}"),
+                              **set_expression(attrs))
 
-    def storage_samples(self, run_id: str) -> list[dict[str, Any]]:
-        """The samples in time order, each ``{at, step, status, percent, gap}`` (absent ones None), and
-        ``volumes`` (each additional storage volume's ``{volume, status, percent}``) when it has them."""
-        return [{**{k: item.get(k) for k in ("at", "step", "status", "percent", "gap")},
-                 **({"volumes": item["volumes"]} if item.get("volumes") else {})}
-                for item in self._children(run_id, STORAGE_SAMPLE_PREFIX)]
+    def storage_samples(self, run_id: str) -> list[StorageSample]:
+        """The samples in time order (``StorageSample.summary()``: what this returned before the records)."""
+        return [StorageSample.read(i) for i in self._children(run_id, STORAGE_SAMPLE_PREFIX)]
 
     def claim_storage_sample(self, run_id: str, at: str, min_interval_seconds: float) -> bool:
         """True for the one caller that may sample now: no sample was claimed in the last
         ``min_interval_seconds`` (a conditional update of the claim item, so concurrent units agree)."""
         cutoff = (datetime.fromisoformat(at) - timedelta(seconds=min_interval_seconds)).isoformat()
         try:
-            self.ddb.update_item(
+            self._ddb.update_item(
                 TableName=self.table, Key=self._key(run_id, STORAGE_CLAIM_SK),
                 UpdateExpression="SET claimed_at = :at",
                 ConditionExpression="attribute_not_exists(claimed_at) OR claimed_at <= :cutoff",
                 ExpressionAttributeValues={":at": _dyn(at), ":cutoff": _dyn(cutoff)})
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if failed_condition(exc):
                 return False
             raise
         return True
 
     def _get(self, run_id: str, sk: str) -> dict[str, Any] | None:
-        raw = self.ddb.get_item(TableName=self.table, Key=self._key(run_id, sk), ConsistentRead=True)
+        raw = self._ddb.get_item(TableName=self.table, Key=self._key(run_id, sk), ConsistentRead=True)
         return _item(raw["Item"]) if "Item" in raw else None
 
-    def _put(self, run_id: str, sk: str, attrs: dict[str, Any]) -> None:
-        item = {"pk": run_pk(run_id), "sk": sk, "updated_at": now_iso(), **attrs}
-        self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items() if v is not None})
+    def _put(self, run_id: str, sk: str, record: records.run.TableItem) -> None:
+        item = {"pk": run_pk(run_id), "sk": sk, "updated_at": now_iso(), **record.stored()}
+        self._ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items() if v is not None})
 
     def _children(self, run_id: str, prefix: str) -> Iterator[dict[str, Any]]:
         kwargs: dict[str, Any] = {
@@ -295,7 +257,7 @@ class Store:
             "ExpressionAttributeValues": {":pk": _dyn(run_pk(run_id)), ":prefix": _dyn(prefix)},
         }
         while True:
-            page = self.ddb.query(**kwargs)
+            page = self._ddb.query(**kwargs)
             yield from (_item(i) for i in page["Items"])
             if "LastEvaluatedKey" not in page:
                 return
@@ -360,7 +322,7 @@ class Store:
                                           **({":gone_bytes": _dyn(gone[3])} if gone else {})},
         }
         try:
-            self.ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])
+            self._ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "TransactionCanceledException":
                 raise StaleProgress(f"unit {unit_id}: progress {seq} was already committed") from None
@@ -384,7 +346,7 @@ class Store:
             "ExpressionAttributeValues": {":now": _dyn(now), ":one": _dyn(1)},
         }
         try:
-            self.ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])
+            self._ddb.transact_write_items(TransactItems=[{"Update": unit_update}, {"Update": run_update}])
             return True
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "TransactionCanceledException":
@@ -392,47 +354,58 @@ class Store:
             raise
 
     # -- warm-up concurrency control (warmup/slots.py) ----------------------------------
-    def get_warmup_control(self, run_id: str) -> dict[str, Any] | None:
-        return self._get(run_id, WARMUP_CONTROL_SK)
+    def get_warmup_control(self, run_id: str) -> WarmupControl | None:
+        raw = self._get(run_id, WARMUP_CONTROL_SK)
+        return None if raw is None else WarmupControl.read(raw)
 
-    def put_warmup_control(self, run_id: str, doc: dict[str, Any], *, version: int | None) -> bool:
-        """Write the control item as ``version + 1`` if it is still at ``version`` (None: only if there
-        is none). False when another writer came first: read it again and decide again."""
-        item = {"pk": run_pk(run_id), "sk": WARMUP_CONTROL_SK, **doc, "version": (version or 0) + 1,
-                "updated_at": now_iso()}
+    def put_warmup_control(self, run_id: str, state: Mapping[str, Any], *, version: int | None) -> bool:
+        """Write the control item (``state``: ``WarmupControl``'s attributes) as ``version + 1`` if it is still
+        at ``version`` (None: only if there is none). False when another writer came first: read it again and
+        decide again."""
+        fields = {k: v for k, v in state.items() if k not in ("pk", "sk", "version", "updated_at", "schema_version")}
+        record = _new(WarmupControl, {"pk": run_pk(run_id), "sk": WARMUP_CONTROL_SK, **fields,
+                                      "version": (version or 0) + 1, "updated_at": now_iso()})
         condition = ({"ConditionExpression": "attribute_not_exists(pk)"} if version is None else
                      {"ConditionExpression": "version = :v", "ExpressionAttributeValues": {":v": _dyn(version)}})
         try:
-            self.ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items() if v is not None},
-                              **condition)
+            self._ddb.put_item(TableName=self.table,
+                               Item={k: _dyn(v) for k, v in record.stored().items() if v is not None}, **condition)
             return True
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if failed_condition(exc):
                 return False
             raise
 
     # -- evidence in S3 ----------------------------------------------------------------
     def put_json(self, key: str, data: Any) -> str:
-        self.s3.put_object(Bucket=self.bucket, Key=key, ContentType="application/json",
+        self._s3.put_object(Bucket=self.bucket, Key=key, ContentType="application/json",
                            Body=json.dumps(data, indent=1, default=str).encode())
         return key
 
     def get_json(self, key: str) -> Any:
-        return json.loads(self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read())
+        return json.loads(self._s3.get_object(Bucket=self.bucket, Key=key)["Body"].read())
+
+    def put_text(self, key: str, text: str, content_type: str) -> str:
+        """A text object (a page, Markdown, CSV): ``records.evidence`` names its content type."""
+        self._s3.put_object(Bucket=self.bucket, Key=key, ContentType=content_type, Body=text.encode())
+        return key
+
+    def uri(self, key: str) -> str:
+        return f"s3://{self.bucket}/{key}"
 
     def json_lines_writer(self, key: str) -> JsonLinesWriter:
         """A JSON Lines object written row by row, in parts (``with store.json_lines_writer(key) as w: w.write(r)``)."""
-        return JsonLinesWriter(self.s3, self.bucket, key)
+        return JsonLinesWriter(self._s3, self.bucket, key)
 
     def json_array_writer(self, key: str) -> JsonLinesWriter:
         """A JSON array written item by item, in parts, one item a line (``units.json``: the Map's ItemReader reads
         it as JSON, ``json_array`` as a stream)."""
-        return JsonLinesWriter(self.s3, self.bucket, key, array=True)
+        return JsonLinesWriter(self._s3, self.bucket, key, array=True)
 
     def json_array(self, key: str) -> Iterator[Any]:
         """The items of a JSON array: streamed when ``json_array_writer`` wrote it (one item a line), else (an
         object ``put_json`` wrote, e.g. a run of before) parsed whole."""
-        return array_rows(self.s3.get_object(Bucket=self.bucket, Key=key)["Body"])
+        return array_rows(self._s3.get_object(Bucket=self.bucket, Key=key)["Body"])
 
     def put_json_lines(self, key: str, rows: Iterable[Any]) -> int:
         """Write ``rows`` as one JSON Lines object, in parts; the number of rows."""
@@ -443,7 +416,7 @@ class Store:
 
     def json_lines(self, key: str) -> Iterator[Any]:
         """The rows of a JSON Lines object, read as a stream (one read buffer and one row in memory)."""
-        body = self.s3.get_object(Bucket=self.bucket, Key=key)["Body"]
+        body = self._s3.get_object(Bucket=self.bucket, Key=key)["Body"]
         rest = b""
         try:
             while chunk := body.read(JSON_LINES_READ_BYTES):
@@ -457,7 +430,7 @@ class Store:
 
     def exists(self, key: str) -> bool:
         try:
-            self.s3.head_object(Bucket=self.bucket, Key=key)
+            self._s3.head_object(Bucket=self.bucket, Key=key)
             return True
         except ClientError as exc:
             if exc.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):

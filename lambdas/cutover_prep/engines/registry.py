@@ -24,16 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 from cutover_prep.engines import mysql, oracle, postgres
 from cutover_prep.engines.base import EngineError
+from cutover_prep.engines.mysql import activity as mysql_activity
 from cutover_prep.engines.mysql import hotset as mysql_hotset
 from cutover_prep.engines.mysql import preflight as mysql_preflight
 from cutover_prep.engines.mysql import replication as mysql_replication
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS as MYSQL_SYSTEM_SCHEMAS
 from cutover_prep.engines.mysql.tls import dsn_tls as mysql_dsn_tls
+from cutover_prep.engines.oracle import activity as oracle_activity
 from cutover_prep.engines.oracle import hotset as oracle_hotset
 from cutover_prep.engines.oracle import preflight as oracle_preflight
 from cutover_prep.engines.oracle.sql import SYSTEM_SCHEMAS as ORACLE_SYSTEM_SCHEMAS
 from cutover_prep.engines.oracle.tls import ORACLE_TCPS_PORT
 from cutover_prep.engines.oracle.tls import dsn_tls as oracle_dsn_tls
+from cutover_prep.engines.postgres import activity as postgres_activity
 from cutover_prep.engines.postgres import hotset as postgres_hotset
 from cutover_prep.engines.postgres import preflight as postgres_preflight
 from cutover_prep.engines.postgres import replication as postgres_replication
@@ -120,6 +123,9 @@ class EngineFamily:
     replication: Callable[..., dict[str, Any]] | None = None
     # a DSN's database is a schema (MySQL, MariaDB): the default of the schema selection (cutover_prep.selection)
     database_is_schema: bool = False
+    # the warm-up's yield signal (issue 36 §1): (the warm-up's engine) -> engines.activity.Activity, the other
+    # sessions' reads and read time from the server's own counters (None: the warm-up never yields)
+    activity: Callable[[Engine], Any] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -143,6 +149,7 @@ POSTGRES = EngineFamily(
     catalogue_schemas=frozenset({"pg_catalog", "information_schema"}),
     large_objects=(("pg_catalog", "pg_largeobject"),),  # pg_largeobject, _metadata and their indexes
     include_system_applies=False, hotset=postgres_hotset.run, replication=postgres_replication.check,
+    activity=postgres_activity.read,
 )
 
 ORACLE = EngineFamily(
@@ -157,6 +164,7 @@ ORACLE = EngineFamily(
     dsn_tls=oracle_dsn_tls,
     warmup_modes=(SEGMENTS, DATAFILES, BOTH), preflight=oracle_preflight.run,
     catalogue_schemas=frozenset(ORACLE_SYSTEM_SCHEMAS), hotset=oracle_hotset.run, hotset_awr=True,
+    activity=oracle_activity.read,
 )
 
 # MySQL and MariaDB: one engine folder (engines/mysql/ tells them apart by VERSION()), two
@@ -170,7 +178,7 @@ MYSQL = EngineFamily(
     open_engine=mysql.open_engine, open_bench=mysql.open_bench, block_readable=mysql.block_readable,
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
     catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run, hotset_buffer_pool=True,
-    database_is_schema=True, replication=mysql_replication.check,
+    database_is_schema=True, replication=mysql_replication.check, activity=mysql_activity.read,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),

@@ -34,9 +34,9 @@ def earlier_findings(store: Store, ident: str, run_id: str | None = None) -> lis
     found: list[dict[str, Any]] = []
     try:
         for item in store.runs_of_instance(ident):
-            if item.get("run_id") == run_id or not item.get("findings_key"):
+            if item.run_id == run_id or not item.findings_key:
                 continue
-            doc = store.get_json(item["findings_key"])
+            doc = store.get_json(item.findings_key)
             if (doc.get("target") or {}).get("db_instance_identifier") == ident:
                 found.append(doc)
             if len(found) >= EARLIER_RUNS_READ:

@@ -29,9 +29,11 @@ census they leave the start census's size.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict
 from typing import Any
+
+from cutover_prep.dal.records.census import CensusObjectJson, CensusRef, SegmentRead
 
 WAIVER = "excluded by input"
 ENGINE_INTERNAL = "engine-internal"  # engines.base.ENGINE_INTERNAL (findings import no engine)
@@ -45,34 +47,38 @@ CENSUS_START, CENSUS_END, CENSUS_UNREAD = "census-start.jsonl", "census-end.json
 # findings.json names at most this many unread objects (the largest un-waived first), and as many created and dropped
 # keys; the rest are counted, and every unread object is in census-unread.jsonl (issue 32)
 LISTED = 1000
+Reads = Mapping[str, SegmentRead]  # segment key -> what the units read of it (``coverage.segment_reads``)
 
 
-def census_json(objects: Iterable[Any]) -> list[dict[str, Any]]:
+def census_json(objects: Iterable[Any]) -> list[CensusObjectJson]:
     """The census as the run's evidence keeps it (``CensusObject`` as dicts), in key order: the order in which
     ``census_section`` reads two censuses side by side without holding either."""
     return sorted((asdict(o) for o in objects), key=lambda o: str(o["key"]))
 
 
-def census_ref(key: str, objects: list[dict[str, Any]]) -> dict[str, Any]:
+def census_ref(key: str, objects: list[CensusObjectJson]) -> dict[str, Any]:
     """What plan.json and census-end.json keep of a census written to ``key`` (JSON Lines, ``census_json``'s order);
     a plan written before issue 32 kept the list itself."""
     return {"key": key, "objects": len(objects), "order": "key"}
 
 
-def census_rows(ref: list[dict[str, Any]] | dict[str, Any] | None, store: Any) -> Iterable[dict[str, Any]] | None:
+def census_rows(ref: CensusRef | list[CensusObjectJson] | dict[str, Any] | None,
+                store: Any) -> Iterable[CensusObjectJson] | None:
     """The census a plan or census-end.json names: streamed from its JSON Lines object, or the list an older run
     kept in the document itself (None: no census)."""
+    if isinstance(ref, CensusRef):
+        return store.json_lines(ref.key)
     if isinstance(ref, dict) and "key" in ref:
         return store.json_lines(ref["key"])
     return ref
 
 
-def gone_bytes(obj: dict[str, Any], reads: dict[str, dict[str, Any]], end_census: bool) -> int:
+def gone_bytes(obj: CensusObjectJson, reads: Reads, end_census: bool) -> int:
     """Bytes of a start-census object the units found gone (0 with an end census: it measured what is left)."""
     return 0 if end_census else int((reads.get(obj["key"]) or {}).get("gone") or 0)
 
 
-def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafiles: bool = False,
+def _unread_of(obj: CensusObjectJson, reads: Reads, by_datafiles: bool = False,
                end_census: bool = False) -> tuple[int, str | None]:
     """Unread bytes of one object and why (0, None: read). ``by_datafiles``: a complete datafile pass read
     every block of every datafile, so a readable segment it holds was read even though not planned."""
@@ -94,19 +100,19 @@ def _unread_of(obj: dict[str, Any], reads: dict[str, dict[str, Any]], by_datafil
     return size, "not in the plan"
 
 
-def catch_up_reads(catch_up: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+def catch_up_reads(catch_up: list[dict[str, Any]] | None) -> dict[str, SegmentRead]:
     """What the end census's catch-up pass read (``warmup.end_census``), as ``coverage.segment_reads`` says it."""
     return {c["key"]: {"planned": int(c["bytes"]), "read": int(c["bytes_read"]), "done": c["status"] == "READ",
                        "failed": False} for c in catch_up or [] if c["status"] == "READ"}
 
 
-def _in_key_order(census: Iterable[dict[str, Any]] | None) -> Iterator[dict[str, Any]]:
+def _in_key_order(census: Iterable[CensusObjectJson] | None) -> Iterator[CensusObjectJson]:
     """One object per key, in key order (of two with one key, the later, as a dict of the census would keep). A
     list (a census an older run kept in its documents) is sorted here; a stream must come sorted (``census_json``)."""
     if census is None:
         return
     rows = sorted(census, key=lambda o: str(o["key"])) if isinstance(census, list) else census
-    held: dict[str, Any] | None = None
+    held: CensusObjectJson | None = None
     for obj in rows:
         if held is not None and str(obj["key"]) != str(held["key"]):
             if str(obj["key"]) < str(held["key"]):
@@ -117,8 +123,8 @@ def _in_key_order(census: Iterable[dict[str, Any]] | None) -> Iterator[dict[str,
         yield held
 
 
-def _side_by_side(start: Iterable[dict[str, Any]], end: Iterable[dict[str, Any]] | None
-                  ) -> Iterator[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
+def _side_by_side(start: Iterable[CensusObjectJson], end: Iterable[CensusObjectJson] | None
+                  ) -> Iterator[tuple[CensusObjectJson | None, CensusObjectJson | None]]:
     """(start's object, end's object) per key, in key order, either None where that census has none: a merge of
     two sorted streams, one object of each in memory. Without an end census: (object, object)."""
     if end is None:
@@ -138,13 +144,13 @@ def _side_by_side(start: Iterable[dict[str, Any]], end: Iterable[dict[str, Any]]
             x, y = next(a, None), next(b, None)
 
 
-def _identity_changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> bool:
+def _identity_changed(before: CensusObjectJson | None, after: CensusObjectJson | None) -> bool:
     """Both censuses hold the key, for objects of different engine identities (``CensusObject.identity``)."""
     return bool(before and after and before.get("identity") and after.get("identity")
                 and before["identity"] != after["identity"])
 
 
-def recreated(start: Iterable[dict[str, Any]] | None, end: Iterable[dict[str, Any]]) -> set[str]:
+def recreated(start: Iterable[CensusObjectJson] | None, end: Iterable[CensusObjectJson]) -> set[str]:
     """Keys both censuses hold for objects of different engine identities (dropped and created again under the same
     names, or rewritten): a new object, whose blocks the warm-up did not read. Read side by side (key order)."""
     return {after["key"] for before, after in _side_by_side(start or [], end) if _identity_changed(before, after)}
@@ -173,7 +179,7 @@ class _Largest:
 class _Overlay:
     """``{**reads, **caught}`` where ``reads`` is no dict (``plan_pass.KeyOrderedReads``: looked up, never held)."""
 
-    def __init__(self, caught: dict[str, dict[str, Any]], reads: Any) -> None:
+    def __init__(self, caught: dict[str, SegmentRead], reads: Any) -> None:
         self.caught, self.reads = caught, reads
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -183,8 +189,8 @@ class _Overlay:
         return key in self.caught or key in self.reads
 
 
-def census_section(start: Iterable[dict[str, Any]] | None, reads: Any,
-                   end: Iterable[dict[str, Any]] | None = None,
+def census_section(start: Iterable[CensusObjectJson] | None, reads: Any,
+                   end: Iterable[CensusObjectJson] | None = None,
                    catch_up: list[dict[str, Any]] | None = None, *,
                    datafile_pass_complete: bool = False, listed: int = LISTED,
                    unread_sink: Callable[[dict[str, Any]], None] | None = None,

@@ -12,13 +12,18 @@ leave the denominator, as a dropped object leaves the census's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from cutover_prep.dal.records.census import SegmentRead
+from cutover_prep.dal.records.findings import HotSet, HotSetSource, Priority, RankGroup, TimeToWarm, UnreadUnit
+from cutover_prep.dal.records.units import Cursor, UnitProgress, progress_by_unit
 from cutover_prep.engines import keys as object_keys
-from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.models.status import UnitStatus
+
+Items = Mapping[str, UnitProgress | Mapping[str, Any]]  # unit id -> unit item (a record, or as stored)
+NOT_STARTED = UnitProgress()  # a unit without an item: PENDING, nothing read
 
 LARGEST = 20
 READ, PARTLY, FAILED, NOT_READ = "READ", "PARTLY", "FAILED", "NOT_READ"
@@ -29,54 +34,55 @@ def range_bytes(rng: dict[str, Any]) -> int:
     return sum(int(e[2]) for e in rng.get("extents") or []) * int(rng.get("block_size") or 0)
 
 
-def _read_of_range(rng: dict[str, Any], index: int, status: str, cursor: dict[str, Any] | None) -> int:
+def _read_of_range(rng: dict[str, Any], index: int, status: str, cursor: Cursor | None) -> int:
     """Planned bytes of one range that its unit has read (DONE: all; else what the cursor passed)."""
     if status == UnitStatus.DONE:
         return range_bytes(rng)
     if not cursor:
         return 0
-    at = int(cursor.get("range", 0))
+    at = cursor.range
     if index < at:
         return range_bytes(rng)
     if index > at or not rng.get("splittable", True):
         return 0
     extents = rng.get("extents") or []
-    blocks = sum(int(e[2]) for e in extents[: int(cursor.get("extent", 0))]) + int(cursor.get("offset", 0))
+    blocks = sum(int(e[2]) for e in extents[: cursor.extent]) + cursor.offset
     return blocks * int(rng.get("block_size") or 0)
 
 
-def gone_of(item: dict[str, Any]) -> dict[int, int]:
+def gone_of(item: UnitProgress) -> dict[int, int]:
     """Range index -> planned bytes of it that no longer existed when the unit read it (``Store.commit_progress``
     appends ``[segment, range index, blocks, bytes, reason]`` per chunk)."""
     out: dict[int, int] = {}
-    for entry in item.get("gone") or []:
-        out[int(entry[1])] = out.get(int(entry[1]), 0) + int(entry[3])
+    for entry in item.gone_entries():
+        out[entry.range_index] = out.get(entry.range_index, 0) + entry.bytes
     return out
 
 
-def segment_reads(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def segment_reads(units: list[dict[str, Any]], unit_items: Items) -> dict[str, SegmentRead]:
     """Per segment key: planned bytes in units, bytes read, planned bytes found gone (truncated while the run
     ran: not read, not unread), whether every unit holding it is done and whether any failed."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, SegmentRead] = {}
+    items = progress_by_unit(unit_items)
     for unit in units:
-        item = unit_items.get(unit["unit_id"]) or {}
-        status = item.get("status", UnitStatus.PENDING)
+        item = items.get(unit["unit_id"]) or NOT_STARTED
+        status = item.status
         gone = gone_of(item)
-        for g in item.get("gone") or []:  # why (the engine's word; PostgreSQL's before it said: truncated)
-            out.setdefault(str(g[0]), {"planned": 0, "read": 0, "gone": 0, "done": True, "failed": False})[
-                "gone_reason"] = str(g[4]) if len(g) > 4 else GONE_TRUNCATED
+        for g in item.gone_entries():  # why (the engine's word; PostgreSQL's before it said: truncated)
+            out.setdefault(g.segment, {"planned": 0, "read": 0, "gone": 0, "done": True, "failed": False})[
+                "gone_reason"] = g.reason
         for i, rng in enumerate(unit.get("ranges") or []):
             entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "gone": 0, "done": True,
                                                     "failed": False})
             entry["planned"] += range_bytes(rng)
             entry["gone"] += gone.get(i, 0)
-            entry["read"] += max(0, _read_of_range(rng, i, status, item.get("cursor")) - gone.get(i, 0))
+            entry["read"] += max(0, _read_of_range(rng, i, status, item.cursor) - gone.get(i, 0))
             entry["done"] = entry["done"] and status == UnitStatus.DONE
             entry["failed"] = entry["failed"] or status == UnitStatus.FAILED
     return out
 
 
-def segment_status(read: dict[str, Any] | None) -> str:
+def segment_status(read: SegmentRead | None) -> str:
     if not read:
         return NOT_READ
     if read["done"]:
@@ -163,41 +169,42 @@ def _seconds(first: str | None, last: str | None) -> float | None:
     return round(max(0.0, (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()), 3)
 
 
-def _times(items: Iterable[dict[str, Any]]) -> tuple[str | None, str | None]:
+def _times(items: Iterable[UnitProgress]) -> tuple[str | None, str | None]:
     items = list(items)
-    starts = [i["started_at"] for i in items if i.get("started_at")]
-    ends = [i["finished_at"] for i in items if i.get("finished_at")]
+    starts = [i.started_at for i in items if i.started_at]
+    ends = [i.finished_at for i in items if i.finished_at]
     return (min(starts) if starts else None), (max(ends) if ends else None)
 
 
 def rank_groups(labels: list[str | None], units: list[dict[str, Any]],
-                unit_items: dict[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+                unit_items: Items) -> tuple[list[RankGroup], bool]:
     """Per plan rank (``labels[rank]``; the last rank is the rest): its units, bytes, when they started and
     when the last of them finished (None until all are done), and whether the order was followed: every
     rank's units all finished no later than those of any lower one. ``priority`` and ``hot_set`` both."""
-    t0, _ = _times(unit_items.values())
+    progress = progress_by_unit(unit_items)
+    t0, _ = _times(progress.values())
     last_rank = len(labels) - 1
     groups = []
     for rank, label in enumerate(labels):
         mine = [u for u in units if min(int(u.get("priority", last_rank)), last_rank) == rank]
-        items = [unit_items.get(u["unit_id"]) or {} for u in mine]
+        items = [progress.get(u["unit_id"]) or NOT_STARTED for u in mine]
         first, last = _times(items)
-        done = sum(1 for i in items if i.get("status") == UnitStatus.DONE)
+        done = sum(1 for i in items if i.status == UnitStatus.DONE)
         complete = bool(mine) and done == len(mine)
-        groups.append({"pattern": label, "rank": rank, "units": len(mine), "units_done": done,
-                       "bytes": sum(int(u.get("bytes") or 0) for u in mine), "started_at": first,
-                       "finished_at": last if complete else None,
-                       "finished_after_s": _seconds(t0, last) if complete else None})
+        groups.append(RankGroup(pattern=label, rank=rank, units=len(mine), units_done=done,
+                                bytes=sum(int(u.get("bytes") or 0) for u in mine), started_at=first,
+                                finished_at=last if complete else None,
+                                finished_after_s=_seconds(t0, last) if complete else None))
     # Units are handed out in rank order, but several read at once and a unit's start is recorded at its
     # first chunk: the order shows in when each rank's last unit finished.
-    ends = [(g["rank"], g["finished_at"]) for g in groups if g["units"]]
+    ends = [(g.rank, g.finished_at) for g in groups if g.units]
     followed = all(high is not None and (low is None or high <= low)
                    for i, (_, high) in enumerate(ends) for _, low in ends[i + 1:])
     return groups, followed
 
 
 def priority_section(patterns: list[str], units: list[dict[str, Any]],
-                     unit_items: dict[str, dict[str, Any]], *, hot_set: bool = False) -> dict[str, Any] | None:
+                     unit_items: Items, *, hot_set: bool = False) -> Priority | None:
     """``priority``: when each ``warmup.priority`` pattern's units finished against the rest, and whether
     the order was followed: every priority's units all finished no later than those of any lower one.
     With a hot set, its rank (right after the patterns) is a group of its own, ``hot_set`` true."""
@@ -206,12 +213,12 @@ def priority_section(patterns: list[str], units: list[dict[str, Any]],
     labels: list[str | None] = [*patterns, *([None] if hot_set else []), None]
     groups, followed = rank_groups(labels, units, unit_items)
     if hot_set:
-        groups[len(patterns)]["hot_set"] = True
-    return {"patterns": list(patterns), "groups": groups, "followed": followed,
-            "matched_nothing": [g["pattern"] for g in groups[:len(patterns)] if g["units"] == 0]}
+        groups[len(patterns)].hot_set = True
+    return Priority(patterns=list(patterns), groups=groups, followed=followed,
+                    matched_nothing=[g.pattern for g in groups[:len(patterns)] if g.units == 0])
 
 
-def _sources(patterns: list[str], hot: dict[str, Any]) -> list[dict[str, Any]]:
+def _sources(patterns: list[str], hot: dict[str, Any]) -> list[HotSetSource]:
     """The hot set's sources in the order the run reads them (issue 23): the input's patterns, the profile's
     statistics, AWR history."""
     out: list[dict[str, Any]] = []
@@ -221,11 +228,11 @@ def _sources(patterns: list[str], hot: dict[str, Any]) -> list[dict[str, Any]]:
         kind, _, views = str(text).partition(": ")
         out.append({"source": "AWR history" if kind == "awr" else "hot-set profile statistics",
                     "detail": views or kind})
-    return [{"order": i, **s} for i, s in enumerate(out, 1)]
+    return [HotSetSource(order=i, **s) for i, s in enumerate(out, 1)]
 
 
 def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: list[dict[str, Any]],
-                    units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+                    units: list[dict[str, Any]], unit_items: Items) -> HotSet | None:
     """``hot_set``: where the hot set came from (in order), what it named and matched, its units, and when it
     was warm: ``warm_at`` / ``warm_after_s`` (since the warm-up's first unit started), None until all its
     units are done; ``followed`` as ``priority``'s rule over every rank, and how many later units finished
@@ -233,7 +240,8 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
     if not hot:
         return None
     labels: list[str | None] = [*patterns, "hot set", None]
-    groups, followed = rank_groups(labels, units, unit_items)
+    progress = progress_by_unit(unit_items)
+    groups, followed = rank_groups(labels, units, progress)
     mine = groups[len(patterns)]
     names = list(hot.get("names") or [])
     known = set()
@@ -246,26 +254,26 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
         if s.get("database"):
             known.add(f"{s['database']}/{plain}")
     unmatched = [n for n in names if n not in known]
-    t0, t_end = _times(unit_items.values())
+    t0, t_end = _times(progress.values())
     whole = _seconds(t0, t_end)
-    warm_at = mine["finished_at"]
+    warm_at = mine.finished_at
     later = [u for u in units if int(u.get("priority", len(labels) - 1)) > len(patterns)]
-    before = (sum(1 for u in later if (unit_items.get(u["unit_id"]) or {}).get("finished_at")
-                  and unit_items[u["unit_id"]]["finished_at"] < warm_at) if warm_at else None)
-    after_s = mine["finished_after_s"]
-    return {
-        "sources": _sources(patterns, hot), "engine": hot.get("engine"), "server": hot.get("server"),
-        "taken_at": hot.get("taken_at"), "relations": hot.get("relations"), "names": len(names),
-        "names_matched": len(names) - len(unmatched), "unmatched": unmatched[:20],
-        "units": mine["units"], "units_done": mine["units_done"], "bytes": mine["bytes"],
-        "started_at": mine["started_at"], "warm_at": warm_at, "warm_after_s": after_s,
-        "warmup_seconds": whole,
-        "pct_of_warmup": round(100.0 * after_s / whole, 1) if after_s is not None and whole else None,
-        "later_units_finished_first": before, "followed": followed,
+    finished = [(progress.get(u["unit_id"]) or NOT_STARTED).finished_at for u in later]
+    before = sum(1 for at in finished if at and at < warm_at) if warm_at else None
+    after_s = mine.finished_after_s
+    return HotSet(
+        sources=_sources(patterns, hot), engine=hot.get("engine"), server=hot.get("server"),
+        taken_at=hot.get("taken_at"), relations=hot.get("relations"), names=len(names),
+        names_matched=len(names) - len(unmatched), unmatched=unmatched[:20],
+        units=mine.units, units_done=mine.units_done, bytes=mine.bytes,
+        started_at=mine.started_at, warm_at=warm_at, warm_after_s=after_s,
+        warmup_seconds=whole,
+        pct_of_warmup=round(100.0 * after_s / whole, 1) if after_s is not None and whole else None,
+        later_units_finished_first=before, followed=followed,
         # the plan asked the engine to read the hot set into its buffer cache (planning.cache_hot_set;
         # PostgreSQL: pg_prewarm 'buffer', where pg_prewarm is the read method)
-        "buffer_cache": any(_cached(u) for u in units if int(u.get("priority", len(labels) - 1)) == len(patterns)),
-    }
+        buffer_cache=any(_cached(u) for u in units if int(u.get("priority", len(labels) - 1)) == len(patterns)),
+    )
 
 
 def _cached(unit: dict[str, Any]) -> bool:
@@ -276,16 +284,17 @@ def _cached(unit: dict[str, Any]) -> bool:
     return any((r.get("locator") or {}).get("cache") for r in unit.get("ranges") or [])
 
 
-def unread_units(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def unread_units(units: list[dict[str, Any]], unit_items: Items) -> list[UnreadUnit]:
     """``unread_units``: every unit not DONE, with its status, what it holds, what it read and why."""
     out = []
+    progress = progress_by_unit(unit_items)
     for unit in units:
-        item = unit_items.get(unit["unit_id"]) or {}
-        status = item.get("status", UnitStatus.PENDING)
+        item = progress.get(unit["unit_id"]) or NOT_STARTED
+        status = item.status
         if status == UnitStatus.DONE:
             continue
         if status == UnitStatus.FAILED:
-            cause = (": ".join(str(x) for x in (item.get("error"), item.get("cause")) if x)
+            cause = (": ".join(str(x) for x in (item.error, item.cause) if x)
                      or "failed (no cause recorded)")
         elif status == UnitStatus.RUNNING:
             cause = "cut off while being read: the warm-up ended (time limit, stop or failure) before it finished"
@@ -293,26 +302,24 @@ def unread_units(units: list[dict[str, Any]], unit_items: dict[str, dict[str, An
             cause = "never started: the warm-up ended before it reached this unit"
         ranges = unit.get("ranges") or []
         gone = gone_of(item)  # truncated while the run ran: not read
-        read = sum(max(0, _read_of_range(r, i, status, item.get("cursor")) - gone.get(i, 0))
+        read = sum(max(0, _read_of_range(r, i, status, item.cursor) - gone.get(i, 0))
                    for i, r in enumerate(ranges))
         keys = list(dict.fromkeys(r["segment"] for r in ranges))
-        out.append({"unit_id": unit["unit_id"], "status": status, "priority": unit.get("priority"),
-                    "bytes": int(unit.get("bytes") or 0), "bytes_read": read, "segments": keys[:3],
-                    "more_segments": max(0, len(keys) - 3), "cause": cause})
+        out.append(UnreadUnit(unit_id=unit["unit_id"], status=status, priority=unit.get("priority"),
+                              bytes=int(unit.get("bytes") or 0), bytes_read=read, segments=keys[:3],
+                              more_segments=max(0, len(keys) - 3), cause=cause))
     return out
 
 
 def time_to_warm(planned_bytes: int, wall_mib_per_s: float | None,
-                 production_gb: float | None = None) -> dict[str, Any] | None:
+                 production_gb: float | None = None) -> TimeToWarm | None:
     """``time_to_warm``: the planned bytes at the measured wall rate, and the production size at it
     (``warmup.production_size_gb`` of the input) when given. Same concurrency assumed: a projection,
     not a measurement."""
     if not wall_mib_per_s or wall_mib_per_s <= 0:
         return None
     rate = wall_mib_per_s * 2**20
-    out: dict[str, Any] = {"mib_per_s_wall": wall_mib_per_s, "planned_bytes": planned_bytes,
-                           "planned_seconds": round(planned_bytes / rate, 3)}
-    if production_gb:
-        out["production_bytes"] = int(production_gb * GIB)
-        out["production_seconds"] = round(production_gb * GIB / rate, 1)
-    return out
+    production = ({"production_bytes": int(production_gb * GIB),
+                   "production_seconds": round(production_gb * GIB / rate, 1)} if production_gb else {})
+    return TimeToWarm(mib_per_s_wall=wall_mib_per_s, planned_bytes=planned_bytes,
+                      planned_seconds=round(planned_bytes / rate, 3), **production)

@@ -25,12 +25,15 @@ without the noise of the last few seconds alone, and without the ramp-up of the 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from cutover_prep.dal.records.units import UnitProgress, progress_by_unit
 from cutover_prep.findings.timeline import warmup_wall
+
+Items = Mapping[str, UnitProgress | Mapping[str, Any]]  # unit id -> unit item (a record, or as stored)
 
 MIN_WINDOW_S = 5.0
 JUDGED_AT_PCT = (25, 50, 75)
@@ -184,14 +187,14 @@ class CostFit:
         return best[1] if best else [1.0] * FEATURES
 
 
-def unit_span(item: dict[str, Any]) -> float | None:
+def unit_span(item: UnitProgress | Mapping[str, Any]) -> float | None:
     """The seconds a finished unit took in its reader: from its first chunk's start to its finish (the last
-    commit); None for a unit not DONE or without chunks."""
-    chunks = item.get("chunks") or []
-    if item.get("status", "DONE") != "DONE" or not item.get("finished_at") or not chunks:
+    commit); None for a unit not DONE or without chunks. (A replayed unit item without a status is DONE.)"""
+    item = UnitProgress.of({"status": "DONE", **item} if isinstance(item, Mapping) else item)
+    if item.status != "DONE" or not item.finished_at or not item.chunks:
         return None
-    first = min(datetime.fromisoformat(end) - timedelta(seconds=float(sec)) for end, _, sec in chunks)
-    return max(0.0, (datetime.fromisoformat(item["finished_at"]) - first).total_seconds())
+    first = min(datetime.fromisoformat(end) - timedelta(seconds=float(sec)) for end, _, sec in item.chunks)
+    return max(0.0, (datetime.fromisoformat(item.finished_at) - first).total_seconds())
 
 
 Vec = tuple[float, float, float]
@@ -283,7 +286,7 @@ def range_count(unit: dict[str, Any]) -> int:
     return int(unit["range_count"]) if "range_count" in unit else len(unit.get("ranges") or [])
 
 
-def replay_record(unit_items: dict[str, dict[str, Any]], units: list[dict[str, Any]], planned_bytes: int,
+def replay_record(unit_items: Items, units: list[dict[str, Any]], planned_bytes: int,
                   read_bytes: int, estimate: dict[str, Any] | None) -> dict[str, Any]:
     """What ``eta_findings`` judged the ETA on, small enough to keep (``runs/<id>/warmup/eta_replay.json``):
     each planned unit's bytes and range count, each unit item's times and chunks, the estimate's time model.
@@ -294,7 +297,8 @@ def replay_record(unit_items: dict[str, dict[str, Any]], units: list[dict[str, A
             if estimate else None,
             "units": [{"unit_id": str(u["unit_id"]), "bytes": int(u.get("bytes") or 0),
                        "ranges": range_count(u)} for u in units],
-            "unit_items": {uid: {k: item[k] for k in keep if k in item} for uid, item in unit_items.items()}}
+            "unit_items": {uid: {k: stored[k] for k in keep if k in stored}
+                           for uid, stored in ((u, i.stored()) for u, i in progress_by_unit(unit_items).items())}}
 
 
 def replay_args(record: dict[str, Any]) -> dict[str, Any]:
@@ -311,22 +315,22 @@ def _thin(rows: list[dict[str, Any]], limit: int = MAX_SAMPLES) -> list[dict[str
     return [rows[i] for i in sorted({round(k * last / (limit - 1)) for k in range(limit)})]
 
 
-def _events(unit_items: dict[str, dict[str, Any]]) -> tuple[datetime | None, list[tuple[datetime, str, int]]]:
+def _events(unit_items: dict[str, UnitProgress]) -> tuple[datetime | None, list[tuple[datetime, str, int]]]:
     """The warm-up's start (the first chunk's, or the first unit's when it started before) and each recorded
     chunk as ``(ended, unit id, bytes)``, ordered by its end."""
     chunks = [(datetime.fromisoformat(end), str(uid), int(nbytes), float(seconds))
-              for uid, item in unit_items.items() for end, nbytes, seconds in item.get("chunks") or []
+              for uid, item in unit_items.items() for end, nbytes, seconds in item.chunks
               if int(nbytes) > 0]
     if not chunks:
         return None, []
     start = min(end - timedelta(seconds=seconds) for end, _, _, seconds in chunks)
-    starts = [datetime.fromisoformat(i["started_at"]) for i in unit_items.values() if i.get("started_at")]
+    starts = [datetime.fromisoformat(i.started_at) for i in unit_items.values() if i.started_at]
     if starts and min(starts) < start:  # on the warm-up's one clock: from the first unit's start
         start = min(starts)
     return start, [(end, uid, nbytes) for end, uid, nbytes, _ in sorted(chunks, key=lambda c: c[0])]
 
 
-def _replay(unit_items: dict[str, dict[str, Any]], units: list[dict[str, Any]], model: CostModel | None,
+def _replay(unit_items: dict[str, UnitProgress], units: list[dict[str, Any]], model: CostModel | None,
             planned_bytes: int) -> list[dict[str, Any]]:
     """The ETA at each instant a chunk ended, as the live estimator would have said it then: ``t_s``,
     ``bytes_done``, ``eta_s``. With the estimate's model, on work (``WorkEta``: each unit's finish fed to the fit
@@ -334,7 +338,7 @@ def _replay(unit_items: dict[str, dict[str, Any]], units: list[dict[str, Any]], 
     start, events = _events(unit_items)
     if start is None:
         return []
-    finishes = sorted((datetime.fromisoformat(i["finished_at"]), str(uid), unit_span(i))
+    finishes = sorted((datetime.fromisoformat(str(i.finished_at)), str(uid), unit_span(i))
                       for uid, i in unit_items.items() if unit_span(i) is not None)
     work = WorkEta(units, model) if model is not None else None
     by_bytes: list[tuple[float, float]] = [(0.0, 0.0)]
@@ -359,7 +363,7 @@ def _replay(unit_items: dict[str, dict[str, Any]], units: list[dict[str, Any]], 
     return rows
 
 
-def eta_findings(unit_items: dict[str, dict[str, Any]], planned_bytes: int, read_bytes: int, *,
+def eta_findings(unit_items: Items, planned_bytes: int, read_bytes: int, *,
                  units: list[dict[str, Any]] | None = None, estimate: dict[str, Any] | None = None) -> dict[str, Any]:
     """``findings.warmup``'s ``eta_samples`` (``t_s``, ``bytes_done``, ``eta_s``) and ``eta`` (the judgement:
     ``actual_s``, ``basis``, and at each of ``JUDGED_AT_PCT`` of the bytes the predicted and actual finish with
@@ -368,6 +372,8 @@ def eta_findings(unit_items: dict[str, dict[str, Any]], planned_bytes: int, read
     estimate. Not judged (``judged: false`` and why) when the warm-up did not read its plan, or when the chunks
     recorded do not hold the bytes read (a unit with more chunks than the store keeps)."""
     model = CostModel.of(estimate) if units else None
+    unit_items = progress_by_unit({uid: {"status": "DONE", **i} if isinstance(i, Mapping) else i
+                                   for uid, i in unit_items.items()})  # a replayed item without a status: DONE
     rows = _replay(unit_items, units or [], model, planned_bytes)
     wall, _ = warmup_wall(list(unit_items.values()))
     recorded = rows[-1]["bytes_done"] if rows else 0

@@ -8,9 +8,10 @@ from typing import Any
 
 from cutover_prep.benchmark.scratch import scratch_summary
 from cutover_prep.completion import completion_detail, publish, timing_of
+from cutover_prep.dal.records.census import EndCensus
+from cutover_prep.dal.records.findings import Findings, Scratch, VerdictSection
 from cutover_prep.dal.store import (
     EMULATION_EVIDENCE,
-    UNIT_PREFIX,
     Store,
     evidence_key,
     recorded_input,
@@ -18,7 +19,7 @@ from cutover_prep.dal.store import (
 )
 from cutover_prep.estimate.run import estimate_section
 from cutover_prep.findings.census import CENSUS_UNREAD, census_rows
-from cutover_prep.findings.document import benchmark_section, build_findings, preflight_section, warmup_section
+from cutover_prep.findings.document import benchmark_section, build_record, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
 from cutover_prep.findings.eta import REPLAY_EVIDENCE, eta_findings, replay_record
 from cutover_prep.findings.plan_evidence import SEGMENT_FINDINGS, UNITS, plan_segments
@@ -28,15 +29,16 @@ from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.live.names import dashboard_link
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.restore.progress import sample_storage_progress
-from cutover_prep.verdict import decide
+from cutover_prep.verdict import judge as verdict_of
 from cutover_prep.warmup.end_census import END_CENSUS
 
 
 def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> dict[str, Any]:
     """``rds``: sample RDS's storage progress once more, at the end of the run (``restore.progress``)."""
-    run_item = store.get_run(run_id)
-    if run_item is None:
+    record = store.get_run(run_id)
+    if record is None:
         raise LookupError(f"run {run_id} has no record")
+    run_item = record.stored()
     if rds is not None:
         sample_storage_progress(run_id, run_item["target"]["db_instance_identifier"], rds=rds, store=store,
                                 step="Finalize")
@@ -44,18 +46,19 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     # the censuses as streams from their own objects (a run planned before issue 32 kept them in these documents)
     plan["census"] = census_rows(plan.get("census"), store)
     end_key = evidence_key(run_id, END_CENSUS)
-    end = store.get_json(end_key) if store.exists(end_key) else {}  # the end census and its catch-up pass
-    if end.get("census") is not None:
-        plan = {**plan, "census_end": census_rows(end["census"], store), "catch_up": end.get("catch_up")}
+    # the end census and its catch-up pass
+    end = EndCensus.read(store.get_json(end_key)) if store.exists(end_key) else EndCensus()
+    if end.census is not None:
+        plan = {**plan, "census_end": census_rows(end.census, store), "catch_up": end.catch_up_rows()}
     elif run_item.get("end_census_error"):  # its Catch recorded why it did not run (record_end_census_failure): the
         plan = {**plan, "census_end_failure": {"error": run_item["end_census_error"],  # latest word on it
                                                "cause": run_item.get("end_census_cause")}}
-    elif end.get("error"):  # its census hit a transient error past its retries (warmup/end_census.py)
-        plan = {**plan, "census_end_failure": end["error"]}
+    elif end.error:  # its census hit a transient error past its retries (warmup/end_census.py)
+        plan = {**plan, "census_end_failure": end.error.model_dump(exclude_unset=True)}
     units_key = evidence_key(run_id, UNITS)
-    unit_items = {i["sk"].removeprefix(UNIT_PREFIX): i for i in store.units(run_id)}
+    unit_items = {i.unit_id: i for i in store.units(run_id)}
     analysis_key, cw_key = evidence_key(run_id, "analysis.json"), evidence_key(run_id, "metrics/cloudwatch.json")
-    point_items = {p["point_id"]: p for p in store.points(run_id)}
+    point_items = {p.point_id: p.stored() for p in store.points(run_id)}
     benchmark = benchmark_section(
         run_item, store.get_json(analysis_key) if store.exists(analysis_key) else None,
         point_items, store.get_json(cw_key) if store.exists(cw_key) else None)
@@ -67,62 +70,62 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
             store.json_lines_writer(unread_key) if plan["census"] is not None else nullcontext() as unread:
         plan_pass.add_units(store.json_array(units_key))
         plan_pass.add_segments(plan_segments(plan, store))
-        findings = build_findings(run_item, plan, plan_pass.units, unit_items, benchmark, plan_pass=plan_pass,
-                                  unread_sink=unread.write if unread is not None else None, segment_sink=segs.write)
+        findings = build_record(run_item, plan, plan_pass.units, unit_items, benchmark, plan_pass=plan_pass,
+                                unread_sink=unread.write if unread is not None else None, segment_sink=segs.write)
     units = plan_pass.units  # each unit's id, bytes, rank and range count (plan_pass.slim_unit)
-    findings["segments_evidence"] = segments_key
-    if findings["census"].get("taken"):
-        findings["census"]["unread_evidence"] = unread_key
-    findings["warmup"] = warmup_section(store.get_warmup_control(run_id), findings)
-    findings["warmup"].update(eta_findings(unit_items, findings["bytes"]["planned"], findings["bytes"]["read"],
-                                           units=units, estimate=run_item.get("estimate")))  # eta_samples, eta
+    planned, read = findings.bytes.planned, findings.bytes.read  # type: ignore[union-attr]  (always built)
+    findings.segments_evidence = segments_key
+    if findings.census.taken:  # type: ignore[union-attr]
+        findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
+    control = store.get_warmup_control(run_id)
+    findings.warmup = warmup_section(control.stored() if control else None, findings, eta_findings(
+        unit_items, planned, read, units=units, estimate=run_item.get("estimate")))  # eta_samples, eta
     store.put_json(evidence_key(run_id, REPLAY_EVIDENCE), replay_record(  # what the ETA was judged on, replayable
-        unit_items, units, findings["bytes"]["planned"], findings["bytes"]["read"], run_item.get("estimate")))
+        unit_items, units, planned, read, run_item.get("estimate")))
     preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (preflight/step.py)
-    findings["preflight"] = preflight_section(run_item, store.get_json(preflight_key)
-                                              if store.exists(preflight_key) else None)
+    findings.preflight = preflight_section(run_item, store.get_json(preflight_key)
+                                           if store.exists(preflight_key) else None)
     emulation_key = evidence_key(run_id, EMULATION_EVIDENCE)
-    timings = findings.get("timings") or {}
     emulation = storage_emulation(store.get_json(emulation_key) if store.exists(emulation_key) else None,
-                                  (findings.get("read_rate") or {}).get("mib_per_s_wall"),
-                                  (timings.get("warmup_started_at"), timings.get("warmup_finished_at")))
+                                  findings.read_rate.mib_per_s_wall,
+                                  (findings.timings.warmup_started_at, findings.timings.warmup_finished_at))
     if emulation is not None:
-        findings["storage_emulation"] = emulation
-        findings["instance"] = instance_facts(findings.get("instance"), emulation)
-    findings["storage_initialization"] = storage_initialization(
-        store.storage_samples(run_id), list(unit_items.values()), findings["bytes"]["planned"],
+        findings.storage_emulation = emulation
+        findings.instance = instance_facts(findings.instance, emulation)
+    findings.storage_initialization = storage_initialization(
+        [s.summary() for s in store.storage_samples(run_id)], list(unit_items.values()), planned,
         run_item.get("instance"))
     # RDS additional storage volumes: the units' ranges once more, read only when the instance has such volumes
     add_volume_findings(findings, run_item.get("instance"), _streamed(store, units_key), unit_items)
-    findings["scratch"] = scratch_summary(list(store.scratch_objects(run_id)))
-    findings["retries"]["benchmark_steps"] = sum(int(p.get("retries") or 0) for p in point_items.values())
-    findings["estimate"] = estimate_section(run_item.get("estimate"), findings)  # the verdict ignores it
-    findings["dashboard"] = dashboard_link()  # the live view's console link (live.names); None outside AWS
-    findings["verdict"] = judge(run_item, findings, store=store)
-    key = store.put_json(evidence_key(run_id, "findings.json"), findings)
-    reasons = [r["message"] for r in findings["verdict"]["reasons"] if not r["ok"]]  # the failing ones
+    findings.scratch = Scratch.model_validate(scratch_summary(list(store.scratch_objects(run_id))))
+    findings.retries.benchmark_steps = sum(int(p.get("retries") or 0) for p in point_items.values())
+    findings.estimate = estimate_section(  # the verdict ignores it
+        run_item.get("estimate"), findings.model_dump(mode="json", include={"bytes", "timings", "read_rate"}))
+    findings.dashboard = dashboard_link()  # the live view's console link (live.names); None outside AWS
+    verdict = findings.verdict = judge(run_item, findings, store=store)
+    doc = findings.stored()
+    key = store.put_json(evidence_key(run_id, "findings.json"), doc)
+    reasons = [r.message for r in verdict.reasons if not r.ok]  # the failing ones
     uris = {name: f"s3://{store.bucket}/{evidence_key(run_id, name)}"
             for name in ("findings.json", "summary.md", "report.html")}
-    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "summary.md"), ContentType="text/markdown",
-                        Body=summary_markdown(findings, findings_uri=uris["findings.json"],
-                                              report_uri=uris["report.html"]).encode())
-    store.s3.put_object(Bucket=store.bucket, Key=evidence_key(run_id, "report.html"),
-                        ContentType="text/html; charset=utf-8", Body=render_report(findings).encode())
-    store.update_run(run_id, status=findings["status"], step="finished", finished_at=findings["timings"]["finished_at"],
-                     units_done=findings["units"]["done"], units_failed=findings["units"]["failed"],
-                     coverage_pct=findings["coverage_pct"], findings_key=key,
-                     verdict=findings["verdict"]["verdict"], verdict_reasons=reasons)
+    summary = summary_markdown(doc, findings_uri=uris["findings.json"], report_uri=uris["report.html"])
+    store.put_text(evidence_key(run_id, "summary.md"), summary, "text/markdown")
+    store.put_text(evidence_key(run_id, "report.html"), render_report(doc), "text/html; charset=utf-8")
+    store.update_run(run_id, status=findings.status, step="finished", finished_at=findings.timings.finished_at,
+                     units_done=findings.units.done, units_failed=findings.units.failed,
+                     coverage_pct=findings.coverage_pct, findings_key=key,
+                     verdict=verdict.verdict, verdict_reasons=reasons)
     if events is not None:
-        publish(events, completion_detail({**run_item, "coverage_pct": findings["coverage_pct"]},
-                                          status=findings["status"], verdict=findings["verdict"]["verdict"],
+        publish(events, completion_detail({**run_item, "coverage_pct": findings.coverage_pct},
+                                          status=findings.status, verdict=verdict.verdict,
                                           reasons=reasons, bucket=store.bucket, findings_key=key,
-                                          timing=timing_of(findings)))
-    return {"run_id": run_id, "status": findings["status"], "coverage_pct": findings["coverage_pct"],
-            "units": findings["units"], "findings_key": key, "findings_uri": uris["findings.json"],
+                                          timing=timing_of(doc)))
+    return {"run_id": run_id, "status": findings.status, "coverage_pct": findings.coverage_pct,
+            "units": doc["units"], "findings_key": key, "findings_uri": uris["findings.json"],
             "summary_uri": uris["summary.md"], "report_uri": uris["report.html"],
-            "verdict": findings["verdict"]["verdict"], "reasons": reasons,
-            "benchmark": {"status": benchmark["status"], "points": len(benchmark["points"]),
-                          "conclusions": len(benchmark.get("conclusions") or [])}}
+            "verdict": verdict.verdict, "reasons": reasons,
+            "benchmark": {"status": benchmark.status, "points": len(benchmark.points),
+                          "conclusions": len(benchmark.conclusions or [])}}
 
 
 def _streamed(store: Store, key: str) -> Iterator[dict[str, Any]]:
@@ -130,14 +133,15 @@ def _streamed(store: Store, key: str) -> Iterator[dict[str, Any]]:
     yield from store.json_array(key)
 
 
-def judge(run_item: dict[str, Any], findings: dict[str, Any], *, store: Store) -> dict[str, Any]:
+def judge(run_item: dict[str, Any], findings: Findings, *, store: Store) -> VerdictSection:
     """READY / NOT_READY from the run's thresholds (and its baseline run's findings, if named)."""
     recorded = recorded_input(run_item)
     thresholds = recorded_thresholds(run_item)
     baseline = None
     if thresholds.baseline_run_id:
         key = evidence_key(thresholds.baseline_run_id, "findings.json")
-        baseline = store.get_json(key) if store.exists(key) else None
+        baseline = Findings.read(store.get_json(key)) if store.exists(key) else None
     bench = recorded["benchmark"]
-    return decide(findings, thresholds, baseline, benchmark_requested=bool(bench["enabled"]),
-                  probes_requested=int(bench["probe_blocks"]) > 0, warmup_requested=bool(recorded["warmup"]["enabled"]))
+    return verdict_of(findings, thresholds, baseline or None, benchmark_requested=bool(bench["enabled"]),
+                      probes_requested=int(bench["probe_blocks"]) > 0,
+                      warmup_requested=bool(recorded["warmup"]["enabled"]))

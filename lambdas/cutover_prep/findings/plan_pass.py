@@ -23,13 +23,18 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from cutover_prep.dal.records.census import SegmentRead
+from cutover_prep.dal.records.findings import Relation, UnreadUnit
+from cutover_prep.dal.records.units import progress_by_unit
 from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.findings.coverage import (
     FAILED,
     LARGEST,
     NOT_READ,
+    NOT_STARTED,
     PARTLY,
     READ,
+    Items,
     _label,
     _pct,
     _read_of_range,
@@ -61,14 +66,14 @@ class KeyOrderedReads:
         self.db, self.gone_reason = db, gone_reason
         self._rows = db.execute(_READS + " GROUP BY key ORDER BY key")
         self._at: tuple[Any, ...] | None = next(self._rows, None)
-        self._last: tuple[str, dict[str, Any] | None] | None = None
+        self._last: tuple[str, SegmentRead | None] | None = None
 
-    def _entry(self, row: tuple[Any, ...]) -> dict[str, Any]:
+    def _entry(self, row: tuple[Any, ...]) -> SegmentRead:
         key, planned, read, gone, done, failed = row
         return {"planned": planned, "read": read, "gone": gone, "done": bool(done), "failed": bool(failed),
                 **({"gone_reason": self.gone_reason[key]} if key in self.gone_reason else {})}
 
-    def get(self, key: str, default: Any = None) -> dict[str, Any] | None:
+    def get(self, key: str, default: Any = None) -> SegmentRead | None:
         key = str(key)
         if self._last is not None and self._last[0] == key:
             found = self._last[1]
@@ -89,13 +94,12 @@ class KeyOrderedReads:
 class PlanPass:
     """See the module's docstring. A context manager: the file is removed on leaving."""
 
-    def __init__(self, unit_items: dict[str, dict[str, Any]], *, hot_names: Iterable[str] = (),
-                 listed: int = 1000) -> None:
-        self.unit_items, self.listed = unit_items, listed
+    def __init__(self, unit_items: Items, *, hot_names: Iterable[str] = (), listed: int = 1000) -> None:
+        self.unit_items, self.listed = progress_by_unit(unit_items), listed
         self.hot_names = set(hot_names)
         self.hot_matched: set[str] = set()
         self.units: list[dict[str, Any]] = []  # slim_unit of each, in plan order
-        self.unread_units: list[dict[str, Any]] = []  # the first ``listed`` units not DONE
+        self.unread_units: list[UnreadUnit] = []  # the first ``listed`` units not DONE
         self.gone_reason: dict[str, str] = {}
         self.segments_total = 0
         self._dir = tempfile.TemporaryDirectory(prefix="cprep-findings-")
@@ -125,15 +129,15 @@ class PlanPass:
         """Each unit's ranges as reads of their segments (``coverage.segment_reads``' rule per range)."""
         rows: list[tuple[Any, ...]] = []
         for unit in units:
-            item = self.unit_items.get(unit["unit_id"]) or {}
-            status = item.get("status", UnitStatus.PENDING)
+            item = self.unit_items.get(unit["unit_id"]) or NOT_STARTED
+            status = item.status
             done, failed = int(status == UnitStatus.DONE), int(status == UnitStatus.FAILED)
             gone = gone_of(item)
-            for g in item.get("gone") or []:  # why (the engine's word; PostgreSQL's before it said: truncated)
-                self.gone_reason[str(g[0])] = str(g[4]) if len(g) > 4 else GONE_TRUNCATED
-                rows.append((str(g[0]), 0, 0, 0, 1, 0, 0))
+            for g in item.gone_entries():  # why (the engine's word; PostgreSQL's before it said: truncated)
+                self.gone_reason[g.segment] = g.reason
+                rows.append((g.segment, 0, 0, 0, 1, 0, 0))
             for i, rng in enumerate(unit.get("ranges") or []):
-                read = max(0, _read_of_range(rng, i, status, item.get("cursor")) - gone.get(i, 0))
+                read = max(0, _read_of_range(rng, i, status, item.cursor) - gone.get(i, 0))
                 rows.append((rng["segment"], range_bytes(rng), read, gone.get(i, 0), done, failed, 1))
             if not done and len(self.unread_units) < self.listed:
                 self.unread_units.extend(unread_units([unit], self.unit_items))
@@ -189,7 +193,7 @@ class PlanPass:
             yield seg
         self._insert("rels", rels)
 
-    def relations(self) -> tuple[list[dict[str, Any]], int]:
+    def relations(self) -> tuple[list[Relation], int]:
         """The ``LARGEST`` relations (``coverage.coverage_section``'s ``largest``) and how many there are, of the
         segments ``segments`` gave."""
         count = self.rels.execute("SELECT COUNT(*) FROM (SELECT 1 FROM rels GROUP BY database, schema, name)"
@@ -203,8 +207,8 @@ class PlanPass:
         for database, schema, name, label, _, segments, nbytes, nread, read, failed, not_read in rows:
             status = (READ if read == segments else FAILED if failed else NOT_READ if not_read == segments
                       else PARTLY)
-            out.append({"database": database, "schema": schema, "name": name, "label": label, "segments": segments,
-                        "bytes": nbytes, "bytes_read": nread, "status": status, "pct": _pct(nread, nbytes)})
+            out.append(Relation(database=database, schema=schema, name=name, label=label, segments=segments,
+                                bytes=nbytes, bytes_read=nread, status=status, pct=_pct(nread, nbytes)))
         return out, int(count[0])
 
     def segment_done(self, keys: Iterable[str]) -> dict[str, bool]:

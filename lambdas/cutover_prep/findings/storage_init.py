@@ -18,7 +18,8 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from cutover_prep.findings.timeline import coverage_series
+from cutover_prep.dal.records.findings import StorageInitialization
+from cutover_prep.findings.timeline import Items, coverage_series
 from cutover_prep.restore import volume_eta
 
 INITIALIZING = "Initializing"
@@ -95,8 +96,8 @@ def volume_series(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def storage_initialization(samples: list[dict[str, Any]], unit_items: list[dict[str, Any]], planned_bytes: int,
-                           instance: dict[str, Any] | None = None) -> dict[str, Any]:
+def storage_initialization(samples: list[dict[str, Any]], unit_items: Items, planned_bytes: int,
+                           instance: dict[str, Any] | None = None) -> StorageInitialization:
     """The section: the samples, the last answer, whether RDS reported any, both series over time, gaps
     and Blue/Green."""
     samples = sorted(samples, key=lambda s: str(s.get("at")))
@@ -124,7 +125,7 @@ def storage_initialization(samples: list[dict[str, Any]], unit_items: list[dict[
         section["gaps"] = gaps
     if blue_green := _blue_green(instance or {}):
         section["blue_green"] = blue_green
-    return section
+    return StorageInitialization.model_validate(section)
 
 
 def etas_of_samples(samples: list[dict[str, Any]], *, allocated_gb: dict[str, float] | None = None,

@@ -19,6 +19,9 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.analysis.limits import volume_limits
+from cutover_prep.dal.records.findings import Findings, VolumeCoverage, VolumeRow, VolumesSection
+from cutover_prep.dal.records.units import Cursor, progress_by_unit
+from cutover_prep.findings.coverage import NOT_STARTED, Items
 from cutover_prep.models.status import UnitStatus
 from cutover_prep.volumes import PRIMARY_VOLUME, volumes_of
 
@@ -32,12 +35,12 @@ def extent_volume(rng: dict[str, Any], file_id: Any) -> str:
 
 
 def range_volume_bytes(rng: dict[str, Any], index: int, status: str,
-                       cursor: dict[str, Any] | None) -> dict[str, tuple[int, int]]:
+                       cursor: Cursor | None) -> dict[str, tuple[int, int]]:
     """Per volume, (planned bytes, read bytes) of one range of a unit: a DONE unit read all of it; else
     the committed cursor says how far (``{range, extent, offset}``, as ``coverage._read_of_range``)."""
     size = int(rng.get("block_size") or 0)
     extents = rng.get("extents") or []
-    at = int(cursor.get("range", 0)) if cursor else None
+    at = cursor.range if cursor else None
     out: dict[str, tuple[int, int]] = {}
     for e, (file_id, _first, blocks) in enumerate(extents):
         blocks = int(blocks)
@@ -46,7 +49,7 @@ def range_volume_bytes(rng: dict[str, Any], index: int, status: str,
         elif at is None or index > at or not rng.get("splittable", True):
             read = 0
         else:
-            stop, offset = int(cursor.get("extent", 0)), int(cursor.get("offset", 0))  # type: ignore[union-attr]
+            stop, offset = cursor.extent, cursor.offset  # type: ignore[union-attr]
             read = blocks if e < stop else min(blocks, offset) if e == stop else 0
         planned0, read0 = out.get(extent_volume(rng, file_id), (0, 0))
         out[extent_volume(rng, file_id)] = (planned0 + blocks * size, read0 + read * size)
@@ -59,17 +62,17 @@ def _seconds(first: str | None, last: str | None) -> float | None:
     return max(0.0, (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds())
 
 
-def volume_coverage(units: list[dict[str, Any]], unit_items: dict[str, dict[str, Any]],
-                    names: list[str]) -> dict[str, dict[str, Any]]:
+def volume_coverage(units: list[dict[str, Any]], unit_items: Items, names: list[str]) -> dict[str, dict[str, Any]]:
     """Per volume: bytes planned, read and unread, units touching it, the measured wall rate."""
     acc = {n: {"bytes_planned": 0, "bytes_read": 0, "units": 0, "starts": [], "ends": []} for n in names}
     shared = 0
+    progress = progress_by_unit(unit_items)
     for unit in units:
-        item = unit_items.get(unit["unit_id"]) or {}
-        status = item.get("status", UnitStatus.PENDING)
+        item = progress.get(unit["unit_id"]) or NOT_STARTED
+        status = item.status
         mine: dict[str, tuple[int, int]] = {}
         for i, rng in enumerate(unit.get("ranges") or []):
-            for vol, (planned, read) in range_volume_bytes(rng, i, status, item.get("cursor")).items():
+            for vol, (planned, read) in range_volume_bytes(rng, i, status, item.cursor).items():
                 p0, r0 = mine.get(vol, (0, 0))
                 mine[vol] = (p0 + planned, r0 + read)
         shared += len(mine) > 1
@@ -78,9 +81,9 @@ def volume_coverage(units: list[dict[str, Any]], unit_items: dict[str, dict[str,
             a["bytes_planned"] += planned
             a["bytes_read"] += read
             a["units"] += 1
-            if read and item.get("started_at") and item.get("finished_at"):
-                a["starts"].append(item["started_at"])
-                a["ends"].append(item["finished_at"])
+            if read and item.started_at and item.finished_at:
+                a["starts"].append(item.started_at)
+                a["ends"].append(item.finished_at)
     out = {}
     for vol, a in acc.items():
         wall = _seconds(min(a["starts"]) if a["starts"] else None, max(a["ends"]) if a["ends"] else None)
@@ -94,7 +97,7 @@ def volume_coverage(units: list[dict[str, Any]], unit_items: dict[str, dict[str,
 
 
 def volumes_section(instance: dict[str, Any] | None, units: list[dict[str, Any]],
-                    unit_items: dict[str, dict[str, Any]], engine: str | None = None) -> dict[str, Any] | None:
+                    unit_items: Items, engine: str | None = None) -> VolumesSection | None:
     """``volumes``: one row per volume (primary first) with its settings, RDS's storage status, coverage,
     measured warm-up rate and ceiling; None when the instance has no additional volume."""
     volumes = volumes_of(instance)
@@ -124,29 +127,29 @@ def volumes_section(instance: dict[str, Any] | None, units: list[dict[str, Any]]
                "pct_of_ceiling": round(100.0 * rate / ceiling, 1) if rate is not None and ceiling else None}
         if lim.get("error"):
             row["ceiling_note"] = lim["error"]
-        rows.append(row)
+        rows.append(VolumeRow(**row))
     unknown = sorted(set(coverage) - set(names))  # a file mapped to a volume RDS did not list
     for name in unknown:
-        rows.append({"volume": name, **coverage[name], "ceiling_mib_s": None, "ceiling_bound_by": None,
-                     "ceiling_iops": None, "pct_of_ceiling": None,
-                     "ceiling_note": "datafiles on this volume's path, but DescribeDBInstances does not list it"})
+        rows.append(VolumeRow(volume=name, **coverage[name], ceiling_mib_s=None, ceiling_bound_by=None,
+                              ceiling_iops=None, pct_of_ceiling=None,
+                              ceiling_note="datafiles on this volume's path, but DescribeDBInstances does not list it"))
     notes = ["each volume's ceiling is its own storage's, capped by the instance class; the instance's EBS "
              "bandwidth is shared by all volumes"]
     if shared:
         notes.append(f"{shared} unit(s) read blocks of more than one volume: their time counts on each, so those "
                      "volumes' measured rates are lower bounds")
-    return {"volumes": rows, "shared_units": shared, "notes": notes}
+    return VolumesSection(volumes=rows, shared_units=shared, notes=notes)
 
 
-def add_volume_findings(findings: dict[str, Any], instance: dict[str, Any] | None, units: list[dict[str, Any]],
-                        unit_items: dict[str, dict[str, Any]]) -> None:
+def add_volume_findings(findings: Findings, instance: dict[str, Any] | None, units: list[dict[str, Any]],
+                        unit_items: Items) -> None:
     """Finalize's one call: ``findings.volumes`` and ``findings.coverage.by_volume`` when the instance has
     additional storage volumes; nothing otherwise (the findings of every other instance are unchanged)."""
-    section = volumes_section(instance, units, unit_items, findings.get("engine"))
+    section = volumes_section(instance, units, unit_items, findings.engine)
     if section is None:
         return
-    findings["volumes"] = section
-    if isinstance(findings.get("coverage"), dict):
-        findings["coverage"]["by_volume"] = [
-            {k: row.get(k) for k in ("volume", "bytes_planned", "bytes_read", "bytes_unread", "pct")}
-            for row in section["volumes"]]
+    findings.volumes = section
+    if findings.coverage is not None:
+        findings.coverage.by_volume = [
+            VolumeCoverage(volume=row.volume, bytes_planned=row.bytes_planned, bytes_read=row.bytes_read,
+                           bytes_unread=row.bytes_unread, pct=row.pct) for row in section.volumes]

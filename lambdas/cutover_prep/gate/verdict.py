@@ -6,22 +6,40 @@ finished is closed (no verdict yet), a run that is not found is unknown."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from cutover_prep.dal.records.run import RunItem
 from cutover_prep.gate.model import Condition
 
 
-def _verdict_of(record: dict[str, Any]) -> tuple[str | None, list[str]]:
-    verdict = record.get("verdict")
-    if isinstance(verdict, dict):  # findings.json
-        failing = [str(r.get("message") or r.get("code")) for r in verdict.get("reasons") or [] if not r.get("ok")]
-        return verdict.get("verdict"), failing
-    return (verdict if isinstance(verdict, str) else None), [str(r) for r in record.get("verdict_reasons") or []]
+@dataclass(frozen=True)
+class RunVerdict:
+    """What the condition reads of a run: from its findings or from its run item."""
+
+    verdict: str | None
+    failing: list[str]
+    status: str | None
+    run_id: str | None
+    hot_set: dict[str, Any] | None = None  # findings only: the run item does not know the hot set
+
+    @classmethod
+    def of(cls, record: RunItem | Mapping[str, Any]) -> RunVerdict:
+        if isinstance(record, RunItem):
+            return cls(record.verdict, [str(r) for r in record.verdict_reasons or []], record.status, record.run_id)
+        verdict, hot = record.get("verdict"), record.get("hot_set")
+        hot = hot if isinstance(hot, dict) else None
+        if isinstance(verdict, dict):  # findings.json
+            failing = [str(r.get("message") or r.get("code")) for r in verdict.get("reasons") or [] if not r.get("ok")]
+            return cls(verdict.get("verdict"), failing, record.get("status"), record.get("run_id"), hot)
+        return cls(verdict if isinstance(verdict, str) else None, [str(r) for r in record.get("verdict_reasons") or []],
+                   record.get("status"), record.get("run_id"), hot)
 
 
-def _hot_set_warm(record: dict[str, Any]) -> Condition | None:
-    hot = record.get("hot_set")
-    if not isinstance(hot, dict):  # the run item: its hot set is known from findings only
+def _hot_set_warm(run: RunVerdict) -> Condition | None:
+    hot = run.hot_set
+    if hot is None:  # the run item: its hot set is known from findings only
         return None
     if hot.get("warm_at"):
         return Condition(name="verdict", state="open",
@@ -33,21 +51,24 @@ def _hot_set_warm(record: dict[str, Any]) -> Condition | None:
                      evidence={"units_done": hot.get("units_done"), "units": hot.get("units")})
 
 
-def verdict_condition(record: dict[str, Any] | None, *, run_id: str | None, accept: str = "ready") -> Condition:
-    """``accept``: ``ready`` (the verdict READY) or ``hot_set_warm`` (READY, or the run's hot set warm)."""
+def verdict_condition(record: RunItem | Mapping[str, Any] | None, *, run_id: str | None,
+                      accept: str = "ready") -> Condition:
+    """``record``: the run's findings or its run item. ``accept``: ``ready`` (the verdict READY) or
+    ``hot_set_warm`` (READY, or the run's hot set warm)."""
     name = f"run {run_id}" if run_id else "the run"
     if record is None:
         return Condition(name="verdict", state="unknown", summary=f"{name} was not found: no verdict to check")
-    verdict, failing = _verdict_of(record)
-    evidence = {"run_id": run_id or record.get("run_id"), "verdict": verdict, "status": record.get("status")}
+    run = RunVerdict.of(record)
+    verdict, failing = run.verdict, run.failing
+    evidence = {"run_id": run_id or run.run_id, "verdict": verdict, "status": run.status}
     if verdict == "READY":
         return Condition(name="verdict", state="open", summary=f"{name} is READY", evidence=evidence)
-    if accept == "hot_set_warm" and (hot := _hot_set_warm(record)) is not None:
+    if accept == "hot_set_warm" and (hot := _hot_set_warm(run)) is not None:
         if hot.state == "open" or verdict is None:
             return hot
     if verdict is None:
         return Condition(name="verdict", state="closed", evidence=evidence,
-                         summary=f"{name} has no verdict yet (status {record.get('status') or 'unknown'})")
+                         summary=f"{name} has no verdict yet (status {run.status or 'unknown'})")
     shown = "; ".join(failing[:5]) + (f"; and {len(failing) - 5} more" if len(failing) > 5 else "")
     return Condition(name="verdict", state="closed", evidence={**evidence, "reasons": failing},
                      summary=f"{name} is {verdict}" + (f": {shown}" if shown else ""))

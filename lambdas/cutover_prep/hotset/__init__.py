@@ -42,7 +42,8 @@ from cutover_prep.engines.hotset import (
     Taken,
 )
 from cutover_prep.engines.registry import family
-from cutover_prep.models.run_input import HotSet, HotSetName, error_lines
+from cutover_prep.models.run_input import error_lines
+from cutover_prep.models.warmup import HotSet, HotSetName
 
 FORMAT = "cutover-prep-hotset/1"
 SOURCE_ORDER = (SOURCE_STATISTICS, SOURCE_AWR)

@@ -19,6 +19,7 @@ from aws_lambda_powertools.metrics import single_metric
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from botocore.exceptions import BotoCoreError, ClientError
 
+from cutover_prep.dal.records.run import StorageSample
 from cutover_prep.live.names import (
     BYTES_READ,
     BYTES_REMAINING,
@@ -73,28 +74,27 @@ def bytes_remaining(run_id: str, store: Any) -> None:
     if not enabled():
         return
     try:
-        run = store.get_run(run_id) or {}
+        run = store.get_run(run_id)
     except (ClientError, BotoCoreError) as exc:
         logger.warning("BytesRemaining not emitted: the run item could not be read (%s)", type(exc).__name__)
         return
-    planned, read = run.get("bytes_planned"), run.get("bytes_read")
-    if planned is None:
+    if run is None or run.bytes_planned is None:
         return  # no plan yet: nothing honest to say
-    _add(run_id, BYTES_REMAINING, max(0, int(planned) - int(read or 0) - int(run.get("bytes_gone") or 0)))
+    _add(run_id, BYTES_REMAINING, max(0, run.bytes_planned - (run.bytes_read or 0) - (run.bytes_gone or 0)))
 
 
-def storage_progress(run_id: str, sample: dict[str, Any] | None) -> None:
+def storage_progress(run_id: str, sample: StorageSample | None) -> None:
     """RDS's StorageOperationPercentProgress of a sample ``restore.progress`` just took (None: not sampled now,
     or RDS reported no figure)."""
-    if not enabled() or not sample or sample.get("percent") is None:
+    if not enabled() or sample is None or sample.percent is None:
         return
-    _add(run_id, STORAGE_PROGRESS, float(sample["percent"]))
+    _add(run_id, STORAGE_PROGRESS, float(sample.percent))
 
 
-def storage_eta(run_id: str, sample: dict[str, Any] | None, store: Any) -> None:
+def storage_eta(run_id: str, sample: StorageSample | None, store: Any) -> None:
     """The instance's storage initialization ETA (``restore.volume_eta``) from the run's samples, after a sample
     that reported an operation (one Query a minute at most). Best effort, as ``bytes_remaining``."""
-    if not enabled() or not sample or not sample.get("status"):
+    if not enabled() or sample is None or not sample.status:
         return
     from cutover_prep.findings.storage_init import etas_of_samples
 
@@ -103,6 +103,6 @@ def storage_eta(run_id: str, sample: dict[str, Any] | None, store: Any) -> None:
     except (ClientError, BotoCoreError) as exc:
         logger.warning("StorageInitializationEtaSeconds not emitted: samples not read (%s)", type(exc).__name__)
         return
-    found = etas_of_samples(samples)["instance_eta_s"]
+    found = etas_of_samples([s.summary() for s in samples])["instance_eta_s"]
     if found is not None:
         _add(run_id, STORAGE_ETA, float(found))

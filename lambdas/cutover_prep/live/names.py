@@ -23,7 +23,6 @@ distinct dimension set as a metric, and a run has thousands of units.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -76,7 +75,10 @@ def dashboard_url(region: str, dashboard: str) -> str:
 def dashboard_link(env: Mapping[str, str] | None = None) -> str | None:
     """The dashboard's console link in a function (``DASHBOARD_ENV`` and Lambda's ``AWS_REGION``); None
     outside a deployment that has one."""
-    env = os.environ if env is None else env
+    if env is None:
+        from cutover_prep.settings import environment
+
+        env = environment(DASHBOARD_ENV, "AWS_REGION", "AWS_DEFAULT_REGION")
     name = (env.get(DASHBOARD_ENV) or "").strip()
     region = (env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "").strip()
     return dashboard_url(region, name) if name and region else None

@@ -11,16 +11,18 @@ closing the old one's buffer (``FakeKey.dispose``), so a GET of it in flight in 
 fails with ``ValueError: I/O operation on closed file`` where AWS returns the old or the new
 object. Nothing may write an object while a thread of the run can read it: write it before the
 run starts, or in a hook (``LocalAws.hooks``) run in sequence with the handler that reads it.
+
+What the harness changes in moto lives beside it, one module per part: ``moto_dynamodb`` (the backend's lock,
+transactions, projections and answers), ``moto_sfn`` (the interpreter's waits, its Step Functions integration
+and its clients), ``moto_fast`` (two per-unit costs); the Lambda context and stdout in ``lambda_runtime``.
 """
 
 from __future__ import annotations
 
-import copy
 import importlib
 import io
 import json
 import os
-import re
 import sys
 import threading
 import time
@@ -37,7 +39,8 @@ import boto3
 from cutover_prep import deps
 from cutover_prep.engines.registry import POSTGRES
 from cutover_prep.live.names import DASHBOARD_OUTPUT, dashboard_url
-from cutover_prep.local import moto_fast
+from cutover_prep.local import moto_dynamodb, moto_fast, moto_sfn
+from cutover_prep.local.lambda_runtime import FakeContext, lambda_output_off_stdout
 from cutover_prep.workflows import (
     BUCKET_SUBSTITUTION,
     DEPLOYMENT_ID_ENV,
@@ -60,21 +63,6 @@ LOCAL_DB_HOSTS = ("127.0.0.1", "localhost", "::1")
 LOOK_S = 2.0
 
 
-class _ScaledTime:
-    """The workflow's own clock: its ``sleep`` lasts ``scale`` times as long (0: none); the ``time`` module as moto's
-    retrier sees it, and the Wait states' sleep."""
-
-    def __init__(self, scale: float) -> None:
-        self._scale = scale
-
-    def sleep(self, seconds: float) -> None:
-        if self._scale:
-            time.sleep(seconds * self._scale)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-
 def render_definition(path: Path, substitutions: dict[str, str]) -> str:
     """Apply ``${Key}`` substitutions exactly as CloudFormation's definition_substitutions does."""
     text = path.read_text()
@@ -84,243 +72,6 @@ def render_definition(path: Path, substitutions: dict[str, str]) -> str:
         start = text.index("${")
         raise ValueError(f"{path.name}: unresolved substitution {text[start:text.index('}', start) + 1]}")
     return text
-
-
-DYNAMODB_CALLS = ("get_item", "put_item", "update_item", "delete_item", "query", "scan",
-                  "transact_write_items", "transact_get_items", "batch_write_item", "batch_get_item")
-
-
-def _serialise_dynamodb() -> list[Any]:
-    """moto's DynamoDB backend is not thread-safe (transactions deep-copy tables while
-    other threads write); Lambda containers never share it, the local Map's threads do.
-    Its transactions back up only the items they name (``_backing_up_items``)."""
-    from moto.dynamodb import models
-    from moto.dynamodb.models import DynamoDBBackend
-
-    lock = threading.RLock()
-
-    def guarded(method: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            with lock:
-                return method(*args, **kwargs)
-
-        return call
-
-    def method(name: str) -> Callable[..., Any]:
-        original = getattr(DynamoDBBackend, name)
-        return _backing_up_items(original) if name == "transact_write_items" else original
-
-    return [mock.patch.object(models, "copy", _TablesNotCopied), _projecting_named_attributes(),
-            _attribute_values_as_they_are(),
-            *(mock.patch.object(DynamoDBBackend, name, guarded(method(name))) for name in DYNAMODB_CALLS)]
-
-
-def _projecting_named_attributes() -> Any:
-    """moto's ``Item.project`` (a GetItem, Query or Scan with a ProjectionExpression) converts the whole item to
-    plain JSON (a deep copy, then boto3's deserializer) once for every path of the expression, then picks the path
-    out of it. The local run's progress polls six fields of the run item once a second (``Store.get_run_fields``),
-    and the run item carries the plan's summary and the estimate: seven conversions of all of it, in the run's own
-    interpreter, beside the Map's threads (on ``make demo`` beside ``stress-ng --cpu 2``, 15 % of the runner's
-    samples, issue 24 §5). A path only ever reads the attribute its first name is (moto's ``find_nested_key``:
-    ``a.b`` and ``a[1]`` start at ``a``), so only those attributes are converted; what is projected is
-    moto's own ``find_nested_key`` and ``merge_dicts`` on them, unchanged."""
-    from botocore.utils import merge_dicts
-    from moto.dynamodb.models import dynamo_type
-    from moto.dynamodb.models.utilities import find_nested_key
-
-    def project(item: Any, projection_expressions: list[list[str]]) -> Any:
-        result: dict[str, Any] = {}
-        for expr in projection_expressions:  # each path on a fresh conversion, as moto's own
-            indexed = _LIST_ITEM.match(expr[0])
-            names = (expr[0], indexed.group(1)) if indexed else (expr[0],)
-            plain = {name: dynamo_type.deserializer.deserialize(item.attrs[name].to_regular_json())
-                     for name in names if name in item.attrs}
-            merge_dicts(result, find_nested_key(expr, plain))
-        return dynamo_type.Item(hash_key=item.hash_key, range_key=item.range_key,
-                                attrs=dynamo_type.serializer.serialize(result)["M"])
-
-    return mock.patch.object(dynamo_type.Item, "project", project)
-
-
-def _attribute_values_as_they_are() -> Any:
-    """moto serializes a DynamoDB answer by walking the API model: every AttributeValue of every item is a structure
-    of ten members (S, N, B, ..., M, L), each looked up through its attribute picker, nested values again, in the
-    run's own interpreter. A Query of a run's 71 unit items (the local progress's ETA reads them once a second while
-    the counters move) took 0.64-0.83 s of CPU, almost all of it there (issue 24 §5). An AttributeValue moto hands
-    over is already what DynamoDB's JSON protocol sends: a one-key dict of a string, a number's string, a boolean,
-    a string set, a map or a list of AttributeValues. Those are passed on as they are (copied); anything else (a
-    binary, which the protocol base64-encodes, or a value of another type) goes the model's way, unchanged."""
-    from moto.core.serialize import BaseJSONSerializer
-
-    original = BaseJSONSerializer._serialize_type_structure
-
-    def structure(self: Any, serialized: Any, value: Any, shape: Any, key: str) -> None:
-        if key and shape.name == "AttributeValue" and self.operation_model.service_model.service_name == "dynamodb":
-            plain = _plain_attribute_value(value)
-            if plain is not None:
-                self._default_serialize(serialized, plain, shape, key)
-                return
-        original(self, serialized, value, shape, key)
-
-    return mock.patch.object(BaseJSONSerializer, "_serialize_type_structure", structure)
-
-
-def _plain_attribute_value(value: Any) -> dict[str, Any] | None:
-    """The AttributeValue as DynamoDB's JSON protocol sends it; None when it is not one this can pass on as it is."""
-    if not isinstance(value, dict) or len(value) != 1:
-        return None
-    (kind, inner), = value.items()
-    if kind in ("S", "N"):
-        return {kind: inner} if isinstance(inner, str) else None
-    if kind in ("BOOL", "NULL"):
-        return {kind: inner} if isinstance(inner, bool) else None
-    if kind in ("SS", "NS"):
-        return {kind: list(inner)} if isinstance(inner, list) and all(isinstance(v, str) for v in inner) else None
-    if kind == "M" and isinstance(inner, dict):
-        members = {name: _plain_attribute_value(v) for name, v in inner.items()}
-        return None if any(v is None for v in members.values()) else {"M": members}
-    if kind == "L" and isinstance(inner, list):
-        elements = [_plain_attribute_value(v) for v in inner]
-        return None if any(v is None for v in elements) else {"L": elements}
-    return None
-
-
-_LIST_ITEM = re.compile(r"(.+)\[(\d+)\]$")  # moto's own pattern of a path's list element (``find_nested_key``)
-
-
-class _TablesNotCopied:
-    """``copy`` as moto's DynamoDB backend sees it in the harness: a table "copied" is the table itself.
-    moto backs up every table a transaction writes to with a deep copy of the whole table, for its
-    rollback; a run commits each chunk in a transaction, so every commit copied every item of every
-    unit and run so far: a run slowed down with each item it wrote (a 24 MB sample: 44 WarmUnit
-    invocations, 700 s of them in the copy and the lock around it). ``_backing_up_items`` backs up
-    the items the transaction names instead and puts them back when it is cancelled."""
-
-    @staticmethod
-    def deepcopy(value: Any, memo: dict[int, Any] | None = None) -> Any:
-        from moto.dynamodb.models import Table
-
-        return value if isinstance(value, Table) else copy.deepcopy(value, memo)
-
-
-def _backing_up_items(transact: Callable[..., Any]) -> Callable[..., Any]:
-    def transact_write_items(backend: Any, transact_items: list[dict[str, Any]]) -> Any:
-        saved = []
-        for entry in transact_items:
-            try:
-                op = next(iter(entry.values()))
-                table = backend.get_table(op["TableName"])
-                key = op.get("Key") or {name: op["Item"][name] for name in (table.hash_key_attr,
-                                                                         table.range_key_attr) if name}
-                hash_key, range_key = backend.get_keys_value(table, key)
-            except Exception:  # noqa: BLE001 - malformed: moto refuses it with its own error, before writing it
-                continue
-            saved.append((table, hash_key, range_key, copy.deepcopy(table.get_item(hash_key, range_key))))
-        try:
-            return transact(backend, transact_items)
-        except Exception:
-            for table, hash_key, range_key, item in reversed(saved):  # as it was, in the reverse order
-                items = table.items[hash_key] if range_key is not None else table.items
-                slot = range_key if range_key is not None else hash_key
-                if item is None:
-                    items.pop(slot, None)
-                else:
-                    items[slot] = item
-            raise
-
-    return transact_write_items
-
-
-def _lambda_output_off_stdout() -> list[Any]:
-    """What a Lambda writes to stdout is its log stream; in-process, stdout is the CLI's result.
-
-    Powertools' Logger writes to the stdout it saw when built: here it goes to stderr. Its Metrics
-    prints the metric set when one metric reaches 100 values even with ``POWERTOOLS_METRICS_DISABLED``
-    (``AmazonCloudWatchEMFProvider.add_metric``; ``flush_metrics`` skips a disabled set without
-    clearing it): a local run has no CloudWatch, so it records no metrics at all."""
-    from cutover_prep.observability import logger, metrics
-
-    return [mock.patch.object(logger.registered_handler, "stream", sys.stderr),
-            mock.patch.object(metrics, "add_metric", lambda *args, **kwargs: None)]
-
-
-def _sfn_integration_as_aws() -> list[Any]:
-    """moto's Step Functions integration (``states:startExecution.sync:2``, the comparison's child runs)
-    leaves parameter and response names as boto3 spells them (LocalStack's interpreter, which moto's
-    is, normalises them elsewhere): ``StateMachineArn`` fails and ``ExecutionArn`` is missing. Do what
-    AWS does: the ASL's parameters are the API's (PascalCase), the answer's fields are PascalCase with
-    epoch-millisecond dates (``Status``, ``ExecutionArn``, ``Output``)."""
-    from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import state_task_service_sfn
-
-    service = state_task_service_sfn.StateTaskServiceSfn
-    original = service._normalise_parameters
-
-    def parameters(self: Any, parameters: dict[str, Any], boto_service_name: str | None = None,
-                   service_action_name: str | None = None) -> None:
-        original(self, parameters, boto_service_name=boto_service_name, service_action_name=service_action_name)
-        for key in list(parameters):
-            parameters[key[:1].lower() + key[1:]] = parameters.pop(key)
-
-    def response(self: Any, response: Any, boto_service_name: str | None = None,
-                 service_action_name: str | None = None) -> None:
-        if isinstance(response, dict):
-            for key in list(response):
-                value = response.pop(key)
-                response[key[:1].upper() + key[1:]] = (int(value.timestamp() * 1000) if hasattr(value, "timestamp")
-                                                       else value)
-
-    return [mock.patch.object(service, "_normalise_parameters", parameters),
-            mock.patch.object(service, "_normalise_response", response)]
-
-
-_SFN_CLIENT_USERS = (  # the interpreter's modules that make a client for a state this project's ASL has
-    "state_task.lambda_eval_utils", "state_task.service.state_task_service_dynamodb",
-    "state_task.service.state_task_service_events", "state_task.service.state_task_service_sfn",
-    "state_task.service.state_task_service_aws_sdk", "state_map.item_reader.eval.resource_eval_s3")
-
-
-def _sfn_clients_shared() -> list[Any]:
-    """moto's interpreter makes a new boto3 client for every Task state it runs (``boto_client_for``: a Lambda
-    client per invocation, a DynamoDB or EventBridge client per optimised integration), tens of ms of CPU each
-    under the GIL: 9 % of a workflow test's samples (py-spy, tests/integration/test_workflow.py). One client per
-    service and region serves them all while the harness runs (boto3 clients are thread-safe; moto's function
-    does not use its ``state_credentials``). Patched where each interpreter module bound the name."""
-    import importlib
-
-    from moto.stepfunctions.parser.asl.utils import boto_client
-
-    original = boto_client.boto_client_for
-    clients: dict[tuple[str, str, bool], Any] = {}
-    mutex = threading.Lock()
-
-    def shared(region: str, service: str, state_credentials: Any = None) -> Any:
-        key = (region, service, bool(boto_client.botocore_stubber.enabled))
-        with mutex:
-            if key not in clients:
-                clients[key] = original(region=region, service=service, state_credentials=state_credentials)
-            return clients[key]
-
-    prefix = "moto.stepfunctions.parser.asl.component.state.exec."
-    return [mock.patch.object(importlib.import_module(prefix + name), "boto_client_for", shared)
-            for name in _SFN_CLIENT_USERS]
-
-
-class FakeContext:
-    """The parts of the Lambda context the handlers and Powertools use."""
-
-    def __init__(self, function_name: str, timeout_s: float, region: str = "us-east-1") -> None:
-        self.function_name = function_name
-        self.function_version = "$LATEST"
-        self.memory_limit_in_mb = 512
-        # moto's default account; the region the harness's state machines are in
-        self.invoked_function_arn = f"arn:aws:lambda:{region}:123456789012:function:{function_name}"
-        self.aws_request_id = str(uuid.uuid4())
-        self.log_group_name = f"/aws/lambda/{function_name}"
-        self.log_stream_name = "local"
-        self._deadline = time.monotonic() + timeout_s
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
 class LocalAws:
@@ -374,20 +125,12 @@ class LocalAws:
         self._patches.append(mock.patch.dict(os.environ, env))
         self._patches.append(mock_aws(config={"stepfunctions": {"execute_state_machine": True}}))
         self._patches.append(mock.patch("moto.awslambda.models.LambdaFunction._invoke_lambda", self._invoker()))
-        scaled = _ScaledTime(self.time_scale)
-        self._patches.append(mock.patch(
-            "moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function.WaitFunction._wait_interval",
-            lambda _self, env, wait_seconds: scaled.sleep(wait_seconds)))
-        # the Retry intervals: moto's retrier calls ``time.sleep`` through its own name ``time``, which is given
-        # a scaled sleep; patching ``...retrier_decl.time.sleep`` would patch the ``time`` module itself, and
-        # every sleep of the process (a retry's back-off, a poll) would return at once and its loop spin
-        self._patches.append(mock.patch(
-            "moto.stepfunctions.parser.asl.component.common.retry.retrier_decl.time", scaled))
+        self._patches.extend(moto_sfn.scaled_waits(self.time_scale))
         self._patches.append(self._ended_patch())
-        self._patches.extend(_serialise_dynamodb())
-        self._patches.extend(_sfn_integration_as_aws())
-        self._patches.extend(_sfn_clients_shared())
-        self._patches.extend(_lambda_output_off_stdout())
+        self._patches.extend(moto_dynamodb.serialise_dynamodb())
+        self._patches.extend(moto_sfn.sfn_integration_as_aws())
+        self._patches.extend(moto_sfn.sfn_clients_shared())
+        self._patches.extend(lambda_output_off_stdout())
         self._patches.extend(moto_fast.patches())
         for p in self._patches:
             p.start()

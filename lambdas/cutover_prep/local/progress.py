@@ -10,7 +10,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cutover_prep.dal.store import UNIT_PREFIX, Store, evidence_key
+from cutover_prep.dal.records.run import PointItem, RunItem
+from cutover_prep.dal.records.units import UnitProgress
+from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.escape import for_terminal
 from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
@@ -92,6 +94,7 @@ class Progress:
         fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
         wanted = self.RUN_FIELDS + (("estimate",) if self._work_eta is None else ())  # read until the ETA has it
         run = fields(self.run_id, wanted) if fields else self.store.get_run(self.run_id)
+        run = run.stored() if isinstance(run, RunItem) else run  # the record as the dict this reads
         self._say_steps(run or {})
         if not run or "bytes_planned" not in run:
             return
@@ -193,9 +196,8 @@ class Progress:
             self._work_eta.at(seconds)
             return
         self._units_seen = counters
-        for item in self.store.units(self.run_id):
-            uid = str(item.get("sk", "")).removeprefix(UNIT_PREFIX)
-            nbytes = int(item.get("bytes_read") or 0)
+        for item in map(UnitProgress.of, self.store.units(self.run_id)):
+            uid, nbytes = item.unit_id, item.bytes_read
             if nbytes > self._unit_bytes.get(uid, 0):
                 self._work_eta.progress(seconds, uid, nbytes - self._unit_bytes.get(uid, 0))
                 self._unit_bytes[uid] = nbytes
@@ -209,7 +211,8 @@ class Progress:
         return eta_seconds(self._eta_samples, int(run.get("bytes_planned") or 0) / 2**20)
 
     def _points_done(self) -> int:
-        return sum(1 for p in self.store.points(self.run_id) if p.get("status") in ("DONE", "FAILED")
+        points = (p.stored() if isinstance(p, PointItem) else p for p in self.store.points(self.run_id))
+        return sum(1 for p in points if p.get("status") in ("DONE", "FAILED")
                    and not str(p.get("point_id", "")).startswith("probe-"))
 
     def _end_benchmark(self, run: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""``cutover-prep local``: the whole workflow on this machine, against a DSN or a sample DB."""
+"""``cutover-prep local``: the whole workflow on this machine, against a DSN (parsed by ``local/dsn.py``) or a sample
+DB, with moto playing AWS (``local/harness.py``); the run id, its evidence folder, Ctrl-C and the evidence written."""
 
 from __future__ import annotations
 
@@ -11,22 +12,20 @@ import signal
 import sys
 import threading
 import time
-import unicodedata
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
 
 from cutover_prep import deps
 from cutover_prep.benchmark.scratch import ScratchStatus
 from cutover_prep.benchmark.steps import cleanup_scratch
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
-from cutover_prep.engines.registry import KEYWORD_CONNINFO_ENGINE, families, family
-from cutover_prep.engines.transport import DsnTlsProblem
+from cutover_prep.engines.registry import family
 from cutover_prep.local import state
+from cutover_prep.local.dsn import LOCAL_TLS, UsageProblem, parse_dsn
 from cutover_prep.local.emulated import (
     DSN_REASON,
     Emulation,
@@ -37,13 +36,12 @@ from cutover_prep.local.emulated import (
 )
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.local.progress import Progress
-from cutover_prep.models.run_input import RUN_ID, InvalidInput, host_problem, parse_run_input
+from cutover_prep.models.fields import RUN_ID
+from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunContext
 from cutover_prep.restart import RunIdReused, check_restart
 from cutover_prep.workflows import FUNCTIONS
 
-SCHEMES = {scheme: f.name for f in families() for scheme in f.dsn_schemes}  # URL scheme -> engine family
-DSN_FORM = " or ".join(f"{f.dsn_schemes[0]}://USER:PASSWORD@HOST:PORT/{f.database_term}" for f in families())
 LOCAL_IDENTIFIER = "local-target"
 FINALIZE_MODULE = FUNCTIONS["Finalize"].module  # reads the emulation evidence into the findings
 DEFAULT_PROFILE_UNAVAILABLE = "the default profile (the emulator cannot be imported)"
@@ -54,123 +52,8 @@ SECRET_NAME, SECRET_SUFFIX = "cutover-prep/local", "LOCALS"
 LOCAL_SECRET_ARN = f"arn:aws:secretsmanager:us-east-1:123456789012:secret:{SECRET_NAME}-{SECRET_SUFFIX}"
 
 
-class UsageProblem(Exception):
-    """A bad option or DSN: reported in one line, exit code 2."""
-
-
 class TargetUnreachable(Exception):
     """The database cannot be reached: reported in one line, exit code 3."""
-
-
-def _has_control(text: str) -> bool:
-    return any(unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") for ch in text)
-
-
-CONNINFO_KEYS = ("host", "port", "dbname", "user", "password")
-CONNINFO_FORM = "host=HOST port=5432 dbname=DATABASE user=USER password=PASSWORD"
-
-
-def is_conninfo(dsn: str) -> bool:
-    """libpq's keyword form (``host=... dbname=...``) rather than a URL."""
-    return "://" not in dsn and "=" in dsn
-
-
-def parse_conninfo(dsn: str) -> ConnectionSpec:
-    """PostgreSQL's keyword conninfo, parsed by libpq's own parser (psycopg.conninfo.conninfo_to_dict):
-    quoting and escapes as libpq has them. Other engines take the URL form only."""
-    try:
-        from psycopg import ProgrammingError
-        from psycopg.conninfo import conninfo_to_dict
-    except ImportError:
-        raise UsageProblem("--dsn: the keyword form (host=... dbname=...) needs psycopg: pip install "
-                           "'cutover-prep[local]'; or write postgresql://USER:PASSWORD@HOST:PORT/DATABASE") from None
-    try:
-        info = {k: str(v) for k, v in conninfo_to_dict(dsn).items()}
-    except ProgrammingError:  # libpq's message may quote part of the string, and so the password: not shown
-        raise UsageProblem(f"--dsn: not a valid keyword conninfo; write {CONNINFO_FORM} (quote a value with "
-                           f"spaces in single quotes), or a URL: {DSN_FORM}") from None
-    tls, tls_ca = dsn_tls(KEYWORD_CONNINFO_ENGINE, [(k, v) for k, v in info.items() if k not in CONNINFO_KEYS])
-    missing = [k for k in ("host", "user", "dbname") if not info.get(k)]
-    if missing:
-        raise UsageProblem(f"--dsn needs {', '.join(missing)}: {CONNINFO_FORM}")
-    if info["host"].startswith("/") and tls not in (LOCAL_TLS, "disable"):
-        raise UsageProblem("--dsn: sslmode asks for TLS, which a Unix socket (host=/...) does not use "
-                           "(libpq ignores it there); remove sslmode, or connect over TCP")
-    _check_host(info["host"])
-    if "," in info.get("port", ""):
-        raise UsageProblem("--dsn: one host and port (a list of hosts is libpq's failover; warm one server at a time)")
-    try:
-        port = int(info.get("port") or family(KEYWORD_CONNINFO_ENGINE).default_port)
-        if not 1 <= port <= 65535:
-            raise ValueError
-    except ValueError:
-        raise UsageProblem("--dsn has a port that is not a number from 1 to 65535") from None
-    for name in ("host", "user", "password", "dbname"):
-        if _has_control(info.get(name, "")):
-            raise UsageProblem(f"--dsn: the {name} holds a control character; remove it")
-    return ConnectionSpec(engine=family(KEYWORD_CONNINFO_ENGINE).name, host=info["host"], port=port,
-                          database=info["dbname"], user=info["user"], password=info.get("password", ""),
-                          tls=tls, tls_ca=tls_ca)
-
-
-def _check_host(host: str) -> None:
-    """The DSN's host by the run input's rule for ``target.host`` (``models.run_input.host_problem``): one host
-    name or address (no libpq host list, no ``@``), or a socket directory. Every ``--dsn`` command parses
-    here (``local``, ``preflight``, ``estimate``, ``hotset``), so none connects where another refuses."""
-    problem = host_problem(host)
-    if problem:
-        raise UsageProblem(f"--dsn: the host {problem.replace('target.port', 'the DSN port')}")
-
-
-def dsn_tls(engine: str, pairs: list[tuple[str, str]]) -> tuple[str, str | None]:
-    """The TLS mode and CA file the DSN's parameters ask for, in the engine's own terms (libpq's
-    ``sslmode``/``sslrootcert``, MySQL's ``ssl-mode``/``ssl-ca``, python-oracledb's ``protocol``/
-    ``ssl_server_dn_match``; ``engines/<name>/tls.py``); none given: TLS when the server offers it
-    (``LOCAL_TLS``). A parameter it cannot honour is refused by name: never a silent downgrade."""
-    try:
-        return family(engine).dsn_tls(pairs)
-    except DsnTlsProblem as exc:
-        raise UsageProblem(f"--dsn: {exc}") from None
-
-
-def parse_dsn(dsn: str) -> ConnectionSpec:
-    """``postgresql://user:pw@host:5432/db``, ``oracle://user:pw@host:1521/service``, ``mysql://``,
-    ``mariadb://``; for PostgreSQL also libpq's keyword form ``host=h port=5432 dbname=db user=u``.
-
-    No message repeats the DSN: it holds the password.
-    """
-    if _has_control(dsn):
-        raise UsageProblem("--dsn: holds a control character; remove it")
-    if is_conninfo(dsn):
-        return parse_conninfo(dsn)
-    try:
-        parts = urlsplit(dsn)
-        engine = SCHEMES.get(parts.scheme)
-        host = parts.hostname
-    except ValueError:  # urllib: "Invalid IPv6 URL", "'zz' does not appear to be an IPv4 or IPv6 address"
-        raise UsageProblem("--dsn: not a valid URL (an IPv6 host goes in brackets, e.g. [::1]:5432); "
-                           f"write {DSN_FORM}") from None
-    if engine is None:
-        starts = " or ".join(f"{f.dsn_schemes[0]}://" for f in families())
-        raise UsageProblem(f"--dsn must start with {starts} ({DSN_FORM}), or be PostgreSQL's keyword form "
-                           f"({CONNINFO_FORM})")
-    try:
-        port = parts.port
-    except ValueError:
-        raise UsageProblem("--dsn has a port that is not a number from 1 to 65535") from None
-    database = unquote(parts.path.lstrip("/"))
-    if not host or not parts.username or not database:
-        raise UsageProblem(f"--dsn needs user, host and database: {engine}://USER:PASSWORD@HOST:PORT/DATABASE")
-    if parts.fragment:
-        raise UsageProblem("--dsn: has a '#' fragment, which would be ignored; write a '#' in the password as %23")
-    _check_host(host)  # before anything connects: libpq would try each host of "h1,h2" with the password
-    tls, tls_ca = dsn_tls(engine, parse_qsl(parts.query, keep_blank_values=True))
-    user, password = unquote(parts.username), unquote(parts.password or "")
-    for name, value in (("user", user), ("password", password), ("database", database)):
-        if _has_control(value):  # %00 and friends, decoded
-            raise UsageProblem(f"--dsn: the {name} holds a control character; remove it")
-    return ConnectionSpec(engine=engine, host=host, port=port or family(engine).default_port,
-                          database=database, user=user, password=password, tls=tls, tls_ca=tls_ca)
 
 
 def evidence_dir(out: Path | None, run_id: str, *, base: Path | None = None) -> Path:
@@ -241,7 +124,6 @@ def _server_version(spec: ConnectionSpec) -> str | None:
 
 
 STOP_GRACE_SECONDS = 30.0
-LOCAL_TLS = "prefer"
 
 
 def run_local(options: LocalOptions) -> dict[str, Any]:
@@ -417,10 +299,10 @@ def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: 
     aws.stop(execution_arn)
     deadline = time.monotonic() + STOP_GRACE_SECONDS
     while time.monotonic() < deadline and any(
-            i.get("status") == ScratchStatus.CREATING for i in store.scratch_objects(run_input["run_id"])):
+            i.status == ScratchStatus.CREATING for i in store.scratch_objects(run_input["run_id"])):
         time.sleep(0.2)  # a write point still running in-process drops its own schema when it ends
     run = RunContext.model_validate({**run_input,
-                                     "instance": (store.get_run(run_input["run_id"]) or {}).get("instance") or {}})
+                                     "instance": getattr(store.get_run(run_input["run_id"]), "instance", None) or {}})
     result = cleanup_scratch(run, store=store, open_driver=lambda r, database: deps.open_bench(r, database))
     if result["left"]:
         return f"run {run_input['run_id']} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"
@@ -513,7 +395,8 @@ def _write_evidence(aws: LocalAws, store: Store, out: Path, run_id: str, desc: d
             path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
     summary = {"run_id": run_id, "status": desc["status"], "error": desc.get("error"),
                "cause": desc.get("cause"), "output": json.loads(desc["output"]) if desc.get("output") else None,
-               "run": store.get_run(run_id), "seconds": round(time.monotonic() - started, 1),
+               "run": item.stored() if (item := store.get_run(run_id)) else None,
+               "seconds": round(time.monotonic() - started, 1),
                "out": str(out)}
     (out / "execution.json").write_text(json.dumps(summary, indent=1, default=str))
     state.save(aws, out, run_id)

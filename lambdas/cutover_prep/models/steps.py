@@ -12,34 +12,35 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
-from cutover_prep.models.run_input import (
-    Benchmark,
-    ComparisonLink,
-    Preflight,
-    Restore,
-    Target,
-    Thresholds,
-    Warmup,
-)
+from cutover_prep.models.benchmark import Benchmark, Preflight
+from cutover_prep.models.restore import Restore
+from cutover_prep.models.run_input import ComparisonLink
+from cutover_prep.models.status import WarmStep
+from cutover_prep.models.target import Target
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 
 Document = dict[str, Any]
+
+
+# what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
+ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
+                     "adaptive_window_chunks", "after_hot_set", "yielding")
+# the warmup options the run context carries (RunContext), in this order: what the steps after Discover read
+CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
 
 
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _connection_input(run_id: str, target: Target, instance: Document) -> dict[str, Any]:
-    return {"run_id": run_id, "target": target.model_dump(mode="json"), "instance": instance}
-
-
 class RunContext(_Event):
     """What every step after Discover carries (``warmup.discovery.run_context``): the target, the read and
     benchmark options and the verdict's thresholds, no secret; each section in the run input's own model.
 
-    ``warmup`` carries only the options the steps after Discover read (``discovery.CONTEXT_WARMUP``): its
+    ``warmup`` carries only the options the steps after Discover read (``CONTEXT_WARMUP``): its
     other fields read as the model's defaults, not the run's (the plan and the run item hold the whole
     section). A context is JSON between states: ``to_json`` hands it on as it came, no default added."""
 
@@ -55,11 +56,6 @@ class RunContext(_Event):
     def to_json(self) -> dict[str, Any]:
         """The context as it came (the fields it was given, nothing added): what a step hands on."""
         return self.model_dump(mode="json", exclude_unset=True)
-
-    def connection_input(self) -> dict[str, Any]:
-        """The target and the instance's facts as ``connection.connection_spec`` reads them (the command line
-        hands it the run as JSON)."""
-        return _connection_input(self.run_id, self.target, self.instance)
 
 
 class RestoreRequest(BaseModel):
@@ -91,9 +87,84 @@ class RunState(_Event):
     restore_request: RestoreRequest | None = None
     instance: Document = Field(default_factory=dict)  # DescribeInstance's facts (``restore.rds.instance_facts``)
 
-    def connection_input(self) -> dict[str, Any]:
-        """As ``RunContext.connection_input``."""
-        return _connection_input(self.run_id, self.target, self.instance)
+
+class StepResult(BaseModel):
+    """A step's result, as the workflow stores it (its ``ResultPath``): ``to_json`` gives the fields the step set
+    and no other, so a result reads in JSON exactly as the dict it replaced."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class DiscoverResult(StepResult):
+    """Discover's result (``$.plan``): the plan's size and objects (HasUnits reads ``units``; the WarmUp Map's
+    ItemReader ``units_key``), the run context every later step takes, and what EndCensus takes of the plan."""
+
+    units: int
+    bytes: int
+    plan_key: str
+    units_key: str
+    reused: bool
+    context: RunContext
+    end_census: EndCensusPlan
+
+    @field_serializer("context")
+    def _context_as_discover_writes_it(self, context: RunContext) -> dict[str, Any]:
+        return context_json(context)
+
+
+def context_json(context: RunContext) -> dict[str, Any]:
+    """The context's JSON as Discover has always written it: its ``warmup`` in ``CONTEXT_WARMUP``'s order (the
+    payload of every state after Discover, byte for byte)."""
+    out = context.to_json()
+    if "warmup" in out:
+        out["warmup"] = {k: out["warmup"][k] for k in CONTEXT_WARMUP if k in out["warmup"]}
+    return out
+
+
+class PreflightResult(StepResult):
+    """Preflight's result (``$.preflight_result``; the run item keeps the whole summary)."""
+
+    enabled: bool
+    ok: bool | None
+    failed: list[str] | None = None
+    seconds: float | None = None
+    evidence_key: str | None = None
+
+
+class SlotAnswer(StepResult):
+    """AcquireSlot's answer (``$.slot``: SlotGranted reads ``granted``, WaitForSlot ``wait_seconds``; WarmUnit
+    starts from its ``rate``)."""
+
+    granted: bool
+    level: int | None
+    holders: int | None
+    wait_seconds: int | float
+    rate: Document | None
+
+
+class SlotReleased(StepResult):
+    """ReleaseSlot's answer (discarded: ``ResultPath`` null)."""
+
+    released: bool
+
+
+class EndCensusResult(StepResult):
+    """EndCensus's result (``$.end_census``), and RecordEndCensusFailure's (``$.end_census_failure``): the
+    census-end.json summary (a retried step: that summary, ``reused``)."""
+
+    model_config = ConfigDict(extra="allow")  # a summary an older step wrote, handed on as it is
+
+    taken: bool
+    objects: int | None = None
+    caught_up: int | None = None
+    not_caught_up: int | None = None
+    bytes_caught_up: int | None = None
+    error: str | None = None
+    cause: str | None = None
+    reused: bool | None = None
 
 
 class StepError(BaseModel):
@@ -123,11 +194,37 @@ class RunStep(_Event):
     run: RunContext
 
 
+class CensusScope(BaseModel):
+    """What a census takes (``engines.DiscoveryOptions``): the run's warm-up selection as Discover resolved it
+    (``selection.resolved_warmup``: the databases it reads)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    databases: list[str] = Field(default_factory=list)
+    include_schemas: list[str] = Field(default_factory=list)
+    exclude_schemas: list[str] = Field(default_factory=list)
+    include_system: bool = False
+
+
+class EndCensusPlan(BaseModel):
+    """What the end census takes of the plan (Discover's result ``end_census``, ``$.plan.end_census``): the start
+    census and the plan's segments (each a reference to its JSON Lines object, or a plan of before's list), and the
+    selection the census takes. EndCensus reads them from its event, not from plan.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    census: Document | list[Document] | None = None  # findings.census.census_ref; None: the engine takes none
+    segments: Document | list[Document] | None = None  # findings.plan_evidence.segments_ref
+    scope: CensusScope = Field(default_factory=CensusScope)
+
+
 class EndCensusEvent(RunStep):
     """EndCensus; with ``error``, RecordEndCensusFailure: the Catch of EndCensus hands the same function the
-    step's error to record (the verdict's END_CENSUS names it)."""
+    step's error to record (the verdict's END_CENSUS names it). ``plan``: Discover's ``end_census`` (None: an
+    execution started by a definition of before, whose EndCensus reads plan.json)."""
 
     error: StepError | None = None
+    plan: EndCensusPlan | None = None
 
 
 class ProbeEvent(RunStep):
@@ -142,15 +239,59 @@ class CollectMetricsEvent(RunStep):
     attempt: int = Field(default=0, ge=0)
 
 
+class UnitRate(BaseModel):
+    """A read rate a unit sizes its chunks by (``warmup.unit.known_rate``): the value and where it came from
+    (``first_chunks``: an invocation's own chunks; ``cold_probe``; ``assumed``: the run's assumed cold rate)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    mib_per_s: float
+    source: str = "assumed"
+
+
+class WarmProgress(BaseModel):
+    """WarmUnit's result (``ResultPath: $.warm``): what MoreToRead and UnitFinished read (``status``) and what the
+    next invocation goes on from (``cursor``, ``rate``, an ``outage`` under way). No context: the Map item keeps
+    its own ``run`` and ``unit``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    status: WarmStep
+    cursor: dict[str, int] | None = None
+    rate: UnitRate | None = None
+    outage: Document | None = None  # retry.Outage.to_json
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
 class WarmUnitEvent(RunStep):
-    """One work unit; a continuation also carries the previous invocation's result (status, cursor)."""
+    """One work unit. ``warm``: the previous invocation's result (None on the first; the WarmUp Map's
+    ItemSelector sets it, so a definition of before, which did not, is told apart: ``hands_on_context``).
+    ``rate`` and ``outage`` at the top: a continuation of a definition of before, whose WarmUnit result was the
+    next event."""
 
     model_config = ConfigDict(extra="allow")
 
     unit: Document
     slot: Document | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
-    rate: Document | None = None  # a continuation: the previous invocation's measured rate
-    outage: Document | None = None  # a continuation: an outage still under way (retry.Outage)
+    warm: WarmProgress | None = None
+    rate: Document | None = None
+    outage: Document | None = None
+
+    @property
+    def hands_on_context(self) -> bool:
+        """Whether the result must carry the context and the unit on (a definition of before: no ``ResultPath``,
+        the result was the Map item's whole state)."""
+        return "warm" not in self.model_fields_set
+
+    @property
+    def previous_rate(self) -> Document | None:
+        return self.warm.rate.model_dump(mode="json") if self.warm and self.warm.rate else self.rate
+
+    @property
+    def previous_outage(self) -> Document | None:
+        return self.warm.outage if self.warm else self.outage
 
 
 class WarmSlotEvent(RunStep):
@@ -233,3 +374,6 @@ class TriggerEvent(EventBridgeEvent):
     """What starts OnRestore: an RDS event or the scheduled sweep's event."""
 
     detail: RdsEventDetail = Field(default_factory=RdsEventDetail)
+
+
+DiscoverResult.model_rebuild()

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from cutover_prep.connection import SecretReader, connection_spec
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.preflight import FAIL, Context, Report
-from cutover_prep.models.run_input import Warmup
+from cutover_prep.models.steps import PreflightResult
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.secret_binding import TagReader
 from cutover_prep.selection import resolved_warmup
 from cutover_prep.warmup import modes
@@ -75,17 +76,17 @@ def summary_of(report: Report, on_failure: str, key: str) -> dict[str, Any]:
 
 def run_preflight(run: RunState, *, store: Store, read_secret: SecretReader,
                   read_secret_tags: TagReader | None = None, preflight: Runner | None = None,
-                  timeout_seconds: float = TIMEOUT_SECONDS) -> dict[str, Any]:
+                  timeout_seconds: float = TIMEOUT_SECONDS) -> PreflightResult:
     """Run the preflight on the run's target; ``PreflightFailed`` when a check failed and the input says fail.
     A state made before the ``preflight`` section has the model's defaults (``RunState``)."""
     run_id, options = run.run_id, run.preflight
     if not options.enabled:
         store.update_run(run_id, step="preflight_skipped", preflight={"enabled": False})
-        return {"enabled": False, "ok": None}
+        return PreflightResult(enabled=False, ok=None)
     if preflight is None:
         from cutover_prep.preflight.runner import run as preflight
     # SecretNotBound: before connecting
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     # the databases the run reads (issue 33 §1: the one target.database names, unless the input names others)
     report = preflight(spec, context_of(resolved_warmup(run.warmup, run.target, spec.engine), timeout_seconds))
     key = store.put_json(evidence_key(run_id, EVIDENCE), {"run_id": run_id, "on_failure": options.on_failure,
@@ -94,4 +95,5 @@ def run_preflight(run: RunState, *, store: Store, read_secret: SecretReader,
     store.update_run(run_id, step="preflight_passed" if report.ok else "preflight_failed", preflight=summary)
     if not report.ok and options.on_failure == "fail":
         raise PreflightFailed(failure_message(report))
-    return {k: summary[k] for k in ("enabled", "ok", "failed", "seconds", "evidence_key")}
+    return PreflightResult.model_validate({k: summary[k] for k in ("enabled", "ok", "failed", "seconds",
+                                                                   "evidence_key")})

@@ -5,19 +5,20 @@ builders are looked up in their modules at call time."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from cutover_prep.report import charts, storage_chart
+from cutover_prep.report import charts, storage_chart, yield_chart
 from cutover_prep.report.charts import Chart
+from cutover_prep.report.reading import Readable, findings_of
 
 
-def build_charts(findings: dict[str, Any]) -> dict[str, Chart]:
+def build_charts(findings: Readable) -> dict[str, Chart]:
     """Every chart of the report by id; a builder's unexpected error becomes the chart's ``why``."""
-    bench = findings.get("benchmark")
-    limits = bench.get("limits") if isinstance(bench, dict) else None
+    findings = findings_of(findings)
+    bench = findings.benchmark
+    limits = bench.limits if bench else None
     builders: list[tuple[str, str, Callable[[], Chart]]] = [
         ("chart-warmup", "Warm-up progress: MiB/s over time",
-         lambda: charts.warmup_chart(findings.get("warmup_timeline"))),
+         lambda: charts.warmup_chart(findings.warmup_timeline)),
         ("chart-throughput", "Throughput (MiB/s) per IO size", lambda: charts.throughput_chart(bench, limits)),
         ("chart-iops", "IOPS per IO size", lambda: charts.iops_chart(bench, limits)),
         ("chart-random-iops", "Random reads: IOPS by sessions", lambda: charts.random_iops_chart(bench)),
@@ -27,7 +28,8 @@ def build_charts(findings: dict[str, Any]) -> dict[str, Chart]:
          lambda: charts.latency_histogram_chart(bench)),
         ("chart-cold-warm", "Cold vs warm probe", lambda: charts.cold_warm_charts(bench)),
         ("chart-storage-init", "RDS: volume initialized % against Cutover Prep: database blocks read %",
-         lambda: storage_chart.storage_init_chart(findings.get("storage_initialization"))),
+         lambda: storage_chart.storage_init_chart(findings.storage_initialization)),
+        (yield_chart.CHART_ID, yield_chart.CAPTION, lambda: yield_chart.yield_chart(findings)),
     ]
 
     built = {}

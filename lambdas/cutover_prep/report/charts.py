@@ -21,6 +21,9 @@ import pygal
 from markupsafe import Markup
 from pygal.style import Style
 
+from cutover_prep.dal.records.findings import WarmupTimeline
+from cutover_prep.report.parts import ReportBenchmark, ReportPoint, ReportProbe
+
 KIND_COLORS = {"sequential": "#1f5fa8", "random": "#d9771c", "write_direct": "#6a3d9a", "write_random": "#b5367a"}
 OTHER_COLORS = ("#2a8a5a", "#8c6d1f", "#4d6b7a", "#a83232")
 COLD, WARM = "#4a6fa5", "#d9771c"
@@ -71,14 +74,6 @@ def fmt_duration(value: Any) -> str:
         return f"{minutes} min {sec:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _strip_script_and_comments(root: Any) -> Any:
@@ -176,33 +171,31 @@ def _tick_formatter(ticks: list[float], unit: str = "") -> Callable[[float], str
 
 # ---- absence -------------------------------------------------------------------------------
 
-def benchmark_absence(bench: Any) -> str | None:
+def benchmark_absence(bench: ReportBenchmark | None) -> str | None:
     """Why the benchmark has nothing to show at all, or None when it ran (even partly)."""
-    if not isinstance(bench, dict) or not bench:
+    if bench is None:
         return "no benchmark section in the findings (the run ended before the benchmark)"
-    status = bench.get("status")
+    status = bench.status
     if status == "DISABLED":
         return "benchmark disabled for this run"
     if status in (None, "NOT_RUN"):
         return "benchmark not run"
-    if status == "FAILED" and not _as_list(bench.get("points")):
-        error = _as_dict(bench.get("error"))
-        detail = ": ".join(str(x) for x in (error.get("error"), error.get("cause")) if x)
+    if status == "FAILED" and not bench.points:
+        error = bench.error
+        detail = ": ".join(str(x) for x in ((error.error, error.cause) if error else ()) if x)
         return "benchmark failed" + (f" ({detail})" if detail else "")
     return None
 
 
 # ---- warm-up -------------------------------------------------------------------------------
 
-def warmup_chart(timeline: Any) -> Chart:
+def warmup_chart(timeline: WarmupTimeline | None) -> Chart:
     caption = "Warm-up progress: MiB/s over time"
-    timeline = _as_dict(timeline)
-    samples = [(num(s.get("t_s")), num(s.get("mib_per_s"))) for s in _as_list(timeline.get("series"))
-               if isinstance(s, dict)]
+    samples = [(num(s.t_s), num(s.mib_per_s)) for s in (timeline.series if timeline else [])]
     samples = [(t, v) for t, v in samples if t is not None and v is not None]
-    if not samples:
+    if not samples or timeline is None:
         return Chart("chart-warmup", caption, why="no progress samples recorded for this run")
-    bucket = num(timeline.get("bucket_seconds"))
+    bucket = num(timeline.bucket_seconds)
     end = max(t for t, _ in samples) + (bucket or 0)
     # A warm-up of hours reads in minutes or hours, not in "14,400 s".
     unit, per, word = ("h", 3600.0, "hours") if end > 3 * 3600 else (("min", 60.0, "minutes") if end > 300
@@ -227,17 +220,17 @@ def warmup_chart(timeline: Any) -> Chart:
 
 # ---- sweep points -----------------------------------------------------------------------------
 
-def point_size_kb(point: dict[str, Any]) -> float | None:
-    size = num(point.get("effective_io_kb"))
-    return size if size and size > 0 else num(point.get("io_size_kb"))
+def point_size_kb(point: ReportPoint) -> float | None:
+    size = num(point.effective_io_kb)
+    return size if size and size > 0 else num(point.io_size_kb)
 
 
-def done_points(bench: Any) -> list[dict[str, Any]]:
-    return [p for p in _as_list(_as_dict(bench).get("points")) if isinstance(p, dict) and p.get("status") == "DONE"]
+def done_points(bench: ReportBenchmark | None) -> list[ReportPoint]:
+    return [p for p in (bench.points if bench else []) if p.status == "DONE"]
 
 
-def _kind(point: dict[str, Any]) -> str:
-    return str(point.get("kind") or "sequential")
+def _kind(point: ReportPoint) -> str:
+    return str(point.kind or "sequential")
 
 
 def _colors_for(kinds: list[str]) -> tuple[str, ...]:
@@ -245,7 +238,12 @@ def _colors_for(kinds: list[str]) -> tuple[str, ...]:
     return tuple(KIND_COLORS.get(k) or next(others) for k in kinds)
 
 
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _limit_levels(limits: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The analysis' limits (``benchmark.limits``, its own mapping): peak and sustained, or one expected level."""
     eff = _as_dict(_as_dict(limits).get("effective"))
     levels = [(name, _as_dict(eff.get(name))) for name in ("peak", "sustained") if eff.get(name)]
     if not levels and eff:
@@ -255,7 +253,8 @@ def _limit_levels(limits: Any) -> list[tuple[str, dict[str, Any]]]:
     return levels
 
 
-def _by_size_chart(bench: Any, limits: Any, *, chart_id: str, caption: str, metric: Callable[[dict], float | None],
+def _by_size_chart(bench: ReportBenchmark | None, limits: Any, *, chart_id: str, caption: str,
+                   metric: Callable[[ReportPoint], float | None],
                    y_title: str, cap_key: str, cap_scale: float) -> Chart:
     why = benchmark_absence(bench)
     if why:
@@ -288,35 +287,37 @@ def _by_size_chart(bench: Any, limits: Any, *, chart_id: str, caption: str, metr
     return Chart(chart_id, caption, _render(chart))
 
 
-def _mib_s(point: dict[str, Any]) -> float | None:
-    kbps = num(point.get("throughput_kbps"))
+def _mib_s(point: ReportPoint) -> float | None:
+    kbps = num(point.throughput_kbps)
     return kbps / 1024 if kbps is not None else None
 
 
-def throughput_chart(bench: Any, limits: Any) -> Chart:
+def throughput_chart(bench: ReportBenchmark | None, limits: Any) -> Chart:
     return _by_size_chart(bench, limits, chart_id="chart-throughput", caption="Throughput (MiB/s) per IO size",
                           metric=_mib_s, y_title="MiB/s (log scale)", cap_key="throughput_kbps", cap_scale=1 / 1024)
 
 
-def iops_chart(bench: Any, limits: Any) -> Chart:
+def iops_chart(bench: ReportBenchmark | None, limits: Any) -> Chart:
     return _by_size_chart(bench, limits, chart_id="chart-iops", caption="IOPS per IO size",
-                          metric=lambda p: num(p.get("iops")), y_title="IOPS (log scale)", cap_key="iops",
+                          metric=lambda p: num(p.iops), y_title="IOPS (log scale)", cap_key="iops",
                           cap_scale=1.0)
 
 
-def _random_series(bench: Any, metric: Callable[[dict], float | None]) -> dict[str, list[tuple[float, float]]]:
+def _random_series(bench: ReportBenchmark | None,
+                   metric: Callable[[ReportPoint], float | None]) -> dict[str, list[tuple[float, float]]]:
     series: dict[str, list[tuple[float, float]]] = {}
     for p in done_points(bench):
         if "random" not in _kind(p):
             continue
-        sessions, value, size = num(p.get("sessions")), metric(p), point_size_kb(p)
+        sessions, value, size = num(p.sessions), metric(p), point_size_kb(p)
         if sessions and value is not None and value > 0:
             name = _kind(p) + (f" {fmt_kb(round(size))}" if size else "")
             series.setdefault(name, []).append((sessions, value))
     return series
 
 
-def _sessions_chart(bench: Any, *, chart_id: str, caption: str, metric: Callable[[dict], float | None],
+def _sessions_chart(bench: ReportBenchmark | None, *, chart_id: str, caption: str,
+                    metric: Callable[[ReportPoint], float | None],
                     y_title: str, missing: str) -> Chart:
     why = benchmark_absence(bench)
     if why:
@@ -336,18 +337,18 @@ def _sessions_chart(bench: Any, *, chart_id: str, caption: str, metric: Callable
     return Chart(chart_id, caption, _render(chart))
 
 
-def _p99_ms(point: dict[str, Any]) -> float | None:
-    p99 = num(_as_dict(point.get("latency_us")).get("p99"))
+def _p99_ms(point: ReportPoint) -> float | None:
+    p99 = num(point.latency_us.p99 if point.latency_us else None)
     return p99 / 1000 if p99 is not None else None
 
 
-def random_iops_chart(bench: Any) -> Chart:
+def random_iops_chart(bench: ReportBenchmark | None) -> Chart:
     return _sessions_chart(bench, chart_id="chart-random-iops", caption="Random reads: IOPS by sessions",
-                           metric=lambda p: num(p.get("iops")), y_title="IOPS",
+                           metric=lambda p: num(p.iops), y_title="IOPS",
                            missing="no random point finished with measured IOPS")
 
 
-def random_latency_chart(bench: Any) -> Chart:
+def random_latency_chart(bench: ReportBenchmark | None) -> Chart:
     chart = _sessions_chart(bench, chart_id="chart-random-latency",
                             caption="Random reads: p99 latency (ms) by sessions", metric=_p99_ms,
                             y_title="p99 latency, ms", missing="no random point recorded latency percentiles")
@@ -357,31 +358,31 @@ def random_latency_chart(bench: Any) -> Chart:
 FALLING = 0.8  # the p99 at the most sessions below this share of the p99 at the fewest: said under the chart
 
 
-def _reads(point: dict[str, Any]) -> float | None:
-    counts = [num(v) for v in _as_dict(point.get("latency_hist_us")).values()]
+def _reads(point: ReportPoint) -> float | None:
+    counts = [num(v) for v in _as_dict(point.latency_hist_us).values()]
     return sum(c for c in counts if c is not None) or None
 
 
-def falling_p99_note(bench: Any) -> str | None:
+def falling_p99_note(bench: ReportBenchmark | None) -> str | None:
     """The p99 of random reads falling as sessions rise, said: more load with a shorter tail is not the storage
     queueing, and a reader would otherwise take the lowest p99 for the storage's own."""
-    by_size: dict[str, list[dict[str, Any]]] = {}
+    by_size: dict[str, list[ReportPoint]] = {}
     for p in done_points(bench):
-        if _kind(p) == "random" and num(p.get("sessions")) and _p99_ms(p) is not None:
+        if _kind(p) == "random" and num(p.sessions) and _p99_ms(p) is not None:
             by_size.setdefault(fmt_kb(round(point_size_kb(p) or 0)), []).append(p)
     for size, points in sorted(by_size.items()):
-        points.sort(key=lambda p: num(p.get("sessions")) or 0)
+        points.sort(key=lambda p: num(p.sessions) or 0)
         few, most = points[0], points[-1]
         p99_few, p99_most = _p99_ms(few), _p99_ms(most)
         if len(points) < 2 or not p99_few or p99_most is None or p99_most >= p99_few * FALLING:
             continue
         reads = (_reads(few), _reads(most))
-        counted = (f"; the {fmt_number(num(few['sessions']) or 0)}-session p99 rests on {fmt_number(reads[0])} reads, "
-                   f"the {fmt_number(num(most['sessions']) or 0)}-session one on {fmt_number(reads[1])}"
+        counted = (f"; the {fmt_number(num(few.sessions) or 0)}-session p99 rests on {fmt_number(reads[0])} reads, "
+                   f"the {fmt_number(num(most.sessions) or 0)}-session one on {fmt_number(reads[1])}"
                    if None not in reads else "")
         return (f"The p99 fell as sessions rose ({size} reads: {fmt_number(p99_few)} ms at "
-                f"{fmt_number(num(few['sessions']) or 0)} session{'s' if num(few['sessions']) != 1 else ''} → "
-                f"{fmt_number(p99_most)} ms at {fmt_number(num(most['sessions']) or 0)}). More load with a shorter "
+                f"{fmt_number(num(few.sessions) or 0)} session{'s' if num(few.sessions) != 1 else ''} → "
+                f"{fmt_number(p99_most)} ms at {fmt_number(num(most.sessions) or 0)}). More load with a shorter "
                 "tail is not the storage queueing: the points run one after another (fewest sessions first by "
                 "default), so the later ones usually find more of their blocks in a cache the earlier ones "
                 f"filled{counted}. Take the p99 of the fewest sessions, not the lowest, as the storage's.")
@@ -401,23 +402,23 @@ def bucket_label(upper_us: float) -> str:
 MAX_BUCKET_LABELS = 7  # more buckets than this: every second (third ...) one is labelled, or the labels run together
 
 
-def _histogram(probe: Any) -> dict[float, float]:
-    hist = {}
-    for key, count in _as_dict(_as_dict(probe).get("latency_hist_us")).items():
+def _histogram(probe: ReportProbe | None) -> dict[float, float]:
+    hist: dict[float, float] = {}
+    for key, count in _as_dict(probe.latency_hist_us if probe else None).items():
         upper, n = num(key), num(count)
         if upper is not None and upper > 0 and n is not None and n >= 0:
             hist[upper] = hist.get(upper, 0.0) + n
     return hist
 
 
-def latency_histogram_chart(bench: Any) -> Chart:
+def latency_histogram_chart(bench: ReportBenchmark | None) -> Chart:
     chart_id = "chart-latency-hist"
     caption = "Single-block read latency: cold vs warm probe (share of reads per bucket)"
     why = benchmark_absence(bench)
     if why:
         return Chart(chart_id, caption, why=why)
-    probes = _as_dict(_as_dict(bench).get("probes"))
-    hists = {phase: _histogram(probes.get(phase)) for phase in ("cold", "warm")}
+    probes = bench.probes if bench else None
+    hists = {phase: _histogram(getattr(probes, phase, None)) for phase in ("cold", "warm")}
     hists = {phase: h for phase, h in hists.items() if sum(h.values()) > 0}
     if not hists:
         return Chart(chart_id, caption, why="no probe recorded a latency histogram")
@@ -442,21 +443,22 @@ def latency_histogram_chart(bench: Any) -> Chart:
 PERCENTILES = ("p50", "p90", "p99")
 
 
-def cold_warm_charts(bench: Any) -> Chart:
+def cold_warm_charts(bench: ReportBenchmark | None) -> Chart:
     """Two small charts in one figure: reads/s and latency percentiles, cold vs warm."""
     chart_id, caption = "chart-cold-warm", "Cold vs warm probe: reads per second and latency percentiles"
     why = benchmark_absence(bench)
     if why:
         return Chart(chart_id, caption, why=why)
-    probes = _as_dict(_as_dict(bench).get("probes"))
-    phases = [p for p in ("cold", "warm") if _as_dict(probes.get(p)).get("status") == "DONE"]
+    probe = {phase: getattr(bench.probes if bench else None, phase, None) or ReportProbe()
+             for phase in ("cold", "warm")}
+    phases = [p for p in ("cold", "warm") if probe[p].status == "DONE"]
     if not phases:
-        states = ", ".join(f"{p} {_as_dict(probes.get(p)).get('status') or 'missing'}" for p in ("cold", "warm"))
+        states = ", ".join(f"{p} {probe[p].status or 'missing'}" for p in ("cold", "warm"))
         return Chart(chart_id, caption, why=f"no probe finished ({states})")
     colors = tuple(COLD if p == "cold" else WARM for p in phases)
-    rates = {p: [num(_as_dict(probes.get(p)).get("iops"))] for p in phases}
+    rates = {p: [num(probe[p].iops)] for p in phases}
     latencies = {p: [(v / 1000 if v is not None else None) for v in
-                     (num(_as_dict(_as_dict(probes.get(p)).get("latency_us")).get(k)) for k in PERCENTILES)]
+                     (num(getattr(probe[p].latency_us, k, None)) for k in PERCENTILES)]
                  for p in phases}
 
     def small(values: dict[str, list[float | None]], **options: Any) -> Markup:

@@ -13,16 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.report.charts import fmt_duration, fmt_number, num
+from cutover_prep.report.parts import EmulationProfile, WarmupServed
+from cutover_prep.report.reading import Readable, findings_of
 
 
-def time_scale(findings: dict[str, Any]) -> float | None:
+def time_scale(findings: Readable) -> float | None:
     """The emulated volume's time scale, when the run's reads were served by one that ran slowed down."""
-    section = findings.get("storage_emulation") if isinstance(findings, dict) else None
-    if not isinstance(section, dict) or not section.get("emulated"):
+    section = findings_of(findings).storage_emulation
+    if section is None or not section.emulated:
         return None
-    profile = section.get("profile") if isinstance(section.get("profile"), dict) else {}
-    scale = num(profile.get("time_scale"))
-    return scale if scale and scale != 1.0 and profile.get("limits", True) else None
+    profile = section.profile or EmulationProfile()
+    scale = num(profile.time_scale)
+    return scale if scale and scale != 1.0 and profile.limits else None
 
 
 def rate(wall: Any, scale: float | None, digits: int = 3) -> str | None:
@@ -52,19 +54,19 @@ def warmup_text(wall_s: Any, mib_per_s: Any, scale: float | None) -> str:
     return f" (emulated clock, ×{fmt_number(scale)} slowed: {took} at {speed} MiB/s)"
 
 
-def served_text(served: Any, ceiling_mib_s: Any, scale: float | None) -> str:
+def served_text(served: WarmupServed | None, ceiling_mib_s: Any, scale: float | None) -> str:
     """``findings.storage_emulation.warmup_served`` in words (empty without it): the volume's own rate while it
     had the warm-up's reads in hand, against the ceiling, and how much of the warm-up it was asked at all; the
     rest of the warm-up's time was its readers' (the workflow's orchestration, a busy machine), not the volume's."""
-    if not isinstance(served, dict) or num(served.get("mib_per_s")) is None:
+    if served is None or served.mib_per_s is None or num(served.mib_per_s) is None:
         return ""
-    text = (f"; the volume, while it had the warm-up's reads in hand ({fmt_duration(num(served.get('busy_seconds')))}"
-            f" of {fmt_duration(num(served.get('window_seconds')))}), served "
-            f"{fmt_number(round(float(served['mib_per_s']), 3))} MiB/s")
-    share = num(served.get("to_ceiling"))
+    text = (f"; the volume, while it had the warm-up's reads in hand ({fmt_duration(num(served.busy_seconds))}"
+            f" of {fmt_duration(num(served.window_seconds))}), served "
+            f"{fmt_number(round(float(served.mib_per_s), 3))} MiB/s")
+    share = num(served.to_ceiling)
     if share is not None and num(ceiling_mib_s):
         text += f" = {share:.2f}× the ceiling"
-    emulated = rate(served.get("mib_per_s"), scale, 1)
+    emulated = rate(served.mib_per_s, scale, 1)
     text += f" (emulated clock: {emulated} MiB/s)" if emulated is not None else ""
-    readers = num(served.get("reads_in_hand"))
+    readers = num(served.reads_in_hand)
     return text + (f" with {fmt_number(readers)} reads in hand on average" if readers is not None else "")

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import logging
 from functools import cache
-from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import escape
 
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.report.first_screen import first_screen
+from cutover_prep.report.reading import Readable, findings_of
 from cutover_prep.report.view import build_view, fmt_time
 from cutover_prep.report.volumes import with_volumes
 from cutover_prep.verdict_reasons import what_to_do
@@ -38,18 +39,19 @@ def _environment() -> Environment:
     return env
 
 
-def render_report(findings: dict[str, Any]) -> str:
+def render_report(findings: Readable) -> str:
     """The report as one HTML page; on input it cannot lay out, a minimal page with the error and the raw findings."""
-    findings = findings if isinstance(findings, dict) else {}
     try:
-        view = build_view(findings)
+        record = findings_of(findings)
+        view = build_view(record)
         page = _environment().get_template("report.html.j2").render(**view, first=first_screen(view))
-        return with_volumes(page, findings)  # RDS additional storage volumes: a block of its own (report.volumes)
+        return with_volumes(page, record)  # RDS additional storage volumes: a block of its own (report.volumes)
     except Exception as exc:  # the report must never cost the run its evidence
         logger.exception("report.html could not be laid out")
-        verdict = (findings.get("verdict") or {}) if isinstance(findings.get("verdict"), dict) else {}
-        verdict = verdict.get("verdict", "NO VERDICT")
-        raw = json.dumps(findings, indent=1, default=str)
+        stored = findings.stored() if isinstance(findings, Findings) else findings if isinstance(findings, dict) else {}
+        said = stored.get("verdict")  # the findings as recorded, whatever their shape: the record did not read them
+        verdict = said.get("verdict", "NO VERDICT") if isinstance(said, dict) else "NO VERDICT"
+        raw = json.dumps(stored, indent=1, default=str)
         return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Cutover Prep: {escape(verdict)}"
                 f"</title></head><body><h1>{escape(verdict)}</h1><p>The report could not be laid out "
                 f"({escape(type(exc).__name__)}: {escape(exc)}); the findings follow as recorded.</p>"

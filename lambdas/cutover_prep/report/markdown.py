@@ -10,11 +10,11 @@ and appended to a CI job's summary page). Figures and our own words are written 
 
 from __future__ import annotations
 
-from typing import Any
-
 from cutover_prep.escape import for_markdown
 from cutover_prep.live.names import is_dashboard_url
+from cutover_prep.report.reading import Readable, findings_of
 from cutover_prep.report.view import DASH, build_view
+from cutover_prep.report.view_model import View
 from cutover_prep.report.volumes import markdown_lines as volume_lines
 
 PROBE_FIGURES = ("status", "blocks read", "reads per second", "latency p50", "latency p99")
@@ -29,7 +29,7 @@ def _cell(text: object) -> str:
     return for_markdown(text, cell=True) or DASH
 
 
-def _coverage_lines(view: dict[str, Any]) -> list[str]:
+def _coverage_lines(view: View) -> list[str]:
     """Coverage per database, the largest relations not fully read, the priority order, the units not read."""
     lines: list[str] = []
     cov = view["coverage"]
@@ -72,9 +72,9 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _preflight_lines(view: dict[str, Any]) -> list[str]:
+def _preflight_lines(view: View) -> list[str]:
     """The Preflight state's report: its headline, then one line a check, status first."""
-    pre = view.get("preflight")
+    pre = view["preflight"]
     if not pre:
         return []
     return ["", "## Preflight", "", _md(pre["line"]),
@@ -82,9 +82,10 @@ def _preflight_lines(view: dict[str, Any]) -> list[str]:
             *[f"- {r['status']} {_md(r['kind'] + ': ' + r['name'])}: {_md(r['detail'])}" for r in pre["rows"]]]
 
 
-def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = None,
+def summary_markdown(findings: Readable, *, findings_uri: str | None = None,
                      report_uri: str | None = None) -> str:
-    view = build_view(findings if isinstance(findings, dict) else {})
+    findings = findings_of(findings)
+    view = build_view(findings)
     verdict, warmup, bench = view["verdict"], dict(view["warmup"]["rows"]), view["bench"]
     name = verdict["name"] if verdict["name"] in VERDICTS else _md(verdict["name"])
     lines = [
@@ -94,28 +95,28 @@ def summary_markdown(findings: dict[str, Any], *, findings_uri: str | None = Non
         f"- Warm-up: units {warmup['units done / total']}, {warmup['units failed']} failed; "
         f"read / planned {warmup['read / planned']}; coverage {warmup['coverage']}; "
         f"read amplification {warmup['read amplification (blocks read / planned)']}",
-        *([f"- {view['rates']}"] if view.get("rates") else []),
+        *([f"- {view['rates']}"] if view["rates"] else []),
         *([f"- {_md(view['storage_emulation'])}"] if view["storage_emulation"] else []),
-        *([f"- {view['estimate']}"] if view.get("estimate") else []),
-        *([f"- {view['eta']}"] if view.get("eta") else []),
-        *([f"- {_md(view['hot_set'])}"] if view.get("hot_set") else []),
-        *([f"- Live view: <{findings['dashboard']}> (CloudWatch dashboard: choose run {_md(view['run_id'])})"]
-          if is_dashboard_url(findings.get("dashboard") if isinstance(findings, dict) else None) else []),
+        *([f"- {view['estimate']}"] if view["estimate"] else []),
+        *([f"- {view['eta']}"] if view["eta"] else []),
+        *([f"- {_md(view['hot_set'])}"] if view["hot_set"] else []),
+        *([f"- Live view: <{findings.dashboard}> (CloudWatch dashboard: choose run {_md(view['run_id'])})"]
+          if is_dashboard_url(findings.dashboard) else []),
         f"- {view['storage_init']['line']}",
         *[f"- {note}" for note in view["storage_init"]["notes"]],
         *[f"- {f['label']}: {f['value']} ({_md(f['source'])})" for f in view["figures"] if f["label"] != "coverage"],
         *[f"- {label}: {_md(value)}" for label, value in view["safety"]],
     ]
     if verdict["failing"]:
-        lines += ["", "## Why not ready", *[f"- {_md(r.get('message'))}" for r in verdict["failing"]]]
+        lines += ["", "## Why not ready", *[f"- {_md(r['message'])}" for r in verdict["failing"]]]
     if verdict["passing"]:
-        lines += ["", "## Checks passed", *[f"- {_md(r.get('message'))}" + (f" — **{r['exception']}**" if r.get(
-            "exception") else "") for r in verdict["passing"]]]
+        lines += ["", "## Checks passed", *[f"- {_md(r['message'])}" + (f" — **{r['exception']}**" if r[
+            "exception"] else "") for r in verdict["passing"]]]
     lines += _preflight_lines(view)
     lines += _coverage_lines(view)
-    lines += volume_lines(findings if isinstance(findings, dict) else {})  # RDS additional storage volumes
+    lines += volume_lines(findings)  # RDS additional storage volumes
     if verdict["not_judged"]:
-        lines += ["", "## Not judged", *[f"- {_md(r.get('message'))}" for r in verdict["not_judged"]]]
+        lines += ["", "## Not judged", *[f"- {_md(r['message'])}" for r in verdict["not_judged"]]]
     if bench["status"] not in ("NOT_RUN", "DISABLED"):
         lines += ["", f"## Benchmark ({bench['status']})"]
         probes = [r for r in bench["probe_rows"] if r["label"] in PROBE_FIGURES]

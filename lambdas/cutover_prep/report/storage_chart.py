@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 import pygal
 from markupsafe import Markup
 
+from cutover_prep.dal.records.findings import PctPoint, StorageInitialization
 from cutover_prep.report.charts import (
     HEADROOM,
     WIDTH,
@@ -40,25 +40,23 @@ def _twins(draw: Callable[[int], Markup]) -> Markup:
     return Markup('<div class="wide-only">{}</div><div class="narrow-only">{}</div>').format(draw(WIDE), draw(WIDTH))
 
 
-def _points(series: Any) -> list[tuple[datetime, float]]:
+def _points(series: list[PctPoint]) -> list[tuple[datetime, float]]:
     points = []
-    for p in series if isinstance(series, list) else []:
-        if not isinstance(p, dict):
-            continue
+    for p in series:
         try:
-            at = datetime.fromisoformat(str(p.get("at")))
+            at = datetime.fromisoformat(str(p.at))
         except ValueError:
             continue
-        pct = num(p.get("pct"))
+        pct = num(p.pct)
         if pct is not None:
             points.append((at, max(0.0, min(100.0, pct))))
     return sorted(points)
 
 
-def storage_init_chart(section: Any) -> Chart:
+def storage_init_chart(section: StorageInitialization | None) -> Chart:
     """Both series over time, or the reason there is no chart."""
-    section = section if isinstance(section, dict) else {}
-    rds, ours = _points(section.get("rds_initialized_pct")), _points(section.get("blocks_read_pct"))
+    section = section or StorageInitialization()
+    rds, ours = _points(section.rds_initialized_pct), _points(section.blocks_read_pct)
     if not rds:
         return Chart(CHART_ID, CAPTION, why="RDS reported no initialization progress for this run")
     start = min(p[0] for p in rds + ours)
@@ -87,14 +85,12 @@ VOLUMES_CAPTION = "RDS: initialized % of each storage volume (the primary and ea
 VOLUME_COLORS = ("#6a3d9a", "#1f78b4", "#e66101", "#33a02c")
 
 
-def volumes_init_chart(section: Any) -> Chart:
+def volumes_init_chart(section: StorageInitialization | None) -> Chart:
     """One line per storage volume of an instance with RDS additional storage volumes: the primary's
     "RDS: volume initialized %" and each additional volume's own (``storage_initialization.volumes``)."""
-    section = section if isinstance(section, dict) else {}
-    series = [("primary", _points(section.get("rds_initialized_pct")))]
-    for v in section.get("volumes") if isinstance(section.get("volumes"), list) else []:
-        if isinstance(v, dict):
-            series.append((str(v.get("volume")), _points(v.get("rds_initialized_pct"))))
+    section = section or StorageInitialization()
+    series = [("primary", _points(section.rds_initialized_pct))]
+    series += [(str(v.volume), _points(v.rds_initialized_pct)) for v in section.volumes]
     if len(series) < 2:
         return Chart(VOLUMES_CHART_ID, VOLUMES_CAPTION, why="the instance has no additional storage volume")
     points = [p for _, pts in series for p in pts]

@@ -6,21 +6,18 @@ escape sequence in it is shown inside its own line, its controls written out, ne
 
 from __future__ import annotations
 
-from typing import Any
-
 from cutover_prep.escape import for_terminal
 from cutover_prep.report import clocks, engineer
 from cutover_prep.report.charts import fmt_number, num
+from cutover_prep.report.parts import Probes, ReportFindings, ReportPoint, ReportProbe
+from cutover_prep.report.reading import Readable, findings_of
 from cutover_prep.report.view import DASH, build_view
+from cutover_prep.report.view_model import View
 
 PROBE_LINE = ("reads per second", "latency p50", "latency p99")
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _coverage_lines(view: dict[str, Any]) -> list[str]:
+def _coverage_lines(view: View) -> list[str]:
     """Coverage per database, the largest relations not fully read, the priority order, units not read."""
     lines = []
     cov = view["coverage"]
@@ -46,28 +43,26 @@ def _coverage_lines(view: dict[str, Any]) -> list[str]:
     lines += [f"  unit {u['unit_id']} not read ({u['status']}, {u['read']}): {u['cause']}" for u in rows[:10]]
     if len(rows) > 10:
         lines.append(f"  ... and {len(rows) - 10 + view['unread']['more']} more units not read: see findings.json")
-    lines += [f"  {view['rates']}"] if view.get("rates") else []
+    lines += [f"  {view['rates']}"] if view["rates"] else []
     lines += [f"  {label}: {value}" for label, value in view["warmup"]["rows"]
               if label.startswith(("time to", "projected"))]
     return lines
 
 
-def _points(findings: Any) -> list[dict[str, Any]]:
-    bench = findings.get("benchmark") if isinstance(findings, dict) else None
-    points = bench.get("points") if isinstance(bench, dict) else None
-    return [p for p in points if isinstance(p, dict)] if isinstance(points, list) else []
+def _points(findings: ReportFindings) -> list[ReportPoint]:
+    return findings.benchmark.points if findings.benchmark else []
 
 
-def _emulated_probes(findings: dict[str, Any], scale: float | None) -> list[str]:
+def _emulated_probes(findings: ReportFindings, scale: float | None) -> list[str]:
     """The probes again on the emulated volume's clock (an emulated local run only: its figures are wall-clock
     on a volume slowed down by ``scale``), so they can be set against the README's and the seeds' figures."""
     if scale is None:
         return []
-    probes = _d(_d(findings.get("benchmark")).get("probes"))
-    cold, warm = _d(probes.get("cold")), _d(probes.get("warm"))
-    figures = [("reads per second", clocks.rate(cold.get("iops"), scale, 1), clocks.rate(warm.get("iops"), scale, 1))]
+    probes = findings.benchmark.probes if findings.benchmark else Probes()
+    cold, warm = probes.cold or ReportProbe(), probes.warm or ReportProbe()
+    figures = [("reads per second", clocks.rate(cold.iops, scale, 1), clocks.rate(warm.iops, scale, 1))]
     for k in ("p50", "p99"):
-        c, w = _d(cold.get("latency_us")).get(k), _d(warm.get("latency_us")).get(k)
+        c, w = getattr(cold.latency_us, k, None), getattr(warm.latency_us, k, None)
         figures.append((f"latency {k}", clocks.ms(num(c) / 1000 if num(c) is not None else None, scale),
                         clocks.ms(num(w) / 1000 if num(w) is not None else None, scale)))
     shown = [f"{label} {c} -> {w}" for label, c, w in figures if c is not None and w is not None]
@@ -76,23 +71,24 @@ def _emulated_probes(findings: dict[str, Any], scale: float | None) -> list[str]
     return [f"    on the emulated clock (the volume ran ×{fmt_number(scale)} slowed): " + "; ".join(shown)]
 
 
-def _emulated_point(point: dict[str, Any] | None, scale: float | None) -> str:
+def _emulated_point(point: ReportPoint | None, scale: float | None) -> str:
     if scale is None or point is None:
         return ""
-    iops = clocks.rate(point.get("iops"), scale, 0)
-    kbps = num(point.get("throughput_kbps"))
+    iops = clocks.rate(point.iops, scale, 0)
+    kbps = num(point.throughput_kbps)
     mib = clocks.rate(kbps / 1024 if kbps is not None else None, scale, 1)
     return f"  (emulated clock: {iops} IO/s, {mib} MiB/s)" if iops is not None and mib is not None else ""
 
 
-def terminal_lines(findings: dict[str, Any]) -> list[str]:
+def terminal_lines(findings: Readable) -> list[str]:
     """The benchmark and the verdict, indented under the run's own line."""
-    view = build_view(findings if isinstance(findings, dict) else {})
+    findings = findings_of(findings)
+    view = build_view(findings)
     bench, verdict = view["bench"], view["verdict"]
     lines = _coverage_lines(view)
     lines.append(f"  benchmark: {bench['status']}")
     rows = {r["label"]: r for r in bench["probe_rows"]}
-    scale = clocks.time_scale(findings if isinstance(findings, dict) else {})
+    scale = clocks.time_scale(findings)
     if all(label in rows for label in PROBE_LINE):
         speedup = engineer.cold_warm_text(findings)
         lines.append("    probes cold -> warm: " + "; ".join(
@@ -101,7 +97,7 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
         lines += [f"    - {bench['probe_timing']}"] if bench["probe_timing"] else []
         lines += _emulated_probes(findings, scale)
     width = max([22] + [len(p["id"]) for p in bench["points"]])  # ids whole, never cut short
-    raw = {str(p.get("point_id")): p for p in _points(findings)}
+    raw = {str(p.point_id): p for p in _points(findings)}
     for p in bench["points"]:
         if p["ok"]:
             lines.append(f"    {p['id']:<{width}} {p['iops']:>10} IO/s {p['mib_s']:>9} MiB/s {p['kb']:>7} KiB/IO  "
@@ -113,14 +109,14 @@ def terminal_lines(findings: dict[str, Any]) -> list[str]:
     lines += [f"    - {sentence}" for sentence in bench["conclusions"]]
     if view["storage_emulation"]:
         lines.append(f"  {view['storage_emulation']}")
-    if view.get("estimate"):
+    if view["estimate"]:
         lines.append(f"  {view['estimate']}")
     lines.append(f"  {view['storage_init']['line']}")
     lines += [f"    - {note}" for note in view["storage_init"]["notes"]]
     lines.append(f"  verdict: {verdict['name']}")
-    lines += [f"    - {r.get('message')}" for r in verdict["failing"]]
-    lines += [f"    - {r.get('code')} not judged: {r.get('message')}" for r in verdict["not_judged"]
-              if r.get("code") == "ENGINE_INTERNAL"]  # a visible line (issue 33): READY does not hide it
-    lines += [f"    - {r.get('code')} {r['exception']}" for r in verdict["passing"] if r.get("exception")]
+    lines += [f"    - {r['message']}" for r in verdict["failing"]]
+    lines += [f"    - {r['code']} not judged: {r['message']}" for r in verdict["not_judged"]
+              if r["code"] == "ENGINE_INTERNAL"]  # a visible line (issue 33): READY does not hide it
+    lines += [f"    - {r['code']} {r['exception']}" for r in verdict["passing"] if r["exception"]]
     lines += [f"  {label}: {value}" for label, value in view["safety"]]
     return [for_terminal(line) for line in lines]

@@ -14,57 +14,52 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from cutover_prep.escape import for_markdown
+from cutover_prep.report.formatting import DASH, fmt
+from cutover_prep.report.parts import ReportFindings
+from cutover_prep.report.reading import Readable, findings_of
 from cutover_prep.report.storage_chart import volumes_init_chart
-from cutover_prep.report.view import DASH, fmt
 
 MIB = 2**20
 SECTION_ID = "volumes"
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _progress(findings: dict[str, Any]) -> dict[str, str]:
+def _progress(findings: ReportFindings) -> dict[str, str]:
     """Per volume, RDS's last word on its storage operation."""
-    section = _d(findings.get("storage_initialization"))
+    section = findings.storage_initialization
+    if section is None:
+        return {"primary": "not reported"}
     out = {}
-    entries = [{"volume": "primary", **section}, *[v for v in section.get("volumes") or [] if isinstance(v, dict)]]
-    for v in entries:
-        last = _d(v.get("last"))
-        if not last:
+    entries: list[tuple[str, Any, bool]] = [("primary", section.last, section.reported)]
+    entries += [(v.volume, v.last, v.reported) for v in section.volumes]
+    for volume, last, reported in entries:
+        if last is None or not last.model_fields_set:
             text = "not reported"
-        elif last.get("status") is not None or last.get("percent") is not None:
-            text = f"{last.get('status') or 'operation'}" + (f" {last['percent']} %" if last.get("percent")
-                                                             is not None else "")
+        elif last.status is not None or last.percent is not None:
+            text = f"{last.status or 'operation'}" + (f" {last.percent} %" if last.percent is not None else "")
         else:
-            text = "done" if v.get("reported") else "no operation reported"
-        out[str(v.get("volume"))] = text
+            text = "done" if reported else "no operation reported"
+        out[str(volume)] = text
     return out
 
 
-def rows(findings: dict[str, Any]) -> list[dict[str, str]]:
+def rows(findings: Readable) -> list[dict[str, str]]:
     """One row of text per volume (primary first)."""
+    findings = findings_of(findings)
     progress = _progress(findings)
     out = []
-    for v in _d(findings.get("volumes")).get("volumes") or []:
-        if not isinstance(v, dict):
-            continue
-        storage = " ".join(p for p in (str(v.get("storage_type") or DASH), fmt(v.get("allocated_gb"), "GiB"),
-                                       f"{fmt(v.get('iops'))} IOPS" if v.get("iops") else "",
-                                       fmt(v.get("storage_throughput"), "MiB/s") if v.get("storage_throughput")
-                                       else "") if p)
-        ceiling = fmt(v.get("ceiling_mib_s"), "MiB/s")
-        if v.get("ceiling_bound_by"):
-            ceiling += f" ({v['ceiling_bound_by']})"
-        out.append({"volume": str(v.get("volume")), "storage": storage,
-                    "rds": progress.get(str(v.get("volume")), "not reported"),
-                    "planned": fmt(v.get("bytes_planned"), "MiB", scale=1 / MIB),
-                    "read": fmt(v.get("bytes_read"), "MiB", scale=1 / MIB),
-                    "unread": fmt(v.get("bytes_unread"), "MiB", scale=1 / MIB),
-                    "pct": fmt(v.get("pct"), "%"), "rate": fmt(v.get("mib_per_s_wall"), "MiB/s"),
-                    "ceiling": ceiling, "of_ceiling": fmt(v.get("pct_of_ceiling"), "%"),
-                    "note": str(v.get("ceiling_note") or "")})
+    for v in findings.volumes.volumes if findings.volumes else []:
+        storage = " ".join(p for p in (str(v.storage_type or DASH), fmt(v.allocated_gb, "GiB"),
+                                       f"{fmt(v.iops)} IOPS" if v.iops else "",
+                                       fmt(v.storage_throughput, "MiB/s") if v.storage_throughput else "") if p)
+        ceiling = fmt(v.ceiling_mib_s, "MiB/s")
+        if v.ceiling_bound_by:
+            ceiling += f" ({v.ceiling_bound_by})"
+        out.append({"volume": str(v.volume), "storage": storage, "rds": progress.get(str(v.volume), "not reported"),
+                    "planned": fmt(v.bytes_planned, "MiB", scale=1 / MIB),
+                    "read": fmt(v.bytes_read, "MiB", scale=1 / MIB),
+                    "unread": fmt(v.bytes_unread, "MiB", scale=1 / MIB),
+                    "pct": fmt(v.pct, "%"), "rate": fmt(v.mib_per_s_wall, "MiB/s"),
+                    "ceiling": ceiling, "of_ceiling": fmt(v.pct_of_ceiling, "%"), "note": str(v.ceiling_note or "")})
     return out
 
 
@@ -76,32 +71,33 @@ COLUMNS = (("volume", "volume"), ("storage", "storage"), ("rds", "RDS initializa
 FROM_RDS = ("volume", "storage", "rds")  # words RDS's API gave: code spans in Markdown; our figures as they are
 
 
-def markdown_lines(findings: dict[str, Any]) -> list[str]:
+def markdown_lines(findings: Readable) -> list[str]:
     """``## Storage volumes``: a table, the notes; nothing without additional volumes."""
-    table = rows(findings if isinstance(findings, dict) else {})
+    findings = findings_of(findings)
+    table = rows(findings)
     if not table:
         return []
     lines = ["", "## Storage volumes", "", "| " + " | ".join(label for _, label in COLUMNS) + " |",
              "| --- | --- | --- |" + " ---: |" * (len(COLUMNS) - 3)]
     lines += ["| " + " | ".join((for_markdown(r[k], cell=True) or DASH) if k in FROM_RDS else r[k] for k, _ in COLUMNS)
               + " |" for r in table]
-    notes = [str(n) for n in _d(findings.get("volumes")).get("notes") or []]
+    notes = [str(n) for n in (findings.volumes.notes if findings.volumes else [])]
     notes += [f"{r['volume']}: {r['note']}" for r in table if r["note"]]
     lines += ["", *[f"- {for_markdown(n) or DASH}" for n in notes]] if notes else []
     return lines
 
 
-def html_block(findings: dict[str, Any]) -> Markup:
+def html_block(findings: Readable) -> Markup:
     """``<section id="volumes">``: the table, the notes and the chart; empty without additional volumes."""
-    findings = findings if isinstance(findings, dict) else {}
+    findings = findings_of(findings)
     table = rows(findings)
     if not table:
         return Markup("")
     head = "".join(f"<th>{escape(label)}</th>" for _, label in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{escape(r[k])}</td>" for k, _ in COLUMNS) + "</tr>" for r in table)
-    notes = [str(n) for n in _d(findings.get("volumes")).get("notes") or []]
+    notes = [str(n) for n in (findings.volumes.notes if findings.volumes else [])]
     notes += [f"{r['volume']}: {r['note']}" for r in table if r["note"]]
-    chart = volumes_init_chart(findings.get("storage_initialization"))
+    chart = volumes_init_chart(findings.storage_initialization)
     figure = (f'<figure class="chart" id="{chart.chart_id}"><figcaption>{escape(chart.caption)}</figcaption>'
               f"{chart.svg}</figure>" if chart.svg else
               f'<figure class="chart absent" id="{chart.chart_id}"><figcaption>{escape(chart.caption)}'
@@ -114,7 +110,7 @@ def html_block(findings: dict[str, Any]) -> Markup:
                   + (f'<ul class="sentences">{items}</ul>\n' if items else "") + f"{figure}\n</section>\n</details>\n")
 
 
-def with_volumes(page: str, findings: dict[str, Any]) -> str:
+def with_volumes(page: str, findings: Readable) -> str:
     """``page`` with the block folded in before the benchmark's fold (or the end of the body)."""
     block = str(html_block(findings))
     if not block:

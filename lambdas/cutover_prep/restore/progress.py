@@ -22,6 +22,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from cutover_prep.dal.records.run import StorageSample
 from cutover_prep.volumes import volume_operations
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ def _error_code(exc: Exception) -> str:
 
 def sample_storage_progress(run_id: str, db_instance_identifier: str, *, rds: Any, store: Any, step: str,
                             instance: dict[str, Any] | None = None,
-                            min_interval_seconds: float | None = None) -> dict[str, Any] | None:
+                            min_interval_seconds: float | None = None) -> StorageSample | None:
     """Sample RDS's storage progress of the run's target and store it; return the sample, or None
     when another caller sampled within ``min_interval_seconds``. ``instance``: a DescribeDBInstances
     entry the caller already has (no second call). Never raises."""
@@ -63,11 +64,10 @@ def sample_storage_progress(run_id: str, db_instance_identifier: str, *, rds: An
         if instance is None:
             instance = rds.describe_db_instances(DBInstanceIdentifier=db_instance_identifier)["DBInstances"][0]
         status, percent = storage_operation(instance)
-        sample: dict[str, Any] = {"at": at, "step": step, "status": status, "percent": percent}
-        if volumes := volume_operations(instance):
-            sample["volumes"] = volumes
+        sample = StorageSample.new(at=at, step=step, status=status, percent=percent,
+                                   **({"volumes": volumes} if (volumes := volume_operations(instance)) else {}))
     except (ClientError, BotoCoreError, LookupError, TypeError) as exc:
-        sample = {"at": at, "step": step, "status": None, "percent": None, "gap": _error_code(exc)}
+        sample = StorageSample.new(at=at, step=step, status=None, percent=None, gap=_error_code(exc))
     try:
         store.put_storage_sample(run_id, sample)
     except (ClientError, BotoCoreError) as exc:  # the sample is lost, the run goes on

@@ -43,7 +43,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep import completion
 from cutover_prep.dal import profiles
-from cutover_prep.dal.store import RUN_SK, _item, restore_claim_key, restore_rejection_key, run_pk
+from cutover_prep.dal.deployment import DeploymentTable
+from cutover_prep.dal.records.deployment import RestoreClaim
 from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
 from cutover_prep.restore.rds import RUN_TAG
 from cutover_prep.settings import deployment_id
@@ -120,59 +121,44 @@ def build_input(instance: dict[str, Any], profile: dict[str, Any] | None) -> dic
     return run
 
 
-def _duplicate(ident: str, key: str, claim: dict[str, Any]) -> dict[str, Any]:
+def _duplicate(ident: str, key: str, claim: RestoreClaim) -> dict[str, Any]:
     return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
-            "execution_arn": claim.get("execution_arn")}
+            "execution_arn": claim.execution_arn}
 
 
 class Starter:
-    """Claims a restore once and starts its execution. Clients injected."""
+    """Claims a restore once and starts its execution. Clients injected; the table's items through
+    ``dal.deployment``."""
 
     def __init__(self, *, dynamodb: Any, table: str, stepfunctions: Any, state_machine_arn: str, rds: Any,
                  events: Any = None) -> None:
-        self.ddb, self.table, self.sfn, self.arn, self.rds = dynamodb, table, stepfunctions, state_machine_arn, rds
+        self.items = DeploymentTable(dynamodb=dynamodb, table=table)
+        self._ddb, self.table, self.sfn, self.arn, self.rds = dynamodb, table, stepfunctions, state_machine_arn, rds
         self.events = events
 
     def profile(self, name: str) -> dict[str, Any] | None:
         """The stored profile; a named one that is missing is an error, a missing ``default`` is defaults."""
-        data = profiles.load(self.ddb, self.table, name)
+        data = profiles.load(self._ddb, self.table, name)
         if data is None and name != profiles.DEFAULT:
             raise InvalidInput(f"profile {name!r} (tag {TAG_PROFILE}) not found: store it with "
                                f"`cutover-prep profile put {name} --input FILE`")
         return data
 
-    def _put_once(self, item: dict[str, Any]) -> bool:
-        try:
-            self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(pk)")
-            return True
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-
-    def claim(self, key: str, via: str) -> dict[str, Any] | None:
+    def claim(self, key: str, via: str) -> RestoreClaim | None:
         """None when this call claimed the restore, else the existing claim (``status`` CLAIMED or STARTED)."""
-        claimed = self._put_once({**restore_claim_key(key), "via": {"S": via},
-                                  "status": {"S": "CLAIMED"}, "claimed_at": {"S": datetime.now(UTC).isoformat()}})
-        return None if claimed else self.claimed(key)
+        return None if self.items.claim_restore(key, via) else self.claimed(key)
 
-    def claimed(self, key: str) -> dict[str, Any]:
-        """The restore's claim (``status`` CLAIMED or STARTED), or {} when it has none."""
-        item = self.ddb.get_item(TableName=self.table, Key=restore_claim_key(key),
-                                 ConsistentRead=True).get("Item") or {}
-        return {k: v.get("S") for k, v in item.items()}
+    def claimed(self, key: str) -> RestoreClaim:
+        """The restore's claim (``status`` CLAIMED or STARTED; None when it has none)."""
+        return self.items.restore_claim(key) or RestoreClaim()
 
     def _confirm(self, key: str, execution_arn: str) -> None:
-        self.ddb.update_item(TableName=self.table, Key=restore_claim_key(key),
-                             UpdateExpression="SET #s = :s, execution_arn = :a",
-                             ExpressionAttributeNames={"#s": "status"},
-                             ExpressionAttributeValues={":s": {"S": "STARTED"}, ":a": {"S": execution_arn}})
+        self.items.confirm_restore(key, execution_arn)
 
     def reject(self, instance: dict[str, Any], key: str, why: str, via: str) -> bool:
         """Record the rejection once per restore and reason and publish it; True when it was new."""
         digest = hashlib.sha256(why.encode()).hexdigest()[:16]
-        new = self._put_once({**restore_rejection_key(key, digest), "why": {"S": why},
-                              "via": {"S": via}, "rejected_at": {"S": datetime.now(UTC).isoformat()}})
+        new = self.items.reject_restore(key, digest, why=why, via=via)
         if new and self.events is not None:
             completion.publish(self.events, completion.not_started_detail(
                 instance["DBInstanceIdentifier"], instance.get("Engine"), why), detail_type=completion.NOT_STARTED)
@@ -189,7 +175,7 @@ class Starter:
             return {"instance": ident, "action": "waiting", "why": "the instance has no resource id yet; "
                     "the scheduled sweep looks again"}
         known = self.claimed(key)
-        if known.get("status") == "STARTED":  # before the tags and the profile: they may have changed since
+        if known.status == "STARTED":  # before the tags and the profile: they may have changed since
             return _duplicate(ident, key, known)
         profile_name = _tags(instance).get(TAG_PROFILE, profiles.DEFAULT)
         try:
@@ -198,7 +184,7 @@ class Starter:
             self.reject(instance, key, str(exc), via)
             return {"instance": ident, "action": "rejected", "why": str(exc)}
         existing = self.claim(key, via)
-        if existing is not None and existing.get("status") == "STARTED":
+        if existing is not None and existing.status == "STARTED":
             return _duplicate(ident, key, existing)
         name = execution_name(ident, key)
         try:
@@ -220,11 +206,8 @@ class Starter:
         run_id = tags.get(RUN_TAG)
         if not run_id or not deployment or tags.get(DEPLOYMENT_TAG) != deployment:
             return None
-        raw = self.ddb.get_item(TableName=self.table, Key={"pk": {"S": run_pk(run_id)}, "sk": {"S": RUN_SK}},
-                                ConsistentRead=True).get("Item")
-        run = _item(raw) if raw else {}
-        if not run.get("restore") or (run.get("target") or {}).get("db_instance_identifier") != \
-                instance["DBInstanceIdentifier"]:
+        run = self.items.run_item(run_id)
+        if run is None or not run.restore or run.db_instance_identifier != instance["DBInstanceIdentifier"]:
             return None
         return run_id
 

@@ -25,10 +25,11 @@ still recorded).
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cutover_prep.models.run_input import Warmup
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.planning import MIB
 
 MIN_WINDOW_SECONDS = 1.0
@@ -133,3 +134,125 @@ def sizing_rate(cold_probe: dict[str, Any] | None, assumed_mib_per_s: float) -> 
     if (cold_probe or {}).get("status") == "DONE" and kbps and float(kbps) > 0:
         return {"mib_per_s": round(float(kbps) / 1024, 3), "source": "cold_probe"}
     return {"mib_per_s": float(assumed_mib_per_s), "source": "assumed"}
+
+
+# -- yielding to the application (issue 36 §1): AIMD on the application's read latency -----------------------
+#
+# The warm-up is a background job: while the database's other sessions (the application) read little, it
+# reads at the level above; while they read, a second cap follows their read latency, one decision per
+# ``window_seconds`` (the same slots: ``slots.effective_level`` takes the lower of the two):
+#
+# - ``idle``: the application read fewer than ``min_reads_per_s`` blocks a second: nobody to yield to, the cap
+#   is ``maximum`` (the whole volume for the warm-up);
+# - ``noticed``: the first window the application reads after an idle one: nothing changes (one window alone
+#   may be a stray reader: autovacuum, a report);
+# - ``probe``: the second one in a row: the cap drops to 1 for one window, so that the application's latency
+#   with the warm-up at its least is seen (the base);
+# - ``increase``: its latency per read is within ``latency_factor`` x the base: the median of its latencies in
+#   the windows of the last ``BASE_WINDOWS`` (this one included) that ran at the lowest cap among them (a
+#   median, not the least: one fast window set a bound the application's ordinary reads never met again, and
+#   the warm-up stayed at 1 for a minute and more in benchmarks/yielding.py); the cap grows by one;
+# - ``decrease``: above it: the cap is multiplied by ``decrease`` (at least 1);
+# - ``no_read_timing``: the server does not time reads (PostgreSQL ``track_io_timing`` off, MySQL/MariaDB
+#   ``performance_schema`` off): a slowed application cannot be told from a quiet one; the cap is ``maximum``;
+# - ``no_signal``: the counters could not be read (the error is kept); the cap stays where it was.
+#
+# Each window is a sample ``[t_s, cap, app_reads_per_s, app_ms_per_read, decision]`` for the findings.
+
+BASE_WINDOWS = 30
+
+
+@dataclass(frozen=True)
+class YieldSettings:
+    maximum: int
+    enabled: bool = True
+    window_seconds: float = 2.0
+    latency_factor: float = 1.5
+    min_reads_per_s: float = 10.0
+    decrease: float = 0.5
+
+    @classmethod
+    def of(cls, warmup: Warmup) -> YieldSettings:
+        y = warmup.yielding
+        return cls(maximum=warmup.max_concurrency, enabled=y.enabled, window_seconds=float(y.window_seconds),
+                   latency_factor=y.latency_factor, min_reads_per_s=y.min_reads_per_second, decrease=y.decrease)
+
+
+@dataclass(frozen=True)
+class Yielding:
+    level: int
+    base_ms: float | None = None
+    decision: str | None = None
+    samples: tuple[tuple[float, int, float, float | None, str], ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"level": self.level, "base_ms": self.base_ms, "decision": self.decision,
+                "samples": [list(s) for s in self.samples]}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Yielding:
+        return cls(level=int(doc["level"]), base_ms=doc.get("base_ms"), decision=doc.get("decision"),
+                   samples=tuple((float(t), int(lv), float(r), None if ms is None else float(ms), str(d))
+                                 for t, lv, r, ms, d in doc.get("samples") or []))
+
+
+def yield_start(settings: YieldSettings) -> Yielding:
+    return Yielding(level=settings.maximum)
+
+
+def yield_observe(state: Yielding, settings: YieldSettings, *, t_s: float, reads_per_s: float | None,
+                  ms_per_read: float | None, error: str | None = None) -> Yielding:
+    """One window of the application's reads (``reads_per_s`` blocks a second, ``ms_per_read`` each; None
+    when the server does not time them); the next cap. ``reads_per_s`` None: the counters were not read."""
+    level, top = state.level, settings.maximum
+    reading = reads_per_s is not None and reads_per_s >= settings.min_reads_per_s
+    base = base_latency(state, settings, reading=reading, ms_per_read=ms_per_read)
+    if reads_per_s is None:
+        decision = "no_signal"
+    elif not reading:
+        level, decision = top, "idle"
+    elif ms_per_read is None:
+        level, decision = top, "no_read_timing"
+    elif state.decision in (None, "idle", "no_read_timing", "no_signal"):
+        decision = "noticed"  # one window alone may be a stray (autovacuum, a report): the next one decides
+    elif state.decision == "noticed":
+        level, decision = 1, "probe"
+    elif base is not None and ms_per_read > base * settings.latency_factor:
+        level, decision = int(level * settings.decrease), "decrease"
+    else:
+        level, decision = level + 1, "increase"
+    level = max(1, min(level, top))
+    said = f"{decision}: {error}"[:200] if error else decision
+    sample = (round(t_s, 3), level, round(reads_per_s or 0.0, 3),
+              None if ms_per_read is None else round(ms_per_read, 4), said)
+    return replace(state, level=level, decision=decision, base_ms=round(base, 4) if base is not None else state.base_ms,
+                   samples=(state.samples + (sample,))[-MAX_SAMPLES:])
+
+
+def base_latency(state: Yielding, settings: YieldSettings, *, reading: bool, ms_per_read: float | None) -> float | None:
+    """The median ms per read of the recent windows the application read in, at the lowest cap among them
+    (a sample's cap is the one decided at its end: the window after it ran at it)."""
+    in_force = [settings.maximum] + [lv for _, lv, _, _, _ in state.samples]
+    windows = [(in_force[i], ms) for i, (_, _, r, ms, _) in enumerate(state.samples)
+               if ms is not None and r >= settings.min_reads_per_s][-(BASE_WINDOWS - 1):]
+    if reading and ms_per_read is not None:
+        windows.append((state.level, ms_per_read))
+    if not windows:
+        return None
+    lowest = min(lv for lv, _ in windows)
+    return float(statistics.median(ms for lv, ms in windows if lv == lowest))
+
+
+def application_window(before: dict[str, Any], now: dict[str, Any]) -> tuple[float, float | None]:
+    """(the application's blocks read a second, its ms per read) between two readings of the engine's counters
+    (``engines.activity.Activity.to_json`` plus ``at`` (s) and ``own_bytes``: the warm-up's bytes by then).
+    Counters that include the warm-up's own reads (``own_included``) lose the warm-up's blocks."""
+    seconds = max(1e-6, float(now["at"]) - float(before["at"]))
+    reads = int(now["reads"]) - int(before["reads"])
+    if now.get("own_included"):
+        reads -= (int(now.get("own_bytes") or 0) - int(before.get("own_bytes") or 0)) // int(now["block_size"])
+    reads = max(0, reads)
+    ms = None
+    if now.get("read_ms") is not None and before.get("read_ms") is not None:
+        ms = max(0.0, float(now["read_ms"]) - float(before["read_ms"])) / reads if reads else 0.0
+    return reads / seconds, ms

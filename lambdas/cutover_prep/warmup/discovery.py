@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.dal.records.plan import Plan as PlanRecord
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.engines.registry import check_hot_set_engine
@@ -14,7 +15,8 @@ from cutover_prep.estimate.compute import counted_of
 from cutover_prep.estimate.run import run_estimate
 from cutover_prep.findings.census import CENSUS_START, census_json, census_ref
 from cutover_prep.findings.plan_evidence import PLAN_SEGMENTS, segments_ref
-from cutover_prep.models.run_input import Warmup
+from cutover_prep.models.steps import CONTEXT_WARMUP, DiscoverResult, RunContext
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.restart import RunIdReused
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
@@ -34,30 +36,28 @@ if TYPE_CHECKING:
     from cutover_prep.models.steps import RunState
 
 EngineOpener = Callable[[ConnectionSpec, Warmup], Engine]
-# what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
-ADMISSION_OPTIONS = ("max_concurrency", "adaptive", "adaptive_start", "adaptive_margin_pct", "adaptive_window_seconds",
-                     "adaptive_window_chunks", "after_hot_set")
-# the warmup options the run context carries (models.steps.RunContext): what the steps after Discover read
-CONTEXT_WARMUP = ("chunk_mb", "assumed_cold_mib_per_s", "create_extension", *ADMISSION_OPTIONS)
 NEWER_THRESHOLDS = ("engine_internal",)  # issue 33: in a context only when the input sets it to another value
+NEWER_WARMUP = ("yielding",)  # issue 36: likewise (every state's payload stays as it was for a run with the default)
 
 
-def run_context(run: RunState) -> dict[str, Any]:
+def run_context(run: RunState) -> RunContext:
     """What every step after Discover needs (``models.steps.RunContext``, as JSON): the target as the state
     carries it, the read options the steps read (those the state carries), the benchmark options and the
     verdict's thresholds whole (Analyze's conclusions judge by them), no secret."""
     warmup = run.warmup.model_dump(mode="json", exclude_unset=True)
-    return {
+    return RunContext.model_validate({
         "run_id": run.run_id,
         "target": run.target.model_dump(mode="json", exclude_unset=True),
         "instance": run.instance,
-        "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup},
+        "warmup": {k: warmup[k] for k in CONTEXT_WARMUP if k in warmup and not (
+            k in NEWER_WARMUP and getattr(run.warmup, k) == type(run.warmup).model_fields[k].get_default(
+                call_default_factory=True))},
         "benchmark": run.benchmark.model_dump(mode="json"),
         # a threshold newer than the context's shape is carried only when not its default (the payload of every
         # state stays as it was); Finalize judges by the run item's input, whole
         "verdict": run.verdict.model_dump(mode="json", exclude={
             k for k in NEWER_THRESHOLDS if getattr(run.verdict, k) == type(run.verdict).model_fields[k].default}),
-    }
+    })
 
 
 @dataclass(frozen=True)
@@ -157,22 +157,21 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
 def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
                       open_engine: EngineOpener, lambda_timeout_s: float = 900,
                       attempts: int = 3, read_secret_tags: TagReader | None = None,
-                      say: Callable[[str], Any] | None = None) -> dict[str, Any]:
+                      say: Callable[[str], Any] | None = None) -> DiscoverResult:
     """``say``: where the one line of what the run reads and leaves out goes before the warm-up (the log)."""
     run_id, warmup = run.run_id, run.warmup
     target = run.target.model_dump(mode="json", exclude_unset=True)  # as the state carries it
     plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
     if store.exists(plan_key):  # a restarted run keeps its plan, so unit ids stay the same
-        plan_doc = store.get_json(plan_key)
-        if plan_doc.get("target") != target:  # ValidateInput checked it; a plan is never reused elsewhere
+        plan_doc = PlanRecord.read(store.get_json(plan_key))
+        if plan_doc.target != target:  # ValidateInput checked it; a plan is never reused elsewhere
             raise RunIdReused(f"run_id {run_id!r} has a plan for another target "
-                              f"({plan_doc.get('target', {}).get('db_instance_identifier')!r}); use a new run_id")
+                              f"({plan_doc.target.get('db_instance_identifier')!r}); use a new run_id")
         store.update_run(run_id, step="planned", plan_reused=True)
-        return {**_result(plan_doc["summary"], plan_key, units_key, run_id), "reused": True,
-                "context": run_context(run)}
+        return _result(plan_doc, plan_key, units_key, run, reused=True)
 
     # SecretNotBound: before connecting
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     # the databases it reads: those the input names, else the one target.database names, else all (issue 33 §1);
     # plan.json keeps them in its options, which the end census takes
     warmup = resolved_warmup(warmup, run.target, spec.engine)
@@ -203,15 +202,11 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
         census_key = evidence_key(run_id, CENSUS_START)
         store.put_json_lines(census_key, planned.census)
         census = census_ref(census_key, planned.census)
-    store.put_json(plan_key, {
-        "run_id": run_id, "engine": spec.engine, "target": target,
-        "options": warmup.model_dump(mode="json", exclude_unset=True),
-        "summary": summary,
-        "segments": segments_ref(segments_key, len(segments)),
-        "oversized_units": plan.oversized_units,
-        "census": census,
-        **modes.plan_fields(selected, plan.units),
-    })
+    plan_doc = PlanRecord.new(
+        run_id=run_id, engine=spec.engine, target=target, options=warmup, summary=summary,
+        segments=segments_ref(segments_key, len(segments)), oversized_units=plan.oversized_units, census=census,
+        **modes.plan_fields(selected, plan.units))
+    store.put_json(plan_key, plan_doc.stored())
     hot_rank = len(warmup.priority) if hot_set_names(warmup) else None
     if say is not None:
         say(selection)
@@ -220,7 +215,8 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
                      bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
                      estimate=run_estimate(run, store=store, plan_summary=summary, engine=spec.engine,
                                            counted=counted_of(spec.engine, segments, planned.census)))
-    return {**_result(summary, plan_key, units_key, run_id), "reused": False, "context": run_context(run)}
+    return _result(plan_doc, plan_key, units_key, run, reused=False)
+
 
 
 def hot_set_names(warmup: Warmup) -> tuple[str, ...]:
@@ -239,6 +235,6 @@ def _facts(run: RunState) -> dict[str, Any]:
     return {k: v for k, v in run.instance.items() if k not in ("status", "ready") and v is not None}
 
 
-def _result(summary: dict[str, Any], plan_key: str, units_key: str, run_id: str) -> dict[str, Any]:
-    return {"units": summary["units"], "bytes": summary["bytes"], "plan_key": plan_key,
-            "units_key": units_key}
+def _result(plan: PlanRecord, plan_key: str, units_key: str, run: RunState, *, reused: bool) -> DiscoverResult:
+    return DiscoverResult(units=plan.summary.units, bytes=plan.summary.bytes, plan_key=plan_key, units_key=units_key,
+                          reused=reused, context=run_context(run), end_census=plan.end_census())

@@ -21,14 +21,16 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.dal.records.plan import Plan
+from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRange, TransientDatabaseError
 from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.findings.census import CENSUS_END, census_json, census_ref, census_rows, recreated
 from cutover_prep.findings.failures import cause_message
 from cutover_prep.findings.plan_evidence import plan_segments
-from cutover_prep.models.run_input import Warmup, with_defaults
-from cutover_prep.models.steps import RunContext
+from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan, EndCensusResult
+from cutover_prep.models.warmup import Warmup
 from cutover_prep.retry import Retries
 from cutover_prep.secret_binding import TagReader
 
@@ -37,11 +39,17 @@ MAX_CATCH_UP_BYTES = 4 * 2**30  # more than this was created during the warm-up:
 MIB = 2**20
 
 
-def options_of(warmup: dict[str, Any]) -> DiscoveryOptions:
-    return DiscoveryOptions(include_schemas=tuple(warmup.get("include_schemas") or ()),
-                            exclude_schemas=tuple(warmup.get("exclude_schemas") or ()),
-                            databases=tuple(warmup.get("databases") or ()),
-                            include_system=bool(warmup.get("include_system")))
+def options_of(scope: CensusScope) -> DiscoveryOptions:
+    return DiscoveryOptions(include_schemas=tuple(scope.include_schemas), exclude_schemas=tuple(scope.exclude_schemas),
+                            databases=tuple(scope.databases), include_system=scope.include_system)
+
+
+def plan_of(event: EndCensusEvent, store: Store) -> EndCensusPlan:
+    """What the end census takes of the plan: Discover's ``end_census``, in the event; an execution started by a
+    definition of before hands none on, and the plan it wrote (``dal.records.plan.Plan``) says the same."""
+    if event.plan is not None:
+        return event.plan
+    return Plan.read(store.get_json(evidence_key(event.run.run_id, "plan.json"))).end_census()
 
 
 def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]], start: list[dict[str, Any]] | None = None
@@ -60,7 +68,7 @@ def catch_up_targets(planned: dict[str, int], end: list[dict[str, Any]], start: 
     return out
 
 
-def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
+def gone_by_segment(unit_items: Iterable[UnitProgress]) -> tuple[dict[str, int], set[str]]:
     """Segment key -> planned bytes the units found gone (truncated while the run ran): what exists of the plan is
     its bytes less these, so a table truncated then grown again is caught up past what is left of the plan. And the
     keys whose storage was replaced (``GONE_REBUILT``: an Oracle TRUNCATE or MOVE, a new DATA_OBJECT_ID): nothing
@@ -68,7 +76,7 @@ def gone_by_segment(unit_items: Iterable[dict[str, Any]]) -> tuple[dict[str, int
     out: dict[str, int] = {}
     rebuilt: set[str] = set()
     for item in unit_items:
-        for key, _, _, nbytes, *reason in item.get("gone") or []:
+        for key, _, _, nbytes, *reason in item.gone:
             out[str(key)] = out.get(str(key), 0) + int(nbytes)
             if reason and reason[0] == GONE_REBUILT:
                 rebuilt.add(str(key))
@@ -114,34 +122,33 @@ def _read(engine: Any, segment: Any, from_block: int, chunk_blocks: int, deadlin
     return read, None
 
 
-def record_end_census_failure(run_id: str, error: dict[str, Any], *, store: Store) -> dict[str, Any]:
+def record_end_census_failure(run_id: str, error: dict[str, Any], *, store: Store) -> EndCensusResult:
     """The Catch of EndCensus (its retries spent, or an error not retried): the run goes on to its findings
     with the error recorded on the run item; Finalize gives it to the census section and the verdict fails
     END_CENSUS naming it. Nothing is read or written in the database."""
     name, cause = str(error.get("Error") or "EndCensusFailed"), cause_message(error)[:2000]
     store.update_run(run_id, end_census_error=name, end_census_cause=cause)
-    return {"taken": False, "error": name, "cause": cause}
+    return EndCensusResult(taken=False, error=name, cause=cause)
 
 
-def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
+def take_end_census(event: EndCensusEvent, *, store: Store, read_secret: SecretReader,
                     open_engine: Callable[[Any, Warmup], Any], read_secret_tags: TagReader | None = None,
-                    budget_seconds: float = 600, attempts: int = 3) -> dict[str, Any]:
+                    budget_seconds: float = 600, attempts: int = 3) -> EndCensusResult:
     """Census again, catch up on what was created or grew, write ``census-end.json``; return a summary."""
+    run = event.run
     run_id = run.run_id
     key = evidence_key(run_id, END_CENSUS)
     if store.exists(key) and (done := store.get_json(key)).get("census") is not None:
-        return {**done["summary"], "reused": True}
-    plan = store.get_json(evidence_key(run_id, "plan.json"))
-    if plan.get("census") is None:  # the engine takes none, or the plan is older than the census
-        return {"taken": False}
-    # the plan's whole section (the context carries only part of it), its defaults for a plan written before them
-    warmup = with_defaults(Warmup, plan.get("options") or run.warmup.model_dump(mode="json", exclude_unset=True))
+        return EndCensusResult.model_validate({**done["summary"], "reused": True})
+    plan = plan_of(event, store)
+    if plan.census is None:  # the engine takes none, or the plan is older than the census
+        return EndCensusResult(taken=False)
     deadline = time.monotonic() + budget_seconds
-    spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
+    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
     engine = open_engine(spec, run.warmup)  # create_extension: the context carries it (CONTEXT_WARMUP)
     catch_up: list[dict[str, Any]] = []
     try:
-        options = options_of(warmup)
+        options = options_of(plan.scope)
         try:
             end = census_json(Retries(attempts).call(lambda: engine.census(options)))
         except TransientDatabaseError as exc:  # named in the findings, not fatal to the run
@@ -150,11 +157,11 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
             summary = {"taken": False, **error}
             store.put_json(key, {"taken_at": now_iso(), "census": None, "catch_up": [], "error": error,
                                  "summary": summary})
-            return summary
+            return EndCensusResult.model_validate(summary)
         gone, rebuilt = gone_by_segment(store.units(run_id))
         planned = {s["key"]: 0 if s["key"] in rebuilt else int(s["bytes"]) - gone.get(s["key"], 0)
-                   for s in plan_segments(plan, store)}
-        targets = catch_up_targets(planned, end, census_rows(plan.get("census"), store))
+                   for s in plan_segments({"segments": plan.segments}, store)}
+        targets = catch_up_targets(planned, end, census_rows(plan.census, store))
         if targets:
             segments = {s.key: s for s in engine.discover(options) if s.key in targets}
             budget = MAX_CATCH_UP_BYTES
@@ -171,7 +178,7 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
                     catch_up.append({**entry, "status": "NOT_READ",
                                      "cause": f"over the catch-up pass's limit of {MAX_CATCH_UP_BYTES // MIB} MiB"})
                     continue
-                chunk = max(1, int(warmup["chunk_mb"]) * MIB // segment.block_size)
+                chunk = max(1, run.warmup.chunk_mb * MIB // segment.block_size)
                 blocks, cause = _read(engine, segment, first, chunk, deadline)
                 budget -= blocks * segment.block_size
                 entry["bytes_read"] = before + blocks * segment.block_size
@@ -186,4 +193,4 @@ def take_end_census(run: RunContext, *, store: Store, read_secret: SecretReader,
     store.put_json_lines(census_key, end)
     store.put_json(key, {"taken_at": now_iso(), "census": census_ref(census_key, end), "catch_up": catch_up,
                          "summary": summary})
-    return summary
+    return EndCensusResult.model_validate(summary)

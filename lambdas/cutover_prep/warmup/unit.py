@@ -36,11 +36,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from cutover_prep.dal.records.units import Cursor, UnitProgress
 from cutover_prep.dal.store import StaleProgress, Store
 from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.models.status import UnitStatus, WarmStep
-from cutover_prep.models.steps import WarmUnitEvent
+from cutover_prep.models.steps import WarmProgress, WarmUnitEvent
 from cutover_prep.retry import Outage, OutageContinues, Retries
 from cutover_prep.warmup.planning import MIB, chunk_bytes_for
 
@@ -97,22 +98,28 @@ def _cursor_after(chunk: Chunk, ranges: list[ReadRange]) -> dict[str, int]:
     return chunk.cursor_after(len(rng.extents), rng.extents[chunk.extent_index].blocks)
 
 
+def step_result(event: WarmUnitEvent, progress: WarmProgress) -> dict[str, Any]:
+    """The handler's JSON: the progress (``ResultPath: $.warm``); for a definition of before, whose WarmUnit
+    had no ResultPath, also the run context as it came and the unit (the next state's whole input)."""
+    if event.hands_on_context:
+        return {"run": event.run.to_json(), "unit": event.unit, **progress.to_json()}
+    return progress.to_json()
+
+
 def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine], budget: Budget,
               read_attempts: int = 3, sleep: Callable[[float], None] | None = None,
-              on_chunk: Callable[[int], None] | None = None, clock: Callable[[], float] = time.time) -> dict[str, Any]:
+              on_chunk: Callable[[int], None] | None = None, clock: Callable[[], float] = time.time) -> WarmProgress:
     """``on_chunk(bytes)``: told of each chunk once it is committed (the live view's metrics, ``live.emit``).
-    The result hands on the run context as it came (``RunContext.to_json``) with the unit. ``sleep`` and
-    ``clock``: the retries' (tests pass fakes)."""
+    ``sleep`` and ``clock``: the retries' (tests pass fakes)."""
     unit, opts = event.unit, event.run.warmup
-    run = event.run.to_json()
     run_id, unit_id = event.run.run_id, unit["unit_id"]
-    item = store.get_unit(run_id, unit_id) or {}
-    if item.get("status") == UnitStatus.DONE:
-        return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
-    seq = int(item.get("seq", 0))
-    cursor = item.get("cursor") or {"range": 0, "extent": 0, "offset": 0}
+    item = store.get_unit(run_id, unit_id) or UnitProgress()
+    if item.status == UnitStatus.DONE:
+        return WarmProgress(status=WarmStep.ALREADY_DONE)
+    seq = item.seq
+    cursor = (item.cursor or Cursor()).model_dump()
     ranges = [ReadRange.from_json(r) for r in unit["ranges"]]
-    prior = known_rate({"rate": event.rate, "slot": event.slot}, opts.assumed_cold_mib_per_s)
+    prior = known_rate({"rate": event.previous_rate, "slot": event.slot}, opts.assumed_cold_mib_per_s)
     seen_bytes, seen_seconds, done_here, finished = 0, 0.0, 0, False
 
     def rate() -> float:  # bytes/s: this invocation's own chunks once there are any
@@ -125,8 +132,8 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
 
     retries = Retries(read_attempts, sleep=sleep, clock=clock, reconnect_seconds=opts.reconnect_minutes * 60,
                       time_left=lambda: budget.remaining_seconds() - budget.safety_margin_seconds,
-                      outage=Outage.from_json(getattr(event, "outage", None)))
-    longest = float(item.get("longest_outage_seconds") or 0)
+                      outage=Outage.from_json(event.previous_outage))
+    longest = float(item.longest_outage_seconds or 0)
     held: list[Engine] = []
 
     def read(rng: ReadRange) -> Any:  # connects inside the retries: the database may be down right now
@@ -138,13 +145,12 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
     for chunk in chunks(ranges, cursor, lambda: chunk_bytes_for(rate(), cap_bytes=cap)):
         estimate = chunk.rng.bytes / max(rate() / 2, 1.0)  # half the rate: a safety factor
         if done_here and budget.remaining_seconds() - budget.safety_margin_seconds < estimate:
-            return {"run": run, "unit": unit, "status": WarmStep.CONTINUE, "cursor": cursor, "rate": measured()}
+            return WarmProgress(status=WarmStep.CONTINUE, cursor=cursor, rate=measured())
         retried, reconnected = retries.count, retries.reconnects
         try:
             result = retries.call(lambda chunk=chunk: read(chunk.rng))
         except OutageContinues as cont:  # this invocation's time is spent: the next one goes on waiting
-            return {"run": run, "unit": unit, "status": WarmStep.CONTINUE, "cursor": cursor, "rate": measured(),
-                    "outage": cont.outage.to_json()}
+            return WarmProgress(status=WarmStep.CONTINUE, cursor=cursor, rate=measured(), outage=cont.outage.to_json())
         longest = max(longest, retries.longest_outage_seconds)
         gone = max(0, min(int(result.gone), chunk.rng.blocks))
         if result.blocks + gone < chunk.rng.blocks or result.bytes + gone * chunk.rng.block_size < chunk.rng.bytes:
@@ -162,7 +168,7 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
                                   gone=(chunk.rng.segment_key, chunk.range_index, gone, gone * chunk.rng.block_size,
                                         str(result.details.get("gone_reason") or GONE_TRUNCATED)) if gone else None)
         except StaleProgress:  # a parallel or earlier invocation moved this unit on: stop here
-            return {"run": run, "unit": unit, "status": WarmStep.ALREADY_DONE}
+            return WarmProgress(status=WarmStep.ALREADY_DONE)
         seq += 1
         done_here += 1
         if on_chunk is not None:
@@ -172,7 +178,7 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
     if not finished:  # nothing left to read (an empty unit, or every range read before a restart)
         store.commit_progress(run_id, unit_id, seq=seq, cursor=None, blocks=0, bytes_=0, seconds=0.0,
                               method="none", done=True, planned_bytes=int(unit["bytes"]))
-    return {"run": run, "unit": unit, "status": WarmStep.DONE, "rate": measured()}
+    return WarmProgress(status=WarmStep.DONE, rate=measured())
 
 
 def known_rate(event: dict[str, Any], assumed_mib_per_s: float) -> dict[str, Any]:

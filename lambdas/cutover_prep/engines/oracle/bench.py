@@ -1,12 +1,17 @@
 """Oracle implementation of the benchmark driver (``engines/bench.py``'s ``BenchDriver``), as in seeds 000/002:
 
 - IO-size sweep: ``db_file_multiblock_read_count`` per point (capped at the platform's 1 MiB maximum I/O size,
-  each point noting the value V$PARAMETER says Oracle used) with direct path reads
-  (``_serial_direct_read = ALWAYS``): rowid-range scans (``sql.rowid_range_count_sql``) of the biggest table,
-  piece by piece, until the point's time is up (wrapping around a small table). Each scan
-  runs in its own session, so the settings die with it.
-- Random single-block reads through the buffer cache (``_serial_direct_read = NEVER``),
-  one block's rowid range per read: ``db file sequential read``.
+  each point noting the value V$PARAMETER says Oracle used): rowid-range scans (``read_sql.rowid_range_count_sql``,
+  the warm-up's own statement) of the biggest table, piece by piece, until the point's time is up (wrapping around
+  a small table). Each scan runs in its own session, so its setting dies with it. No session setting asks for
+  direct path reads (issue 35: the documented session settings only; an underscore parameter is none, and parallel
+  execution would change the statement's plan): Oracle chooses, per scan, direct path reads or reads through the
+  buffer cache, and each point says which from its session's V$SESSION_EVENT (``direct path read`` or ``db file
+  scattered read``) and V$MYSTAT (``physical reads direct`` or ``physical reads cache``); a point that read its
+  target more than once through the buffer cache is ``cached`` (its later passes may have come from memory).
+- Random single-block reads, one block's rowid range per read, in sessions that set nothing: ``db file sequential
+  read`` where Oracle reads the block through the buffer cache; the point's notes say when it read some by direct
+  path instead.
 - Counters: ``v$sysstat`` physical read/write totals; latency histogram of
   ``db file sequential read`` from ``v$event_histogram_micro`` (12c+) or
   ``v$event_histogram`` (ms buckets). Without the privilege (ORA-00942) the point is
@@ -29,6 +34,8 @@ import oracledb
 
 from cutover_prep.engines.base import ConnectionSpec
 from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget
+from cutover_prep.engines.oracle import read_sql as rq
+from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine, allow_writes, map_error
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
@@ -87,6 +94,59 @@ def event_delta(before: dict[str, tuple[int, int]] | None,
         if waits - w0 > 0:
             out[event] = {"waits": waits - w0, "seconds": round((micros - us0) / 1e6, 6)}
     return out
+
+
+def session_reads(cur: Any) -> dict[str, int] | None:
+    """This session's read counters (``read_sql.MYSTAT_SQL``: V$MYSTAT), None without SELECT on it."""
+    try:
+        return {str(name): int(value) for name, value in cur.execute(rq.MYSTAT_SQL)}
+    except oracledb.Error as exc:
+        if _no_privilege(exc):
+            return None
+        raise
+
+
+def reads_delta(before: dict[str, int] | None, after: dict[str, int] | None) -> dict[str, int] | None:
+    if before is None or after is None:
+        return None
+    return {name: max(0, after.get(name, 0) - before.get(name, 0)) for name in rq.MYSTAT_NAMES}
+
+
+def scan_path(waits: dict[str, dict[str, float]] | None, reads: dict[str, int] | None) -> str:
+    """How a scan's session read, as the server says: "direct", "buffered", "both" or "not known". From V$MYSTAT
+    (Database Reference, "Statistics Descriptions": ``physical reads direct`` around the buffer cache, ``physical
+    reads cache`` into it; no physical read but logical reads: every block came from the buffer cache), else from
+    V$SESSION_EVENT (``direct path read``, ``db file scattered read``/``db file sequential read``). A share of
+    ``NOISE`` or less of the other kind (the statement's own recursive reads) does not make it "both"."""
+    if reads is not None:
+        direct, cached = reads.get("physical reads direct", 0), reads.get("physical reads cache", 0)
+        if direct + cached == 0:
+            return "buffered" if reads.get("session logical reads", 0) > 0 else "not known"
+        if cached <= NOISE * (direct + cached):
+            return "direct"
+        return "buffered" if direct <= NOISE * (direct + cached) else "both"
+    if waits is None:
+        return "not known"
+    waited = {e for e, w in waits.items() if w.get("waits")}
+    direct_seen = "direct path read" in waited
+    buffered_seen = bool(waited & {"db file scattered read", "db file sequential read"})
+    if not (direct_seen or buffered_seen):
+        return "not known"
+    return "both" if direct_seen and buffered_seen else "direct" if direct_seen else "buffered"
+
+
+NOISE = 0.02
+PASSES_BY = {"direct": "direct path reads: each pass from storage",
+             "buffered": "through the buffer cache: a pass after the first may have come from memory",
+             "both": "partly through the buffer cache: a pass after the first may have come from memory",
+             "not known": "how Oracle read it is not known: a pass after the first may have come from memory"}
+
+
+def read_path_note(reads: dict[str, int]) -> str:
+    """The point's label from V$MYSTAT: blocks read by direct path, through the buffer cache, and got."""
+    return (f"read path (V$MYSTAT): {reads.get('physical reads direct', 0):,} blocks by direct path, "
+            f"{reads.get('physical reads cache', 0):,} through the buffer cache, "
+            f"{reads.get('session logical reads', 0):,} logical reads")
 
 
 def mbrc_sql(value: int) -> str:
@@ -168,11 +228,12 @@ class OracleBench:
             notes.append(f"filesystemio_options={fsio}: direct IO, no OS page cache between Oracle and the volume")
         self._block_size = int(params.get("db_block_size") or 8192)
         return {"server_version": version, "block_size": self._block_size,
-                "knobs": {"db_file_multiblock_read_count": True, "_serial_direct_read": True},
+                "knobs": {"db_file_multiblock_read_count": True},
                 "db_file_multiblock_read_count": params.get("db_file_multiblock_read_count"),
                 "filesystemio_options": fsio, "counters": counters,
                 "latency_histogram": "v$event_histogram" if self.latency_histogram() is not None else None,
-                "read_method": "rowid_range_scan (direct path)", "notes": notes}
+                "read_method": "rowid_range_scan (direct path or buffered, as Oracle chooses: each point says which)",
+                "notes": notes}
 
     def io_size_points(self, options: SweepOptions, target: SweepTarget) -> list[PointSpec]:
         """One point per value, capped at the platform's maximum I/O size (``MAX_IO_BYTES`` / block size, the
@@ -224,10 +285,9 @@ class OracleBench:
                 asked = int(spec.knobs.get("db_file_multiblock_read_count", 128))
                 cur.execute(mbrc_sql(asked))
                 in_effect = _mbrc_in_effect(cur, asked, target.block_size)
-                cur.execute(q.serial_direct_read_sql("ALWAYS"))
-                sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc.get("partition"),
-                                              bool(loc.get("subpartition")), serial_direct_read="ALWAYS")
-                waits_before = session_events(cur)
+                sql = rq.rowid_range_count_sql(loc["owner"], loc["table"], loc.get("partition"),
+                                               bool(loc.get("subpartition")))
+                waits_before, reads_before = session_events(cur), session_reads(cur)
                 while time.monotonic() < deadline:
                     passes += 1
                     for rfno, first, blocks in target.extents:
@@ -235,12 +295,13 @@ class OracleBench:
                             if time.monotonic() >= deadline:
                                 break
                             hi = min(lo + PIECE_BLOCKS, first + blocks) - 1
-                            cur.execute(sql, **q.rowid_bounds(loc["data_object_id"], rfno, lo, hi,
-                                                              bool(loc.get("bigfile"))))
+                            cur.execute(sql, **rid.rowid_bounds(loc["data_object_id"], rfno, lo, hi,
+                                                                bool(loc.get("bigfile"))))
                             cur.fetchone()
                             read_bytes += (hi - lo + 1) * target.block_size
                             calls += 1
                 waits = event_delta(waits_before, session_events(cur))
+                reads = reads_delta(reads_before, session_reads(cur))
         except oracledb.Error as exc:
             raise map_error(exc, f"scanning {target.segment_key}") from None
         finally:
@@ -248,17 +309,19 @@ class OracleBench:
                 conn.close()
             except oracledb.Error:
                 pass
-        notes = [f"the target was read {passes} times (direct path: each pass from storage)"] if passes > 1 else []
+        path = scan_path(waits, reads)
+        notes = [f"the target was read {passes} times ({PASSES_BY[path]})"] if passes > 1 else []
         notes += [in_effect] if in_effect else []
+        notes += [read_path_note(reads)] if reads is not None else []
         notes += self._record_waits(spec.point_id, waits)
         return ScanResult(bytes=read_bytes, calls=calls, seconds=time.monotonic() - started, notes=notes,
-                          passes=passes, cached=False)  # _serial_direct_read: never the buffer cache
+                          passes=passes, cached=passes > 1 and path != "direct")
 
     def _record_waits(self, point_id: str, waits: dict[str, dict[str, float]] | None, *,
                       sessions: int | None = None) -> list[str]:
         """Keep the point's wait events and say them in its notes: a sequential point's one session, or
         (``sessions``) the sum over a random point's reader sessions; and when the reads were not the
-        kind the point's ``_serial_direct_read`` asked for."""
+        kind the point's reads are for (a sequential point: from storage; a random one: single blocks)."""
         if waits is None:
             return ["no SELECT on V$SESSION_EVENT: the point's wait events are not recorded"]
         self.wait_events[point_id] = waits
@@ -269,11 +332,12 @@ class OracleBench:
         waited = {e for e, w in waits.items() if w.get("waits")}
         if sessions is None:
             if "direct path read" not in waited and waited & {"db file scattered read", "db file sequential read"}:
-                notes.append("no direct path read: the scan read through the buffer cache (_serial_direct_read did "
-                             "not take), so the point may have been served from memory")
+                notes.append("no direct path read: Oracle read the scan through the buffer cache (it chooses per "
+                             "scan; no session setting asks for direct path reads), so blocks already in the buffer "
+                             "cache were not read from storage")
         elif "direct path read" in waited:
-            notes.append("direct path reads in the random sessions: _serial_direct_read=NEVER did not take for "
-                         "every read, so not every read was a single-block read through the buffer cache")
+            notes.append("direct path reads in the random sessions: Oracle read some blocks around the buffer "
+                         "cache, so not every read was a db file sequential read (its latency histogram misses those)")
         elif "db file sequential read" not in waited:
             notes.append("no db file sequential read: the random reads were served from the buffer cache")
         return notes
@@ -377,21 +441,21 @@ def _drop_scratch(cur: Any, scratch: Scratch) -> Dropped:
 
 
 class _BlockReader:
-    """A session reading one block at a time through the buffer cache."""
+    """A session reading one block's rowid range at a time; it sets nothing (Oracle reads a block through the
+    buffer cache or, as it chooses, by direct path: the point's wait events say which)."""
 
     def __init__(self, conn: Any, waits: list[dict[str, dict[str, float]]] | None = None) -> None:
         self.conn = conn
         self._waits = waits
         with conn.cursor() as cur:
-            cur.execute(q.serial_direct_read_sql("NEVER"))
             self._waits_before = session_events(cur)
 
     def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
-        sql = q.rowid_range_count_sql(locator["owner"], locator["table"], locator.get("partition"),
-                                      bool(locator.get("subpartition")), serial_direct_read="NEVER")
+        sql = rq.rowid_range_count_sql(locator["owner"], locator["table"], locator.get("partition"),
+                                       bool(locator.get("subpartition")))
         try:
             with self.conn.cursor() as cur:
-                cur.execute(sql, **q.rowid_bounds(locator["data_object_id"], file_id, block, block,
+                cur.execute(sql, **rid.rowid_bounds(locator["data_object_id"], file_id, block, block,
                                                   bool(locator.get("bigfile"))))
                 cur.fetchone()
         except oracledb.Error as exc:

@@ -30,7 +30,7 @@ from typing import Any
 import oracledb
 
 from cutover_prep.engines.base import PermanentReadError, ReadRange, ShortRead
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
 
 NO_PRIVILEGE_CODES = {942, 1031}
 TOLERANCE_FRACTION = 0.10  # of the planned blocks, either way
@@ -67,7 +67,7 @@ class Counters:
             details["unconfirmed"] = "no SELECT on V$MYSTAT/V$STATNAME: the read is not confirmed by the server"
             return None
         try:
-            return {str(name): int(value) for name, value in cur.execute(q.MYSTAT_SQL)}
+            return {str(name): int(value) for name, value in cur.execute(rq.MYSTAT_SQL)}
         except oracledb.DatabaseError as exc:
             if not _no_privilege(exc):
                 raise
@@ -82,7 +82,7 @@ class Counters:
                                               "its segment's counters")
             return None
         try:
-            rows = cur.execute(q.SEGMENT_STATISTICS_SQL, owner=loc["owner"], name=loc.get("segment") or loc["table"],
+            rows = cur.execute(rq.SEGMENT_STATISTICS_SQL, owner=loc["owner"], name=loc.get("segment") or loc["table"],
                                partition=loc.get("partition"))
             found = {str(name): int(value or 0) for name, value in rows}
         except oracledb.DatabaseError as exc:
@@ -90,7 +90,7 @@ class Counters:
                 raise
             self.segment_readable = False
             return self.segment(cur, loc, details)
-        return {name: found.get(name, 0) for name in q.SEGMENT_STATISTIC_NAMES}
+        return {name: found.get(name, 0) for name in rq.SEGMENT_STATISTIC_NAMES}
 
 
 def _delta(before: dict[str, int] | None, after: dict[str, int] | None, names: tuple[str, ...]
@@ -98,6 +98,61 @@ def _delta(before: dict[str, int] | None, after: dict[str, int] | None, names: t
     if before is None or after is None:
         return None
     return {name: max(0, after.get(name, 0) - before.get(name, 0)) for name in names}
+
+
+def read_path(session: dict[str, int] | None, segment: dict[str, int] | None) -> dict[str, Any] | None:
+    """Which path the read took, as the server counts it (issue 35: no session setting chooses it, Oracle does):
+    blocks read by direct path (around the buffer cache, into the session's memory) and through the buffer cache
+    (Database Reference, "Statistics Descriptions": ``physical reads direct``, ``physical reads cache``). By the
+    read segment's own V$SEGMENT_STATISTICS (``physical reads`` less ``physical reads direct``) where it was
+    readable, else by the session's V$MYSTAT (its recursive dictionary reads included). Either path reads a block
+    from storage; no physical read at all means the blocks were in the buffer cache, read from storage since the
+    instance started."""
+    if segment is not None:
+        direct = segment["physical reads direct"]
+        cached = max(0, segment["physical reads"] - direct)
+        logical, by = segment["logical reads"], "V$SEGMENT_STATISTICS"
+    elif session is not None:
+        direct, cached = session["physical reads direct"], session["physical reads cache"]
+        logical, by = session["session logical reads"], "V$MYSTAT"
+    else:
+        return None
+    if direct and cached:
+        path = "direct path and buffer cache"
+    elif direct or cached:
+        path = "direct path" if direct else "buffer cache"
+    else:
+        path = "no physical read (the blocks were in the buffer cache)" if logical else "no read"
+    return {"path": path, "direct": direct, "buffer_cache": cached, "by": by}
+
+
+# Why a slice of a LOB (its table's rowid share, engines.oracle.lobsplit) or of an IOT's overflow (a share of its
+# key, engines.oracle.iotsplit) is never confirmed: V$SEGMENT_STATISTICS counts per segment (OWNER, OBJECT_NAME,
+# SUBOBJECT_NAME: no block address; Database Reference 19c, "V$SEGMENT_STATISTICS"), and V$MYSTAT per session, so
+# a count is confirmation only where the statement's documented access path bounds which blocks it can read, as
+# TABLE ACCESS BY ROWID RANGE bounds a rowid chunk to its own. A slice's statement reaches its blocks through its
+# rows: a LOB value through the row's LOB locator (no documented view maps a value to the LOB segment's blocks),
+# an overflow piece through the physical rowid in the IOT's index entry (Concepts, "Index-Organized Tables with
+# Row Overflow Area", https://docs.oracle.com/cd/E11882_01/server.112/e40540/indexiot.htm: "a physical rowid that
+# points to the overflow part of the row"; the pieces lie where they were stored, not in key order). So its
+# counters say how many of the segment's blocks it read, never that they were its planned ones.
+SLICE_WHY = {
+    "lob_read": "its LOB values are reached through their rows' LOB locators, and no documented view says which "
+                "blocks of the LOB segment hold them",
+    "iot_overflow": "its overflow pieces are reached through the rowids in the IOT's index entries and lie where "
+                    "they were stored, not in key order",
+}
+
+
+def slice_unconfirmed(method: str, details: dict[str, Any], verdict: Exception | None) -> str:
+    """What ``details["unconfirmed"]`` says of a slice: the blocks its segment's counters saw, why that does not
+    confirm the slice's planned blocks, and, when the count misses the slice's share, by how much."""
+    seen = details.get("confirmed_blocks")
+    counted = f"its segment's counters saw {seen} block(s) read" if seen is not None else "no counter was readable"
+    why = SLICE_WHY.get(method, "its statement reaches its blocks through its rows, not by block address")
+    text = (f"a slice (a proportional share of its table or key): {counted}, not which ones ({why}); the "
+            "segment's blocks are read by its slices together")
+    return text + (f"; against its share: {verdict}" if verdict is not None else "")
 
 
 def floor_of(planned: int, loose: int) -> int:
@@ -113,12 +168,14 @@ def confirm_read(rng: ReadRange, planned: int, method: str, counters: dict[str, 
     ``planned``: the blocks the read was sent for; ``loose``: how many of them only the looser bound confirms
     (all when the high-water mark is not known; the mark's own extent's when it is: with automatic segment
     space management its blocks below the mark may not be formatted yet, and a scan skips those)."""
-    session = _delta(counters.get("session_before"), counters.get("session_after"), q.MYSTAT_NAMES)
-    segment = _delta(counters.get("segment_before"), counters.get("segment_after"), q.SEGMENT_STATISTIC_NAMES)
+    session = _delta(counters.get("session_before"), counters.get("session_after"), rq.MYSTAT_NAMES)
+    segment = _delta(counters.get("segment_before"), counters.get("segment_after"), rq.SEGMENT_STATISTIC_NAMES)
     if session is not None:
         details["mystat"] = session
     if segment is not None:
         details["segment_stats"] = segment
+    if (path := read_path(session, segment)) is not None:
+        details["read_path"] = path
     if segment is None and session is None:
         details["confirmed_blocks"] = None
         return

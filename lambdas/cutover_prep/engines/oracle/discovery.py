@@ -24,6 +24,7 @@ from collections.abc import MutableMapping
 from typing import Any
 
 from cutover_prep.engines.base import DiscoveryOptions, Extent, Segment
+from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import sql as q
 
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
@@ -157,7 +158,7 @@ def classify(row: tuple, extents: dict[ExtentKey, list[Extent]]) -> Segment | No
             local = locality == "LOCAL" and seg_type == "INDEX PARTITION"
             locator.update(read="index", table_owner=idx_owner, table=idx_table,
                            whole_index=not local and seg_type != "INDEX", invisible=visibility == "INVISIBLE")
-    elif seg_type in LOB_TYPES and lob_table and lob_type in q.LOB_BUFFERS:
+    elif seg_type in LOB_TYPES and lob_table and lob_type in rq.LOB_BUFFERS:
         sub = seg_type == "LOB SUBPARTITION"
         locator.update(read="lob", table=lob_table, column=lob_col or lob_column, data_type=lob_type,
                        table_partition=lob_table_subpart if sub else lob_table_part, table_subpartition=sub)

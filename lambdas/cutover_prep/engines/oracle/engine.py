@@ -1,11 +1,12 @@
 """Oracle engine (python-oracledb, thin mode: no Instant Client).
 
 Discovery reads DBA_SEGMENTS / DBA_EXTENTS owner by owner and page by page, resuming from the pages it kept
-(``engines.oracle.discovery``; its SQL in ``engines.oracle.sql``); LOB indexes, clusters and nested tables are not
-planned (the census names them read by the datafile pass only). Reading: ``engines.oracle.reads``
-(the statement of each read method, rowid ranges as Oracle documents them, below the high-water mark), each read
-confirmed by ``engines.oracle.confirm`` (its segment's V$SEGMENT_STATISTICS beside the session's V$MYSTAT: short
-is ``ShortRead``, beyond the plan ``OverRead``). A read takes what exists now (issue 32).
+(``engines.oracle.discovery``; its SQL in ``engines.oracle.sql``, the reads' in ``engines.oracle.read_sql``); LOB
+indexes, clusters and nested tables are not planned (the census names them read by the datafile pass only).
+Reading: ``engines.oracle.reads`` (the statement of each read method, rowid ranges as Oracle documents them,
+below the high-water mark), each read confirmed by ``engines.oracle.confirm`` (its segment's V$SEGMENT_STATISTICS
+beside the session's V$MYSTAT: short is ``ShortRead``, beyond the plan ``OverRead``; which path the read took,
+direct or through the buffer cache, is Oracle's choice and recorded). A read takes what exists now (issue 32).
 Nothing is written; ALTER SESSION changes only this session. ``census`` names everything on the
 volume (every segment of DBA_SEGMENTS, every datafile of DBA_DATA_FILES; ``engines.oracle.census``).
 
@@ -46,7 +47,6 @@ from cutover_prep.engines.oracle import volumes as ora_volumes
 from cutover_prep.engines.oracle.errors import PERMANENT_CODES, TRANSIENT_CODES, map_error  # noqa: F401 (re-exported)
 from cutover_prep.engines.oracle.tls import oracle_attempts
 
-DIRECT = reads.DIRECT  # the warm-up's sessions read by direct path (prepare_session)
 TCPS_HINT = ("TLS is required (CUTOVER_PREP_TLS=require): RDS for Oracle offers TCPS through the SSL option of "
              "its option group (port 2484 unless set otherwise; name another port in target.port)")
 
@@ -121,8 +121,8 @@ class OracleEngine:
         return engine
 
     def prepare_session(self) -> None:
-        with self.conn.cursor() as cur:
-            cur.execute(q.serial_direct_read_sql(DIRECT))
+        """The session's read-only guard. No read-path setting: Oracle chooses direct path or buffered reads, and
+        each read says which it was (``confirm.read_path``; issue 35: the documented session settings only)."""
         self.conn.rollback()  # READ_ONLY cannot be set with a transaction open
         try:
             with self.conn.cursor() as cur:

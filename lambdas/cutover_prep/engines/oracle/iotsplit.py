@@ -22,7 +22,7 @@ from typing import Any
 
 from cutover_prep.engines.base import GONE_TRUNCATED, ReadRange
 from cutover_prep.engines.oracle import lobsplit
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
 
 
 def key_bounds(lo: int, hi: int, blocks: int, low: Decimal, high: Decimal) -> tuple[Decimal, Decimal | None]:
@@ -49,14 +49,14 @@ def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, de
         details["gone_reason"] = GONE_TRUNCATED
         return rng.blocks
     blocks = sum(e.blocks for e in overflow)
-    whole = q.iot_overflow_sql(loc["owner"], loc["table"], columns, partition)
+    whole = rq.iot_overflow_sql(loc["owner"], loc["table"], columns, partition)
     if where == (0, blocks):
         begin()
         cur.execute(whole)
         cur.fetchone()
         details["key_slice"] = {"whole": True}
         return 0
-    key = cur.execute(q.IOT_KEY_SQL, owner=loc["owner"], table_name=loc["table"]).fetchone()
+    key = cur.execute(rq.IOT_KEY_SQL, owner=loc["owner"], table_name=loc["table"]).fetchone()
     if key is None or key[1] != "NUMBER":
         details["key_slice"] = {"key": None if key is None else str(key[0]), "type": None if key is None else key[1]}
         if where[0] == 0:  # the first piece reads it all; the others read nothing and say so
@@ -67,7 +67,7 @@ def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, de
             details["unconfirmed"] = "the IOT's leading key is not a NUMBER: its first piece read the whole overflow"
         return 0
     column = str(key[0])
-    low, high = cur.execute(q.iot_key_range_sql(loc["owner"], loc["table"], column, partition)).fetchone()
+    low, high = cur.execute(rq.iot_key_range_sql(loc["owner"], loc["table"], column, partition)).fetchone()
     if low is None:  # no row: nothing to read
         details["key_slice"] = {"key": column, "rows": 0}
         return 0
@@ -75,7 +75,7 @@ def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, de
     details["key_slice"] = {"key": column, "from": str(start), "to": None if end is None else str(end),
                             "overflow_blocks": [*where], "of": blocks}
     begin()
-    cur.execute(q.iot_overflow_sql(loc["owner"], loc["table"], columns, partition, key=column, bounded=end is not None),
-                key_from=start, **({"key_to": end} if end is not None else {}))
+    bounded = rq.iot_overflow_sql(loc["owner"], loc["table"], columns, partition, key=column, bounded=end is not None)
+    cur.execute(bounded, key_from=start, **({"key_to": end} if end is not None else {}))
     cur.fetchone()
     return 0

@@ -4,7 +4,7 @@ A LOB segment's blocks cannot be addressed by SQL; its values can, through the r
 planned piece of a LOB segment (blocks ``lo..hi`` of its ``L`` blocks, in discovery's order: relative file,
 block) is read as the LOB values of the rows in the same share of its table (sub)partition's ``T`` blocks:
 table blocks ``lo*T//L .. hi*T//L`` (the last piece to ``T``), found by rowid ranges the way
-DBMS_PARALLEL_EXECUTE's rowid chunks are (``sql.lob_read_block(rowid_range=True)``). The pieces of one LOB
+DBMS_PARALLEL_EXECUTE's rowid chunks are (``read_sql.lob_read_block(rowid_range=True)``). The pieces of one LOB
 are consecutive and together cover blocks ``0..L``, so their table slices cover the table once, every row
 once: every LOB value is read exactly once by the pieces of its LOB together. A piece's own share is a
 proportion, not an address: where the values' sizes differ across the table, one piece reads more LOB blocks
@@ -21,7 +21,8 @@ from typing import Any
 import oracledb
 
 from cutover_prep.engines.base import GONE_TRUNCATED, Extent, ReadRange
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
+from cutover_prep.engines.oracle import rowids as rid
 
 GONE_LOB_FREE = "free or retained LOB space (DBMS_SPACE.SPACE_USAGE), never read by a query"
 SPACE_OUTS = ("size_blocks", "size_bytes", "used_blocks", "used_bytes", "expired_blocks", "expired_bytes",
@@ -31,15 +32,15 @@ SPACE_OUTS = ("size_blocks", "size_bytes", "used_blocks", "used_bytes", "expired
 def reachable(cur: Any, rng: ReadRange, details: dict[str, Any]) -> int:
     """The planned blocks of ``rng`` no DBMS_LOB read reaches (issue 35 §3): its share of the SecureFiles LOB
     segment's blocks that its values do not use (expired and unexpired retained versions, free and unformatted
-    space; ``sql.LOB_SPACE_USAGE_SQL``), named in ``details["lob_space"]``. 0 when the server does not say (a
+    space; ``read_sql.LOB_SPACE_USAGE_SQL``), named in ``details["lob_space"]``. 0 when the server does not say (a
     BasicFiles LOB, no ANALYZE privilege: ``details["lob_space"]`` says why)."""
     loc = rng.locator
     if not loc.get("segment"):
         return 0
     outs = {name: cur.var(oracledb.DB_TYPE_NUMBER) for name in SPACE_OUTS}
     try:
-        cur.execute(q.LOB_SPACE_USAGE_SQL, owner=loc["owner"], name=loc["segment"],
-                    segment_type=q.LOB_SPACE_TYPES.get(loc["segment_type"], loc["segment_type"]),
+        cur.execute(rq.LOB_SPACE_USAGE_SQL, owner=loc["owner"], name=loc["segment"],
+                    segment_type=rq.LOB_SPACE_TYPES.get(loc["segment_type"], loc["segment_type"]),
                     partition=loc.get("partition"), **outs)
     except oracledb.DatabaseError as exc:
         err = exc.args[0] if exc.args else None
@@ -54,7 +55,7 @@ def reachable(cur: Any, rng: ReadRange, details: dict[str, Any]) -> int:
 
 
 def lob_extents(cur: Any, loc: dict[str, Any]) -> list[Extent]:
-    rows = cur.execute(q.LOB_EXTENTS_SQL, owner=loc["owner"], name=loc["segment"], segment_type=loc["segment_type"],
+    rows = cur.execute(rq.LOB_EXTENTS_SQL, owner=loc["owner"], name=loc["segment"], segment_type=loc["segment_type"],
                        partition=loc["partition"])
     return [Extent(int(f), int(b), int(n)) for f, b, n in rows]
 
@@ -95,7 +96,7 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any],
     ``begin`` is called right before the first statement that reads data (the counters taken then, after the
     dictionary look-ups, whose recursive reads are not the read's)."""
     loc = rng.locator
-    block = q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
+    block = rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
                              loc.get("table_partition"), bool(loc.get("table_subpartition")), rowid_range=True)
     lob = lob_extents(cur, loc)
     where = window(rng.extents, lob) if rng.extents and lob else None
@@ -105,12 +106,12 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any],
     lob_blocks = sum(e.blocks for e in lob)
     if where == (0, lob_blocks):  # the whole LOB: the whole column
         begin()
-        cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
+        cur.execute(rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
                                      loc.get("table_partition"), bool(loc.get("table_subpartition"))),
                     total=total_var)
         details["lob_slice"] = {"whole": True}
         return 0
-    rows = list(cur.execute(q.LOB_TABLE_NOW_SQL, owner=loc["owner"], name=loc["table"],
+    rows = list(cur.execute(rq.LOB_TABLE_NOW_SQL, owner=loc["owner"], name=loc["table"],
                             segment_type=loc["table_segment_type"], partition=loc.get("table_partition")))
     table = [Extent(int(f), int(b), int(n)) for _, f, b, n, _ in rows if f is not None]
     pieces = table_slice(*where, lob_blocks, table)
@@ -122,7 +123,7 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any],
     begin()
     for p in pieces:
         cur.execute(block, total=total_var,
-                    **q.rowid_range_binds(objd, p.file_id, p.first_block, p.first_block + p.blocks - 1, bigfile))
+                    **rid.rowid_range_binds(objd, p.file_id, p.first_block, p.first_block + p.blocks - 1, bigfile))
     return 0
 
 

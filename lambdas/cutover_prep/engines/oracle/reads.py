@@ -1,9 +1,10 @@
 """The Oracle engine's reads (``OracleEngine.read_range``), one function per method:
 
 - heap table segments (and partitions, subpartitions): ``rowid_range_scan``, the statement Oracle documents
-  for rowid chunks (``sql.rowid_range_count_sql``: ``ROWID`` hint, ``ROWID BETWEEN :start_id AND :end_id``;
+  for rowid chunks (``read_sql.rowid_range_count_sql``: ``ROWID`` hint, ``ROWID BETWEEN :start_id AND :end_id``;
   issue 35 §1), one range per extent piece below the segment's high-water mark (``hwm_pieces``, from
-  DBMS_SPACE.UNUSED_SPACE; issue 35 §2), with ``_serial_direct_read = always`` (direct path reads). Before it the
+  DBMS_SPACE.UNUSED_SPACE; issue 35 §2), read the way Oracle chooses (direct path or through the buffer cache: no
+  session setting asks; each read says which, ``confirm.read_path``). Before it the
   segment is looked up again (``segment_now``, issue 32): a new DATA_OBJECT_ID means the planned storage is gone,
   a shrunk segment keeps only the planned blocks its extents still hold; bigfile tablespaces: the block number
   spans the rowid's file and block fields;
@@ -43,10 +44,10 @@ from cutover_prep.engines.base import (
     ShortRead,
 )
 from cutover_prep.engines.oracle import confirm, iotsplit, lobsplit
-from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle import read_sql as rq
+from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle.errors import map_error
 
-DIRECT = "ALWAYS"  # the warm-up's sessions read by direct path (OracleEngine.prepare_session)
 ROWID_METHOD = "rowid_range_scan"
 Now = tuple[int | None, tuple[Extent, ...], dict[tuple[int, int], int]]  # objd, extents, extent_id by (file, block)
 
@@ -55,21 +56,21 @@ Now = tuple[int | None, tuple[Extent, ...], dict[tuple[int, int], int]]  # objd,
 def use_invisible_indexes(cur: Any) -> Iterator[None]:
     """The statements inside run with ``OPTIMIZER_USE_INVISIBLE_INDEXES = TRUE`` (this session only), and
     the session is set back to FALSE, the default, after (quietly when the read itself failed)."""
-    cur.execute(q.USE_INVISIBLE_INDEXES_SQL)
+    cur.execute(rq.USE_INVISIBLE_INDEXES_SQL)
     try:
         yield
     except BaseException:
         with contextlib.suppress(oracledb.Error):
-            cur.execute(q.IGNORE_INVISIBLE_INDEXES_SQL)
+            cur.execute(rq.IGNORE_INVISIBLE_INDEXES_SQL)
         raise
-    cur.execute(q.IGNORE_INVISIBLE_INDEXES_SQL)
+    cur.execute(rq.IGNORE_INVISIBLE_INDEXES_SQL)
 
 
 def index_column(cur: Any, loc: dict[str, Any]) -> dict[str, Any]:
     """The key column an INDEX_FFS counts by: the first NOT NULL one (then no predicate is needed),
     else the first; a hidden one (function-based or DESC key) with the expression it stands for.
     No row at all is a named error, never a TypeError (``fetchone()`` is None)."""
-    rows = [r for r in cur.execute(q.INDEX_COLUMNS_SQL, owner=loc["owner"], index_name=loc["segment"])
+    rows = [r for r in cur.execute(rq.INDEX_COLUMNS_SQL, owner=loc["owner"], index_name=loc["segment"])
             if r[2] is not None]
     if not rows:
         raise PermanentReadError(f"index {loc['owner']}.{loc['segment']}: no key column found in DBA_IND_COLUMNS "
@@ -77,16 +78,16 @@ def index_column(cur: Any, loc: dict[str, Any]) -> dict[str, Any]:
     position, name, nullable, hidden = next((r for r in rows if r[2] == "N"), rows[0])
     column = {"name": str(name), "hidden": hidden == "YES", "nullable": nullable == "Y"}
     if column["hidden"]:
-        expression = cur.execute(q.INDEX_EXPRESSION_SQL, owner=loc["owner"], index_name=loc["segment"],
+        expression = cur.execute(rq.INDEX_EXPRESSION_SQL, owner=loc["owner"], index_name=loc["segment"],
                                  position=int(position)).fetchone()
         column["expression"] = str(expression[0]) if expression and expression[0] is not None else None
     return column
 
 
 def segment_now(cur: Any, loc: dict[str, Any]) -> Now | None:
-    """A table segment's DATA_OBJECT_ID, extents and their EXTENT_IDs now (``sql.SEGMENT_NOW_SQL``); None when
+    """A table segment's DATA_OBJECT_ID, extents and their EXTENT_IDs now (``read_sql.SEGMENT_NOW_SQL``); None when
     the dictionary does not say (then the read goes as planned and says itself what happened)."""
-    rows = list(cur.execute(q.SEGMENT_NOW_SQL, owner=loc["owner"], name=loc["table"], partition=loc["partition"],
+    rows = list(cur.execute(rq.SEGMENT_NOW_SQL, owner=loc["owner"], name=loc["table"], partition=loc["partition"],
                             segment_type=loc["segment_type"]))
     if not rows:
         return None
@@ -133,7 +134,7 @@ def high_water_mark(cur: Any, loc: dict[str, Any]) -> tuple[int, int, int] | str
     out = {name: cur.var(oracledb.DB_TYPE_NUMBER) for name in (
         "total_blocks", "total_bytes", "unused_blocks", "unused_bytes", "last_file", "last_block_id", "last_block")}
     try:
-        cur.execute(q.UNUSED_SPACE_BLOCK, owner=loc["owner"], name=loc["table"], segment_type=loc["segment_type"],
+        cur.execute(rq.UNUSED_SPACE_BLOCK, owner=loc["owner"], name=loc["table"], segment_type=loc["segment_type"],
                     partition=loc["partition"], **out)
     except oracledb.DatabaseError as exc:
         err = exc.args[0] if exc.args else exc
@@ -187,18 +188,18 @@ def _named(row: tuple | None, what: str) -> str:
 
 def table_partition_of(cur: Any, loc: dict[str, Any]) -> str:
     """The table partition a LOCAL index partition indexes: the one at the same PARTITION_POSITION."""
-    row = cur.execute(q.INDEX_TABLE_PARTITION_SQL, owner=loc["owner"], index_name=loc["segment"],
+    row = cur.execute(rq.INDEX_TABLE_PARTITION_SQL, owner=loc["owner"], index_name=loc["segment"],
                       partition=loc["partition"], table_owner=loc["table_owner"], table_name=loc["table"]).fetchone()
     return _named(row, f"index {loc['owner']}.{loc['segment']} partition {loc['partition']}")
 
 
 def plan_of_last_statement(cur: Any) -> dict[str, Any]:
     """The plan the session's previous statement ran with (V$SESSION.PREV_SQL_ID, V$SQL_PLAN)."""
-    row = cur.execute(q.PREV_SQL_SQL).fetchone()
+    row = cur.execute(rq.PREV_SQL_SQL).fetchone()
     if row is None or row[0] is None:
         return {"sql_id": None, "lines": []}
     lines = [[str(op or ""), str(opt or ""), owner, name] for _, op, opt, owner, name in
-             cur.execute(q.SQL_PLAN_SQL, sql_id=row[0], child_number=int(row[1] or 0))]
+             cur.execute(rq.SQL_PLAN_SQL, sql_id=row[0], child_number=int(row[1] or 0))]
     return {"sql_id": str(row[0]), "child_number": int(row[1] or 0), "lines": lines}
 
 
@@ -238,8 +239,7 @@ class Reader:
 
     def _rowid_range(self, cur: Any) -> str:
         loc, details = self.loc, self.details
-        sql = q.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"],
-                                      serial_direct_read=DIRECT)
+        sql = rq.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"])
         now = segment_now(cur, loc)
         pieces, self.gone = existing_pieces(self.rng, now, details)
         if pieces:
@@ -258,7 +258,7 @@ class Reader:
         self.planned = sum(p.blocks for p in pieces)
         self._begin(cur)
         for ext in pieces:
-            cur.execute(sql, **q.rowid_bounds(loc["data_object_id"], ext.file_id, ext.first_block,
+            cur.execute(sql, **rid.rowid_bounds(loc["data_object_id"], ext.file_id, ext.first_block,
                                               ext.first_block + ext.blocks - 1, bool(loc.get("bigfile"))))
             cur.fetchone()
             self._capture(cur)
@@ -270,7 +270,7 @@ class Reader:
         self.details["index_column"] = column
         partition = None if loc.get("whole_index") or not loc["partition"] else table_partition_of(cur, loc)
         invisible = bool(loc.get("invisible"))
-        statement = q.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
+        statement = rq.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
                                     column["nullable"], partition, invisible)
         self._begin(cur)
         if invisible:  # the optimizer ignores it, hint included, unless the session says otherwise
@@ -286,10 +286,10 @@ class Reader:
 
     def _iot_overflow(self, cur: Any) -> str:
         loc = self.loc
-        columns = [str(c) for (c,) in cur.execute(q.IOT_COLUMNS_SQL, owner=loc["owner"], table_name=loc["table"])]
+        columns = [str(c) for (c,) in cur.execute(rq.IOT_COLUMNS_SQL, owner=loc["owner"], table_name=loc["table"])]
         partition = None
         if loc["partition"]:
-            row = cur.execute(q.OVERFLOW_IOT_PARTITION_SQL, owner=loc["owner"], overflow=loc["overflow"],
+            row = cur.execute(rq.OVERFLOW_IOT_PARTITION_SQL, owner=loc["owner"], overflow=loc["overflow"],
                               partition=loc["partition"], iot_name=loc["table"]).fetchone()
             partition = _named(row, f"{loc['owner']}.{loc['overflow']} partition {loc['partition']}")
         if loc.get("split"):  # a slice of the IOT's key (issue 35 §3, engines.oracle.iotsplit)
@@ -297,7 +297,7 @@ class Reader:
             self.planned = self.rng.blocks - self.gone
             return "iot_overflow"
         self._begin(cur)
-        cur.execute(q.iot_overflow_sql(loc["owner"], loc["table"], columns, partition))
+        cur.execute(rq.iot_overflow_sql(loc["owner"], loc["table"], columns, partition))
         cur.fetchone()
         return "iot_overflow"
 
@@ -309,7 +309,7 @@ class Reader:
             self.gone = lobsplit.read(cur, self.rng, total, self.details, begin=lambda: self._begin(cur))
         else:
             self._begin(cur)
-            cur.execute(q.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
+            cur.execute(rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
                                          loc.get("table_partition"), bool(loc.get("table_subpartition"))), total=total)
         if free and not self.gone:  # planned: what the values use; the rest named, never read by a query
             self.gone, self.details["gone_reason"] = free, lobsplit.GONE_LOB_FREE
@@ -340,7 +340,8 @@ def read_range(engine: Any, rng: ReadRange) -> ReadResult:
     finally:
         engine._end_transaction()
     # a slice of a LOB's table or an overflow's key reads a proportional share, not the piece's own blocks
-    # (engines.oracle.lobsplit, iotsplit): its counters are recorded, and one short or over is named, not failed
+    # (engines.oracle.lobsplit, iotsplit): its counters are recorded and it is named unconfirmed, never failed and
+    # never confirmed (``confirm.slice_unconfirmed``: no documented counter says which blocks of a segment it read)
     details = reader.details
     sliced = "table_blocks" in details.get("lob_slice", {}) or "from" in details.get("key_slice", {})
     if method != "with_lob" and not str(details.get("unconfirmed", "")).startswith("the IOT's leading key"):
@@ -350,7 +351,10 @@ def read_range(engine: Any, rng: ReadRange) -> ReadResult:
         except (ShortRead, confirm.OverRead) as exc:
             if not sliced:
                 raise
-            details["unconfirmed"] = f"a slice (a proportional share of its table or key): {exc}"
+            details["unconfirmed"] = confirm.slice_unconfirmed(method, details, exc)
+        else:
+            if sliced:
+                details["unconfirmed"] = confirm.slice_unconfirmed(method, details, None)
     read = rng.blocks - reader.gone
     return ReadResult(blocks=read, bytes=read * rng.block_size, seconds=time.monotonic() - started,
                       method=method, details=reader.details, gone=reader.gone)

@@ -52,7 +52,7 @@ def server_version(spec: ConnectionSpec) -> str | None:
     import psycopg
 
     from cutover_prep.engines.bounds import session_bounds
-    from cutover_prep.engines.postgres.engine import session_options
+    from cutover_prep.engines.postgres.session import session_options
     from cutover_prep.engines.postgres.tls import postgres_params
 
     params, _ = postgres_params(spec)

@@ -26,7 +26,9 @@ from psycopg import sql
 
 from cutover_prep.engines.base import ConnectionSpec, Extent, ReadRange, ShortRead
 from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
-from cutover_prep.engines.postgres.engine import PostgresEngine, _map_error, relation_file_base, segment_file
+from cutover_prep.engines.postgres.datafiles import relation_file_base, segment_file
+from cutover_prep.engines.postgres.engine import PostgresEngine
+from cutover_prep.engines.postgres.session import map_error
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 SCAN_CALL_BLOCKS = 1024  # 8 MiB per call with 8 KiB blocks
@@ -200,7 +202,7 @@ class PostgresBench:
         except psycopg.errors.QueryCanceled:
             pass  # the deadline: this is how a point ends
         except psycopg.Error as exc:
-            raise _map_error(exc, f"scanning {target.segment_key}") from None
+            raise map_error(exc, f"scanning {target.segment_key}") from None
         finally:
             conn.execute("RESET io_combine_limit")
             conn.execute("RESET statement_timeout")
@@ -244,7 +246,7 @@ class PostgresBench:
                                      (rng.randint(1, rows),))
                 calls += 1
         except psycopg.Error as exc:
-            raise _map_error(exc, f"write test in schema {scratch.name}") from None
+            raise map_error(exc, f"write test in schema {scratch.name}") from None
         finally:
             left = drop_scratch(conn, scratch)
             if left is Dropped.NOT_EMPTY:
@@ -365,7 +367,7 @@ class _BlockReader:
             raise ShortRead(f"reading block {block} of {locator.get('relname')}: "
                             f"{str(exc).strip().splitlines()[0]}") from None
         except psycopg.Error as exc:
-            raise _map_error(exc, f"reading block {block} of {locator.get('relname')}") from None
+            raise map_error(exc, f"reading block {block} of {locator.get('relname')}") from None
 
     def close(self) -> None:
         pids = self._engine.backend_pids()

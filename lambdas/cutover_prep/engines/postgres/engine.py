@@ -40,6 +40,9 @@ what was used.
 A session dropped under a call (a restart, a failover) raises ``ConnectionLost`` and the next call
 connects again; a failed connection says whether the server may answer later (``PQping``), which the
 warm-up's retries wait for (``retry.Retries``, issue 32 §4).
+
+Beside it: ``session.py`` (the session's bounds, the lock holders named, psycopg's errors mapped),
+``datafiles.py`` (the files ``pg_read_binary_file`` reads), ``census.py`` (what the catalogue names).
 """
 
 from __future__ import annotations
@@ -57,7 +60,6 @@ from cutover_prep.engines import keys
 from cutover_prep.engines import transport as tls
 from cutover_prep.engines.base import (
     CensusObject,
-    ConnectionLost,
     ConnectionSpec,
     DatabaseUnreachable,
     DiscoveryOptions,
@@ -70,12 +72,13 @@ from cutover_prep.engines.base import (
     ShortRead,
     TransientDatabaseError,
 )
-from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, SessionBounds, session_bounds, wait_words
+from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, session_bounds, wait_words
 from cutover_prep.engines.postgres import census
+from cutover_prep.engines.postgres.datafiles import read_files
+from cutover_prep.engines.postgres.session import LOCK_HOLDERS_SQL, holders_words, map_error, session_options
 from cutover_prep.engines.postgres.tls import postgres_params
 
 FORKS = ("main", "fsm", "vm", "init")
-MAX_READ_BYTES = 64 * 1024 * 1024  # one pg_read_binary_file call at most
 READ_METHODS = ("pg_prewarm", "pg_read_binary_file", "tid_range_scan")  # in the order they are preferred
 PREWARM_MODES = ("read", "prefetch", "buffer")  # pg_prewarm's modes; the warm-up uses "read"
 TRUNCATED_AGAIN_ATTEMPTS = 3  # a relation that shrank between its size and the read: measured again, at most this
@@ -88,55 +91,6 @@ SELECT current_setting('block_size')::int AS block_size,
          AS can_read_files,
        current_setting('server_version_num')::int AS version_num
 """
-
-# Who holds, or is queued for, a lock that blocks our AccessShareLock (what pg_prewarm, a scan and
-# pg_relation_size take; only AccessExclusiveLock conflicts with it: PostgreSQL, "Table-Level Locks").
-# Read after our statement was cancelled by lock_timeout, so our own pid no longer waits and
-# pg_blocking_pids(pg_backend_pid()) is empty: the lock table says who holds it; for a request queued
-# ahead of ours, pg_blocking_pids says whom it waits for. It reads pg_locks, pg_class and
-# pg_stat_activity, never the locked relation, and runs under DIAGNOSIS_SECONDS. No query text: another
-# session's statement may hold a secret.
-LOCK_HOLDERS_SQL = """
-SELECT format('%%I.%%I', n.nspname, c.relname) AS relation, l.mode, l.granted, l.pid, a.usename,
-       a.application_name, host(a.client_addr), a.state, date_trunc('second', a.xact_start)::text,
-       date_trunc('second', a.query_start)::text, pg_blocking_pids(l.pid)
-FROM pg_locks l
-JOIN pg_class c ON c.oid = l.relation
-JOIN pg_namespace n ON n.oid = c.relnamespace
-LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock' AND l.pid <> pg_backend_pid()
-  AND l.database IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
-  AND (%(oid)s::oid IS NULL OR l.relation = %(oid)s::oid)
-ORDER BY 1, l.granted DESC, l.pid
-LIMIT 10
-"""
-
-
-def session_options(bounds: SessionBounds) -> str:
-    """libpq ``options``: the session's defaults, so a ``RESET`` returns to them. ``statement_timeout`` and
-    ``lock_timeout`` (``engines.bounds``), and ``idle_in_transaction_session_timeout`` at the statement bound:
-    a session of ours left in an open transaction (its Lambda frozen or killed) ends, and releases the locks
-    it holds on the customer's relations. All three are settable by any role for its own session."""
-    return (f"-c statement_timeout={bounds.statement_ms} -c lock_timeout={bounds.lock_ms} "
-            f"-c idle_in_transaction_session_timeout={bounds.statement_ms}")
-
-
-def holders_words(rows: list[tuple]) -> str:
-    """``LOCK_HOLDERS_SQL``'s rows as words: per relation, each session holding or queued for the lock."""
-    by_relation: dict[str, list[str]] = {}
-    for relation, mode, granted, pid, user, app, client, state, xact_start, query_start, blocked_by in rows:
-        who = ", ".join(part for part in (
-            f"user {user}" if user else "", f"application {app!r}" if app else "",
-            f"client {client}" if client else "", state or "",
-            f"transaction started {xact_start}" if xact_start else "",
-            f"statement started {query_start}" if query_start else "") if part)
-        if granted:
-            how = f"held in {mode} by pid {pid}"
-        else:
-            waits = f", waiting for pid {', '.join(str(p) for p in blocked_by)}" if blocked_by else ""
-            how = f"pid {pid} queued for {mode} ahead of ours{waits}"
-        by_relation.setdefault(relation, []).append(how + (f" ({who})" if who else ""))
-    return "; ".join(f"{relation}: {', '.join(sessions)}" for relation, sessions in by_relation.items())
 
 
 @dataclass(frozen=True)
@@ -155,16 +109,6 @@ class Capabilities:
             return "pg_read_binary_file"
         return "tid_range_scan"
 
-
-def _map_error(exc: Exception, what: str, *, lost: bool = False) -> Exception:
-    """``lost``: the session the call ran on is gone (``ConnectionLost``: the next call opens another)."""
-    if lost:
-        return ConnectionLost(f"{what}: the session was dropped: {type(exc).__name__}: {str(exc).strip()}")
-    if isinstance(exc, psycopg.errors.QueryCanceled | psycopg.errors.LockNotAvailable):
-        return TransientDatabaseError(f"{what}: {type(exc).__name__}: {str(exc).strip()}")
-    if isinstance(exc, psycopg.OperationalError):
-        return TransientDatabaseError(f"{what}: connection problem: {str(exc).strip()}")
-    return PermanentReadError(f"{what}: {type(exc).__name__}: {str(exc).strip()}")
 
 
 class PostgresEngine:
@@ -249,7 +193,7 @@ class PostgresEngine:
         except psycopg.errors.LockNotAvailable:
             raise self.lock_wait(database, what, oid) from None
         except psycopg.Error as exc:  # statement_timeout, a lost connection: named, retried if transient
-            raise _map_error(exc, what, lost=self._lost(database)) from None
+            raise map_error(exc, what, lost=self._lost(database)) from None
 
     def _may_answer_again(self, database: str, params: dict[str, Any]) -> bool:
         """Whether a failed connection may succeed later (a restart, a failover), by libpq's ``PQping``:
@@ -286,7 +230,7 @@ class PostgresEngine:
             row = self.connection(self._spec.database).execute(
                 "SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()
         except psycopg.Error as exc:
-            raise _map_error(exc, "reading shared_buffers") from None
+            raise map_error(exc, "reading shared_buffers") from None
         return int(row[0])
 
     def read_methods(self) -> dict[str, str]:
@@ -383,7 +327,7 @@ class PostgresEngine:
         except psycopg.errors.LockNotAvailable:
             raise self.lock_wait(database, f"reading {rng.segment_key}", loc.get("oid")) from None
         except psycopg.Error as exc:
-            raise _map_error(exc, f"reading {rng.segment_key}", lost=self._lost(database)) from None
+            raise map_error(exc, f"reading {rng.segment_key}", lost=self._lost(database)) from None
         return ReadResult(blocks=blocks, bytes=blocks * caps.block_size, seconds=time.monotonic() - started,
                           method=method, details={"gone_blocks": gone} if gone else {}, gone=gone)
 
@@ -402,7 +346,8 @@ class PostgresEngine:
                 if method == "pg_prewarm":
                     got = self._prewarm(database, caps, loc, first, last)
                 elif method == "pg_read_binary_file":
-                    got = self._read_files(database, caps, loc, first, last)
+                    got = read_files(self.connection(database), loc, first, last, block_size=caps.block_size,
+                                     segment_bytes=caps.segment_bytes)
                 else:
                     got = self._tid_scan(database, loc, first, last)
             except psycopg.errors.InvalidParameterValue as exc:  # pg_prewarm: past the end it saw
@@ -458,22 +403,6 @@ class PostgresEngine:
         row = self.connection(database).execute(sql.SQL("SELECT {}").format(call), params).fetchone()
         return int(row[0])
 
-    def _read_files(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
-        conn = self.connection(database)
-        base = relation_file_base(conn, loc)
-        bs, per_file = caps.block_size, caps.segment_bytes // caps.block_size
-        read = 0
-        block = first
-        while block <= last:
-            path, in_file = segment_file(base, block, per_file)
-            count = min(last - block + 1, per_file - in_file, MAX_READ_BYTES // bs)
-            got = conn.execute("SELECT length(pg_read_binary_file(%s, %s, %s))",
-                               (path, in_file * bs, count * bs)).fetchone()[0]
-            read += got // bs
-            if got < count * bs:  # the file is shorter than planned (truncated since discovery)
-                break
-            block += count
-        return read
 
     def _tid_scan(self, database: str, loc: dict, first: int, last: int) -> int:
         if loc["fork"] != "main" or loc["relkind"] not in ("r", "m", "t"):
@@ -492,16 +421,3 @@ class PostgresEngine:
             query, (loc["oid"], f"({first},0)", f"({last + 1},0)")).fetchone()
         return max(0, min(last, int(nblocks) - 1) - first + 1)
 
-
-def relation_file_base(conn: psycopg.Connection, loc: dict) -> str:
-    """The data file of a relation fork, relative to the data directory (first 1 GB segment)."""
-    row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (loc["oid"],)).fetchone()
-    if row[0] is None:
-        raise PermanentReadError(f"relation {loc['oid']} has no file (dropped?)")
-    return row[0] + ("" if loc["fork"] == "main" else f"_{loc['fork']}")
-
-
-def segment_file(base: str, block: int, blocks_per_file: int) -> tuple[str, int]:
-    """The segment file holding ``block`` of a fork split into files, and the block's index in it."""
-    segno, in_file = divmod(block, blocks_per_file)
-    return (base if segno == 0 else f"{base}.{segno}"), in_file

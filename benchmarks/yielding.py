@@ -1,0 +1,328 @@
+"""A warm-up that yields to the application (issue 36 §1), measured: pgbench -S at a fixed rate during the warm-up.
+
+``benchmarks/hotset.py``'s private PostgreSQL (its own port, ``track_io_timing`` on) with its pgbench database
+(the hot set) beside ``--cold-mb`` of cold tables on an emulated restored volume (FUSE; root). The fully warm
+tps is measured on the unlimited volume once everything was read; the application is then
+``pgbench -S -R <half of it> --latency-limit <ms>``, started with the warm-up and run until ``--full-s``
+after it (the tail: the fully warm p99). Per plan (the volume restored, the server restarted each time):
+
+- ``alone``: the warm-up with yielding on and no application (the reference time of the 1.3x goal);
+- ``buffer``: today's default (the profile, the hot set into shared buffers, full concurrency after it);
+- ``after_hot_set``: that and ``warmup.after_hot_set.max_concurrency`` = ``--after-hot-set``;
+- ``yielding``: that with the product's yield controller after the hot set (``concurrency.yield_observe``
+  fed by the PostgreSQL family's ``activity`` hook each ``warmup.yielding.window_seconds``, the warm-up's own
+  bytes subtracted where counted, as ``slots._yield`` does).
+
+Per 1-s window of the application: its transactions' p99 latency (pgbench's per-transaction log: time plus
+schedule lag) and how many ran; a window meets the goal when p99 <= 2x the fully warm p99 and >= 95 % of the
+rate ran. Printed: the warm-up's time and its ratio to ``alone``; from when on (s, share of the warm-up) every
+window to the warm-up's end met the goal; the controller's decisions.
+
+    .venv/bin/python benchmarks/yielding.py [--cold-mb 512] [--scale 5] [--concurrency 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import hotset  # benchmarks/hotset.py: the database, the hot set, pgbench
+import psycopg
+from hotset import DATABASE, build, tps
+
+from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, registry
+from cutover_prep.engines.hotset import HotsetOptions
+from cutover_prep.engines.postgres.engine import PostgresEngine
+from cutover_prep.hotset import take
+from cutover_prep.local.volume import DEFAULT_PROFILE, EmulatedVolume, VolumeProfile, fuse_unavailable
+from cutover_prep.warmup.concurrency import YieldSettings, application_window, yield_observe, yield_start
+from cutover_prep.warmup.planning import PlanOptions, cache_hot_set, plan_units
+
+MIB = 2**20
+PORT = 55447  # not hotset.py's / hydration.py's 55439: another benchmark may run beside this one
+
+
+class Server(hotset.Server):
+    def start(self) -> None:
+        opts = (f"-p {PORT} -k {self.socket} -c listen_addresses='' -c shared_buffers={self.shared_buffers} "
+                "-c fsync=off -c track_io_timing=on")
+        self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.data / "log"), "-w", "start")
+
+    def spec(self, database: str) -> ConnectionSpec:
+        return ConnectionSpec(engine="postgres", host=str(self.socket), port=PORT, database=database,
+                              user="postgres", password="")
+
+
+class App:
+    """``pgbench -S -R rate --latency-limit`` with a per-transaction log, from ``start`` until ``stop``."""
+
+    def __init__(self, spec: ConnectionSpec, rate: float, limit_ms: float, clients: int, logdir: Path) -> None:
+        self.logdir = logdir
+        for old in glob.glob(str(logdir / "app*")):
+            os.unlink(old)
+        self.proc = subprocess.Popen(  # noqa: S603 - the machine's pgbench, fixed arguments
+            [str(hotset.PGBENCH), "-h", spec.host, "-p", str(spec.port), "-U", "postgres", "-S", "-n",
+             "-R", f"{rate:.0f}", "--latency-limit", f"{limit_ms:g}", "-T", "3600", "-c", str(clients),
+             "-j", str(min(clients, 2)), "-l", "--log-prefix", str(logdir / "app"), spec.database],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=logdir)
+        self.t0 = time.time()
+
+    def stop(self) -> list[tuple[float, float | None]]:
+        """(scheduled start, epoch s; latency ms or None: skipped) per transaction."""
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+        rows = []
+        for path in glob.glob(str(self.logdir / "app*")):
+            for line in Path(path).read_text().splitlines():
+                f = line.split()
+                if len(f) < 6:
+                    continue
+                end = int(f[4]) + int(f[5]) / 1e6
+                lag = int(f[6]) / 1000 if len(f) > 6 else 0.0
+                if f[2] == "skipped":
+                    rows.append((end, None))
+                else:
+                    rows.append((end - int(f[2]) / 1e6 - lag / 1000, int(f[2]) / 1000 + lag))
+        return sorted(rows, key=lambda r: r[0])
+
+
+def p99(values: list[float]) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(0.99 * len(values)))] if values else 0.0
+
+
+def warm(connect: Callable[[], Any], family: str, units: list, sessions: int, hot_units: set[str],
+         after: int | None, ysettings: YieldSettings | None) -> dict:
+    """Every unit read by ``sessions`` engines (``connect()``) in plan order; a session takes a new unit only while
+    its index is below the level in force (it waits while it is not: the level may rise again). The yield signal
+    is ``family``'s hook (``EngineFamily.activity``) on an engine of its own, as the slots read it."""
+    work: queue.Queue = queue.Queue()
+    for unit in units:
+        work.put(unit)
+    started = time.time()
+    state = {"left": set(hot_units), "hot_after": None if hot_units else 0.0, "bytes": 0, "level": sessions,
+             "done": False}
+    lock = threading.Lock()
+    ystate = yield_start(ysettings) if ysettings else None
+    levels: list[tuple[float, int]] = []
+
+    def monitor() -> None:
+        nonlocal ystate
+        engine = connect()
+        hook = registry.family(family).activity
+        last = None
+        try:
+            while not state["done"]:
+                time.sleep(ysettings.window_seconds)
+                if state["hot_after"] is None:
+                    continue
+                counters = {**hook(engine).to_json(), "at": time.time(), "own_bytes": state["bytes"]}
+                if last is not None:
+                    per_s, ms = application_window(last, counters)
+                    ystate = yield_observe(ystate, ysettings, t_s=time.time() - started, reads_per_s=per_s,
+                                           ms_per_read=ms)
+                    state["level"] = ystate.level
+                last = counters
+        finally:
+            engine.close()
+
+    def level() -> int:
+        base = sessions if state["hot_after"] is None else (min(sessions, after) if after else sessions)
+        return min(base, state["level"]) if ysettings and state["hot_after"] is not None else base
+
+    def session(index: int) -> None:
+        engine = connect()
+        try:
+            while True:
+                if index >= level():
+                    if work.empty():
+                        return
+                    time.sleep(0.05)
+                    continue
+                try:
+                    unit = work.get_nowait()
+                except queue.Empty:
+                    return
+                for rng in unit.ranges:
+                    result = engine.read_range(rng)
+                    with lock:
+                        state["bytes"] += result.bytes
+                with lock:
+                    state["left"].discard(unit.unit_id)
+                    if not state["left"] and state["hot_after"] is None:
+                        state["hot_after"] = time.time() - started
+        finally:
+            engine.close()
+
+    def sampler() -> None:
+        while not state["done"]:
+            levels.append((round(time.time() - started, 1), level()))
+            time.sleep(0.5)
+
+    threads = [threading.Thread(target=session, args=(i,)) for i in range(sessions)]
+    extra = [threading.Thread(target=sampler)] + ([threading.Thread(target=monitor)] if ysettings else [])
+    for t in threads + extra:
+        t.start()
+    for t in threads:
+        t.join()
+    state["done"] = True
+    for t in extra:
+        t.join()
+    return {"seconds": time.time() - started, "started": started, "hot_after": state["hot_after"],
+            "levels": levels, "decisions": list(ystate.samples) if ystate else []}
+
+
+def run_once(server: Server, volume: EmulatedVolume, spec: ConnectionSpec, names: tuple[str, ...],
+             args: argparse.Namespace, *, app: bool, after: int | None, yielding: bool, rate: float | None,
+             logdir: Path) -> dict:
+    volume.restore()
+    volume.mount()
+    server.start()
+    try:
+        engine = PostgresEngine.connect(spec)
+        segments = engine.discover(DiscoveryOptions(databases=(DATABASE,)))
+        cache = engine.cache_bytes()
+        engine.close()
+        plan = plan_units(segments, PlanOptions(unit_bytes=args.unit_mb * MIB, hot_set=names))
+        cache_hot_set(plan, 0, cache)
+        hot_units = {u.unit_id for u in plan.units if u.priority == 0}
+        application = App(spec, rate, args.latency_limit_ms, args.clients, logdir) if app else None
+        ysettings = YieldSettings(maximum=args.concurrency, window_seconds=args.window_s) if yielding else None
+        result = warm(lambda: PostgresEngine.connect(spec), "postgres", plan.units, args.concurrency, hot_units,
+                      after, ysettings)
+        if application is None:  # fully warm, on the emulated volume and beside the same machine's load
+            result["full_tps"] = tps(spec, 10, args.clients)
+        else:
+            time.sleep(args.full_s)
+            result["app"] = application.stop()
+        return result
+    finally:
+        server.stop()
+        volume.unmount()
+
+
+def judge(r: dict, rate: float, warm_p99: float) -> dict:
+    """Per 1-s window of the warm-up: p99 and count; from when on every window met the goal."""
+    start, seconds = r["started"], r["seconds"]
+    windows: dict[int, list] = {}
+    for at, ms in r.get("app") or []:
+        windows.setdefault(int(at - start), []).append(ms)
+    last_bad = -1
+    worst = 0.0
+    for w in range(int(seconds)):
+        txs = windows.get(w, [])
+        done = [ms for ms in txs if ms is not None]
+        p = p99(done) if done else float("inf")
+        ok = p <= 2 * warm_p99 and len(done) >= 0.95 * rate
+        worst = max(worst, p if done else 0.0)
+        if not ok:
+            last_bad = w
+    met_from = last_bad + 1
+    return {"met_from_s": met_from, "share": met_from / seconds if seconds else 0.0, "worst_p99": worst}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=5)
+    parser.add_argument("--cold-mb", type=int, default=512)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--unit-mb", type=int, default=16)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--latency-limit-ms", type=float, default=50.0)
+    parser.add_argument("--full-s", type=int, default=15, help="the application's run after the warm-up: the "
+                        "fully warm p99 is the least of the runs' tails")
+    parser.add_argument("--after-hot-set", type=int, default=1)
+    parser.add_argument("--window-s", type=float, default=2.0, help="warmup.yielding.window_seconds")
+    parser.add_argument("--shared-buffers", default="256MB")
+    parser.add_argument("--plans", default="alone,buffer,after_hot_set,yielding", help="alone first: the rate is "
+                        "half of the fully warm tps measured after it (unless --rate)")
+    parser.add_argument("--rate", type=float, help="the application's fixed rate (tx/s)")
+    args = parser.parse_args()
+    if reason := fuse_unavailable():
+        sys.exit(f"benchmarks/yielding.py: {reason}")
+    hotset.PGBENCH = shutil.which("pgbench") or hotset._pg_bin() / "pgbench"
+    with tempfile.TemporaryDirectory(prefix="cutover-prep-yielding-") as tmp:
+        work = Path(tmp)
+        work.chmod(0o755)
+        Server.shared_buffers = args.shared_buffers
+        server = Server(work)
+        builder, volume = EmulatedVolume(work / "vol", VolumeProfile.unlimited()), EmulatedVolume(work / "vol",
+                                                                                                   DEFAULT_PROFILE)
+        logdir = work / "log"
+        logdir.mkdir()
+        os.chmod(logdir, 0o777)
+        builder.mount()
+        server.start()
+        try:
+            build(server, builder, args.scale, args.cold_mb)
+            spec = server.spec(DATABASE)
+            with psycopg.connect(host=spec.host, port=spec.port, user="postgres", dbname=DATABASE,
+                                 autocommit=True) as c:
+                c.execute("SELECT pg_stat_reset()")
+                c.execute("SELECT pg_prewarm(oid) FROM pg_class WHERE relnamespace = 'public'::regnamespace "
+                          "AND relkind IN ('r', 'i')")
+            unlimited_tps = tps(spec, 10, args.clients)
+            time.sleep(1.5)
+            names = tuple(take(spec, HotsetOptions(databases=(DATABASE,)), top=10).names())
+            server.stop()
+            builder.unmount()
+            print(f"pgbench -S on the unlimited volume, everything read: {unlimited_tps:.0f} tps; {args.concurrency} "
+                  f"sessions, {args.cold_mb} MiB cold; ceiling {DEFAULT_PROFILE.ceiling_mib_per_s:.2f} MiB/s wall",
+                  flush=True)
+            rate = args.rate
+            plans = {"alone": dict(app=False, after=None, yielding=True),
+                     "buffer": dict(app=True, after=None, yielding=False),
+                     "after_hot_set": dict(app=True, after=args.after_hot_set, yielding=False),
+                     "yielding": dict(app=True, after=None, yielding=True)}
+            rows = []
+            for name in args.plans.split(","):
+                r = run_once(server, volume, spec, names, args, rate=rate, logdir=logdir, **plans[name])
+                rows.append((name, r))
+                if rate is None and "full_tps" in r:  # half of fully warm, measured after the warm-up alone
+                    rate = r["full_tps"] / 2
+                    print(f"fully warm pgbench -S (emulated volume, after the warm-up alone): {r['full_tps']:.0f} tps; "
+                          f"the application: -R {rate:.0f} --latency-limit {args.latency_limit_ms:g} "
+                          f"-c {args.clients}", flush=True)
+                print(f"{name}: warm-up {r['seconds']:.1f} s, hot set after {r['hot_after']:.1f} s; levels "
+                      + " ".join(f"{t:.0f}:{lv}" for t, lv in r["levels"][::4]), flush=True)
+                if r["decisions"]:
+                    print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
+            tails = [p99([ms for at, ms in r["app"] if at > r["started"] + r["seconds"] + 2 and ms is not None])
+                     for _, r in rows if r.get("app")]
+            warm_p99 = min(t for t in tails if t > 0) if tails else 0.0
+            alone = next((r["seconds"] for n, r in rows if n == "alone"), None)
+            print(f"\nfully warm p99 (least of the runs' tails): {warm_p99:.2f} ms; goal: p99 <= {2 * warm_p99:.2f} ms "
+                  f"and >= 95 % of {rate:.0f} tx/s in every 1-s window from <= 10 % of the warm-up on; warm-up "
+                  "<= 1.3x alone\n")
+            print("| plan | warm-up (s) | / alone | hot set read after (s) | goal met from (s) | share of the warm-up "
+                  "| worst 1-s p99 (ms) |")
+            print("|---|---|---|---|---|---|---|")
+            for name, r in rows:
+                ratio = f"{r['seconds'] / alone:.2f}" if alone else "—"
+                if r.get("app"):
+                    j = judge(r, rate, warm_p99)
+                    app = f"{j['met_from_s']} | {100 * j['share']:.0f} % | {j['worst_p99']:.1f}"
+                else:
+                    app = "— | — | —"
+                print(f"| {name} | {r['seconds']:.1f} | {ratio} | {r['hot_after']:.1f} | {app} |")
+        finally:
+            for step in (server.stop, builder.unmount, volume.unmount):
+                try:
+                    step()
+                except Exception:  # noqa: BLE001 (already stopped)
+                    pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""The census of the volume (issue 21) as the run keeps it: each object a row of a JSON Lines object in key order
+(``census-start.jsonl``, ``census-end.jsonl``), referenced from ``plan.json`` and ``census-end.json``
+(``CensusRef``); ``census-end.json`` (``EndCensus``: written by ``warmup.end_census``, read by Finalize) with the
+catch-up pass's reads or the error that stopped it.
+
+A row (``CensusRow``) is ``engines.base.CensusObject`` as JSON (``findings.census.census_json``). The findings read a
+census of a million rows as a stream of mappings, one at a time (issue 32 §8): the rows are not validated one by one
+there; ``CensusRow`` says what a row holds and reads one where one is needed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cutover_prep.dal.records.base import Record
+
+
+class CensusRow(BaseModel):
+    """One object of a census (``CensusObject``'s fields, in its order)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    database: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    name: str | None = None
+    kind: str | None = None
+    bytes: int = 0
+    key: str
+    readable: bool = True
+    reason: str | None = None
+    file: str | None = None
+    size_known: bool = True
+    identity: str | None = None
+
+
+class CensusObjectJson(TypedDict, total=False):
+    """A census row as the findings stream it (``CensusRow``'s fields as a mapping: a million of them are read one at a
+    time, not validated one by one)."""
+
+    database: str | None
+    schema: str | None
+    name: str | None
+    kind: str | None
+    bytes: int
+    key: str
+    readable: bool
+    reason: str | None
+    file: str | None
+    size_known: bool
+    identity: str | None
+
+
+class SegmentRead(TypedDict):
+    """What the units read of one planned segment (``findings.coverage.segment_reads``): planned bytes, bytes read,
+    planned bytes found gone, whether every unit holding it is done, whether any failed, and why bytes were gone."""
+
+    planned: int
+    read: int
+    gone: NotRequired[int]
+    done: bool
+    failed: bool
+    gone_reason: NotRequired[str]
+
+
+class CensusRef(BaseModel):
+    """What plan.json and census-end.json keep of a census written to its own object (``findings.census.census_ref``);
+    a plan of before issue 32 kept the list of rows itself."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    objects: int
+    order: str = "key"
+
+
+class CatchUp(BaseModel):
+    """One object the end census's catch-up pass was to read: bytes planned before, its size now, what was read.
+    (Unknown fields kept: a census-end.json of another version is read by a restarted run's Finalize.)"""
+
+    model_config = ConfigDict(extra="allow")
+
+    key: str
+    planned_bytes: int = 0
+    bytes: int = 0
+    bytes_read: int = 0
+    status: str  # READ / NOT_READ
+    cause: str | None = None
+
+
+class CensusError(BaseModel):
+    """Why a census did not run: the error's name and cause."""
+
+    model_config = ConfigDict(extra="allow")
+
+    error: str | None = None
+    cause: str | None = None
+
+
+class EndCensusSummary(BaseModel):
+    """What EndCensus returns (and keeps in census-end.json): taken, or why not."""
+
+    model_config = ConfigDict(extra="allow")
+
+    taken: bool = False
+    objects: int | None = None
+    caught_up: int | None = None
+    not_caught_up: int | None = None
+    bytes_caught_up: int | None = None
+    error: str | None = None
+    cause: str | None = None
+
+
+class EndCensus(Record):
+    """``census-end.json``: the census taken after the warm-up (``census``: its reference, or the list of rows a run
+    of before issue 32 kept, or None when a transient error stopped it, ``error`` saying which), the catch-up pass's
+    reads and the step's summary. No ``schema_version`` is written: the document is as before (version 1)."""
+
+    taken_at: str | None = None
+    census: CensusRef | list[dict[str, Any]] | None = None
+    catch_up: list[CatchUp] = []
+    error: CensusError | None = None
+    summary: EndCensusSummary | None = None
+
+    def stored(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_unset=True, exclude={"schema_version"})
+
+    def catch_up_rows(self) -> list[dict[str, Any]]:
+        """The catch-up pass's entries as written (``findings.census`` keeps them in ``census.catch_up``)."""
+        return [c.model_dump(mode="json", exclude_unset=True) for c in self.catch_up]

@@ -1,0 +1,667 @@
+"""The findings of a run (``findings.json``; docs/findings.md): ``Findings`` and one model per section.
+
+What Finalize writes is exactly what it wrote before these models: the same fields in the same order, a field
+left out where it was left out and ``null`` where it was ``null``. So the models are read and stored by
+``exclude_unset`` rather than ``Record``'s "no ``None``" rule (``Findings.stored``): a field a document does not
+hold (a run of before it existed) keeps its default on reading and is not written back. The fields are declared in
+the order ``findings.document`` and ``findings.finalize`` build them; numbers that are an ``int`` in one run and a
+``float`` in another (a sum of DynamoDB numbers, a ``round``) are ``Num``, so neither is turned into the other.
+
+``extra="forbid"`` on a section whose shape is fully built by the findings (counts, timings, rates, rows the
+findings compute): a misspelt field fails. ``extra="allow"`` where the content is another phase's record passed
+through (the plan's summary and segments' fields, the benchmark's analysis, the warm-up's control) or where a newer
+writer may add a field an older reader must keep (the document itself, ``warmup``): nothing is lost on a read and
+a write.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cutover_prep.dal.records.base import Record
+
+Num = int | float  # kept as given: an int stays an int, a float a float (json.dumps writes them differently)
+Json = Any  # a value another phase's record holds, kept as written (the plan's summary, the benchmark's analysis)
+
+
+class Section(BaseModel):
+    """A section of a finding whose fields are all known: a misspelt or unknown field fails."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def stored(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+class OpenSection(Section):
+    """A section that carries another record's fields, or that a newer writer may extend: unknown fields kept."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+# -- counts and times ----------------------------------------------------------------------------------------------
+class Timings(Section):
+    started_at: str | None = None
+    warmup_started_at: str | None = None
+    warmup_finished_at: str | None = None
+    finished_at: str | None = None
+    warmup_wall_seconds: Num | None = None
+    unit_busy_seconds: Num = 0
+
+
+class UnitCounts(Section):
+    total: int = 0
+    done: int = 0
+    failed: int = 0
+    in_progress: int = 0
+    not_started: int = 0
+
+
+class ByteCounts(Section):
+    planned: int = 0
+    read: int = 0
+    covered: int = 0
+    gone: int = 0  # planned bytes truncated while the run ran (issue 32 §5; absent before)
+
+
+class BlockCounts(Section):
+    planned: int = 0
+    read: int = 0
+
+
+class Retries(Section):
+    warmup_reads: int = 0
+    benchmark_steps: int = 0  # set by Finalize after the document is built
+
+
+class Reconnects(Section):
+    count: int = 0
+    units: int = 0
+    longest_outage_seconds: Num | None = None
+
+
+class ReadRate(Section):
+    mib_per_s_wall: Num | None = None
+    mib_per_s_per_worker: Num | None = None
+    mib_per_s_database: Num | None = None  # the database's own rate (absent before it was measured)
+    database_reading_seconds: Num | None = None
+
+
+class TruncatedSegment(Section):
+    """``truncated[]``: a segment whose planned blocks no longer existed when its units read them."""
+
+    key: str
+    database: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    name: str | None = None
+    kind: str | None = None
+    bytes_planned: int = 0
+    bytes_gone: int = 0
+    reason: str | None = None
+
+
+class FailedUnit(Section):
+    unit_id: str
+    error: str | None = None
+    cause: str | None = None
+
+
+class RatePoint(Section):
+    t_s: Num
+    mib_per_s: Num
+
+
+class WarmupTimeline(Section):
+    bucket_seconds: Num | None = None
+    started_at: str | None = None
+    series: list[RatePoint] = []
+
+
+# -- the benchmark -------------------------------------------------------------------------------------------------
+class BenchmarkError(Section):
+    error: Json = None
+    cause: Json = None
+
+
+class Probe(OpenSection):
+    """One probe (``probe-cold`` / ``probe-warm``): its point item's fields that are set."""
+
+    status: str | None = None
+    blocks_planned: int | None = None
+    blocks_read: int | None = None
+    overlap_blocks: int | None = None
+    cold_sample_blocks: int | None = None
+    iops: Num | None = None
+    throughput_kbps: Num | None = None
+    latency_us: Json = None
+    latency_hist_us: Json = None
+    timed_by: Json = None
+    client_latency_us: Json = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    cut_short: Json = None
+    note: Json = None
+    sized: Json = None
+    cause: Json = None
+
+
+class CloudWatchMean(Section):
+    mean: Num | None = None
+    max: Num | None = None
+    status: str | None = None
+
+
+class SweepPoint(OpenSection):
+    """One sweep point: its point item's fields that are set, its bound and its CloudWatch means."""
+
+    point_id: str | None = None
+    status: str | None = None
+    kind: str | None = None
+    sessions: int | None = None
+    io_size_kb: Num | None = None
+    effective_io_kb: Num | None = None
+    iops: Num | None = None
+    throughput_kbps: Num | None = None
+    latency_us: Json = None
+    latency_hist_us: Json = None
+    source: Json = None
+    knobs_applied: Json = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    seconds: Num | None = None
+    notes: Json = None
+    error: Json = None
+    cause: Json = None
+    bound: Json = None
+    cloudwatch: dict[str, CloudWatchMean] = {}
+
+
+class BenchmarkTarget(Section):
+    segment: Json = None
+    bytes: int | None = None
+
+
+class BenchmarkSection(OpenSection):
+    """``benchmark``: the probes, the sweep points and the analysis's conclusions (its keys as the analysis wrote
+    them)."""
+
+    status: str | None = None
+    error: BenchmarkError | None = None
+    probes: dict[str, Probe] = {}
+    points: list[SweepPoint] = []
+    capabilities: Json = None
+    target: BenchmarkTarget | None = None
+    crossover_kb: Json = None
+    limits: Json = None
+    measured: Json = None
+    burst: Json = None
+    cold_warm: Json = None
+    conclusions: Json = None
+    notes: Json = None
+    metrics: Json = None
+    failed_points: list[dict[str, Any]] = []
+
+    def probe(self, phase: str) -> Probe:
+        """The ``cold`` or ``warm`` probe; an empty one when it is not there."""
+        return self.probes.get(phase) or Probe()
+
+
+# -- segments and coverage -----------------------------------------------------------------------------------------
+class SegmentRow(OpenSection):
+    """``segments[]``: a planned segment with what was read of it (``findings.plan_pass``)."""
+
+    key: str
+    database: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    name: str | None = None
+    kind: str | None = None
+    bytes: int = 0
+    blocks: int = 0
+    status: str
+    bytes_read: int = 0
+    bytes_gone: int = 0
+    gone_reason: str | None = None
+    units: list[Json] = []
+
+
+class SegmentCounts(Section):
+    total: int = 0
+    read: int = 0
+    not_read: int = 0
+    listed: int = 0
+    listed_at_most: int = 0
+
+
+class CoverageGroup(Section):
+    """A row of ``coverage.by_database`` (database only) or ``coverage.by_schema`` (with schema and label)."""
+
+    database: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    label: str | None = None
+    segments: int = 0
+    segments_read: int = 0
+    bytes_planned: int = 0
+    bytes_read: int = 0
+    pct: Num = 100.0
+
+
+class Relation(Section):
+    """A row of ``coverage.largest``: a table with its indexes, TOAST and forks."""
+
+    database: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    name: str | None = None
+    label: str | None = None
+    segments: int = 0
+    bytes: int = 0
+    bytes_read: int = 0
+    status: str
+    pct: Num = 100.0
+
+
+class VolumeCoverage(Section):
+    volume: str
+    bytes_planned: int = 0
+    bytes_read: int = 0
+    bytes_unread: int = 0
+    pct: Num = 100.0
+
+
+class Coverage(Section):
+    by_database: list[CoverageGroup] = []
+    by_schema: list[CoverageGroup] = []
+    largest: list[Relation] = []
+    relations: int = 0
+    by_volume: list[VolumeCoverage] | None = None  # only with RDS additional storage volumes
+
+
+class RankGroup(Section):
+    """A plan rank of ``priority.groups``: a priority pattern, the hot set, or the rest (``pattern`` None)."""
+
+    pattern: str | None = None
+    rank: int
+    units: int = 0
+    units_done: int = 0
+    bytes: int = 0
+    started_at: str | None = None
+    finished_at: str | None = None
+    finished_after_s: Num | None = None
+    hot_set: bool | None = None
+
+
+class Priority(Section):
+    patterns: list[str] = []
+    groups: list[RankGroup] = []
+    followed: bool = True
+    matched_nothing: list[str | None] = []
+
+
+class HotSetSource(Section):
+    order: int
+    source: str
+    detail: str | None = None
+
+
+class HotSet(Section):
+    sources: list[HotSetSource] = []
+    engine: Json = None
+    server: Json = None
+    taken_at: Json = None
+    relations: Json = None
+    names: int = 0
+    names_matched: int = 0
+    unmatched: list[str] = []
+    units: int = 0
+    units_done: int = 0
+    bytes: int = 0
+    started_at: str | None = None
+    warm_at: str | None = None
+    warm_after_s: Num | None = None
+    warmup_seconds: Num | None = None
+    pct_of_warmup: Num | None = None
+    later_units_finished_first: int | None = None
+    followed: bool = True
+    buffer_cache: bool = False
+
+
+class UnreadUnit(Section):
+    unit_id: str
+    status: str
+    priority: int | None = None
+    bytes: int = 0
+    bytes_read: int = 0
+    segments: list[str] = []
+    more_segments: int = 0
+    cause: str | None = None
+
+
+class TimeToWarm(Section):
+    mib_per_s_wall: Num
+    planned_bytes: int
+    planned_seconds: Num
+    production_bytes: int | None = None
+    production_seconds: Num | None = None
+
+
+class DatafilePass(Section):
+    units: int = 0
+    done: int = 0
+    bytes: int = 0
+    bytes_done: int = 0
+    complete: bool = False
+
+
+class OversizedSegment(OpenSection):
+    """A segment too big for one work unit: the plan's entry (``warmup.modes``) and whether it was read."""
+
+    key: str | None = None
+    read_by: str | None = None
+    status: str | None = None
+
+
+# -- the census ----------------------------------------------------------------------------------------------------
+class CensusDatabase(Section):
+    database: str | None = None
+    objects: int = 0
+    bytes: int = 0
+    unread_objects: int = 0
+    unread_bytes: int = 0
+    waived_bytes: int = 0
+    engine_internal_bytes: int = 0  # only where there are some
+
+
+class CensusObjectRow(Section):
+    """A census object as ``census.dropped`` names it (``findings.census.FIELDS``)."""
+
+    key: str
+    database: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    name: str | None = None
+    kind: str | None = None
+    bytes: int | None = None
+    size_known: bool | None = True  # False: the server would not say its size
+    reason: str | None = None
+    file: Json = None
+
+
+class UnreadObject(CensusObjectRow):
+    """``census.unread[]`` (and each row of ``census-unread.jsonl``): an object not read, its bytes and why."""
+
+    unread_bytes: int = 0
+    waived: bool = False
+    engine_internal: bool = False
+
+
+class EndCensusFailure(OpenSection):
+    """Why the end census did not run: its step's error (the run item's, or census-end.json's)."""
+
+    error: Json = None
+    cause: Json = None
+
+
+class UnreadMore(Section):
+    objects: int = 0
+    bytes: int = 0
+
+
+class CensusSection(Section):
+    """``census``: the objects on the volume and what of them was not read (``findings.census``). A run without a
+    census has ``{"taken": false}`` only."""
+
+    taken: bool = False
+    end_census: bool = False
+    end_census_failure: EndCensusFailure | None = None
+    objects: int = 0
+    bytes: int = 0
+    unread_bytes: int = 0
+    waived_bytes: int = 0
+    engine_internal_bytes: int = 0
+    engine_internal_objects: int = 0
+    engine_internal_by_kind: dict[str, int] = {}
+    unknown_size: list[str] = []
+    unknown_size_objects: int | None = None  # None: a census of before issue 32 (count the list)
+    by_database: list[CensusDatabase] = []
+    unread: list[UnreadObject] = []
+    unread_listed_at_most: int | None = None
+    unread_objects: int | None = None
+    waived_objects: int | None = None
+    unread_more: UnreadMore | None = None
+    created: list[str] = []
+    created_objects: int | None = None
+    dropped: list[CensusObjectRow] = []
+    dropped_objects: int | None = None
+    catch_up: list[dict[str, Any]] = []  # the end census's catch-up pass, as warmup.end_census writes it
+    unread_evidence: str | None = None  # every unread object (census-unread.jsonl)
+
+
+# -- the warm-up's control and ETA ---------------------------------------------------------------------------------
+class ConcurrencySample(Section):
+    t_s: Num
+    level: int
+    mib_per_s: Num | None = None
+    slots_wanted: Json = None
+
+
+class Concurrency(OpenSection):
+    adaptive: bool = False
+    max_concurrency: int | None = None
+    level: int | None = None
+    settled: Json = None
+    best_level: int | None = None
+    best_mib_per_s: Num | None = None
+    samples: list[ConcurrencySample] = []
+    after_hot_set: Json = None
+
+
+class EtaSample(Section):
+    t_s: Num
+    bytes_done: int
+    eta_s: Num | None = None
+
+
+class EtaAt(Section):
+    pct: int
+    t_s: Num
+    predicted_s: Num
+    actual_s: Num
+    error_pct: Num | None = None
+
+
+class EtaJudgement(Section):
+    judged: bool = False
+    actual_s: Num | None = None
+    at: list[EtaAt] = []
+    basis: str | None = None
+    why: str | None = None
+
+
+class WarmupSection(OpenSection):
+    """``warmup``: the concurrency over time, the rate the first chunks were sized from, and the ETA judged."""
+
+    concurrency: Concurrency | None = None
+    sizing_rate: dict[str, Any] | None = None
+    eta_samples: list[EtaSample] = []
+    eta: EtaJudgement | None = None
+
+
+# -- preflight, storage, volumes, scratch --------------------------------------------------------------------------
+class PreflightCheck(Section):
+    kind: Json = None
+    name: Json = None
+    status: Json = None
+    detail: Json = None
+    bytes: Json = None
+
+
+class Preflight(Section):
+    enabled: bool = True
+    ok: bool | None = None
+    seconds: Num | None = None
+    on_failure: str | None = None
+    engine: Json = None
+    failed: list[Json] = []
+    checks: list[PreflightCheck] = []
+
+
+class StorageSampleRow(Section):
+    at: str | None = None
+    step: str | None = None
+    status: str | None = None
+    percent: Num | None = None
+    gap: Json = None
+
+
+class PctPoint(Section):
+    at: str | None = None
+    pct: Num
+
+
+class VolumeLast(Section):
+    at: str | None = None
+    status: str | None = None
+    percent: Num | None = None
+
+
+class VolumeInitialization(Section):
+    volume: str
+    last: VolumeLast | None = None
+    reported: bool = False
+    operation_at_end: str | None = None
+    initialized_at_end: bool | None = None
+    rds_initialized_pct: list[PctPoint] = []
+
+
+class StorageGaps(Section):
+    count: int = 0
+    codes: dict[str, int] = {}
+    note: str | None = None
+
+
+class StorageInitialization(Section):
+    """``storage_initialization``: what RDS said of the volume's initialization, beside our coverage over time."""
+
+    samples: list[StorageSampleRow] = []
+    reported: bool = False
+    last: StorageSampleRow | None = None
+    operation_at_end: str | None = None
+    initialized_at_end: bool | None = None
+    rds_initialized_pct: list[PctPoint] = []
+    blocks_read_pct: list[PctPoint] = []
+    volumes: list[VolumeInitialization] = []
+    eta_judged: dict[str, dict[str, Any]] = {}  # restore.volume_eta.judge per volume
+    gaps: StorageGaps | None = None
+    blue_green: dict[str, Any] | None = None
+
+
+class VolumeRow(Section):
+    """A row of ``volumes.volumes``: the volume's settings (absent for a volume RDS did not list), RDS's storage
+    status (when it says one), coverage, measured rate and ceiling (``findings.volumes``)."""
+
+    volume: str
+    storage_type: str | None = None
+    allocated_gb: Num | None = None
+    iops: Num | None = None
+    storage_throughput: Num | None = None
+    status: str | None = None
+    bytes_planned: int = 0
+    bytes_read: int = 0
+    bytes_unread: int = 0
+    pct: Num = 100.0
+    units: int = 0
+    wall_seconds: Num | None = None
+    mib_per_s_wall: Num | None = None
+    ceiling_mib_s: Num | None = None
+    ceiling_bound_by: str | None = None
+    ceiling_iops: Num | None = None
+    pct_of_ceiling: Num | None = None
+    ceiling_note: str | None = None
+
+
+class VolumesSection(Section):
+    volumes: list[VolumeRow] = []
+    shared_units: int = 0
+    notes: list[str] = []
+
+
+class Scratch(Section):
+    created: list[str] = []
+    removed: list[str] = []
+    left: list[str] = []
+    not_created: list[str] = []
+    notes: list[str] = []
+
+
+# -- the verdict ---------------------------------------------------------------------------------------------------
+class Reason(Section):
+    """One rule's answer (``verdict``): ``judged`` False only for a reason that could not be judged on the run."""
+
+    code: str
+    ok: bool
+    message: str
+    judged: bool | None = None
+
+
+class VerdictSection(Section):
+    verdict: str
+    reasons: list[Reason] = []
+    thresholds: dict[str, Any] = {}  # models.run_input.Thresholds as the run judged by them
+    storage_initialization: str | None = None
+
+
+# -- the document --------------------------------------------------------------------------------------------------
+class Findings(Record):
+    """``findings.json``: the fields in the order they are written (see the module). Unknown top-level fields are
+    kept (a newer writer's)."""
+
+    SCHEMA_VERSION: ClassVar[int] = 1
+
+    run_id: str | None = None  # always written; an excerpt the verdict judges (a test's) may leave it out
+    status: str | None = None
+    target: Json = None
+    started_by: Json = None
+    instance: dict[str, Any] | None = None
+    engine: str | None = None
+    read_methods: list[str] = []
+    read_methods_by_database: Json = None
+    timings: Timings = Timings()
+    units: UnitCounts = UnitCounts()
+    bytes: ByteCounts | None = None
+    blocks: BlockCounts = BlockCounts()
+    coverage_pct: Num | None = None
+    truncated: list[TruncatedSegment] = []
+    truncated_segments: int | None = None  # how many (the list holds at most census.LISTED; absent before)
+    read_amplification: Num | None = None
+    retries: Retries = Retries()
+    reconnects: Reconnects | None = None
+    read_rate: ReadRate = ReadRate()
+    plan: Json = None  # the plan's summary (the plan's record)
+    failed_units: list[FailedUnit] = []
+    warmup_timeline: WarmupTimeline | None = None
+    benchmark: BenchmarkSection | None = None
+    segments: list[SegmentRow] = []
+    segment_counts: SegmentCounts | None = None
+    coverage: Coverage | None = None
+    priority: Priority | None = None
+    hot_set: HotSet | None = None
+    unread_units: list[UnreadUnit] = []
+    time_to_warm: TimeToWarm | None = None
+    warmup_mode: str | None = None
+    datafile_pass: DatafilePass | None = None
+    oversized_segments: list[OversizedSegment] = []
+    census: CensusSection | None = None
+    segments_evidence: str | None = None  # every planned segment (segments.jsonl)
+    warmup: WarmupSection | None = None
+    preflight: Preflight | None = None
+    storage_emulation: dict[str, Any] | None = None  # a local run's emulated volume (its own evidence)
+    storage_initialization: StorageInitialization | None = None
+    volumes: VolumesSection | None = None
+    scratch: Scratch | None = None
+    estimate: dict[str, Any] | None = None  # estimate.run.estimate_section
+    dashboard: str | None = None
+    verdict: VerdictSection | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The document as written: the fields it holds, ``null`` where it says ``null`` (see the module)."""
+        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)

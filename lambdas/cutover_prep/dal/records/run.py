@@ -1,0 +1,243 @@
+"""The run's records in the table besides its units: the run item, its sweep points and probes, the write
+test's scratch objects, RDS storage progress samples, the warm-up's concurrency control item.
+
+Each record is the item as the code stores it today (names, types, which attributes are left out), so a run
+of an older deployment still reads and its item written back is the same: ``stored()`` gives exactly the
+attributes the record was read with or created with (``exclude_unset``: an attribute stored as NULL, such
+as a run item's ``restore`` without one, stays NULL; one never written stays absent). Attributes a record
+does not name are kept (``extra="allow"``): a newer writer's additions survive a read and a write.
+
+``schema_version``: written on every item this code writes whole (the run item when it is created, a
+point, a scratch object, a storage sample, the control item); an item without one is version 1 (every item
+before versions were kept), which is this version too: no upgrade yet. Only Python reads these items (the
+ASL reads none of them), so the added attribute changes no reader.
+
+Keys (``dal.store``): run ``RUN#<id>``/``RUN``; point ``POINT#<id>``; scratch ``SCRATCH#<name>``; sample
+``RDSINIT#<at>#<step>``; control ``WARMUP#CONTROL``; sample claim ``RDSINIT-CLAIM``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self
+
+from cutover_prep.dal.records.base import Record
+from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
+
+Number = int | float  # a number keeps its JSON type (DynamoDB gives back an int for 100.0)
+Doc = dict[str, Any]  # a section the record keeps as the run input (or a step) wrote it
+
+
+class TableItem(Record):
+    """An item of the run table: its keys and when it was last written."""
+
+    pk: str | None = None
+    sk: str | None = None
+    updated_at: str | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The attributes the record was read or created with (see the module), in JSON types."""
+        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+    def without_keys(self) -> dict[str, Any]:
+        """``stored()`` without ``pk``, ``sk`` and ``updated_at``: the attributes a rewrite carries on."""
+        return {k: v for k, v in self.stored().items() if k not in ("pk", "sk", "updated_at")}
+
+
+# -- the run item ---------------------------------------------------------------------------------------
+INPUT_SECTIONS = ("warmup", "benchmark", "verdict")  # the run input's sections the run item keeps under "input"
+_MODELS = {"warmup": Warmup, "benchmark": Benchmark, "verdict": Thresholds}
+# decision 52: a run recorded before kept them as top-level attributes under other names
+NAMES_BEFORE_52 = {"warmup": "options", "benchmark": "benchmark_options", "verdict": "verdict_options"}
+
+
+class RunItem(TableItem):
+    """The run item (``pk=RUN#<run_id>``, ``sk=RUN``): written by ``Store.start_run``, then attribute by
+    attribute by ``Store.update_run`` (each step's own) and ``Store.commit_progress`` (the counters)."""
+
+    run_id: str
+    status: str | None = None  # RunStatus
+    step: str | None = None
+    gsi1pk: str | None = None
+    gsi1sk: str | None = None
+    target: Doc | None = None  # the run input's target section
+    restore: Doc | None = None  # the run input's restore section (NULL without one)
+    input: Doc | None = None  # the run input's warmup, benchmark and verdict sections (``recorded_input``)
+    started_at: str | None = None
+    started_by: str | None = None
+    finished_at: str | None = None
+    restarts: int | None = None
+    error: str | None = None
+    cause: str | None = None
+    # progress (commit_progress, fail_unit)
+    units_done: int | None = None
+    units_failed: int | None = None
+    units_total: int | None = None
+    bytes_read: int | None = None
+    blocks_read: int | None = None
+    chunks_read: int | None = None
+    bytes_gone: int | None = None
+    # Discover
+    engine: str | None = None
+    plan_reused: bool | None = None
+    selection: str | None = None  # the line said before the warm-up reads
+    hot_set_units: list[str] | None = None
+    bytes_planned: int | None = None
+    plan: Doc | None = None  # the plan's summary
+    plan_key: str | None = None
+    instance: Doc | None = None
+    estimate: Doc | None = None
+    # EndCensus, Preflight, benchmark
+    end_census_error: str | None = None
+    end_census_cause: str | None = None
+    preflight: Doc | None = None
+    benchmark_status: str | None = None
+    benchmark_points: int | None = None
+    benchmark_conclusions: int | None = None
+    benchmark_error: str | None = None
+    benchmark_cause: str | None = None
+    # Finalize
+    coverage_pct: Number | None = None
+    findings_key: str | None = None
+    verdict: str | None = None  # the verdict Finalize reached (its thresholds: ``input.verdict``)
+    verdict_reasons: list[str] | None = None
+
+    @property
+    def db_instance_identifier(self) -> str | None:
+        return (self.target or {}).get("db_instance_identifier")
+
+    def recorded_input(self) -> RecordedInput:
+        """The run input this item records (see ``RecordedInput``)."""
+        return RecordedInput.of(self)
+
+
+class RecordedInput(Record):
+    """The run input's ``target``, ``restore``, ``warmup``, ``benchmark`` and ``verdict`` as a run item records
+    them (its last attempt's; ``target`` or ``restore`` None when it holds none; a field missing from the
+    other three has its model's default).
+
+    The one place that reads a run item written before decision 52 (``options``, ``benchmark_options``,
+    ``verdict_options``), so that a restart or the Finalize of such a run reads what it was started with."""
+
+    target: Doc | None = None
+    restore: Doc | None = None
+    warmup: Doc
+    benchmark: Doc
+    verdict: Doc
+
+    @classmethod
+    def of(cls, run_item: RunItem | Mapping[str, Any]) -> Self:
+        item = run_item.stored() if isinstance(run_item, RunItem) else run_item
+        kept = item.get("input")
+        kept = kept if isinstance(kept, dict) else {}
+        return cls(target=item.get("target"), restore=item.get("restore"),
+                   **{s: with_defaults(_MODELS[s], kept[s] if s in kept else item.get(NAMES_BEFORE_52[s]))
+                      for s in INPUT_SECTIONS})
+
+    def sections(self) -> dict[str, Any]:
+        """``{target, restore, warmup, benchmark, verdict}`` as dicts (what ``recorded_input`` returned)."""
+        return {"target": self.target, "restore": self.restore, "warmup": self.warmup,
+                "benchmark": self.benchmark, "verdict": self.verdict}
+
+    def thresholds(self) -> Thresholds:
+        """The verdict's thresholds (what Finalize judges by)."""
+        return Thresholds.model_validate(self.verdict)
+
+    def warmup_options(self) -> Warmup:
+        return Warmup.model_validate(self.warmup)
+
+    def benchmark_options(self) -> Benchmark:
+        return Benchmark.model_validate(self.benchmark)
+
+
+# -- children of the run ---------------------------------------------------------------------------------
+class PointItem(TableItem):
+    """A benchmark point or probe (``sk=POINT#<point_id>``; probes ``probe-cold``, ``probe-warm``): its status,
+    window, rates and latency summary as the benchmark step measured them (``benchmark.steps``)."""
+
+    point_id: str
+    status: str | None = None  # DONE, FAILED, SKIPPED
+    kind: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    seconds: Number | None = None
+    retries: int | None = None
+    error: str | None = None
+    cause: str | None = None
+    sessions: int | None = None
+    io_size_kb: Number | None = None
+    iops: Number | None = None
+    throughput_kbps: Number | None = None
+    blocks_read: int | None = None
+
+    def measured(self) -> dict[str, Any]:
+        """What the step measured: the stored attributes without the keys (a rewrite of the point carries them)."""
+        return {k: v for k, v in self.without_keys().items() if k != "point_id"}
+
+
+class ScratchItem(TableItem):
+    """A scratch object of the opt-in write test (``sk=SCRATCH#<name>``): registered CREATING before it is
+    created, then REMOVED, LEFT or NOT_CREATED (``benchmark.scratch.ScratchStatus``)."""
+
+    name: str
+    status: str | None = None
+    engine: str | None = None
+    database: str | None = None
+    point_id: str | None = None  # the write point that created it
+    max_bytes: int | None = None
+    created_at: str | None = None
+    settled_at: str | None = None
+    note: str | None = None
+
+    def carried(self) -> dict[str, Any]:
+        """The attributes a rewrite of the item carries on: all but ``pk``, ``sk`` and the name (its
+        ``updated_at`` too: a settled object keeps the time it was registered, as it always has)."""
+        return {k: v for k, v in self.stored().items() if k not in ("pk", "sk", "name")}
+
+
+class StorageSample(TableItem):
+    """One RDS storage progress sample (``sk=RDSINIT#<at>#<step>``): StorageOperationStatus and
+    StorageOperationPercentProgress (None when RDS reported none), or ``gap`` (the error code) when they could
+    not be read; ``volumes``: each additional storage volume's ``{volume, status, percent}``."""
+
+    at: str
+    step: str
+    status: str | None = None
+    percent: Number | None = None
+    gap: str | None = None
+    volumes: list[Doc] | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """``{at, step, status, percent, gap}`` (absent ones None) and ``volumes`` when it has any (what
+        ``Store.storage_samples`` returned before the records)."""
+        return {"at": self.at, "step": self.step, "status": self.status, "percent": self.percent, "gap": self.gap,
+                **({"volumes": self.volumes} if self.volumes else {})}
+
+
+class StorageClaim(TableItem):
+    """``sk=RDSINIT-CLAIM``: when the last storage sample was claimed (one per interval across all units)."""
+
+    claimed_at: str | None = None
+
+
+class WarmupControl(TableItem):
+    """The warm-up's concurrency control item (``sk=WARMUP#CONTROL``, ``warmup.slots``): the level, the units
+    holding a slot, the windows' samples and the sizing rate; written whole under a version check."""
+
+    version: int | None = None
+    attempt: int | None = None
+    holders: list[str] | None = None
+    control: Doc | None = None
+    t0: Number | None = None
+    window_started: Number | None = None
+    window_bytes: int | None = None
+    window_chunks: int | None = None
+    rate: Doc | None = None
+    adaptive: bool | None = None
+    maximum: int | None = None
+    hot_left: list[str] | None = None
+    after_hot_set: Doc | None = None
+
+    def state(self) -> dict[str, Any]:
+        """The control's state: the stored attributes without the keys and the version (what a writer changes)."""
+        return {k: v for k, v in self.without_keys().items() if k != "version"}
