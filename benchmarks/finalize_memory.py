@@ -204,8 +204,8 @@ def setup(n: int, root: Path, planned_pct: int = 95) -> dict[str, Any]:
     from cutover_prep.dal.store import UNIT_PREFIX, Store, _dyn, evidence_key, run_pk
     from cutover_prep.models.run_input import parse_run_input
     from cutover_prep.models.steps import EndCensusEvent, RunContext, RunState
+    from cutover_prep.steps.end_census import take_end_census
     from cutover_prep.warmup.discovery import discover_and_plan
-    from cutover_prep.warmup.end_census import take_end_census
     from cutover_prep.workflows import table_definition
 
     for name, value in (("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ACCESS_KEY_ID", "x"),
@@ -248,7 +248,7 @@ def setup(n: int, root: Path, planned_pct: int = 95) -> dict[str, Any]:
 def measure(root: Path) -> dict[str, Any]:
     """Finalize of the run under ``root`` in this interpreter: peak RSS, findings.json's size, seconds."""
     from cutover_prep.dal.store import Store, evidence_key
-    from cutover_prep.findings.finalize import finalize
+    from cutover_prep.steps.finalize import finalize
 
     floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tmp_bytes = _watch_tmp()

@@ -143,7 +143,7 @@ class Dashboard(Construct):
                 cw.GraphWidget(title="RDS storage initialization (StorageOperationPercentProgress)", width=8,
                                height=6, left=[ours(names.STORAGE_PROGRESS, "initialized (%)")],
                                left_y_axis=cw.YAxisProps(min=0, max=100),
-                               # its ETA (slowest volume, restore/volume_eta.py) on the right axis
+                               # its ETA (slowest volume, rds/volume_eta.py) on the right axis
                                right=[ours(names.STORAGE_ETA, "ETA of the slowest volume (s)")],
                                right_y_axis=cw.YAxisProps(min=0)),
                 cw.GraphWidget(title="RDS ReadIOPS", width=8, height=6, left=[rds("ReadIOPS", "ReadIOPS")],

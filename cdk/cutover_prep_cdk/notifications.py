@@ -20,7 +20,7 @@ from constructs import Construct
 
 from .dead_letters import DeadLetters
 
-# The completion event (lambdas/cutover_prep/completion.py): the tests assert both sides agree.
+# The completion event (lambdas/cutover_prep/live/completion.py): the tests assert both sides agree.
 EVENT_SOURCE = "cutover-prep"
 EVENT_DETAIL_TYPE = "Cutover Prep Run Finished"
 EVENT_NOT_STARTED = "Cutover Prep Run Not Started"  # an opted-in restore whose tags make a bad input

@@ -24,7 +24,7 @@ from .storage import Storage
 # The tag a user puts on a database secret so that the functions may read it (docs/deploy.md).
 SECRET_TAG_KEY = "cutover-prep:access"
 SECRET_TAG_VALUE = "read"
-# The tag the restore puts on the instance it creates (lambdas/cutover_prep/restore/rds.py RUN_TAG).
+# The tag the restore puts on the instance it creates (lambdas/cutover_prep/rds/instances.py RUN_TAG).
 RUN_TAG = "cutover-prep:run-id"
 # What a comparison names the instances it restores: cprep-<comparison_id>-<name>
 COMPARISON_INSTANCES = f"{COMPARISON_INSTANCE_PREFIX}-*"
@@ -233,7 +233,7 @@ class Permissions:
     def _secrets(self) -> list[iam.PolicyStatement]:
         pattern = self._config.secret_arn_pattern
         # DescribeSecret: the tags of a secret RDS manages (aws:rds:primaryDBInstanceArn names its instance:
-        # secret_binding.py), on the same secrets only
+        # access/secret_binding.py), on the same secrets only
         actions = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
         if pattern:  # the operator named the secrets at deploy time
             read = iam.PolicyStatement(sid="ReadDatabaseSecret", actions=actions, resources=[pattern])

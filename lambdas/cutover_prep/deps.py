@@ -11,7 +11,7 @@ import boto3
 from botocore.config import Config
 
 from cutover_prep import engines
-from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
+from cutover_prep.access.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import ConnectionSpec, Engine, registry
 from cutover_prep.models.steps import RunContext
@@ -41,7 +41,7 @@ def progress_client() -> Any:
 def pricing_client() -> Any:
     """The Price List API's client, in its own region (it answers from few: ``comparison.pricing``), with short
     timeouts: an unreachable API costs the comparison seconds, then the shipped price file is used."""
-    from cutover_prep.comparison.pricing import PRICING_REGION
+    from cutover_prep.estimate.pricing import PRICING_REGION
 
     return boto3.client("pricing", region_name=PRICING_REGION,
                         config=Config(connect_timeout=5, read_timeout=10, retries={"max_attempts": 2}))

@@ -19,7 +19,7 @@ BUCKET_SUBSTITUTION = "EvidenceBucketName"  # ${EvidenceBucketName} in an ASL fi
 # credentials (CDK context allowed_db_hosts); settings.py reads it.
 ALLOWED_DB_HOSTS_ENV = "ALLOWED_DB_HOSTS"
 # "true": a secret that names no DB instance may be used (CDK context allow_unbound_secrets, default
-# false), on every function that reads the secret; settings.py reads it, secret_binding.py applies it.
+# false), on every function that reads the secret; settings.py reads it, access/secret_binding.py applies it.
 ALLOW_UNBOUND_SECRETS_ENV = "ALLOW_UNBOUND_SECRETS"
 
 
@@ -97,7 +97,7 @@ _FUNCTIONS: tuple[Function, ...] = (
     Function(
         "DescribeInstance", "handlers.describe_instance.handler", 30, 256,
         "Report the DB instance's state while waiting for it.",
-        # table_item_write: each answer is a sample of RDS's storage progress (restore/progress.py);
+        # table_item_write: each answer is a sample of RDS's storage progress (rds/progress.py);
         # rds_blue_green: is the instance a Blue/Green deployment's green one
         permission_groups=("rds_describe", "rds_blue_green", "table_item_write"),
     ),
@@ -120,7 +120,7 @@ _FUNCTIONS: tuple[Function, ...] = (
         "Read one work unit so its blocks are loaded from S3.",
         in_vpc=True,
         # rds_describe: RDS's storage progress, sampled at most once a minute across all units; table_query:
-        # the run's samples, read back after a sample for the ETA of RDS's initialization (live.emit.storage_eta)
+        # the run's samples, read back after a sample for the ETA of RDS's initialization (steps.live_emit.storage_eta)
         permission_groups=("secrets", "table_item_write", "table_query", "rds_describe"),
     ),
     Function(

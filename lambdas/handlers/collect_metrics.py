@@ -7,10 +7,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
 from cutover_prep.benchmark.evidence import collect_metrics
-from cutover_prep.live import emit as live
 from cutover_prep.models.steps import CollectMetricsEvent
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.restore.progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
+from cutover_prep.rds.progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
+from cutover_prep.steps import live_emit as live
 
 
 @logger.inject_lambda_context

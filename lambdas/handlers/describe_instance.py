@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from cutover_prep import deps
 from cutover_prep.models.steps import RunState
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.restore.rds import describe_instance
+from cutover_prep.rds.instances import describe_instance
 
 
 @logger.inject_lambda_context

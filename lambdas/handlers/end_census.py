@@ -10,7 +10,7 @@ from cutover_prep import deps
 from cutover_prep.models.steps import EndCensusEvent
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.settings import get_settings
-from cutover_prep.warmup.end_census import record_end_census_failure, take_end_census
+from cutover_prep.steps.end_census import record_end_census_failure, take_end_census
 
 
 @logger.inject_lambda_context

@@ -6,9 +6,9 @@ from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.findings.finalize import finalize
 from cutover_prep.models.steps import FinalizeEvent
 from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.steps.finalize import finalize
 
 
 @logger.inject_lambda_context

@@ -9,7 +9,7 @@ from cutover_prep import deps
 from cutover_prep.benchmark.steps import plan_sweep
 from cutover_prep.models.steps import RunStep
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.restore.rds import free_storage_bytes
+from cutover_prep.rds.instances import free_storage_bytes
 
 
 @logger.inject_lambda_context

@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from cutover_prep import deps
 from cutover_prep.models.steps import RunState
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.preflight.step import run_preflight
+from cutover_prep.steps.preflight import run_preflight
 
 
 @logger.inject_lambda_context

@@ -7,9 +7,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
 from cutover_prep.findings.failures import record_unit_failure
-from cutover_prep.live import emit as live
 from cutover_prep.models.steps import UnitFailedEvent
 from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.steps import live_emit as live
 
 
 @logger.inject_lambda_context

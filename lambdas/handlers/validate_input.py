@@ -5,12 +5,13 @@ from typing import Any
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from cutover_prep import deps, warm_concurrency
+from cutover_prep import deps
 from cutover_prep.models.run_input import AwsPlace
 from cutover_prep.models.steps import ValidateInputEvent
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.restart import begin_run
 from cutover_prep.settings import connection_policy
+from cutover_prep.steps import warm_concurrency
+from cutover_prep.steps.validate_input import begin_run
 
 
 @logger.inject_lambda_context

@@ -6,12 +6,12 @@ from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.live import emit as live
 from cutover_prep.models.status import WarmStep
 from cutover_prep.models.steps import WarmUnitEvent
 from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.restore.progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
+from cutover_prep.rds.progress import SAMPLE_INTERVAL_SECONDS, sample_storage_progress
 from cutover_prep.settings import get_settings
+from cutover_prep.steps import live_emit as live
 from cutover_prep.warmup.unit import Budget, step_result, warm_unit
 
 

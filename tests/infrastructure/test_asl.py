@@ -79,7 +79,7 @@ def retried_errors(states: Mapping[str, Any]) -> Iterator[tuple[str, ...]]:
 
 
 # Steps whose function retries no database error itself, so that the ASL retrying the whole step is the one
-# place (issue 32: EndCensus, warmup/end_census.py; bounded, see its Retry), and Discover, whose own retries
+# place (issue 32: EndCensus, steps/end_census.py; bounded, see its Retry), and Discover, whose own retries
 # cannot give it more time: a dictionary that outlasts one invocation (a cold volume, issue 35 §4) goes on in
 # a fresh one from the pages it kept (warmup.discovery.StoredPages), on TransientDatabaseError only, twice.
 WHOLE_STEP_RETRIES = {"EndCensus": ("TransientDatabaseError", "DatabaseUnreachable"),

@@ -1,5 +1,5 @@
 """The live view in the synthesized template: one CloudWatch dashboard whose metrics are the names the
-functions emit (``live.names``, compared with the EMF that ``live.emit`` prints), the target's AWS/RDS
+functions emit (``live.names``, compared with the EMF that ``steps.live_emit`` prints), the target's AWS/RDS
 metrics beside them, its two variables, the limits as annotations when the context names the target,
 the console link as a stack output and in every function's environment."""
 
@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from cutover_prep.analysis.limits import expected_limits
-from cutover_prep.live import emit, names
+from cutover_prep.live import names
 from cutover_prep.observability import metrics
+from cutover_prep.steps import live_emit as emit
 from tests.unit.test_live_metrics import emf_records
 
 from .conftest import Synth, flat

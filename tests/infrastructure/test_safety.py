@@ -196,7 +196,7 @@ def test_allow_unbound_secrets_is_true_or_false_never_a_guess(bad: str) -> None:
 
 # -- the restore's tags ------------------------------------------------------------------------------
 def test_the_restore_may_tag_only_the_instance_it_creates(in_vpc: Synth) -> None:
-    from cutover_prep.restore.rds import RUN_TAG
+    from cutover_prep.rds.instances import RUN_TAG
     from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
 
     functions = functions_by_handler(in_vpc)

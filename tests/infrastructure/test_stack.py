@@ -566,7 +566,7 @@ def test_notifications_are_off_unless_asked_for(plain: Synth) -> None:
 
 
 def test_notifications_topic_gets_the_completion_event(in_vpc: Synth) -> None:
-    from cutover_prep import completion as events
+    from cutover_prep.live import completion as events
 
     (topic_id, topic), = in_vpc.resources("AWS::SNS::Topic").items()
     key_ref = topic["Properties"]["KmsMasterKeyId"]

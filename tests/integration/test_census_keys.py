@@ -96,8 +96,9 @@ def test_a_table_whose_pasted_name_is_another_tables_is_named_unread(dotted_db: 
 def test_a_table_dropped_and_created_again_or_rewritten_is_a_new_object(dotted_db: dict[str, Any]) -> None:
     """The same key at the end census with another OID or file: the warm-up read the old relation's blocks. Judge:
     the server's own pg_class (OID, relfilenode) before and after, asked by the test."""
+    from cutover_prep.dal.records.census import census_json
     from cutover_prep.engines.postgres.engine import PostgresEngine
-    from cutover_prep.findings.census import census_json, census_section
+    from cutover_prep.findings.census import census_section
 
     spec, database = dotted_db["spec"], dotted_db["database"]
     ident = "SELECT c.oid, c.relfilenode FROM pg_class c WHERE c.oid = %s::regclass"
@@ -134,8 +135,9 @@ def test_mysql_two_tables_whose_pasted_names_are_one_are_two_objects(mysql_admin
     segments under one key and the census one object for two tablespaces."""
     import pymysql
 
+    from cutover_prep.dal.records.census import census_json
     from cutover_prep.engines.mysql.engine import MySQLEngine
-    from cutover_prep.findings.census import census_json, census_section
+    from cutover_prep.findings.census import census_section
 
     outer, inner = mysql_database("b"), mysql_database("b.c")
     conn = pymysql.connect(host=mysql_admin.host, port=mysql_admin.port, user=mysql_admin.user,

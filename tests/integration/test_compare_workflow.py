@@ -174,7 +174,7 @@ def test_a_customer_instance_restored_from_a_snapshot_of_a_comparison_instance_s
 
 
 def test_a_configuration_that_fails_is_recorded_and_the_rest_goes_on(aws, sample_db):
-    from cutover_prep.restore.rds import RestoreFailed
+    from cutover_prep.rds.instances import RestoreFailed
 
     def refused(_event):
         raise RestoreFailed("restore of cprep-cmp2-gp2 was refused: StorageQuotaExceeded (injected)")

@@ -226,8 +226,8 @@ def deployed_input(aws: Any, spec: Any, run_id: str, **target: Any) -> dict[str,
 def test_the_deployed_run_reads_the_database_its_input_names(two_databases, target):
     """target.database a (connects there, reads it), or target.databases [a] while it connects to postgres: a only;
     b and the rest are in the census, waived."""
+    from cutover_prep.dal.plan_evidence import plan_segments
     from cutover_prep.dal.store import evidence_key
-    from cutover_prep.findings.plan_evidence import plan_segments
     from cutover_prep.local.harness import LocalAws
     from tests.integration.test_workflow import finish, store_of
 

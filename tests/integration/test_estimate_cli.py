@@ -137,7 +137,7 @@ def _secret(sm, spec, tags: list[dict[str, str]]) -> str:
 def _endpoint_is(monkeypatch, spec) -> None:
     """moto's endpoint resolves nowhere: RDS 'reports' the test server's address instead (the rules are the same:
     the credentials go to the endpoint RDS reports, nowhere else)."""
-    import cutover_prep.restore.rds as rds
+    import cutover_prep.rds.instances as rds
 
     real = rds.instance_facts
     monkeypatch.setattr(rds, "instance_facts", lambda i: {**real(i), "address": spec.host, "port": spec.port})
@@ -171,7 +171,7 @@ def test_a_restore_in_the_input_takes_its_class_and_counts_instance_hours(aws, t
     result = estimate_json(["--input", str(run_input), "--target", "db1"], capsys)
     assert result["source"] == "instance_limits" and "db.r6i.large, io1 100 GiB" in result["source_detail"]
     # priced from the shipped price file (moto has no Price List API): AWS's price feed of 2025-05, us-east-1,
-    # PostgreSQL db.r6i.large $0.25/h, io1 $0.125/GB-month and $0.10/IOPS-month (comparison/prices.json, sources)
+    # PostgreSQL db.r6i.large $0.25/h, io1 $0.125/GB-month and $0.10/IOPS-month (estimate/prices.json, sources)
     cost = result["cost"]
     assert cost["instance_hours"] > 0
     assert cost["instance_price_per_hour_usd"] == pytest.approx(0.25 + (0.125 * 100 + 0.10 * 3000) / 730, abs=1e-6)
@@ -211,7 +211,7 @@ def test_an_endpoint_that_does_not_answer_is_exit_5(aws, capsys, monkeypatch):
     arn = aws.create_secret(Name=SECRET_NAME, Tags=[{"Key": "cutover-prep:access", "Value": "read"}],
                             SecretString=json.dumps({"username": "u", "password": "topsecret",
                                                      "dbInstanceIdentifier": "db1"}))["ARN"]
-    import cutover_prep.restore.rds as rds
+    import cutover_prep.rds.instances as rds
 
     real = rds.instance_facts
     monkeypatch.setattr(rds, "instance_facts", lambda i: {**real(i), "address": "127.0.0.1", "port": 1})
@@ -222,7 +222,7 @@ def test_an_endpoint_that_does_not_answer_is_exit_5(aws, capsys, monkeypatch):
 
 @pytest.mark.postgres
 def test_a_restore_with_a_known_price_counts_its_dollars(aws, tcp_db, monkeypatch, tmp_path, capsys):
-    pricing = pytest.importorskip("cutover_prep.comparison.pricing")
+    pricing = pytest.importorskip("cutover_prep.estimate.pricing")
     arn = _secret(aws, tcp_db, [{"Key": "cutover-prep:access", "Value": "read"}])
     _endpoint_is(monkeypatch, tcp_db)
     monkeypatch.setenv("CUTOVER_PREP_TLS", "disable")

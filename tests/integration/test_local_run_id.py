@@ -1,5 +1,6 @@
 """`cutover-prep local --run-id` (issue 32, finding 7): a run id means one target and one set of options, as in
-the deployed workflow (restart.py). Reused on the same target with the same options it resumes: what its units
+the deployed workflow (steps/validate_input.py). Reused on the same target with the same options it resumes: what
+its units
 read before is not read again; reused for another target or other options it is refused by name (RunIdReused),
 nothing read and the evidence folder untouched; two runs on one folder at once: the second is refused.
 

@@ -362,7 +362,7 @@ def test_the_end_census_ends_within_its_bound_and_the_findings_name_the_table_an
     from cutover_prep.dal.store import evidence_key
     from cutover_prep.findings.census import census_section
     from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan
-    from cutover_prep.warmup import end_census
+    from cutover_prep.steps import end_census
     from tests.unit.contexts import context
 
     spec = pg_locked["spec"]

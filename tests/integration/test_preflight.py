@@ -236,7 +236,7 @@ def _secret(sm: Any, spec: ConnectionSpec, instance: str = "db1", tags: list[dic
 
 def test_target_connects_as_a_run_and_passes(aws: Any, sample_db: ConnectionSpec, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    import cutover_prep.restore.rds as rds
+    import cutover_prep.rds.instances as rds
 
     if sample_db.host.startswith("/"):
         pytest.skip("the test server listens on a unix socket only")

@@ -353,8 +353,8 @@ def test_every_other_part_of_the_page_folds_below_the_first_screen(screen: Any) 
 
 
 def test_not_ready_names_each_failing_reason_with_its_fix_on_the_first_screen(screen: Any) -> None:
-    """The fixes are those of cutover_prep.verdict_reasons (the one table); beyond two, the rest are counted."""
-    from cutover_prep.verdict_reasons import what_to_do
+    """The fixes are those of cutover_prep.models.verdict_reasons (the one table); beyond two, the rest are counted."""
+    from cutover_prep.models.verdict_reasons import what_to_do
 
     screen.evaluate(CLOSE_ALL)
     failing = [li.inner_text() for li in screen.locator("#next-step ol.fixes li").all()]

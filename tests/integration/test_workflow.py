@@ -298,7 +298,7 @@ def bench_run(sample_db) -> FinishedRun:
         # The machine's own disk, not a restored volume: no first-touch penalty to judge, and on a busy 2-core
         # machine a warm median of a few ms above a cold one is the scheduler's (seen: warm 3.68 ms vs cold 2.61 ms,
         # NOT_READY). Every median up to 1 s counts as fast, so WARM_VS_COLD says so and is not judged
-        # (verdict.warm_vs_cold; its rule is tested in tests/unit/test_verdict.py); every other rule still is.
+        # (analysis.probes.warm_vs_cold; its rule is tested in tests/unit/test_verdict.py); every other rule still is.
         payload["verdict"] = {"fast_read_ms": 1000}
         desc = finish(aws, payload)
         after = write_counters(sample_db)

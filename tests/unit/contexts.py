@@ -50,7 +50,7 @@ def run_state(state: dict[str, Any]) -> RunState:
 def spec_of(run: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
     """``connection.connection_spec`` of a run given as JSON (``target`` and the instance's facts); the target is
     taken as given (not validated: the tests of the connection's rules give targets the run input refuses)."""
-    from cutover_prep.connection import connection_spec
+    from cutover_prep.access.connection import connection_spec
     from cutover_prep.models.target import Target
 
     return connection_spec(Target.model_construct(**run["target"]), run.get("instance"), *args, **kwargs)

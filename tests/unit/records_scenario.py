@@ -36,12 +36,12 @@ def masked(value: Any) -> Any:
 
 def write_items(ddb: Any, s3: Any, table: str, bucket: str) -> None:
     """The calls, against ``ddb``/``s3`` (moto) and the table and bucket they hold."""
-    from cutover_prep.comparison.pricing import PriceBook
     from cutover_prep.comparison.workflow import start, update_comparison
     from cutover_prep.dal import profiles
     from cutover_prep.dal.store import Store
-    from cutover_prep.restart import begin_run
+    from cutover_prep.estimate.pricing import PriceBook
     from cutover_prep.restore.trigger import Starter
+    from cutover_prep.steps.validate_input import begin_run
 
     store = Store(dynamodb=ddb, s3=s3, table=table, bucket=bucket)
     config = {"run_id": "r1", "target": {"db_instance_identifier": "db1", "engine": "postgres", "secret_arn": SECRET},

@@ -10,8 +10,8 @@ import boto3
 from botocore.stub import Stubber
 
 from cutover_prep.dal.store import Store
-from cutover_prep.restore.progress import sample_storage_progress
-from cutover_prep.restore.rds import describe_instance, instance_facts
+from cutover_prep.rds.instances import describe_instance, instance_facts
+from cutover_prep.rds.progress import sample_storage_progress
 from tests.unit.contexts import run_state, state_json
 from tests.unit.stored_sections import storage_initialization
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import cutover_prep.cli.main as cli_module
-from cutover_prep.analysis.cli import analyze, read_points
+from cutover_prep.cli.analyze import analyze, read_points
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SEED000 = EXAMPLES / "points-seed000.csv"

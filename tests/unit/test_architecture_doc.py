@@ -86,7 +86,7 @@ def test_each_handler_makes_one_logic_call_but_those_the_page_names():
 
 
 def test_the_logic_call_counter_can_fail():
-    source = ("from cutover_prep import deps\nfrom cutover_prep.live import emit as live\n"
+    source = ("from cutover_prep import deps\nfrom cutover_prep.steps import live_emit as live\n"
               "from cutover_prep.settings import get_settings\nfrom cutover_prep.warmup.unit import Budget, warm\n"
               "def handler(event, context):\n    s = get_settings()\n"
               "    r = warm(event, store=deps.store(), budget=Budget(s), later=lambda: warm(event))\n"

@@ -83,7 +83,7 @@ def test_no_census_is_said_not_judged() -> None:
 
 def test_the_catch_up_pass_reads_exactly_the_blocks_past_what_was_planned() -> None:
     from cutover_prep.engines import Extent
-    from cutover_prep.warmup.end_census import catch_up_targets, slices
+    from cutover_prep.steps.end_census import catch_up_targets, slices
 
     # two extents of 10 blocks; 13 were planned: the pass reads blocks 3..9 of the second extent, in 4s
     pieces = slices((Extent(1, 100, 10), Extent(2, 0, 10)), 13, 4)
@@ -127,7 +127,7 @@ def test_an_object_dropped_and_created_again_under_its_names_is_a_new_object() -
     """Issue 32: the end census holds the key again but with another engine identity (PostgreSQL's OID and file,
     InnoDB's space id). The warm-up read the old object's blocks: the new one is created after the census,
     the old one dropped, and the catch-up pass reads all of the new one (nothing of it was planned)."""
-    from cutover_prep.warmup.end_census import catch_up_targets
+    from cutover_prep.steps.end_census import catch_up_targets
 
     key = "app/public.t#table.main"
     start = [{**obj(key, 10 * MIB), "identity": "16390/base/5/16390"}]

@@ -12,13 +12,11 @@ from typing import Any
 import pytest
 
 from cutover_prep import verdict
+from cutover_prep.dal.records.census import CENSUS_END, CENSUS_START, CENSUS_UNREAD
 from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.base import CensusObject, Extent, ReadResult, Segment
 from cutover_prep.findings.census import (
-    CENSUS_END,
-    CENSUS_START,
-    CENSUS_UNREAD,
     FIELDS,
     LISTED,
     WAIVER,
@@ -26,13 +24,13 @@ from cutover_prep.findings.census import (
     catch_up_reads,
     census_section,
 )
-from cutover_prep.findings.finalize import finalize
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import EndCensusEvent, RunContext
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report
+from cutover_prep.steps.end_census import END_CENSUS, take_end_census
+from cutover_prep.steps.finalize import finalize
 from cutover_prep.warmup.discovery import discover_and_plan
-from cutover_prep.warmup.end_census import END_CENSUS, take_end_census
 from tests.unit.contexts import run_state
 
 
@@ -350,7 +348,7 @@ def test_the_latest_word_on_a_missing_end_census_is_the_one_the_findings_give(st
     """An end census whose census a lock kept from ending wrote ``census: null`` with that error; a later attempt of
     the step failed otherwise and its Catch recorded that on the run item (``record_end_census_failure``): the
     findings name the later one. With only the first, they name the first. Either way there is no end census."""
-    from cutover_prep.warmup.end_census import record_end_census_failure
+    from cutover_prep.steps.end_census import record_end_census_failure
 
     for run_id, later in (("r-lock", False), ("r-lock-then-down", True)):
         run_to_the_end(store, run_id)

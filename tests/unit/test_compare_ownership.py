@@ -24,8 +24,8 @@ from cutover_prep.comparison.reaper import run_reaper
 from cutover_prep.comparison.workflow import finish, start
 from cutover_prep.dal.store import Store
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
-from cutover_prep.restart import begin_run
-from cutover_prep.restore.rds import RestoreFailed, start_restore
+from cutover_prep.rds.instances import RestoreFailed, start_restore
+from cutover_prep.steps.validate_input import begin_run
 from cutover_prep.workflows import COMPARISON_TAG, table_definition
 from tests.unit.contexts import run_state
 

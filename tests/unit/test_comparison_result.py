@@ -9,8 +9,8 @@ import copy
 import pytest
 
 from cutover_prep.comparison.model import ComparisonInput, ComparisonResult, ConfigurationResult, Targets
-from cutover_prep.comparison.pricing import PriceBook
 from cutover_prep.comparison.result import comparison_document, judge, measures, recommend
+from cutover_prep.estimate.pricing import PriceBook
 
 BASE = {
     "comparison_id": "c1", "snapshot_identifier": "snap-1",

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from cutover_prep import deps, engines
+from cutover_prep.access.connection import DEFAULT_DATABASE, DEFAULT_PORT
 from cutover_prep.analysis.limits import STRIPE_THRESHOLD_GB, storage_caps
 from cutover_prep.benchmark.scratch import scratch_name
-from cutover_prep.connection import DEFAULT_DATABASE, DEFAULT_PORT
 from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable, registry
 from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
 from cutover_prep.measure.sample import block_readable
@@ -184,8 +184,9 @@ def test_the_limits_facts_come_from_the_registry() -> None:
 
 
 def test_reading_the_registry_loads_no_database_driver() -> None:
-    code = ("import sys; import cutover_prep.engines.registry, cutover_prep.models.run_input, cutover_prep.connection, "
-            "cutover_prep.analysis.cli, cutover_prep.measure.sample, cutover_prep.benchmark.scratch; "
+    code = ("import sys; import cutover_prep.engines.registry, cutover_prep.models.run_input, "
+            "cutover_prep.access.connection, "
+            "cutover_prep.cli.analyze, cutover_prep.measure.sample, cutover_prep.benchmark.scratch; "
             "print(sorted(m for m in ('psycopg', 'oracledb', 'pymysql') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(LAMBDAS)})

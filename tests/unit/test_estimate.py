@@ -33,10 +33,10 @@ from cutover_prep.estimate.compute import (
 )
 from cutover_prep.estimate.run import estimate_section
 from cutover_prep.models.run_input import parse_run_input
+from cutover_prep.models.warmup import RANGE_COST_BYTES
 from cutover_prep.report.markdown import summary_markdown
 from cutover_prep.report.view import build_view
 from cutover_prep.warmup.discovery import discover_and_plan
-from cutover_prep.warmup.planning import RANGE_COST_BYTES
 from cutover_prep.workflows import CUTOVER_RUN, FUNCTIONS
 from tests.unit.contexts import run_state
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cutover_prep.completion import DETAIL_TYPE, SOURCE, completion_detail, publish
+from cutover_prep.live.completion import DETAIL_TYPE, SOURCE, completion_detail, publish
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "db1", "engine": "oracle",
                                   "secret_arn": "arn:aws:secretsmanager:us-east-1:1:secret:x"},
@@ -58,7 +58,7 @@ def test_publish_failures_never_raise() -> None:
 
 def test_the_timing_a_pipeline_acts_on_comes_from_the_findings() -> None:
     """Issue 23 §2: the completion event carries the hot-set time and the estimate vs actual."""
-    from cutover_prep.completion import timing_of
+    from cutover_prep.live.completion import timing_of
 
     findings = {"timings": {"warmup_wall_seconds": 56.7}, "hot_set": {"warm_after_s": 6.8},
                 "estimate": {"estimate": {"estimated_seconds": 35.5}},

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from moto.events.models import EventPattern
 
-from cutover_prep import completion
+from cutover_prep.live import completion
 from cutover_prep.models.run_input import parse_run_input
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

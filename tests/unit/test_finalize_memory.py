@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from cutover_prep.dal.store import Store, evidence_key
-from cutover_prep.findings.finalize import finalize
+from cutover_prep.steps.finalize import finalize
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "finalize_memory.py"
 MIB = 2**20

@@ -11,11 +11,12 @@ import pytest
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import ClientError
 
-from cutover_prep.completion import completion_detail
 from cutover_prep.dal.records.run import RunItem, StorageSample
 from cutover_prep.dal.store import Store
-from cutover_prep.live import emit, names
+from cutover_prep.live import names
+from cutover_prep.live.completion import completion_detail
 from cutover_prep.observability import metrics
+from cutover_prep.steps import live_emit as emit
 from cutover_prep.warmup.planning import MIB
 from tests.unit.contexts import warm_json
 from tests.unit.test_unit_sizing import ALWAYS, RateEngine, big_event

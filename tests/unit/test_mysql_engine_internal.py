@@ -139,7 +139,7 @@ def test_system_schemas_follow_the_selection_excluded_by_default_and_named_as_wa
 
 
 def census_dicts(rows: census.CensusRows) -> list[dict]:
-    from cutover_prep.findings.census import census_json
+    from cutover_prep.dal.records.census import census_json
 
     return census_json(census.objects(rows, DiscoveryOptions()))
 

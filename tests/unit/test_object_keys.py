@@ -154,7 +154,8 @@ def test_every_key_reads_back_to_the_names_it_was_made_of() -> None:
 
 def test_the_report_names_the_two_objects_apart() -> None:
     """The report's census rows wrote ``schema.name``: ``b.c.t`` for both; now each as its key writes it."""
-    from cutover_prep.findings.census import census_json, census_section
+    from cutover_prep.dal.records.census import census_json
+    from cutover_prep.findings.census import census_section
     from cutover_prep.report import engineer
 
     rows = [{"oid": i, "schema": s, "relname": n, "relkind": "r", "is_partition": False, "shared": False,

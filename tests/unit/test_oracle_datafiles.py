@@ -11,6 +11,7 @@ from typing import Any
 import oracledb
 import pytest
 
+from cutover_prep.dal.plan_evidence import plan_segments
 from cutover_prep.dal.store import Store
 from cutover_prep.engines.base import (
     DiscoveryOptions,
@@ -26,7 +27,6 @@ from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from cutover_prep.engines.registry import UnsupportedWarmupMode, check_warmup_mode, family
 from cutover_prep.findings.document import build_findings
-from cutover_prep.findings.plan_evidence import plan_segments
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunState
 from cutover_prep.verdict import decide

@@ -8,7 +8,7 @@ from cutover_prep.engines.base import DiscoveryOptions, Extent, Segment
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.datafiles import datafile_segment
 from cutover_prep.engines.oracle.engine import OracleEngine
-from cutover_prep.volumes import PRIMARY_VOLUME, volume_of_path
+from cutover_prep.engines.volumes import PRIMARY_VOLUME, volume_of_path
 from cutover_prep.warmup import modes
 from tests.unit.oracle_dictionary import dictionary_answers
 from tests.unit.test_oracle import seg_row

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from cutover_prep.dal.plan_evidence import PLAN_SEGMENTS, SEGMENT_FINDINGS
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.findings import document
-from cutover_prep.findings.finalize import finalize
-from cutover_prep.findings.plan_evidence import PLAN_SEGMENTS, SEGMENT_FINDINGS
+from cutover_prep.steps.finalize import finalize
 from tests.unit.test_census_streaming import run_to_the_end
 
 MIB = 2**20

@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
+from cutover_prep.access.secret_binding import SecretNotBound
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import ConnectionSpec
 from cutover_prep.engines.preflight import CONNECTION, FAIL, INFO, METHOD, PASS, PRIVILEGE, Check, Context, Report
 from cutover_prep.findings.failures import KNOWN_ERRORS, record_failure
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.warmup import Warmup
-from cutover_prep.preflight.step import PreflightFailed, run_preflight
 from cutover_prep.report import render_report, summary_markdown
-from cutover_prep.secret_binding import SecretNotBound
 from cutover_prep.settings import connection_policy
+from cutover_prep.steps.preflight import PreflightFailed, run_preflight
 from tests.unit.contexts import run_state
 from tests.unit.stored_sections import preflight_section
 
@@ -85,7 +85,7 @@ def test_a_passing_preflight_writes_its_evidence_and_a_summary_and_goes_on(store
 
 
 def test_the_datafile_pass_asks_for_its_checks() -> None:
-    from cutover_prep.preflight.step import context_of
+    from cutover_prep.steps.preflight import context_of
 
     assert context_of(Warmup(mode="both")).datafiles is True
     assert context_of(Warmup(mode="datafiles")).datafiles is True

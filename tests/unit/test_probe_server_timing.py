@@ -9,9 +9,9 @@ import time
 
 import pytest
 
+from cutover_prep.analysis.probes import warm_vs_cold
 from cutover_prep.measure import runner
 from cutover_prep.models.thresholds import Thresholds
-from cutover_prep.verdict import warm_vs_cold
 
 BLOCK = {"segment": "s", "locator": {"oid": 1}, "file_id": 1, "block": 7, "block_size": 8192}
 STARVED_S = 0.030  # what the client's process adds to every read, cold or warm

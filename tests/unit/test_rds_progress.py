@@ -17,11 +17,11 @@ from pydantic import ValidationError
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.storage_init import initialized_pct_series
 from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.rds.instances import describe_instance
+from cutover_prep.rds.progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.terminal import terminal_lines
-from cutover_prep.restore.progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
-from cutover_prep.restore.rds import describe_instance
 from cutover_prep.verdict import NOT_READY, READY, decide
 from tests.unit.contexts import run_state, state_json
 from tests.unit.stored_sections import coverage_series, storage_initialization

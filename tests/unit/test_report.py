@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
+from cutover_prep.models.verdict_reasons import what_to_do
 from cutover_prep.report import html as report
 from cutover_prep.report import render_report
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.charts import bucket_label
-from cutover_prep.verdict_reasons import what_to_do
 
 HOSTILE = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"

@@ -17,7 +17,7 @@ from botocore.stub import Stubber
 from moto import mock_aws
 
 from cutover_prep.engines import DatabaseUnreachable
-from cutover_prep.restore.rds import describe_instance, snapshot_source, start_restore
+from cutover_prep.rds.instances import describe_instance, snapshot_source, start_restore
 from cutover_prep.settings import ConnectionPolicy
 from tests.unit.contexts import run_state, spec_of
 

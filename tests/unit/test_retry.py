@@ -13,7 +13,7 @@ import random
 import pytest
 
 from cutover_prep.engines.base import ConnectionLost, DatabaseUnreachable, TransientDatabaseError
-from cutover_prep.retry import Outage, OutageContinues, Retries
+from cutover_prep.engines.retry import Outage, OutageContinues, Retries
 
 
 class Clock:

@@ -213,7 +213,7 @@ def test_an_instance_that_is_not_available_waits_as_long_as_the_documented_resto
     """No restore section: the wait is restore.max_wait_minutes' default, 180 minutes (docs/run-input.md)."""
     from unittest.mock import MagicMock
 
-    from cutover_prep.restore.rds import RestoreTimeout, describe_instance
+    from cutover_prep.rds.instances import RestoreTimeout, describe_instance
 
     rds = MagicMock()
     rds.describe_db_instances.return_value = {"DBInstances": [{"DBInstanceStatus": "modifying"}]}

@@ -1,4 +1,4 @@
-"""Issue 33 §1, the rule of which databases a run reads (cutover_prep.selection), the run input's
+"""Issue 33 §1, the rule of which databases a run reads (cutover_prep.access.selection), the run input's
 ``target.databases``, the one line said before the warm-up, and the preflight's missing-SELECT text: pure,
 every figure worked by hand."""
 
@@ -10,10 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from cutover_prep.access.selection import ALL, SelectionProblem, choose, choose_for_run, resolved_warmup, selection_line
 from cutover_prep.engines.postgres.preflight import missing_text
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.warmup import Warmup
-from cutover_prep.selection import ALL, SelectionProblem, choose, choose_for_run, resolved_warmup, selection_line
 
 BASE = {"target": {"db_instance_identifier": "orders",
                    "secret_arn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf"}}
@@ -135,7 +135,7 @@ def test_the_missing_select_text_counts_the_rest_of_the_users_tables():
 
 
 def test_validate_says_what_the_input_reads():
-    from cutover_prep.selection import input_text
+    from cutover_prep.access.selection import input_text
 
     assert input_text({"database": "shop"}, {}) == "database shop (target.database)"
     assert input_text({}, {}) == "every database on the instance (no database named)"

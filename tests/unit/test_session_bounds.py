@@ -12,8 +12,8 @@ import pytest
 
 from cutover_prep.engines import EngineError, LockWaitTimeout, TransientDatabaseError, base
 from cutover_prep.engines.bounds import LOCK_ENV, STATEMENT_ENV, session_bounds
+from cutover_prep.engines.retry import Retries
 from cutover_prep.findings.failures import KNOWN_ERRORS
-from cutover_prep.retry import Retries
 
 
 def test_a_lambda_call_timeout_is_the_statement_bound_and_the_lock_bound_is_below_it(monkeypatch) -> None:

@@ -121,7 +121,7 @@ def test_the_level_rises_while_the_aggregate_rate_grows_and_holds_where_it_stops
         seen.append(level)
     assert seen[:3] == [2, 4, 8] and seen[-1] == 4
     doc = store.get_warmup_control(RUN_ID).stored()
-    section = warmup_section(doc, {"read_rate": {"mib_per_s_per_worker": 9.5}})
+    section = warmup_section(slots.concurrency_findings(doc), {"read_rate": {"mib_per_s_per_worker": 9.5}})
     concurrency = section["concurrency"]
     assert concurrency["level"] == 4 and concurrency["settled"] == "no_growth" and concurrency["adaptive"] is True
     assert [s["level"] for s in concurrency["samples"]][:3] == [2, 4, 8]

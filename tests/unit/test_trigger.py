@@ -11,7 +11,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto.events.models import EventPattern
 
-from cutover_prep import completion
+from cutover_prep.live import completion
 from cutover_prep.models.steps import TriggerEvent
 from cutover_prep.restore.trigger import (
     EVENT_PATTERN,

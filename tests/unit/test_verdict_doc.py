@@ -13,8 +13,8 @@ import functools
 import re
 from pathlib import Path
 
-from cutover_prep import completion
 from cutover_prep.findings import failures
+from cutover_prep.live import completion
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "verdict.md"
@@ -104,10 +104,10 @@ def test_the_reason_rows_say_when_they_fail_and_what_to_do():
 
 
 def guides() -> dict[str, str] | None:
-    """code -> the report's "what to do" text, from ``cutover_prep.verdict_reasons`` (the report's module, issue
+    """code -> the report's "what to do" text, from ``cutover_prep.models.verdict_reasons`` (the report's module, issue
     33 §5) when it exists; None before it does."""
     try:
-        from cutover_prep import verdict_reasons  # type: ignore[attr-defined]
+        from cutover_prep.models import verdict_reasons
     except ImportError:
         return None
     return {code: g.to_do for code, g in {**verdict_reasons.REASONS, **verdict_reasons.RUN_ERRORS}.items()}
@@ -120,10 +120,10 @@ def test_the_what_to_do_column_is_the_reports():
     if known is None:
         import pytest
 
-        pytest.skip("cutover_prep.verdict_reasons does not exist on this branch")
+        pytest.skip("cutover_prep.models.verdict_reasons does not exist on this branch")
     documented = rows()
     differ = sorted(code for code, to_do in known.items() if code in documented and documented[code][-1] != to_do)
-    assert differ == [], f"docs/verdict.md's what-to-do differs from cutover_prep.verdict_reasons for {differ}"
+    assert differ == [], f"docs/verdict.md's what-to-do differs from cutover_prep.models.verdict_reasons for {differ}"
 
 
 def write() -> None:

@@ -1,4 +1,4 @@
-"""``cutover_prep.verdict_reasons``: one entry, meaning and fix, for every code the verdict can give and every
+"""``cutover_prep.models.verdict_reasons``: one entry, meaning and fix, for every code the verdict can give and every
 named error a run can end with; the code that gives them is read, not a list copied here, so a new reason or
 error without its fix fails this test."""
 
@@ -9,17 +9,19 @@ import inspect
 import re
 
 from cutover_prep import verdict
+from cutover_prep.analysis import probes
 from cutover_prep.findings import failures
 from cutover_prep.models.thresholds import Thresholds
-from cutover_prep.verdict_reasons import REASONS, RUN_ERRORS, markdown_table, what_to_do
+from cutover_prep.models.verdict_reasons import REASONS, RUN_ERRORS, markdown_table, what_to_do
 
 PHONE_LINES = 220  # characters: about four lines of a phone's 420 px at the report's 14 px
 
 
 def _codes_in_verdict() -> set[str]:
-    """Every code ``verdict.py`` passes to ``_reason``: as a literal, or as the loop variable ``code`` of a
-    ``for code, ... in ((\"CODE\", ...), ...)``."""
-    tree = ast.parse(inspect.getsource(verdict))
+    """Every code ``verdict.py`` (and the probes' rule it uses, ``analysis/probes.py``) passes to ``_reason``: as a
+    literal, or as the loop variable ``code`` of a ``for code, ... in ((\"CODE\", ...), ...)``."""
+    tree = ast.Module(body=[*ast.parse(inspect.getsource(verdict)).body, *ast.parse(inspect.getsource(probes)).body],
+                      type_ignores=[])
     codes = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_reason" and node.args:

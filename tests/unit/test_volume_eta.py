@@ -1,13 +1,13 @@
 """Issue 36 §3: the per-volume ETA of RDS's storage initialization, on progress series whose finish is known
 by construction (the judge): RDS reports StorageOperationPercentProgress as a whole number (RDS API reference,
 DBInstance: "StorageOperationPercentProgress — Integer"), sampled here once a minute as the run samples it
-(restore/progress.py SAMPLE_INTERVAL_SECONDS). Each series is worked out by hand in its docstring."""
+(rds/progress.py SAMPLE_INTERVAL_SECONDS). Each series is worked out by hand in its docstring."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from cutover_prep.restore.volume_eta import eta, judge, points_of, volume_etas
+from cutover_prep.rds.volume_eta import eta, judge, points_of, volume_etas
 
 T0 = datetime(2026, 11, 27, 20, 0, tzinfo=UTC)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from cutover_prep import warm_concurrency
 from cutover_prep.models.run_input import InvalidInput
-from cutover_prep.restart import begin_run
+from cutover_prep.steps import warm_concurrency
+from cutover_prep.steps.validate_input import begin_run
 
 ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf"
 

@@ -1,7 +1,7 @@
 """IO analysis: expected RDS limits (instance class and storage) and the analysis of benchmark points.
 
 Pure code, no AWS calls. The offline command line (``cutover-prep analyze``) is in
-``cutover_prep.analysis.cli``; it is not imported here because click is not in the Lambda layer.
+``cutover_prep.cli.analyze``; it is not imported here because click is not in the Lambda layer.
 """
 
 from __future__ import annotations

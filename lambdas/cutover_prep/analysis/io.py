@@ -45,8 +45,8 @@ import math
 from statistics import median
 from typing import Any
 
+from cutover_prep.analysis.probes import warm_vs_cold
 from cutover_prep.models.thresholds import Thresholds
-from cutover_prep.verdict import warm_vs_cold
 
 BOUND_AT = 0.85
 ABOVE_CAP = 1.2

@@ -326,7 +326,7 @@ def expected_limits(instance_class: str, storage_type: str, allocated_gb: float,
 
 def volume_limits(instance_class: str | None, volumes: list[dict[str, Any]],
                   engine: str = DEFAULT_ENGINE) -> list[dict[str, Any]]:
-    """Each storage volume's own ceiling (RDS additional storage volumes, ``cutover_prep.volumes``): the
+    """Each storage volume's own ceiling (RDS additional storage volumes, ``cutover_prep.engines.volumes``): the
     storage caps from *that* volume's storage type, size, IOPS and throughput, and the effective
     (sustained) caps against the instance class. The instance's EBS bandwidth is one for all its
     volumes: a volume's effective ceiling is what it reaches alone; together they share the instance's.

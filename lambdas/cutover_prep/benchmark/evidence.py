@@ -25,7 +25,7 @@ from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.registry import DEFAULT_ENGINE
 from cutover_prep.metrics import collect_enhanced, collect_windows
 from cutover_prep.models.steps import RunContext
-from cutover_prep.restore.rds import instance_facts
+from cutover_prep.rds.instances import instance_facts
 
 CSV_COLUMNS = ("point_id", "kind", "sessions", "io_size_kb", "iops", "throughput_kbps", "latency_p50_us",
                "latency_p99_us", "burst_balance", "seconds")

@@ -20,14 +20,13 @@ from cutover_prep.dal.records import evidence
 from cutover_prep.dal.records.run import ScratchItem
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines.bench import BenchDriver, PointSpec, SweepOptions, SweepTarget
+from cutover_prep.engines.retry import Retries
 from cutover_prep.engines.scratch import Dropped, Scratch, scratch_marker
-from cutover_prep.findings.failures import cause_message
 from cutover_prep.measure.model import PointMeasurement
 from cutover_prep.measure.runner import WRITE_KINDS, run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, chunk_key, overlap, scan_target, seed_of, unit_ranges
 from cutover_prep.models.benchmark import Benchmark
-from cutover_prep.models.steps import RunContext
-from cutover_prep.retry import Retries
+from cutover_prep.models.steps import RunContext, cause_message
 
 ATTEMPTS = 3  # transient database errors: tries of one step (retry.Retries); the ASL does not retry them
 # (run context, database or None) -> a connected driver

@@ -158,11 +158,11 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
     ``CUTOVER_PREP_TLS`` says. ``CliProblem`` (exit 2 or 5) otherwise. Also ``cutover-prep preflight``'s."""
     import boto3
 
-    from cutover_prep.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
+    from cutover_prep.access.connection import connection_spec, secrets_manager_reader, secrets_manager_tags
+    from cutover_prep.access.secret_binding import SecretNotBound
     from cutover_prep.engines import DatabaseUnreachable
     from cutover_prep.models.target import Target
-    from cutover_prep.restore.rds import instance_facts
-    from cutover_prep.secret_binding import SecretNotBound
+    from cutover_prep.rds.instances import instance_facts
     from cutover_prep.settings import connection_policy
 
     identifier, arn = target["db_instance_identifier"], target["secret_arn"]
@@ -186,8 +186,8 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
 
 
 def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple[Any, dict[str, Any]]:
+    from cutover_prep.access.selection import choose_for_run
     from cutover_prep.estimate.compute import choose_rate, estimate, instance_limits_facts, readers_for
-    from cutover_prep.selection import choose_for_run
 
     target, warmup, restore = config["target"], config["warmup"], config.get("restore")
     identifier = target["db_instance_identifier"]

@@ -13,7 +13,7 @@ never sends them.
 
 This module is the group and its entry point only; each command lives in its own module: ``local_command``,
 ``deployed`` (start, status, report), ``validate``, ``profile``, ``compare``, ``estimate``, ``preflight``,
-``hotset``, ``gate``, and ``analysis/cli.py`` (analyze).
+``hotset``, ``gate``, and ``cli/analyze.py`` (analyze).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 
 import click
 
-from cutover_prep.analysis.cli import analyze
+from cutover_prep.cli.analyze import analyze
 from cutover_prep.cli.compare import compare
 from cutover_prep.cli.deployed import report, start, status
 from cutover_prep.cli.estimate import estimate

@@ -1,4 +1,4 @@
-"""The database selection of the commands that take ``--dsn`` (issue 33 §1, ``cutover_prep.selection``):
+"""The database selection of the commands that take ``--dsn`` (issue 33 §1, ``cutover_prep.access.selection``):
 ``--all-databases``, ``--database`` globs, else the database the DSN names."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
+from cutover_prep.access.selection import ALL, Choice, SelectionProblem, choose
 from cutover_prep.cli import remote
-from cutover_prep.selection import ALL, Choice, SelectionProblem, choose
 
 CLI_WORDS = {"all": "--all-databases", "named": "--all-databases", "globs": "--database",
              "connected": "the database the DSN names", "none": "no database named: every one"}

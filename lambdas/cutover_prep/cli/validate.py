@@ -84,7 +84,7 @@ def plan_line(config: dict[str, Any], *, run_id_given: bool, deployment: Any = N
                      + (f" as {restore['db_instance_class']}" if restore["db_instance_class"] else ""))
     else:
         parts.append("no restore (the instance exists)")
-    from cutover_prep.selection import input_text
+    from cutover_prep.access.selection import input_text
 
     parts.append(f"reads {input_text(target, warmup)}")
     parts.append(f"warm-up max_concurrency {warmup['max_concurrency']}")

@@ -29,8 +29,8 @@ from cutover_prep.comparison.model import (
     Targets,
     child_run_id,
 )
-from cutover_prep.comparison.pricing import PRICING_REGION, Price, PriceBook, file_label, price_file
 from cutover_prep.engines.registry import DEFAULT_ENGINE
+from cutover_prep.estimate.pricing import PRICING_REGION, Price, PriceBook, file_label, price_file
 from cutover_prep.settings import aws_region
 
 KIB_PER_MIB = 1024

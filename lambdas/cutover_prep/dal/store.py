@@ -212,7 +212,7 @@ class Store:
     def scratch_objects(self, run_id: str) -> Iterator[ScratchItem]:
         return (ScratchItem.read(i) for i in self._children(run_id, SCRATCH_PREFIX))
 
-    # -- RDS storage progress samples (restore/progress.py) ----------------------------
+    # -- RDS storage progress samples (rds/progress.py) ----------------------------
     def put_storage_sample(self, run_id: str, sample: StorageSample | Mapping[str, Any]) -> None:
         """One sample (``StorageSample``), written with UpdateItem (every step that samples may update items;
         not every one may put them); None attributes are left out."""
@@ -316,7 +316,7 @@ class Store:
             # chunks_read: how many chunks all units committed (the concurrency controller's window, slots.py)
             "UpdateExpression": "SET updated_at = :now ADD bytes_read :bytes, blocks_read :blocks, chunks_read :chunk"
                                 + (", units_done :one" if done else "")
-                                + (", bytes_gone :gone_bytes" if gone else ""),  # no longer to read (live.emit)
+                                + (", bytes_gone :gone_bytes" if gone else ""),  # no longer to read (steps.live_emit)
             "ExpressionAttributeValues": {":now": _dyn(now), ":bytes": _dyn(bytes_), ":blocks": _dyn(blocks),
                                           ":chunk": _dyn(1 if bytes_ else 0), **({":one": _dyn(1)} if done else {}),
                                           **({":gone_bytes": _dyn(gone[3])} if gone else {})},

@@ -266,7 +266,7 @@ class DiscoveryOptions:
     exclude_schemas: tuple[str, ...] = ()
     databases: tuple[str, ...] = ()
     include_system: bool = False
-    # The RDS additional storage volumes DescribeDBInstances lists (RDSDBDATA2..4, ``cutover_prep.volumes``):
+    # The RDS additional storage volumes DescribeDBInstances lists (RDSDBDATA2..4, ``cutover_prep.engines.volumes``):
     # an engine that can tell which volume a file is on (``VolumeEngine``) maps the planned segments to them.
     additional_volumes: tuple[str, ...] = ()
 

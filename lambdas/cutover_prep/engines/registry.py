@@ -121,7 +121,7 @@ class EngineFamily:
     # ``cutover-prep gate``: (replica spec, source spec | None, *, max_lag_seconds, max_lag_bytes) ->
     # {state, summary, evidence}: native replication read on the target, read-only (None: not offered)
     replication: Callable[..., dict[str, Any]] | None = None
-    # a DSN's database is a schema (MySQL, MariaDB): the default of the schema selection (cutover_prep.selection)
+    # a DSN's database is a schema (MySQL, MariaDB): the default of the schema selection (cutover_prep.access.selection)
     database_is_schema: bool = False
     # the warm-up's yield signal (issue 36 §1): (the warm-up's engine) -> engines.activity.Activity, the other
     # sessions' reads and read time from the server's own counters (None: the warm-up never yields)

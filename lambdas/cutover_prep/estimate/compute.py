@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field
 from cutover_prep.analysis.limits import LimitsError, expected_limits
 from cutover_prep.engines.registry import UnknownEngine, family
 from cutover_prep.estimate.ceiling import advice as concurrency_advice
-from cutover_prep.warmup.planning import RANGE_COST_BYTES
+from cutover_prep.models.warmup import RANGE_COST_BYTES
 from cutover_prep.workflows import FUNCTIONS
 
 MIB = 1024 * 1024

@@ -30,10 +30,9 @@ census they leave the start census's size.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict
 from typing import Any
 
-from cutover_prep.dal.records.census import CensusObjectJson, CensusRef, SegmentRead
+from cutover_prep.dal.records.census import CensusObjectJson, SegmentRead
 
 WAIVER = "excluded by input"
 ENGINE_INTERNAL = "engine-internal"  # engines.base.ENGINE_INTERNAL (findings import no engine)
@@ -42,35 +41,10 @@ ENGINE_INTERNAL = "engine-internal"  # engines.base.ENGINE_INTERNAL (findings im
 DATAFILE_ONLY = "read by the datafile pass only"
 DATAFILE = "DATAFILE"  # the kind of a datafile in a census (engines with the datafile pass)
 FIELDS = ("key", "database", "schema", "name", "kind", "bytes", "size_known", "reason", "file")
-# the run's evidence (dal.store's JSON Lines objects, each row a census object, in key order)
-CENSUS_START, CENSUS_END, CENSUS_UNREAD = "census-start.jsonl", "census-end.jsonl", "census-unread.jsonl"
 # findings.json names at most this many unread objects (the largest un-waived first), and as many created and dropped
 # keys; the rest are counted, and every unread object is in census-unread.jsonl (issue 32)
 LISTED = 1000
 Reads = Mapping[str, SegmentRead]  # segment key -> what the units read of it (``coverage.segment_reads``)
-
-
-def census_json(objects: Iterable[Any]) -> list[CensusObjectJson]:
-    """The census as the run's evidence keeps it (``CensusObject`` as dicts), in key order: the order in which
-    ``census_section`` reads two censuses side by side without holding either."""
-    return sorted((asdict(o) for o in objects), key=lambda o: str(o["key"]))
-
-
-def census_ref(key: str, objects: list[CensusObjectJson]) -> dict[str, Any]:
-    """What plan.json and census-end.json keep of a census written to ``key`` (JSON Lines, ``census_json``'s order);
-    a plan written before issue 32 kept the list itself."""
-    return {"key": key, "objects": len(objects), "order": "key"}
-
-
-def census_rows(ref: CensusRef | list[CensusObjectJson] | dict[str, Any] | None,
-                store: Any) -> Iterable[CensusObjectJson] | None:
-    """The census a plan or census-end.json names: streamed from its JSON Lines object, or the list an older run
-    kept in the document itself (None: no census)."""
-    if isinstance(ref, CensusRef):
-        return store.json_lines(ref.key)
-    if isinstance(ref, dict) and "key" in ref:
-        return store.json_lines(ref["key"])
-    return ref
 
 
 def gone_bytes(obj: CensusObjectJson, reads: Reads, end_census: bool) -> int:

@@ -42,11 +42,10 @@ from cutover_prep.findings.coverage import (
     priority_section,
     time_to_warm,
 )
+from cutover_prep.findings.modes import findings_fields
 from cutover_prep.findings.plan_pass import PlanPass
 from cutover_prep.findings.timeline import database_reading, warmup_timeline, warmup_wall
 from cutover_prep.models.status import BenchmarkStatus, RunStatus, UnitStatus
-from cutover_prep.warmup.modes import findings_fields
-from cutover_prep.warmup.slots import concurrency_findings
 
 SCHEMA_VERSION = Findings.SCHEMA_VERSION
 
@@ -105,13 +104,13 @@ def benchmark_section(run_item: dict[str, Any], analysis: dict[str, Any] | None,
     return BenchmarkSection.model_validate(section)
 
 
-def warmup_section(control_doc: dict[str, Any] | None, findings: Findings | dict[str, Any],
+def warmup_section(concurrency: dict[str, Any], findings: Findings | dict[str, Any],
                    eta: dict[str, Any] | None = None) -> WarmupSection:
     """Pure: ``warmup.concurrency`` (the level over time and where it settled) and ``warmup.sizing_rate``
     (the rate the first chunks were sized from and its source; after them each unit used its own); ``eta``:
     ``eta_samples`` and ``eta`` (``findings.eta.eta_findings``)."""
     findings = findings if isinstance(findings, Findings) else Findings.read(findings)
-    section = concurrency_findings(control_doc)
+    section = dict(concurrency)  # the slots' own account of the level over time (warmup.slots.concurrency_findings)
     if section["sizing_rate"] is not None:
         section["sizing_rate"] = {**section["sizing_rate"], "then": "first_chunks",
                                   "measured_mib_per_s_per_reader": findings.read_rate.mib_per_s_per_worker}

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from cutover_prep.completion import NOT_STARTED, completion_detail, not_started_detail, publish
 from cutover_prep.dal.store import Store, evidence_key, now_iso
+from cutover_prep.live.completion import NOT_STARTED, completion_detail, not_started_detail, publish
 from cutover_prep.models.status import RunStatus, UnitStatus
-from cutover_prep.models.steps import UnitFailedEvent
-
-
-def cause_message(error: dict[str, Any]) -> str:
-    """A Lambda error's Cause is JSON with errorMessage (and a stack trace): keep the message."""
-    cause = str(error.get("Cause") or "")
-    try:
-        return str(json.loads(cause).get("errorMessage", cause))
-    except (ValueError, AttributeError):
-        return cause
-
+from cutover_prep.models.steps import UnitFailedEvent, cause_message
 
 NOT_STARTED_CODES = {"InvalidInput": "INPUT_REJECTED", "RunIdReused": "RUN_ID_REUSED"}
 KNOWN_ERRORS = {"InvalidInput", "RunIdReused", "RestoreFailed", "RestoreTimeout", "DatabaseUnreachable",

@@ -20,7 +20,7 @@ from typing import Any
 
 from cutover_prep.dal.records.findings import StorageInitialization
 from cutover_prep.findings.timeline import Items, coverage_series
-from cutover_prep.restore import volume_eta
+from cutover_prep.rds import volume_eta
 
 INITIALIZING = "Initializing"
 
@@ -118,7 +118,7 @@ def storage_initialization(samples: list[dict[str, Any]], unit_items: Items, pla
     }
     if volumes := volume_series(samples):
         section["volumes"] = volumes
-    # the per-volume ETA replayed on what RDS reported and judged against the finish (restore/volume_eta.py)
+    # the per-volume ETA replayed on what RDS reported and judged against the finish (rds/volume_eta.py)
     series = {"primary": section["rds_initialized_pct"], **{v["volume"]: v["rds_initialized_pct"] for v in volumes}}
     section["eta_judged"] = {name: volume_eta.judge(s) for name, s in series.items() if s}
     if gaps := _gaps(samples):

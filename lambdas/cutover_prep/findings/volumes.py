@@ -1,5 +1,5 @@
 """The findings' ``volumes`` section (pure): coverage, measured warm-up rate and ceiling per storage
-volume, for an instance with RDS additional storage volumes (RDS for Oracle; ``cutover_prep.volumes``).
+volume, for an instance with RDS additional storage volumes (RDS for Oracle; ``cutover_prep.engines.volumes``).
 
 Which volume a block is on comes from the plan: the Oracle engine names, in a segment's locator,
 ``file_volumes`` = ``{file number as in the extents: volume}`` for each of its files that is on an
@@ -21,9 +21,9 @@ from typing import Any
 from cutover_prep.analysis.limits import volume_limits
 from cutover_prep.dal.records.findings import Findings, VolumeCoverage, VolumeRow, VolumesSection
 from cutover_prep.dal.records.units import Cursor, progress_by_unit
+from cutover_prep.engines.volumes import PRIMARY_VOLUME, volumes_of
 from cutover_prep.findings.coverage import NOT_STARTED, Items
 from cutover_prep.models.status import UnitStatus
-from cutover_prep.volumes import PRIMARY_VOLUME, volumes_of
 
 MIB = 2**20
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from cutover_prep.engines.volumes import volume_operations
 from cutover_prep.gate.model import Condition, aws_problem
-from cutover_prep.restore.progress import storage_operation
-from cutover_prep.volumes import volume_operations
+from cutover_prep.rds.progress import storage_operation
 
 
 def describe(rds: Any, identifier: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -1,6 +1,6 @@
 """The one list of the run's custom metrics: namespace, dimensions, names and units (pure data).
 
-Read by the functions that emit (``live.emit``, with Powertools Metrics) and by the CDK dashboard
+Read by the functions that emit (``steps.live_emit``, with Powertools Metrics) and by the CDK dashboard
 (``cdk/cutover_prep_cdk/dashboard.py``, through ``catalogue.py``): a metric the dashboard shows is one
 this module names, and a test compares what a run emits with both. No boto3, no Powertools here.
 

@@ -37,9 +37,9 @@ from cutover_prep.local.emulated import (
 from cutover_prep.local.harness import LocalAws
 from cutover_prep.local.progress import Progress
 from cutover_prep.models.fields import RUN_ID
-from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.models.run_input import InvalidInput, RunIdReused, parse_run_input
 from cutover_prep.models.steps import RunContext
-from cutover_prep.restart import RunIdReused, check_restart
+from cutover_prep.steps.validate_input import check_restart
 from cutover_prep.workflows import FUNCTIONS
 
 LOCAL_IDENTIFIER = "local-target"
@@ -47,7 +47,7 @@ FINALIZE_MODULE = FUNCTIONS["Finalize"].module  # reads the emulation evidence i
 DEFAULT_PROFILE_UNAVAILABLE = "the default profile (the emulator cannot be imported)"
 _PLACEHOLDER_SECRET = "arn:aws:secretsmanager:us-east-1:000000000000:secret:cutover-prep/local"
 # The secret the local run makes in its moto, under one ARN in every process (moto's custom id tag; it would end
-# in six random letters): the run input names it, and a restart must name the same target (restart.py)
+# in six random letters): the run input names it, and a restart must name the same target (steps/validate_input.py)
 SECRET_NAME, SECRET_SUFFIX = "cutover-prep/local", "LOCALS"
 LOCAL_SECRET_ARN = f"arn:aws:secretsmanager:us-east-1:123456789012:secret:{SECRET_NAME}-{SECRET_SUFFIX}"
 

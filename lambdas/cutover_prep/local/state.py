@@ -2,7 +2,8 @@
 
 moto plays DynamoDB and S3 in the local run's own process: what the workflow recorded (the run item, each unit's
 cursor and status, the plan) is gone when the process ends. A deployed run id resumes because DynamoDB and S3
-keep them (``restart.py``: ValidateInput binds the id to its first target and options; Discover keeps the plan;
+keep them (``steps/validate_input.py``: ValidateInput binds the id to its first target and options; Discover
+keeps the plan;
 WarmUnit skips a DONE unit and resumes one in progress from its cursor). So the local run saves the table's items
 and the bucket's objects under ``<out>/.local-state/`` whenever it ends (done, failed or stopped by Ctrl-C), and
 the next ``local`` of the same run id into the same folder loads them into its moto before the workflow starts:

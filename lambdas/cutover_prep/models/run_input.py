@@ -103,6 +103,10 @@ class InvalidInput(Exception):
         self.problems = problems or [message]
 
 
+class RunIdReused(Exception):
+    """The run id names a run that was started for another target or with other options."""
+
+
 
 def with_defaults(model: type[BaseModel], section: dict[str, Any] | None) -> dict[str, Any]:
     """A section of the run input read back as JSON (the run context, the run item), its missing fields filled

@@ -9,6 +9,8 @@ sweep point, the instance's facts) are validated by the logic that owns them.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -377,3 +379,12 @@ class TriggerEvent(EventBridgeEvent):
 
 
 DiscoverResult.model_rebuild()
+
+
+def cause_message(error: Mapping[str, Any]) -> str:
+    """A Lambda error's Cause is JSON with errorMessage (and a stack trace): keep the message."""
+    cause = str(error.get("Cause") or "")
+    try:
+        return str(json.loads(cause).get("errorMessage", cause))
+    except (ValueError, AttributeError):
+        return cause

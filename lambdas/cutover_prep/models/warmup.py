@@ -32,6 +32,13 @@ MAX_HOT_SET_CHARS = 48 * 1024  # their characters in all: the input crosses Step
 HotSetName = _text(MAX_QUALIFIED_NAME_CHARS, strip=False)
 
 
+# What one range costs beyond its bytes (a call, a first touch of a snapshot block), as the bytes one
+# cold reader reads in that time (estimate.RANGE_SECONDS is the same cost in seconds): a weight for
+# balancing units, never added to the plan's or a unit's bytes; a unit of many tiny relations (a catalogue,
+# thousands of partitions) is bound by round trips, not bytes; on the emulated demo 700 catalogue forks in
+# two units read serially for 80 s.
+RANGE_COST_BYTES = 2**20  # 1 MiB
+
 class HotSet(_Strict):
     """``warmup.hot_set``: a hot-set profile's relations (``cutover-prep hotset``), read right after
     ``warmup.priority`` and before the rest. Filled from the file by ``local/start/profile put --hotset FILE``."""

@@ -132,7 +132,7 @@ def probe_timer(probes: Probes) -> str:
 
 def cold_warm_speedup(findings: Readable) -> float | None:
     """The cold/warm figure, one definition everywhere: the cold probe's median single-block read latency over
-    the warm probe's, as the verdict's WARM_VS_COLD rule computes it (``verdict.warm_vs_cold``)."""
+    the warm probe's, as the verdict's WARM_VS_COLD rule computes it (``analysis.probes.warm_vs_cold``)."""
     c, w = _probe_medians(findings_of(findings))
     if c is None or w is None or w <= 0:
         return None

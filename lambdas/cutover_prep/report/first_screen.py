@@ -3,13 +3,13 @@ warm-up chart and what to do next. Everything else of the page folds below it (`
 
 The figures are ``view.build_view``'s ``figures`` (``engineer.headline_figures``), chosen, never formatted
 again: the first screen cannot say a figure the rest of the evidence words otherwise. The fix for each
-NOT_READY reason comes from ``cutover_prep.verdict_reasons``, the one table of reasons and fixes.
+NOT_READY reason comes from ``cutover_prep.models.verdict_reasons``, the one table of reasons and fixes.
 """
 
 from __future__ import annotations
 
+from cutover_prep.models.verdict_reasons import what_to_do
 from cutover_prep.report.view_model import Figure, FirstScreen, NextSteps, VerdictView, View
-from cutover_prep.verdict_reasons import what_to_do
 
 # The figures that decide a verdict, by the words of their labels, in this order: coverage (COVERAGE), the
 # cold → warm median read (WARM_VS_COLD), the warm-up's time and the best random-read IOPS (what the cutover

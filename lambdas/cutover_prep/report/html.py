@@ -20,11 +20,11 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import escape
 
 from cutover_prep.dal.records.findings import Findings
+from cutover_prep.models.verdict_reasons import what_to_do
 from cutover_prep.report.first_screen import first_screen
 from cutover_prep.report.reading import Readable, findings_of
 from cutover_prep.report.view import build_view, fmt_time
 from cutover_prep.report.volumes import with_volumes
-from cutover_prep.verdict_reasons import what_to_do
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def _environment() -> Environment:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["time"] = fmt_time
-    env.filters["fix"] = what_to_do  # a verdict reason's fix, from the one table (cutover_prep.verdict_reasons)
+    env.filters["fix"] = what_to_do  # a verdict reason's fix, from the one table (cutover_prep.models.verdict_reasons)
     return env
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from cutover_prep.dal.records.findings import ByteCounts, Reason
+from cutover_prep.rds.progress import progress_sentence
 from cutover_prep.report import clocks, engineer
 from cutover_prep.report.bench_view import benchmark_view, crossover_view, limits_view, probe_timing
 from cutover_prep.report.chart_set import build_charts
@@ -19,7 +20,6 @@ from cutover_prep.report.formatting import DASH, MIB, fmt, fmt_time, fmt_value, 
 from cutover_prep.report.parts import EstimateFigures, ReportFindings
 from cutover_prep.report.reading import Readable, findings_of, present
 from cutover_prep.report.view_model import PreflightView, ReasonView, StorageInitView, VerdictView, View, WarmupView
-from cutover_prep.restore.progress import progress_sentence
 
 __all__ = ["DASH", "build_view", "eta_line", "estimate_line", "fmt", "fmt_time", "preflight_view", "probe_timing",
            "storage_emulation_line"]

@@ -41,12 +41,12 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from cutover_prep import completion
 from cutover_prep.dal import profiles
 from cutover_prep.dal.deployment import DeploymentTable
 from cutover_prep.dal.records.deployment import RestoreClaim
+from cutover_prep.live import completion
 from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
-from cutover_prep.restore.rds import RUN_TAG
+from cutover_prep.rds.instances import RUN_TAG
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import DEPLOYMENT_TAG
 

@@ -6,21 +6,21 @@ from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.access.connection import SecretReader, connection_spec
+from cutover_prep.access.secret_binding import TagReader
+from cutover_prep.access.selection import choose_for_run, resolved_warmup, selection_line
+from cutover_prep.dal.plan_evidence import PLAN_SEGMENTS, segments_ref
+from cutover_prep.dal.records.census import CENSUS_START, census_json, census_ref
 from cutover_prep.dal.records.plan import Plan as PlanRecord
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.engines.registry import check_hot_set_engine
+from cutover_prep.engines.retry import Retries
 from cutover_prep.estimate.compute import counted_of
 from cutover_prep.estimate.run import run_estimate
-from cutover_prep.findings.census import CENSUS_START, census_json, census_ref
-from cutover_prep.findings.plan_evidence import PLAN_SEGMENTS, segments_ref
+from cutover_prep.models.run_input import RunIdReused
 from cutover_prep.models.steps import CONTEXT_WARMUP, DiscoverResult, RunContext
 from cutover_prep.models.warmup import Warmup
-from cutover_prep.restart import RunIdReused
-from cutover_prep.retry import Retries
-from cutover_prep.secret_binding import TagReader
-from cutover_prep.selection import choose_for_run, resolved_warmup, selection_line
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.planning import (
     MIB,

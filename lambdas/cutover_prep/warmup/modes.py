@@ -21,12 +21,11 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cutover_prep.dal.records.plan import BY_DATAFILES, BY_OWN_UNIT
 from cutover_prep.engines.base import DiscoveryOptions, Segment
 from cutover_prep.engines.registry import BOTH, DATAFILES, SEGMENTS, check_warmup_mode
-from cutover_prep.models.status import UnitStatus
 
 DATAFILE_KIND = "DATAFILE"  # Segment.kind of what DatafileEngine.discover_datafiles lists
-BY_DATAFILES, BY_OWN_UNIT = "datafile_pass", "own_unit"
 
 
 def reads_segments(mode: str) -> bool:
@@ -85,24 +84,3 @@ def plan_fields(selection: Selection, units: Iterable[Any]) -> dict[str, Any]:
     """Fields plan.json carries for the findings: the mode, the oversized segments, the datafile units."""
     datafile_units = [u.unit_id for u in units if any(r.segment_key.endswith(f"#{DATAFILE_KIND}") for r in u.ranges)]
     return {"mode": selection.mode, "oversized_segments": selection.oversized, "datafile_units": datafile_units}
-
-
-def findings_fields(plan: dict[str, Any], units: list[dict[str, Any]], status_of: dict[str, str],
-                    segment_done: dict[str, bool]) -> dict[str, Any]:
-    """``warmup_mode``, ``datafile_pass`` (when there is one) and ``oversized_segments`` with READ / NOT_READ."""
-    mode = plan.get("mode") or SEGMENTS
-    out: dict[str, Any] = {"warmup_mode": mode}
-    ids = set(plan.get("datafile_units") or [])
-    pass_done = False
-    if ids:
-        mine = [u for u in units if u["unit_id"] in ids]
-        done = [u for u in mine if status_of.get(u["unit_id"]) == UnitStatus.DONE]
-        pass_done = len(done) == len(mine)
-        out["datafile_pass"] = {"units": len(mine), "done": len(done), "bytes": sum(u["bytes"] for u in mine),
-                                "bytes_done": sum(u["bytes"] for u in done), "complete": pass_done}
-    rows = []
-    for seg in plan.get("oversized_segments") or []:
-        read = pass_done if seg.get("read_by") == BY_DATAFILES else segment_done.get(seg["key"], False)
-        rows.append({**seg, "status": "READ" if read else "NOT_READ"})
-    out["oversized_segments"] = rows
-    return out

@@ -40,6 +40,7 @@ from typing import Any
 
 from cutover_prep.engines import keys
 from cutover_prep.engines.base import Extent, ReadRange, Segment
+from cutover_prep.models.warmup import RANGE_COST_BYTES
 
 MIB = 1024 * 1024
 DEFAULT_COLD_MIB_PER_S = 8.0
@@ -50,12 +51,6 @@ UNITS_PER_SLOT = 4  # units per slot of max_concurrency: the controller needs wa
 MIN_UNIT_BYTES = 64 * MIB  # below this a unit's invocation overhead (Map item, Lambda, commit) dominates
 CHUNK_SECONDS = 10.0  # a chunk is sized to take about this long at the rate known before it
 MIN_CHUNK_BYTES = 1 * MIB
-# What one range costs beyond its bytes (a call, a first touch of a snapshot block), as the bytes one
-# cold reader reads in that time (estimate.RANGE_SECONDS is the same cost in seconds): a weight for
-# balancing units, never added to the plan's or a unit's bytes; a unit of many tiny relations (a catalogue,
-# thousands of partitions) is bound by round trips, not bytes; on the emulated demo 700 catalogue forks in
-# two units read serially for 80 s.
-RANGE_COST_BYTES = 1 * MIB
 # ... yet a unit holds at least this many tiny ranges: with warmup.unit_mb 2, each of a database's ~300
 # catalogue forks was a unit of its own (359 units for 36 MiB: the Map's items, not the reads, took the time)
 MIN_RANGES_PER_UNIT = 16

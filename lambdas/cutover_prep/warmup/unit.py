@@ -40,9 +40,9 @@ from cutover_prep.dal.records.units import Cursor, UnitProgress
 from cutover_prep.dal.store import StaleProgress, Store
 from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.engines.base import GONE_TRUNCATED
+from cutover_prep.engines.retry import Outage, OutageContinues, Retries
 from cutover_prep.models.status import UnitStatus, WarmStep
 from cutover_prep.models.steps import WarmProgress, WarmUnitEvent
-from cutover_prep.retry import Outage, OutageContinues, Retries
 from cutover_prep.warmup.planning import MIB, chunk_bytes_for
 
 
@@ -109,7 +109,7 @@ def step_result(event: WarmUnitEvent, progress: WarmProgress) -> dict[str, Any]:
 def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine], budget: Budget,
               read_attempts: int = 3, sleep: Callable[[float], None] | None = None,
               on_chunk: Callable[[int], None] | None = None, clock: Callable[[], float] = time.time) -> WarmProgress:
-    """``on_chunk(bytes)``: told of each chunk once it is committed (the live view's metrics, ``live.emit``).
+    """``on_chunk(bytes)``: told of each chunk once it is committed (the live view's metrics, ``steps.live_emit``).
     ``sleep`` and ``clock``: the retries' (tests pass fakes)."""
     unit, opts = event.unit, event.run.warmup
     run_id, unit_id = event.run.run_id, unit["unit_id"]

@@ -10,6 +10,8 @@ there; ``CensusRow`` says what a row holds and reads one where one is needed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Any, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -129,3 +131,30 @@ class EndCensus(Record):
     def catch_up_rows(self) -> list[dict[str, Any]]:
         """The catch-up pass's entries as written (``findings.census`` keeps them in ``census.catch_up``)."""
         return [c.model_dump(mode="json", exclude_unset=True) for c in self.catch_up]
+
+
+# the run's evidence (dal.store's JSON Lines objects, each row a census object, in key order)
+CENSUS_START, CENSUS_END, CENSUS_UNREAD = "census-start.jsonl", "census-end.jsonl", "census-unread.jsonl"
+
+
+def census_json(objects: Iterable[Any]) -> list[CensusObjectJson]:
+    """The census as the run's evidence keeps it (``CensusObject`` as dicts), in key order: the order in which
+    ``census_section`` reads two censuses side by side without holding either."""
+    return sorted((asdict(o) for o in objects), key=lambda o: str(o["key"]))
+
+
+def census_ref(key: str, objects: list[CensusObjectJson]) -> dict[str, Any]:
+    """What plan.json and census-end.json keep of a census written to ``key`` (JSON Lines, ``census_json``'s order);
+    a plan written before issue 32 kept the list itself."""
+    return {"key": key, "objects": len(objects), "order": "key"}
+
+
+def census_rows(ref: CensusRef | list[CensusObjectJson] | dict[str, Any] | None,
+                store: Any) -> Iterable[CensusObjectJson] | None:
+    """The census a plan or census-end.json names: streamed from its JSON Lines object, or the list an older run
+    kept in the document itself (None: no census)."""
+    if isinstance(ref, CensusRef):
+        return store.json_lines(ref.key)
+    if isinstance(ref, dict) and "key" in ref:
+        return store.json_lines(ref["key"])
+    return ref

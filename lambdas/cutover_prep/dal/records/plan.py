@@ -24,6 +24,9 @@ from cutover_prep.models.warmup import Warmup
 Document = dict[str, Any]
 
 
+# how an oversized segment is read (the plan's ``oversized_segments[].read_by``): by the datafile pass, or its own unit
+BY_DATAFILES, BY_OWN_UNIT = "datafile_pass", "own_unit"
+
 class PlanSummary(BaseModel):
     """``plan.json``'s ``summary`` (also the run item's ``plan``): ``planning.Plan.summary`` with what Discover
     adds (the mode, the engine, how it reads, the selection line, the rate the units were sized at)."""

@@ -187,7 +187,7 @@ DATAFILE_ONLY_SEGMENT_TYPES = frozenset({"CLUSTER", "NESTED TABLE", "LOBINDEX"})
 DATAFILE_ONLY_INDEX_TYPES = frozenset({"CLUSTER", "LOB"})
 
 
-# -- RDS additional storage volumes (cutover_prep.volumes, engines.oracle.volumes) ---------------
+# -- RDS additional storage volumes (cutover_prep.engines.volumes, engines.oracle.volumes) ---------------
 # Each datafile's path, which names the volume it is on. Run only when RDS lists additional volumes.
 DATAFILE_PATHS_SQL = """
 SELECT df.tablespace_name, df.relative_fno, df.file_id, df.file_name

@@ -1,4 +1,4 @@
-"""Which RDS storage volume each planned Oracle segment's blocks are on (pure; ``cutover_prep.volumes``).
+"""Which RDS storage volume each planned Oracle segment's blocks are on (pure; ``cutover_prep.engines.volumes``).
 
 RDS for Oracle may have up to three additional storage volumes; a datafile on one lives under that
 volume's path (``volumes.VOLUME_PATH_PREFIX``), every other datafile on the primary volume. DBA_EXTENTS
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cutover_prep.engines.base import Segment
-from cutover_prep.volumes import ADDITIONAL_VOLUME_NAMES, PRIMARY_VOLUME, volume_of_path
+from cutover_prep.engines.volumes import ADDITIONAL_VOLUME_NAMES, PRIMARY_VOLUME, volume_of_path
 
 
 @dataclass

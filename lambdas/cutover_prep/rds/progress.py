@@ -23,7 +23,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep.dal.records.run import StorageSample
-from cutover_prep.volumes import volume_operations
+from cutover_prep.engines.volumes import volume_operations
 
 logger = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from cutover_prep.dal.records.run import INPUT_SECTIONS, RecordedInput, RunItem
 from cutover_prep.dal.store import Store
-from cutover_prep.models.run_input import AwsPlace, check_baseline, parse_run_input
+from cutover_prep.models.run_input import AwsPlace, RunIdReused, check_baseline, parse_run_input
 from cutover_prep.models.warmup import Warmup
-from cutover_prep.warm_concurrency import check as check_warm_concurrency
+from cutover_prep.steps.warm_concurrency import check as check_warm_concurrency
 
 # (section, field) of the run input that a restart may change.
 MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
@@ -28,10 +28,6 @@ MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
 })
 # the run input's sections a run id is bound to (the run item records each: records.run.RecordedInput)
 SECTIONS = ("target", "restore", *INPUT_SECTIONS)
-
-
-class RunIdReused(Exception):
-    """The run id names a run that was started for another target or with other options."""
 
 
 def _flat(section: str, value: Any) -> dict[str, Any]:

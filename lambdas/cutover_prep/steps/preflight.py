@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.access.connection import SecretReader, connection_spec
+from cutover_prep.access.secret_binding import TagReader
+from cutover_prep.access.selection import resolved_warmup
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.preflight import FAIL, Context, Report
 from cutover_prep.models.steps import PreflightResult
 from cutover_prep.models.warmup import Warmup
-from cutover_prep.secret_binding import TagReader
-from cutover_prep.selection import resolved_warmup
 from cutover_prep.warmup import modes
 
 if TYPE_CHECKING:

@@ -24,11 +24,11 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cutover_prep import secret_binding
+from cutover_prep.access import secret_binding
+from cutover_prep.access.secret_binding import TagReader
 from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable
 from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
 from cutover_prep.models.target import Target
-from cutover_prep.secret_binding import TagReader
 from cutover_prep.settings import ConnectionPolicy, connection_policy, normalize_host
 
 DEFAULT_PORT = {f.name: f.default_port for f in families()}

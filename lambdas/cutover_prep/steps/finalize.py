@@ -7,8 +7,8 @@ from contextlib import nullcontext
 from typing import Any
 
 from cutover_prep.benchmark.scratch import scratch_summary
-from cutover_prep.completion import completion_detail, publish, timing_of
-from cutover_prep.dal.records.census import EndCensus
+from cutover_prep.dal.plan_evidence import SEGMENT_FINDINGS, UNITS, plan_segments
+from cutover_prep.dal.records.census import CENSUS_UNREAD, EndCensus, census_rows
 from cutover_prep.dal.records.findings import Findings, Scratch, VerdictSection
 from cutover_prep.dal.store import (
     EMULATION_EVIDENCE,
@@ -18,19 +18,19 @@ from cutover_prep.dal.store import (
     recorded_thresholds,
 )
 from cutover_prep.estimate.run import estimate_section
-from cutover_prep.findings.census import CENSUS_UNREAD, census_rows
 from cutover_prep.findings.document import benchmark_section, build_record, preflight_section, warmup_section
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
 from cutover_prep.findings.eta import REPLAY_EVIDENCE, eta_findings, replay_record
-from cutover_prep.findings.plan_evidence import SEGMENT_FINDINGS, UNITS, plan_segments
 from cutover_prep.findings.plan_pass import PlanPass
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
+from cutover_prep.live.completion import completion_detail, publish, timing_of
 from cutover_prep.live.names import dashboard_link
+from cutover_prep.rds.progress import sample_storage_progress
 from cutover_prep.report import render_report, summary_markdown
-from cutover_prep.restore.progress import sample_storage_progress
+from cutover_prep.steps.end_census import END_CENSUS
 from cutover_prep.verdict import judge as verdict_of
-from cutover_prep.warmup.end_census import END_CENSUS
+from cutover_prep.warmup.slots import concurrency_findings
 
 
 def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     elif run_item.get("end_census_error"):  # its Catch recorded why it did not run (record_end_census_failure): the
         plan = {**plan, "census_end_failure": {"error": run_item["end_census_error"],  # latest word on it
                                                "cause": run_item.get("end_census_cause")}}
-    elif end.error:  # its census hit a transient error past its retries (warmup/end_census.py)
+    elif end.error:  # its census hit a transient error past its retries (steps/end_census.py)
         plan = {**plan, "census_end_failure": end.error.model_dump(exclude_unset=True)}
     units_key = evidence_key(run_id, UNITS)
     unit_items = {i.unit_id: i for i in store.units(run_id)}
@@ -78,11 +78,12 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if findings.census.taken:  # type: ignore[union-attr]
         findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
     control = store.get_warmup_control(run_id)
-    findings.warmup = warmup_section(control.stored() if control else None, findings, eta_findings(
+    concurrency = concurrency_findings(control.stored() if control else None)
+    findings.warmup = warmup_section(concurrency, findings, eta_findings(
         unit_items, planned, read, units=units, estimate=run_item.get("estimate")))  # eta_samples, eta
     store.put_json(evidence_key(run_id, REPLAY_EVIDENCE), replay_record(  # what the ETA was judged on, replayable
         unit_items, units, planned, read, run_item.get("estimate")))
-    preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (preflight/step.py)
+    preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (steps/preflight.py)
     findings.preflight = preflight_section(run_item, store.get_json(preflight_key)
                                            if store.exists(preflight_key) else None)
     emulation_key = evidence_key(run_id, EMULATION_EVIDENCE)

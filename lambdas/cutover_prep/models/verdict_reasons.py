@@ -127,7 +127,8 @@ RUN_ERRORS: dict[str, Guide] = {
     "DatabaseUnreachable": Guide("the run could not connect to the database",
                                  "check the endpoint, port, security groups and the secret's credentials; "
                                  "cutover-prep preflight checks them"),
-    # raised when the secret does not NAME the target (connection.py, secret_binding.py); a secret without the
+    # raised when the secret does not NAME the target (access/connection.py, access/secret_binding.py); a secret
+    # without the
     # cutover-prep:access tag is refused by IAM instead (AccessDenied on GetSecretValue: DatabaseUnreachable)
     "SecretNotBound": Guide("the secret does not name the target instance (or its snapshot's source); nothing "
                             "connected",

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from cutover_prep.engines import RDS_ENGINE_FAMILY
+from cutover_prep.engines.volumes import additional_volumes
 from cutover_prep.models.restore import Restore
-from cutover_prep.restore.progress import blue_green_of, sample_storage_progress
+from cutover_prep.rds.progress import blue_green_of, sample_storage_progress
 from cutover_prep.settings import deployment_id
-from cutover_prep.volumes import additional_volumes
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
 
 if TYPE_CHECKING:

@@ -20,19 +20,19 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cutover_prep.connection import SecretReader, connection_spec
+from cutover_prep.access.connection import SecretReader, connection_spec
+from cutover_prep.access.secret_binding import TagReader
+from cutover_prep.dal.plan_evidence import plan_segments
+from cutover_prep.dal.records.census import CENSUS_END, census_json, census_ref, census_rows
 from cutover_prep.dal.records.plan import Plan
 from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRange, TransientDatabaseError
 from cutover_prep.engines.base import GONE_REBUILT
-from cutover_prep.findings.census import CENSUS_END, census_json, census_ref, census_rows, recreated
-from cutover_prep.findings.failures import cause_message
-from cutover_prep.findings.plan_evidence import plan_segments
-from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan, EndCensusResult
+from cutover_prep.engines.retry import Retries
+from cutover_prep.findings.census import recreated
+from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan, EndCensusResult, cause_message
 from cutover_prep.models.warmup import Warmup
-from cutover_prep.retry import Retries
-from cutover_prep.secret_binding import TagReader
 
 END_CENSUS = "census-end.json"
 MAX_CATCH_UP_BYTES = 4 * 2**30  # more than this was created during the warm-up: named, for a new run to read
