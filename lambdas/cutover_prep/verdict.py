@@ -14,18 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from cutover_prep.analysis.probes import warm_vs_cold
-from cutover_prep.dal.records.findings import (
-    BenchmarkSection,
-    CensusSection,
-    Findings,
-    Probe,
-    Reason,
-    Scratch,
-    StorageInitialization,
-    SweepPoint,
-    VerdictSection,
-    VolumeLast,
-)
+from cutover_prep.dal.records.findings import Findings, Reason, Scratch, VerdictSection
+from cutover_prep.dal.records.findings_benchmark import BenchmarkSection, Probe, SweepPoint
+from cutover_prep.dal.records.findings_census import CensusSection
+from cutover_prep.dal.records.findings_storage import StorageInitialization, VolumeLast
 from cutover_prep.models.status import READ_KINDS, BenchmarkStatus, PointKind, PointStatus, Verdict, is_cached
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.rds.progress import progress_sentence

@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from cutover_prep.dal.records.findings import (
-    BenchmarkSection,
     BlockCounts,
     ByteCounts,
     Coverage,
@@ -29,6 +28,7 @@ from cutover_prep.dal.records.findings import (
     UnitCounts,
     WarmupSection,
 )
+from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
 from cutover_prep.dal.records.units import UnitProgress, progress_by_unit
 from cutover_prep.dal.store import now_iso, recorded_input
 from cutover_prep.engines.base import GONE_TRUNCATED

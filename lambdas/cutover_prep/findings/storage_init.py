@@ -18,7 +18,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from cutover_prep.dal.records.findings import StorageInitialization
+from cutover_prep.dal.records.findings_storage import StorageInitialization
 from cutover_prep.findings.timeline import Items, coverage_series
 from cutover_prep.rds import volume_eta
 

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from cutover_prep.dal.records.findings import PctPoint, RatePoint, WarmupTimeline
+from cutover_prep.dal.records.findings import RatePoint, WarmupTimeline
+from cutover_prep.dal.records.findings_storage import PctPoint
 from cutover_prep.dal.records.units import UnitProgress, progress_list
 
 Items = Iterable[UnitProgress | Mapping[str, Any]]  # unit items: records, or as stored (a test's, a fake store's)

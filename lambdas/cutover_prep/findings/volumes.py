@@ -19,7 +19,8 @@ from datetime import datetime
 from typing import Any
 
 from cutover_prep.analysis.limits import volume_limits
-from cutover_prep.dal.records.findings import Findings, VolumeCoverage, VolumeRow, VolumesSection
+from cutover_prep.dal.records.findings import Findings, VolumeCoverage
+from cutover_prep.dal.records.findings_storage import VolumeRow, VolumesSection
 from cutover_prep.dal.records.units import Cursor, progress_by_unit
 from cutover_prep.engines.volumes import PRIMARY_VOLUME, volumes_of
 from cutover_prep.findings.coverage import NOT_STARTED, Items

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cutover_prep.dal.records.findings import CensusObjectRow, CoverageGroup, Reason, TruncatedSegment
+from cutover_prep.dal.records.findings import CoverageGroup, Reason, TruncatedSegment
+from cutover_prep.dal.records.findings_census import CensusObjectRow
 from cutover_prep.engines import keys
 from cutover_prep.models.status import is_cached
 from cutover_prep.report import clocks

@@ -11,18 +11,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from cutover_prep.dal.records.findings import (
-    BenchmarkSection,
-    Concurrency,
-    Findings,
-    Json,
-    Num,
-    OpenSection,
-    Probe,
-    StorageInitialization,
-    SweepPoint,
-    WarmupSection,
-)
+from cutover_prep.dal.records.findings import Concurrency, Findings, WarmupSection
+from cutover_prep.dal.records.findings_benchmark import BenchmarkSection, Probe, SweepPoint
+from cutover_prep.dal.records.findings_storage import StorageInitialization
+from cutover_prep.dal.records.section import Json, Num, OpenSection
 
 
 def present(part: BaseModel | None) -> bool:

@@ -14,7 +14,7 @@ from datetime import datetime
 import pygal
 from markupsafe import Markup
 
-from cutover_prep.dal.records.findings import PctPoint, StorageInitialization
+from cutover_prep.dal.records.findings_storage import PctPoint, StorageInitialization
 from cutover_prep.report.charts import (
     HEADROOM,
     WIDTH,

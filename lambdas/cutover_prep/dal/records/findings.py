@@ -18,27 +18,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from cutover_prep.dal.records.base import Record
-
-Num = int | float  # kept as given: an int stays an int, a float a float (json.dumps writes them differently)
-Json = Any  # a value another phase's record holds, kept as written (the plan's summary, the benchmark's analysis)
-
-
-class Section(BaseModel):
-    """A section of a finding whose fields are all known: a misspelt or unknown field fails."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    def stored(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
-
-
-class OpenSection(Section):
-    """A section that carries another record's fields, or that a newer writer may extend: unknown fields kept."""
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
+from cutover_prep.dal.records.findings_census import CensusSection
+from cutover_prep.dal.records.findings_storage import StorageInitialization, VolumesSection
+from cutover_prep.dal.records.section import Json, Num, OpenSection, Section
 
 
 # -- counts and times ----------------------------------------------------------------------------------------------
@@ -117,95 +103,6 @@ class WarmupTimeline(Section):
     bucket_seconds: Num | None = None
     started_at: str | None = None
     series: list[RatePoint] = []
-
-
-# -- the benchmark -------------------------------------------------------------------------------------------------
-class BenchmarkError(Section):
-    error: Json = None
-    cause: Json = None
-
-
-class Probe(OpenSection):
-    """One probe (``probe-cold`` / ``probe-warm``): its point item's fields that are set."""
-
-    status: str | None = None
-    blocks_planned: int | None = None
-    blocks_read: int | None = None
-    overlap_blocks: int | None = None
-    cold_sample_blocks: int | None = None
-    iops: Num | None = None
-    throughput_kbps: Num | None = None
-    latency_us: Json = None
-    latency_hist_us: Json = None
-    timed_by: Json = None
-    client_latency_us: Json = None
-    started_at: str | None = None
-    finished_at: str | None = None
-    cut_short: Json = None
-    note: Json = None
-    sized: Json = None
-    cause: Json = None
-
-
-class CloudWatchMean(Section):
-    mean: Num | None = None
-    max: Num | None = None
-    status: str | None = None
-
-
-class SweepPoint(OpenSection):
-    """One sweep point: its point item's fields that are set, its bound and its CloudWatch means."""
-
-    point_id: str | None = None
-    status: str | None = None
-    kind: str | None = None
-    sessions: int | None = None
-    io_size_kb: Num | None = None
-    effective_io_kb: Num | None = None
-    iops: Num | None = None
-    throughput_kbps: Num | None = None
-    latency_us: Json = None
-    latency_hist_us: Json = None
-    source: Json = None
-    knobs_applied: Json = None
-    started_at: str | None = None
-    finished_at: str | None = None
-    seconds: Num | None = None
-    notes: Json = None
-    error: Json = None
-    cause: Json = None
-    bound: Json = None
-    cloudwatch: dict[str, CloudWatchMean] = {}
-
-
-class BenchmarkTarget(Section):
-    segment: Json = None
-    bytes: int | None = None
-
-
-class BenchmarkSection(OpenSection):
-    """``benchmark``: the probes, the sweep points and the analysis's conclusions (its keys as the analysis wrote
-    them)."""
-
-    status: str | None = None
-    error: BenchmarkError | None = None
-    probes: dict[str, Probe] = {}
-    points: list[SweepPoint] = []
-    capabilities: Json = None
-    target: BenchmarkTarget | None = None
-    crossover_kb: Json = None
-    limits: Json = None
-    measured: Json = None
-    burst: Json = None
-    cold_warm: Json = None
-    conclusions: Json = None
-    notes: Json = None
-    metrics: Json = None
-    failed_points: list[dict[str, Any]] = []
-
-    def probe(self, phase: str) -> Probe:
-        """The ``cold`` or ``warm`` probe; an empty one when it is not there."""
-        return self.probes.get(phase) or Probe()
 
 
 # -- segments and coverage -----------------------------------------------------------------------------------------
@@ -361,81 +258,6 @@ class OversizedSegment(OpenSection):
     status: str | None = None
 
 
-# -- the census ----------------------------------------------------------------------------------------------------
-class CensusDatabase(Section):
-    database: str | None = None
-    objects: int = 0
-    bytes: int = 0
-    unread_objects: int = 0
-    unread_bytes: int = 0
-    waived_bytes: int = 0
-    engine_internal_bytes: int = 0  # only where there are some
-
-
-class CensusObjectRow(Section):
-    """A census object as ``census.dropped`` names it (``findings.census.FIELDS``)."""
-
-    key: str
-    database: str | None = None
-    schema_: str | None = Field(None, alias="schema")
-    name: str | None = None
-    kind: str | None = None
-    bytes: int | None = None
-    size_known: bool | None = True  # False: the server would not say its size
-    reason: str | None = None
-    file: Json = None
-
-
-class UnreadObject(CensusObjectRow):
-    """``census.unread[]`` (and each row of ``census-unread.jsonl``): an object not read, its bytes and why."""
-
-    unread_bytes: int = 0
-    waived: bool = False
-    engine_internal: bool = False
-
-
-class EndCensusFailure(OpenSection):
-    """Why the end census did not run: its step's error (the run item's, or census-end.json's)."""
-
-    error: Json = None
-    cause: Json = None
-
-
-class UnreadMore(Section):
-    objects: int = 0
-    bytes: int = 0
-
-
-class CensusSection(Section):
-    """``census``: the objects on the volume and what of them was not read (``findings.census``). A run without a
-    census has ``{"taken": false}`` only."""
-
-    taken: bool = False
-    end_census: bool = False
-    end_census_failure: EndCensusFailure | None = None
-    objects: int = 0
-    bytes: int = 0
-    unread_bytes: int = 0
-    waived_bytes: int = 0
-    engine_internal_bytes: int = 0
-    engine_internal_objects: int = 0
-    engine_internal_by_kind: dict[str, int] = {}
-    unknown_size: list[str] = []
-    unknown_size_objects: int | None = None  # None: a census of before issue 32 (count the list)
-    by_database: list[CensusDatabase] = []
-    unread: list[UnreadObject] = []
-    unread_listed_at_most: int | None = None
-    unread_objects: int | None = None
-    waived_objects: int | None = None
-    unread_more: UnreadMore | None = None
-    created: list[str] = []
-    created_objects: int | None = None
-    dropped: list[CensusObjectRow] = []
-    dropped_objects: int | None = None
-    catch_up: list[dict[str, Any]] = []  # the end census's catch-up pass, as warmup.end_census writes it
-    unread_evidence: str | None = None  # every unread object (census-unread.jsonl)
-
-
 # -- the warm-up's control and ETA ---------------------------------------------------------------------------------
 class ConcurrencySample(Section):
     t_s: Num
@@ -503,86 +325,6 @@ class Preflight(Section):
     engine: Json = None
     failed: list[Json] = []
     checks: list[PreflightCheck] = []
-
-
-class StorageSampleRow(Section):
-    at: str | None = None
-    step: str | None = None
-    status: str | None = None
-    percent: Num | None = None
-    gap: Json = None
-
-
-class PctPoint(Section):
-    at: str | None = None
-    pct: Num
-
-
-class VolumeLast(Section):
-    at: str | None = None
-    status: str | None = None
-    percent: Num | None = None
-
-
-class VolumeInitialization(Section):
-    volume: str
-    last: VolumeLast | None = None
-    reported: bool = False
-    operation_at_end: str | None = None
-    initialized_at_end: bool | None = None
-    rds_initialized_pct: list[PctPoint] = []
-
-
-class StorageGaps(Section):
-    count: int = 0
-    codes: dict[str, int] = {}
-    note: str | None = None
-
-
-class StorageInitialization(Section):
-    """``storage_initialization``: what RDS said of the volume's initialization, beside our coverage over time."""
-
-    samples: list[StorageSampleRow] = []
-    reported: bool = False
-    last: StorageSampleRow | None = None
-    operation_at_end: str | None = None
-    initialized_at_end: bool | None = None
-    rds_initialized_pct: list[PctPoint] = []
-    blocks_read_pct: list[PctPoint] = []
-    volumes: list[VolumeInitialization] = []
-    eta_judged: dict[str, dict[str, Any]] = {}  # restore.volume_eta.judge per volume
-    gaps: StorageGaps | None = None
-    blue_green: dict[str, Any] | None = None
-
-
-class VolumeRow(Section):
-    """A row of ``volumes.volumes``: the volume's settings (absent for a volume RDS did not list), RDS's storage
-    status (when it says one), coverage, measured rate and ceiling (``findings.volumes``)."""
-
-    volume: str
-    storage_type: str | None = None
-    allocated_gb: Num | None = None
-    iops: Num | None = None
-    storage_throughput: Num | None = None
-    status: str | None = None
-    bytes_planned: int = 0
-    bytes_read: int = 0
-    bytes_unread: int = 0
-    pct: Num = 100.0
-    units: int = 0
-    wall_seconds: Num | None = None
-    mib_per_s_wall: Num | None = None
-    ceiling_mib_s: Num | None = None
-    ceiling_bound_by: str | None = None
-    ceiling_iops: Num | None = None
-    pct_of_ceiling: Num | None = None
-    ceiling_note: str | None = None
-
-
-class VolumesSection(Section):
-    volumes: list[VolumeRow] = []
-    shared_units: int = 0
-    notes: list[str] = []
 
 
 class Scratch(Section):
