@@ -60,7 +60,8 @@ class Watcher:
     def __call__(self, _payload: dict[str, Any]) -> None:
         if self.fired.is_set():
             return
-        done = int((deps.store().get_run(self.run_id) or {}).get("units_done") or 0)
+        run = deps.store().get_run(self.run_id)
+        done = int((run.units_done if run is not None else 0) or 0)
         if done < self.after:
             return
         if not self._lock.acquire(blocking=False):  # another invocation is causing it: this one goes on

@@ -44,9 +44,9 @@ def test_units_wait_for_a_slot_and_never_read_beyond_the_level(aws, sample_db, m
     answers: list[bool] = []
     ask = slots._acquire_once
 
-    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    def counted(*args: Any, **kwargs: Any) -> Any:
         result = ask(*args, **kwargs)
-        answers.append(bool(result["granted"]))
+        answers.append(bool(result.granted))
         return result
 
     monkeypatch.setattr(slots, "_acquire_once", counted)

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from cutover_prep.dal.records.findings import CoverageGroup, Reason, TruncatedSegment
-from cutover_prep.dal.records.findings_census import CensusObjectRow
+from cutover_prep.dal.records.findings_census import CensusObjectRow, EndCensusFailure
 from cutover_prep.engines import keys
 from cutover_prep.models.status import is_cached
 from cutover_prep.report import clocks
@@ -291,12 +291,12 @@ def unread(findings: ReportFindings) -> UnreadView:
     return {"rows": rows[:50], "more": max(0, len(rows) - 50)}
 
 
-def _end_failure(failure: Any) -> str:
-    """Why the end census is missing, when its step recorded it (the verdict's END_CENSUS says it too)."""
-    # the end census step's error, as that step recorded it (``CensusSection.end_census_failure``)
-    if not isinstance(failure, dict) or not failure:
+def _end_failure(failure: EndCensusFailure | None) -> str:
+    """Why the end census is missing, when its step recorded it (the verdict's END_CENSUS says it too): the end
+    census step's error, as that step recorded it (``CensusSection.end_census_failure``)."""
+    if failure is None:
         return ""
-    return f": the end census did not run, {failure.get('error') or 'an error'}"
+    return f": the end census did not run, {failure.error or 'an error'}"
 
 
 def census(findings: Readable, limit: int = 50) -> CensusView | None:
