@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from cutover_prep.analysis.limits import expected_limits
+from cutover_prep.dal.records.run import RunItem, StorageSample
 from cutover_prep.live import names
 from cutover_prep.observability import metrics
 from cutover_prep.steps import live_emit as emit
@@ -61,8 +62,8 @@ def emitted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str])
     """What every emitting function prints with Powertools metrics enabled in-process."""
 
     class Run:
-        def get_run(self, run_id: str) -> dict[str, Any]:
-            return {"run_id": run_id, "bytes_planned": 100, "bytes_read": 40}
+        def get_run(self, run_id: str) -> RunItem:
+            return RunItem.read({"run_id": run_id, "bytes_planned": 100, "bytes_read": 40})
 
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
     metrics.clear_metrics()
@@ -71,14 +72,15 @@ def emitted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str])
     emit.unit_done("run-x")
     emit.unit_failed("run-x")
     emit.bytes_remaining("run-x", Run())
-    emit.storage_progress("run-x", {"percent": 37})
+    emit.storage_progress("run-x", StorageSample(at="2026-11-27T10:00:00+00:00", step="WarmUnit", percent=37))
 
     class Samples:  # two minutes of RDS progress: 10 % then 12 % (1 %/min, 88 min left)
-        def storage_samples(self, run_id: str) -> list[dict[str, Any]]:
-            return [{"at": f"2026-11-27T10:0{m}:00+00:00", "step": "WarmUnit", "status": "Initializing",
-                     "percent": 10 + m} for m in (0, 2)]
+        def storage_samples(self, run_id: str) -> list[StorageSample]:
+            return [StorageSample(at=f"2026-11-27T10:0{m}:00+00:00", step="WarmUnit", status="Initializing",
+                                  percent=10 + m) for m in (0, 2)]
 
-    emit.storage_eta("run-x", {"status": "Initializing", "percent": 12}, Samples())
+    emit.storage_eta("run-x", StorageSample(at="2026-11-27T10:02:00+00:00", step="WarmUnit", status="Initializing",
+                                            percent=12), Samples())
     metrics.flush_metrics()
     yield emf_records(capsys.readouterr().out)
     metrics.clear_metrics()
