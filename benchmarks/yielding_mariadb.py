@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import pymysql
-from yielding import judge, p99, warm  # benchmarks/yielding.py
+from yielding import print_table, warm  # benchmarks/yielding.py
 
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions
 from cutover_prep.engines.mysql.engine import MySQLEngine
@@ -190,24 +190,7 @@ def main() -> None:
                       + " ".join(f"{t:.0f}:{lv}" for t, lv in r["levels"][::4]), flush=True)
                 if r["decisions"]:
                     print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
-            tails = [p99([ms for at, ms in r["app"] if at > r["started"] + r["seconds"] + 2 and ms is not None])
-                     for _, r in rows if r.get("app")]
-            warm_p99 = min(t for t in tails if t > 0) if tails else 0.0
-            alone = next((r["seconds"] for n, r in rows if n == "alone"), None)
-            print(f"\nfully warm p99 (least of the runs' tails): {warm_p99:.2f} ms; goal: p99 <= {2 * warm_p99:.2f} ms "
-                  f"and >= 95 % of {rate:.0f} tx/s in every 1-s window from <= 10 % of the warm-up on; warm-up "
-                  "<= 1.3x alone\n")
-            print("| plan | warm-up (s) | / alone | hot set read after (s) | goal met from (s) | share of the warm-up "
-                  "| worst 1-s p99 (ms) |")
-            print("|---|---|---|---|---|---|---|")
-            for name, r in rows:
-                ratio = f"{r['seconds'] / alone:.2f}" if alone else "—"
-                if r.get("app"):
-                    j = judge(r, rate, warm_p99)
-                    app_cols = f"{j['met_from_s']} | {100 * j['share']:.0f} % | {j['worst_p99']:.1f}"
-                else:
-                    app_cols = "— | — | —"
-                print(f"| {name} | {r['seconds']:.1f} | {ratio} | {r['hot_after']:.1f} | {app_cols} |")
+            print_table(rows, rate)
         finally:
             server.close()
             for step in (builder.unmount, volume.unmount):
