@@ -6,7 +6,7 @@ rest planned (so the plan holds N x 0.95 segments, as PostgreSQL plans every rea
 256 MiB (``--planned-pct 1``: 1 % planned, the rest left out by the input, so that the census alone grows); one
 unit in 20 FAILED, one in 20 never started; the end census dropped one object in 1,000, created one in 1,000 and
 grew one in 500, and the EndCensus step caught up on those. The run is made by
-the code under test's own steps, Discover (``warmup.discovery.discover_and_plan``) and EndCensus
+the code under test's own steps, Discover (``steps.discover.discover_and_plan``) and EndCensus
 (``warmup.end_census.take_end_census``) on a fake engine, so each version writes its own evidence format;
 then ``findings.finalize.finalize`` runs in a fresh interpreter per N, and that interpreter reports its own
 peak resident set (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) and its resident set once the imports are
@@ -204,8 +204,8 @@ def setup(n: int, root: Path, planned_pct: int = 95) -> dict[str, Any]:
     from cutover_prep.dal.store import UNIT_PREFIX, Store, _dyn, evidence_key, run_pk
     from cutover_prep.models.run_input import parse_run_input
     from cutover_prep.models.steps import EndCensusEvent, RunContext, RunState
+    from cutover_prep.steps.discover import discover_and_plan
     from cutover_prep.steps.end_census import take_end_census
-    from cutover_prep.warmup.discovery import discover_and_plan
     from cutover_prep.workflows import table_definition
 
     for name, value in (("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ACCESS_KEY_ID", "x"),

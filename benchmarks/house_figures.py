@@ -61,6 +61,12 @@ STORE_KEYWORDS = frozenset({"TableName", "Bucket", "RequestItems", "TransactItem
 DICT_ANY = "dict[str, Any]"
 DICT_ANY_LINE = re.compile(r"dict\[str, Any\]")
 GET_LINE = re.compile(r'\.get\("')
+# what stands in for dict[str, Any] without saying so: the figure counts these lines too, apart ("look-alikes"), and
+# any name a module binds to one of them (``Document = dict[str, Any]``) where it is used in a line
+LOOK_ALIKE = re.compile(r"(?<![\w.])(?:Mapping|MutableMapping|typing\.Mapping)\[str, (?:Any|object)\]"
+                        r"|dict\[str, object\]")
+ALIAS_DEF = re.compile(r"^(\w+)(?:: TypeAlias)? = (?:dict\[str, Any\]|(?:Mutable)?Mapping\[str, (?:Any|object)\]"
+                       r"|dict\[str, object\])\s*(?:#.*)?$")
 PASCAL = re.compile(r"[A-Z][a-z0-9]+[A-Za-z0-9]*")
 
 
@@ -153,6 +159,8 @@ def code_figures(repo: Path) -> dict[str, Any]:
     get_lines = {"scope": 0, "package": 0}
     get_ast = {"scope": 0, "package": 0}
     get_boto = {"scope": 0, "package": 0}
+    alike = {"scope": 0, "package": 0}
+    aliases: set[str] = set()
     long_modules: dict[str, int] = {}
     store: dict[str, list[str]] = {"product": [], "local": []}
     environ: list[str] = []
@@ -169,11 +177,17 @@ def code_figures(repo: Path) -> dict[str, Any]:
         rel = name.removeprefix("cutover_prep/")
         scopes = ("scope", "package") if _in_scope(rel) else ("package",)
         n_dict_lines = sum(1 for line in lines if DICT_ANY_LINE.search(line))
+        named = {m.group(1) for line in lines if (m := ALIAS_DEF.match(line))}
+        aliases |= named
+        uses = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(named))) + r")\b") if named else None
+        n_alike = sum(1 for line in lines if not DICT_ANY_LINE.search(line) and (
+            LOOK_ALIKE.search(line) or (uses is not None and uses.search(line) and not ALIAS_DEF.match(line))))
         n_get_lines = sum(1 for line in lines if GET_LINE.search(line))
         n_dict = sum(_dict_any_in(a) for a in _annotations(tree))
         n_get, n_boto = _get_calls(tree)
         for scope in scopes:
             dict_lines[scope] += n_dict_lines
+            alike[scope] += n_alike
             get_lines[scope] += n_get_lines
             dict_ast[scope] += n_dict
             get_ast[scope] += n_get
@@ -185,7 +199,8 @@ def code_figures(repo: Path) -> dict[str, Any]:
             environ.append(name)
     handlers = _handlers(repo / "lambdas" / "handlers")
     return {
-        "dict_str_any": {"lines": dict_lines, "annotations_ast": dict_ast},
+        "dict_str_any": {"lines": dict_lines, "annotations_ast": dict_ast, "look_alike_lines": alike,
+                         "aliases": sorted(aliases)},
         "get_string_key": {"lines": get_lines, "calls_ast": get_ast, "calls_ast_pascal_key_boto3": get_boto},
         "modules_over_500_lines": dict(sorted(long_modules.items(), key=lambda kv: -kv[1])),
         "store_calls_outside_dal": {"product": len(store["product"]), "local": len(store["local"]),
@@ -308,6 +323,9 @@ def report(f: dict[str, Any]) -> list[str]:
         f"dict[str, Any] (outside {', '.join(EXCLUDED)}): {d['lines']['scope']} lines (grep), "
         f"{d['annotations_ast']['scope']} in annotations (AST); whole package {d['lines']['package']} lines, "
         f"{d['annotations_ast']['package']} (AST)",
+        f"  look-alikes (Mapping[str, Any], dict[str, object], aliases {', '.join(d['aliases']) or 'none'}): "
+        f"{d['look_alike_lines']['scope']} lines more; dict[str, Any] with them: "
+        f"{d['lines']['scope'] + d['look_alike_lines']['scope']} lines",
         f'.get("…") (outside {", ".join(EXCLUDED)}): {g["lines"]["scope"]} lines (grep), {g["calls_ast"]["scope"]} '
         f"calls (AST), of which {g['calls_ast_pascal_key_boto3']['scope']} with a PascalCase key (boto3 answers); "
         f"whole package {g['lines']['package']} lines, {g['calls_ast']['package']} calls",

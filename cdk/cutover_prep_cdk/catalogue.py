@@ -15,6 +15,7 @@ if importlib.util.find_spec("cutover_prep") is None:  # not installed in this Py
     sys.path.append(str(_LAMBDA_DIR))
 
 from cutover_prep.live import names as live_metrics  # noqa: E402  (the dashboard's metric names)
+from cutover_prep.settings import DEPLOYMENT_ID_ENV  # noqa: E402
 from cutover_prep.steps.warm_concurrency import ENV as WARM_CONCURRENCY_ENV  # noqa: E402
 from cutover_prep.workflows import (  # noqa: E402
     ALLOW_UNBOUND_SECRETS_ENV,
@@ -22,7 +23,6 @@ from cutover_prep.workflows import (  # noqa: E402
     BUCKET_SUBSTITUTION,
     COMPARISON_INSTANCE_PREFIX,
     COMPARISON_TAG,
-    DEPLOYMENT_ID_ENV,
     DEPLOYMENT_TAG,
     FUNCTIONS,
     REAPER_FUNCTION,

@@ -39,9 +39,9 @@ def progress_client() -> Any:
 
 @cache
 def pricing_client() -> Any:
-    """The Price List API's client, in its own region (it answers from few: ``comparison.pricing``), with short
+    """The Price List API's client, in its own region (it answers from few: ``pricing.book``), with short
     timeouts: an unreachable API costs the comparison seconds, then the shipped price file is used."""
-    from cutover_prep.estimate.pricing import PRICING_REGION
+    from cutover_prep.pricing.book import PRICING_REGION
 
     return boto3.client("pricing", region_name=PRICING_REGION,
                         config=Config(connect_timeout=5, read_timeout=10, retries={"max_attempts": 2}))

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+DEPLOYMENT_ID_ENV = "CUTOVER_PREP_DEPLOYMENT_ID"  # the stack sets it on every function: its StackId (workflows)
+
 TlsMode = Literal["require", "verify-ca", "unverified", "prefer", "disable"]  # see engines.transport
 
 
@@ -124,6 +126,4 @@ def deployment_id() -> str | None:
     """This deployment's id (``CUTOVER_PREP_DEPLOYMENT_ID``: the stack sets its StackId on every function),
     read at each call; None when unset. The run tags what it restores with it; the comparison's Cleanup
     and the reaper delete only instances carrying it (``comparison/ownership.py``)."""
-    from cutover_prep.workflows import DEPLOYMENT_ID_ENV
-
     return os.environ.get(DEPLOYMENT_ID_ENV, "").strip() or None

@@ -288,7 +288,7 @@ TTL_TAG = "cutover-prep:ttl-hours"  # hours after its creation the reaper may de
 # comparison's Cleanup and the reaper delete only instances carrying their own deployment's value, and
 # IAM allows rds:DeleteDBInstance only on those (cdk permissions.py).
 DEPLOYMENT_TAG = "cutover-prep:deployment"
-DEPLOYMENT_ID_ENV = "CUTOVER_PREP_DEPLOYMENT_ID"  # the stack sets it on every function: its StackId
+# DEPLOYMENT_ID_ENV (the environment variable the stack sets to its StackId on every function): settings, which reads it
 # Tag keys only the service sets; a run input's restore.tags may not set them, in any case (a look-alike
 # such as Cutover-Prep:Comparison is refused too).
 RESERVED_TAG_PREFIX = "cutover-prep:"

@@ -9,7 +9,7 @@ from cutover_prep import deps
 from cutover_prep.models.steps import RunState
 from cutover_prep.observability import logger, metrics, tracer
 from cutover_prep.settings import get_settings
-from cutover_prep.warmup.discovery import discover_and_plan
+from cutover_prep.steps.discover import discover_and_plan
 
 
 @logger.inject_lambda_context

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cutover_prep.settings import DEPLOYMENT_ID_ENV
 from cutover_prep.workflows import (
     COMPARE,
     COMPARISON_TAG,
     CUTOVER_RUN,
-    DEPLOYMENT_ID_ENV,
     DEPLOYMENT_TAG,
     REAPER_FUNCTION,
     WORKFLOWS,

@@ -171,7 +171,7 @@ def test_a_restore_in_the_input_takes_its_class_and_counts_instance_hours(aws, t
     result = estimate_json(["--input", str(run_input), "--target", "db1"], capsys)
     assert result["source"] == "instance_limits" and "db.r6i.large, io1 100 GiB" in result["source_detail"]
     # priced from the shipped price file (moto has no Price List API): AWS's price feed of 2025-05, us-east-1,
-    # PostgreSQL db.r6i.large $0.25/h, io1 $0.125/GB-month and $0.10/IOPS-month (estimate/prices.json, sources)
+    # PostgreSQL db.r6i.large $0.25/h, io1 $0.125/GB-month and $0.10/IOPS-month (pricing/prices.json, sources)
     cost = result["cost"]
     assert cost["instance_hours"] > 0
     assert cost["instance_price_per_hour_usd"] == pytest.approx(0.25 + (0.125 * 100 + 0.10 * 3000) / 730, abs=1e-6)
@@ -222,7 +222,7 @@ def test_an_endpoint_that_does_not_answer_is_exit_5(aws, capsys, monkeypatch):
 
 @pytest.mark.postgres
 def test_a_restore_with_a_known_price_counts_its_dollars(aws, tcp_db, monkeypatch, tmp_path, capsys):
-    pricing = pytest.importorskip("cutover_prep.estimate.pricing")
+    pricing = pytest.importorskip("cutover_prep.pricing.book")
     arn = _secret(aws, tcp_db, [{"Key": "cutover-prep:access", "Value": "read"}])
     _endpoint_is(monkeypatch, tcp_db)
     monkeypatch.setenv("CUTOVER_PREP_TLS", "disable")

@@ -39,7 +39,7 @@ def write_items(ddb: Any, s3: Any, table: str, bucket: str) -> None:
     from cutover_prep.comparison.workflow import start, update_comparison
     from cutover_prep.dal import profiles
     from cutover_prep.dal.store import Store
-    from cutover_prep.estimate.pricing import PriceBook
+    from cutover_prep.pricing.book import PriceBook
     from cutover_prep.restore.trigger import Starter
     from cutover_prep.steps.validate_input import begin_run
 

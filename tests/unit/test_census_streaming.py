@@ -28,9 +28,9 @@ from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import EndCensusEvent, RunContext
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report
+from cutover_prep.steps.discover import discover_and_plan
 from cutover_prep.steps.end_census import END_CENSUS, take_end_census
 from cutover_prep.steps.finalize import finalize
-from cutover_prep.warmup.discovery import discover_and_plan
 from tests.unit.contexts import run_state
 
 

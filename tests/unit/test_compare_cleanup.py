@@ -19,7 +19,8 @@ from cutover_prep.comparison.reaper import reap, run_reaper
 from cutover_prep.comparison.workflow import comparison_key, get_comparison
 from cutover_prep.dal.records.deployment import ComparisonItem, ComparisonRestore
 from cutover_prep.dal.store import Store, _dyn
-from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_ID_ENV, DEPLOYMENT_TAG, TTL_TAG, table_definition
+from cutover_prep.settings import DEPLOYMENT_ID_ENV
+from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG, table_definition
 
 ME = "arn:aws:cloudformation:us-east-1:123456789012:stack/mine/1"
 RUN_TAG = "cutover-prep:run-id"

@@ -14,7 +14,7 @@ import pytest
 from cutover_prep.comparison.model import ComparisonInput
 from cutover_prep.comparison.page import render_page
 from cutover_prep.comparison.result import comparison_document
-from cutover_prep.estimate.pricing import PriceBook
+from cutover_prep.pricing.book import PriceBook
 from tests.unit.test_comparison_result import BASE, findings
 
 

@@ -1,4 +1,4 @@
-"""The shipped price file (estimate/prices.json, issue 23 §4): every class the analyser knows is priced
+"""The shipped price file (pricing/prices.json, issue 23 §4): every class the analyser knows is priced
 for every engine the comparison prices, or listed as unpriced with the reason; every price sits beside a
 named, dated source; and a local comparison of db.m5.large vs db.m5.xlarge is priced and recommends one.
 
@@ -23,8 +23,8 @@ import pytest
 
 from cutover_prep.analysis.instance_classes import INSTANCE_CLASSES
 from cutover_prep.engines.registry import families
-from cutover_prep.estimate.pricing import HOURS_PER_MONTH, price_file
 from cutover_prep.local import compare as local
+from cutover_prep.pricing.book import HOURS_PER_MONTH, price_file
 
 PRICE_MAPS = ("storage_per_gb_month", "iops_per_month", "throughput_per_mibps_month")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

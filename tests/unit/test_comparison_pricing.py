@@ -10,7 +10,7 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from cutover_prep.comparison.model import Configuration
-from cutover_prep.estimate.pricing import HOURS_PER_MONTH, PriceBook, file_label, on_demand_prices, price_file
+from cutover_prep.pricing.book import HOURS_PER_MONTH, PriceBook, file_label, on_demand_prices, price_file
 
 
 def product(family: str, attributes: dict, unit: str, usd: str) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from cutover_prep.comparison.model import ComparisonInput, ComparisonResult, ConfigurationResult, Targets
 from cutover_prep.comparison.result import comparison_document, judge, measures, recommend
-from cutover_prep.estimate.pricing import PriceBook
+from cutover_prep.pricing.book import PriceBook
 
 BASE = {
     "comparison_id": "c1", "snapshot_identifier": "snap-1",

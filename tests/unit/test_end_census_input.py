@@ -11,8 +11,8 @@ from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import EndCensusEvent, RunContext
 from cutover_prep.steps import end_census
+from cutover_prep.steps.discover import discover_and_plan
 from cutover_prep.steps.end_census import take_end_census
-from cutover_prep.warmup.discovery import discover_and_plan
 from tests.unit.contexts import run_state
 from tests.unit.test_census_streaming import Volume, _secret
 

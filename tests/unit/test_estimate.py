@@ -12,14 +12,10 @@ from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines.base import Extent, Segment
 from cutover_prep.estimate.compute import (
     DEFAULT_PROFILE_FACTS,
-    LAMBDA_USD_PER_GB_SECOND,
     LOCAL_RANGE_SECONDS,
     MIB,
     RANGE_SECONDS,
     READER_COLD_MIB_PER_S,
-    SFN_USD_PER_TRANSITION,
-    TRANSITIONS_PER_RUN,
-    TRANSITIONS_PER_UNIT,
     Rate,
     choose_rate,
     counted_of,
@@ -34,9 +30,15 @@ from cutover_prep.estimate.compute import (
 from cutover_prep.estimate.run import estimate_section
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.warmup import RANGE_COST_BYTES
+from cutover_prep.pricing.costs import (
+    LAMBDA_USD_PER_GB_SECOND,
+    SFN_USD_PER_TRANSITION,
+    TRANSITIONS_PER_RUN,
+    TRANSITIONS_PER_UNIT,
+)
 from cutover_prep.report.markdown import summary_markdown
 from cutover_prep.report.view import build_view
-from cutover_prep.warmup.discovery import discover_and_plan
+from cutover_prep.steps.discover import discover_and_plan
 from cutover_prep.workflows import CUTOVER_RUN, FUNCTIONS
 from tests.unit.contexts import run_state
 

@@ -186,7 +186,7 @@ def test_the_catalogue_names_each_object_once_and_its_keys_are_where_they_were()
     assert evidence.key("r1", evidence.probe("cold")) == "runs/r1/probes/cold.json"
 
 
-OWNED = ("comparison/workflow.py", "comparison/result.py", "estimate/pricing.py", "restore", "gate", "benchmark",
+OWNED = ("comparison/workflow.py", "comparison/result.py", "pricing/book.py", "restore", "gate", "benchmark",
          "metrics", "estimate", "analysis", "live", "steps/validate_input.py", "live/completion.py", "dal/store.py")
 
 

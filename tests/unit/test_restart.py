@@ -6,9 +6,10 @@ import copy
 
 import pytest
 
+from cutover_prep.dal.restart import check_restart
 from cutover_prep.dal.store import RUN_SK, _dyn, recorded_input, run_pk
 from cutover_prep.models.run_input import RunIdReused, parse_run_input
-from cutover_prep.steps.validate_input import begin_run, check_restart
+from cutover_prep.steps.validate_input import begin_run
 
 ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:orders-ro-AbCdEf"
 FIRST = {"run_id": "orders-1", "target": {"db_instance_identifier": "orders", "secret_arn": ARN},

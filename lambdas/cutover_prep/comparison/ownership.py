@@ -32,8 +32,8 @@ from cutover_prep.dal.deployment import RESTORES
 from cutover_prep.dal.records.deployment import ComparisonItem
 from cutover_prep.models.restore import RUN_TAG
 from cutover_prep.models.run_input import InvalidInput
-from cutover_prep.settings import deployment_id
-from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_ID_ENV, DEPLOYMENT_TAG
+from cutover_prep.settings import DEPLOYMENT_ID_ENV, deployment_id
+from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG
 
 
 def tags_of(instance: dict[str, Any]) -> dict[str, str]:

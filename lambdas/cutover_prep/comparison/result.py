@@ -30,7 +30,7 @@ from cutover_prep.comparison.model import (
     child_run_id,
 )
 from cutover_prep.engines.registry import DEFAULT_ENGINE
-from cutover_prep.estimate.pricing import PRICING_REGION, Price, PriceBook, file_label, price_file
+from cutover_prep.pricing.book import PRICING_REGION, Price, PriceBook, file_label, price_file
 from cutover_prep.settings import aws_region
 
 KIB_PER_MIB = 1024
@@ -222,7 +222,7 @@ def _hours(findings: dict[str, Any]) -> float | None:
 
 def _run_cost(findings: dict[str, Any]) -> dict[str, float]:
     """Lambda and Step Functions of one run, at the published per-unit prices (estimate.cost_of)."""
-    from cutover_prep.estimate.compute import cost_of
+    from cutover_prep.pricing.costs import cost_of
 
     busy = float((findings.get("timings") or {}).get("unit_busy_seconds") or 0)
     units = int((findings.get("units") or {}).get("total") or 0)
@@ -291,7 +291,7 @@ def comparison_cost(rows: list[ConfigurationResult], *, local: bool) -> Comparis
     usd = None if instance_usd is None else round(instance_usd + lambda_usd + sfn_usd, 6)
     basis = ("instance-hours: each configuration's run from its start to its findings, at its price per hour; "
              "Lambda GB-seconds of the warm-up units and Step Functions transitions of each run at the published "
-             "per-unit prices (cutover_prep/estimate/compute.py); the benchmark's own invocations are not counted")
+             "per-unit prices (cutover_prep/pricing/costs.py); the benchmark's own invocations are not counted")
     if local:
         basis = ("local run: nothing was charged; this is what the same runs would cost in AWS. " + basis)
     if instance_usd is None and priced:

@@ -124,7 +124,7 @@ class Store:
     # -- runs --------------------------------------------------------------------------
     def start_run(self, config: dict[str, Any]) -> bool:
         """Create the run item; on a restart of the same run id mark it RUNNING again, with this
-        attempt's options (``restart.check_restart`` has made sure only those that may change do).
+        attempt's options (``dal.restart.check_restart`` has made sure only those that may change do).
 
         Returns True when the run is new."""
         run_id, target = config["run_id"], config["target"]

@@ -31,7 +31,7 @@ def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[f
     """The restored instance's price per hour (instance and storage) from the comparison's price book: the
     Price List API, else the shipped, dated price file; (None, why) when neither knows it."""
     try:
-        from cutover_prep.estimate.pricing import PRICING_REGION, PriceBook
+        from cutover_prep.pricing.book import PRICING_REGION, PriceBook
     except ImportError as exc:
         return None, f"the restored instance's price per hour is not known (no price book: {exc})"
     configuration = SimpleNamespace(db_instance_class=limits.get("instance_class"), iops=limits.get("iops"),

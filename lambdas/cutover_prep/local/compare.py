@@ -4,7 +4,7 @@ Each configuration is the generated sample database "restored" onto an emulated 
 configuration's limits (``local/volume``: storage type, size, IOPS, throughput, instance class),
 by the local run itself (``local.runner.run_local``, once per configuration, one at a time: runs
 side by side would share the CPU and measure each other). Then each configuration is judged and
-priced (``comparison/result.py``, ``estimate/pricing.py``: the shipped price file, the local run does not call AWS),
+priced (``comparison/result.py``, ``pricing/book.py``: the shipped price file, the local run does not call AWS),
 and ``comparison.json`` and ``comparison.html`` are written to the output directory.
 
 The same input as ``cutover-prep compare``; what only AWS uses may be left out and is ignored

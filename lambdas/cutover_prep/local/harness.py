@@ -41,9 +41,9 @@ from cutover_prep.engines.registry import POSTGRES
 from cutover_prep.live.names import DASHBOARD_OUTPUT, dashboard_url
 from cutover_prep.local import moto_dynamodb, moto_fast, moto_sfn
 from cutover_prep.local.lambda_runtime import FakeContext, lambda_output_off_stdout
+from cutover_prep.settings import DEPLOYMENT_ID_ENV
 from cutover_prep.workflows import (
     BUCKET_SUBSTITUTION,
-    DEPLOYMENT_ID_ENV,
     STATEMACHINES_DIR,
     TRIGGERED_WORKFLOW,
     WORKFLOWS,

@@ -21,6 +21,7 @@ from typing import Any
 from cutover_prep import deps
 from cutover_prep.benchmark.scratch import ScratchStatus
 from cutover_prep.benchmark.steps import cleanup_scratch
+from cutover_prep.dal.restart import check_restart
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, EngineError, open_engine
 from cutover_prep.engines.registry import family
@@ -39,7 +40,6 @@ from cutover_prep.local.progress import Progress
 from cutover_prep.models.fields import RUN_ID
 from cutover_prep.models.run_input import InvalidInput, RunIdReused, parse_run_input
 from cutover_prep.models.steps import RunContext
-from cutover_prep.steps.validate_input import check_restart
 from cutover_prep.workflows import FUNCTIONS
 
 LOCAL_IDENTIFIER = "local-target"
@@ -150,7 +150,7 @@ def run_local(options: LocalOptions) -> dict[str, Any]:
 
 def check_reuse(out: Path, spec: ConnectionSpec | None, options: LocalOptions) -> bool:
     """Whether this run resumes the run saved in ``out`` (``local.state``); a run id or folder that another run
-    used is refused by name (``UsageProblem``), as the deployed workflow refuses it (``restart.check_restart``,
+    used is refused by name (``UsageProblem``), as the deployed workflow refuses it (``dal.restart.check_restart``,
     the same comparison on the same run item): nothing is read and nothing in ``out`` is changed."""
     run_id = str(options.run_id)
     if not state.saved(out):

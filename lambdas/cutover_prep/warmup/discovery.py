@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cutover_prep.access.connection import SecretReader, connection_spec
 from cutover_prep.access.secret_binding import TagReader
@@ -16,8 +16,6 @@ from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.engines.registry import check_hot_set_engine
 from cutover_prep.engines.retry import Retries
-from cutover_prep.estimate.compute import counted_of
-from cutover_prep.estimate.run import run_estimate
 from cutover_prep.models.run_input import RunIdReused
 from cutover_prep.models.steps import CONTEXT_WARMUP, DiscoverResult, RunContext
 from cutover_prep.models.warmup import Warmup
@@ -36,6 +34,16 @@ if TYPE_CHECKING:
     from cutover_prep.models.steps import RunState
 
 EngineOpener = Callable[[ConnectionSpec, Warmup], Engine]
+
+
+class PlanEstimator(Protocol):
+    """The run's estimate of its plan, as the run item stores it (None: it could not be made), or what it reads
+    (``steps.discover.plan_estimate``: the estimate is another phase, the step composes the two)."""
+
+    def __call__(self, run: RunState, *, store: Store, plan_summary: dict[str, Any], engine: str,
+                 segments: Iterable[Any], census: list[dict[str, Any]] | None) -> dict[str, Any] | None: ...
+
+
 NEWER_THRESHOLDS = ("engine_internal",)  # issue 33: in a context only when the input sets it to another value
 NEWER_WARMUP = ("yielding",)  # issue 36: likewise (every state's payload stays as it was for a run with the default)
 
@@ -157,8 +165,9 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
 def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
                       open_engine: EngineOpener, lambda_timeout_s: float = 900,
                       attempts: int = 3, read_secret_tags: TagReader | None = None,
-                      say: Callable[[str], Any] | None = None) -> DiscoverResult:
-    """``say``: where the one line of what the run reads and leaves out goes before the warm-up (the log)."""
+                      say: Callable[[str], Any] | None = None, estimate_plan: PlanEstimator) -> DiscoverResult:
+    """``say``: where the one line of what the run reads and leaves out goes before the warm-up (the log);
+    ``estimate_plan``: the plan's estimate, stored on the run item with it."""
     run_id, warmup = run.run_id, run.warmup
     target = run.target.model_dump(mode="json", exclude_unset=True)  # as the state carries it
     plan_key, units_key = evidence_key(run_id, "plan.json"), evidence_key(run_id, "units.json")
@@ -213,8 +222,8 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units), selection=selection,
                      hot_set_units=[u.unit_id for u in plan.units if u.priority == hot_rank],
                      bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
-                     estimate=run_estimate(run, store=store, plan_summary=summary, engine=spec.engine,
-                                           counted=counted_of(spec.engine, segments, planned.census)))
+                     estimate=estimate_plan(run, store=store, plan_summary=summary, engine=spec.engine,
+                                            segments=segments, census=planned.census))
     return _result(plan_doc, plan_key, units_key, run, reused=False)
 
 
