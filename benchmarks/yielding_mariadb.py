@@ -16,6 +16,7 @@ only way).
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import tempfile
@@ -127,8 +128,11 @@ def main() -> None:
     parser.add_argument("--full-s", type=int, default=15)
     parser.add_argument("--after-hot-set", type=int, default=1)
     parser.add_argument("--window-s", type=float, default=2.0)
-    parser.add_argument("--plans", default="alone,buffer,after_hot_set,yielding")
+    parser.add_argument("--plans", default="alone,warm,buffer,after_hot_set,yielding", help="as yielding.py's: warm "
+                        "right after alone (the application on the volume alone left fully hydrated, the reference)")
     parser.add_argument("--rate", type=float)
+    parser.add_argument("--save", type=Path, help="write every plan's result to this JSON file (yielding.py --judge "
+                        "prints its table again)")
     args = parser.parse_args()
     if reason := fuse_unavailable():
         sys.exit(f"benchmarks/yielding_mariadb.py: {reason}")
@@ -150,13 +154,18 @@ def main() -> None:
                   f"{args.cold_mb} MiB; {args.concurrency} sessions; ceiling {DEFAULT_PROFILE.ceiling_mib_per_s:.2f} "
                   "MiB/s wall", flush=True)
             plans = {"alone": dict(app=False, after=None, yielding=True),
+                     "warm": dict(app=True, after=None, yielding=False),
                      "buffer": dict(app=True, after=None, yielding=False),
                      "after_hot_set": dict(app=True, after=args.after_hot_set, yielding=False),
                      "yielding": dict(app=True, after=None, yielding=True)}
             rate, rows = args.rate, []
             for name in args.plans.split(","):
                 plan_args = plans[name]
-                volume.restore()
+                hydrated_for = rows[0][1]["seconds"] if name == "warm" and rows and rows[0][0] == "alone" else None
+                if name == "warm" and hydrated_for is None:
+                    sys.exit("benchmarks/yielding_mariadb.py: the plan warm runs right after alone (alone,warm,...)")
+                if hydrated_for is None:  # warm: the volume as alone left it, all of it read
+                    volume.restore()
                 volume.mount()
                 server.start()
                 try:
@@ -170,6 +179,12 @@ def main() -> None:
                         if plan_args["app"] else None
                     ysettings = YieldSettings(maximum=args.concurrency, window_seconds=args.window_s) \
                         if plan_args["yielding"] else None
+                    if hydrated_for is not None and app is not None:  # no warm-up: the fully warm reference
+                        started = time.time()
+                        time.sleep(hydrated_for + args.full_s)
+                        rows.append((name, {"seconds": hydrated_for, "started": started, "hot_after": 0.0,
+                                            "levels": [], "decisions": [], "app": app.stop()}))
+                        continue
                     r = warm(lambda: MySQLEngine.connect(spec, call_timeout_seconds=3600), "mariadb", plan.units,
                              args.concurrency, hot_units, plan_args["after"], ysettings)
                     if app is not None:
@@ -190,6 +205,8 @@ def main() -> None:
                       + " ".join(f"{t:.0f}:{lv}" for t, lv in r["levels"][::4]), flush=True)
                 if r["decisions"]:
                     print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
+            if args.save:
+                args.save.write_text(json.dumps({"rate": rate, "args": vars(args), "rows": rows}, default=str))
             print_table(rows, rate)
         finally:
             server.close()
