@@ -105,6 +105,14 @@ def test_optional_metric_absent_is_not_reported_and_window_still_complete(aws: t
     for name in ("EBSIOBalance%", "EBSByteBalance%"):
         assert metrics[name]["status"] == "not_reported" and metrics[name]["points"] == []
         assert metrics[name]["mean"] is None and metrics[name]["max"] is None
+    # cloudwatch.json's keys, in the order it has always written them (the typed poll keeps every field)
+    assert list(result) == ["complete", "final", "polled_at", "namespace", "db_instance_identifier", "period",
+                            "statistics", "windows", "missing", "pending", "notes"]
+    assert list(result["windows"]["p1"]) == ["started_at", "finished_at", "complete", "expected_periods", "metrics",
+                                             "notes"]
+    assert list(metrics["BurstBalance"]) == ["unit", "required", "expected", "arrived", "points", "absent", "mean",
+                                             "max", "status"]
+    assert metrics["BurstBalance"]["points"][0][1] == 99.0 and json.loads(json.dumps(result)) == result
 
 
 def test_datapoints_never_arriving_are_missing_on_the_final_poll_and_never_invented(aws: tuple[Any, Any]) -> None:
