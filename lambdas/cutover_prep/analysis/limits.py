@@ -179,9 +179,6 @@ class Level:
     throughput_label: str | None
     crossover_kb: float | None
 
-    def document(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 def _level(s: StorageCaps, inst: InstanceCaps, peak: bool) -> Level:
     labels = _storage_labels(s)
@@ -235,12 +232,12 @@ class Limits:
 
     def document(self) -> dict[str, Any]:
         """``expected_limits``: ``effective`` repeats the peak beside both levels."""
-        peak = self.peak.document()
+        peak = asdict(self.peak)
         return {
             "instance_class": self.instance_class, "storage_type": self.storage_type,
             "allocated_gb": self.allocated_gb, "iops": self.iops, "throughput_mbps": self.throughput_mbps,
             "engine": self.engine, "instance": self.instance.document(), "storage": self.storage.document(),
-            "effective": {**peak, "peak": peak, "sustained": self.sustained.document(), "has_burst": self.has_burst},
+            "effective": {**peak, "peak": peak, "sustained": asdict(self.sustained), "has_burst": self.has_burst},
             "notes": self.instance.notes + self.storage.notes,
             "sources": {"instance": list(INSTANCE_SOURCES), "storage": self.storage.sources, "taken": TABLE_TAKEN},
         }

@@ -16,7 +16,7 @@ from typing import Any
 
 from cutover_prep.engines.bench import BenchDriver, PointSpec, ScanResult, SweepTarget
 from cutover_prep.engines.scratch import Scratch
-from cutover_prep.measure.model import PointMeasurement, histogram, percentiles
+from cutover_prep.measure.model import ClientCount, PointMeasurement, histogram, percentiles
 from cutover_prep.measure.sample import BlockPicker, SampledBlock
 
 READ_KINDS = ("sequential", "random")
@@ -170,9 +170,9 @@ def run_point(driver: BenchDriver, spec: PointSpec, *, target: SweepTarget | Non
         point_id=spec.point_id, kind=spec.kind, sessions=spec.sessions, io_size_kb=spec.io_size_kb,
         started_at=started_at, finished_at=finished_at, seconds=round(seconds, 4),
         requests=requests, bytes=bytes_, source=source, knobs_applied=dict(spec.knobs), counters=counters,
-        client={"requests": client_requests, "bytes": client_bytes,
-                "iops": round(client_requests / seconds, 2) if seconds else 0.0,
-                "throughput_kbps": round(client_bytes / 1024 / seconds, 2) if seconds else 0.0},
+        client=ClientCount(requests=client_requests, bytes=client_bytes,
+                           iops=round(client_requests / seconds, 2) if seconds else 0.0,
+                           throughput_kbps=round(client_bytes / 1024 / seconds, 2) if seconds else 0.0),
         latency_hist_us=histogram(latencies) if latencies else _hist_delta(hist_before, driver.latency_histogram()),
         latency_us=percentiles(latencies), notes=notes, passes=passes, cached=cached,
     )

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from botocore.exceptions import (
     ClientError,
@@ -168,6 +168,14 @@ def expected_periods(start: datetime, end: datetime, period: int) -> list[dateti
     return out
 
 
+class WindowSpec(TypedDict):
+    """A point's window as the benchmark hands it in: ISO 8601 times with a timezone, or aware datetimes."""
+
+    point_id: str
+    started_at: str | datetime
+    finished_at: str | datetime
+
+
 @dataclass(frozen=True)
 class Window:
     point_id: str
@@ -175,7 +183,7 @@ class Window:
     end: datetime
 
 
-def parse_windows(windows: list[dict[str, Any]]) -> list[Window]:
+def parse_windows(windows: list[WindowSpec]) -> list[Window]:
     parsed, seen = [], set()
     for w in windows:
         pid = str(w["point_id"])
@@ -190,7 +198,7 @@ def parse_windows(windows: list[dict[str, Any]]) -> list[Window]:
     return parsed
 
 
-def align_note(window: dict[str, Any], period: int = DEFAULT_PERIOD) -> str | None:
+def align_note(window: WindowSpec, period: int = DEFAULT_PERIOD) -> str | None:
     """A plain note when the window (its ``started_at`` and ``finished_at``) cannot be isolated by ``period``-second
     datapoints."""
     return _align_note(parse_time(window["started_at"], "started_at"), parse_time(window["finished_at"], "finished_at"),
@@ -384,7 +392,7 @@ def _window_result(w: Window, series: dict[str, dict[str, dict[datetime, float]]
                         notes=_window_notes(w, period, now, last_closes))
 
 
-def collect_windows(cloudwatch: Any, db_instance_identifier: str, windows: list[dict[str, Any]], *,
+def collect_windows(cloudwatch: Any, db_instance_identifier: str, windows: list[WindowSpec], *,
                     period: int = DEFAULT_PERIOD, final: bool = False, now: datetime | None = None,
                     metrics: Mapping[str, MetricSpec] = RDS_METRICS) -> dict[str, Any]:
     """One poll: what CloudWatch holds for each window, and whether everything has arrived.

@@ -28,7 +28,7 @@ from typing import Annotated, Any
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from cutover_prep.metrics.cloudwatch import call_aws, error_code, parse_time, parse_windows
+from cutover_prep.metrics.cloudwatch import WindowSpec, call_aws, error_code, parse_time, parse_windows
 
 LOG_GROUP = "RDSOSMetrics"
 DISK_FIELDS = ("readIOsPS", "writeIOsPS", "readKbPS", "writeKbPS", "readKb", "writeKb", "avgReqSz", "await",
@@ -250,7 +250,7 @@ def summarise_window(records: list[OsRecord], started_at: str | datetime, finish
             "notes": _summary_notes(samples, edge, (end - start).total_seconds(), interval)}
 
 
-def collect_enhanced(logs: Any, dbi_resource_id: str, windows: list[dict[str, Any]]) -> dict[str, Any]:
+def collect_enhanced(logs: Any, dbi_resource_id: str, windows: list[WindowSpec]) -> dict[str, Any]:
     """One fetch over the union of the windows, then one summary per point_id."""
     parsed = parse_windows(windows)
     base = {"log_group": LOG_GROUP, "log_stream": dbi_resource_id}
