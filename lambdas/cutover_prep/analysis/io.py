@@ -53,7 +53,9 @@ from cutover_prep.analysis.points import (
     ColdWarm,
     Crossover,
     Measured,
+    MeasuredMax,
     PointIn,
+    PointRow,
     Probes,
     Row,
     is_sequential,
@@ -172,17 +174,17 @@ def _crossover(rows: list[Row], limits: Limits | None) -> Crossover:
                      theoretical_sustained_kb=limits.sustained.crossover_kb if limits else None)
 
 
-def _measured(rows: list[Row]) -> dict[str, Any]:
+def _measured(rows: list[Row]) -> MeasuredMax:
     usable = [r for r in rows if valid(r)]
     if not usable:
-        return {"points": len(rows), "max_iops": None, "max_iops_at_kb": None, "max_throughput_kbps": None,
-                "max_throughput_mb_s": None, "max_throughput_at_kb": None}
+        return MeasuredMax(points=len(rows), max_iops=None, max_iops_at_kb=None, max_throughput_kbps=None,
+                           max_throughput_mb_s=None, max_throughput_at_kb=None)
     by_iops = max(usable, key=lambda r: (r.iops, -(size_of(r) or 0)))
     by_tp = max(usable, key=lambda r: (r.throughput_kbps, -(size_of(r) or 0)))
-    return {"points": len(rows), "max_iops": by_iops.iops, "max_iops_at_kb": size_of(by_iops),
-            "max_iops_point": by_iops.point_id, "max_throughput_kbps": by_tp.throughput_kbps,
-            "max_throughput_mb_s": round(by_tp.throughput_kbps / 1024, 1), "max_throughput_at_kb": size_of(by_tp),
-            "max_throughput_point": by_tp.point_id}
+    return MeasuredMax(points=len(rows), max_iops=by_iops.iops, max_iops_at_kb=size_of(by_iops),
+                       max_iops_point=by_iops.point_id, max_throughput_kbps=by_tp.throughput_kbps,
+                       max_throughput_mb_s=round(by_tp.throughput_kbps / 1024, 1),
+                       max_throughput_at_kb=size_of(by_tp), max_throughput_point=by_tp.point_id)
 
 
 # ---- burst balance --------------------------------------------------------------------------
@@ -246,11 +248,12 @@ def _cold_warm(probes: Probes) -> ColdWarm | None:
 # ---- conclusions ----------------------------------------------------------------------------
 
 
-def analyze(points: Iterable[dict[str, Any]], *, limits: dict[str, Any] | None = None,
-            probes: dict[str, Any] | None = None, burst_balance: list[float] | None = None,
+def analyze(points: Iterable[PointRow], *, burst_balance: list[float] | None = None,
+            limits: dict[str, Any] | None = None, probes: dict[str, Any] | None = None,
             thresholds: Thresholds | None = None) -> dict[str, Any]:
     """Analyse benchmark points (see the module docstring for the rules) against ``limits`` (an
-    ``expected_limits`` document, repeated in the result), with the cold and warm ``probes``."""
+    ``expected_limits`` document, repeated in the result), with the cold and warm ``probes`` (each point as the
+    benchmark stored it)."""
     known = Limits.from_document(limits) if limits else None
     levels = _levels(known)
     rows = [_bound_by_limits(_row(PointIn.model_validate(p), i), levels) for i, p in enumerate(points)]

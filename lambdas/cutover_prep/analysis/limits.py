@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from pydantic import BaseModel
 
@@ -275,16 +275,34 @@ class VolumeSettings(BaseModel):
     storage_throughput: int | float | None = None
 
 
-def _volume_row(v: VolumeSettings, instance_class: str | None, engine: str) -> dict[str, Any]:
-    row = {"volume": v.name, "storage_type": v.storage_type, "allocated_gb": v.allocated_storage_gb, "iops": v.iops,
-           "throughput_mbps": v.storage_throughput}
+class VolumeCeiling(TypedDict):
+    """One volume's ceiling as the findings' ``volumes`` section takes it: its settings, then its storage caps and
+    ceiling, or why it has none (``error``)."""
+
+    volume: str | None
+    storage_type: str | None
+    allocated_gb: int | float | None
+    iops: int | float | None
+    throughput_mbps: int | float | None
+    error: NotRequired[str]
+    storage: NotRequired[dict[str, int | float | str | bool | None]]  # VOLUME_STORAGE_FIELDS of its storage caps
+    ceiling_mib_s: NotRequired[float | None]
+    ceiling_bound_by: NotRequired[str | None]
+    ceiling_iops: NotRequired[float | None]
+    instance_note: NotRequired[str]
+    ceiling_label: NotRequired[str | None]
+
+
+def _volume_row(v: VolumeSettings, instance_class: str | None, engine: str) -> VolumeCeiling:
+    row = VolumeCeiling(volume=v.name, storage_type=v.storage_type, allocated_gb=v.allocated_storage_gb, iops=v.iops,
+                        throughput_mbps=v.storage_throughput)
     try:
         if not v.storage_type or not v.allocated_storage_gb:
             raise InvalidStorage("storage type or size not reported")
         caps = storage_caps(v.storage_type, float(v.allocated_storage_gb), iops=v.iops,
                             throughput_mbps=v.storage_throughput, engine=engine)
     except LimitsError as exc:
-        return {**row, "error": f"no ceiling: {exc}"}
+        return VolumeCeiling(**row, error=f"no ceiling: {exc}")
     storage = caps.document()
     row["storage"] = {k: storage[k] for k in VOLUME_STORAGE_FIELDS}
     row.update(ceiling_mib_s=caps.baseline_throughput_mib_s, ceiling_bound_by="storage",
@@ -301,7 +319,7 @@ def _volume_row(v: VolumeSettings, instance_class: str | None, engine: str) -> d
 
 
 def volume_limits(instance_class: str | None, volumes: list[dict[str, Any]],
-                  engine: str = DEFAULT_ENGINE) -> list[dict[str, Any]]:
+                  engine: str = DEFAULT_ENGINE) -> list[VolumeCeiling]:
     """Each storage volume's own ceiling (RDS additional storage volumes, ``cutover_prep.engines.volumes``): the
     storage caps from *that* volume's storage type, size, IOPS and throughput, and the effective
     (sustained) caps against the instance class. The instance's EBS bandwidth is one for all its

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from pydantic import BaseModel, BeforeValidator
 
@@ -27,6 +27,22 @@ def num(value: Any) -> float | None:
 
 
 Number = Annotated[float | None, BeforeValidator(num)]  # empty and NaN are None, a boolean is refused
+
+
+class PointRow(TypedDict, total=False):
+    """A benchmark point as it is handed in: a ``cutover-prep analyze`` CSV row (``sweep/points.csv``'s columns);
+    any may be absent, a number may come as text."""
+
+    point_id: str
+    kind: str
+    sessions: int | float | str | None
+    io_size_kb: float | str | None
+    iops: float | str | None
+    throughput_kbps: float | str | None
+    latency_p50_us: float | str | None
+    latency_p99_us: float | str | None
+    burst_balance: float | str | None
+    seconds: float | str | None
 
 
 class Measured(BaseModel):
@@ -110,6 +126,20 @@ def is_sequential(row: Row) -> bool:
 def latency_at(latency: dict[str, float] | None, key: str) -> float | None:
     """One figure of a latency summary (``p50``, ``p99``), None when it has none."""
     return (latency or {}).get(key)
+
+
+class MeasuredMax(TypedDict):
+    """The analysis' ``measured``: the highest IOPS and throughput and where they were reached (the points only
+    when a point was valid)."""
+
+    points: int
+    max_iops: float | None
+    max_iops_at_kb: float | None
+    max_iops_point: NotRequired[str]
+    max_throughput_kbps: float | None
+    max_throughput_mb_s: float | None
+    max_throughput_at_kb: float | None
+    max_throughput_point: NotRequired[str]
 
 
 @dataclass(frozen=True)

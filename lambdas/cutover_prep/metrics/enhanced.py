@@ -23,7 +23,7 @@ import json
 import statistics
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -42,6 +42,39 @@ FETCH_MARGIN = timedelta(seconds=60)
 MAX_PAGES = 10_000
 
 Stats = dict[str, float]  # {"mean", "max", "samples"} of one field
+# all_devices: each summed field's stats, the KiB per read and per write IO, the devices summed
+AllDevices = dict[str, Stats | float | list[str] | None]
+
+
+class WindowSummary(TypedDict):
+    """What Enhanced Monitoring recorded during one window (enhanced.json's ``windows``, per point)."""
+
+    started_at: str
+    finished_at: str
+    samples: int
+    edge_samples_excluded: int
+    interval_s: float | None
+    first_sample: str | None
+    last_sample: str | None
+    devices: dict[str, dict[str, Stats]]
+    physical_devices: dict[str, dict[str, Stats]]
+    all_devices: AllDevices | None
+    notes: list[str]
+
+
+class EnhancedEvidence(TypedDict):
+    """enhanced.json: the stream read, whether Enhanced Monitoring was on, and each window's summary."""
+
+    log_group: str
+    log_stream: str
+    available: bool
+    reason: str | None
+    interval_s: NotRequired[float | None]
+    engine: NotRequired[str | None]
+    records: NotRequired[int]
+    skipped_records: NotRequired[int]
+    notes: NotRequired[list[str]]
+    windows: dict[str, WindowSummary]
 
 
 # -- records ------------------------------------------------------------------------------
@@ -190,7 +223,7 @@ def _ratio(stats: dict[str, Stats], numerator: str, denominator: str) -> float |
     return round(stats[numerator]["mean"] / stats[denominator]["mean"], 3)
 
 
-def _all_devices(samples: list[OsRecord]) -> dict[str, Any]:
+def _all_devices(samples: list[OsRecord]) -> AllDevices:
     """Per-sample sums over the diskIO devices (physicalDeviceIO is not added: it makes up rdsdev)."""
     sums: dict[str, list[float]] = {}
     for record in samples:
@@ -235,39 +268,41 @@ def _summary_notes(samples: list[OsRecord], edge: int, seconds: float, interval:
 
 
 def summarise_window(records: list[OsRecord], started_at: str | datetime, finished_at: str | datetime, *,
-                     interval_s: float | None = None) -> dict[str, Any]:
+                     interval_s: float | None = None) -> WindowSummary:
     """Per-device mean/max of the disk fields over the samples wholly inside the window."""
     start, end = parse_time(started_at, "started_at"), parse_time(finished_at, "finished_at")
     interval = interval_s if interval_s is not None else infer_interval(records)
     samples, edge = _inside(records, start, end, interval)
-    return {"started_at": start.isoformat(), "finished_at": end.isoformat(), "samples": len(samples),
-            "edge_samples_excluded": edge, "interval_s": interval,
-            "first_sample": samples[0].timestamp.isoformat() if samples else None,
-            "last_sample": samples[-1].timestamp.isoformat() if samples else None,
-            "devices": _per_device([r.disk_io for r in samples]),
-            "physical_devices": _per_device([r.physical_device_io for r in samples]),
-            "all_devices": _all_devices(samples) if samples else None,
-            "notes": _summary_notes(samples, edge, (end - start).total_seconds(), interval)}
+    return WindowSummary(started_at=start.isoformat(), finished_at=end.isoformat(), samples=len(samples),
+                         edge_samples_excluded=edge, interval_s=interval,
+                         first_sample=samples[0].timestamp.isoformat() if samples else None,
+                         last_sample=samples[-1].timestamp.isoformat() if samples else None,
+                         devices=_per_device([r.disk_io for r in samples]),
+                         physical_devices=_per_device([r.physical_device_io for r in samples]),
+                         all_devices=_all_devices(samples) if samples else None,
+                         notes=_summary_notes(samples, edge, (end - start).total_seconds(), interval))
 
 
-def collect_enhanced(logs: Any, dbi_resource_id: str, windows: list[WindowSpec]) -> dict[str, Any]:
+def collect_enhanced(logs: Any, dbi_resource_id: str, windows: list[WindowSpec]) -> EnhancedEvidence:
     """One fetch over the union of the windows, then one summary per point_id."""
     parsed = parse_windows(windows)
-    base = {"log_group": LOG_GROUP, "log_stream": dbi_resource_id}
     if not parsed:
-        return {**base, "available": False, "reason": "no windows to collect", "windows": {}}
+        return EnhancedEvidence(log_group=LOG_GROUP, log_stream=dbi_resource_id, available=False,
+                                reason="no windows to collect", windows={})
     start = min(w.start for w in parsed) - FETCH_MARGIN
     end = max(w.end for w in parsed) + FETCH_MARGIN
     fetched = fetch_records(logs, dbi_resource_id, start, end)
     if not fetched.available:
-        return {**base, "available": False, "reason": fetched.reason, "windows": {}}
+        return EnhancedEvidence(log_group=LOG_GROUP, log_stream=dbi_resource_id, available=False,
+                                reason=fetched.reason, windows={})
     records = fetched.records
     interval = infer_interval(records)
     notes = list(fetched.notes)
     if not records:
         notes.append(f"the stream has no record between {start.isoformat()} and {end.isoformat()}: Enhanced "
                      "Monitoring was off then, or the records have expired")
-    return {**base, "available": True, "reason": None, "interval_s": interval,
-            "engine": records[0].engine if records else None, "records": len(records),
-            "skipped_records": fetched.skipped, "notes": notes,
-            "windows": {w.point_id: summarise_window(records, w.start, w.end, interval_s=interval) for w in parsed}}
+    return EnhancedEvidence(log_group=LOG_GROUP, log_stream=dbi_resource_id, available=True, reason=None,
+                            interval_s=interval, engine=records[0].engine if records else None,
+                            records=len(records), skipped_records=fetched.skipped, notes=notes,
+                            windows={w.point_id: summarise_window(records, w.start, w.end, interval_s=interval)
+                                     for w in parsed})

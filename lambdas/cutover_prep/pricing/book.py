@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, Field, ValidationError
@@ -150,6 +150,17 @@ class Component:
         return per * self.quantity
 
 
+class ComponentDetail(TypedDict):
+    """A priced component as the comparison writes it (``price_detail``)."""
+
+    quantity: float
+    unit: str
+    usd_per_unit: float | None
+    usd_per_hour: float | None
+    source: str | None
+    unknown: NotRequired[str]
+
+
 @dataclass
 class Price:
     per_hour_usd: float | None
@@ -165,11 +176,16 @@ class Price:
         known = "; ".join(self.sources)
         return known + (f"; unknown: {'; '.join(unknown)}" if unknown else "")
 
-    def detail(self) -> dict[str, Any]:
-        return {c.name: {"quantity": c.quantity, "unit": c.unit, "usd_per_unit": c.usd_per_unit,
-                         "usd_per_hour": None if c.per_hour is None else round(c.per_hour, 6),
-                         "source": c.source, **({"unknown": c.why_unknown} if c.why_unknown else {})}
-                for c in self.components}
+    def detail(self) -> dict[str, ComponentDetail]:
+        """Each component by its name."""
+        out = {}
+        for c in self.components:
+            out[c.name] = ComponentDetail(quantity=c.quantity, unit=c.unit, usd_per_unit=c.usd_per_unit,
+                                          usd_per_hour=None if c.per_hour is None else round(c.per_hour, 6),
+                                          source=c.source)
+            if c.why_unknown:
+                out[c.name]["unknown"] = c.why_unknown
+        return out
 
 
 class PriceBook:
