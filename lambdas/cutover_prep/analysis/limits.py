@@ -8,7 +8,11 @@ is read as MiB, so 1 Mbps = 128 KiB/s.
 
 Instance classes
     ``INSTANCE_CLASSES`` (in ``instance_classes``, with its sources): the caps per DB instance class.
-    ``storage``: the caps per storage type, size and engine (gp2, gp3, io1, io2, magnetic).
+Storage
+    ``analysis.storage``: the caps per storage type, size and engine (gp2, gp3, io1, io2, magnetic).
+
+``limits_of`` answers the typed ``Limits``; ``expected_limits`` its document (analysis.json's ``limits``, the
+findings', ``cutover-prep analyze``'s), which ``Limits.from_document`` reads back.
 """
 
 from __future__ import annotations

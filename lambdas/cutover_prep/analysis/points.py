@@ -1,6 +1,7 @@
-"""What the IO analysis reads and judges (``analysis.io``): a point or probe as measured (``Measured``,
-``PointIn``, ``Probes``: read at entry, pydantic), a point as judged (``Row``) and what the analysis finds
-(``Crossover``, ``Burst``, ``ColdWarm``: frozen dataclasses, written as the analysis document's sections)."""
+"""What the IO analysis reads and judges (``analysis.io``): a point as handed in (``PointRow``), a point or probe
+as measured (``Measured``, ``PointIn``, ``Probes``: read at entry, pydantic), a point as judged (``Row``) and what
+the analysis finds (``MeasuredMax``, ``Crossover``, ``Burst``, ``ColdWarm``: written as the analysis document's
+sections)."""
 
 from __future__ import annotations
 
