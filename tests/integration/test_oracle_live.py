@@ -147,10 +147,10 @@ def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
         target = scan_target(units)
         (point,) = bench.io_size_points(sweep_options({"mbrc_values": [16], "seconds_per_point": 2}), target)
         m = run_point(bench, point, target=target, picker=None, block_size=target.block_size)
-        assert m.client["bytes"] > 0
+        assert m.client.bytes > 0
         r = run_point(bench, PointSpec("random-02s", "random", 1, sessions=2), target=None,
                       picker=lambda i: BlockPicker(ranges, seed=i), block_size=target.block_size)
-        assert r.client["requests"] > 0
+        assert r.client.requests > 0
         scratch = scratch_for_run("oracle-live", "oracle", 8 * 2**20)
         w = run_point(bench, PointSpec("w", "write_direct", 30), target=None, picker=None, block_size=8192,
                       scratch=scratch)

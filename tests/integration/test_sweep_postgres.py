@@ -131,9 +131,9 @@ def test_sequential_point_reads_the_target_in_order_for_its_time(bench, units):
     spec = PointSpec(point_id="seq", kind="sequential", seconds=1.0)
     m = run_point(bench, spec, target=target, picker=None, block_size=8192)
     assert m.seconds >= 0.2
-    assert m.client["bytes"] > 0 and m.client["bytes"] % 8192 == 0
+    assert m.client.bytes > 0 and m.client.bytes % 8192 == 0
     passes = m.passes  # structured; the note says the same in words
-    assert (passes - 1) * target.bytes < m.client["bytes"] <= passes * target.bytes
+    assert (passes - 1) * target.bytes < m.client.bytes <= passes * target.bytes
     assert m.cached == (passes > 1) and m.to_json()["cached"] == m.cached  # a re-read may come from the page cache
     assert (f"was read {passes} times" in " ".join(m.notes)) == (passes > 1)
     assert m.started_at < m.finished_at
@@ -171,8 +171,8 @@ def test_random_point_runs_every_session_until_the_deadline(bench, units, sessio
     m = run_point(bench, spec, target=None, picker=lambda i: BlockPicker(ranges, seed=100 + i), block_size=8192)
     assert m.notes == []
     reads_each = int(spec.seconds / ReadsClock.STEP)  # a read at 0, STEP, ... up to the one before the deadline
-    assert m.client["requests"] == sessions * reads_each  # every session read until the deadline, none after
-    assert sum(m.latency_hist_us.values()) == m.client["requests"]
+    assert m.client.requests == sessions * reads_each  # every session read until the deadline, none after
+    assert sum(m.latency_hist_us.values()) == m.client.requests
     assert m.seconds == spec.seconds
     assert m.iops > 0
 
@@ -182,7 +182,7 @@ def test_write_test_writes_only_its_scratch_schema_and_drops_it(bench, sample_db
     spec = PointSpec(point_id=kind, kind=kind, seconds=0.5)
     scratch = scratch_for_run(f"sweep-{kind}", "postgres", 64 * 2**20)
     m = run_point(bench, spec, target=None, picker=None, block_size=8192, scratch=scratch)
-    assert m.client["requests"] >= 1
+    assert m.client.requests >= 1
     with psycopg.connect(conninfo(sample_db)) as conn:
         assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s",
                             (scratch.name,)).fetchone()[0] == 0

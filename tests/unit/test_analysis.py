@@ -10,6 +10,7 @@ up to 16 KB, from 32 KB throughput-bound at ~75,000 KB/s (2,359 IO/s at 32 KB). 
 from __future__ import annotations
 
 import copy
+from dataclasses import asdict
 
 import pytest
 
@@ -21,6 +22,7 @@ from cutover_prep.analysis import (
     instance_caps,
     storage_caps,
 )
+from cutover_prep.analysis.limits import Limits, limits_of
 
 
 def series(pairs, *, kind="sequential", burst_balance=None):
@@ -46,14 +48,14 @@ def bounds(result):
 ])
 def test_gp3_striping_threshold_depends_on_engine(engine, gb, volumes, iops, mib_s):
     s = storage_caps("gp3", gb, engine=engine)
-    assert (s["volumes"], s["baseline_iops"], s["baseline_throughput_mib_s"]) == (volumes, iops, mib_s)
-    assert s["burst_iops"] is None
-    assert s["baseline_throughput_kbps"] == mib_s * 1024
+    assert (s.volumes, s.baseline_iops, s.baseline_throughput_mib_s) == (volumes, iops, mib_s)
+    assert s.burst_iops is None
+    assert s.baseline_throughput_kbps == mib_s * 1024
 
 
 def test_gp3_provisioned_values_above_the_threshold_are_used():
     s = storage_caps("gp3", 500, iops=20000, throughput_mbps=1000, engine="postgres")
-    assert (s["baseline_iops"], s["baseline_throughput_mib_s"]) == (20000, 1000.0)
+    assert (s.baseline_iops, s.baseline_throughput_mib_s) == (20000, 1000.0)
 
 
 @pytest.mark.parametrize(("gb", "baseline", "burst", "base_mib", "burst_mib"), [
@@ -62,44 +64,44 @@ def test_gp3_provisioned_values_above_the_threshold_are_used():
 ])
 def test_gp2_three_iops_per_gib_min_100_and_burst(gb, baseline, burst, base_mib, burst_mib):
     s = storage_caps("gp2", gb, engine="postgres")
-    assert s["volumes"] == 1
-    assert (s["baseline_iops"], s["burst_iops"]) == (baseline, burst)
-    assert s["baseline_throughput_mib_s"] == base_mib
-    assert s["burst_throughput_mib_s"] == burst_mib
-    assert s["burst_credits"] == 5_400_000
+    assert s.volumes == 1
+    assert (s.baseline_iops, s.burst_iops) == (baseline, burst)
+    assert s.baseline_throughput_mib_s == base_mib
+    assert s.burst_throughput_mib_s == burst_mib
+    assert s.burst_credits == 5_400_000
 
 
 def test_gp2_burst_duration_from_a_full_bucket():
-    assert storage_caps("gp2", 100)["burst_minutes_from_full"] == round(5_400_000 / 2700 / 60, 1)
+    assert storage_caps("gp2", 100).burst_minutes_from_full == round(5_400_000 / 2700 / 60, 1)
 
 
 def test_gp2_striped_and_large_volumes():
     striped = storage_caps("gp2", 400, engine="postgres")
-    assert (striped["volumes"], striped["baseline_iops"], striped["burst_iops"]) == (4, 1200, 12000)
-    assert striped["burst_throughput_mib_s"] == 512  # 4 volumes of 100 GiB, 128 MiB/s each
+    assert (striped.volumes, striped.baseline_iops, striped.burst_iops) == (4, 1200, 12000)
+    assert striped.burst_throughput_mib_s == 512  # 4 volumes of 100 GiB, 128 MiB/s each
     huge = storage_caps("gp2", 30000, engine="postgres")
-    assert huge["baseline_iops"] == 64000  # 4 x the 16,000 IOPS volume maximum
-    assert huge["burst_iops"] is None  # the baseline is above the burst
-    assert huge["baseline_throughput_mib_s"] == 1000
-    assert storage_caps("gp2", 200, engine="oracle")["volumes"] == 4
+    assert huge.baseline_iops == 64000  # 4 x the 16,000 IOPS volume maximum
+    assert huge.burst_iops is None  # the baseline is above the burst
+    assert huge.baseline_throughput_mib_s == 1000
+    assert storage_caps("gp2", 200, engine="oracle").volumes == 4
 
 
 def test_io1_provisioned_iops_and_throughput():
     small = storage_caps("io1", 100, iops=1000, engine="oracle")
-    assert (small["baseline_iops"], small["baseline_throughput_mib_s"]) == (1000, 250.0)  # 1,000 x 256 KiB
-    assert small["burst_iops"] is None
+    assert (small.baseline_iops, small.baseline_throughput_mib_s) == (1000, 250.0)  # 1,000 x 256 KiB
+    assert small.burst_iops is None
     capped = storage_caps("io1", 300, iops=10000, engine="postgres")
-    assert capped["baseline_throughput_mib_s"] == 500  # RDS maximum below the striping threshold
+    assert capped.baseline_throughput_mib_s == 500  # RDS maximum below the striping threshold
     striped = storage_caps("io1", 1000, iops=20000, engine="postgres")
-    assert (striped["volumes"], striped["baseline_throughput_mib_s"]) == (4, 2000)
+    assert (striped.volumes, striped.baseline_throughput_mib_s) == (4, 2000)
     io2 = storage_caps("io2", 1000, iops=10000, engine="postgres")
-    assert io2["baseline_throughput_mib_s"] == 2560  # 0.256 MiB/s per IOPS
+    assert io2.baseline_throughput_mib_s == 2560  # 0.256 MiB/s per IOPS
 
 
 def test_magnetic_is_flagged_rough():
     s = storage_caps("magnetic", 100)
-    assert s["type"] == "standard" and s["rough"] is True
-    assert s["baseline_throughput_kbps"] is None
+    assert s.type == "standard" and s.rough is True
+    assert s.baseline_throughput_kbps is None
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [
@@ -118,35 +120,35 @@ def test_invalid_storage(kwargs, words):
 
 def test_instance_caps_previous_generation_used_by_the_seeds():
     m4 = instance_caps("db.m4.4xlarge")
-    assert (m4["max_mbps"], m4["max_throughput_kbps"], m4["max_iops"]) == (2000, 256000.0, 16000)
-    assert instance_caps("db.m4.large")["max_throughput_kbps"] == 57600.0  # seed 000's 57,600 KB/s
-    assert instance_caps("db.m4.xlarge")["max_mb_s"] == 93.75
-    assert instance_caps("db.m3.xlarge")["max_mbps"] == 500
+    assert (m4.max_mbps, m4.max_throughput_kbps, m4.max_iops) == (2000, 256000.0, 16000)
+    assert instance_caps("db.m4.large").max_throughput_kbps == 57600.0  # seed 000's 57,600 KB/s
+    assert instance_caps("db.m4.xlarge").max_mb_s == 93.75
+    assert instance_caps("db.m3.xlarge").max_mbps == 500
     t2 = instance_caps("db.t2.medium")
-    assert t2["ebs_optimized"] is False and t2["max_throughput_kbps"] is None
+    assert t2.ebs_optimized is False and t2.max_throughput_kbps is None
 
 
 def test_instance_caps_up_to_classes_have_baseline_and_maximum():
     m5 = instance_caps("m5.large")  # the db. prefix is optional
-    assert m5["instance_class"] == "db.m5.large"
-    assert (m5["baseline_mbps"], m5["max_mbps"], m5["baseline_iops"], m5["max_iops"]) == (650, 4750, 3600, 18750)
-    assert m5["burstable"] is True
-    assert instance_caps("db.r5b.24xlarge")["max_iops"] == 260000
-    assert instance_caps("db.m6i.8xlarge")["max_mbps"] == 10000  # EC2 page, not the RDS page's 12,500
-    assert instance_caps("db.t3.medium")["max_mbps"] == 2085
+    assert m5.instance_class == "db.m5.large"
+    assert (m5.baseline_mbps, m5.max_mbps, m5.baseline_iops, m5.max_iops) == (650, 4750, 3600, 18750)
+    assert m5.burstable is True
+    assert instance_caps("db.r5b.24xlarge").max_iops == 260000
+    assert instance_caps("db.m6i.8xlarge").max_mbps == 10000  # EC2 page, not the RDS page's 12,500
+    assert instance_caps("db.t3.medium").max_mbps == 2085
 
 
 @pytest.mark.parametrize("family", ["m5", "m6i", "m6g", "m7g", "r5", "r5b", "r6i", "r6g", "r7g"])
 def test_required_families_cover_large_to_16xlarge(family):
     for size in ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge"):
         caps = instance_caps(f"db.{family}.{size}")
-        assert caps["max_mbps"] > 0 and caps["max_iops"] > 0
+        assert caps.max_mbps > 0 and caps.max_iops > 0
 
 
 @pytest.mark.parametrize("family", ["t3", "t4g"])
 def test_burstable_families_cover_micro_to_2xlarge(family):
     for size in ("micro", "small", "medium", "large", "xlarge", "2xlarge"):
-        assert instance_caps(f"db.{family}.{size}")["burstable"] is True
+        assert instance_caps(f"db.{family}.{size}").burstable is True
 
 
 def test_unknown_instance_class_suggests_close_matches():
@@ -358,3 +360,16 @@ def test_analysis_is_deterministic_and_does_not_touch_its_input():
     lim = expected_limits("db.m4.4xlarge", "io1", 100, iops=1000, engine="oracle")
     assert analyze(points, limits=lim) == analyze(points, limits=lim)
     assert points == before
+
+
+@pytest.mark.parametrize("args", [("db.m5.large", "gp2", 100), ("db.t2.medium", "magnetic", 50),
+                                  ("db.m4.large", "io1", 500, 3000), ("db.r6g.large", "gp3", 400, 12000, 500)])
+def test_the_limits_document_reads_back_as_the_typed_limits(args):
+    """``expected_limits`` writes ``limits_of``'s every field, and the analysis reads the same limits back."""
+    limits, doc = limits_of(*args), expected_limits(*args)
+    assert doc == limits.document() and Limits.from_document(doc) == limits
+    assert doc["effective"]["has_burst"] is limits.has_burst and doc["effective"]["peak"] == asdict(limits.peak)
+    first = ["instance_class", "ebs_optimized", "burstable", "baseline_mbps", "max_mbps"]
+    assert list(doc["instance"])[:5] == first and doc["instance"]["baseline_iops"] == limits.instance.baseline_iops
+    flags = ["rough", "notes"] if limits.storage.type == "standard" else ["notes", "rough"]
+    assert list(doc["storage"])[6:8] == flags and doc["storage"]["sources"] == limits.storage.sources

@@ -10,7 +10,14 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from cutover_prep.comparison.model import Configuration
-from cutover_prep.pricing.book import HOURS_PER_MONTH, PriceBook, file_label, on_demand_prices, price_file
+from cutover_prep.pricing.book import (
+    HOURS_PER_MONTH,
+    PriceBook,
+    PriceListProduct,
+    file_label,
+    on_demand_prices,
+    price_file,
+)
 
 
 def product(family: str, attributes: dict, unit: str, usd: str) -> str:
@@ -51,8 +58,8 @@ def client():
 
 
 def test_on_demand_prices_reads_the_real_shape():
-    assert on_demand_prices(json.loads(INSTANCE), "Hrs") == [0.25]
-    assert on_demand_prices(json.loads(INSTANCE), "GB-Mo") == []
+    product = PriceListProduct.model_validate(json.loads(INSTANCE))
+    assert on_demand_prices(product, "Hrs") == [0.25] and on_demand_prices(product, "GB-Mo") == []
 
 
 def test_a_configuration_is_priced_from_the_api_and_cached_in_the_table(client, store):

@@ -179,8 +179,8 @@ def test_block_readable_asks_each_family(locator: dict[str, Any], readable: bool
 def test_the_limits_facts_come_from_the_registry() -> None:
     assert STRIPE_THRESHOLD_GB == {"postgres": 400, "oracle": 200, "mysql": 400, "mariadb": 400}
     assert {f.name: f.limits.stripe_threshold_gb for f in families()} == STRIPE_THRESHOLD_GB
-    assert storage_caps("gp3", 250, engine="oracle-se2-cdb")["volumes"] == 4
-    assert storage_caps("gp3", 250, engine="postgres")["volumes"] == 1
+    assert storage_caps("gp3", 250, engine="oracle-se2-cdb").volumes == 4
+    assert storage_caps("gp3", 250, engine="postgres").volumes == 1
 
 
 def test_reading_the_registry_loads_no_database_driver() -> None:

@@ -8,14 +8,18 @@ from typing import Any
 import pytest
 
 from cutover_prep.analysis.limits import expected_limits
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines.base import Extent, Segment
+from cutover_prep.estimate.ceiling import InstanceFacts
 from cutover_prep.estimate.compute import (
     DEFAULT_PROFILE_FACTS,
     LOCAL_RANGE_SECONDS,
     MIB,
     RANGE_SECONDS,
     READER_COLD_MIB_PER_S,
+    DatabaseBytes,
+    EmulationEvidence,
     Rate,
     choose_rate,
     counted_of,
@@ -56,9 +60,9 @@ def test_the_default_is_the_emulators_calibrated_profile():
     from cutover_prep.local.volume.profile import DEFAULT_PROFILE
 
     p = DEFAULT_PROFILE
-    assert DEFAULT_PROFILE_FACTS == {"instance_class": p.instance_class, "storage_type": p.storage_type,
-                                     "allocated_gb": p.allocated_gb, "iops": p.iops,
-                                     "storage_throughput": p.storage_throughput}
+    assert DEFAULT_PROFILE_FACTS == InstanceFacts(instance_class=p.instance_class, storage_type=p.storage_type,
+                                                  allocated_gb=p.allocated_gb, iops=p.iops,
+                                                  storage_throughput=p.storage_throughput)
     assert emulator_ceiling_mib_s(DEFAULT_PROFILE_FACTS, p.engine) == pytest.approx(p.emulated_ceiling_mib_s)
 
 
@@ -70,7 +74,7 @@ def test_the_emulator_ceiling_is_the_profiles(facts):
     from cutover_prep.local.volume.profile import VolumeProfile
 
     profile = VolumeProfile(**facts)
-    assert emulator_ceiling_mib_s({"storage_throughput": None, "iops": None, **facts}, "postgres") == \
+    assert emulator_ceiling_mib_s(InstanceFacts(**facts), "postgres") == \
         pytest.approx(profile.emulated_ceiling_mib_s)
 
 
@@ -99,8 +103,8 @@ def test_transition_counts_come_from_the_asl_file():
 
 
 def test_sources_in_order():
-    earlier = [{"run_id": "r0", "read_rate": {"mib_per_s_wall": 40.0}, "bytes": {"read": 5 * MIB},
-                "timings": {"finished_at": "2026-01-01T00:00:00+00:00"}}]
+    earlier = [Findings.read({"run_id": "r0", "read_rate": {"mib_per_s_wall": 40.0}, "bytes": {"read": 5 * MIB},
+                              "timings": {"finished_at": "2026-01-01T00:00:00+00:00"}})]
     emulation = {"emulated": True, "ceiling_mib_per_s": 15.625, "profile": {"time_scale": 8, "storage_type": "gp3",
                                                                              "allocated_gb": 100,
                                                                              "instance_class": "db.t3.medium"}}
@@ -125,19 +129,19 @@ def test_a_measured_run_is_the_latest_that_read_something():
         {"run_id": "empty", "read_rate": {"mib_per_s_wall": None}, "bytes": {"read": 0},
          "timings": {"finished_at": "2026-03-01T00:00:00+00:00"}},
     ]
-    rate = measured_rate(runs)
+    rate = measured_rate([Findings.read(r) for r in runs])
     assert rate is not None and rate.mib_per_s == 30.0 and "run new" in rate.detail and "concurrency 16" in rate.detail
-    assert measured_rate([runs[2]]) is None
+    assert measured_rate([Findings.read(runs[2])]) is None
 
 
 def test_instance_limits_are_the_sustained_level_bounded_by_the_readers():
-    facts = {"instance_class": "db.m5.large", "storage_type": "gp2", "allocated_gb": 100}
+    facts = InstanceFacts(instance_class="db.m5.large", storage_type="gp2", allocated_gb=100)
     sustained = expected_limits("db.m5.large", "gp2", 100)["effective"]["sustained"]["throughput_kbps"] / 1024
     many = limits_rate(facts, "postgres", 64)
     assert many is not None and many.mib_per_s == pytest.approx(sustained, abs=0.01)  # 75 MiB/s: the gp2 baseline
     one = limits_rate(facts, "postgres", 1)
     assert one is not None and one.mib_per_s == pytest.approx(READER_COLD_MIB_PER_S, abs=0.01)
-    assert limits_rate({"instance_class": None}, "postgres", 4) is None
+    assert limits_rate(InstanceFacts(), "postgres", 4) is None
 
 
 def test_the_emulated_volume_scales_the_readers():
@@ -161,11 +165,12 @@ def test_time_and_cost():
     assert est.cost.lambda_usd >= memory_gb * 80 * LAMBDA_USD_PER_GB_SECOND
     assert est.cost.instance_hours is None
     # fewer units than slots: one reader per unit
-    small = estimate(engine="postgres", plan_summary={"units": 2, "bytes": 10 * MIB}, max_concurrency=16, rate=rate)
+    small = estimate(engine="postgres", plan_summary={"units": 2, "bytes": 10 * MIB, "segments": 2}, max_concurrency=16,
+                     rate=rate)
     assert small.concurrency == 2
     # many tiny ranges: bound by calls, not bytes: each costs RANGE_SECONDS of one reader, the readers share them
-    tiny = estimate(engine="postgres", plan_summary={"units": 10, "bytes": 1000 * MIB}, max_concurrency=4, rate=rate,
-                    ranges=500)
+    tiny = estimate(engine="postgres", plan_summary={"units": 10, "bytes": 1000 * MIB, "segments": 3},
+                    max_concurrency=4, rate=rate, ranges=500)
     assert tiny.bytes_to_read == 1000 * MIB and tiny.seconds_bytes == 20.0
     assert tiny.seconds_ranges == pytest.approx(500 * RANGE_SECONDS / 4, abs=0.05)
     assert tiny.estimated_seconds == pytest.approx(20.0 + 500 * RANGE_SECONDS / 4, abs=0.05)
@@ -177,7 +182,7 @@ def test_a_range_costs_time_not_bytes():
     the report compared with the run's were not the only thing in the time."""
     assert RANGE_SECONDS == pytest.approx(RANGE_COST_BYTES / MIB / READER_COLD_MIB_PER_S, abs=1e-4)  # 58 ms
     fast = Rate(mib_per_s=1000.0, source="instance_limits", detail="a fast volume")
-    est = estimate(engine="postgres", plan_summary={"units": 40, "bytes": 100 * MIB, "ranges": 2000},
+    est = estimate(engine="postgres", plan_summary={"units": 40, "bytes": 100 * MIB, "ranges": 2000, "segments": 40},
                    max_concurrency=8, rate=fast)
     assert est.bytes_to_read == 100 * MIB and est.ranges == 2000  # the summary's ranges
     assert est.seconds_bytes == pytest.approx(0.1) and est.seconds_ranges == pytest.approx(2000 * RANGE_SECONDS / 8,
@@ -189,9 +194,9 @@ def test_a_range_costs_time_not_bytes():
 
 def test_a_measured_rate_already_holds_its_ranges_time():
     """The wall-clock rate of an earlier run took its ranges' time in it: no range time is added again."""
-    measured = measured_rate([_findings(512 * MIB, 100.0)])
+    measured = measured_rate([Findings.read(_findings(512 * MIB, 100.0))])
     assert measured is not None and measured.range_seconds == 0.0 and "measured" in measured.range_detail
-    est = estimate(engine="postgres", plan_summary={"units": 4, "bytes": 512 * MIB, "ranges": 800},
+    est = estimate(engine="postgres", plan_summary={"units": 4, "bytes": 512 * MIB, "ranges": 800, "segments": 4},
                    max_concurrency=4, rate=measured)
     assert est.estimated_seconds == pytest.approx(512 / measured.mib_per_s, rel=0.01)
 
@@ -200,7 +205,8 @@ def test_the_emulated_volume_says_its_own_range_time():
     from cutover_prep.local.volume.profile import DEFAULT_PROFILE
 
     p = DEFAULT_PROFILE
-    rate = emulated_rate({"emulated": True, "ceiling_mib_per_s": 15.6, "profile": p.describe()}, 4)
+    rate = emulated_rate(EmulationEvidence.model_validate({"emulated": True, "ceiling_mib_per_s": 15.6,
+                                                           "profile": p.describe()}), 4)
     assert rate is not None
     assert rate.range_seconds == pytest.approx((p.first_touch_mean_ms + p.io_latency_ms) * p.time_scale / 1000
                                                + LOCAL_RANGE_SECONDS, abs=1e-3)
@@ -215,9 +221,10 @@ def test_the_time_model_against_make_demo():
     of the model that loses it shows."""
     from cutover_prep.local.volume.profile import DEFAULT_PROFILE
 
-    rate = emulated_rate({"emulated": True, "ceiling_mib_per_s": 15.625, "profile": DEFAULT_PROFILE.describe()}, 16)
+    evidence = {"emulated": True, "ceiling_mib_per_s": 15.625, "profile": DEFAULT_PROFILE.describe()}
+    rate = emulated_rate(EmulationEvidence.model_validate(evidence), 16)
     assert rate is not None
-    est = estimate(engine="postgres", plan_summary={"units": 71, "bytes": 352_215_040, "ranges": 615},
+    est = estimate(engine="postgres", plan_summary={"units": 71, "bytes": 352_215_040, "ranges": 615, "segments": 71},
                    max_concurrency=16, rate=rate)
     assert est.bytes_to_read == 352_215_040
     assert est.estimated_seconds == pytest.approx(36.1, rel=0.15)
@@ -243,7 +250,10 @@ def test_what_is_counted_adds_up_to_the_bytes_and_names_what_is_not():
          "reason": "no privilege"}]
     c = counted_of("postgres", segments, census)
     assert (c.user_relations, c.catalogues, c.large_objects) == (120 * BS, 23 * BS, 55 * BS)  # blocks x block size
-    assert c.by_database == [{"database": "app", "bytes": 186 * BS}, {"database": "other", "bytes": 12 * BS}]
+    assert c.by_database == [DatabaseBytes(database="app", bytes=186 * BS),
+                             DatabaseBytes(database="other", bytes=12 * BS)]
+    assert c.model_dump()["by_database"] == [{"database": "app", "bytes": 186 * BS},
+                                             {"database": "other", "bytes": 12 * BS}]
     assert c.user_relations + c.catalogues + c.large_objects == sum(s.blocks * BS for s in segments)
     assert c.excluded_by_input == 10 * MIB and c.excluded_databases == ["postgres"] and c.not_readable == 2 * MIB
     many = counted_of("postgres", [], [{"key": f"d{i}/#database", "database": f"d{i}", "kind": "database",
@@ -252,7 +262,7 @@ def test_what_is_counted_adds_up_to_the_bytes_and_names_what_is_not():
     assert many.excluded_by_input == 30 * MIB
     mysql = counted_of("mariadb", [_seg(None, "mysql", "user", 4), _seg(None, "Shop", "t", 8)], None)
     assert (mysql.user_relations, mysql.catalogues, mysql.excluded_by_input) == (8 * BS, 4 * BS, None)
-    plan = {"units": 1, "bytes": 198 * BS, "ranges": 7}
+    plan = {"units": 1, "bytes": 198 * BS, "ranges": 7, "segments": 7}
     est = estimate(engine="postgres", plan_summary=plan, max_concurrency=2, counted=c,
                    rate=Rate(mib_per_s=10.0, source="instance_limits", detail="x"))
     text = "\n".join(lines(est))
@@ -262,23 +272,26 @@ def test_what_is_counted_adds_up_to_the_bytes_and_names_what_is_not():
 
 def test_a_selection_of_nothing_gets_a_hint():
     rate = Rate(mib_per_s=10.0, source="instance_limits", detail="x")
-    none = estimate(engine="mariadb", plan_summary={"units": 0, "bytes": 0}, max_concurrency=4, rate=rate,
+    none = estimate(engine="mariadb", plan_summary={"units": 0, "bytes": 0, "segments": 0}, max_concurrency=4,
+                    rate=rate,
                     counted=counted_of("mariadb", [], []))
     hint = nothing_hint(none, {"databases": ["shop"], "include_schemas": [], "exclude_schemas": []})
     assert hint is not None and hint.startswith("nothing to read: --database shop selected no relation")
     assert "--include-schema" in hint and "warmup.include_system" in hint and "NOTHING_PLANNED" in hint
-    catalogues = estimate(engine="postgres", plan_summary={"units": 1, "bytes": 8 * MIB}, max_concurrency=4,
+    catalogues = estimate(engine="postgres", plan_summary={"units": 1, "bytes": 8 * MIB, "segments": 1},
+                          max_concurrency=4,
                           rate=rate, counted=counted_of("postgres", [_seg("db", "pg_catalog", "pg_class", 1024)]))
     hint = nothing_hint(catalogues, {})
     assert hint is not None and "only the catalogues (8.0 MiB)" in hint and "every database and schema" in hint
-    users = estimate(engine="postgres", plan_summary={"units": 1, "bytes": 8 * MIB}, max_concurrency=4, rate=rate,
+    users = estimate(engine="postgres", plan_summary={"units": 1, "bytes": 8 * MIB, "segments": 1}, max_concurrency=4,
+                     rate=rate,
                      counted=counted_of("postgres", [_seg("db", "public", "t", 1024)]))
     assert nothing_hint(users, {}) is None
 
 
 def test_a_restore_counts_instance_hours_and_says_when_the_price_is_unknown():
     rate = Rate(mib_per_s=10.0, source="instance_limits", detail="x")
-    summary = {"units": 4, "bytes": 3600 * 10 * MIB}
+    summary = {"units": 4, "bytes": 3600 * 10 * MIB, "segments": 4}
     unknown = estimate(engine="postgres", plan_summary=summary, max_concurrency=4, rate=rate, restore=True)
     assert unknown.cost.instance_hours == 1.0 and unknown.cost.instance_usd is None
     assert any("price per hour is not known" in n for n in unknown.cost.notes)
@@ -401,7 +414,7 @@ def test_a_local_run_gives_the_estimate_its_database_rate_not_its_wall():
     local = {"run_id": "nc", "read_rate": {"mib_per_s_wall": 2.52, "mib_per_s_database": 16.1},
              "storage_emulation": {"emulated": False, "reason": "--dsn"}, "bytes": {"read": 120 * MIB},
              "timings": {"finished_at": "2026-02-01T00:00:00+00:00"}}
-    rate = measured_rate([local])
+    rate = measured_rate([Findings.read(local)])
     assert rate is not None and rate.mib_per_s == 16.1 and "the database's read rate" in rate.detail
     deployed = {**local, "storage_emulation": None}
-    assert measured_rate([deployed]).mib_per_s == 2.52
+    assert measured_rate([Findings.read(deployed)]).mib_per_s == 2.52

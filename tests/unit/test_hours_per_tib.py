@@ -9,10 +9,10 @@ import importlib.util
 from pathlib import Path
 
 from cutover_prep.estimate import compute
-from cutover_prep.estimate.ceiling import READER_COLD_MIB_PER_S, advice, hours_per_tib
+from cutover_prep.estimate.ceiling import READER_COLD_MIB_PER_S, InstanceFacts, advice, hours_per_tib
 
 ROOT = Path(__file__).resolve().parents[2]
-R6I_XL = {"instance_class": "db.r6i.xlarge", "storage_type": "gp3", "allocated_gb": 1024}
+R6I_XL = InstanceFacts(instance_class="db.r6i.xlarge", storage_type="gp3", allocated_gb=1024)
 
 
 def test_the_reader_rate_is_the_estimate_s() -> None:
@@ -22,12 +22,12 @@ def test_the_reader_rate_is_the_estimate_s() -> None:
 def test_four_readers_are_the_limit_and_ten_reach_the_instance_s_ceiling() -> None:
     """156.25 / 17.35 = 9.006: ten readers; four read 4 x 17.35 = 69.4 MiB/s."""
     few = advice(R6I_XL, "postgres", 4)
-    assert (few["readers_to_ceiling"], few["limited_by"], few["mib_per_s"]) == (10, "readers", 69.4)
-    assert "raise warmup.max_concurrency to 10" in few["text"]
+    assert (few.readers_to_ceiling, few.limited_by, few.mib_per_s) == (10, "readers", 69.4)
+    assert "raise warmup.max_concurrency to 10" in few.text
     many = advice(R6I_XL, "postgres", 16)
-    assert many["limited_by"] == "instance" and "6 more than needed only queue" in many["text"]
+    assert many.limited_by == "instance" and "6 more than needed only queue" in many.text
     # 1 TiB at 156.25 MiB/s: 1,048,576 / 156.25 / 3600 = 1.864 h
-    assert round(hours_per_tib(many["mib_per_s"]), 2) == round(1_048_576 / 156.2 / 3600, 2)
+    assert round(hours_per_tib(many.mib_per_s), 2) == round(1_048_576 / 156.2 / 3600, 2)
 
 
 def test_estimate_says_the_limit_in_its_own_lines() -> None:

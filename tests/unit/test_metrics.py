@@ -28,6 +28,7 @@ from cutover_prep.metrics import (
     summarise_window,
 )
 from cutover_prep.metrics import cloudwatch as cw_module
+from cutover_prep.metrics.enhanced import Disk
 
 DB = "restored-db"
 DBI = "db-ABCDEFGHIJKLMNOPQRSTUVWXY0"
@@ -104,6 +105,14 @@ def test_optional_metric_absent_is_not_reported_and_window_still_complete(aws: t
     for name in ("EBSIOBalance%", "EBSByteBalance%"):
         assert metrics[name]["status"] == "not_reported" and metrics[name]["points"] == []
         assert metrics[name]["mean"] is None and metrics[name]["max"] is None
+    # cloudwatch.json's keys, in the order it has always written them (the typed poll keeps every field)
+    assert list(result) == ["complete", "final", "polled_at", "namespace", "db_instance_identifier", "period",
+                            "statistics", "windows", "missing", "pending", "notes"]
+    assert list(result["windows"]["p1"]) == ["started_at", "finished_at", "complete", "expected_periods", "metrics",
+                                             "notes"]
+    assert list(metrics["BurstBalance"]) == ["unit", "required", "expected", "arrived", "points", "absent", "mean",
+                                             "max", "status"]
+    assert metrics["BurstBalance"]["points"][0][1] == 99.0 and json.loads(json.dumps(result)) == result
 
 
 def test_datapoints_never_arriving_are_missing_on_the_final_poll_and_never_invented(aws: tuple[Any, Any]) -> None:
@@ -302,19 +311,21 @@ def put_records(logs: Any, messages: list[tuple[datetime, str]], stream: str = D
 
 def test_parse_record_reads_disk_fields_as_floats_and_ignores_the_rest() -> None:
     record = parse_record(em_record(BASE, 3000))
-    assert record["timestamp"] == BASE and record["timestamp"].tzinfo is not None
-    assert record["engine"] == "POSTGRES" and record["instanceID"] == DB and record["instanceResourceID"] == DBI
-    rdsdev = record["diskIO"][0]
-    assert rdsdev["device"] == "rdsdev" and rdsdev["readIOsPS"] == 3000.0 and isinstance(rdsdev["rrqmPS"], float)
-    assert [d["device"] for d in record["physicalDeviceIO"]] == ["nvme1n1", "nvme2n1"]
-    assert "processList" not in record and "cpuUtilization" not in record
+    assert record.timestamp == BASE and record.timestamp.tzinfo is not None
+    assert record.engine == "POSTGRES" and record.instance_id == DB and record.instance_resource_id == DBI
+    rdsdev = record.disk_io[0]
+    assert rdsdev.device == "rdsdev" and rdsdev.values["readIOsPS"] == 3000.0
+    assert isinstance(rdsdev.values["rrqmPS"], float)
+    assert [d.device for d in record.physical_device_io] == ["nvme1n1", "nvme2n1"]
+    assert set(record.model_dump()) == {"timestamp", "engine", "instance_id", "instance_resource_id", "disk_io",
+                                        "physical_device_io"}  # processList, cpuUtilization ... left out
 
 
 def test_parse_record_handles_missing_fields_and_refuses_non_json() -> None:
     sparse = json.dumps({"timestamp": "2026-01-01T00:00:05Z", "engine": "SQLSERVER",
                          "diskIO": [{"device": "xvdf", "readIOsPS": 12, "util": "n/a"}]})
     record = parse_record(sparse)
-    assert record["diskIO"] == [{"device": "xvdf", "readIOsPS": 12.0}] and record["physicalDeviceIO"] == []
+    assert record.disk_io == (Disk("xvdf", {"readIOsPS": 12.0}),) and record.physical_device_io == ()
     with pytest.raises(ValueError, match="not JSON"):
         parse_record("START RequestId: 1234")
     with pytest.raises(ValueError, match="no timestamp"):
@@ -326,10 +337,10 @@ def test_fetch_and_summarise_a_window(aws: tuple[Any, Any]) -> None:
     stamps = [BASE + timedelta(seconds=5 * i) for i in range(6)]  # 5 s interval
     put_records(logs, [(ts, em_record(ts, 1000.0 * (i + 1))) for i, ts in enumerate(stamps)])
     fetched = fetch_records(logs, DBI, BASE - timedelta(minutes=1), BASE + timedelta(minutes=1))
-    assert fetched["available"] is True and len(fetched["records"]) == 6 and fetched["skipped"] == 0
+    assert fetched.available is True and len(fetched.records) == 6 and fetched.skipped == 0
 
     # Window (0 s, 20 s]: samples at 5, 10, 15, 20 s cover it wholly; the one at 0 s does not.
-    summary = summarise_window(fetched["records"], BASE, BASE + timedelta(seconds=20))
+    summary = summarise_window(fetched.records, BASE, BASE + timedelta(seconds=20))
     assert summary["samples"] == 4 and summary["interval_s"] == 5.0
     assert summary["first_sample"] == stamps[1].isoformat() and summary["last_sample"] == stamps[4].isoformat()
     rdsdev = summary["devices"]["rdsdev"]
@@ -373,9 +384,9 @@ def test_missing_stream_or_group_means_enhanced_monitoring_is_off(aws: tuple[Any
     assert no_group["reason"] == f"Enhanced Monitoring is off for this instance (no RDSOSMetrics stream {DBI})"
     put_records(logs, [(BASE, em_record(BASE, 1.0))], stream="db-SOMEOTHERINSTANCE")
     no_stream = fetch_records(logs, DBI, BASE, BASE + timedelta(minutes=1))
-    assert no_stream["available"] is False and "Enhanced Monitoring is off" in no_stream["reason"]
+    assert no_stream.available is False and "Enhanced Monitoring is off" in no_stream.reason
     wrong_id = fetch_records(logs, DB, BASE, BASE + timedelta(minutes=1))
-    assert "not the instance identifier" in wrong_id["reason"]
+    assert "not the instance identifier" in wrong_id.reason
 
 
 def test_malformed_records_are_skipped_and_counted(aws: tuple[Any, Any]) -> None:
@@ -395,7 +406,7 @@ def test_fetch_records_follows_forward_tokens_until_they_repeat(aws: tuple[Any, 
     stamps = [BASE + timedelta(seconds=i) for i in range(25)]
     put_records(logs, [(ts, em_record(ts, float(i))) for i, ts in enumerate(stamps)])
     fetched = fetch_records(logs, DBI, BASE, BASE + timedelta(minutes=1), limit=10)
-    assert [r["timestamp"] for r in fetched["records"]] == stamps
+    assert [r.timestamp for r in fetched.records] == stamps
 
 
 def test_logs_access_denied_raises_a_named_error() -> None:

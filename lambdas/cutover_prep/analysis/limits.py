@@ -8,28 +8,20 @@ is read as MiB, so 1 Mbps = 128 KiB/s.
 
 Instance classes
     ``INSTANCE_CLASSES`` (in ``instance_classes``, with its sources): the caps per DB instance class.
+Storage
+    ``analysis.storage``: the caps per storage type, size and engine (gp2, gp3, io1, io2, magnetic).
 
-Storage (RDS stripes gp2/gp3/io1/io2 over 4 volumes from 400 GiB on PostgreSQL, MySQL and
-MariaDB, from 200 GiB on Oracle)
-    gp2: baseline 3 IOPS/GiB, min 100, max 16,000 per volume; a volume below 1,000 GiB bursts
-        to 3,000 IOPS from a bucket of 5.4 million I/O credits (refilled at the baseline
-        rate). Throughput = IOPS x 256 KiB, capped at 250 MiB/s, and at 128 MiB/s for a
-        volume of 170 GiB or less (seed 000 measured 75 MB/s on 100 GiB and 24.5 MB/s on
-        30 GiB at baseline: 300 and 100 IOPS x 256 KiB).
-    gp3: 3,000 IOPS / 125 MiB/s; striped 12,000 IOPS / 500 MiB/s; provisioned IOPS and
-        throughput (MiB/s) above the threshold when given.
-    io1: provisioned IOPS; per volume up to 32,000 IOPS: IOPS x 256 KiB up to 500 MiB/s,
-        above: 16 KiB per IOPS up to 1,000 MiB/s; RDS maximum 500 MiB/s below the striping
-        threshold, 4,000 MiB/s above.
-    io2: provisioned IOPS; Block Express rule 0.256 MiB/s per IOPS up to 4,000 MiB/s.
-    standard (magnetic): about 100 IOPS, RDS maximum 1,000 IOPS, no published throughput:
-        rough, flagged ``rough``.
+``limits_of`` answers the typed ``Limits``; ``expected_limits`` its document (analysis.json's ``limits``, the
+findings', ``cutover-prep analyze``'s), which ``Limits.from_document`` reads back.
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple, NotRequired, TypedDict
+
+from pydantic import BaseModel
 
 from cutover_prep.analysis.instance_classes import (  # noqa: F401 (re-exported)
     INSTANCE_CLASSES,
@@ -38,49 +30,26 @@ from cutover_prep.analysis.instance_classes import (  # noqa: F401 (re-exported)
     STORAGE_SOURCES,
     TABLE_TAKEN,
 )
-from cutover_prep.engines.registry import DEFAULT_ENGINE, limits_facts
+from cutover_prep.analysis.storage import (  # noqa: F401 (re-exported)
+    ENGINES,
+    KIB_PER_MIB,
+    STORAGE_TYPES,
+    STRIPE_THRESHOLD_GB,
+    InvalidStorage,
+    LimitsError,
+    StorageCaps,
+    storage_caps,
+)
+from cutover_prep.engines.registry import DEFAULT_ENGINE
 
 KBPS_PER_MBPS = 128  # 1 Mbps = 1/8 MB/s, MB read as MiB -> 1024/8 KiB/s
-KIB_PER_MIB = 1024
-
-# Per engine, from the registry: its families and the RDS engines only this analysis knows yet.
-STRIPE_THRESHOLD_GB = {name: facts.stripe_threshold_gb for name, facts in limits_facts().items()}
-ENGINES = tuple(STRIPE_THRESHOLD_GB)
-STORAGE_TYPES = ("gp2", "gp3", "io1", "io2", "standard")
-STRIPED_VOLUMES = 4
-
-GP2_IOPS_PER_GB, GP2_MIN_IOPS, GP2_MAX_IOPS = 3, 100, 16_000
-GP2_BURST_IOPS, GP2_BURST_BELOW_GB, GP2_CREDITS = 3_000, 1_000, 5_400_000
-GP2_IO_KIB, GP2_MAX_MIB_S, GP2_SMALL_MIB_S, GP2_SMALL_GB = 256, 250, 128, 170
-GP3_IOPS, GP3_MIB_S = 3_000, 125
-IO1_IO_KIB, IO1_VOLUME_MIB_S, IO1_HIGH_IOPS, IO1_HIGH_KIB, IO1_HIGH_MIB_S = 256, 500, 32_000, 16, 1_000
-RDS_PIOPS_MIB_S = {False: 500, True: 4_000}  # RDS maximum throughput, below / above the striping threshold
-IO2_MIB_S_PER_IOPS, IO2_MAX_MIB_S = 0.256, 4_000
-MAGNETIC_IOPS, MAGNETIC_MAX_IOPS = 100, 1_000
-
-
-class LimitsError(ValueError):
-    """A value the limits cannot be computed for."""
+# what a volume's ceiling (``volume_limits``) repeats of its storage caps
+VOLUME_STORAGE_FIELDS = ("type", "baseline_iops", "baseline_throughput_mib_s", "burst_iops", "burst_throughput_mib_s",
+                         "striped", "volumes", "rough")
 
 
 class UnknownInstanceClass(LimitsError):
     """The DB instance class is not in ``INSTANCE_CLASSES``."""
-
-
-class InvalidStorage(LimitsError):
-    """Storage type, size, IOPS, throughput or engine that RDS does not have."""
-
-
-def _kbps(mib_s: float | None) -> float | None:
-    return None if mib_s is None else round(float(mib_s) * KIB_PER_MIB, 1)
-
-
-def _normalize_engine(engine: str) -> str:
-    e = (engine or "").strip().lower()
-    for name in ENGINES:  # a family name or an RDS engine name starting with it: oracle-ee, postgresql
-        if e.startswith(name):
-            return name
-    raise InvalidStorage(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
 
 
 def known_instance_classes() -> list[str]:
@@ -103,15 +72,45 @@ def _lookup_class(instance_class: str) -> tuple[str, tuple[int, int, int, int] |
                                "(only classes with published EBS limits are known, see docs/analysis.md)")
 
 
-def instance_caps(instance_class: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class InstanceCaps:
+    """The EBS caps AWS publishes for a DB instance class (``None`` where it publishes none: not EBS-optimized)."""
+
+    instance_class: str
+    ebs_optimized: bool
+    burstable: bool
+    baseline_mbps: int | None
+    max_mbps: int | None
+    baseline_throughput_kbps: float | None
+    max_throughput_kbps: float | None
+    baseline_iops: int | None
+    max_iops: int | None
+    notes: list[str]
+    baseline_mb_s: float | None = None
+    max_mb_s: float | None = None
+
+    def document(self) -> dict[str, Any]:
+        """As ``analysis.json`` and ``cutover-prep analyze`` write it."""
+        mbps = {"baseline_mbps": self.baseline_mbps, "max_mbps": self.max_mbps}
+        kbps = {"baseline_throughput_kbps": self.baseline_throughput_kbps,
+                "max_throughput_kbps": self.max_throughput_kbps}
+        iops = {"baseline_iops": self.baseline_iops, "max_iops": self.max_iops}
+        head = {"instance_class": self.instance_class, "ebs_optimized": self.ebs_optimized, "burstable": self.burstable}
+        if not self.ebs_optimized:
+            return {**head, **mbps, **iops, **kbps, "notes": self.notes}
+        return {**head, **mbps, "baseline_mb_s": self.baseline_mb_s, "max_mb_s": self.max_mb_s, **kbps, **iops,
+                "notes": self.notes}
+
+
+def instance_caps(instance_class: str) -> InstanceCaps:
     """The EBS caps AWS publishes for ``instance_class`` (``db.`` prefix optional)."""
     name, spec = _lookup_class(instance_class)
     if spec is None:
-        return {"instance_class": name, "ebs_optimized": False, "burstable": False,
-                "baseline_mbps": None, "max_mbps": None, "baseline_iops": None, "max_iops": None,
-                "baseline_throughput_kbps": None, "max_throughput_kbps": None,
-                "notes": [f"{name} is not EBS-optimized: AWS publishes no dedicated EBS bandwidth for it "
-                          "(EBS traffic shares the network link), so only the storage caps are compared"]}
+        return InstanceCaps(name, ebs_optimized=False, burstable=False, baseline_mbps=None, max_mbps=None,
+                            baseline_throughput_kbps=None, max_throughput_kbps=None, baseline_iops=None,
+                            max_iops=None,
+                            notes=[f"{name} is not EBS-optimized: AWS publishes no dedicated EBS bandwidth for it "
+                                   "(EBS traffic shares the network link), so only the storage caps are compared"])
     base_mbps, max_mbps, base_iops, max_iops = spec
     notes = []
     if base_mbps < max_mbps:
@@ -121,130 +120,12 @@ def instance_caps(instance_class: str) -> dict[str, Any]:
     if name in RDS_PAGE_DIFFERS:
         notes.append(f"the RDS page lists {RDS_PAGE_DIFFERS[name]} Mbps for {name}; the EC2 page's "
                      f"{max_mbps:,} Mbps is used")
-    return {"instance_class": name, "ebs_optimized": True, "burstable": base_mbps < max_mbps,
-            "baseline_mbps": base_mbps, "max_mbps": max_mbps,
-            "baseline_mb_s": base_mbps / 8, "max_mb_s": max_mbps / 8,
-            "baseline_throughput_kbps": float(base_mbps * KBPS_PER_MBPS),
-            "max_throughput_kbps": float(max_mbps * KBPS_PER_MBPS),
-            "baseline_iops": base_iops, "max_iops": max_iops, "notes": notes}
+    return InstanceCaps(name, ebs_optimized=True, burstable=base_mbps < max_mbps, baseline_mbps=base_mbps,
+                        max_mbps=max_mbps, baseline_mb_s=base_mbps / 8, max_mb_s=max_mbps / 8,
+                        baseline_throughput_kbps=float(base_mbps * KBPS_PER_MBPS),
+                        max_throughput_kbps=float(max_mbps * KBPS_PER_MBPS),
+                        baseline_iops=base_iops, max_iops=max_iops, notes=notes)
 
-
-def _check_number(name: str, value: float | None, *, required: bool = False) -> None:
-    if value is None:
-        if required:
-            raise InvalidStorage(f"{name} is required")
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise InvalidStorage(f"{name} must be a positive number, not {value!r}")
-
-
-def _gp2_volume_mib_s(volume_gb: float, volume_iops: float, burst: bool) -> float:
-    cap = GP2_SMALL_MIB_S if volume_gb <= GP2_SMALL_GB else GP2_MAX_MIB_S
-    if burst:
-        return cap
-    return min(cap, volume_iops * GP2_IO_KIB / KIB_PER_MIB)
-
-
-def _gp2(gb: float, volumes: int) -> dict[str, Any]:
-    volume_gb = gb / volumes
-    volume_iops = min(GP2_MAX_IOPS, max(GP2_MIN_IOPS, GP2_IOPS_PER_GB * volume_gb))
-    bursts = volume_iops < GP2_BURST_IOPS and volume_gb < GP2_BURST_BELOW_GB
-    base_mib = volumes * _gp2_volume_mib_s(volume_gb, volume_iops, burst=False)
-    out: dict[str, Any] = {
-        "baseline_iops": round(volumes * volume_iops), "baseline_throughput_mib_s": round(base_mib, 2),
-        "burst_iops": None, "burst_throughput_mib_s": None, "burst_credits": None, "burst_minutes_from_full": None,
-        "notes": [f"gp2 baseline {GP2_IOPS_PER_GB} IOPS/GiB (min {GP2_MIN_IOPS}, max {GP2_MAX_IOPS:,} per volume); "
-                  f"throughput = IOPS x {GP2_IO_KIB} KiB up to {GP2_MAX_MIB_S} MiB/s "
-                  f"({GP2_SMALL_MIB_S} MiB/s for a volume of {GP2_SMALL_GB} GiB or less)"],
-    }
-    if bursts:
-        credits = volumes * GP2_CREDITS
-        out.update(burst_iops=volumes * GP2_BURST_IOPS,
-                   burst_throughput_mib_s=volumes * _gp2_volume_mib_s(volume_gb, volume_iops, burst=True),
-                   burst_credits=credits,
-                   burst_minutes_from_full=round(GP2_CREDITS / (GP2_BURST_IOPS - volume_iops) / 60, 1))
-        out["notes"].append(f"gp2 volumes below {GP2_BURST_BELOW_GB:,} GiB burst to {GP2_BURST_IOPS:,} IOPS each "
-                            f"from {GP2_CREDITS / 1e6:.1f} million I/O credits, about "
-                            f"{out['burst_minutes_from_full']:,} minutes from a full bucket")
-    return out
-
-
-def _gp3(gb: float, volumes: int, iops: float | None, mib_s: float | None) -> dict[str, Any]:
-    base_iops, base_mib = volumes * GP3_IOPS, volumes * GP3_MIB_S
-    striped = " (striped over 4 volumes)" if volumes > 1 else ""
-    notes = [f"gp3 baseline {base_iops:,} IOPS / {base_mib} MiB/s{striped}"]
-    if volumes == 1 and ((iops and iops != base_iops) or (mib_s and mib_s != base_mib)):
-        notes.append("RDS does not provision gp3 IOPS or throughput below the striping threshold; "
-                     "the values given are used as they are")
-    return {"baseline_iops": round(iops or base_iops), "baseline_throughput_mib_s": float(mib_s or base_mib),
-            "burst_iops": None, "burst_throughput_mib_s": None, "burst_credits": None,
-            "burst_minutes_from_full": None, "notes": notes}
-
-
-def _io1_volume_mib_s(volume_iops: float) -> float:
-    if volume_iops <= IO1_HIGH_IOPS:
-        return min(IO1_VOLUME_MIB_S, volume_iops * IO1_IO_KIB / KIB_PER_MIB)
-    return min(IO1_HIGH_MIB_S, volume_iops * IO1_HIGH_KIB / KIB_PER_MIB)
-
-
-def _piops(kind: str, volumes: int, iops: float, mib_s: float | None) -> dict[str, Any]:
-    if kind == "io1":
-        derived = min(RDS_PIOPS_MIB_S[volumes > 1], volumes * _io1_volume_mib_s(iops / volumes))
-        note = (f"io1 throughput = IOPS x {IO1_IO_KIB} KiB per volume up to {IO1_VOLUME_MIB_S} MiB/s "
-                f"({IO1_HIGH_KIB} KiB per IOPS above {IO1_HIGH_IOPS:,} IOPS), RDS maximum "
-                f"{RDS_PIOPS_MIB_S[volumes > 1]:,} MiB/s")
-    else:
-        derived = min(IO2_MAX_MIB_S, iops * IO2_MIB_S_PER_IOPS)
-        note = (f"io2 throughput = {IO2_MIB_S_PER_IOPS} MiB/s per provisioned IOPS up to {IO2_MAX_MIB_S:,} MiB/s "
-                "(EBS io2 Block Express rule)")
-    notes = [note]
-    if mib_s:
-        notes.append(f"throughput {mib_s} MiB/s as given (derived from the IOPS: {derived:g} MiB/s)")
-    return {"baseline_iops": round(iops), "baseline_throughput_mib_s": round(float(mib_s or derived), 2),
-            "burst_iops": None, "burst_throughput_mib_s": None, "burst_credits": None,
-            "burst_minutes_from_full": None, "notes": notes}
-
-
-def _magnetic() -> dict[str, Any]:
-    return {"baseline_iops": MAGNETIC_IOPS, "baseline_throughput_mib_s": None, "burst_iops": MAGNETIC_MAX_IOPS,
-            "burst_throughput_mib_s": None, "burst_credits": None, "burst_minutes_from_full": None, "rough": True,
-            "notes": ["magnetic (standard) storage: about 100 IOPS on average, bursts to hundreds, RDS maximum "
-                      "1,000 IOPS; AWS publishes no throughput limit: rough figures only"]}
-
-
-def storage_caps(storage_type: str, allocated_gb: float, iops: float | None = None,
-                 throughput_mbps: float | None = None, engine: str = DEFAULT_ENGINE) -> dict[str, Any]:
-    """What the RDS storage can deliver. ``throughput_mbps`` is MiB/s, as RDS ``StorageThroughput``."""
-    kind = (storage_type or "").strip().lower()
-    if kind == "magnetic":
-        kind = "standard"
-    if kind not in STORAGE_TYPES:
-        raise InvalidStorage(f"unknown storage type {storage_type!r}: expected one of {', '.join(STORAGE_TYPES)}")
-    _check_number("allocated storage (GiB)", allocated_gb, required=True)
-    _check_number("IOPS", iops, required=kind in ("io1", "io2"))
-    _check_number("storage throughput (MiB/s)", throughput_mbps)
-    eng = _normalize_engine(engine)
-    threshold = STRIPE_THRESHOLD_GB[eng]
-    volumes = STRIPED_VOLUMES if kind != "standard" and allocated_gb >= threshold else 1
-    if kind == "gp2":
-        caps = _gp2(allocated_gb, volumes)
-    elif kind == "gp3":
-        caps = _gp3(allocated_gb, volumes, iops, throughput_mbps)
-    elif kind in ("io1", "io2"):
-        caps = _piops(kind, volumes, float(iops or 0), throughput_mbps)
-    else:
-        caps = _magnetic()
-    caps.setdefault("rough", False)
-    caps.update(type=kind, allocated_gb=allocated_gb, engine=eng, volumes=volumes, striped=volumes > 1,
-                stripe_threshold_gb=threshold,
-                baseline_throughput_kbps=_kbps(caps["baseline_throughput_mib_s"]),
-                burst_throughput_kbps=_kbps(caps["burst_throughput_mib_s"]),
-                sources=[STORAGE_SOURCES["rds"], STORAGE_SOURCES[_source_key(kind)]])
-    return caps
-
-
-def _source_key(kind: str) -> str:
-    return {"gp2": "gp", "gp3": "gp", "io1": "piops", "io2": "piops"}.get(kind, "magnetic")
 
 
 def _fmt_mb(kbps: float) -> str:
@@ -252,80 +133,197 @@ def _fmt_mb(kbps: float) -> str:
     return f"{mb:,.0f} MiB/s" if mb >= 10 else f"{mb:,.1f} MiB/s"
 
 
-def _storage_labels(s: dict[str, Any]) -> dict[str, str]:
-    kind, gb = s["type"], s["allocated_gb"]
+def _storage_labels(s: StorageCaps) -> dict[str, str]:
+    kind, gb = s.type, s.allocated_gb
     size = f"{gb:,g} GiB"
     labels = {
-        "gp2": {"iops": f"the gp2 baseline of {s['baseline_iops']:,} IOPS (3 IOPS/GiB x {size})",
-                "burst_iops": f"the gp2 burst limit of {s['burst_iops'] or 0:,} IOPS",
-                "tp": f"the gp2 throughput of {{mb}} ({s['baseline_iops']:,} IOPS x 256 KiB, {size})",
+        "gp2": {"iops": f"the gp2 baseline of {s.baseline_iops:,} IOPS (3 IOPS/GiB x {size})",
+                "burst_iops": f"the gp2 burst limit of {s.burst_iops or 0:,} IOPS",
+                "tp": f"the gp2 throughput of {{mb}} ({s.baseline_iops:,} IOPS x 256 KiB, {size})",
                 "burst_tp": f"the gp2 burst throughput of {{mb}} ({size})"},
-        "gp3": {"iops": f"the gp3 limit of {s['baseline_iops']:,} IOPS", "tp": "the gp3 limit of {mb}"},
-        "io1": {"iops": f"the {s['baseline_iops']:,} provisioned IOPS",
-                "tp": f"the io1 throughput of {{mb}} for {s['baseline_iops']:,} IOPS"},
-        "io2": {"iops": f"the {s['baseline_iops']:,} provisioned IOPS",
-                "tp": f"the io2 throughput of {{mb}} for {s['baseline_iops']:,} IOPS"},
+        "gp3": {"iops": f"the gp3 limit of {s.baseline_iops:,} IOPS", "tp": "the gp3 limit of {mb}"},
+        "io1": {"iops": f"the {s.baseline_iops:,} provisioned IOPS",
+                "tp": f"the io1 throughput of {{mb}} for {s.baseline_iops:,} IOPS"},
+        "io2": {"iops": f"the {s.baseline_iops:,} provisioned IOPS",
+                "tp": f"the io2 throughput of {{mb}} for {s.baseline_iops:,} IOPS"},
         "standard": {"iops": "the magnetic storage's ~100 IOPS", "burst_iops": "the magnetic storage's 1,000 IOPS",
                      "tp": "the magnetic storage's throughput {mb}"},
     }[kind]
     return labels
 
 
-def _pick(storage: tuple[float | None, str], instance: tuple[float | None, str]) -> dict[str, Any]:
+class _Pick(NamedTuple):
+    value: float | None
+    bound_by: str | None
+    label: str | None
+
+
+def _pick(storage: tuple[float | None, str | None], instance: tuple[float | None, str]) -> _Pick:
     (s_val, s_label), (i_val, i_label) = storage, instance
     if s_val is None and i_val is None:
-        return {"value": None, "bound_by": None, "label": None}
+        return _Pick(None, None, None)
     if i_val is None or (s_val is not None and s_val < i_val):
-        return {"value": s_val, "bound_by": "storage", "label": s_label}
+        return _Pick(s_val, "storage", s_label)
     if s_val is None or i_val < s_val:
-        return {"value": i_val, "bound_by": "instance", "label": i_label}
-    return {"value": s_val, "bound_by": "both", "label": f"{s_label} and {i_label}"}
+        return _Pick(i_val, "instance", i_label)
+    return _Pick(s_val, "both", f"{s_label} and {i_label}")
 
 
-def _level(s: dict[str, Any], inst: dict[str, Any], peak: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Level:
+    """The effective caps at one level (``peak`` or ``sustained``): the lower of storage and instance, which side
+    binds and how to say it, and the IO size where throughput takes over from IOPS (``crossover_kb``)."""
+
+    iops: float | None
+    iops_bound_by: str | None
+    iops_label: str | None
+    throughput_kbps: float | None
+    throughput_mb_s: float | None
+    throughput_bound_by: str | None
+    throughput_label: str | None
+    crossover_kb: float | None
+
+
+def _level(s: StorageCaps, inst: InstanceCaps, peak: bool) -> Level:
     labels = _storage_labels(s)
-    use_burst = peak and s["burst_iops"] is not None
-    s_iops = s["burst_iops"] if use_burst else s["baseline_iops"]
-    s_iops_label = labels.get("burst_iops") if use_burst else labels["iops"]
-    s_tp = s["burst_throughput_kbps"] if peak and s["burst_throughput_kbps"] else s["baseline_throughput_kbps"]
-    s_tp_label = labels["burst_tp" if peak and s["burst_throughput_kbps"] and "burst_tp" in labels else "tp"]
+    use_burst = peak and s.burst_iops is not None
+    s_iops = s.burst_iops if use_burst else s.baseline_iops
+    s_iops_label = labels["burst_iops"] if use_burst else labels["iops"]
+    s_tp = s.burst_throughput_kbps if peak and s.burst_throughput_kbps else s.baseline_throughput_kbps
+    s_tp_label = labels["burst_tp" if peak and s.burst_throughput_kbps and "burst_tp" in labels else "tp"]
     s_tp_label = s_tp_label.format(mb=_fmt_mb(s_tp)) if s_tp else s_tp_label.format(mb="(not published)")
-    i_iops = inst["max_iops"] if peak else inst["baseline_iops"]
-    i_tp = inst["max_throughput_kbps"] if peak else inst["baseline_throughput_kbps"]
-    name = inst["instance_class"]
+    i_iops = inst.max_iops if peak else inst.baseline_iops
+    i_tp = inst.max_throughput_kbps if peak else inst.baseline_throughput_kbps
+    name = inst.instance_class
     i_iops_label = f"the instance's {i_iops:,} IOPS ({name})" if i_iops else ""
     i_tp_label = f"the instance's {_fmt_mb(i_tp)} ({name})" if i_tp else ""
     iops, tp = _pick((s_iops, s_iops_label), (i_iops, i_iops_label)), _pick((s_tp, s_tp_label), (i_tp, i_tp_label))
-    crossover = round(tp["value"] / iops["value"], 1) if tp["value"] and iops["value"] else None
-    return {"iops": iops["value"], "iops_bound_by": iops["bound_by"], "iops_label": iops["label"],
-            "throughput_kbps": tp["value"],
-            "throughput_mb_s": round(tp["value"] / KIB_PER_MIB, 1) if tp["value"] else None,
-            "throughput_bound_by": tp["bound_by"], "throughput_label": tp["label"], "crossover_kb": crossover}
+    crossover = round(tp.value / iops.value, 1) if tp.value and iops.value else None
+    return Level(iops=iops.value, iops_bound_by=iops.bound_by, iops_label=iops.label, throughput_kbps=tp.value,
+                 throughput_mb_s=round(tp.value / KIB_PER_MIB, 1) if tp.value else None,
+                 throughput_bound_by=tp.bound_by, throughput_label=tp.label, crossover_kb=crossover)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Instance caps, storage caps and the effective caps at both levels (see ``limits_of``)."""
+
+    instance_class: str
+    storage_type: str
+    allocated_gb: float
+    iops: float | None
+    throughput_mbps: float | None
+    engine: str
+    instance: InstanceCaps
+    storage: StorageCaps
+    peak: Level
+    sustained: Level
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any]) -> Limits:
+        """The limits an ``expected_limits`` document holds (``analysis.json``'s, the offline analysis')."""
+        effective = doc["effective"]
+        return cls(instance_class=doc["instance_class"], storage_type=doc["storage_type"],
+                   allocated_gb=doc["allocated_gb"], iops=doc["iops"], throughput_mbps=doc["throughput_mbps"],
+                   engine=doc["engine"], instance=InstanceCaps(**doc["instance"]),
+                   storage=StorageCaps(**doc["storage"]),
+                   peak=Level(**effective["peak"]), sustained=Level(**effective["sustained"]))
+
+    @property
+    def has_burst(self) -> bool:
+        """The peak differs from the sustained level (gp2 credits, an instance's 30 minutes of maximum)."""
+        return self.peak != self.sustained
+
+    def document(self) -> dict[str, Any]:
+        """``expected_limits``: ``effective`` repeats the peak beside both levels."""
+        peak = asdict(self.peak)
+        return {
+            "instance_class": self.instance_class, "storage_type": self.storage_type,
+            "allocated_gb": self.allocated_gb, "iops": self.iops, "throughput_mbps": self.throughput_mbps,
+            "engine": self.engine, "instance": self.instance.document(), "storage": self.storage.document(),
+            "effective": {**peak, "peak": peak, "sustained": asdict(self.sustained), "has_burst": self.has_burst},
+            "notes": self.instance.notes + self.storage.notes,
+            "sources": {"instance": list(INSTANCE_SOURCES), "storage": self.storage.sources, "taken": TABLE_TAKEN},
+        }
+
+
+def limits_of(instance_class: str, storage_type: str, allocated_gb: float, iops: float | None = None,
+              throughput_mbps: float | None = None, engine: str = DEFAULT_ENGINE) -> Limits:
+    """Instance caps, storage caps and the effective caps (the lower of both, and which side binds).
+
+    ``peak`` is what a short benchmark on a fresh instance meets (gp2 burst, the maximum of an "up to" instance
+    class); ``sustained`` holds once the gp2 credits or the instance's 30 minutes of maximum are spent.
+    """
+    inst = instance_caps(instance_class)
+    storage = storage_caps(storage_type, allocated_gb, iops=iops, throughput_mbps=throughput_mbps, engine=engine)
+    return Limits(instance_class=inst.instance_class, storage_type=storage.type, allocated_gb=allocated_gb, iops=iops,
+                  throughput_mbps=throughput_mbps, engine=storage.engine, instance=inst, storage=storage,
+                  peak=_level(storage, inst, peak=True), sustained=_level(storage, inst, peak=False))
 
 
 def expected_limits(instance_class: str, storage_type: str, allocated_gb: float, iops: float | None = None,
                     throughput_mbps: float | None = None, engine: str = DEFAULT_ENGINE) -> dict[str, Any]:
-    """Instance caps, storage caps and the effective caps (the lower of both, and which side binds).
+    """``limits_of`` as ``analysis.json``, the findings and ``cutover-prep analyze`` write it: ``effective``
+    repeats the peak beside ``effective["peak"]`` and ``effective["sustained"]``."""
+    return limits_of(instance_class, storage_type, allocated_gb, iops=iops, throughput_mbps=throughput_mbps,
+                     engine=engine).document()
 
-    ``effective["peak"]`` is what a short benchmark on a fresh instance meets (gp2 burst, the
-    maximum of an "up to" instance class); ``effective["sustained"]`` holds once the gp2 credits
-    or the instance's 30 minutes of maximum are spent. ``effective`` itself repeats the peak.
-    """
-    inst = instance_caps(instance_class)
-    storage = storage_caps(storage_type, allocated_gb, iops=iops, throughput_mbps=throughput_mbps, engine=engine)
-    peak, sustained = _level(storage, inst, peak=True), _level(storage, inst, peak=False)
-    return {
-        "instance_class": inst["instance_class"], "storage_type": storage["type"], "allocated_gb": allocated_gb,
-        "iops": iops, "throughput_mbps": throughput_mbps, "engine": storage["engine"],
-        "instance": inst, "storage": storage,
-        "effective": {**peak, "peak": peak, "sustained": sustained, "has_burst": peak != sustained},
-        "notes": inst["notes"] + storage["notes"],
-        "sources": {"instance": list(INSTANCE_SOURCES), "storage": storage["sources"], "taken": TABLE_TAKEN},
-    }
+
+class VolumeSettings(BaseModel):
+    """One storage volume as ``cutover_prep.engines.volumes`` reports it (the fields its ceiling needs)."""
+
+    name: str | None = None
+    storage_type: str | None = None
+    allocated_storage_gb: int | float | None = None
+    iops: int | float | None = None
+    storage_throughput: int | float | None = None
+
+
+class VolumeCeiling(TypedDict):
+    """One volume's ceiling as the findings' ``volumes`` section takes it: its settings, then its storage caps and
+    ceiling, or why it has none (``error``)."""
+
+    volume: str | None
+    storage_type: str | None
+    allocated_gb: int | float | None
+    iops: int | float | None
+    throughput_mbps: int | float | None
+    error: NotRequired[str]
+    storage: NotRequired[dict[str, int | float | str | bool | None]]  # VOLUME_STORAGE_FIELDS of its storage caps
+    ceiling_mib_s: NotRequired[float | None]
+    ceiling_bound_by: NotRequired[str | None]
+    ceiling_iops: NotRequired[float | None]
+    instance_note: NotRequired[str]
+    ceiling_label: NotRequired[str | None]
+
+
+def _volume_row(v: VolumeSettings, instance_class: str | None, engine: str) -> VolumeCeiling:
+    row = VolumeCeiling(volume=v.name, storage_type=v.storage_type, allocated_gb=v.allocated_storage_gb, iops=v.iops,
+                        throughput_mbps=v.storage_throughput)
+    try:
+        if not v.storage_type or not v.allocated_storage_gb:
+            raise InvalidStorage("storage type or size not reported")
+        caps = storage_caps(v.storage_type, float(v.allocated_storage_gb), iops=v.iops,
+                            throughput_mbps=v.storage_throughput, engine=engine)
+    except LimitsError as exc:
+        return VolumeCeiling(**row, error=f"no ceiling: {exc}")
+    storage = caps.document()
+    row["storage"] = {k: storage[k] for k in VOLUME_STORAGE_FIELDS}
+    row.update(ceiling_mib_s=caps.baseline_throughput_mib_s, ceiling_bound_by="storage",
+               ceiling_iops=caps.baseline_iops)
+    if instance_class:
+        try:
+            level = _level(caps, instance_caps(instance_class), peak=False)
+        except LimitsError as exc:
+            row["instance_note"] = f"instance class not compared: {exc}"
+        else:
+            row.update(ceiling_mib_s=level.throughput_mb_s, ceiling_bound_by=level.throughput_bound_by,
+                       ceiling_iops=level.iops, ceiling_label=level.throughput_label)
+    return row
 
 
 def volume_limits(instance_class: str | None, volumes: list[dict[str, Any]],
-                  engine: str = DEFAULT_ENGINE) -> list[dict[str, Any]]:
+                  engine: str = DEFAULT_ENGINE) -> list[VolumeCeiling]:
     """Each storage volume's own ceiling (RDS additional storage volumes, ``cutover_prep.engines.volumes``): the
     storage caps from *that* volume's storage type, size, IOPS and throughput, and the effective
     (sustained) caps against the instance class. The instance's EBS bandwidth is one for all its
@@ -334,32 +332,4 @@ def volume_limits(instance_class: str | None, volumes: list[dict[str, Any]],
 
     ASSUMPTION (not stated by RDS for additional volumes): a volume is striped from the engine's striping
     threshold, like the primary."""
-    out = []
-    for v in volumes:
-        row: dict[str, Any] = {"volume": v.get("name"), "storage_type": v.get("storage_type"),
-                               "allocated_gb": v.get("allocated_storage_gb"), "iops": v.get("iops"),
-                               "throughput_mbps": v.get("storage_throughput")}
-        try:
-            if not v.get("storage_type") or not v.get("allocated_storage_gb"):
-                raise InvalidStorage("storage type or size not reported")
-            caps = storage_caps(str(v["storage_type"]), float(v["allocated_storage_gb"]), iops=v.get("iops"),
-                                throughput_mbps=v.get("storage_throughput"), engine=engine)
-        except LimitsError as exc:
-            out.append({**row, "error": f"no ceiling: {exc}"})
-            continue
-        row["storage"] = {k: caps[k] for k in ("type", "baseline_iops", "baseline_throughput_mib_s", "burst_iops",
-                                               "burst_throughput_mib_s", "striped", "volumes", "rough")}
-        row["ceiling_mib_s"], row["ceiling_bound_by"] = caps["baseline_throughput_mib_s"], "storage"
-        row["ceiling_iops"] = caps["baseline_iops"]
-        if instance_class:
-            try:
-                level = _level(caps, instance_caps(instance_class), peak=False)
-            except LimitsError as exc:
-                row["instance_note"] = f"instance class not compared: {exc}"
-            else:
-                row["ceiling_mib_s"] = level["throughput_mb_s"]
-                row["ceiling_bound_by"] = level["throughput_bound_by"]
-                row["ceiling_iops"] = level["iops"]
-                row["ceiling_label"] = level["throughput_label"]
-        out.append(row)
-    return out
+    return [_volume_row(VolumeSettings.model_validate(v), instance_class, engine) for v in volumes]

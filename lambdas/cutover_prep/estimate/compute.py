@@ -34,12 +34,16 @@ restored instance's hours when the run restores one and a price per hour is know
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from cutover_prep.analysis.limits import LimitsError, expected_limits
+from cutover_prep.analysis.limits import LimitsError
+from cutover_prep.dal.records.census import CensusObjectJson
+from cutover_prep.dal.records.findings import Findings
+from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.engines.registry import UnknownEngine, family
+from cutover_prep.estimate.ceiling import InstanceFacts
 from cutover_prep.estimate.ceiling import advice as concurrency_advice
 from cutover_prep.models.warmup import RANGE_COST_BYTES
 from cutover_prep.pricing.costs import Cost, cost_of
@@ -65,8 +69,7 @@ EXCLUDED_NAMES = 20  # databases named in counted.excluded_databases (the run it
 
 # The emulator's calibrated default profile (local/volume/profile.py DEFAULT_PROFILE; a test keeps them equal:
 # local/ is not shipped to Lambda, so the Discover step cannot import it).
-DEFAULT_PROFILE_FACTS = {"instance_class": "db.t3.medium", "storage_type": "gp3", "allocated_gb": 100,
-                         "iops": None, "storage_throughput": None}
+DEFAULT_PROFILE_FACTS = InstanceFacts(instance_class="db.t3.medium", storage_type="gp3", allocated_gb=100)
 
 
 Source = Literal["measured_run", "emulated_volume", "instance_limits", "emulator_default"]
@@ -86,14 +89,20 @@ class Rate(BaseModel):
     advice: str | None = None
 
 
+class DatabaseBytes(BaseModel):
+    """The bytes the units read of one database (None: the engine has no databases, e.g. MySQL's schemas)."""
+
+    database: str | None
+    bytes: int
+
+
 class Counted(BaseModel):
     """What ``bytes_to_read`` is (bytes each, they add up to it) and what the census names that it is not."""
 
     user_relations: int = 0
     catalogues: int = 0
     large_objects: int = 0
-    # [{"database", "bytes"}], largest first (database None: the engine has no databases, e.g. MySQL's schemas)
-    by_database: list[dict[str, Any]] = Field(default_factory=list)
+    by_database: list[DatabaseBytes] = Field(default_factory=list)  # largest first
     excluded_by_input: int | None = None  # the census's objects the selection leaves out (None: no census)
     excluded_databases: list[str] = Field(default_factory=list)  # the first EXCLUDED_NAMES
     excluded_database_count: int = 0
@@ -124,11 +133,60 @@ class Estimate(BaseModel):
     cost: Cost
 
 
+class EmulatedProfile(BaseModel):
+    """The emulated volume's profile (``local.volume.profile``'s ``describe``: the fields the estimate reads)."""
+
+    time_scale: float | None = None
+    storage_type: str | None = None
+    allocated_gb: int | float | None = None
+    instance_class: str | None = None
+    first_touch_mean_ms: float | None = None
+    io_latency_ms: float | None = None
+
+
+class EmulationEvidence(BaseModel):
+    """A local run's emulated volume, as its evidence object says it (``EMULATION_EVIDENCE``)."""
+
+    emulated: bool = False
+    ceiling_mib_per_s: float | None = None
+    profile: EmulatedProfile = EmulatedProfile()
+
+
+class FindingsTarget(BaseModel):
+    """What an earlier run's findings name as its target: the RDS instance, or a local run's database."""
+
+    db_instance_identifier: str | None = None
+    engine: str | None = None
+    host: str | None = None
+    port: int | str | None = None
+    database: str | None = None
+
+
+class Selection(BaseModel):
+    """What the warm-up selects, in the run input's words (``cutover-prep estimate``'s output and hint)."""
+
+    databases: list[str] | None = None
+    include_schemas: list[str] | None = None
+    exclude_schemas: list[str] | None = None
+    include_system: bool | None = None
+
+
+class RangeCost(NamedTuple):
+    """What one range costs one reader beyond its bytes, and how that was found."""
+
+    seconds: float
+    detail: str
+
+
 # ---- the rate ---------------------------------------------------------------------------------
 
 def readers_for(max_concurrency: int, plan_summary: dict[str, Any]) -> int:
-    """Readers at once: ``max_concurrency``, at most one per unit (at least one)."""
-    return max(1, min(int(max_concurrency), int(plan_summary.get("units") or 0) or 1))
+    """Readers at once: ``max_concurrency``, at most one per unit of the plan's summary (at least one)."""
+    return _readers_for(max_concurrency, PlanSummary.model_validate(plan_summary).units)
+
+
+def _readers_for(max_concurrency: int, units: int) -> int:
+    return max(1, min(int(max_concurrency), int(units or 0) or 1))
 
 
 def _readers(count: int) -> str:
@@ -140,23 +198,23 @@ def readers_bound(concurrency: int, time_scale: float = 1.0) -> float:
     return concurrency * READER_COLD_MIB_PER_S / time_scale
 
 
-def measured_rate(findings: list[dict[str, Any]]) -> Rate | None:
+def measured_rate(findings: list[Findings]) -> Rate | None:
     """The latest earlier run (of the same target) that read something, by its wall-clock warm-up rate."""
-    def finished(f: dict[str, Any]) -> str:
-        return str((f.get("timings") or {}).get("finished_at") or "")
+    def finished(f: Findings) -> str:
+        return str(f.timings.finished_at or "")
 
     for f in sorted(findings, key=finished, reverse=True):
-        rates = f.get("read_rate") or {}
+        rates = f.read_rate
         # a local run's wall time is the local harness's as much as the database's (issue 33 §3): its database rate
-        local = isinstance(f.get("storage_emulation"), dict) and bool(rates.get("mib_per_s_database"))
-        rate = rates.get("mib_per_s_database") if local else rates.get("mib_per_s_wall")
-        read = (f.get("bytes") or {}).get("read") or 0
+        local = f.storage_emulation is not None and bool(rates.mib_per_s_database)
+        rate = rates.mib_per_s_database if local else rates.mib_per_s_wall
+        read = (f.bytes.read if f.bytes else 0) or 0
         if rate and rate > 0 and read > 0:
-            level = ((f.get("warmup") or {}).get("concurrency") or {}).get("level")
+            level = f.warmup.concurrency.level if f.warmup and f.warmup.concurrency else None
             at = f" at concurrency {level}" if level else ""
             which = " (the database's read rate: bytes over the time a reader was reading, not the local run's wall)"
             return Rate(mib_per_s=round(float(rate), 3), source="measured_run",
-                        detail=f"run {f.get('run_id')} of this target read {read / MIB:,.1f} MiB at "
+                        detail=f"run {f.run_id} of this target read {read / MIB:,.1f} MiB at "
                                f"{float(rate):,.2f} MiB/s{which if local else ''}{at} "
                                f"(finished {finished(f)[:19] or '?'})",
                         range_seconds=0.0, range_detail="in the measured wall-clock rate (its ranges took their "
@@ -164,65 +222,67 @@ def measured_rate(findings: list[dict[str, Any]]) -> Rate | None:
     return None
 
 
-def emulated_rate(evidence: dict[str, Any] | None, concurrency: int) -> Rate | None:
+def emulated_rate(evidence: EmulationEvidence | None, concurrency: int) -> Rate | None:
     """A local run on the emulated volume: its wall-clock ceiling, bounded by the readers (scaled)."""
-    if not evidence or not evidence.get("emulated") or not evidence.get("ceiling_mib_per_s"):
+    if not evidence or not evidence.emulated or not evidence.ceiling_mib_per_s:
         return None
-    profile = evidence.get("profile") or {}
-    scale = float(profile.get("time_scale") or 1.0)
-    ceiling = float(evidence["ceiling_mib_per_s"])
+    profile = evidence.profile
+    scale = float(profile.time_scale or 1.0)
+    ceiling = float(evidence.ceiling_mib_per_s)
     readers = readers_bound(concurrency, scale)
-    return Rate(mib_per_s=round(min(ceiling, readers), 3), source="emulated_volume",
-                detail=f"the emulated volume ({profile.get('storage_type')} {profile.get('allocated_gb')} GiB on "
-                       f"{profile.get('instance_class')}, time scale {scale:g}): ceiling {ceiling:,.2f} MiB/s, "
-                       f"{_readers(concurrency)} at most {readers:,.2f} MiB/s", **emulated_range_cost(profile))
+    rate = Rate(mib_per_s=round(min(ceiling, readers), 3), source="emulated_volume",
+                detail=f"the emulated volume ({profile.storage_type} {profile.allocated_gb} GiB on "
+                       f"{profile.instance_class}, time scale {scale:g}): ceiling {ceiling:,.2f} MiB/s, "
+                       f"{_readers(concurrency)} at most {readers:,.2f} MiB/s")
+    cost = emulated_range_cost(profile)
+    return rate if cost is None else rate.model_copy(update={"range_seconds": cost.seconds,
+                                                             "range_detail": cost.detail})
 
 
-def emulated_range_cost(profile: dict[str, Any]) -> dict[str, Any]:
+def emulated_range_cost(profile: EmulatedProfile) -> RangeCost | None:
     """One range on the emulated volume: a first touch (the profile's mean) and one request's service time, in
-    emulated ms times the time scale, plus the local run's own cost of a range (``LOCAL_RANGE_SECONDS``); the
-    planner's default when the profile does not say."""
-    touch, service = profile.get("first_touch_mean_ms"), profile.get("io_latency_ms")
+    emulated ms times the time scale, plus the local run's own cost of a range (``LOCAL_RANGE_SECONDS``); None
+    (the planner's default) when the profile does not say."""
+    touch, service = profile.first_touch_mean_ms, profile.io_latency_ms
     if touch is None or service is None:
-        return {}
-    scale = float(profile.get("time_scale") or 1.0)
+        return None
+    scale = float(profile.time_scale or 1.0)
     volume = (float(touch) + float(service)) * scale / 1000
     seconds = volume + LOCAL_RANGE_SECONDS
-    return {"range_seconds": round(seconds, 4),
-            "range_detail": f"{seconds * 1000:.0f} ms per range and reader: the emulated volume's first touch "
-                            f"({float(touch):g} ms) and service time ({float(service):g} ms) x time scale {scale:g}: "
-                            f"{volume * 1000:.0f} ms, and the local run's commit of it: "
-                            f"{LOCAL_RANGE_SECONDS * 1000:.0f} ms"}
+    return RangeCost(round(seconds, 4),
+                     f"{seconds * 1000:.0f} ms per range and reader: the emulated volume's first touch "
+                     f"({float(touch):g} ms) and service time ({float(service):g} ms) x time scale {scale:g}: "
+                     f"{volume * 1000:.0f} ms, and the local run's commit of it: "
+                     f"{LOCAL_RANGE_SECONDS * 1000:.0f} ms")
 
 
-def emulator_ceiling_mib_s(facts: dict[str, Any], engine: str) -> float:
+def emulator_ceiling_mib_s(facts: InstanceFacts, engine: str) -> float:
     """The emulator's ceiling of a configuration (``VolumeProfile.emulated_ceiling_mib_s``): the peak
     throughput, at most the peak IOPS x 256 KiB."""
-    peak = _limits(facts, engine)["effective"]["peak"]
-    by_iops = float(peak["iops"]) * EBS_IO_KIB / 1024
-    kbps = peak["throughput_kbps"]
+    peak = facts.limits(engine).peak
+    by_iops = float(peak.iops) * EBS_IO_KIB / 1024
+    kbps = peak.throughput_kbps
     return by_iops if kbps is None else min(float(kbps) / 1024, by_iops)
 
 
-def limits_rate(facts: dict[str, Any], engine: str, concurrency: int) -> Rate | None:
+def limits_rate(facts: InstanceFacts, engine: str, concurrency: int) -> Rate | None:
     """The instance's and storage's sustained limit (``analysis.limits``), bounded by the readers; None
     when the class or storage is unknown to the table."""
-    if not facts.get("instance_class") or not facts.get("storage_type") or not facts.get("allocated_gb"):
+    if not facts.instance_class or not facts.storage_type or not facts.allocated_gb:
         return None
     try:
-        limits = _limits(facts, engine)
+        level = facts.limits(engine).sustained
     except LimitsError:
         return None
-    level = limits["effective"]["sustained"]
-    if level.get("throughput_kbps") is None:
+    if level.throughput_kbps is None:
         return None
-    ceiling = float(level["throughput_kbps"]) / 1024
+    ceiling = float(level.throughput_kbps) / 1024
     readers = readers_bound(concurrency)
     found = concurrency_advice(facts, engine, concurrency)
     return Rate(mib_per_s=round(min(ceiling, readers), 3), source="instance_limits",
-                advice=found["text"] if found else None,
-                detail=f"{facts['instance_class']}, {facts['storage_type']} {facts['allocated_gb']:g} GiB: sustained "
-                       f"{ceiling:,.1f} MiB/s ({level.get('throughput_label')}); {_readers(concurrency)} at most "
+                advice=found.text if found else None,
+                detail=f"{facts.instance_class}, {facts.storage_type} {facts.allocated_gb:g} GiB: sustained "
+                       f"{ceiling:,.1f} MiB/s ({level.throughput_label}); {_readers(concurrency)} at most "
                        f"{readers:,.1f} MiB/s (seed 002: {READER_COLD_MIB_PER_S} MiB/s per cold reader)")
 
 
@@ -232,31 +292,40 @@ def default_rate(engine: str, concurrency: int) -> Rate:
     readers = readers_bound(concurrency)
     found = concurrency_advice(facts, engine, concurrency)
     return Rate(mib_per_s=round(min(ceiling, readers), 3), source="emulator_default",
-                advice=found["text"] if found else None,
+                advice=found.text if found else None,
                 detail=f"no run of this target measured and no instance class known: the emulator's calibrated "
-                       f"default ({facts['instance_class']}, {facts['storage_type']} {facts['allocated_gb']} GiB, "
+                       f"default ({facts.instance_class}, {facts.storage_type} {facts.allocated_gb} GiB, "
                        f"seed 002): ceiling {ceiling:,.1f} MiB/s; {_readers(concurrency)} at most {readers:,.1f} MiB/s")
 
 
-def choose_rate(*, engine: str, concurrency: int, measured: list[dict[str, Any]] | None = None,
+def choose_rate(*, engine: str, concurrency: int, measured: list[Findings] | None = None,
                 emulation: dict[str, Any] | None = None, instance: dict[str, Any] | None = None) -> Rate:
-    """The first source that has a rate, in the module docstring's order."""
-    return (measured_rate(measured or []) or emulated_rate(emulation, concurrency)
-            or limits_rate(instance or {}, engine, concurrency) or default_rate(engine, concurrency))
+    """The first source that has a rate, in the module docstring's order: the ``emulation`` evidence object and the
+    ``instance`` facts (``instance_limits_facts``, with a restore's class and storage) read here."""
+    return (measured_rate(measured or [])
+            or emulated_rate(EmulationEvidence.model_validate(emulation) if emulation else None, concurrency)
+            or limits_rate(InstanceFacts.model_validate(instance or {}), engine, concurrency)
+            or default_rate(engine, concurrency))
+
+
+class DescribedInstance(BaseModel):
+    """DescribeInstance's facts (``rds.instance_facts``: the fields the estimate reads)."""
+
+    db_instance_class: str | None = None
+    instance_class: str | None = None
+    storage_type: str | None = None
+    allocated_storage_gb: int | float | None = None
+    allocated_storage: int | float | None = None
+    iops: int | float | None = None
+    storage_throughput: int | float | None = None
 
 
 def instance_limits_facts(instance: dict[str, Any] | None) -> dict[str, Any]:
-    """DescribeInstance's facts (``rds.instance_facts``) as ``limits_rate`` takes them."""
-    i = instance or {}
-    return {"instance_class": i.get("db_instance_class") or i.get("instance_class"),
-            "storage_type": i.get("storage_type"),
-            "allocated_gb": i.get("allocated_storage_gb") or i.get("allocated_storage"),
-            "iops": i.get("iops"), "storage_throughput": i.get("storage_throughput")}
-
-
-def _limits(facts: dict[str, Any], engine: str) -> dict[str, Any]:
-    return expected_limits(str(facts["instance_class"]), str(facts["storage_type"]), float(facts["allocated_gb"]),
-                           iops=facts.get("iops"), throughput_mbps=facts.get("storage_throughput"), engine=engine)
+    """DescribeInstance's facts (``rds.instance_facts``) as ``choose_rate`` takes them (``InstanceFacts``'s)."""
+    i = DescribedInstance.model_validate(instance or {})
+    return InstanceFacts(instance_class=i.db_instance_class or i.instance_class, storage_type=i.storage_type,
+                         allocated_gb=i.allocated_storage_gb or i.allocated_storage, iops=i.iops,
+                         storage_throughput=i.storage_throughput).model_dump()
 
 
 # ---- time and cost ----------------------------------------------------------------------------
@@ -267,16 +336,17 @@ def estimate(*, engine: str, plan_summary: dict[str, Any], max_concurrency: int,
     """The estimate of a plan (``Plan.summary()``; ``ranges`` over all units, default the summary's) read by
     ``max_concurrency`` readers at ``rate``. Its bytes are the plan's bytes, nothing added; each range costs
     ``rate.range_seconds`` of one reader beyond them (many tiny relations are bound by round trips, not bytes)."""
-    units, total = int(plan_summary.get("units") or 0), int(plan_summary.get("bytes") or 0)
-    ranges = int(plan_summary.get("ranges") or 0) if ranges is None else ranges
-    readers = readers_for(max_concurrency, plan_summary)
+    summary = PlanSummary.model_validate(plan_summary)
+    units, total = summary.units, summary.bytes
+    ranges = summary.ranges if ranges is None else ranges
+    readers = _readers_for(max_concurrency, units)
     seconds_bytes = total / MIB / rate.mib_per_s
     seconds_ranges = ranges * rate.range_seconds / readers
     seconds = seconds_bytes + seconds_ranges
     cost = cost_of(seconds=seconds, readers=readers, units=units, restore=restore,
                    instance_price_per_hour_usd=instance_price_per_hour_usd, price_note=price_note)
     usd = cost.lambda_usd + cost.sfn_usd + (cost.instance_usd or 0.0)
-    return Estimate(engine=engine, bytes_to_read=total, units=units, segments=int(plan_summary.get("segments") or 0),
+    return Estimate(engine=engine, bytes_to_read=total, units=units, segments=summary.segments,
                     ranges=ranges, counted=counted,
                     concurrency=readers, assumed_mib_per_s=rate.mib_per_s, source=rate.source,
                     source_detail=rate.detail, range_seconds=rate.range_seconds, range_detail=rate.range_detail,
@@ -303,7 +373,7 @@ def category_of(engine: str, schema: str, name: str) -> str:
     return "catalogues" if folded in fam.catalogue_schemas else "user_relations"
 
 
-def counted_of(engine: str, segments: Iterable[Any], census: list[dict[str, Any]] | None = None) -> Counted:
+def counted_of(engine: str, segments: Iterable[Any], census: list[CensusObjectJson] | None = None) -> Counted:
     """What the planned ``segments`` are, in the bytes the units read (blocks x block size), and what the
     ``census`` (plan.json's) names beside them: left out by the selection, or not readable by the run."""
     out = Counted()
@@ -315,22 +385,23 @@ def counted_of(engine: str, segments: Iterable[Any], census: list[dict[str, Any]
         kind = category_of(engine, str(seg.schema), str(seg.name))
         setattr(out, kind, getattr(out, kind) + size)
         by_db[seg.database] = by_db.get(seg.database, 0) + size
-    out.by_database = [{"database": db, "bytes": n}
+    out.by_database = [DatabaseBytes(database=db, bytes=n)
                        for db, n in sorted(by_db.items(), key=lambda kv: (-kv[1], str(kv[0])))]
     if census is not None:
         out.excluded_by_input, out.not_readable = 0, 0
         for obj in census:
-            if obj.get("key") in planned:
+            key, reason, size = obj.get("key"), obj.get("reason"), int(obj.get("bytes") or 0)
+            if key in planned:
                 continue
-            reason = obj.get("reason")
             if reason == "excluded by input":
-                out.excluded_by_input += int(obj.get("bytes") or 0)
-                if obj.get("kind") == "database" and obj.get("database"):
+                out.excluded_by_input += size
+                database = obj.get("database") if obj.get("kind") == "database" else None
+                if database:
                     out.excluded_database_count += 1
                     if len(out.excluded_databases) < EXCLUDED_NAMES:
-                        out.excluded_databases.append(str(obj["database"]))
+                        out.excluded_databases.append(str(database))
             elif reason in NOT_READABLE:
-                out.not_readable += int(obj.get("bytes") or 0)
+                out.not_readable += size
     return out
 
 
@@ -352,7 +423,7 @@ def _mib(n: int) -> str:
 
 def counted_lines(c: Counted) -> list[str]:
     """``counted:`` (what the bytes are, per database) and ``not counted:`` (what the census names beside them)."""
-    dbs = [f"{d['database']} {_mib(d['bytes'])}" for d in c.by_database if d.get("database")]
+    dbs = [f"{d.database} {_mib(d.bytes)}" for d in c.by_database if d.database]
     out = [f"counted: user relations {_mib(c.user_relations)}, catalogues {_mib(c.catalogues)}, large objects "
            f"{_mib(c.large_objects)}" + (f"; {len(dbs)} database{'' if len(dbs) == 1 else 's'}: "
                                           + ", ".join(dbs[:6]) + (", ..." if len(dbs) > 6 else "") if dbs else "")]
@@ -368,14 +439,15 @@ def counted_lines(c: Counted) -> list[str]:
 
 
 def nothing_hint(est: Estimate, selection: dict[str, Any]) -> str | None:
-    """One line when the selection reads no user relation: what was selected and how to widen it (None: it
-    reads some)."""
+    """One line when the ``selection`` (``Selection``'s fields) reads no user relation: what was selected and how
+    to widen it (None: it reads some)."""
     c = est.counted
     if est.bytes_to_read > 0 and (c is None or c.user_relations > 0):
         return None
+    chosen = Selection.model_validate(selection)
     picked = [f"{flag} {', '.join(values)}" for flag, values in (
-        ("--database", selection.get("databases") or ()), ("--include-schema", selection.get("include_schemas") or ()),
-        ("--exclude-schema", selection.get("exclude_schemas") or ())) if values]
+        ("--database", chosen.databases or ()), ("--include-schema", chosen.include_schemas or ()),
+        ("--exclude-schema", chosen.exclude_schemas or ())) if values]
     what = "; ".join(picked) if picked else "every database and schema (the defaults)"
     try:
         applies = family(est.engine).include_system_applies

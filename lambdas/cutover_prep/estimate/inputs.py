@@ -11,32 +11,38 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from cutover_prep.dal.records.findings import Findings
+from cutover_prep.estimate.ceiling import InstanceFacts
+from cutover_prep.estimate.compute import FindingsTarget, Selection
 
-def local_findings(evidence: Path, spec: Any) -> list[dict[str, Any]]:
+
+def local_findings(evidence: Path, spec: Any) -> list[Findings]:
     """Findings of earlier local runs of the same database (engine, host, port and database alike)."""
     found = []
     for path in sorted(evidence.glob("*/findings.json")) if evidence.is_dir() else []:
         try:
-            doc = json.loads(path.read_text())
-        except (OSError, ValueError):
+            findings = Findings.read(json.loads(path.read_text()))
+            target = FindingsTarget.model_validate(findings.target or {})
+        except (OSError, ValueError, TypeError):
             continue
-        target = doc.get("target") or {} if isinstance(doc, dict) else {}
-        if (target.get("engine"), target.get("host"), target.get("port"), target.get("database")) == (
+        if (target.engine, target.host, target.port, target.database) == (
                 spec.engine, spec.host, spec.port, spec.database):
-            found.append(doc)
+            found.append(findings)
     return found
 
 
 def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[float | None, str | None]:
-    """The restored instance's price per hour (instance and storage) from the comparison's price book: the
-    Price List API, else the shipped, dated price file; (None, why) when neither knows it."""
+    """The restored instance's price per hour (instance and storage; ``limits``: ``InstanceFacts``'s fields) from the
+    comparison's price book: the Price List API, else the shipped, dated price file; (None, why) when neither
+    knows it."""
     try:
         from cutover_prep.pricing.book import PRICING_REGION, PriceBook
     except ImportError as exc:
         return None, f"the restored instance's price per hour is not known (no price book: {exc})"
-    configuration = SimpleNamespace(db_instance_class=limits.get("instance_class"), iops=limits.get("iops"),
-                                    storage_type=limits.get("storage_type"), allocated_gb=limits.get("allocated_gb"),
-                                    storage_throughput=limits.get("storage_throughput"))
+    facts = InstanceFacts.model_validate(limits)
+    configuration = SimpleNamespace(db_instance_class=facts.instance_class, iops=facts.iops,
+                                    storage_type=facts.storage_type, allocated_gb=facts.allocated_gb,
+                                    storage_throughput=facts.storage_throughput)
     if not configuration.db_instance_class or configuration.storage_type not in ("gp2", "gp3", "io1", "io2") \
             or not configuration.allocated_gb:
         return None, "the restored instance's price per hour is not known (class or storage not known)"
@@ -52,5 +58,5 @@ def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[f
 
 
 def selection_of(warmup: dict[str, Any]) -> dict[str, Any]:
-    """What the warm-up selects (the run input's words), for the output and the hint."""
-    return {k: warmup.get(k) for k in ("databases", "include_schemas", "exclude_schemas", "include_system")}
+    """What the warm-up selects (``Selection``: the run input's words), for the output and the hint."""
+    return Selection.model_validate(warmup).model_dump()

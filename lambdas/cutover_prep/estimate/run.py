@@ -14,31 +14,57 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from cutover_prep.analysis.limits import LimitsError
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
-from cutover_prep.estimate.compute import Counted, choose_rate, estimate, instance_limits_facts, readers_for
+from cutover_prep.estimate.compute import (
+    Counted,
+    FindingsTarget,
+    choose_rate,
+    estimate,
+    instance_limits_facts,
+    readers_for,
+)
 
 if TYPE_CHECKING:
     from cutover_prep.models.steps import RunState
 
 EARLIER_RUNS_READ = 3  # findings documents read at most, newest first
 logger = logging.getLogger(__name__)
-ESTIMATE_FIELDS = ("bytes_to_read", "counted", "assumed_mib_per_s", "source", "source_detail", "estimated_seconds",
-                   "seconds_bytes", "seconds_ranges", "range_seconds", "concurrency", "units", "ranges", "cost_usd")
+Number = int | float  # as stored: an int stays an int, a float a float
 
 
-def earlier_findings(store: Store, ident: str, run_id: str | None = None) -> list[dict[str, Any]]:
+class EstimateFigures(BaseModel):
+    """What ``findings.estimate`` repeats of the run's estimate (``Estimate``'s fields, as the run item holds them:
+    an estimate of an older version may lack some)."""
+
+    bytes_to_read: Number | None = None
+    counted: dict[str, Any] | None = None  # ``Counted``, as stored
+    assumed_mib_per_s: Number | None = None
+    source: str | None = None
+    source_detail: str | None = None
+    estimated_seconds: Number | None = None
+    seconds_bytes: Number | None = None
+    seconds_ranges: Number | None = None
+    range_seconds: Number | None = None
+    concurrency: int | None = None
+    units: int | None = None
+    ranges: int | None = None
+    cost_usd: Number | None = None
+
+
+def earlier_findings(store: Store, ident: str, run_id: str | None = None) -> list[Findings]:
     """The findings of the latest finished runs of the instance ``ident`` (not the run ``run_id``)."""
-    found: list[dict[str, Any]] = []
+    found: list[Findings] = []
     try:
         for item in store.runs_of_instance(ident):
             if item.run_id == run_id or not item.findings_key:
                 continue
-            doc = store.get_json(item.findings_key)
-            if (doc.get("target") or {}).get("db_instance_identifier") == ident:
-                found.append(doc)
+            findings = Findings.read(store.get_json(item.findings_key))
+            if FindingsTarget.model_validate(findings.target or {}).db_instance_identifier == ident:
+                found.append(findings)
             if len(found) >= EARLIER_RUNS_READ:
                 break
     except (ClientError, BotoCoreError, ValueError) as exc:
@@ -59,8 +85,8 @@ def run_estimate(run: RunState, *, store: Store, plan_summary: dict[str, Any], e
             emulation = store.get_json(key)
     except (ClientError, BotoCoreError, ValueError) as exc:
         logger.warning("estimate: emulation evidence not read: %s", type(exc).__name__)
-    instance = instance_limits_facts(run.instance) if run.benchmark.compare_limits else None
     try:  # facts of an odd shape (a stored document, an instance RDS describes oddly) cost the estimate only
+        instance = instance_limits_facts(run.instance) if run.benchmark.compare_limits else None
         rate = choose_rate(engine=engine, concurrency=concurrency,
                            measured=earlier_findings(store, run.target.db_instance_identifier, run.run_id),
                            emulation=emulation, instance=instance)
@@ -78,19 +104,19 @@ def _ratio(actual: float | None, estimated: float | None) -> float | None:
 
 
 def estimate_section(estimated: dict[str, Any] | None, findings: dict[str, Any]) -> dict[str, Any] | None:
-    """``findings.estimate``: the estimate, what happened, and actual / estimate for each (None: no estimate,
-    e.g. a run planned before estimates existed)."""
+    """``findings.estimate``: the ``estimated`` (the run item's), what happened (the ``findings``' bytes, timings and
+    read rate), and actual / estimate for each (None: no estimate, e.g. a run planned before estimates existed)."""
     if not estimated:
         return None
-    actual = {"bytes_read": (findings.get("bytes") or {}).get("read"),
-              "warmup_seconds": (findings.get("timings") or {}).get("warmup_wall_seconds"),
-              "mib_per_s": (findings.get("read_rate") or {}).get("mib_per_s_wall")}
+    figures, done = EstimateFigures.model_validate(estimated), Findings.model_validate(findings)
+    actual = {"bytes_read": done.bytes.read if done.bytes else None,
+              "warmup_seconds": done.timings.warmup_wall_seconds, "mib_per_s": done.read_rate.mib_per_s_wall}
     return {
-        "estimate": {k: estimated.get(k) for k in ESTIMATE_FIELDS},
+        "estimate": figures.model_dump(),
         "actual": actual,
-        "ratios": {"bytes": _ratio(actual["bytes_read"], estimated.get("bytes_to_read")),
-                   "seconds": _ratio(actual["warmup_seconds"], estimated.get("estimated_seconds")),
-                   "mib_per_s": _ratio(actual["mib_per_s"], estimated.get("assumed_mib_per_s"))},
+        "ratios": {"bytes": _ratio(actual["bytes_read"], figures.bytes_to_read),
+                   "seconds": _ratio(actual["warmup_seconds"], figures.estimated_seconds),
+                   "mib_per_s": _ratio(actual["mib_per_s"], figures.assumed_mib_per_s)},
         "note": "actual / estimate; the verdict does not use the estimate",
     }
 

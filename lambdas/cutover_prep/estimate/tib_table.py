@@ -9,7 +9,13 @@ equal to this module's output.
 from __future__ import annotations
 
 from cutover_prep.engines.registry import DEFAULT_ENGINE
-from cutover_prep.estimate.ceiling import READER_COLD_MIB_PER_S, ceiling, hours_per_tib, readers_to_ceiling
+from cutover_prep.estimate.ceiling import (
+    READER_COLD_MIB_PER_S,
+    InstanceFacts,
+    ceiling,
+    hours_per_tib,
+    readers_to_ceiling,
+)
 
 CLASSES = ("db.t3.medium", "db.m6i.large", "db.r6i.xlarge", "db.r6i.2xlarge", "db.r6i.4xlarge", "db.r6i.8xlarge",
            "db.r6i.16xlarge")
@@ -34,12 +40,12 @@ def rows(engine: str = DEFAULT_ENGINE) -> list[list[str]]:
     out = []
     for cls in CLASSES:
         for label, storage in STORAGE:
-            top = ceiling({"instance_class": cls, **storage}, engine)
+            top = ceiling(InstanceFacts(instance_class=cls, **storage), engine)
             if top is None:
                 continue
-            ceil = top["mib_per_s"]
+            ceil = top.mib_per_s
             per = [_h(hours_per_tib(min(c * READER_COLD_MIB_PER_S, ceil))) for c in CONCURRENCIES]
-            out.append([cls, label, f"{ceil:,.0f} ({top['bound_by']})", *per, str(readers_to_ceiling(ceil)),
+            out.append([cls, label, f"{ceil:,.0f} ({top.bound_by})", *per, str(readers_to_ceiling(ceil)),
                         _h(hours_per_tib(ceil))])
     return out
 

@@ -49,6 +49,16 @@ def percentiles(latencies_us: list[float], ps: tuple[float, ...] = (50, 90, 95, 
     return out
 
 
+@dataclass(frozen=True)
+class ClientCount:
+    """What the client itself counted of a point: its read or write calls and bytes, and their rates."""
+
+    requests: int
+    bytes: int
+    iops: float
+    throughput_kbps: float
+
+
 @dataclass
 class PointMeasurement:
     """The result of one point. ``requests``/``bytes`` come from ``source``: the engine's
@@ -66,7 +76,7 @@ class PointMeasurement:
     source: str
     knobs_applied: dict[str, Any] = field(default_factory=dict)
     counters: dict[str, float] = field(default_factory=dict)
-    client: dict[str, Any] = field(default_factory=dict)
+    client: ClientCount | None = None
     latency_hist_us: dict[str, int] = field(default_factory=dict)
     latency_us: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

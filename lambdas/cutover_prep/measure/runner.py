@@ -16,8 +16,8 @@ from typing import Any
 
 from cutover_prep.engines.bench import BenchDriver, PointSpec, ScanResult, SweepTarget
 from cutover_prep.engines.scratch import Scratch
-from cutover_prep.measure.model import PointMeasurement, histogram, percentiles
-from cutover_prep.measure.sample import BlockPicker
+from cutover_prep.measure.model import ClientCount, PointMeasurement, histogram, percentiles
+from cutover_prep.measure.sample import BlockPicker, SampledBlock
 
 READ_KINDS = ("sequential", "random")
 WRITE_KINDS = ("write_direct", "write_random")
@@ -38,7 +38,7 @@ def _hist_delta(before: dict[str, int] | None, after: dict[str, int] | None) -> 
     return {k: int(v - before.get(k, 0)) for k, v in after.items() if v - before.get(k, 0) > 0}
 
 
-def run_probe(driver: BenchDriver, blocks: list[dict[str, Any]], *, phase: str, max_seconds: float) -> dict[str, Any]:
+def run_probe(driver: BenchDriver, blocks: list[SampledBlock], *, phase: str, max_seconds: float) -> dict[str, Any]:
     """Read each block once, one at a time, timing each read; stop after ``max_seconds``.
 
     A read's latency is the database server's own time for it when the reader gives one (``RandomReader``:
@@ -61,7 +61,7 @@ def run_probe(driver: BenchDriver, blocks: list[dict[str, Any]], *, phase: str, 
             timed = reader.read_block(b["locator"], b["file_id"], b["block"])
             client.append((time.perf_counter() - s) * 1e6)
             server.append(None if timed is None else float(timed) * 1e6)
-            block_size = b.get("block_size", block_size)
+            block_size = b["block_size"]
     finally:
         reader.close()
     seconds = time.monotonic() - t0
@@ -170,9 +170,9 @@ def run_point(driver: BenchDriver, spec: PointSpec, *, target: SweepTarget | Non
         point_id=spec.point_id, kind=spec.kind, sessions=spec.sessions, io_size_kb=spec.io_size_kb,
         started_at=started_at, finished_at=finished_at, seconds=round(seconds, 4),
         requests=requests, bytes=bytes_, source=source, knobs_applied=dict(spec.knobs), counters=counters,
-        client={"requests": client_requests, "bytes": client_bytes,
-                "iops": round(client_requests / seconds, 2) if seconds else 0.0,
-                "throughput_kbps": round(client_bytes / 1024 / seconds, 2) if seconds else 0.0},
+        client=ClientCount(requests=client_requests, bytes=client_bytes,
+                           iops=round(client_requests / seconds, 2) if seconds else 0.0,
+                           throughput_kbps=round(client_bytes / 1024 / seconds, 2) if seconds else 0.0),
         latency_hist_us=histogram(latencies) if latencies else _hist_delta(hist_before, driver.latency_histogram()),
         latency_us=percentiles(latencies), notes=notes, passes=passes, cached=cached,
     )

@@ -17,12 +17,13 @@ import bisect
 import random
 import zlib
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple, TypedDict
 
 from cutover_prep.engines.bench import SweepTarget
 from cutover_prep.engines.registry import block_readable
 
-__all__ = ["BlockPicker", "block_key", "block_readable", "overlap", "scan_target", "seed_of", "unit_ranges"]
+__all__ = ["BlockPicker", "SampledBlock", "UnitRange", "block_key", "block_readable", "overlap", "scan_target",
+           "seed_of", "unit_ranges"]
 
 # Fill a sample by walking every block (in a seeded order) when random picks keep hitting
 # excluded or chosen blocks; only for databases of at most this many readable blocks
@@ -36,24 +37,57 @@ SNAPSHOT_BLOCK_BYTES = 512 * 1024  # the EBS snapshot block: the unit a restored
 PROBE_SHARE_OF_SNAPSHOT_BLOCKS = 4
 
 
+class UnitRange(TypedDict):
+    """A range of a work unit, as units.json holds it (``ReadRange.to_json``)."""
+
+    segment: str
+    locator: dict[str, Any]  # the engine's own (``Segment.locator``)
+    extents: list[list[int]]  # [file_id, first_block, blocks]
+    block_size: int
+
+
+class Unit(TypedDict):
+    """A work unit of units.json (the field the sample reads)."""
+
+    ranges: list[UnitRange]
+
+
+class SampledBlock(TypedDict):
+    """One block a probe or a random point reads; probes/sample.json holds them as they are."""
+
+    segment: str
+    locator: dict[str, Any]  # the engine's own (``Segment.locator``)
+    file_id: int
+    block: int
+    block_size: int
+
+
+class _Piece(NamedTuple):
+    """One readable extent of a range: where its blocks start."""
+
+    range: UnitRange
+    file_id: int
+    first: int
+
+
 def seed_of(text: str) -> int:
     return zlib.crc32(text.encode())
 
 
-def block_key(block: dict[str, Any]) -> tuple[str, int, int]:
+def block_key(block: SampledBlock) -> tuple[str, int, int]:
     """What makes a sampled block the same block: its segment, file and block number."""
     return str(block["segment"]), int(block["file_id"]), int(block["block"])
 
 
-def chunk_key(block: dict[str, Any]) -> tuple[str, int, int]:
+def chunk_key(block: SampledBlock) -> tuple[str, int, int]:
     """The snapshot block (``SNAPSHOT_BLOCK_BYTES``) a sampled block lies in: a restored volume loads
     it whole on the first read of any of its blocks, so a probe that read two blocks of one snapshot
     block would time one first touch and one warm read."""
-    per_chunk = max(1, SNAPSHOT_BLOCK_BYTES // int(block.get("block_size") or SNAPSHOT_BLOCK_BYTES))
+    per_chunk = max(1, SNAPSHOT_BLOCK_BYTES // int(block["block_size"] or SNAPSHOT_BLOCK_BYTES))
     return str(block["segment"]), int(block["file_id"]), int(block["block"]) // per_chunk
 
 
-def overlap(blocks: Iterable[dict[str, Any]], others: Iterable[dict[str, Any]]) -> int:
+def overlap(blocks: Iterable[SampledBlock], others: Iterable[SampledBlock]) -> int:
     """How many of ``blocks`` are also in ``others``."""
     theirs = {block_key(b) for b in others}
     return sum(1 for b in blocks if block_key(b) in theirs)
@@ -62,8 +96,8 @@ def overlap(blocks: Iterable[dict[str, Any]], others: Iterable[dict[str, Any]]) 
 class BlockPicker:
     """Random blocks over the readable extents of ``ranges`` (units.json ranges)."""
 
-    def __init__(self, ranges: Iterable[dict[str, Any]], seed: int) -> None:
-        self._pieces: list[tuple[dict[str, Any], int, int, str, int]] = []  # locator, file, first block, segment, bs
+    def __init__(self, ranges: Iterable[UnitRange], seed: int) -> None:
+        self._pieces: list[_Piece] = []
         self._ends: list[int] = []
         total = 0
         for rng in ranges:
@@ -73,28 +107,28 @@ class BlockPicker:
                 if blocks <= 0:
                     continue
                 total += blocks
-                self._pieces.append((rng["locator"], int(file_id), int(first), rng["segment"], int(rng["block_size"])))
+                self._pieces.append(_Piece(rng, int(file_id), int(first)))
                 self._ends.append(total)
         self.total_blocks = total
         # the snapshot blocks (chunk_key) the readable extents lie in, counted per extent (rounded up)
-        self.snapshot_blocks = sum(-(-blocks * bs // SNAPSHOT_BLOCK_BYTES) for (_, _, _, _, bs), blocks in
-                                   zip(self._pieces, _lengths(self._ends), strict=True))
+        self.snapshot_blocks = sum(-(-blocks * int(piece.range["block_size"]) // SNAPSHOT_BLOCK_BYTES)
+                                   for piece, blocks in zip(self._pieces, _lengths(self._ends), strict=True))
         self._rng = random.Random(seed)
 
     def __bool__(self) -> bool:
         return self.total_blocks > 0
 
-    def pick(self) -> dict[str, Any]:
+    def pick(self) -> SampledBlock:
         return self._at(self._rng.randrange(self.total_blocks))
 
-    def _at(self, n: int) -> dict[str, Any]:
+    def _at(self, n: int) -> SampledBlock:
         i = bisect.bisect_right(self._ends, n)
-        locator, file_id, first, segment, block_size = self._pieces[i]
+        piece = self._pieces[i]
         start = self._ends[i - 1] if i else 0
-        return {"segment": segment, "locator": locator, "file_id": file_id, "block": first + (n - start),
-                "block_size": block_size}
+        return SampledBlock(segment=piece.range["segment"], locator=piece.range["locator"], file_id=piece.file_id,
+                            block=piece.first + (n - start), block_size=int(piece.range["block_size"]))
 
-    def sample(self, count: int, exclude: Iterable[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    def sample(self, count: int, exclude: Iterable[SampledBlock] = ()) -> list[SampledBlock]:
         """``count`` distinct blocks, none of them in ``exclude`` (fewer when the database has fewer).
 
         Random picks first, at most one per snapshot block (``chunk_key``) and none in a snapshot
@@ -104,7 +138,7 @@ class BlockPicker:
         seen = {block_key(b) for b in exclude}
         chunks = {chunk_key(b) for b in exclude}
         want = min(count, self.total_blocks)
-        out: list[dict[str, Any]] = []
+        out: list[SampledBlock] = []
         for _ in range(count * 4 + len(seen)):
             if len(out) >= want:
                 return out
@@ -132,7 +166,7 @@ class BlockPicker:
         ``1/PROBE_SHARE_OF_SNAPSHOT_BLOCKS`` of the readable snapshot blocks (at least one)."""
         return max(0, min(wanted, max(1, self.snapshot_blocks // PROBE_SHARE_OF_SNAPSHOT_BLOCKS)))
 
-    def stream(self) -> Iterator[dict[str, Any]]:
+    def stream(self) -> Iterator[SampledBlock]:
         while True:
             yield self.pick()
 
@@ -144,20 +178,20 @@ def _lengths(ends: list[int]) -> Iterator[int]:
         previous = end
 
 
-def unit_ranges(units: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def unit_ranges(units: list[Unit]) -> Iterator[UnitRange]:
     for unit in units:
         yield from unit["ranges"]
 
 
-def scan_target(units: list[dict[str, Any]]) -> SweepTarget | None:
+def scan_target(units: list[Unit]) -> SweepTarget | None:
     """The readable segment with the most blocks, its extents merged in block order."""
-    by_segment: dict[str, tuple[dict[str, Any], int, list[tuple[int, int, int]]]] = {}
+    by_segment: dict[str, tuple[UnitRange, list[tuple[int, int, int]]]] = {}
     for rng in unit_ranges(units):
         if not block_readable(rng["locator"]):
             continue
-        locator, block_size, extents = by_segment.setdefault(rng["segment"], (rng["locator"], rng["block_size"], []))
+        _, extents = by_segment.setdefault(rng["segment"], (rng, []))
         extents.extend((int(f), int(b), int(n)) for f, b, n in rng["extents"])
     if not by_segment:
         return None
-    key, (locator, block_size, extents) = max(by_segment.items(), key=lambda kv: sum(e[2] for e in kv[1][2]))
-    return SweepTarget(key, locator, tuple(sorted(extents)), int(block_size))
+    key, (first, extents) = max(by_segment.items(), key=lambda kv: sum(e[2] for e in kv[1][1]))
+    return SweepTarget(key, first["locator"], tuple(sorted(extents)), int(first["block_size"]))

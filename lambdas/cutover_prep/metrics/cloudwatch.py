@@ -24,9 +24,9 @@ Shared by ``enhanced``: the retry policy (throttling and transient errors) and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from botocore.exceptions import (
     ClientError,
@@ -35,6 +35,7 @@ from botocore.exceptions import (
     EndpointConnectionError,
     ReadTimeoutError,
 )
+from pydantic import BaseModel, Field
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 NAMESPACE = "AWS/RDS"
@@ -89,14 +90,34 @@ class MetricsAccessDenied(PermissionError):
                          + (f" ({detail})" if detail else ""))
 
 
+class ErrorDetail(BaseModel):
+    code: str | None = Field(None, alias="Code")
+    message: str = Field("", alias="Message")
+
+
+class ResponseMetadata(BaseModel):
+    http_status_code: int | None = Field(None, alias="HTTPStatusCode")
+
+
+class ErrorResponse(BaseModel):
+    """What a ``ClientError`` says (its ``response``: the fields read)."""
+
+    error: ErrorDetail = Field(ErrorDetail(), alias="Error")
+    metadata: ResponseMetadata = Field(ResponseMetadata(), alias="ResponseMetadata")
+
+    @classmethod
+    def of(cls, exc: ClientError) -> ErrorResponse:
+        return cls.model_validate(exc.response)
+
+
 def error_code(exc: BaseException) -> str | None:
-    return exc.response.get("Error", {}).get("Code") if isinstance(exc, ClientError) else None
+    return ErrorResponse.of(exc).error.code if isinstance(exc, ClientError) else None
 
 
 def is_transient(exc: BaseException) -> bool:
     """Throttling, 5xx and connection errors: worth another try."""
     if isinstance(exc, ClientError):
-        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
+        status = ErrorResponse.of(exc).metadata.http_status_code or 0
         return error_code(exc) in TRANSIENT_CODES or status >= 500
     return isinstance(exc, TRANSIENT_EXCEPTIONS)
 
@@ -112,7 +133,7 @@ def call_aws(fn: Callable[..., dict[str, Any]], action: str, resource: str, **kw
         return fn(**kwargs)
     except ClientError as exc:
         if error_code(exc) in ACCESS_DENIED_CODES:
-            raise MetricsAccessDenied(action, resource, exc.response["Error"].get("Message", "")) from None
+            raise MetricsAccessDenied(action, resource, ErrorResponse.of(exc).error.message) from None
         raise
 
 
@@ -147,6 +168,14 @@ def expected_periods(start: datetime, end: datetime, period: int) -> list[dateti
     return out
 
 
+class WindowSpec(TypedDict):
+    """A point's window as the benchmark hands it in: ISO 8601 times with a timezone, or aware datetimes."""
+
+    point_id: str
+    started_at: str | datetime
+    finished_at: str | datetime
+
+
 @dataclass(frozen=True)
 class Window:
     point_id: str
@@ -154,7 +183,7 @@ class Window:
     end: datetime
 
 
-def parse_windows(windows: list[dict[str, Any]]) -> list[Window]:
+def parse_windows(windows: list[WindowSpec]) -> list[Window]:
     parsed, seen = [], set()
     for w in windows:
         pid = str(w["point_id"])
@@ -169,10 +198,14 @@ def parse_windows(windows: list[dict[str, Any]]) -> list[Window]:
     return parsed
 
 
-def align_note(window: dict[str, Any], period: int = DEFAULT_PERIOD) -> str | None:
-    """A plain note when the window cannot be isolated by ``period``-second datapoints."""
-    start = parse_time(window["started_at"], "started_at")
-    end = parse_time(window["finished_at"], "finished_at")
+def align_note(window: WindowSpec, period: int = DEFAULT_PERIOD) -> str | None:
+    """A plain note when the window (its ``started_at`` and ``finished_at``) cannot be isolated by ``period``-second
+    datapoints."""
+    return _align_note(parse_time(window["started_at"], "started_at"), parse_time(window["finished_at"], "finished_at"),
+                       period)
+
+
+def _align_note(start: datetime, end: datetime, period: int) -> str | None:
     seconds = (end - start).total_seconds()
     if seconds < period:
         return (f"window {seconds:.0f} s is shorter than CloudWatch's {period} s period: each datapoint mixes "
@@ -186,17 +219,33 @@ def align_note(window: dict[str, Any], period: int = DEFAULT_PERIOD) -> str | No
 
 
 # -- GetMetricData ------------------------------------------------------------------------
-def _queries(identifier: str, metrics: Mapping[str, MetricSpec], period: int) -> dict[str, dict[str, Any]]:
-    """Query Id -> query; the Id encodes the metric's position and the statistic."""
-    out = {}
-    for i, name in enumerate(metrics):
-        for stat in STATISTICS:
-            qid = f"m{i}_{stat.lower()}"
-            out[qid] = {"Id": qid, "ReturnData": True, "MetricStat": {
-                "Metric": {"Namespace": NAMESPACE, "MetricName": name,
-                           "Dimensions": [{"Name": DIMENSION, "Value": identifier}]},
-                "Period": period, "Stat": stat}}
-    return out
+class MetricDataResult(BaseModel):
+    """One query's datapoints in a GetMetricData answer."""
+
+    id: str = Field(alias="Id")
+    status_code: str = Field("Complete", alias="StatusCode")
+    timestamps: list[datetime] = Field([], alias="Timestamps")
+    values: list[float] = Field([], alias="Values")
+
+
+class MetricDataMessage(BaseModel):
+    value: str | None = Field(None, alias="Value")
+
+
+class MetricDataPage(BaseModel):
+    """One page of a GetMetricData answer (the fields read)."""
+
+    results: list[MetricDataResult] = Field([], alias="MetricDataResults")
+    messages: list[MetricDataMessage] = Field([], alias="Messages")
+    next_token: str | None = Field(None, alias="NextToken")
+
+
+def _queries(identifier: str, metrics: Mapping[str, MetricSpec], period: int) -> list[dict[str, Any]]:
+    """The queries (GetMetricData's ``MetricDataQueries``); the Id encodes the metric's position and the statistic."""
+    return [{"Id": f"m{i}_{stat.lower()}", "ReturnData": True, "MetricStat": {
+        "Metric": {"Namespace": NAMESPACE, "MetricName": name,
+                   "Dimensions": [{"Name": DIMENSION, "Value": identifier}]},
+        "Period": period, "Stat": stat}} for i, name in enumerate(metrics) for stat in STATISTICS]
 
 
 def _batches(items: list[Any], size: int) -> Iterator[list[Any]]:
@@ -205,16 +254,17 @@ def _batches(items: list[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _pages(cloudwatch: Any, queries: list[dict[str, Any]], start: datetime, end: datetime,
-           resource: str) -> Iterator[dict[str, Any]]:
+           resource: str) -> Iterator[MetricDataPage]:
     kwargs: dict[str, Any] = {"MetricDataQueries": queries, "StartTime": start, "EndTime": end,
                               "ScanBy": "TimestampAscending"}
+    previous = None
     while True:
-        page = call_aws(cloudwatch.get_metric_data, "cloudwatch:GetMetricData", resource, **kwargs)
+        page = MetricDataPage.model_validate(call_aws(cloudwatch.get_metric_data, "cloudwatch:GetMetricData",
+                                                      resource, **kwargs))
         yield page
-        token = page.get("NextToken")
-        if not token or token == kwargs.get("NextToken"):
+        if not page.next_token or page.next_token == previous:
             return
-        kwargs["NextToken"] = token
+        kwargs["NextToken"] = previous = page.next_token
 
 
 def fetch_series(cloudwatch: Any, identifier: str, start: datetime, end: datetime, period: int = DEFAULT_PERIOD,
@@ -226,21 +276,21 @@ def fetch_series(cloudwatch: Any, identifier: str, start: datetime, end: datetim
     series: dict[str, dict[str, dict[datetime, float]]] = {n: {s: {} for s in STATISTICS} for n in metrics}
     notes: list[str] = []
     resource = f"{NAMESPACE} {DIMENSION}={identifier}"
-    for batch in _batches(list(queries.values()), MAX_QUERIES_PER_CALL):
+    for batch in _batches(queries, MAX_QUERIES_PER_CALL):
         for page in _pages(cloudwatch, batch, start, end, resource):
-            notes += [m.get("Value", "") for m in page.get("Messages", []) if m.get("Value")]
-            for result in page.get("MetricDataResults", []):
-                prefix, _, stat = result["Id"].partition("_")
+            notes += [m.value for m in page.messages if m.value]
+            for result in page.results:
+                prefix, _, stat = result.id.partition("_")
                 name = names[prefix]
                 _check_status(result, name, resource, notes)
                 target = series[name][stat.capitalize()]
-                for ts, value in zip(result.get("Timestamps", []), result.get("Values", []), strict=False):
+                for ts, value in zip(result.timestamps, result.values, strict=False):
                     target[floor_to_period(ts.astimezone(UTC), period)] = float(value)
     return series, notes
 
 
-def _check_status(result: dict[str, Any], name: str, resource: str, notes: list[str]) -> None:
-    status = result.get("StatusCode", "Complete")
+def _check_status(result: MetricDataResult, name: str, resource: str, notes: list[str]) -> None:
+    status = result.status_code
     if status == "Forbidden":
         raise MetricsAccessDenied("cloudwatch:GetMetricData", f"{resource} {name}")
     if status == "InternalError":
@@ -258,23 +308,67 @@ def _status(expected: int, arrived: int, required: bool, settled: bool) -> str:
     return "missing" if required else "not_reported"
 
 
+@dataclass(frozen=True)
+class MetricWindow:
+    """One metric over one window: the datapoints that arrived, those still absent, their mean and peak."""
+
+    unit: str
+    required: bool
+    expected: int
+    arrived: int
+    points: list[list[str | float]]  # [period start (ISO), average]
+    absent: list[str]
+    mean: float | None
+    max: float | None
+    status: str  # complete, pending, partial, missing, not_reported
+
+
+@dataclass(frozen=True)
+class WindowResult:
+    """What CloudWatch holds for one point's window."""
+
+    started_at: str
+    finished_at: str
+    complete: bool
+    expected_periods: int
+    metrics: dict[str, MetricWindow]
+    notes: list[str]
+
+
+@dataclass(kw_only=True)
+class Collected:
+    """One poll of every window (``collect_windows``: cloudwatch.json, its keys in this order)."""
+
+    complete: bool = True
+    final: bool
+    polled_at: str
+    namespace: str = NAMESPACE
+    db_instance_identifier: str
+    period: int
+    statistics: list[str] = field(default_factory=lambda: list(STATISTICS))
+    windows: dict[str, WindowResult] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
 def _metric_result(spec: MetricSpec, starts: list[datetime], values: dict[str, dict[datetime, float]],
-                   settled: bool) -> dict[str, Any]:
+                   settled: bool) -> MetricWindow:
     averages = values["Average"]
     got = [t for t in starts if t in averages]
     means = [averages[t] for t in got]
     peaks = [values["Maximum"].get(t, averages[t]) for t in got]
-    return {"unit": spec.unit, "required": spec.required, "expected": len(starts), "arrived": len(got),
-            "points": [[t.isoformat(), averages[t]] for t in got],
-            "absent": [t.isoformat() for t in starts if t not in averages],
-            "mean": round(sum(means) / len(means), 6) if means else None,
-            "max": max(peaks) if peaks else None,
-            "status": _status(len(starts), len(got), spec.required, settled)}
+    return MetricWindow(unit=spec.unit, required=spec.required, expected=len(starts), arrived=len(got),
+                        points=[[t.isoformat(), averages[t]] for t in got],
+                        absent=[t.isoformat() for t in starts if t not in averages],
+                        mean=round(sum(means) / len(means), 6) if means else None,
+                        max=max(peaks) if peaks else None,
+                        status=_status(len(starts), len(got), spec.required, settled))
 
 
 def _window_notes(w: Window, period: int, now: datetime, last_closes: datetime) -> list[str]:
     notes = []
-    note = align_note({"started_at": w.start, "finished_at": w.end}, period)
+    note = _align_note(w.start, w.end, period)
     if note:
         notes.append(note)
     if now < last_closes:
@@ -286,19 +380,19 @@ def _window_notes(w: Window, period: int, now: datetime, last_closes: datetime) 
 
 
 def _window_result(w: Window, series: dict[str, dict[str, dict[datetime, float]]],
-                   metrics: Mapping[str, MetricSpec], period: int, final: bool, now: datetime) -> dict[str, Any]:
+                   metrics: Mapping[str, MetricSpec], period: int, final: bool, now: datetime) -> WindowResult:
     starts = expected_periods(w.start, w.end, period)
     last_closes = ceil_to_period(w.end, period)
     required_ok = all(all(t in series[n]["Average"] for t in starts) for n, s in metrics.items() if s.required)
     complete = required_ok and now >= last_closes
     settled = final or complete
-    return {"started_at": w.start.isoformat(), "finished_at": w.end.isoformat(), "complete": complete,
-            "expected_periods": len(starts),
-            "metrics": {n: _metric_result(s, starts, series[n], settled) for n, s in metrics.items()},
-            "notes": _window_notes(w, period, now, last_closes)}
+    return WindowResult(started_at=w.start.isoformat(), finished_at=w.end.isoformat(), complete=complete,
+                        expected_periods=len(starts),
+                        metrics={n: _metric_result(s, starts, series[n], settled) for n, s in metrics.items()},
+                        notes=_window_notes(w, period, now, last_closes))
 
 
-def collect_windows(cloudwatch: Any, db_instance_identifier: str, windows: list[dict[str, Any]], *,
+def collect_windows(cloudwatch: Any, db_instance_identifier: str, windows: list[WindowSpec], *,
                     period: int = DEFAULT_PERIOD, final: bool = False, now: datetime | None = None,
                     metrics: Mapping[str, MetricSpec] = RDS_METRICS) -> dict[str, Any]:
     """One poll: what CloudWatch holds for each window, and whether everything has arrived.
@@ -310,22 +404,18 @@ def collect_windows(cloudwatch: Any, db_instance_identifier: str, windows: list[
         raise ValueError(f"period {period} s: AWS/RDS metrics have 60 s resolution, use a multiple of 60")
     now = parse_time(now, "now") if now else datetime.now(UTC)
     parsed = parse_windows(windows)
-    result: dict[str, Any] = {"complete": True, "final": final, "polled_at": now.isoformat(), "namespace": NAMESPACE,
-                              "db_instance_identifier": db_instance_identifier, "period": period,
-                              "statistics": list(STATISTICS), "windows": {}, "missing": [], "pending": [],
-                              "notes": []}
-    if not parsed:
-        return result
-    start = floor_to_period(min(w.start for w in parsed), period)
-    end = ceil_to_period(max(w.end for w in parsed), period)
-    series, result["notes"] = fetch_series(cloudwatch, db_instance_identifier, start, end, period, metrics)
-    for w in parsed:
-        window = _window_result(w, series, metrics, period, final, now)
-        result["windows"][w.point_id] = window
-        for name, m in window["metrics"].items():
-            if m["required"] and m["status"] in ("missing", "partial"):
-                result["missing"].append(f"{w.point_id}/{name}")
-            elif m["required"] and m["status"] == "pending":
-                result["pending"].append(f"{w.point_id}/{name}")
-    result["complete"] = all(w["complete"] for w in result["windows"].values())
-    return result
+    result = Collected(final=final, polled_at=now.isoformat(), db_instance_identifier=db_instance_identifier,
+                       period=period)
+    if parsed:
+        start = floor_to_period(min(w.start for w in parsed), period)
+        end = ceil_to_period(max(w.end for w in parsed), period)
+        series, result.notes = fetch_series(cloudwatch, db_instance_identifier, start, end, period, metrics)
+        for w in parsed:
+            window = result.windows[w.point_id] = _window_result(w, series, metrics, period, final, now)
+            for name, m in window.metrics.items():
+                if m.required and m.status in ("missing", "partial"):
+                    result.missing.append(f"{w.point_id}/{name}")
+                elif m.required and m.status == "pending":
+                    result.pending.append(f"{w.point_id}/{name}")
+        result.complete = all(w.complete for w in result.windows.values())
+    return asdict(result)

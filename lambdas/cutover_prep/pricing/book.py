@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from cutover_prep.engines.registry import DEFAULT_ENGINE, family
 
@@ -66,15 +66,71 @@ def price_file() -> dict[str, Any]:
     return json.loads(PRICE_FILE.read_text())
 
 
-def _listed(prices: dict[str, Any], *path: str) -> dict[str, Any]:
-    """The price map at ``path`` of the price file (each map sits beside its ``source``); {} when absent."""
-    for key in path:
-        prices = prices.get(key) or {}
-    return prices
+class ListedPrices(BaseModel):
+    """A price map of the shipped file (USD per unit, by storage type) beside its source."""
+
+    source: str | None = None
+    usd: dict[str, float | None] = {}
+
+
+class InstancePrices(BaseModel):
+    """An engine's instance prices in the shipped file (USD per hour, by instance class) beside their source."""
+
+    source: str | None = None
+    usd_per_hour: dict[str, float | None] = {}
+
+
+class PriceFile(BaseModel):
+    """The shipped, dated price file (``prices.json``: the fields the book reads)."""
+
+    dated: str
+    region: str
+    instances: dict[str, InstancePrices] = {}
+    storage_per_gb_month: ListedPrices = ListedPrices()
+    iops_per_month: ListedPrices = ListedPrices()
+    throughput_per_mibps_month: ListedPrices = ListedPrices()
+
+
+@cache
+def shipped_prices() -> PriceFile:
+    return PriceFile.model_validate(price_file())
+
+
+class CachedPrice(NamedTuple):
+    usd: float
+    fetched: str  # the day the Price List API answered it
+
+
+class _PricePerUnit(BaseModel):
+    usd: str | float | None = Field(None, alias="USD")
+
+
+class _PriceDimension(BaseModel):
+    unit: str | None = None
+    price_per_unit: _PricePerUnit = Field(_PricePerUnit(), alias="pricePerUnit")
+
+
+class _Term(BaseModel):
+    price_dimensions: dict[str, _PriceDimension] | None = Field(None, alias="priceDimensions")
+
+
+class _Terms(BaseModel):
+    on_demand: dict[str, _Term] | None = Field(None, alias="OnDemand")
+
+
+class _Product(BaseModel):
+    attributes: dict[str, str] = {}
+
+
+class PriceListProduct(BaseModel):
+    """A product of the Price List API's ``PriceList`` (the fields the book reads)."""
+
+    product: _Product = _Product()
+    terms: _Terms = _Terms()
 
 
 def file_label() -> str:
-    return f"shipped price file (dated {price_file()['dated']})"
+    return f"shipped price file (dated {shipped_prices().dated})"
 
 
 @dataclass
@@ -94,6 +150,17 @@ class Component:
         return per * self.quantity
 
 
+class ComponentDetail(TypedDict):
+    """A priced component as the comparison writes it (``price_detail``)."""
+
+    quantity: float
+    unit: str
+    usd_per_unit: float | None
+    usd_per_hour: float | None
+    source: str | None
+    unknown: NotRequired[str]
+
+
 @dataclass
 class Price:
     per_hour_usd: float | None
@@ -109,11 +176,16 @@ class Price:
         known = "; ".join(self.sources)
         return known + (f"; unknown: {'; '.join(unknown)}" if unknown else "")
 
-    def detail(self) -> dict[str, Any]:
-        return {c.name: {"quantity": c.quantity, "unit": c.unit, "usd_per_unit": c.usd_per_unit,
-                         "usd_per_hour": None if c.per_hour is None else round(c.per_hour, 6),
-                         "source": c.source, **({"unknown": c.why_unknown} if c.why_unknown else {})}
-                for c in self.components}
+    def detail(self) -> dict[str, ComponentDetail]:
+        """Each component by its name."""
+        out = {}
+        for c in self.components:
+            out[c.name] = ComponentDetail(quantity=c.quantity, unit=c.unit, usd_per_unit=c.usd_per_unit,
+                                          usd_per_hour=None if c.per_hour is None else round(c.per_hour, 6),
+                                          source=c.source)
+            if c.why_unknown:
+                out[c.name]["unknown"] = c.why_unknown
+        return out
 
 
 class PriceBook:
@@ -157,7 +229,7 @@ class PriceBook:
         if edition:
             filters["databaseEdition"] = edition
         return self._fill(part, f"instance/{database_engine}/{instance_class}", filters,
-                          lambda f: _listed(f, "instances", database_engine, "usd_per_hour").get(instance_class))
+                          lambda f: f.instances.get(database_engine, InstancePrices()).usd_per_hour.get(instance_class))
 
     def storage(self, kind: str, gb: float, engine: str) -> Component:
         part = Component("storage", gb, "GB-Mo")
@@ -165,7 +237,7 @@ class PriceBook:
         filters = {"productFamily": "Database Storage", "volumeType": VOLUME_TYPES[kind],
                    "databaseEngine": database_engine, "deploymentOption": "Single-AZ"}
         return self._fill(part, f"storage/{database_engine}/{kind}", filters,
-                          lambda f: _listed(f, "storage_per_gb_month", "usd").get(kind))
+                          lambda f: f.storage_per_gb_month.usd.get(kind))
 
     def iops(self, kind: str, iops: float, engine: str) -> Component:
         part = Component("iops", iops, "IOPS-Mo")
@@ -173,7 +245,7 @@ class PriceBook:
         filters = {"productFamily": "Provisioned IOPS", "databaseEngine": database_engine,
                    "deploymentOption": "Single-AZ"}
         return self._fill(part, f"iops/{database_engine}/{kind}", filters,
-                          lambda f: _listed(f, "iops_per_month", "usd").get(kind), pick=_iops_product(kind))
+                          lambda f: f.iops_per_month.usd.get(kind), pick=_iops_product(kind))
 
     def throughput(self, mib_s: float, engine: str) -> Component:
         part = Component("throughput", mib_s, "MiBps-Mo")
@@ -181,7 +253,7 @@ class PriceBook:
         filters = {"productFamily": "Provisioned Throughput", "databaseEngine": database_engine,
                    "deploymentOption": "Single-AZ"}
         return self._fill(part, f"throughput/{database_engine}/gp3", filters,
-                          lambda f: _listed(f, "throughput_per_mibps_month", "usd").get("gp3"))
+                          lambda f: f.throughput_per_mibps_month.usd.get("gp3"))
 
     # -- where a price comes from ------------------------------------------------------------------
     def _fill(self, part: Component, key: str, filters: dict[str, str], from_file: Any,
@@ -190,21 +262,21 @@ class PriceBook:
         if self.client is not None and location:
             cached = self._cached(f"{self.region}/{key}")
             if cached is not None:
-                part.usd_per_unit, part.source = cached["usd"], f"AWS Price List API (cached {cached['fetched']})"
+                part.usd_per_unit, part.source = cached.usd, f"AWS Price List API (cached {cached.fetched})"
                 return part
             found = self._ask(dict(filters, location=location), part.unit, pick)
-            if found is None and filters.get("databaseEngine") not in (None, "Any") and part.name != "instance":
+            if found is None and filters["databaseEngine"] != "Any" and part.name != "instance":
                 # storage and IOPS are listed for the engine, or for every engine as "Any"
                 found = self._ask(dict(filters, databaseEngine="Any", location=location), part.unit, pick)
             if found is not None:
                 part.usd_per_unit, part.source = found, f"AWS Price List API ({location}, {_today()})"
                 self._cache(f"{self.region}/{key}", found)
                 return part
-        if self.region != price_file()["region"]:
-            part.why_unknown = (f"no Price List answer and the shipped price file holds {price_file()['region']} "
+        if self.region != shipped_prices().region:
+            part.why_unknown = (f"no Price List answer and the shipped price file holds {shipped_prices().region} "
                                 f"prices only (the instances run in {self.region})")
             return part
-        value = from_file(price_file())
+        value = from_file(shipped_prices())
         if value is None:
             part.why_unknown = (f"not in the {file_label()}"
                                 + (f" and the Price List API could not be asked ({self.api_failed})"
@@ -220,7 +292,8 @@ class PriceBook:
             pages = self.client.get_paginator("get_products").paginate(
                 ServiceCode="AmazonRDS", FormatVersion="aws_v1",
                 Filters=[{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in filters.items()])
-            products = [json.loads(p) if isinstance(p, str) else p for page in pages for p in page["PriceList"]]
+            products = [PriceListProduct.model_validate(json.loads(p) if isinstance(p, str) else p)
+                        for page in pages for p in page["PriceList"]]
         except (ClientError, BotoCoreError) as exc:
             code = exc.response["Error"]["Code"] if isinstance(exc, ClientError) else type(exc).__name__
             self.api_failed = code
@@ -233,7 +306,7 @@ class PriceBook:
             log.info("several prices match %s: %s; the lowest is used", filters, prices)
         return prices[0] if prices else None
 
-    def _cached(self, key: str) -> dict[str, Any] | None:
+    def _cached(self, key: str) -> CachedPrice | None:
         if self.store is None:
             return None
         try:
@@ -242,7 +315,7 @@ class PriceBook:
             return None
         if item is None or float(item.expires_at) < self.clock():
             return None  # DynamoDB deletes expired items within days, not at once
-        return {"usd": float(item.usd), "fetched": item.fetched}
+        return CachedPrice(float(item.usd), item.fetched)
 
     def _cache(self, key: str, usd: float) -> None:
         if self.store is None:
@@ -254,15 +327,15 @@ class PriceBook:
             log.warning("price not cached: %s", exc)
 
 
-def on_demand_prices(product: dict[str, Any], unit: str) -> list[float]:
+def on_demand_prices(product: PriceListProduct, unit: str) -> list[float]:
     """The positive On-Demand USD prices of ``product`` per ``unit`` (e.g. ``Hrs``, ``GB-Mo``)."""
     out = []
-    for term in (product.get("terms", {}).get("OnDemand") or {}).values():
-        for dimension in (term.get("priceDimensions") or {}).values():
-            if dimension.get("unit") != unit:
+    for term in (product.terms.on_demand or {}).values():
+        for dimension in (term.price_dimensions or {}).values():
+            if dimension.unit != unit:
                 continue
             try:
-                usd = float(dimension.get("pricePerUnit", {}).get("USD"))
+                usd = float(dimension.price_per_unit.usd)
             except (TypeError, ValueError):
                 continue
             if usd > 0:
@@ -272,9 +345,9 @@ def on_demand_prices(product: dict[str, Any], unit: str) -> list[float]:
 
 def _iops_product(kind: str) -> Any:
     """io1's, io2's or gp3's provisioned IOPS among the family's products (by their usage type)."""
-    def pick(product: dict[str, Any]) -> bool:
-        attrs = product.get("product", {}).get("attributes", {})
-        text = " ".join(str(attrs.get(k, "")) for k in ("usagetype", "volumeType", "group", "groupDescription"))
+    def pick(product: PriceListProduct) -> bool:
+        attrs = product.product.attributes
+        text = " ".join(attrs.get(k, "") for k in ("usagetype", "volumeType", "group", "groupDescription"))
         text = text.upper()
         if kind == "io2":
             return "IO2" in text
