@@ -37,12 +37,6 @@ class Sections:
     verdict: dict[str, Any] = field(default_factory=dict)
     preflight: dict[str, Any] = field(default_factory=dict)
 
-    def run_input(self, target: dict[str, str | int], run_id: str) -> dict[str, Any]:
-        """The run input with ``target`` and ``run_id`` (the preflight and verdict sections only when set)."""
-        return {"target": target, "warmup": self.warmup, "benchmark": self.benchmark,
-                **({"preflight": self.preflight} if self.preflight else {}),
-                **({"verdict": self.verdict} if self.verdict else {}), "run_id": run_id}
-
 
 TAKEN = tuple(f.name for f in fields(Sections))  # the sections of a run input a local run takes from the file
 

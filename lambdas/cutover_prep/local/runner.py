@@ -174,9 +174,13 @@ def _run_input(spec: ConnectionSpec | None, options: LocalOptions, secret_arn: s
     target the demo's database will be before it is built."""
     database = {"engine": spec.engine, "host": spec.host, "port": spec.port, "database": spec.database} \
         if spec is not None else {}
-    return options.sections.run_input({"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": secret_arn,
-                                       **database, **({"databases": options.databases} if options.databases else {})},
-                                      str(options.run_id))
+    sections = options.sections
+    return {"target": {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": secret_arn, **database,
+                       **({"databases": options.databases} if options.databases else {})},
+            "warmup": sections.warmup, "benchmark": sections.benchmark,
+            **({"preflight": sections.preflight} if sections.preflight else {}),
+            **({"verdict": sections.verdict} if sections.verdict else {}),
+            "run_id": str(options.run_id)}
 
 
 def _demo(options: LocalOptions) -> LocalRun:
