@@ -29,7 +29,6 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from cutover_prep.comparison.model import (
-    Cleanup,
     ComparisonInput,
     ComparisonResult,
     ComparisonTarget,
@@ -190,11 +189,11 @@ def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: boo
         elif emulated:
             deleted.append(f"{volume}: unmounted and removed")
         _say(f"configuration {c.name}: {result.status} in {time.monotonic() - started:.0f} s")
-    cleanup = Cleanup(deleted=deleted, left=left,
-                      details=[{"kind": "emulated_volume", "removed": d} for d in deleted]
-                      + [{"kind": "emulated_volume", "left": x} for x in left])
+    cleanup = {"deleted": deleted, "left": left,
+               "details": [{"kind": "emulated_volume", "removed": d} for d in deleted]
+               + [{"kind": "emulated_volume", "left": x} for x in left]}
     document = comparison_document(comparison, {name: doc.stored() for name, doc in findings.items()}, failures,
-                                   local=True, cleanup=cleanup.model_dump(mode="json"))
+                                   local=True, cleanup=cleanup)
     (out_dir / "comparison.json").write_text(json.dumps(document, indent=2) + "\n")
     write_page(document, out_dir / "comparison.html")
     result = ComparisonResult.model_validate(document)

@@ -82,7 +82,7 @@ class ExecutionDescription(TypedDict, total=False):
 
 
 class DBInstance(TypedDict, total=False):
-    """The instance of RDS's CreateDBInstance answer, as boto3 gives it: the fields the harness's callers read."""
+    """The instance of RDS's CreateDBInstance answer, as boto3 gives it (what names it; boto3 gives more)."""
 
     DBInstanceIdentifier: str
     DBInstanceArn: str

@@ -120,7 +120,7 @@ STOP_GRACE_SECONDS = 30.0
 
 
 def run_local(options: LocalOptions) -> LocalRun:
-    """Run the workflow; return the execution's description plus where the evidence is."""
+    """Run the workflow; its outcome, with where the evidence is."""
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     options = replace(options, run_id=options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}")
     out = evidence_dir(options.out, str(options.run_id))
