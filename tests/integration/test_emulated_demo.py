@@ -15,6 +15,8 @@ import pytest
 
 from cutover_prep.engines import PermanentReadError
 from cutover_prep.local.emulated import demo_database, unavailable
+from cutover_prep.local.input_file import Sections
+from cutover_prep.local.outcome import LocalRun
 from cutover_prep.local.runner import LocalOptions, _execute
 from cutover_prep.local.volume import DEFAULT_PROFILE
 
@@ -27,14 +29,14 @@ SIZE_MB = 40
 
 def options(tmp_path: Path, run_id: str) -> LocalOptions:
     return LocalOptions(out=tmp_path / run_id, size_mb=SIZE_MB, run_id=run_id, progress=False,
-                        warmup={"max_concurrency": 8, "unit_mb": 4},
-                        benchmark={"probe_blocks": 40, "seconds_per_point": 1, "sessions": [1, 4],
-                                   "mbrc_values": [], "io_combine_kb_values": [128],
-                                   "metrics_wait_minutes": 0, "compare_limits": False})
+                        sections=Sections(warmup={"max_concurrency": 8, "unit_mb": 4},
+                                          benchmark={"probe_blocks": 40, "seconds_per_point": 1, "sessions": [1, 4],
+                                                     "mbrc_values": [], "io_combine_kb_values": [128],
+                                                     "metrics_wait_minutes": 0, "compare_limits": False}))
 
 
-def findings(result: dict) -> dict:
-    return json.loads((Path(result["out"]) / "findings.json").read_text())
+def findings(result: LocalRun) -> dict:
+    return json.loads((Path(result.out) / "findings.json").read_text())
 
 
 def reason(doc: dict, code: str) -> dict:

@@ -32,6 +32,7 @@ import pytest
 from cutover_prep import deps
 from cutover_prep.engines.postgres.sample_db import ServerControl
 from cutover_prep.local.emulated import demo_database, unavailable
+from cutover_prep.local.input_file import Sections
 from cutover_prep.local.runner import LocalOptions, _execute
 from cutover_prep.local.volume import DEFAULT_PROFILE
 
@@ -138,12 +139,12 @@ def _run(tmp_path: Path, run_id: str, event: Callable[[ServerControl], Callable[
         started = _start_time(spec)
         watcher = Watcher(run_id, AFTER_UNITS, pg_in_flight(spec), event(control))
         options = LocalOptions(out=tmp_path / run_id, size_mb=SIZE_MB, run_id=run_id, progress=False,
-                               warmup={"max_concurrency": 4, "unit_mb": 1, "chunk_mb": 1},
-                               benchmark={"enabled": False})
+                               sections=Sections(warmup={"max_concurrency": 4, "unit_mb": 1, "chunk_mb": 1},
+                                                 benchmark={"enabled": False}))
         result = _execute(spec, options, emulation, faults={"handlers.warm_unit": [watcher] * 2000})
         hydrated = emulation.volume.hydrated_pct(emulation.database_dir)
         restarted = _start_time(spec) > started
-    doc = json.loads((Path(result["out"]) / "findings.json").read_text())
+    doc = json.loads((Path(result.out) / "findings.json").read_text())
     return {"result": result, "doc": doc, "hydrated": hydrated, "restarted": restarted, "watcher": watcher}
 
 
@@ -157,7 +158,7 @@ def _ready(run: dict[str, Any], waived: frozenset[str] = frozenset()) -> dict[st
     assert doc["units"]["failed"] == 0 and doc["failed_units"] == [], doc["failed_units"]
     assert doc["units"]["done"] == doc["units"]["total"] and doc["coverage_pct"] == 100.0
     failing = {r["code"] for r in doc["verdict"]["reasons"] if not r["ok"]}
-    assert run["result"]["status"] == "SUCCEEDED" and not failing - waived, doc["verdict"]
+    assert run["result"].status == "SUCCEEDED" and not failing - waived, doc["verdict"]
     assert doc["verdict"]["verdict"] == "READY" or failing
     assert doc["reconnects"]["count"] >= 1 and doc["reconnects"]["units"] >= 1
     return doc
@@ -247,9 +248,9 @@ def test_a_run_rides_out_a_mariadb_restart_to_ready(tmp_path: Path, refused: thr
         spec = ConnectionSpec(engine="mariadb", host="127.0.0.1", port=started, database="app", user="root",
                               password="")
         options = LocalOptions(out=tmp_path / run_id, run_id=run_id, progress=False,
-                               warmup={"max_concurrency": 4, "unit_mb": 1, "chunk_mb": 1,
-                                       "include_schemas": ["app"]},  # the server's own schemas: a waiver
-                               benchmark={"enabled": False})
+                               sections=Sections(warmup={"max_concurrency": 4, "unit_mb": 1, "chunk_mb": 1,
+                                                         "include_schemas": ["app"]},  # the server's own: a waiver
+                                                 benchmark={"enabled": False}))
         began = time.monotonic()
         result = _execute(spec, options, faults={"handlers.warm_unit": [watcher] * 2000})
         run_seconds = time.monotonic() - began
@@ -262,7 +263,7 @@ def test_a_run_rides_out_a_mariadb_restart_to_ready(tmp_path: Path, refused: thr
             server.close()
         for vol in (builder, volume):
             vol.unmount()
-    doc = json.loads((Path(result["out"]) / "findings.json").read_text())
+    doc = json.loads((Path(result.out) / "findings.json").read_text())
     assert refused.is_set() and reread > 0
     assert hydrated_after_reread - hydrated < 0.5, (hydrated, hydrated_after_reread)
     # what no SQL reads (the InnoDB system and undo tablespaces, free space) is named unread by the census whatever

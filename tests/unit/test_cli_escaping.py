@@ -139,12 +139,13 @@ def test_a_comparison_that_failed_is_one_safe_line(monkeypatch, capsys, tmp_path
 
 
 def test_the_local_comparisons_summary_escapes_a_runs_failure() -> None:
+    from cutover_prep.comparison.model import Cleanup, ComparisonResult, ConfigurationResult, Recommendation
     from cutover_prep.local.compare import summary
 
-    document = {"comparison_id": "cmp1", "cleanup": {},
-                "configurations": [{"name": "a", "status": "FAILED", "read_iops": None, "price_per_hour_usd": None,
-                                    "why": f"the run failed: {DB_ERROR}"}],
-                "recommendation": {"name": None, "why": f"none measured: {FAKE_VERDICT}"}}
+    document = ComparisonResult.model_construct(  # the prices and the cost: not what the summary says
+        comparison_id="cmp1", cleanup=Cleanup(),
+        configurations=[ConfigurationResult(name="a", status="FAILED", why=f"the run failed: {DB_ERROR}")],
+        recommendation=Recommendation(name=None, why=f"none measured: {FAKE_VERDICT}"))
     text = summary(document, Path("out"))
     assert_terminal_safe(text)
     assert len(text.split("\n")) == 5  # the comparison, one configuration, the recommendation, cleanup, evidence

@@ -5,24 +5,31 @@ from __future__ import annotations
 import io
 import re
 
+from cutover_prep.dal.records.run import PointItem, RunItem
+from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.local import runner
 from cutover_prep.local.runner import Progress
 
 MIB = 2**20
 
 
+def run_item(run_id: str, attributes: dict) -> RunItem | None:
+    """The run item as the store reads it (None: not written yet)."""
+    return RunItem.read({"run_id": run_id, **attributes}) if attributes else None
+
+
 class FakeStore:
-    """The two reads Progress makes, from a run item the test moves along."""
+    """The two reads Progress makes, from a run item the test moves along (records, as the store gives them)."""
 
     def __init__(self) -> None:
         self.run: dict = {}
         self.done_points: list[dict] = []
 
-    def get_run(self, run_id: str) -> dict:
-        return dict(self.run)
+    def get_run(self, run_id: str) -> RunItem | None:
+        return run_item(run_id, self.run)
 
     def points(self, run_id: str):
-        return iter(self.done_points)
+        return iter([PointItem.read(p) for p in self.done_points])
 
 
 class Terminal(io.StringIO):
@@ -155,11 +162,13 @@ def test_the_warm_up_rate_counts_from_the_first_bytes_read_not_from_the_cold_pro
     store = FakeStore()
     progress = Progress(store, "r", True, stream=io.StringIO())
     run = {"bytes_planned": 100 * MIB, "bytes_read": 0, "units_total": 4, "units_done": 0, "units_failed": 0}
-    assert "MiB/s" not in progress._warm_text(run)  # nothing read yet: no rate
+    assert "MiB/s" not in progress._warm_text(run_item("r", run))  # nothing read yet: no rate
     clock[0] += 60  # discovery and the cold probe
-    assert "MiB/s" not in progress._warm_text({**run, "bytes_read": 10 * MIB})  # the first bytes: the clock starts
+    # the first bytes: the clock starts
+    assert "MiB/s" not in progress._warm_text(run_item("r", {**run, "bytes_read": 10 * MIB}))
     clock[0] += 6
-    assert progress._warm_text({**run, "bytes_read": 100 * MIB}).endswith("0 failed, 15.0 MiB/s so far")
+    assert progress._warm_text(run_item("r", {**run, "bytes_read": 100 * MIB})).endswith(
+        "0 failed, 15.0 MiB/s so far")
 
 
 def test_piped_output_says_where_the_warm_up_ended_before_the_benchmark():
@@ -215,7 +224,7 @@ class StoreWithUnits(FakeStore):
         self.items = items
 
     def units(self, run_id: str):
-        return iter(self.items)
+        return iter([UnitProgress.read(i) for i in self.items])
 
     def exists(self, key: str) -> bool:
         return False
@@ -262,7 +271,7 @@ def test_the_live_eta_is_the_findings_estimator_fed_from_the_unit_items(monkeypa
             return units
 
         def units(self, run_id: str):
-            return iter(self.items)
+            return iter([UnitProgress.read(i) for i in self.items])
 
     stream, store = io.StringIO(), UnitStore()
     progress = Progress(store, "r", True, stream=stream)
@@ -294,12 +303,12 @@ class WholeItemRefused(FakeStore):
         super().__init__()
         self.asked: list[tuple[str, ...]] = []
 
-    def get_run(self, run_id: str) -> dict:
+    def get_run(self, run_id: str) -> RunItem | None:
         raise AssertionError("the progress poll read the whole run item")
 
-    def get_run_fields(self, run_id: str, fields: tuple[str, ...]) -> dict:
+    def get_run_fields(self, run_id: str, fields: tuple[str, ...]) -> RunItem | None:
         self.asked.append(fields)
-        return {k: v for k, v in self.run.items() if k in fields}
+        return run_item(run_id, {k: v for k, v in self.run.items() if k in fields})
 
 
 def test_the_poll_reads_only_the_run_items_fields_it_shows():

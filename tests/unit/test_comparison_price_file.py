@@ -24,6 +24,7 @@ import pytest
 from cutover_prep.analysis.instance_classes import INSTANCE_CLASSES
 from cutover_prep.engines.registry import families
 from cutover_prep.local import compare as local
+from cutover_prep.local.outcome import LocalRun
 from cutover_prep.pricing.book import HOURS_PER_MONTH, price_file
 
 PRICE_MAPS = ("storage_per_gb_month", "iops_per_month", "throughput_per_mibps_month")
@@ -151,12 +152,13 @@ def _compare_locally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, configurat
     path = tmp_path / "m5.json"
     path.write_text(json.dumps({"comparison_id": "m5", "configurations": configurations, "targets": targets}))
 
-    def runner(options: Any) -> dict[str, Any]:
+    def runner(options: Any) -> LocalRun:
         options.out.mkdir(parents=True, exist_ok=True)
         (options.out / "findings.json").write_text(json.dumps(_findings(read_iops)))
-        return {"status": "SUCCEEDED", "out": str(options.out)}
+        return LocalRun(run_id=options.run_id, status="SUCCEEDED", out=str(options.out))
 
-    code, document, out = local.run(path, out=tmp_path / "out", runner=runner)
+    code, result, out = local.run(path, out=tmp_path / "out", runner=runner)
+    document = result.model_dump(mode="json")
     assert json.loads((out / "comparison.json").read_text()) == document
     assert code == (0 if document["recommendation"]["name"] else 1)
     return document

@@ -142,12 +142,13 @@ def test_the_readme_says_where_local_prints_the_verdict_as_the_cli_does(tmp_path
 
     from cutover_prep.cli.main import app
     from cutover_prep.local import runner
+    from cutover_prep.local.outcome import LocalRun
 
     (tmp_path / "findings.json").write_text(json.dumps({"verdict": {"verdict": "NOT_READY", "reasons": [
         {"code": "COVERAGE", "ok": False, "message": "warm-up coverage 97.4 % (threshold 100 %)"}]}}))
-    monkeypatch.setattr(runner, "run_local", lambda options: {
-        "run_id": "r", "status": "SUCCEEDED", "seconds": 1, "out": str(tmp_path), "run": {},
-        "output": {"verdict": "NOT_READY", "coverage_pct": 97.4}})
+    monkeypatch.setattr(runner, "run_local", lambda options: LocalRun(
+        run_id="r", status="SUCCEEDED", seconds=1, out=str(tmp_path),
+        output=json.dumps({"verdict": "NOT_READY", "coverage_pct": 97.4})))
     done = CliRunner().invoke(app, ["local", "--no-benchmark"])
     assert done.exit_code == 1
     assert "verdict: NOT_READY" in done.stdout and "warm-up coverage 97.4 %" in done.stdout

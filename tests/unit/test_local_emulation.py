@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cutover_prep.local import emulated
-from cutover_prep.local.emulated import DSN_REASON, Emulation
+from cutover_prep.local.emulated import DSN_REASON, Emulation, Storage
 from cutover_prep.local.runner import LocalOptions, UsageProblem, _profile, run_local
 
 
@@ -15,7 +15,7 @@ def test_without_emulation_the_evidence_says_why():
 
 
 def test_storage_flags_with_a_dsn_are_a_usage_error_naming_them():
-    options = LocalOptions(dsn="postgresql://u:p@127.0.0.1:5432/db", storage={"storage_type": "gp2", "iops": 3000},
+    options = LocalOptions(dsn="postgresql://u:p@127.0.0.1:5432/db", storage=Storage(storage_type="gp2", iops=3000),
                            progress=False)
     with pytest.raises(UsageProblem, match=r"--storage-type, --iops: .*with --dsn there is no emulation"):
         run_local(options)
@@ -23,9 +23,9 @@ def test_storage_flags_with_a_dsn_are_a_usage_error_naming_them():
 
 def test_a_bad_profile_option_is_one_line_naming_the_flag():
     with pytest.raises(UsageProblem, match="--instance-class"):
-        _profile(LocalOptions(storage={"instance_class": "db.nope.huge"}))
+        _profile(LocalOptions(storage=Storage(instance_class="db.nope.huge")))
     assert _profile(LocalOptions(emulate=False)) is None
-    assert _profile(LocalOptions(storage={"storage_type": "gp2", "allocated_gb": 200})).storage_type == "gp2"
+    assert _profile(LocalOptions(storage=Storage(storage_type="gp2", allocated_gb=200))).storage_type == "gp2"
 
 
 def test_no_fuse_runs_the_demo_on_the_ordinary_disk_and_says_why(monkeypatch, capsys):

@@ -47,22 +47,24 @@ def test_every_section_of_the_file_reaches_the_local_run_and_typed_flags_win(tmp
                  "--chunk-mb", "8", "--point-seconds", "2"])
     assert code == 2 and len(captured) == 1
     options = captured[0]
-    assert options.verdict == {"max_unread_bytes": 80_000_000, "min_warm_speedup": 1.5}
-    assert options.preflight == {"on_failure": "warn"} and options.run_id == "from-the-file"
+    assert options.sections.verdict == {"max_unread_bytes": 80_000_000, "min_warm_speedup": 1.5}
+    assert options.sections.preflight == {"on_failure": "warn"} and options.run_id == "from-the-file"
     # the file over the flags' defaults (max_concurrency 4 with --dsn), the typed flags over the file
-    assert options.warmup["max_concurrency"] == 6 and options.warmup["exclude_schemas"] == ["audit"]
-    assert options.warmup["chunk_mb"] == 8 and options.benchmark["seconds_per_point"] == 2
-    assert options.benchmark["probe_blocks"] == 120
+    assert options.sections.warmup["max_concurrency"] == 6 and options.sections.warmup["exclude_schemas"] == ["audit"]
+    assert options.sections.warmup["chunk_mb"] == 8 and options.sections.benchmark["seconds_per_point"] == 2
+    assert options.sections.benchmark["probe_blocks"] == 120
     # the local run's own: moto has no CloudWatch, the stand-in instance's class is not the database's
-    assert options.benchmark["metrics_wait_minutes"] == 0 and options.benchmark["compare_limits"] is False
+    benchmark = options.sections.benchmark
+    assert benchmark["metrics_wait_minutes"] == 0 and benchmark["compare_limits"] is False
     assert "its target is not used; the local run reads the database --dsn names" in capsys.readouterr().err
 
 
 def test_without_a_file_the_flags_and_their_defaults_are_the_run_input(captured):
     main(["local", "--dsn", "postgresql://u:p@127.0.0.1:5432/app", "--run-id", "r1"])
     options = captured[0]
-    assert options.warmup["max_concurrency"] == 4 and options.warmup["chunk_mb"] == 64
-    assert options.benchmark["seconds_per_point"] == 5 and options.verdict == {} and options.preflight == {}
+    assert options.sections.warmup["max_concurrency"] == 4 and options.sections.warmup["chunk_mb"] == 64
+    assert options.sections.benchmark["seconds_per_point"] == 5
+    assert options.sections.verdict == {} and options.sections.preflight == {}
 
 
 @pytest.mark.parametrize(("doc", "said"), [

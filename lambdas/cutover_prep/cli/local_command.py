@@ -13,7 +13,9 @@ from cutover_prep.cli import remote
 from cutover_prep.cli.files import hotset_profile
 from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.cli.output import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_USAGE, echo, fail, guard
+from cutover_prep.dal.records.run import RunItem
 from cutover_prep.engines.registry import families
+from cutover_prep.local.outcome import LocalRun, UnitCount
 from cutover_prep.models.benchmark import Benchmark
 
 # `local --preflight`: the run input's preflight section (fail: its defaults)
@@ -101,7 +103,8 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
         from cutover_prep.local.compare import main as compare_main
 
         raise click.exceptions.Exit(compare_main(compare, out=out, size_mb=size_mb, progress=progress, dsn=dsn))
-    from cutover_prep.local.input_file import InputFileProblem, local_sections
+    from cutover_prep.local.emulated import Storage
+    from cutover_prep.local.input_file import InputFileProblem, Sections, local_sections
     from cutover_prep.local.runner import Interrupted, LocalOptions, TargetUnreachable, UsageProblem, run_local
 
     typed = typed_flags()
@@ -119,28 +122,23 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
                                                                 point_seconds),
              ("benchmark", "write_test", "write_test", write_test), ("benchmark", "probe_blocks", "probe_blocks",
                                                                      probe_blocks)]
-    defaults: dict[str, dict] = {"warmup": {}, "benchmark": {}, "preflight": PREFLIGHT_MODES[preflight_mode]}
-    given: dict[str, dict] = {"warmup": {}, "benchmark": {}}
+    defaults = Sections(preflight=dict(PREFLIGHT_MODES[preflight_mode]))
+    given = Sections(preflight=dict(PREFLIGHT_MODES[preflight_mode]) if "preflight_mode" in typed else {})
     for section, key, param, value in flags:
         if value is not None:
-            (given if param in typed else defaults)[section][key] = value
-    if "preflight_mode" in typed:
-        given["preflight"] = PREFLIGHT_MODES[preflight_mode]
+            getattr(given if param in typed else defaults, section)[key] = value
     try:
         if (hot := hotset_profile(hotset_file)) is not None:
-            given["warmup"]["hot_set"] = hot.to_input()
+            given.warmup["hot_set"] = hot.to_input()
         data = remote.read_input_file(str(input_file)) if input_file is not None else None
-        sections = local_sections(data, str(input_file), defaults=defaults, given=given, run_id=run_id)
-        for note in sections.notes:
+        local_input = local_sections(data, str(input_file), defaults=defaults, given=given, run_id=run_id)
+        for note in local_input.notes:
             echo(f"cutover-prep: {note}", err=True)
-        storage = {k: v for k, v in (("storage_type", storage_type), ("allocated_gb", allocated_gb), ("iops", iops),
-                                     ("storage_throughput", storage_throughput),
-                                     ("instance_class", instance_class)) if v is not None}
-        result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, warmup=sections.warmup,
-                                        benchmark=sections.benchmark, verdict=sections.verdict,
-                                        run_id=sections.run_id, progress=progress, storage=storage,
-                                        emulate=storage_emulation, preflight=sections.preflight,
-                                        databases=databases))
+        storage = Storage(storage_type=storage_type, allocated_gb=allocated_gb, iops=iops,
+                          storage_throughput=storage_throughput, instance_class=instance_class)
+        result = run_local(LocalOptions(dsn=dsn, out=out, size_mb=size_mb, sections=local_input.sections,
+                                        run_id=local_input.run_id, progress=progress, storage=storage,
+                                        emulate=storage_emulation, databases=databases))
     except (InputFileProblem, remote.CliProblem) as exc:
         fail(EXIT_USAGE, str(exc))
     except UsageProblem as exc:
@@ -153,10 +151,10 @@ def local(dsn: str | None, out: Path | None, size_mb: int, max_concurrency: int 
     except KeyboardInterrupt:  # before the run started (building the sample, connecting): the runner says so else
         fail(EXIT_INTERRUPTED, "interrupted before the run started; nothing was read")
     echo(summary_lines(result))
-    if result["status"] != "SUCCEEDED":
-        code = EXIT_USAGE if result.get("error") == "InvalidInput" else EXIT_FAILED
-        fail(code, f"run failed: {result.get('error')}: {result.get('cause')}")
-    if (result.get("output") or {}).get("verdict") != "READY":
+    if result.status != "SUCCEEDED":
+        code = EXIT_USAGE if result.error == "InvalidInput" else EXIT_FAILED
+        fail(code, f"run failed: {result.error}: {result.cause}")
+    if result.outcome().verdict != "READY":
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
@@ -166,36 +164,35 @@ def typed_flags() -> set[str]:
     return {name for name in ctx.params if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
 
 
-def units_text(units: dict, run: dict) -> str:
+def units_text(units: UnitCount | None, run: RunItem) -> str:
     """The findings' units; without findings (the run failed before Finalize made them), the counts its
     record kept, never a 0/0 that contradicts the bytes it read."""
-    if not units and "units_total" in run:
-        units = {"done": run.get("units_done", 0), "total": run["units_total"], "failed": run.get("units_failed", 0)}
-    if not units:
+    if units is None and run.units_total is not None:
+        units = UnitCount(done=run.units_done or 0, total=run.units_total, failed=run.units_failed or 0)
+    if units is None:
         return "no units planned"
-    return f"units {units.get('done', 0)}/{units.get('total', 0)} done, {units.get('failed', 0)} failed"
+    return f"units {units.done}/{units.total} done, {units.failed} failed"
 
 
-def summary_lines(result: dict) -> list[str]:
+def summary_lines(result: LocalRun) -> list[str]:
     """The local run's summary for stdout: status, engine and method, units, bytes, coverage, the findings' lines."""
-    run = result.get("run") or {}
-    out = result.get("output") or {}
-    units = out.get("units") or {}
-    plan = run.get("plan") or {}
+    run = result.run or RunItem(run_id=result.run_id)
+    out = result.outcome()
+    methods = sorted(set(((run.plan or {}).get("read_methods") or {}).values()))
     lines = [
-        f"run {result['run_id']}: {result['status']} in {result['seconds']} s",
-        f"  engine {run.get('engine', '?')}, read method(s) {', '.join(sorted(set((plan.get('read_methods') or {}).values()))) or '?'}",  # noqa: E501
-        f"  {units_text(units, run)}; "
-        f"{run.get('bytes_read', 0) / 2**20:,.1f} MiB read of {run.get('bytes_planned', 0) / 2**20:,.1f} MiB planned; "
-        + (f"coverage {out['coverage_pct']} %" if "coverage_pct" in out
+        f"run {result.run_id}: {result.status} in {result.seconds} s",
+        f"  engine {run.engine or '?'}, read method(s) {', '.join(methods) or '?'}",
+        f"  {units_text(out.units, run)}; "
+        f"{(run.bytes_read or 0) / 2**20:,.1f} MiB read of {(run.bytes_planned or 0) / 2**20:,.1f} MiB planned; "
+        + (f"coverage {out.coverage_pct} %" if "coverage_pct" in out.model_fields_set
            else "coverage not computed (the run ended before its findings were made)"),
     ]
-    findings_file = Path(result["out"]) / "findings.json"
+    findings_file = Path(result.out) / "findings.json"
     if findings_file.exists():
         from cutover_prep.report.terminal import terminal_lines
 
         lines += terminal_lines(json.loads(findings_file.read_text()))
-    lines.append(f"  evidence: {result['out']}")
-    if (Path(result["out"]) / "report.html").exists():
-        lines.append(f"  report:   {Path(result['out']) / 'report.html'}")
+    lines.append(f"  evidence: {result.out}")
+    if (Path(result.out) / "report.html").exists():
+        lines.append(f"  report:   {Path(result.out) / 'report.html'}")
     return lines

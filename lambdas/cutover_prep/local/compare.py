@@ -30,6 +30,7 @@ from pydantic import Field, ValidationError
 
 from cutover_prep.comparison.model import (
     ComparisonInput,
+    ComparisonResult,
     ComparisonTarget,
     SharedRestore,
     SnapshotText,
@@ -37,7 +38,11 @@ from cutover_prep.comparison.model import (
 )
 from cutover_prep.comparison.page import write_page
 from cutover_prep.comparison.result import comparison_document
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.escape import for_terminal
+from cutover_prep.local.emulated import EmulationEvidence, Storage
+from cutover_prep.local.input_file import Sections
+from cutover_prep.local.outcome import LocalRun
 from cutover_prep.models import json_text
 from cutover_prep.models.run_input import check_depth, error_lines
 
@@ -80,19 +85,17 @@ def load(path: Path) -> LocalComparisonInput:
         raise CompareProblem(f"--compare: {exc}") from None
 
 
-def profiles(comparison: LocalComparisonInput) -> dict[str, dict[str, Any]]:
+def profiles(comparison: LocalComparisonInput) -> dict[str, Storage]:
     """Each configuration's emulated-volume options (the local run's --storage-type ... flags),
     checked now: a configuration the emulator cannot build is bad input before anything runs."""
     from cutover_prep.local.volume import DEFAULT_PROFILE, InvalidProfile
 
     out = {}
     for c in comparison.configurations:
-        storage = {"storage_type": c.storage_type, "allocated_gb": c.allocated_gb,
-                   "instance_class": c.db_instance_class,
-                   **({"iops": c.iops} if c.iops is not None else {}),
-                   **({"storage_throughput": c.storage_throughput} if c.storage_throughput is not None else {})}
+        storage = Storage(storage_type=c.storage_type, allocated_gb=c.allocated_gb, iops=c.iops,
+                          storage_throughput=c.storage_throughput, instance_class=c.db_instance_class)
         try:
-            dataclasses.replace(DEFAULT_PROFILE, **storage)
+            dataclasses.replace(DEFAULT_PROFILE, **storage.given())
         except InvalidProfile as exc:
             raise CompareProblem(f"configurations.{c.name}: {exc}") from None
         out[c.name] = storage
@@ -131,7 +134,7 @@ def _own_temporary_directory() -> Iterator[Path]:
 
 
 def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: bool = False,
-        runner: Any = None) -> tuple[int, dict[str, Any], Path]:
+        runner: Any = None) -> tuple[int, ComparisonResult, Path]:
     """Run the comparison; (exit code, comparison.json, output directory)."""
     from cutover_prep.local.emulated import unavailable
     from cutover_prep.local.runner import LocalOptions, UsageProblem, run_local
@@ -144,14 +147,14 @@ def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: boo
     runner = runner or run_local
     out_dir = out if out is not None else Path("out") / comparison.comparison_id
     out_dir.mkdir(parents=True, exist_ok=True)
-    warmup = comparison.warmup.model_dump(mode="json")
-    if warmup.get("unit_mb") is None:
-        warmup["unit_mb"] = max(1, size_mb // 25)  # as the local demo: a few dozen units
-    benchmark = dict(comparison.benchmark.model_dump(mode="json"), metrics_wait_minutes=0, compare_limits=False)
+    unit_mb = comparison.warmup.unit_mb if comparison.warmup.unit_mb is not None else max(1, size_mb // 25)
+    sections = Sections(  # the demo's unit size when the input sets none: a few dozen units
+        warmup=dict(comparison.warmup.model_dump(mode="json"), unit_mb=unit_mb),
+        benchmark=dict(comparison.benchmark.model_dump(mode="json"), metrics_wait_minutes=0, compare_limits=False))
     ignored = [k for k in IGNORED_LOCALLY if k in comparison.model_fields_set]
     if ignored:
         _say(f"ignored locally: {', '.join(ignored)} (only the AWS comparison restores a snapshot)")
-    findings: dict[str, dict[str, Any]] = {}
+    findings: dict[str, Findings] = {}
     failures: dict[str, str] = {}
     deleted: list[str] = []
     left: list[str] = []
@@ -163,52 +166,55 @@ def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: boo
         started = time.monotonic()
         with _own_temporary_directory() as work:
             try:
-                result = runner(LocalOptions(out=out_dir / run_id, size_mb=size_mb, warmup=warmup,
-                                             benchmark=benchmark, run_id=run_id, progress=progress,
-                                             storage=storages[c.name]))
+                result = runner(LocalOptions(out=out_dir / run_id, size_mb=size_mb, sections=sections,
+                                             run_id=run_id, progress=progress, storage=storages[c.name]))
             except UsageProblem as exc:
                 raise CompareProblem(f"configurations.{c.name}: {exc}") from None
             except Exception as exc:  # noqa: BLE001 - one configuration failing is its result, not the comparison's
-                result = {"status": "FAILED", "error": type(exc).__name__, "cause": str(exc)[:300],
-                          "out": str(out_dir / run_id)}
+                result = LocalRun(run_id=run_id, status="FAILED", error=type(exc).__name__, cause=str(exc)[:300],
+                                  out=str(out_dir / run_id))
             after = _volumes_left(work)
-        findings_file = Path(result.get("out") or out_dir / run_id) / "findings.json"
-        doc = json.loads(findings_file.read_text()) if findings_file.exists() else None
-        emulated = bool(((doc or {}).get("storage_emulation") or {}).get("emulated"))
-        if result.get("status") == "SUCCEEDED" and doc is not None and emulated:
+        findings_file = Path(result.out or out_dir / run_id) / "findings.json"
+        doc = Findings.read(json.loads(findings_file.read_text())) if findings_file.exists() else None
+        emulated = doc is not None and emulated_volume(doc)
+        if result.status == "SUCCEEDED" and doc is not None and emulated:
             findings[c.name] = doc
-        elif result.get("status") == "SUCCEEDED" and doc is not None:
+        elif result.status == "SUCCEEDED" and doc is not None:
             failures[c.name] = "its run had no emulated volume, so it measured nothing of this configuration"
         else:
-            failures[c.name] = f"its run {run_id} {str(result.get('status')).lower()}: " \
-                               f"{result.get('error')}: {result.get('cause')}"[:500]
+            failures[c.name] = f"its run {run_id} {result.status.lower()}: {result.error}: {result.cause}"[:500]
         volume = f"emulated volume of {c.name} ({c.storage_type} {c.allocated_gb} GiB)"
         if after:
             left.extend(f"{volume}: {p}" for p in sorted(after))
         elif emulated:
             deleted.append(f"{volume}: unmounted and removed")
-        _say(f"configuration {c.name}: {result.get('status')} in {time.monotonic() - started:.0f} s")
+        _say(f"configuration {c.name}: {result.status} in {time.monotonic() - started:.0f} s")
     cleanup = {"deleted": deleted, "left": left,
                "details": [{"kind": "emulated_volume", "removed": d} for d in deleted]
                + [{"kind": "emulated_volume", "left": x} for x in left]}
-    document = comparison_document(comparison, findings, failures, local=True, cleanup=cleanup)
+    document = comparison_document(comparison, {name: doc.stored() for name, doc in findings.items()}, failures,
+                                   local=True, cleanup=cleanup)
     (out_dir / "comparison.json").write_text(json.dumps(document, indent=2) + "\n")
     write_page(document, out_dir / "comparison.html")
-    code = 0 if (document["recommendation"] or {}).get("name") else 1
-    return code, document, out_dir
+    result = ComparisonResult.model_validate(document)
+    return (0 if result.recommendation.name else 1), result, out_dir
 
 
-def summary(document: dict[str, Any], out_dir: Path) -> str:
-    lines = [f"comparison {document['comparison_id']}:"]
-    for c in document["configurations"]:
-        price = "price unknown" if c["price_per_hour_usd"] is None else f"${c['price_per_hour_usd']:,.4f}/h"
-        iops = "-" if c["read_iops"] is None else f"{c['read_iops']:,.0f}"
-        lines.append(f"  {c['name']}: {c['status']}, read IOPS {iops}, {price}; {c['why']}")
-    rec = document["recommendation"]
-    lines.append(f"  recommendation: {rec['name'] or 'none'} ({rec['why']})")
-    cleanup = document.get("cleanup") or {}
-    lines.append(f"  cleanup: {len(cleanup.get('deleted') or [])} emulated volume(s) removed, "
-                 f"{len(cleanup.get('left') or [])} left")
+def emulated_volume(findings: Findings) -> bool:
+    """Whether the run measured an emulated volume (its findings' ``storage_emulation``, the emulator's evidence)."""
+    return EmulationEvidence.model_validate(findings.storage_emulation or {}).emulated
+
+
+def summary(document: ComparisonResult, out_dir: Path) -> str:
+    lines = [f"comparison {document.comparison_id}:"]
+    for c in document.configurations:
+        price = "price unknown" if c.price_per_hour_usd is None else f"${c.price_per_hour_usd:,.4f}/h"
+        iops = "-" if c.read_iops is None else f"{c.read_iops:,.0f}"
+        lines.append(f"  {c.name}: {c.status}, read IOPS {iops}, {price}; {c.why}")
+    rec = document.recommendation
+    lines.append(f"  recommendation: {rec.name or 'none'} ({rec.why})")
+    lines.append(f"  cleanup: {len(document.cleanup.deleted)} emulated volume(s) removed, "
+                 f"{len(document.cleanup.left)} left")
     lines.append(f"  evidence: {out_dir / 'comparison.json'}, {out_dir / 'comparison.html'}")
     return "\n".join(for_terminal(line) for line in lines)  # a run's failure may quote the database
 

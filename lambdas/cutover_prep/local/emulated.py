@@ -19,9 +19,11 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from cutover_prep.engines import ConnectionSpec
 
@@ -31,6 +33,29 @@ DSN_REASON = "--dsn: the database runs elsewhere, on storage this run cannot emu
 # instance do not share a CPU with the laptop's other jobs, and on a busy machine this interpreter, shared by
 # moto and the handlers, otherwise waits for a CPU between every state of the workflow (issue 24 §5).
 DEMO_NICE = -5
+
+
+@dataclass(frozen=True)
+class Storage:
+    """The emulated volume's options a run sets (``local``'s --storage-type ... flags, a comparison's
+    configuration); None: the calibrated profile's (``local.volume.DEFAULT_PROFILE``)."""
+
+    storage_type: str | None = None
+    allocated_gb: int | None = None
+    iops: int | None = None
+    storage_throughput: int | None = None
+    instance_class: str | None = None
+
+    def given(self) -> dict[str, str | int]:
+        """The options set, by their names (the profile's fields), in the flags' order."""
+        return {f.name: value for f in fields(self) if (value := getattr(self, f.name)) is not None}
+
+
+class EmulationEvidence(BaseModel):
+    """What a run's emulation evidence (``Emulation.evidence``; the findings' ``storage_emulation``) is read for:
+    whether the run's volume was emulated."""
+
+    emulated: bool = False
 
 
 @dataclass
@@ -46,7 +71,7 @@ class Emulation:
     def active(self) -> bool:
         return self.volume is not None
 
-    def instance(self) -> dict[str, Any]:
+    def instance(self) -> dict[str, str | int | float | None]:
         """The stand-in RDS instance's configuration: the emulated one, never an invented class."""
         if not self.active:
             return {}

@@ -22,7 +22,6 @@ from __future__ import annotations
 import importlib
 import io
 import json
-import os
 import sys
 import threading
 import time
@@ -30,18 +29,20 @@ import traceback
 import uuid
 import zipfile
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from unittest import mock
 
 import boto3
+from botocore.client import BaseClient
 
 from cutover_prep import deps
 from cutover_prep.engines.registry import POSTGRES
 from cutover_prep.live.names import DASHBOARD_OUTPUT, dashboard_url
 from cutover_prep.local import moto_dynamodb, moto_fast, moto_sfn
 from cutover_prep.local.lambda_runtime import FakeContext, lambda_output_off_stdout
-from cutover_prep.settings import DEPLOYMENT_ID_ENV
+from cutover_prep.settings import DEPLOYMENT_ID_ENV, environment
 from cutover_prep.workflows import (
     BUCKET_SUBSTITUTION,
     STATEMACHINES_DIR,
@@ -61,6 +62,33 @@ Fault = Callable[[dict[str, Any]], None]
 LOCAL_DB_HOSTS = ("127.0.0.1", "localhost", "::1")
 # ``LocalAws.wait`` describes a running execution at least this often, whatever moto says (seconds)
 LOOK_S = 2.0
+DEBUG_ENV = "CUTOVER_PREP_DEBUG"  # set (not empty): a handler's error is also printed with its traceback
+
+
+class ExecutionDescription(TypedDict, total=False):
+    """Step Functions' DescribeExecution answer, as boto3 gives it (``output``, ``error``, ``cause`` only when the
+    execution has them)."""
+
+    executionArn: str
+    stateMachineArn: str
+    name: str
+    status: str  # RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED
+    startDate: datetime
+    stopDate: datetime
+    input: str
+    output: str
+    error: str
+    cause: str
+
+
+class DBInstance(TypedDict, total=False):
+    """The instance of RDS's CreateDBInstance answer, as boto3 gives it (what names it; boto3 gives more)."""
+
+    DBInstanceIdentifier: str
+    DBInstanceArn: str
+    DBInstanceClass: str
+    Engine: str
+    DBInstanceStatus: str
 
 
 def render_definition(path: Path, substitutions: dict[str, str]) -> str:
@@ -98,7 +126,8 @@ class LocalAws:
         self.steps: list[tuple[str, str | None, float]] = []
         self._lock = threading.Lock()
         self._patches: list[Any] = []
-        self._clients: dict[str, Any] = {}
+        self._clients: dict[str, BaseClient] = {}
+        self._env: dict[str, str] = {}  # what the functions' environment holds, as the harness set it
         # moto's interpreter says here when an execution ends (``_ended_patch``); ``wait`` sleeps on it
         self._ended = threading.Condition()
         self._ended_count = 0
@@ -122,7 +151,8 @@ class LocalAws:
             DEPLOYMENT_ID_ENV: f"arn:aws:cloudformation:{self.region}:123456789012:stack/cutover-prep-local/local",
             **self.extra_env,
         }
-        self._patches.append(mock.patch.dict(os.environ, env))
+        self._env = env
+        self._patches.append(mock.patch.dict("os.environ", env))  # the functions' environment, as Lambda sets it
         self._patches.append(mock_aws(config={"stepfunctions": {"execute_state_machine": True}}))
         self._patches.append(mock.patch("moto.awslambda.models.LambdaFunction._invoke_lambda", self._invoker()))
         self._patches.extend(moto_sfn.scaled_waits(self.time_scale))
@@ -161,7 +191,7 @@ class LocalAws:
             p.stop()
         self._patches.clear()
 
-    def client(self, service: str) -> Any:
+    def client(self, service: str) -> BaseClient:
         """One client per service: creating a boto3 client costs tens of ms of CPU (and the GIL),
         which would disturb the benchmark points measured in-process."""
         if service not in self._clients:
@@ -224,12 +254,16 @@ class LocalAws:
                 "AWS_DEFAULT_REGION": self.region}
 
     def allow_db_host(self, host: str) -> None:
-        """Let the local run's credentials go to ``host`` (the deployed stack's allowed_db_hosts)."""
-        hosts = [h for h in os.environ.get("ALLOWED_DB_HOSTS", "").split(",") if h]
-        os.environ["ALLOWED_DB_HOSTS"] = ",".join([*hosts, host])
+        """Let the local run's credentials go to ``host`` (the deployed stack's allowed_db_hosts) until the harness
+        ends."""
+        hosts = [h for h in self._env["ALLOWED_DB_HOSTS"].split(",") if h]
+        self._env["ALLOWED_DB_HOSTS"] = ",".join([*hosts, host])
+        allowed = mock.patch.dict("os.environ", {"ALLOWED_DB_HOSTS": self._env["ALLOWED_DB_HOSTS"]})
+        allowed.start()
+        self._patches.append(allowed)  # undone with the harness's environment, in __exit__
         deps.reset()
 
-    def create_secret(self, name: str, value: dict[str, Any], *, tags: dict[str, str] | None = None) -> str:
+    def create_secret(self, name: str, value: dict[str, str | int], *, tags: dict[str, str] | None = None) -> str:
         extra = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]} if tags else {}
         return self.client("secretsmanager").create_secret(Name=name, SecretString=json.dumps(value), **extra)["ARN"]
 
@@ -237,7 +271,7 @@ class LocalAws:
                         db_name: str = POSTGRES.default_database,
                         instance_class: str = "db.m5.large", storage_type: str = "gp3",
                         allocated_storage: int = 100, engine_version: str | None = None,
-                        iops: int | None = None, storage_throughput: int | None = None) -> dict[str, Any]:
+                        iops: int | None = None, storage_throughput: int | None = None) -> DBInstance:
         optional = {"EngineVersion": engine_version, "Iops": iops, "StorageThroughput": storage_throughput}
         return self.client("rds").create_db_instance(
             DBInstanceIdentifier=identifier, Engine=engine, DBInstanceClass=instance_class, DBName=db_name,
@@ -251,11 +285,11 @@ class LocalAws:
                   "name": name or str(uuid.uuid4())}  # as AWS does; moto would name it "None"
         return self.client("stepfunctions").start_execution(**kwargs)["executionArn"]
 
-    def describe(self, execution_arn: str) -> dict[str, Any]:
+    def describe(self, execution_arn: str) -> ExecutionDescription:
         return self.client("stepfunctions").describe_execution(executionArn=execution_arn)
 
     def wait(self, execution_arn: str, *, timeout_s: float = 600, poll_s: float = 0.2,
-             on_poll: Callable[[], None] | None = None) -> dict[str, Any]:
+             on_poll: Callable[[], None] | None = None) -> ExecutionDescription:
         """The execution's description once it has ended. It is described again when moto's interpreter says an
         execution ended (any: a Map's child or another run), and at least every ``LOOK_S``; ``on_poll`` is called
         every ``poll_s`` meanwhile. Describing a running execution every ``poll_s`` took a fifth of a workflow
@@ -331,7 +365,7 @@ class LocalAws:
             except Exception as exc:  # becomes the task's error, as in Lambda
                 body = {"errorType": type(exc).__name__, "errorMessage": str(exc),
                         "stackTrace": traceback.format_tb(exc.__traceback__)}
-                if os.environ.get("CUTOVER_PREP_DEBUG"):
+                if any(environment(DEBUG_ENV).values()):
                     traceback.print_exc()
                 return json.dumps(body), True, ""
 

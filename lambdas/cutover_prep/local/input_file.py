@@ -12,11 +12,9 @@ the database's): ``metrics_wait_minutes`` 0 and ``compare_limits`` false.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-# the sections of a run input a local run takes from the file
-TAKEN = ("warmup", "benchmark", "verdict", "preflight")
 DEPLOYED_ONLY = {"restore": "a restore from a snapshot is a deployed run's (the local run reads the database "
                             "--dsn names)",
                  "comparison": "a comparison's child run is started by the deployed comparison workflow"}
@@ -28,29 +26,33 @@ class InputFileProblem(Exception):
     """The file cannot be a local run's input: one line."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sections:
-    """The run input's sections for the local run, and the lines that say what the file did not decide."""
+    """The run input's sections a local run sets, as its user gave them: JSON objects (the flags, a file, a
+    comparison's input), parsed once, whole, where every run input is (``models.run_input.parse_run_input``: the
+    local run's check of its options, then the workflow's ValidateInput). Empty: the model's defaults."""
 
     warmup: dict[str, Any] = field(default_factory=dict)
     benchmark: dict[str, Any] = field(default_factory=dict)
     verdict: dict[str, Any] = field(default_factory=dict)
     preflight: dict[str, Any] = field(default_factory=dict)
+
+
+TAKEN = tuple(f.name for f in fields(Sections))  # the sections of a run input a local run takes from the file
+
+
+@dataclass(frozen=True)
+class LocalInput:
+    """What ``--input`` and the flags make: the sections, the run id (None: the command's default) and the lines
+    that say what the file did not decide."""
+
+    sections: Sections
     run_id: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
-def _section(data: dict[str, Any], name: str, path: str) -> dict[str, Any]:
-    value = data.get(name)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise InputFileProblem(f"--input {path}: {name} must be an object (see schema/run-input.schema.json)")
-    return dict(value)
-
-
-def local_sections(data: dict[str, Any] | None, path: str, *, defaults: dict[str, dict[str, Any]],
-                   given: dict[str, dict[str, Any]], run_id: str | None) -> Sections:
+def local_sections(data: dict[str, Any] | None, path: str, *, defaults: Sections, given: Sections,
+                   run_id: str | None) -> LocalInput:
     """The sections of the local run: ``defaults`` (the flags' defaults), then the file's ``data``, then ``given``
     (the flags typed on the command line), per key of each section; ``run_id``: ``--run-id`` (wins over the
     file's). Nothing here validates the values: the run input's model does, as for every run."""
@@ -62,16 +64,15 @@ def local_sections(data: dict[str, Any] | None, path: str, *, defaults: dict[str
     if unknown:  # the model would refuse them too; said here with the file's name
         raise InputFileProblem(f"--input {path}: {', '.join(unknown)}: not a run input's section "
                                f"(see schema/run-input.schema.json)")
-    out = Sections()
     for name in TAKEN:
-        merged = {**defaults.get(name, {}), **_section(data, name, path), **given.get(name, {})}
-        setattr(out, name, merged)
-    out.benchmark.update(LOCAL_BENCHMARK)
+        if data.get(name) is not None and not isinstance(data[name], dict):
+            raise InputFileProblem(f"--input {path}: {name} must be an object (see schema/run-input.schema.json)")
+    sections = Sections(**{name: {**getattr(defaults, name), **(data.get(name) or {}), **getattr(given, name)}
+                           for name in TAKEN})
+    sections.benchmark.update(LOCAL_BENCHMARK)
     file_run_id = data.get("run_id")
     if file_run_id is not None and not isinstance(file_run_id, str):
         raise InputFileProblem(f"--input {path}: run_id must be a string")
-    out.run_id = run_id if run_id is not None else file_run_id
-    if data.get("target") is not None:
-        out.notes.append(f"--input {path}: its target is not used; the local run reads the database --dsn names "
-                         "(or the demo's)")
-    return out
+    notes = [f"--input {path}: its target is not used; the local run reads the database --dsn names "
+             "(or the demo's)"] if data.get("target") is not None else []
+    return LocalInput(sections, run_id if run_id is not None else file_run_id, notes)

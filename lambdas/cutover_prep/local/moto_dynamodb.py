@@ -9,7 +9,7 @@ import copy
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 from unittest import mock
 
 DYNAMODB_CALLS = ("get_item", "put_item", "update_item", "delete_item", "query", "scan",
@@ -91,7 +91,12 @@ def _attribute_values_as_they_are() -> Any:
     return mock.patch.object(BaseJSONSerializer, "_serialize_type_structure", structure)
 
 
-def _plain_attribute_value(value: Any) -> dict[str, Any] | None:
+# An AttributeValue as DynamoDB's JSON protocol sends it: {"S": text}, {"N": digits}, {"BOOL": b}, {"NULL": true},
+# {"SS": [text]}, {"NS": [digits]}, {"M": {name: AttributeValue}}, {"L": [AttributeValue]}
+AttributeValue: TypeAlias = dict[str, "str | bool | list[str] | dict[str, AttributeValue] | list[AttributeValue]"]
+
+
+def _plain_attribute_value(value: Any) -> AttributeValue | None:
     """The AttributeValue as DynamoDB's JSON protocol sends it; None when it is not one this can pass on as it is."""
     if not isinstance(value, dict) or len(value) != 1:
         return None

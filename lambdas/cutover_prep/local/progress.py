@@ -10,8 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cutover_prep.dal.records.run import PointItem, RunItem
-from cutover_prep.dal.records.units import UnitProgress
+from cutover_prep.dal.records.run import RunItem
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.escape import for_terminal
 from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
@@ -79,7 +78,7 @@ class Progress:
         self._eta_samples: list[tuple[float, float]] = []  # (s since then, MiB done) until the plan is known
         self._work_eta: WorkEta | None = None  # then findings.eta's estimator, fed from the unit items
         self._unit_bytes: dict[str, int] = {}  # bytes read per unit, as last polled
-        self._units_seen: tuple[Any, ...] | None = None  # the run item's counters when the unit items were read
+        self._units_seen: tuple[int | None, ...] | None = None  # the run item's counters when the unit items were read
         self._last_done, self._last_change = -1.0, 0.0  # MiB read at the last change, and when
         self._printed = 0.0
         self._said_selection = False
@@ -94,24 +93,23 @@ class Progress:
         fields = getattr(self.store, "get_run_fields", None)  # the tests' fake stores have get_run only
         wanted = self.RUN_FIELDS + (("estimate",) if self._work_eta is None else ())  # read until the ETA has it
         run = fields(self.run_id, wanted) if fields else self.store.get_run(self.run_id)
-        run = run.stored() if isinstance(run, RunItem) else run  # the record as the dict this reads
-        self._say_steps(run or {})
-        if not run or "bytes_planned" not in run:
+        self._say_steps(run)
+        if run is None or run.bytes_planned is None:
             return
         self._say_selection(run)
         if self._phase == BENCH_OVER:
             return  # the points are done: the steps after them say what runs
-        if not run.get("benchmark_points") and (self._phase == WARM_OVER or (
+        if not run.benchmark_points and (self._phase == WARM_OVER or (
                 self._steps is not None and self._warm_started is None)):
             return  # the warm-up not begun (the cold probe runs first), or over: their step lines say what runs
-        phase = "benchmark" if run.get("benchmark_points") else "warm-up"
+        phase = "benchmark" if run.benchmark_points else "warm-up"
         started = phase != self._phase
         if started:
             self._start_phase(phase, run)
         if phase == "benchmark":
-            n, total = self._points_done(), int(run.get("benchmark_points") or 0)
+            n, total = self._points_done(), run.benchmark_points or 0
         else:
-            n, total = int(run.get("bytes_read") or 0), int(run.get("bytes_planned") or 0)
+            n, total = run.bytes_read or 0, run.bytes_planned
         if self._tty:
             self._draw(n, total, self._warm_text(run) if phase == "warm-up" else "")
         elif final and phase == "warm-up":
@@ -119,7 +117,7 @@ class Progress:
         elif started or final or time.monotonic() - self._printed >= self.NON_TTY_INTERVAL_S:
             self._line(phase, n, total, run)
 
-    def _say_steps(self, run: dict[str, Any]) -> None:
+    def _say_steps(self, run: RunItem | None) -> None:
         """A line for each step begun since the last poll: no step of the run passes in silence. A step after
         the warm-up ends its bar or lines first, with the warm-up's time and rate."""
         if self._steps is None:
@@ -128,7 +126,8 @@ class Progress:
         for module, phase, at in steps[self._steps_said:]:
             if module in WARM_STEPS and self._warm_started is None:
                 self._warm_started = at
-            if module not in WARM_STEPS and self._phase == "warm-up" and "bytes_planned" in run:
+            if module not in WARM_STEPS and self._phase == "warm-up" and run is not None \
+                    and run.bytes_planned is not None:
                 self._end_warmup(run)
             if module in AFTER_POINTS and self._phase == "benchmark":
                 self._end_benchmark(run)
@@ -146,17 +145,17 @@ class Progress:
         else:
             print(text, file=self.stream, flush=True)
 
-    def _say_selection(self, run: dict[str, Any] | None) -> None:
+    def _say_selection(self, run: RunItem) -> None:
         """Once, before the warm-up reads: what it reads and what the selection leaves out (Discover's line)."""
-        if not self._said_selection and run and run.get("selection"):
+        if not self._said_selection and run.selection:
             self._said_selection = True
-            print(f"cutover-prep: {for_terminal(str(run['selection']))}", file=self.stream, flush=True)
+            print(f"cutover-prep: {for_terminal(run.selection)}", file=self.stream, flush=True)
 
-    def _warm_text(self, run: dict[str, Any], *, percent: bool = False, eta: bool = True, rate: bool = True) -> str:
+    def _warm_text(self, run: RunItem, *, percent: bool = False, eta: bool = True, rate: bool = True) -> str:
         """``13.8 of 34.4 MiB (40 %), 30/71 units, 0 failed, 1.3 MiB/s``: MiB, as the report counts
         (tqdm's own scale would say MB and kB/s); the rate is the mean since the first bytes were read
         (the cold probe and discovery before them are not the warm-up's time)."""
-        done, total = int(run.get("bytes_read") or 0) / 2**20, int(run.get("bytes_planned") or 0) / 2**20
+        done, total = (run.bytes_read or 0) / 2**20, (run.bytes_planned or 0) / 2**20
         if done and self._reading_since is None:
             # from the first unit's start when the harness says it (the rate is then the one the 'warm-up ended'
             # line and the findings give, findings.timeline.warmup_wall, so far); else from the first bytes seen
@@ -172,17 +171,17 @@ class Progress:
             self._sample(run, seconds, done)
         left = self._left(run) if eta and seconds >= 1 and done < total else None
         pct = f" ({100 * done / total:.0f} %)" if percent and total else ""
-        return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.get('units_done', 0)}/{run.get('units_total', 0)} "
-                f"units, {run.get('units_failed', 0)} failed{speed}"
+        return (f"{done:,.1f} of {total:,.1f} MiB{pct}, {run.units_done or 0}/{run.units_total or 0} "
+                f"units, {run.units_failed or 0} failed{speed}"
                 + (f", done in ~{clock_text(left)} (ETA at the measured rate)" if left is not None else ""))
 
-    def _sample(self, run: dict[str, Any], seconds: float, done_mib: float) -> None:
+    def _sample(self, run: RunItem, seconds: float, done_mib: float) -> None:
         """What ``findings.eta``'s estimator goes on (``WorkEta``: each unit's bytes, ranges and itself, priced by
         the estimate's time model corrected by the units finished so far) once the plan and the estimate are
         recorded, fed from the unit items; MiB until then (and for a store without units: the tests' fakes)."""
-        if self._work_eta is None and run.get("estimate") and hasattr(self.store, "units"):
+        if self._work_eta is None and run.estimate and hasattr(self.store, "units"):
             units_key = evidence_key(self.run_id, "units.json")
-            model = CostModel.of(run.get("estimate"))
+            model = CostModel.of(run.estimate)
             if model is not None and self.store.exists(units_key):
                 self._work_eta = WorkEta(self.store.get_json(units_key), model)
         if self._work_eta is None:
@@ -191,12 +190,12 @@ class Progress:
             return
         # the unit items only change when the run item's counters do: read them (every unit, serialized by moto
         # in this interpreter) only then, not at every poll
-        counters = (run.get("bytes_read"), run.get("units_done"), run.get("units_failed"))
+        counters = (run.bytes_read, run.units_done, run.units_failed)
         if counters == self._units_seen:
             self._work_eta.at(seconds)
             return
         self._units_seen = counters
-        for item in map(UnitProgress.of, self.store.units(self.run_id)):
+        for item in self.store.units(self.run_id):
             uid, nbytes = item.unit_id, item.bytes_read
             if nbytes > self._unit_bytes.get(uid, 0):
                 self._work_eta.progress(seconds, uid, nbytes - self._unit_bytes.get(uid, 0))
@@ -204,20 +203,19 @@ class Progress:
             self._work_eta.finished(uid, unit_span(item))
         self._work_eta.at(seconds)
 
-    def _left(self, run: dict[str, Any]) -> float | None:
+    def _left(self, run: RunItem) -> float | None:
         """Seconds left at the measured rate (``findings.eta``)."""
         if self._work_eta is not None:
             return self._work_eta.eta()
-        return eta_seconds(self._eta_samples, int(run.get("bytes_planned") or 0) / 2**20)
+        return eta_seconds(self._eta_samples, (run.bytes_planned or 0) / 2**20)
 
     def _points_done(self) -> int:
-        points = (p.stored() if isinstance(p, PointItem) else p for p in self.store.points(self.run_id))
-        return sum(1 for p in points if p.get("status") in ("DONE", "FAILED")
-                   and not str(p.get("point_id", "")).startswith("probe-"))
+        return sum(1 for p in self.store.points(self.run_id)
+                   if p.status in ("DONE", "FAILED") and not p.point_id.startswith("probe-"))
 
-    def _end_benchmark(self, run: dict[str, Any]) -> None:
+    def _end_benchmark(self, run: RunItem) -> None:
         """The points are over: their last count (bar or line) before the next step's line."""
-        n, total = self._points_done(), int(run.get("benchmark_points") or 0)
+        n, total = self._points_done(), run.benchmark_points or 0
         if self.bar is not None:
             self._draw(n, total, "")
             self.bar.close()
@@ -226,19 +224,19 @@ class Progress:
             self._line("benchmark", n, total, run)
         self._phase = BENCH_OVER
 
-    def _end_warmup(self, run: dict[str, Any]) -> None:
+    def _end_warmup(self, run: RunItem) -> None:
         """The warm-up is over: a log says where it ended, not only its bar; its bar ends at what it read, at the
         warm-up's one rate (the findings')."""
         if not self._tty:
             self._end_line(run)
         if self.bar is not None:
-            self.bar.n = min(int(run.get("bytes_read") or 0), self.bar.total or 0)
+            self.bar.n = min(run.bytes_read or 0, self.bar.total or 0)
             self.bar.set_postfix_str(self._ended_text(run), refresh=False)
             self.bar.close()
             self.bar = None
         self._phase = WARM_OVER
 
-    def _start_phase(self, phase: str, run: dict[str, Any]) -> None:
+    def _start_phase(self, phase: str, run: RunItem) -> None:
         if self._phase == "warm-up":
             self._end_warmup(run)
         self._phase, self._phase_started = phase, time.monotonic()
@@ -246,11 +244,11 @@ class Progress:
             from tqdm import tqdm
 
             if phase == "benchmark":
-                self.bar = tqdm(total=int(run.get("benchmark_points") or 0), desc="benchmark", file=self.stream,
+                self.bar = tqdm(total=run.benchmark_points or 0, desc="benchmark", file=self.stream,
                                 dynamic_ncols=True,
                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} points [{elapsed}]")
             else:
-                self.bar = tqdm(total=int(run.get("bytes_planned") or 0), desc="warm-up", file=self.stream,
+                self.bar = tqdm(total=run.bytes_planned or 0, desc="warm-up", file=self.stream,
                                 dynamic_ncols=True,  # tqdm puts ", " before the postfix
                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
 
@@ -261,7 +259,7 @@ class Progress:
             self.bar.set_postfix_str(postfix, refresh=False)
         self.bar.refresh()
 
-    def _line(self, phase: str, n: int, total: int, run: dict[str, Any]) -> None:
+    def _line(self, phase: str, n: int, total: int, run: RunItem) -> None:
         line = (f"benchmark: {n}/{total} points" if phase == "benchmark"
                 else f"warm-up: {self._warm_text(run, percent=True)}")
         self._printed = time.monotonic()
@@ -269,14 +267,14 @@ class Progress:
             print(f"cutover-prep: {line}", file=self.stream, flush=True)
             self._last_line = line
 
-    def _end_line(self, run: dict[str, Any]) -> None:
+    def _end_line(self, run: RunItem) -> None:
         """The warm-up's last line, with its time and rate as the findings, summary.md and the report define
         them (``findings.timeline.warmup_wall``: the first unit's start to the last one's finish)."""
         line = f"warm-up ended: {self._ended_text(run)}"
         print(f"cutover-prep: {line}", file=self.stream, flush=True)
         self._last_line = line
 
-    def _ended_text(self, run: dict[str, Any]) -> str:
+    def _ended_text(self, run: RunItem) -> str:
         text = self._warm_text(run, percent=True, eta=False, rate=False)
         if hasattr(self.store, "units"):
             wall, nbytes = warmup_wall(list(self.store.units(self.run_id)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import signal
@@ -30,12 +29,15 @@ from cutover_prep.local.dsn import LOCAL_TLS, UsageProblem, parse_dsn
 from cutover_prep.local.emulated import (
     DSN_REASON,
     Emulation,
+    Storage,
     demo_database,
     demo_priority,
     snapshot_writer,
     unavailable,
 )
 from cutover_prep.local.harness import LocalAws
+from cutover_prep.local.input_file import Sections
+from cutover_prep.local.outcome import ExecutionEnd, LocalRun
 from cutover_prep.local.progress import Progress
 from cutover_prep.models.fields import RUN_ID
 from cutover_prep.models.run_input import InvalidInput, RunIdReused, parse_run_input
@@ -80,16 +82,10 @@ def evidence_file(out: Path, name: str) -> Path:
 
 
 def check_options(options: LocalOptions, spec: ConnectionSpec | None) -> None:
-    """The options as the workflow will validate them, before anything is started."""
-    target: dict[str, Any] = {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": _PLACEHOLDER_SECRET}
-    if spec is not None:
-        target.update(engine=spec.engine, host=spec.host, port=spec.port, database=spec.database)
-    if options.databases:
-        target["databases"] = options.databases
+    """The options as the workflow will validate them, before anything is started (the demo's before its
+    database is built: without ``spec``)."""
     try:
-        parse_run_input({"target": target, "warmup": options.warmup, "benchmark": options.benchmark,
-                         "run_id": options.run_id, **({"preflight": options.preflight} if options.preflight else {}),
-                         **({"verdict": options.verdict} if options.verdict else {})})
+        parse_run_input(_run_input(spec, options, _PLACEHOLDER_SECRET))
     except InvalidInput as exc:
         raise UsageProblem(str(exc).replace("target.", "--dsn ")) from None
 
@@ -99,14 +95,11 @@ class LocalOptions:
     dsn: str | None = None
     out: Path | None = None
     size_mb: int = 300
-    warmup: dict[str, Any] = field(default_factory=dict)
-    benchmark: dict[str, Any] = field(default_factory=dict)
+    sections: Sections = field(default_factory=Sections)  # the run input's warmup, benchmark, verdict, preflight
     run_id: str | None = None
     progress: bool = True
-    storage: dict[str, Any] = field(default_factory=dict)  # the emulated volume's profile options (CLI names)
+    storage: Storage = field(default_factory=Storage)  # the emulated volume's options (the demo's)
     emulate: bool = True  # the demo database on an emulated restored volume, where FUSE can be had
-    preflight: dict[str, Any] = field(default_factory=dict)  # the run input's preflight section (empty: defaults)
-    verdict: dict[str, Any] = field(default_factory=dict)  # the run input's verdict section (empty: defaults)
     databases: str | None = None  # target.databases: "all" (--all-databases); None: the DSN's database (selection)
 
 
@@ -126,15 +119,15 @@ def _server_version(spec: ConnectionSpec) -> str | None:
 STOP_GRACE_SECONDS = 30.0
 
 
-def run_local(options: LocalOptions) -> dict[str, Any]:
-    """Run the workflow; return the execution's description plus where the evidence is."""
+def run_local(options: LocalOptions) -> LocalRun:
+    """Run the workflow; its outcome, with where the evidence is."""
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     options = replace(options, run_id=options.run_id or f"local-{time.strftime('%Y%m%dT%H%M%S')}")
     out = evidence_dir(options.out, str(options.run_id))
     spec = parse_dsn(options.dsn) if options.dsn else None
     check_options(options, spec)
-    if spec is not None and options.storage:
-        flags = ", ".join(f"--{name.replace('_', '-')}" for name in options.storage)
+    if spec is not None and options.storage.given():
+        flags = ", ".join(f"--{name.replace('_', '-')}" for name in options.storage.given())
         raise UsageProblem(f"{flags}: choose what the demo's emulated volume is; "
                            "with --dsn there is no emulation: drop them")
     try:
@@ -176,21 +169,21 @@ def check_reuse(out: Path, spec: ConnectionSpec | None, options: LocalOptions) -
     return True
 
 
-def _run_input(spec: ConnectionSpec, options: LocalOptions, secret_arn: str) -> dict[str, Any]:
-    """The workflow's input for this local run (ValidateInput's, and the restart check's)."""
-    return {
-        "target": {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": secret_arn, "engine": spec.engine,
-                   "host": spec.host, "port": spec.port, "database": spec.database,
-                   **({"databases": options.databases} if options.databases else {})},
-        "warmup": options.warmup,
-        "benchmark": options.benchmark,
-        **({"preflight": options.preflight} if options.preflight else {}),
-        **({"verdict": options.verdict} if options.verdict else {}),
-        "run_id": str(options.run_id),
-    }
+def _run_input(spec: ConnectionSpec | None, options: LocalOptions, secret_arn: str) -> dict[str, Any]:
+    """The workflow's input for this local run (ValidateInput's, and the restart check's); without ``spec``, the
+    target the demo's database will be before it is built."""
+    database = {"engine": spec.engine, "host": spec.host, "port": spec.port, "database": spec.database} \
+        if spec is not None else {}
+    sections = options.sections
+    return {"target": {"db_instance_identifier": LOCAL_IDENTIFIER, "secret_arn": secret_arn, **database,
+                       **({"databases": options.databases} if options.databases else {})},
+            "warmup": sections.warmup, "benchmark": sections.benchmark,
+            **({"preflight": sections.preflight} if sections.preflight else {}),
+            **({"verdict": sections.verdict} if sections.verdict else {}),
+            "run_id": str(options.run_id)}
 
 
-def _demo(options: LocalOptions) -> dict[str, Any]:
+def _demo(options: LocalOptions) -> LocalRun:
     """The run on the embedded sample database (built for this run)."""
     profile = _profile(options)
     say(f"building the {options.size_mb:,} MB sample database (embedded PostgreSQL"
@@ -223,7 +216,7 @@ def _profile(options: LocalOptions) -> Any:
     except ImportError:  # no mfusepy: demo_database says why in one line
         return DEFAULT_PROFILE_UNAVAILABLE
     try:
-        return dataclasses.replace(DEFAULT_PROFILE, **options.storage)
+        return dataclasses.replace(DEFAULT_PROFILE, **options.storage.given())
     except InvalidProfile as exc:
         raise UsageProblem(str(exc)) from None
 
@@ -290,28 +283,28 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: dict[str, Any]) -> str:
+def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run: RunContext) -> str:
     """Stop the execution, let its in-flight step end, then drop what the write test left (as the
-    workflow's CleanupScratch step would have)."""
+    workflow's CleanupScratch step would have, with the instance the run recorded)."""
     # one line: begun now (the stop and the cleanup take seconds), ended by the CLI with the outcome
     print("cutover-prep: interrupted: stopping the run and removing its scratch objects ... ", end="",
           file=sys.stderr, flush=True)
     aws.stop(execution_arn)
     deadline = time.monotonic() + STOP_GRACE_SECONDS
     while time.monotonic() < deadline and any(
-            i.status == ScratchStatus.CREATING for i in store.scratch_objects(run_input["run_id"])):
+            i.status == ScratchStatus.CREATING for i in store.scratch_objects(run.run_id)):
         time.sleep(0.2)  # a write point still running in-process drops its own schema when it ends
-    run = RunContext.model_validate({**run_input,
-                                     "instance": getattr(store.get_run(run_input["run_id"]), "instance", None) or {}})
+    item = store.get_run(run.run_id)
+    run = run.model_copy(update={"instance": (item.instance if item is not None else None) or {}})
     result = cleanup_scratch(run, store=store, open_driver=lambda r, database: deps.open_bench(r, database))
     if result["left"]:
-        return f"run {run_input['run_id']} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"
+        return f"run {run.run_id} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"
     removed = f"; removed {', '.join(result['removed'])}" if result["removed"] else "; it had written nothing"
-    return f"run {run_input['run_id']} stopped{removed}"
+    return f"run {run.run_id} stopped{removed}"
 
 
 def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation | None = None,
-             faults: dict[str, list[Any]] | None = None, *, resume: bool = False) -> dict[str, Any]:
+             faults: dict[str, list[Any]] | None = None, *, resume: bool = False) -> LocalRun:
     """``faults``: handler module -> faults the harness applies (tests that cut a run short); ``resume``: load the
     run's saved state from its evidence folder first (``check_reuse`` has said it may)."""
     started = time.monotonic()
@@ -356,48 +349,45 @@ def _execute(spec: ConnectionSpec, options: LocalOptions, emulation: Emulation |
                 ctrl_c.armed = True
                 if ctrl_c.noted:  # during the start
                     raise KeyboardInterrupt
-                desc = aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0, on_poll=progress.poll)
+                end = ExecutionEnd.model_validate(aws.wait(execution_arn, timeout_s=6 * 3600, poll_s=1.0,
+                                                           on_poll=progress.poll))
                 ctrl_c.armed = False
             except KeyboardInterrupt:
                 ctrl_c.armed = ctrl_c.noted = False  # a second Ctrl-C does not cut the stop and cleanup short
                 progress.close(interrupted=True)
-                desc = aws.describe(execution_arn)
-                if desc["status"] == "RUNNING":
-                    interrupted = _stop_and_clean(aws, store, execution_arn, run_input)
+                end = ExecutionEnd.model_validate(aws.describe(execution_arn))
+                if end.status == "RUNNING":
+                    interrupted = _stop_and_clean(aws, store, execution_arn, RunContext.model_validate(run_input))
                     _join_new_threads(before, time.monotonic() + STOP_GRACE_SECONDS)
-                    desc = aws.describe(execution_arn)
+                    end = ExecutionEnd.model_validate(aws.describe(execution_arn))
                 else:
                     ended_first = True
                 ctrl_c.noted = False
             progress.close()
-            summary = _write_evidence(aws, store, out, run_id, desc, started)  # whole, whatever Ctrl-C says now
+            summary = _write_evidence(aws, store, out, run_id, end, started)  # whole, whatever Ctrl-C says now
         if interrupted is not None:
             resumes = " (the same command resumes it)" if options.dsn else ""  # the demo's database is built anew
             raise Interrupted(f"{interrupted}; its evidence so far: {out}{resumes}")
         if ended_first or ctrl_c.noted:
-            raise Interrupted(f"run {run_id} had ended ({desc['status']}) when interrupted; its evidence: {out}",
+            raise Interrupted(f"run {run_id} had ended ({end.status}) when interrupted; its evidence: {out}",
                               continues=False)
         return summary
 
 
-def _write_evidence(aws: LocalAws, store: Store, out: Path, run_id: str, desc: dict[str, Any],
-                    started: float) -> dict[str, Any]:
+def _write_evidence(aws: LocalAws, store: Store, out: Path, run_id: str, end: ExecutionEnd,
+                    started: float) -> LocalRun:
     """The run's evidence objects, ``execution.json`` and the saved state (``local.state``) in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     s3 = aws.client("s3")
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=aws.bucket, Prefix=f"runs/{run_id}/"):
-        for obj in page.get("Contents", []):
-            name = obj["Key"].removeprefix(f"runs/{run_id}/")
-            if name.startswith("map-results/"):
-                continue
-            path = evidence_file(out, name)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
-    summary = {"run_id": run_id, "status": desc["status"], "error": desc.get("error"),
-               "cause": desc.get("cause"), "output": json.loads(desc["output"]) if desc.get("output") else None,
-               "run": item.stored() if (item := store.get_run(run_id)) else None,
-               "seconds": round(time.monotonic() - started, 1),
-               "out": str(out)}
-    (out / "execution.json").write_text(json.dumps(summary, indent=1, default=str))
+    for key in state.object_keys(s3, aws.bucket, f"runs/{run_id}/"):
+        name = key.removeprefix(f"runs/{run_id}/")
+        if name.startswith("map-results/"):
+            continue
+        path = evidence_file(out, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=key)["Body"].read())
+    summary = LocalRun.of(run_id, end, store.get_run(run_id), seconds=round(time.monotonic() - started, 1),
+                          out=str(out))
+    (out / "execution.json").write_text(summary.document())
     state.save(aws, out, run_id)
     return summary

@@ -24,6 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, Field
+
+from cutover_prep.dal.records.run import RunItem
 from cutover_prep.dal.store import RUN_SK, run_pk
 from cutover_prep.dal.store import _item as plain_item
 
@@ -80,32 +83,49 @@ def saved(out: Path) -> bool:
     return (out / STATE_DIR / TABLE_FILE).is_file()
 
 
-def saved_run(out: Path) -> tuple[str | None, dict[str, Any] | None]:
+def saved_run(out: Path) -> tuple[str | None, RunItem | None]:
     """(the run id the saved state is of, its run item as the Store reads it; None when ValidateInput had not
     recorded it yet)."""
-    doc = json.loads((out / STATE_DIR / TABLE_FILE).read_text())
-    run_id = doc.get("run_id")
-    for raw in doc.get("items", []):
-        if raw.get("pk", {}).get("S") == run_pk(str(run_id)) and raw.get("sk", {}).get("S") == RUN_SK:
-            return run_id, plain_item(raw)
+    doc = json.loads((out / STATE_DIR / TABLE_FILE).read_text())  # as ``save`` writes it: both keys
+    run_id = doc["run_id"]
+    key = {"pk": {"S": run_pk(str(run_id))}, "sk": {"S": RUN_SK}}
+    for raw in doc["items"]:
+        if {"pk": raw["pk"], "sk": raw["sk"]} == key:
+            return run_id, RunItem.read(plain_item(raw))
     return run_id, None
+
+
+class ListedObject(BaseModel):
+    """An object of S3's ListObjectsV2 answer: its key."""
+
+    key: str = Field(alias="Key")
+
+
+class ObjectListing(BaseModel):
+    """A page of S3's ListObjectsV2 answer: the objects it lists (an empty page has no ``Contents``)."""
+
+    contents: list[ListedObject] = Field(default=[], alias="Contents")
+
+
+def object_keys(s3: Any, bucket: str, prefix: str = "") -> Iterator[str]:
+    """Every key of ``bucket`` under ``prefix``, page by page."""
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        yield from (obj.key for obj in ObjectListing.model_validate(page).contents)
 
 
 def save(aws: Any, out: Path, run_id: str) -> None:
     """Every item of the run's table and every object of its bucket, to ``<out>/.local-state/`` (replaced whole:
     written beside it, then renamed over it)."""
     ddb, s3 = aws.client("dynamodb"), aws.client("s3")
-    items: list[dict[str, Any]] = []
-    for page in ddb.get_paginator("scan").paginate(TableName=aws.table, ConsistentRead=True):
-        items.extend(page.get("Items", []))
+    pages = ddb.get_paginator("scan").paginate(TableName=aws.table, ConsistentRead=True)
+    items = [item for page in pages for item in page["Items"]]  # a scan's every page has Items
     final, staging = out / STATE_DIR, out / f"{STATE_DIR}.new"
     shutil.rmtree(staging, ignore_errors=True)
     (staging / BUCKET_DIR).mkdir(parents=True)
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=aws.bucket):
-        for obj in page.get("Contents", []):
-            path = _object_path(staging / BUCKET_DIR, obj["Key"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=obj["Key"])["Body"].read())
+    for key in object_keys(s3, aws.bucket):
+        path = _object_path(staging / BUCKET_DIR, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(s3.get_object(Bucket=aws.bucket, Key=key)["Body"].read())
     (staging / TABLE_FILE).write_text(json.dumps({"run_id": run_id, "items": items}))
     shutil.rmtree(final, ignore_errors=True)
     staging.rename(final)
@@ -114,7 +134,7 @@ def save(aws: Any, out: Path, run_id: str) -> None:
 def load(aws: Any, out: Path) -> int:
     """Put the saved items and objects into this process's moto (before the workflow starts); how many items."""
     ddb, s3 = aws.client("dynamodb"), aws.client("s3")
-    items = json.loads((out / STATE_DIR / TABLE_FILE).read_text()).get("items", [])
+    items = json.loads((out / STATE_DIR / TABLE_FILE).read_text())["items"]
     for item in items:
         ddb.put_item(TableName=aws.table, Item=item)
     bucket = (out / STATE_DIR / BUCKET_DIR).resolve()
