@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from cutover_prep.dal.records.plan import PlanUnit
 from cutover_prep.dal.records.run import PointItem, RunItem
 from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.dal.store import Store, evidence_key
@@ -184,7 +185,8 @@ class Progress:
             units_key = evidence_key(self.run_id, "units.json")
             model = CostModel.of(run.get("estimate"))
             if model is not None and self.store.exists(units_key):
-                self._work_eta = WorkEta(self.store.get_json(units_key), model)
+                self._work_eta = WorkEta([PlanUnit.model_validate(u).summary() for u in self.store.get_json(units_key)],
+                                         model)
         if self._work_eta is None:
             if not self._eta_samples or seconds > self._eta_samples[-1][0]:
                 self._eta_samples.append((seconds, done_mib))
