@@ -19,7 +19,7 @@ from cutover_prep.dal.records.run import RunItem, StorageSample
 from cutover_prep.dal.records.units import Cursor, UnitProgress
 from cutover_prep.findings import census, coverage, document, eta, storage_init, timeline, volumes
 from cutover_prep.findings.document import Censuses
-from cutover_prep.models.warmup import HotSet
+from cutover_prep.models.warmup import HotSet, Warmup
 
 
 def as_stored(value: Any) -> Any:
@@ -56,7 +56,7 @@ def samples_of(samples: Any) -> list[StorageSample]:
 
 
 def segment_rows(segments: Any) -> list[SegmentRow]:
-    return [s if isinstance(s, SegmentRow) else SegmentRow.model_validate(s) for s in segments]
+    return [s if isinstance(s, SegmentRow) else SegmentRow.model_validate({"key": "", **s}) for s in segments]
 
 
 def run_item(run: dict[str, Any]) -> RunItem:
@@ -181,7 +181,9 @@ def build_findings(run: dict[str, Any], plan: dict[str, Any], units: Any, unit_i
     ``census_end``, ``catch_up`` and ``census_end_failure`` beside them)."""
     record = run_item(run)
     kept = {k: v for k, v in plan.items() if k not in ("census_end", "catch_up", "census_end_failure")}
-    plan_record = Plan.read({"run_id": record.run_id, "target": record.target or {}, "options": {}, **kept})
+    # the options as the test wrote them, unchecked (a hostile name the run input would refuse reaches the report)
+    options = Warmup.model_construct(**kept.pop("options", {}))
+    plan_record = Plan.read({"run_id": record.run_id, "target": record.target or {}, **kept, "options": options})
     failure = plan.get("census_end_failure")
     censuses = Censuses(start=plan.get("census"), end=plan.get("census_end"), catch_up=_catch_up(plan.get("catch_up")),
                         end_failure=EndCensusFailure.model_validate(failure) if failure else None)
