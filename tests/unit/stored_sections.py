@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from cutover_prep.dal.records.census import CatchUp, CensusEntry
-from cutover_prep.dal.records.findings import EtaJudgement, EtaSample, Findings, SegmentRow
+from cutover_prep.dal.records.findings import EtaJudgement, EtaSample, Findings, PreflightReport, SegmentRow
 from cutover_prep.dal.records.findings_census import EndCensusFailure
 from cutover_prep.dal.records.plan import Plan, PlanRange, PlanSegment, PlanUnit, UnitSummary
 from cutover_prep.dal.records.run import RunItem, StorageSample
@@ -72,6 +72,10 @@ def _catch_up(rows: Any) -> list[CatchUp] | None:
     return None if rows is None else [c if isinstance(c, CatchUp) else CatchUp.model_validate(c) for c in rows]
 
 
+def _time(estimate: dict[str, Any] | None) -> eta.TimeModel | None:
+    return eta.TimeModel.model_validate(estimate) if estimate else None
+
+
 def _replayed_items(items: Any) -> dict[str, UnitProgress]:
     """Unit items of a replay: one without a status is DONE."""
     return {uid: i if isinstance(i, UnitProgress) else UnitProgress.read({"status": "DONE", **i})
@@ -87,7 +91,8 @@ def warmup_section(concurrency: dict[str, Any], findings: Any, found: Any = None
 
 
 def preflight_section(run: dict[str, Any], report: dict[str, Any] | None) -> Any:
-    return as_stored(document.preflight_section(run_item(run), report))
+    return as_stored(document.preflight_section(
+        run_item(run), None if report is None else PreflightReport.model_validate(report)))
 
 
 def truncated_section(segments: Any) -> Any:
@@ -159,13 +164,13 @@ def eta_findings(unit_items: Any, planned_bytes: int, read_bytes: int, *, units:
                  estimate: dict[str, Any] | None = None) -> dict[str, Any]:
     """``eta.eta_findings`` as ``findings.warmup`` holds it: ``{"eta_samples": [...], "eta": {...}}``."""
     found = eta.eta_findings(_replayed_items(unit_items), planned_bytes, read_bytes,
-                             units=None if units is None else unit_summaries(units), estimate=estimate)
+                             units=None if units is None else unit_summaries(units), estimate=_time(estimate))
     return {"eta_samples": as_stored(found.samples), "eta": found.judgement.stored()}
 
 
 def replay_record(unit_items: Any, units: Any, planned_bytes: int, read_bytes: int, estimate: Any) -> Any:
     return eta.replay_record(_replayed_items(unit_items), unit_summaries(units), planned_bytes, read_bytes,
-                             estimate).stored()
+                             _time(estimate)).stored()
 
 
 def replayed(record: dict[str, Any]) -> dict[str, Any]:

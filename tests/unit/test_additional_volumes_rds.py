@@ -70,8 +70,9 @@ def test_describe_instance_records_each_additional_volume_and_samples_its_progre
          "operation_percent": None}]
     (sample,) = store.storage_samples("r1")
     assert (sample.step, sample.status, sample.percent) == ("DescribeInstance", "Initializing", 40)
-    assert [v.model_dump() for v in sample.volumes] == [{"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15},
-                                 {"volume": "RDSDBDATA3", "status": None, "percent": None}]
+    assert [v.model_dump() for v in sample.volumes] == [
+        {"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15},
+        {"volume": "RDSDBDATA3", "status": None, "percent": None}]
 
 
 def test_the_sampler_follows_each_volume_until_its_initialization_ends(store: Store):

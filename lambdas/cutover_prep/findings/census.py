@@ -65,7 +65,7 @@ class Reads(Protocol):
 
 def _gone(read: SegmentRead | None) -> int:
     """Planned bytes of a segment the units found gone (truncated while the run ran)."""
-    return int(read.get("gone") or 0) if read else 0
+    return int(read["gone"] or 0) if read and "gone" in read else 0
 
 
 def gone_bytes(obj: CensusEntry, reads: Reads, end_census: bool) -> int:

@@ -120,18 +120,17 @@ def warmup_section(concurrency: dict[str, Any], findings: Findings, eta: EtaFind
     return warmup
 
 
-def preflight_section(run: RunItem, report: dict[str, Any] | None) -> Preflight | None:
+def preflight_section(run: RunItem, report: PreflightReport | None) -> Preflight | None:
     """Pure: the Preflight state's report (evidence ``preflight.json``, ``preflight.step``), one entry a check;
     ``{"enabled": false}`` when the run's input turned it off, None when the run has no preflight (a run
     started before it existed)."""
     if run.preflight is not None and run.preflight.enabled is False:
         return Preflight(enabled=False)
-    if not isinstance(report, dict):
+    if report is None:
         return None
-    read = PreflightReport.model_validate(report)
-    return Preflight(enabled=True, ok=bool(read.ok), seconds=read.seconds, on_failure=read.on_failure,
-                     engine=read.engine, failed=list(read.failed or []),
-                     checks=[PreflightCheck(**c.model_dump()) for c in read.checks or []])
+    return Preflight(enabled=True, ok=bool(report.ok), seconds=report.seconds, on_failure=report.on_failure,
+                     engine=report.engine, failed=list(report.failed or []),
+                     checks=[PreflightCheck(**c.model_dump()) for c in report.checks or []])
 
 
 TRUNCATED = GONE_TRUNCATED  # or GONE_REBUILT: an Oracle segment replaced by a new one (TRUNCATE, MOVE)

@@ -79,6 +79,15 @@ def eta_seconds(samples: Sequence[tuple[float, float]], total: float) -> float |
     return (total - done) / rate if rate > 0 else None
 
 
+class TimeModel(BaseModel):
+    """The estimate's time model as the run item keeps it (``estimate.run``; a replay keeps the same fields): the
+    rate assumed, the seconds a range costs and the readers at once. A run recorded before it: None each."""
+
+    assumed_mib_per_s: Num | None = None
+    range_seconds: Num | None = None
+    concurrency: Num | None = None
+
+
 @dataclass(frozen=True)
 class CostModel:
     """What a unit costs in time, relative to the others: its bytes at the aggregate rate plus its ranges at
@@ -92,11 +101,13 @@ class CostModel:
     concurrency: int
 
     @classmethod
-    def of(cls, estimate: dict[str, Any] | None) -> CostModel | None:
-        est = estimate or {}
+    def of(cls, time: TimeModel | None) -> CostModel | None:
+        if time is None:
+            return None
         try:
-            model = cls(float(est["assumed_mib_per_s"]), float(est["range_seconds"]), int(est["concurrency"]))
-        except (KeyError, TypeError, ValueError):
+            model = cls(float(time.assumed_mib_per_s), float(time.range_seconds),  # type: ignore[arg-type]
+                        int(time.concurrency))  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # a field the estimate does not hold
             return None
         return model if model.mib_per_s > 0 and model.range_seconds >= 0 and model.concurrency > 0 else None
 
@@ -292,14 +303,6 @@ class EtaFindings(NamedTuple):
     judgement: EtaJudgement
 
 
-class ReplayEstimate(BaseModel):
-    """The estimate's time model (``CostModel``'s fields) as a replay keeps it."""
-
-    assumed_mib_per_s: Num | None = None
-    range_seconds: Num | None = None
-    concurrency: Num | None = None
-
-
 class ReplayUnit(BaseModel):
     unit_id: str
     bytes: int = 0
@@ -323,7 +326,7 @@ class EtaReplay(BaseModel):
 
     planned_bytes: int
     read_bytes: int
-    estimate: ReplayEstimate | None = None
+    estimate: TimeModel | None = None
     units: list[ReplayUnit] = []
     unit_items: dict[str, ReplayItem] = {}
 
@@ -335,19 +338,18 @@ class EtaReplay(BaseModel):
                  for uid, i in self.unit_items.items()}
         return eta_findings(items, self.planned_bytes, self.read_bytes,
                             units=[UnitSummary(u.unit_id, u.bytes, ranges=u.ranges) for u in self.units],
-                            estimate=self.estimate.model_dump() if self.estimate else None)
+                            estimate=self.estimate)
 
 
 REPLAY_KEEPS = tuple(ReplayItem.model_fields)
 
 
 def replay_record(unit_items: Items, units: list[UnitSummary], planned_bytes: int,
-                  read_bytes: int, estimate: dict[str, Any] | None) -> EtaReplay:
+                  read_bytes: int, estimate: TimeModel | None) -> EtaReplay:
     """The ``EtaReplay`` of a run: ``eta_findings``' own arguments."""
-    model = ReplayEstimate.model_validate(estimate) if estimate else None
     return EtaReplay(
         planned_bytes=planned_bytes, read_bytes=read_bytes,
-        estimate=ReplayEstimate(**model.model_dump()) if model else None,  # every field, null where it has none
+        estimate=TimeModel(**estimate.model_dump()) if estimate else None,  # every field, null where it has none
         units=[ReplayUnit(unit_id=u.unit_id, bytes=u.bytes, ranges=u.ranges) for u in units],
         unit_items={uid: ReplayItem.model_validate({k: stored[k] for k in REPLAY_KEEPS if k in stored})
                     for uid, stored in ((u, i.stored()) for u, i in progress_by_unit(unit_items).items())})
@@ -409,14 +411,14 @@ def _replay(unit_items: dict[str, UnitProgress], units: list[UnitSummary], model
 
 
 def eta_findings(unit_items: Items, planned_bytes: int, read_bytes: int, *,
-                 units: list[UnitSummary] | None = None, estimate: dict[str, Any] | None = None) -> EtaFindings:
+                 units: list[UnitSummary] | None = None, estimate: TimeModel | None = None) -> EtaFindings:
     """``findings.warmup``'s ``eta_samples`` (``t_s``, ``bytes_done``, ``eta_s``) and ``eta`` (the judgement:
     ``actual_s``, ``basis``, and at each of ``JUDGED_AT_PCT`` of the bytes the predicted and actual finish with
     the error in %). The ETA goes on work (``WorkEta``: a unit's bytes, ranges and itself, priced by the estimate's
     time model corrected by the units finished so far) at the measured rate; bytes alone when the run has no
-    estimate (``estimate``: the run item's, ``estimate.run``). Not judged (``judged: false`` and why) when the
-    warm-up did not read its plan, or when the chunks recorded do not hold the bytes read (a unit with more chunks
-    than the store keeps)."""
+    estimate (``estimate``: the run item's time model, ``estimate.run``). Not judged (``judged: false`` and why)
+    when the warm-up did not read its plan, or when the chunks recorded do not hold the bytes read (a unit with more
+    chunks than the store keeps)."""
     model = CostModel.of(estimate) if units else None
     unit_items = progress_by_unit(unit_items)
     rows = _replay(unit_items, units or [], model, planned_bytes)

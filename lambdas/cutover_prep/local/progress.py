@@ -15,7 +15,7 @@ from cutover_prep.dal.records.run import PointItem, RunItem
 from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.escape import for_terminal
-from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
+from cutover_prep.findings.eta import CostModel, TimeModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number
@@ -183,7 +183,7 @@ class Progress:
         recorded, fed from the unit items; MiB until then (and for a store without units: the tests' fakes)."""
         if self._work_eta is None and run.get("estimate") and hasattr(self.store, "units"):
             units_key = evidence_key(self.run_id, "units.json")
-            model = CostModel.of(run.get("estimate"))
+            model = CostModel.of(TimeModel.model_validate(run.get("estimate")))
             if model is not None and self.store.exists(units_key):
                 self._work_eta = WorkEta([PlanUnit.model_validate(u).summary() for u in self.store.get_json(units_key)],
                                          model)

@@ -9,7 +9,7 @@ from typing import Any
 from cutover_prep.benchmark.scratch import scratch_summary
 from cutover_prep.dal.plan_evidence import SEGMENT_FINDINGS, UNITS, plan_segments
 from cutover_prep.dal.records.census import CENSUS_UNREAD, EndCensus, census_rows
-from cutover_prep.dal.records.findings import Findings, Scratch, VerdictSection
+from cutover_prep.dal.records.findings import Findings, PreflightReport, Scratch, VerdictSection
 from cutover_prep.dal.records.findings_census import EndCensusFailure
 from cutover_prep.dal.records.plan import Plan, PlanSegment, PlanUnit
 from cutover_prep.dal.records.run import RunItem
@@ -29,7 +29,7 @@ from cutover_prep.findings.document import (
     warmup_section,
 )
 from cutover_prep.findings.emulation import instance_facts, storage_emulation
-from cutover_prep.findings.eta import REPLAY_EVIDENCE, eta_findings, replay_record
+from cutover_prep.findings.eta import REPLAY_EVIDENCE, TimeModel, eta_findings, replay_record
 from cutover_prep.findings.plan_pass import PlanPass
 from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
@@ -84,13 +84,14 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if findings.census.taken:  # type: ignore[union-attr]
         findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
     control = store.get_warmup_control(run_id)
+    time_model = TimeModel.model_validate(record.estimate) if record.estimate else None  # the estimate's
     concurrency = concurrency_findings(control.stored() if control else None)
     findings.warmup = warmup_section(concurrency, findings, eta_findings(
-        unit_items, planned, read, units=units, estimate=record.estimate))  # eta_samples, eta
+        unit_items, planned, read, units=units, estimate=time_model))  # eta_samples, eta
     store.put_json(evidence_key(run_id, REPLAY_EVIDENCE), replay_record(  # what the ETA was judged on, replayable
-        unit_items, units, planned, read, record.estimate).stored())
+        unit_items, units, planned, read, time_model).stored())
     preflight_key = evidence_key(run_id, "preflight.json")  # the Preflight state's report (steps/preflight.py)
-    findings.preflight = preflight_section(record, store.get_json(preflight_key)
+    findings.preflight = preflight_section(record, PreflightReport.model_validate(store.get_json(preflight_key))
                                            if store.exists(preflight_key) else None)
     emulation_key = evidence_key(run_id, EMULATION_EVIDENCE)
     emulation = storage_emulation(store.get_json(emulation_key) if store.exists(emulation_key) else None,

@@ -146,11 +146,11 @@ class RecordedInput(Record):
 
     @classmethod
     def of(cls, run_item: RunItem | Mapping[str, Any]) -> Self:
-        item = run_item.stored() if isinstance(run_item, RunItem) else run_item
-        kept = item.get("input")
-        kept = kept if isinstance(kept, dict) else {}
-        return cls(target=item.get("target"), restore=item.get("restore"),
-                   **{s: with_defaults(_MODELS[s], kept[s] if s in kept else item.get(NAMES_BEFORE_52[s]))
+        item = run_item if isinstance(run_item, RunItem) else RunItem.model_validate({"run_id": "", **run_item})
+        kept = item.input or {}
+        before_52 = item.model_extra or {}  # the names a run item of before decision 52 kept them by
+        return cls(target=item.target, restore=item.restore,
+                   **{s: with_defaults(_MODELS[s], kept[s] if s in kept else before_52.get(NAMES_BEFORE_52[s]))
                       for s in INPUT_SECTIONS})
 
     def sections(self) -> dict[str, Any]:
