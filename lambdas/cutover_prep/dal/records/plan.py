@@ -15,9 +15,20 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    model_serializer,
+    model_validator,
+)
 
 from cutover_prep.dal.records.base import Record
+from cutover_prep.dal.records.section import Json
 from cutover_prep.models.steps import CensusScope, EndCensusPlan
 from cutover_prep.models.warmup import Warmup
 
@@ -69,6 +80,21 @@ class RangeLocator(BaseModel):
 
     cache: bool | None = None
     file_volumes: dict[str, str] | None = None
+    _order: tuple[str, ...] = PrivateAttr(default=())  # the fields in the order the engine wrote them
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_order(cls, data: object, handler: ValidatorFunctionWrapHandler) -> RangeLocator:
+        locator = handler(data)
+        if isinstance(data, dict):
+            locator._order = tuple(data)
+        return locator
+
+    @model_serializer(mode="wrap")
+    def _in_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Json]:
+        """The fields as the engine wrote them: in its order (the Map hands the unit on as it is)."""
+        fields = handler(self)
+        return {**{k: fields[k] for k in self._order if k in fields}, **fields}
 
 
 class PlanRange(BaseModel):
