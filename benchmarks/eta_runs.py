@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from cutover_prep.findings.eta import REPLAY_EVIDENCE, eta_findings, replay_args
+from cutover_prep.findings.eta import REPLAY_EVIDENCE, EtaReplay
 
 
 def errors(eta: dict) -> str:
@@ -33,7 +33,8 @@ def main() -> None:
     for run in args.runs:
         findings = json.loads((run / "findings.json").read_text())
         replay = run / REPLAY_EVIDENCE
-        now = errors(eta_findings(**replay_args(json.loads(replay.read_text())))["eta"]) if replay.exists() else "-"
+        now = (errors(EtaReplay.model_validate(json.loads(replay.read_text())).replay().judgement.stored())
+               if replay.exists() else "-")
         print(f"| {findings['run_id']} | {findings['timings']['warmup_wall_seconds']:.1f} | "
               f"{errors(findings['warmup']['eta'])} | {now} |")
 

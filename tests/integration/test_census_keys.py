@@ -98,7 +98,7 @@ def test_a_table_dropped_and_created_again_or_rewritten_is_a_new_object(dotted_d
     the server's own pg_class (OID, relfilenode) before and after, asked by the test."""
     from cutover_prep.dal.records.census import census_json
     from cutover_prep.engines.postgres.engine import PostgresEngine
-    from cutover_prep.findings.census import census_section
+    from tests.unit.stored_sections import census_section
 
     spec, database = dotted_db["spec"], dotted_db["database"]
     ident = "SELECT c.oid, c.relfilenode FROM pg_class c WHERE c.oid = %s::regclass"
@@ -137,7 +137,7 @@ def test_mysql_two_tables_whose_pasted_names_are_one_are_two_objects(mysql_admin
 
     from cutover_prep.dal.records.census import census_json
     from cutover_prep.engines.mysql.engine import MySQLEngine
-    from cutover_prep.findings.census import census_section
+    from tests.unit.stored_sections import census_section
 
     outer, inner = mysql_database("b"), mysql_database("b.c")
     conn = pymysql.connect(host=mysql_admin.host, port=mysql_admin.port, user=mysql_admin.user,

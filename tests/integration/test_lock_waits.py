@@ -360,10 +360,10 @@ def test_the_end_census_ends_within_its_bound_and_the_findings_name_the_table_an
     then written to census-end.json with its error, which the findings' census section names."""
     from cutover_prep import engines
     from cutover_prep.dal.store import evidence_key
-    from cutover_prep.findings.census import census_section
     from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan
     from cutover_prep.steps import end_census
     from tests.unit.contexts import context
+    from tests.unit.stored_sections import census_section
 
     spec = pg_locked["spec"]
     monkeypatch.setattr(end_census, "connection_spec", lambda *_a, **_k: spec)

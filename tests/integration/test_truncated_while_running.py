@@ -25,13 +25,13 @@ from psycopg import sql
 from cutover_prep.dal.store import Store
 from cutover_prep.engines import DiscoveryOptions
 from cutover_prep.engines.postgres.engine import PostgresEngine
-from cutover_prep.findings.coverage import segment_reads
 from cutover_prep.warmup.planning import PlanOptions, plan_units
 from cutover_prep.warmup.unit import Budget
 from tests.conftest import conninfo
 from tests.integration.pg_stats import wait_reported
 from tests.unit.conftest import store  # noqa: F401 - the moto Store fixture
 from tests.unit.contexts import warm_json
+from tests.unit.stored_sections import segment_reads
 
 pytestmark = pytest.mark.postgres
 

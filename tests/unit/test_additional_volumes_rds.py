@@ -70,8 +70,9 @@ def test_describe_instance_records_each_additional_volume_and_samples_its_progre
          "operation_percent": None}]
     (sample,) = store.storage_samples("r1")
     assert (sample.step, sample.status, sample.percent) == ("DescribeInstance", "Initializing", 40)
-    assert sample.volumes == [{"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15},
-                                 {"volume": "RDSDBDATA3", "status": None, "percent": None}]
+    assert [v.model_dump() for v in sample.volumes] == [
+        {"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15},
+        {"volume": "RDSDBDATA3", "status": None, "percent": None}]
 
 
 def test_the_sampler_follows_each_volume_until_its_initialization_ends(store: Store):
@@ -85,8 +86,8 @@ def test_the_sampler_follows_each_volume_until_its_initialization_ends(store: St
         first = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
         second = sample_storage_progress(*TARGET, rds=rds, store=store, step="Finalize")
         stub.assert_no_pending_responses()
-    assert first.volumes[0] == {"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15}
-    assert second.volumes[0] == {"volume": "RDSDBDATA2", "status": None, "percent": None}
+    assert first.volumes[0].model_dump() == {"volume": "RDSDBDATA2", "status": "Initializing", "percent": 15}
+    assert second.volumes[0].model_dump() == {"volume": "RDSDBDATA2", "status": None, "percent": None}
     section = storage_initialization([s.summary() for s in store.storage_samples("r1")], [], 0)
     by_name = {v["volume"]: v for v in section["volumes"]}
     assert [p["pct"] for p in by_name["RDSDBDATA2"]["rds_initialized_pct"]] == [15.0, 100.0]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from cutover_prep import verdict
 from cutover_prep.dal.records.findings import Findings
-from cutover_prep.findings.census import census_section
 from cutover_prep.models.thresholds import Thresholds
+from tests.unit.stored_sections import census_section
 
 
 def _unread_reasons(findings: dict, t: Thresholds) -> list[dict]:

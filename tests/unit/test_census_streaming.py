@@ -16,14 +16,7 @@ from cutover_prep.dal.records.census import CENSUS_END, CENSUS_START, CENSUS_UNR
 from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.base import CensusObject, Extent, ReadResult, Segment
-from cutover_prep.findings.census import (
-    FIELDS,
-    LISTED,
-    WAIVER,
-    _unread_of,
-    catch_up_reads,
-    census_section,
-)
+from cutover_prep.findings.census import FIELDS, LISTED, WAIVER
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import EndCensusEvent, RunContext
 from cutover_prep.models.thresholds import Thresholds
@@ -32,6 +25,8 @@ from cutover_prep.steps.discover import discover_and_plan
 from cutover_prep.steps.end_census import END_CENSUS, take_end_census
 from cutover_prep.steps.finalize import finalize
 from tests.unit.contexts import run_state
+from tests.unit.stored_sections import catch_up_reads, census_section
+from tests.unit.stored_sections import unread_of as _unread_of
 
 
 def _unread_reasons(findings: dict, t: Thresholds) -> list[dict]:

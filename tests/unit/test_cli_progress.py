@@ -252,7 +252,8 @@ def test_the_live_eta_is_the_findings_estimator_fed_from_the_unit_items(monkeypa
     work priced by the estimate's model and corrected by the units finished so far. Fed here by hand with what the
     unit items say at each poll (bytes read since the last one; a unit's finish with its span), it gives the same
     seconds the line shows."""
-    from cutover_prep.findings.eta import CostModel, WorkEta, clock_text
+    from cutover_prep.dal.records.plan import PlanUnit
+    from cutover_prep.findings.eta import CostModel, TimeModel, WorkEta, clock_text
 
     now = [100.0]
     monkeypatch.setattr(runner.time, "monotonic", lambda: now[0])
@@ -286,7 +287,8 @@ def test_the_live_eta_is_the_findings_estimator_fed_from_the_unit_items(monkeypa
                     "finished_at": "2026-11-25T01:00:12"},
                    {"sk": "UNIT#b", "bytes_read": 5 * MIB, "status": "RUNNING"}]
     progress.poll()
-    expected = WorkEta(units, CostModel.of(estimate))
+    expected = WorkEta([PlanUnit.model_validate(u).summary() for u in units],
+                       CostModel.of(TimeModel.model_validate(estimate)))
     expected.progress(0.0, "a", 4 * MIB)
     expected.progress(12.0, "a", 6 * MIB)
     expected.finished("a", 12.0)  # its first chunk began at 01:00:00, it finished at 01:00:12

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from cutover_prep.findings.eta import eta_findings, eta_seconds
+from cutover_prep.findings.eta import eta_seconds
+from tests.unit.stored_sections import eta_findings
 
 T0 = datetime(2026, 11, 25, 1, 0, 0)
 MB = 1_000_000
@@ -129,7 +130,7 @@ def test_the_actual_finish_is_the_warm_up_time_every_other_figure_uses():
 def test_a_replay_record_replays_to_the_same_findings():
     """Finalize keeps ``warmup/eta_replay.json`` (``replay_record``): the judgement replayed from it is the one the
     findings got, so a recorded run can judge an estimator again (the fixtures in tests/unit/eta_runs/)."""
-    from cutover_prep.findings.eta import replay_args, replay_record
+    from tests.unit.stored_sections import replay_record, replayed
 
     items = {"big": {**unit([(t, 10 * MB, 1.0) for t in range(1, 11)]), "status": "DONE", "ignored": 1},
              "tiny": unit([(10 + t, MB // 10, 1.0) for t in range(1, 11)])}
@@ -139,7 +140,7 @@ def test_a_replay_record_replays_to_the_same_findings():
     record = replay_record(items, units, 101 * MB, 101 * MB, estimate)
     assert record["units"][1] == {"unit_id": "tiny", "bytes": MB, "ranges": 100}
     assert "ignored" not in record["unit_items"]["big"]
-    assert eta_findings(**replay_args(record)) == eta_findings(items, 101 * MB, 101 * MB, units=units,
+    assert replayed(record) == eta_findings(items, 101 * MB, 101 * MB, units=units,
                                                                estimate=estimate)
 
 

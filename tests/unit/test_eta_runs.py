@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cutover_prep.findings.eta import eta_findings, replay_args
+from tests.unit.stored_sections import replayed
 
 RUNS = sorted((Path(__file__).parent / "eta_runs").glob("*.json"))
 IDS = [p.stem for p in RUNS]
@@ -33,7 +33,7 @@ def _load(path: Path) -> dict:
 def _errors(path: Path) -> dict[int, float]:
     """The replay's error at each judged share of the bytes, against the finish the run recorded."""
     run = _load(path)
-    eta = eta_findings(**replay_args(run))["eta"]
+    eta = replayed(run)["eta"]
     assert eta["judged"] is True
     actual = run["warmup_wall_seconds"]
     assert eta["actual_s"] == pytest.approx(actual, abs=1e-3)  # the run's own finish

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from cutover_prep.dal.store import Store, evidence_key
-from cutover_prep.findings.document import build_findings
 from cutover_prep.findings.failures import record_failure
+from tests.unit.stored_sections import build_findings
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "db1"}, "started_at": "2024-01-01T00:00:00+00:00",
        "instance": {"class": "db.t3.medium"}}
@@ -163,8 +163,7 @@ def test_record_failure_json_cause_without_message_kept(store: Store) -> None:
 def test_a_unit_cut_off_after_a_truncated_range_counts_what_existed_as_read() -> None:
     """Issue 32: a unit cut off (RUNNING) after its first range, half of which was gone (truncated while the run
     ran), read half of it; its second range nothing. The gone half is neither read nor unread."""
-    from cutover_prep.findings.coverage import segment_reads
-    from tests.unit.stored_sections import unread_units
+    from tests.unit.stored_sections import segment_reads, unread_units
 
     ranges = [{"segment": "app.t#table", "extents": [[0, 0, 128]], "block_size": 8192},
               {"segment": "app.u#table", "extents": [[0, 0, 128]], "block_size": 8192}]

@@ -155,8 +155,8 @@ def test_every_key_reads_back_to_the_names_it_was_made_of() -> None:
 def test_the_report_names_the_two_objects_apart() -> None:
     """The report's census rows wrote ``schema.name``: ``b.c.t`` for both; now each as its key writes it."""
     from cutover_prep.dal.records.census import census_json
-    from cutover_prep.findings.census import census_section
     from cutover_prep.report import engineer
+    from tests.unit.stored_sections import census_section
 
     rows = [{"oid": i, "schema": s, "relname": n, "relkind": "r", "is_partition": False, "shared": False,
              "logical_schema": s, "logical_name": n, "fork": "main", "bytes": 8192 * (i + 1), "path": None,
@@ -170,8 +170,8 @@ def test_the_report_names_the_two_objects_apart() -> None:
 def test_the_reports_coverage_names_the_two_relations_and_schemas_apart() -> None:
     """The coverage rows wrote ``schema.name`` (largest relations) and ``database.schema``: ``b.c.t`` twice and
     ``d.b.c`` for the database ``d`` schema ``b.c`` and the database ``d.b`` schema ``c``."""
-    from cutover_prep.findings.coverage import coverage_section
     from cutover_prep.report import engineer
+    from tests.unit.stored_sections import coverage_section
 
     segs = [_segment(s, n, "table.main", database=db) for db, s, n in
             (("d", "b", "c.t"), ("d", "b.c", "t"), ("d", "b.c", "t2"), ("d.b", "c", "t"))]

@@ -26,7 +26,6 @@ from cutover_prep.engines.oracle import datafiles as d
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
 from cutover_prep.engines.registry import UnsupportedWarmupMode, check_warmup_mode, family
-from cutover_prep.findings.document import build_findings
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunState
 from cutover_prep.steps.discover import discover_and_plan
@@ -35,6 +34,7 @@ from cutover_prep.warmup import modes
 from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
 from cutover_prep.warmup.unit import Budget
 from tests.unit.contexts import run_state, warm_json
+from tests.unit.stored_sections import build_findings
 
 BS = 8192
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0)

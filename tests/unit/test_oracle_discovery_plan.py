@@ -11,8 +11,8 @@ import pytest
 from cutover_prep.engines.base import DiscoveryOptions, Extent, TransientDatabaseError
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine
-from cutover_prep.findings.census import _unread_of
 from tests.unit.oracle_dictionary import Dictionary, segment
+from tests.unit.stored_sections import unread_of as _unread_of
 from tests.unit.test_oracle import FakeConnection
 
 DATAFILE_ONLY = "read by the datafile pass only"  # the census's reason (findings.census.DATAFILE_ONLY)

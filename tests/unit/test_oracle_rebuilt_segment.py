@@ -92,10 +92,10 @@ def test_the_lookup_names_the_object_by_its_own_columns():
 def test_a_unit_of_a_moved_table_ends_done_and_the_end_census_reads_the_new_segment_whole(store) -> None:  # noqa: F811
     """Through the warm-unit loop: the unit is DONE with its planned blocks gone ("rebuilt while the run ran"),
     the findings' reads say so, and the end census's catch-up starts the new segment at block 0."""
-    from cutover_prep.findings.coverage import segment_reads
     from cutover_prep.steps.end_census import catch_up_targets, gone_by_segment
     from cutover_prep.warmup.unit import Budget
     from tests.unit.contexts import warm_json
+    from tests.unit.stored_sections import segment_reads
 
     db = server([(901, 4, 1024, 8)])
     unit = {"unit_id": "u1", "bytes": RNG.bytes, "blocks": RNG.blocks, "ranges": [RNG.to_json()]}

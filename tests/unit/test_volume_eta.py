@@ -85,7 +85,7 @@ def _samples(minutes: int, extra_rate: float | None = None) -> list[dict]:
 
 def test_status_watch_says_each_volume_s_eta_and_the_slowest_one_is_the_instance_s() -> None:
     from cutover_prep.cli.remote import progress_line
-    from cutover_prep.findings.storage_init import etas_of_samples
+    from tests.unit.stored_sections import etas_of_samples
 
     etas = etas_of_samples(_samples(30, extra_rate=0.5))
     # primary 30 % at 1 %/min: 70 min; rdsdbdata2 15 % at 0.5 %/min (trailing 15 min: 7 → 15 %):

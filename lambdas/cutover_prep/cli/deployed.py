@@ -53,10 +53,10 @@ class Aws:
             except (ClientError, BotoCoreError):  # no dynamodb:GetItem: progress from the state names
                 return None
             try:  # RDS's own storage progress: the run's last sample (restore.progress)
-                every = [s.summary() for s in store.storage_samples(run_id)]
+                every = store.storage_samples(run_id)
             except (ClientError, BotoCoreError):
                 every = []
-            samples = [s for s in every if s.get("status")]
+            samples = [s.summary() for s in every if s.status]
             if not run or not samples:
                 return run
             from cutover_prep.findings.storage_init import etas_of_samples

@@ -13,16 +13,29 @@ leave the denominator, as a dropped object leaves the census's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from cutover_prep.dal.records.census import SegmentRead
-from cutover_prep.dal.records.findings import HotSet, HotSetSource, Priority, RankGroup, TimeToWarm, UnreadUnit
+from cutover_prep.dal.records.findings import (
+    Coverage,
+    CoverageGroup,
+    HotSet,
+    HotSetSource,
+    Priority,
+    RankGroup,
+    Relation,
+    SegmentRow,
+    TimeToWarm,
+    UnreadUnit,
+)
+from cutover_prep.dal.records.plan import PlanRange, PlanUnit, UnitSummary
 from cutover_prep.dal.records.units import Cursor, UnitProgress, progress_by_unit
 from cutover_prep.engines import keys as object_keys
 from cutover_prep.models.status import UnitStatus
+from cutover_prep.models.warmup import HotSet as HotSetInput
 
-Items = Mapping[str, UnitProgress | Mapping[str, Any]]  # unit id -> unit item (a record, or as stored)
+Items = Mapping[str, UnitProgress]  # unit id -> unit item (``units.progress_by_unit`` reads stored ones)
 NOT_STARTED = UnitProgress()  # a unit without an item: PENDING, nothing read
 
 LARGEST = 20
@@ -30,24 +43,19 @@ READ, PARTLY, FAILED, NOT_READ = "READ", "PARTLY", "FAILED", "NOT_READ"
 GIB = 2**30
 
 
-def range_bytes(rng: dict[str, Any]) -> int:
-    return sum(int(e[2]) for e in rng.get("extents") or []) * int(rng.get("block_size") or 0)
-
-
-def _read_of_range(rng: dict[str, Any], index: int, status: str, cursor: Cursor | None) -> int:
+def _read_of_range(rng: PlanRange, index: int, status: str, cursor: Cursor | None) -> int:
     """Planned bytes of one range that its unit has read (DONE: all; else what the cursor passed)."""
     if status == UnitStatus.DONE:
-        return range_bytes(rng)
+        return rng.bytes
     if not cursor:
         return 0
     at = cursor.range
     if index < at:
-        return range_bytes(rng)
-    if index > at or not rng.get("splittable", True):
+        return rng.bytes
+    if index > at or not rng.splittable:
         return 0
-    extents = rng.get("extents") or []
-    blocks = sum(int(e[2]) for e in extents[: cursor.extent]) + cursor.offset
-    return blocks * int(rng.get("block_size") or 0)
+    blocks = sum(e[2] for e in rng.extents[: cursor.extent]) + cursor.offset
+    return blocks * rng.block_size
 
 
 def gone_of(item: UnitProgress) -> dict[int, int]:
@@ -59,23 +67,22 @@ def gone_of(item: UnitProgress) -> dict[int, int]:
     return out
 
 
-def segment_reads(units: list[dict[str, Any]], unit_items: Items) -> dict[str, SegmentRead]:
+def segment_reads(units: Iterable[PlanUnit], unit_items: Items) -> dict[str, SegmentRead]:
     """Per segment key: planned bytes in units, bytes read, planned bytes found gone (truncated while the run
     ran: not read, not unread), whether every unit holding it is done and whether any failed."""
     out: dict[str, SegmentRead] = {}
     items = progress_by_unit(unit_items)
     for unit in units:
-        item = items.get(unit["unit_id"]) or NOT_STARTED
+        item = items.get(unit.unit_id) or NOT_STARTED
         status = item.status
         gone = gone_of(item)
         for g in item.gone_entries():  # why (the engine's word; PostgreSQL's before it said: truncated)
             out.setdefault(g.segment, {"planned": 0, "read": 0, "gone": 0, "done": True, "failed": False})[
                 "gone_reason"] = g.reason
-        for i, rng in enumerate(unit.get("ranges") or []):
-            entry = out.setdefault(rng["segment"], {"planned": 0, "read": 0, "gone": 0, "done": True,
-                                                    "failed": False})
-            entry["planned"] += range_bytes(rng)
-            entry["gone"] += gone.get(i, 0)
+        for i, rng in enumerate(unit.ranges):
+            entry = out.setdefault(rng.segment, {"planned": 0, "read": 0, "gone": 0, "done": True, "failed": False})
+            entry["planned"] += rng.bytes
+            entry["gone"] = entry["gone"] + gone.get(i, 0)
             entry["read"] += max(0, _read_of_range(rng, i, status, item.cursor) - gone.get(i, 0))
             entry["done"] = entry["done"] and status == UnitStatus.DONE
             entry["failed"] = entry["failed"] or status == UnitStatus.FAILED
@@ -96,71 +103,87 @@ def _pct(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 3) if whole else 100.0
 
 
-def _label(segment: dict[str, Any], schema_only: bool = False) -> str | None:
+def _label(segment: SegmentRow, schema_only: bool = False) -> str | None:
     """The names of ``segment`` as its key writes them, each quoted where needed (``engines.keys``; issue 32:
     ``b``.``c.t`` and ``b.c``.``t`` are not both ``b.c.t`` in the report): ``schema.name[.index]``, or with
     ``schema_only`` ``database.schema``. None for a key ``engines.keys`` did not make (a plan of before)."""
     try:
-        _db, names, _part, _kind, q = object_keys.parse(str(segment.get("key") or ""))
+        _db, names, _part, _kind, q = object_keys.parse(str(segment.key or ""))
     except object_keys.NotAKey:
         return None
     if not schema_only:
         return object_keys.label(names, None, q) if names else None
-    parts = [p for p in (segment.get("database"), segment.get("schema")) if p not in (None, "")]
+    parts = [p for p in (segment.database, segment.schema_) if p not in (None, "")]
     return ".".join(object_keys.quote(str(p), q) for p in parts) or None
 
 
+@dataclass
+class _Tally:
+    """A coverage group's or a relation's sums, as segments are added to it."""
+
+    first: SegmentRow
+    segments: int = 0
+    segments_read: int = 0
+    bytes_planned: int = 0
+    bytes_read: int = 0
+    statuses: set[str] = field(default_factory=set)
+
+    def add(self, s: SegmentRow) -> None:
+        self.segments += 1
+        self.segments_read += s.status == READ
+        self.bytes_planned += s.bytes - s.bytes_gone  # gone: not planned now
+        self.bytes_read += s.bytes_read
+        self.statuses.add(s.status)
+
+
 class Groups:
-    """Coverage per database, or per database and schema (``keys``), of segments given one at a time."""
+    """Coverage per database, or per database and schema (``by_schema``), of segments given one at a time."""
 
-    def __init__(self, keys: tuple[str, ...]) -> None:
-        self.keys, self.groups = keys, {}
+    def __init__(self, by_schema: bool) -> None:
+        self.by_schema, self.groups = by_schema, {}
 
-    def add(self, s: dict[str, Any]) -> None:
-        keys = self.keys
-        name = tuple(s.get(k) for k in keys)
-        g = self.groups.setdefault(name, {**dict(zip(keys, name, strict=True)),
-                                          **({"label": _label(s, True)} if "schema" in keys else {}),
-                                          "segments": 0, "segments_read": 0, "bytes_planned": 0, "bytes_read": 0})
-        g["segments"] += 1
-        g["segments_read"] += s["status"] == READ
-        g["bytes_planned"] += int(s.get("bytes") or 0) - int(s.get("bytes_gone") or 0)  # gone: not planned now
-        g["bytes_read"] += int(s.get("bytes_read") or 0)
+    def _name(self, s: SegmentRow) -> tuple[str | None, ...]:
+        return (s.database, s.schema_) if self.by_schema else (s.database,)
 
-    def rows(self) -> list[dict[str, Any]]:
-        rows = [{**g, "pct": _pct(g["bytes_read"], g["bytes_planned"])} for g in self.groups.values()]
-        return sorted(rows, key=lambda g: (-g["bytes_planned"], [str(g[k]) for k in self.keys]))
+    def add(self, s: SegmentRow) -> None:
+        self.groups.setdefault(self._name(s), _Tally(s)).add(s)
+
+    def rows(self) -> list[CoverageGroup]:
+        rows = [(name, CoverageGroup(database=name[0], **({"schema": name[1], "label": _label(g.first, True)}
+                                                          if self.by_schema else {}),
+                                     segments=g.segments, segments_read=g.segments_read,
+                                     bytes_planned=g.bytes_planned, bytes_read=g.bytes_read,
+                                     pct=_pct(g.bytes_read, g.bytes_planned)))
+                for name, g in self.groups.items()]
+        return [row for _, row in sorted(rows, key=lambda r: (-r[1].bytes_planned, [str(k) for k in r[0]]))]
 
 
-def _group(segments: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
-    groups = Groups(keys)
+def _group(segments: list[SegmentRow], by_schema: bool) -> list[CoverageGroup]:
+    groups = Groups(by_schema)
     for s in segments:
         groups.add(s)
     return groups.rows()
 
 
-def coverage_section(segments: list[dict[str, Any]]) -> dict[str, Any]:
+def relation_status(statuses: set[str]) -> str:
+    """A relation's status from its segments': READ when all were, FAILED when one failed, NOT_READ when none was
+    read, PARTLY otherwise."""
+    return (READ if statuses == {READ} else FAILED if FAILED in statuses
+            else NOT_READ if statuses == {NOT_READ} else PARTLY)
+
+
+def coverage_section(segments: list[SegmentRow]) -> Coverage:
     """``coverage``: per database, per schema, and the ``LARGEST`` relations (table with its indexes,
     TOAST and forks summed by ``database.schema.name``) with their status."""
-    relations: dict[tuple[Any, ...], dict[str, Any]] = {}
+    relations: dict[tuple[str | None, ...], _Tally] = {}
     for s in segments:
-        name = (s.get("database"), s.get("schema"), s.get("name"))
-        r = relations.setdefault(name, {"database": name[0], "schema": name[1], "name": name[2],
-                                        "label": _label(s), "segments": 0,
-                                        "bytes": 0, "bytes_read": 0, "statuses": set()})
-        r["segments"] += 1
-        r["bytes"] += int(s.get("bytes") or 0) - int(s.get("bytes_gone") or 0)
-        r["bytes_read"] += int(s.get("bytes_read") or 0)
-        r["statuses"].add(s["status"])
-    largest = sorted(relations.values(), key=lambda r: (-r["bytes"], str(r["schema"]), str(r["name"])))[:LARGEST]
-    rows = []
-    for r in largest:
-        statuses = r.pop("statuses")
-        status = (READ if statuses == {READ} else FAILED if FAILED in statuses
-                  else NOT_READ if statuses == {NOT_READ} else PARTLY)
-        rows.append({**r, "status": status, "pct": _pct(r["bytes_read"], r["bytes"])})
-    return {"by_database": _group(segments, ("database",)), "by_schema": _group(segments, ("database", "schema")),
-            "largest": rows, "relations": len(relations)}
+        relations.setdefault((s.database, s.schema_, s.name), _Tally(s)).add(s)
+    largest = sorted(relations.items(), key=lambda r: (-r[1].bytes_planned, str(r[0][1]), str(r[0][2])))[:LARGEST]
+    rows = [Relation(database=db, schema=schema, name=name, label=_label(r.first), segments=r.segments,
+                     bytes=r.bytes_planned, bytes_read=r.bytes_read, status=relation_status(r.statuses),
+                     pct=_pct(r.bytes_read, r.bytes_planned)) for (db, schema, name), r in largest]
+    return Coverage(by_database=_group(segments, False), by_schema=_group(segments, True), largest=rows,
+                    relations=len(relations))
 
 
 def _seconds(first: str | None, last: str | None) -> float | None:
@@ -176,7 +199,12 @@ def _times(items: Iterable[UnitProgress]) -> tuple[str | None, str | None]:
     return (min(starts) if starts else None), (max(ends) if ends else None)
 
 
-def rank_groups(labels: list[str | None], units: list[dict[str, Any]],
+def _rank(unit: UnitSummary, last_rank: int) -> int:
+    """The unit's plan rank (one without a ``priority``: the last)."""
+    return last_rank if unit.priority is None else unit.priority
+
+
+def rank_groups(labels: list[str | None], units: list[UnitSummary],
                 unit_items: Items) -> tuple[list[RankGroup], bool]:
     """Per plan rank (``labels[rank]``; the last rank is the rest): its units, bytes, when they started and
     when the last of them finished (None until all are done), and whether the order was followed: every
@@ -186,13 +214,13 @@ def rank_groups(labels: list[str | None], units: list[dict[str, Any]],
     last_rank = len(labels) - 1
     groups = []
     for rank, label in enumerate(labels):
-        mine = [u for u in units if min(int(u.get("priority", last_rank)), last_rank) == rank]
-        items = [progress.get(u["unit_id"]) or NOT_STARTED for u in mine]
+        mine = [u for u in units if min(_rank(u, last_rank), last_rank) == rank]
+        items = [progress.get(u.unit_id) or NOT_STARTED for u in mine]
         first, last = _times(items)
         done = sum(1 for i in items if i.status == UnitStatus.DONE)
         complete = bool(mine) and done == len(mine)
         groups.append(RankGroup(pattern=label, rank=rank, units=len(mine), units_done=done,
-                                bytes=sum(int(u.get("bytes") or 0) for u in mine), started_at=first,
+                                bytes=sum(u.bytes for u in mine), started_at=first,
                                 finished_at=last if complete else None,
                                 finished_after_s=_seconds(t0, last) if complete else None))
     # Units are handed out in rank order, but several read at once and a unit's start is recorded at its
@@ -203,7 +231,7 @@ def rank_groups(labels: list[str | None], units: list[dict[str, Any]],
     return groups, followed
 
 
-def priority_section(patterns: list[str], units: list[dict[str, Any]],
+def priority_section(patterns: list[str], units: list[UnitSummary],
                      unit_items: Items, *, hot_set: bool = False) -> Priority | None:
     """``priority``: when each ``warmup.priority`` pattern's units finished against the rest, and whether
     the order was followed: every priority's units all finished no later than those of any lower one.
@@ -218,52 +246,44 @@ def priority_section(patterns: list[str], units: list[dict[str, Any]],
                     matched_nothing=[g.pattern for g in groups[:len(patterns)] if g.units == 0])
 
 
-def _sources(patterns: list[str], hot: dict[str, Any]) -> list[HotSetSource]:
+def _sources(patterns: list[str], hot: HotSetInput) -> list[HotSetSource]:
     """The hot set's sources in the order the run reads them (issue 23): the input's patterns, the profile's
     statistics, AWR history."""
-    out: list[dict[str, Any]] = []
+    out: list[tuple[str, str]] = []
     if patterns:
-        out.append({"source": "warmup.priority", "detail": ", ".join(patterns)})
-    for text in hot.get("sources") or []:
+        out.append(("warmup.priority", ", ".join(patterns)))
+    for text in hot.sources:
         kind, _, views = str(text).partition(": ")
-        out.append({"source": "AWR history" if kind == "awr" else "hot-set profile statistics",
-                    "detail": views or kind})
-    return [HotSetSource(order=i, **s) for i, s in enumerate(out, 1)]
+        out.append(("AWR history" if kind == "awr" else "hot-set profile statistics", views or kind))
+    return [HotSetSource(order=i, source=source, detail=detail) for i, (source, detail) in enumerate(out, 1)]
 
 
-def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: list[dict[str, Any]],
-                    units: list[dict[str, Any]], unit_items: Items) -> HotSet | None:
-    """``hot_set``: where the hot set came from (in order), what it named and matched, its units, and when it
-    was warm: ``warm_at`` / ``warm_after_s`` (since the warm-up's first unit started), None until all its
-    units are done; ``followed`` as ``priority``'s rule over every rank, and how many later units finished
-    before it was warm; ``buffer_cache``: its ranges were planned into the engine's buffer cache."""
+def hot_set_section(hot: HotSetInput | None, patterns: list[str], known: Iterable[str], units: list[UnitSummary],
+                    unit_items: Items) -> HotSet | None:
+    """``hot_set``: where the hot set came from (in order), what it named and matched (``known``: the names the
+    plan's segments answer to, ``PlanSegment.names``), its units, and when it was warm: ``warm_at`` /
+    ``warm_after_s`` (since the warm-up's first unit started), None until all its units are done; ``followed`` as
+    ``priority``'s rule over every rank, and how many later units finished before it was warm; ``buffer_cache``:
+    its ranges were planned into the engine's buffer cache."""
     if not hot:
         return None
     labels: list[str | None] = [*patterns, "hot set", None]
     progress = progress_by_unit(unit_items)
     groups, followed = rank_groups(labels, units, progress)
     mine = groups[len(patterns)]
-    names = list(hot.get("names") or [])
-    known = set()
-    for s in segments:
-        if s.get("labels"):  # as the planner matched them (planning.hot_set_labels)
-            known.update(s["labels"])
-            continue
-        plain = f"{s.get('schema')}.{s.get('name')}"  # a plan of before issue 32: the names pasted
-        known.add(plain)
-        if s.get("database"):
-            known.add(f"{s['database']}/{plain}")
+    names = list(hot.names)
+    known = set(known)
     unmatched = [n for n in names if n not in known]
     t0, t_end = _times(progress.values())
     whole = _seconds(t0, t_end)
     warm_at = mine.finished_at
-    later = [u for u in units if int(u.get("priority", len(labels) - 1)) > len(patterns)]
-    finished = [(progress.get(u["unit_id"]) or NOT_STARTED).finished_at for u in later]
+    later = [u for u in units if _rank(u, len(labels) - 1) > len(patterns)]
+    finished = [(progress.get(u.unit_id) or NOT_STARTED).finished_at for u in later]
     before = sum(1 for at in finished if at and at < warm_at) if warm_at else None
     after_s = mine.finished_after_s
     return HotSet(
-        sources=_sources(patterns, hot), engine=hot.get("engine"), server=hot.get("server"),
-        taken_at=hot.get("taken_at"), relations=hot.get("relations"), names=len(names),
+        sources=_sources(patterns, hot), engine=hot.engine, server=hot.server,
+        taken_at=hot.taken_at, relations=hot.relations, names=len(names),
         names_matched=len(names) - len(unmatched), unmatched=unmatched[:20],
         units=mine.units, units_done=mine.units_done, bytes=mine.bytes,
         started_at=mine.started_at, warm_at=warm_at, warm_after_s=after_s,
@@ -272,24 +292,16 @@ def hot_set_section(hot: dict[str, Any] | None, patterns: list[str], segments: l
         later_units_finished_first=before, followed=followed,
         # the plan asked the engine to read the hot set into its buffer cache (planning.cache_hot_set;
         # PostgreSQL: pg_prewarm 'buffer', where pg_prewarm is the read method)
-        buffer_cache=any(_cached(u) for u in units if int(u.get("priority", len(labels) - 1)) == len(patterns)),
+        buffer_cache=any(u.cache for u in units if _rank(u, len(labels) - 1) == len(patterns)),
     )
 
 
-def _cached(unit: dict[str, Any]) -> bool:
-    """A range of ``unit`` asks for the engine's buffer cache (``plan_pass.slim_unit`` says it of a unit without its
-    ranges)."""
-    if "cache" in unit:
-        return bool(unit["cache"])
-    return any((r.get("locator") or {}).get("cache") for r in unit.get("ranges") or [])
-
-
-def unread_units(units: list[dict[str, Any]], unit_items: Items) -> list[UnreadUnit]:
+def unread_units(units: Iterable[PlanUnit], unit_items: Items) -> list[UnreadUnit]:
     """``unread_units``: every unit not DONE, with its status, what it holds, what it read and why."""
     out = []
     progress = progress_by_unit(unit_items)
     for unit in units:
-        item = progress.get(unit["unit_id"]) or NOT_STARTED
+        item = progress.get(unit.unit_id) or NOT_STARTED
         status = item.status
         if status == UnitStatus.DONE:
             continue
@@ -300,13 +312,12 @@ def unread_units(units: list[dict[str, Any]], unit_items: Items) -> list[UnreadU
             cause = "cut off while being read: the warm-up ended (time limit, stop or failure) before it finished"
         else:
             cause = "never started: the warm-up ended before it reached this unit"
-        ranges = unit.get("ranges") or []
         gone = gone_of(item)  # truncated while the run ran: not read
         read = sum(max(0, _read_of_range(r, i, status, item.cursor) - gone.get(i, 0))
-                   for i, r in enumerate(ranges))
-        keys = list(dict.fromkeys(r["segment"] for r in ranges))
-        out.append(UnreadUnit(unit_id=unit["unit_id"], status=status, priority=unit.get("priority"),
-                              bytes=int(unit.get("bytes") or 0), bytes_read=read, segments=keys[:3],
+                   for i, r in enumerate(unit.ranges))
+        keys = list(dict.fromkeys(r.segment for r in unit.ranges))
+        out.append(UnreadUnit(unit_id=unit.unit_id, status=status, priority=unit.priority,
+                              bytes=unit.bytes, bytes_read=read, segments=keys[:3],
                               more_segments=max(0, len(keys) - 3), cause=cause))
     return out
 

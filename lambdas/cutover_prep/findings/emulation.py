@@ -12,27 +12,41 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
+
 MIB = 2**20
 STAND_IN_KEEPS = ("engine", "engine_family", "engine_version", "db_name")
 
 
+class EmulationEvidence(BaseModel):
+    """What the findings read of the emulation evidence (``dal.store.EMULATION_EVIDENCE``, written by ``local``):
+    whether the volume was emulated (else why not), its ceiling and the daemon's counters (``served_seconds``: the
+    per-second record, ``local.volume.served``)."""
+
+    emulated: bool | None = None
+    reason: str | None = None
+    ceiling_mib_per_s: float | None = None
+    counters: dict[str, Any] | None = None
+
+
 def storage_emulation(evidence: dict[str, Any] | None, read_rate_mib_s: float | None,
                       window: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:
-    """The evidence, with the warm-up's end-to-end rate set against the emulated ceiling, and what the volume
-    served while it had the warm-up's reads in hand (``warmup_served``; ``window``: the warm-up's first start
-    and last finish, ISO, as ``timings`` has them)."""
+    """The evidence (kept as written), with the warm-up's end-to-end rate set against the emulated ceiling, and what
+    the volume served while it had the warm-up's reads in hand (``warmup_served``; ``window``: the warm-up's first
+    start and last finish, ISO, as ``timings`` has them)."""
     if evidence is None:
         return None
+    read = EmulationEvidence.model_validate(evidence)
     section = dict(evidence)
-    counters = section.get("counters")
-    seconds = counters.get("served_seconds") if isinstance(counters, dict) else None
-    if isinstance(counters, dict):  # summed here; the per-second list stays out of the findings
+    counters = read.counters
+    seconds = counters["served_seconds"] if counters and "served_seconds" in counters else None
+    if counters is not None:  # summed here; the per-second list stays out of the findings
         section["counters"] = {k: v for k, v in counters.items() if k != "served_seconds"}
-    ceiling = section.get("ceiling_mib_per_s")
-    if section.get("emulated") and read_rate_mib_s is not None and ceiling:
+    ceiling = read.ceiling_mib_per_s
+    if read.emulated and read_rate_mib_s is not None and ceiling:
         section["warmup_mib_per_s"] = read_rate_mib_s
         section["warmup_to_ceiling"] = round(read_rate_mib_s / float(ceiling), 3)
-    if section.get("emulated") and seconds:
+    if read.emulated and seconds:
         served = warmup_served(seconds, *window, ceiling_mib_s=ceiling)
         if served is not None:
             section["warmup_served"] = served
@@ -69,7 +83,8 @@ def instance_facts(instance: dict[str, Any] | None, emulation: dict[str, Any] | 
     """What the findings say about the instance: RDS's facts, the emulated ones, or only the engine."""
     if emulation is None or instance is None:
         return instance
-    if emulation.get("emulated"):
+    read = EmulationEvidence.model_validate(emulation)
+    if read.emulated:
         return {**instance, "emulated": True}
     kept = {k: v for k, v in instance.items() if k in STAND_IN_KEEPS}
-    return {**kept, "stand_in": f"a local run: instance class and storage are not known ({emulation.get('reason')})"}
+    return {**kept, "stand_in": f"a local run: instance class and storage are not known ({read.reason})"}

@@ -25,15 +25,20 @@ without the noise of the last few seconds alone, and without the ramp-up of the 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
+from pydantic import BaseModel
+
+from cutover_prep.dal.records.findings import EtaAt, EtaJudgement, EtaSample
+from cutover_prep.dal.records.plan import UnitSummary
+from cutover_prep.dal.records.section import Num
 from cutover_prep.dal.records.units import UnitProgress, progress_by_unit
 from cutover_prep.findings.timeline import warmup_wall
 
-Items = Mapping[str, UnitProgress | Mapping[str, Any]]  # unit id -> unit item (a record, or as stored)
+Items = Mapping[str, UnitProgress]  # unit id -> unit item (``units.progress_by_unit`` reads stored ones)
 
 MIN_WINDOW_S = 5.0
 JUDGED_AT_PCT = (25, 50, 75)
@@ -74,6 +79,15 @@ def eta_seconds(samples: Sequence[tuple[float, float]], total: float) -> float |
     return (total - done) / rate if rate > 0 else None
 
 
+class TimeModel(BaseModel):
+    """The estimate's time model as the run item keeps it (``estimate.run``; a replay keeps the same fields): the
+    rate assumed, the seconds a range costs and the readers at once. A run recorded before it: None each."""
+
+    assumed_mib_per_s: Num | None = None
+    range_seconds: Num | None = None
+    concurrency: Num | None = None
+
+
 @dataclass(frozen=True)
 class CostModel:
     """What a unit costs in time, relative to the others: its bytes at the aggregate rate plus its ranges at
@@ -87,11 +101,13 @@ class CostModel:
     concurrency: int
 
     @classmethod
-    def of(cls, estimate: dict[str, Any] | None) -> CostModel | None:
-        est = estimate or {}
+    def of(cls, time: TimeModel | None) -> CostModel | None:
+        if time is None:
+            return None
         try:
-            model = cls(float(est["assumed_mib_per_s"]), float(est["range_seconds"]), int(est["concurrency"]))
-        except (KeyError, TypeError, ValueError):
+            model = cls(float(time.assumed_mib_per_s), float(time.range_seconds),  # type: ignore[arg-type]
+                        int(time.concurrency))  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # a field the estimate does not hold
             return None
         return model if model.mib_per_s > 0 and model.range_seconds >= 0 and model.concurrency > 0 else None
 
@@ -187,10 +203,9 @@ class CostFit:
         return best[1] if best else [1.0] * FEATURES
 
 
-def unit_span(item: UnitProgress | Mapping[str, Any]) -> float | None:
+def unit_span(item: UnitProgress) -> float | None:
     """The seconds a finished unit took in its reader: from its first chunk's start to its finish (the last
-    commit); None for a unit not DONE or without chunks. (A replayed unit item without a status is DONE.)"""
-    item = UnitProgress.of({"status": "DONE", **item} if isinstance(item, Mapping) else item)
+    commit); None for a unit not DONE or without chunks."""
     if item.status != "DONE" or not item.finished_at or not item.chunks:
         return None
     first = min(datetime.fromisoformat(end) - timedelta(seconds=float(sec)) for end, _, sec in item.chunks)
@@ -206,9 +221,9 @@ class WorkEta:
     elapsed time (``eta_seconds``), so the fit sets only the units' relative weights and the measured rate the pace.
     Fed as the run goes (``progress``, ``finished``: the replay at Finalize and ``local``'s live progress alike)."""
 
-    def __init__(self, units: list[dict[str, Any]], model: CostModel) -> None:
+    def __init__(self, units: Iterable[UnitSummary], model: CostModel) -> None:
         self.prior = UnitCost.prior(model)
-        self.units = {str(u["unit_id"]): (int(u.get("bytes") or 0), range_count(u)) for u in units}
+        self.units = {u.unit_id: (u.bytes, u.ranges) for u in units}
         self.terms = {uid: self.prior.terms(b, r) for uid, (b, r) in self.units.items()}
         self.total: Vec = tuple(sum(t[i] for t in self.terms.values()) for i in range(FEATURES))  # type: ignore[assignment]
         self.fit = CostFit()
@@ -281,34 +296,66 @@ class WorkEta:
 REPLAY_EVIDENCE = "warmup/eta_replay.json"
 
 
-def range_count(unit: dict[str, Any]) -> int:
-    """How many ranges a unit holds (a unit without its ranges, ``plan_pass.slim_unit``, says so)."""
-    return int(unit["range_count"]) if "range_count" in unit else len(unit.get("ranges") or [])
+class EtaFindings(NamedTuple):
+    """``findings.warmup``'s ``eta_samples`` and ``eta`` (``eta_findings``)."""
+
+    samples: list[EtaSample]
+    judgement: EtaJudgement
 
 
-def replay_record(unit_items: Items, units: list[dict[str, Any]], planned_bytes: int,
-                  read_bytes: int, estimate: dict[str, Any] | None) -> dict[str, Any]:
-    """What ``eta_findings`` judged the ETA on, small enough to keep (``runs/<id>/warmup/eta_replay.json``):
-    each planned unit's bytes and range count, each unit item's times and chunks, the estimate's time model.
-    ``eta_findings(**replay_args(record))`` replays it: an estimator can be judged again on a recorded run."""
-    keep = ("status", "started_at", "finished_at", "bytes_read", "chunks")
-    return {"planned_bytes": planned_bytes, "read_bytes": read_bytes,
-            "estimate": {k: (estimate or {}).get(k) for k in ("assumed_mib_per_s", "range_seconds", "concurrency")}
-            if estimate else None,
-            "units": [{"unit_id": str(u["unit_id"]), "bytes": int(u.get("bytes") or 0),
-                       "ranges": range_count(u)} for u in units],
-            "unit_items": {uid: {k: stored[k] for k in keep if k in stored}
-                           for uid, stored in ((u, i.stored()) for u, i in progress_by_unit(unit_items).items())}}
+class ReplayUnit(BaseModel):
+    unit_id: str
+    bytes: int = 0
+    ranges: int = 0
 
 
-def replay_args(record: dict[str, Any]) -> dict[str, Any]:
-    """``eta_findings``'s arguments from a ``replay_record`` (its units' ranges as a list of that many)."""
-    return {"unit_items": record["unit_items"], "planned_bytes": record["planned_bytes"],
-            "read_bytes": record["read_bytes"], "estimate": record.get("estimate"),
-            "units": [{**u, "ranges": [{}] * int(u["ranges"])} for u in record["units"]]}
+class ReplayItem(BaseModel):
+    """A unit item as a replay keeps it: its status (DONE when it says none), times, bytes and chunks."""
+
+    status: str = "DONE"
+    started_at: str | None = None
+    finished_at: str | None = None
+    bytes_read: int = 0
+    chunks: list[tuple[str, Num, Num]] = []
 
 
-def _thin(rows: list[dict[str, Any]], limit: int = MAX_SAMPLES) -> list[dict[str, Any]]:
+class EtaReplay(BaseModel):
+    """What ``eta_findings`` judged the ETA on, small enough to keep (``runs/<id>/warmup/eta_replay.json``): each
+    planned unit's bytes and range count, each unit item's times and chunks, the estimate's time model. ``replay``
+    judges it again: an estimator can be judged again on a recorded run."""
+
+    planned_bytes: int
+    read_bytes: int
+    estimate: TimeModel | None = None
+    units: list[ReplayUnit] = []
+    unit_items: dict[str, ReplayItem] = {}
+
+    def stored(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    def replay(self) -> EtaFindings:
+        items = {uid: UnitProgress.model_validate(i.model_dump(exclude_unset=True) | {"status": i.status})
+                 for uid, i in self.unit_items.items()}
+        return eta_findings(items, self.planned_bytes, self.read_bytes,
+                            units=[UnitSummary(u.unit_id, u.bytes, ranges=u.ranges) for u in self.units],
+                            estimate=self.estimate)
+
+
+REPLAY_KEEPS = tuple(ReplayItem.model_fields)
+
+
+def replay_record(unit_items: Items, units: list[UnitSummary], planned_bytes: int,
+                  read_bytes: int, estimate: TimeModel | None) -> EtaReplay:
+    """The ``EtaReplay`` of a run: ``eta_findings``' own arguments."""
+    return EtaReplay(
+        planned_bytes=planned_bytes, read_bytes=read_bytes,
+        estimate=TimeModel(**estimate.model_dump()) if estimate else None,  # every field, null where it has none
+        units=[ReplayUnit(unit_id=u.unit_id, bytes=u.bytes, ranges=u.ranges) for u in units],
+        unit_items={uid: ReplayItem.model_validate({k: stored[k] for k in REPLAY_KEEPS if k in stored})
+                    for uid, stored in ((u, i.stored()) for u, i in progress_by_unit(unit_items).items())})
+
+
+def _thin(rows: list[EtaSample], limit: int = MAX_SAMPLES) -> list[EtaSample]:
     if len(rows) <= limit:
         return rows
     last = len(rows) - 1
@@ -330,8 +377,8 @@ def _events(unit_items: dict[str, UnitProgress]) -> tuple[datetime | None, list[
     return start, [(end, uid, nbytes) for end, uid, nbytes, _ in sorted(chunks, key=lambda c: c[0])]
 
 
-def _replay(unit_items: dict[str, UnitProgress], units: list[dict[str, Any]], model: CostModel | None,
-            planned_bytes: int) -> list[dict[str, Any]]:
+def _replay(unit_items: dict[str, UnitProgress], units: list[UnitSummary], model: CostModel | None,
+            planned_bytes: int) -> list[EtaSample]:
     """The ETA at each instant a chunk ended, as the live estimator would have said it then: ``t_s``,
     ``bytes_done``, ``eta_s``. With the estimate's model, on work (``WorkEta``: each unit's finish fed to the fit
     when it happened); without, on bytes (``eta_seconds``)."""
@@ -342,7 +389,7 @@ def _replay(unit_items: dict[str, UnitProgress], units: list[dict[str, Any]], mo
                       for uid, i in unit_items.items() if unit_span(i) is not None)
     work = WorkEta(units, model) if model is not None else None
     by_bytes: list[tuple[float, float]] = [(0.0, 0.0)]
-    rows: list[dict[str, Any]] = []
+    rows: list[EtaSample] = []
     done, f = 0, 0
     for k, (end, uid, nbytes) in enumerate(events):
         t = (end - start).total_seconds()
@@ -359,46 +406,45 @@ def _replay(unit_items: dict[str, UnitProgress], units: list[dict[str, Any]], mo
         if k + 1 < len(events) and events[k + 1][0] == end:
             continue  # chunks that ended at the same instant: one row, as a poll would see them
         eta = work.eta() if work is not None else eta_seconds(by_bytes, float(planned_bytes))
-        rows.append({"t_s": round(t, 3), "bytes_done": done, "eta_s": None if eta is None else round(eta, 3)})
+        rows.append(EtaSample(t_s=round(t, 3), bytes_done=done, eta_s=None if eta is None else round(eta, 3)))
     return rows
 
 
 def eta_findings(unit_items: Items, planned_bytes: int, read_bytes: int, *,
-                 units: list[dict[str, Any]] | None = None, estimate: dict[str, Any] | None = None) -> dict[str, Any]:
+                 units: list[UnitSummary] | None = None, estimate: TimeModel | None = None) -> EtaFindings:
     """``findings.warmup``'s ``eta_samples`` (``t_s``, ``bytes_done``, ``eta_s``) and ``eta`` (the judgement:
     ``actual_s``, ``basis``, and at each of ``JUDGED_AT_PCT`` of the bytes the predicted and actual finish with
     the error in %). The ETA goes on work (``WorkEta``: a unit's bytes, ranges and itself, priced by the estimate's
     time model corrected by the units finished so far) at the measured rate; bytes alone when the run has no
-    estimate. Not judged (``judged: false`` and why) when the warm-up did not read its plan, or when the chunks
-    recorded do not hold the bytes read (a unit with more chunks than the store keeps)."""
+    estimate (``estimate``: the run item's time model, ``estimate.run``). Not judged (``judged: false`` and why)
+    when the warm-up did not read its plan, or when the chunks recorded do not hold the bytes read (a unit with more
+    chunks than the store keeps)."""
     model = CostModel.of(estimate) if units else None
-    unit_items = progress_by_unit({uid: {"status": "DONE", **i} if isinstance(i, Mapping) else i
-                                   for uid, i in unit_items.items()})  # a replayed item without a status: DONE
+    unit_items = progress_by_unit(unit_items)
     rows = _replay(unit_items, units or [], model, planned_bytes)
     wall, _ = warmup_wall(list(unit_items.values()))
-    recorded = rows[-1]["bytes_done"] if rows else 0
-    judgement: dict[str, Any] = {"judged": False, "at": []}
+    recorded = rows[-1].bytes_done if rows else 0
+    why = None
     if not rows or planned_bytes <= 0:
-        judgement["why"] = "nothing was read"
+        why = "nothing was read"
     elif read_bytes < planned_bytes * COMPLETE_SHARE:
-        judgement["why"] = (f"the warm-up read {read_bytes:,} of {planned_bytes:,} planned bytes: "
-                            "it did not finish, so no finish to judge the ETA by")
+        why = (f"the warm-up read {read_bytes:,} of {planned_bytes:,} planned bytes: "
+               "it did not finish, so no finish to judge the ETA by")
     elif recorded < read_bytes * COMPLETE_SHARE:
-        judgement["why"] = (f"the units recorded chunks for {recorded:,} of the {read_bytes:,} bytes read "
-                            "(the store keeps a unit's first chunks only)")
-    else:
-        # the warm-up time every figure uses (timeline.warmup_wall); the last chunk's end without unit times
-        actual = round(wall, 3) if wall else rows[-1]["t_s"]
-        judgement = {"judged": True, "actual_s": actual, "at": [],
-                     "basis": ("bytes, ranges and units (the estimate's time model, fitted to the units finished "
-                               "so far)") if model else "bytes"}
-        for pct in JUDGED_AT_PCT:
-            row = next((r for r in rows if r["bytes_done"] >= planned_bytes * pct / 100 and r["eta_s"] is not None),
-                       None)
-            if row is None:
-                continue
-            predicted = row["t_s"] + row["eta_s"]
-            judgement["at"].append({"pct": pct, "t_s": row["t_s"], "predicted_s": round(predicted, 3),
-                                    "actual_s": actual,
-                                    "error_pct": round(100 * (predicted - actual) / actual, 1) if actual else None})
-    return {"eta_samples": _thin(rows), "eta": judgement}
+        why = (f"the units recorded chunks for {recorded:,} of the {read_bytes:,} bytes read "
+               "(the store keeps a unit's first chunks only)")
+    if why is not None:
+        return EtaFindings(_thin(rows), EtaJudgement(judged=False, at=[], why=why))
+    # the warm-up time every figure uses (timeline.warmup_wall); the last chunk's end without unit times
+    actual = round(wall, 3) if wall else rows[-1].t_s
+    judged = []
+    for pct in JUDGED_AT_PCT:
+        row = next((r for r in rows if r.bytes_done >= planned_bytes * pct / 100 and r.eta_s is not None), None)
+        if row is None:
+            continue
+        predicted = row.t_s + row.eta_s  # type: ignore[operator]  (not None: chosen so)
+        judged.append(EtaAt(pct=pct, t_s=row.t_s, predicted_s=round(predicted, 3), actual_s=actual,
+                            error_pct=round(100 * (predicted - actual) / actual, 1) if actual else None))
+    basis = ("bytes, ranges and units (the estimate's time model, fitted to the units finished so far)" if model
+             else "bytes")
+    return EtaFindings(_thin(rows), EtaJudgement(judged=True, actual_s=actual, at=judged, basis=basis))

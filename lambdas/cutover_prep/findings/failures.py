@@ -47,8 +47,7 @@ def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, e
 def record_unit_failure(event: UnitFailedEvent, *, store: Store) -> dict[str, Any]:
     """Called by the workflow's Catch of a unit: count it as FAILED with its error."""
     run_id, unit_id = event.run.run_id, event.unit["unit_id"]
-    error = event.error.model_dump(exclude_none=True)
-    name = str(error.get("Error") or "UnitFailed")
-    cause = cause_message(error)
+    name = str(event.error.Error or "UnitFailed")
+    cause = cause_message(event.error.model_dump(exclude_none=True))
     recorded = store.fail_unit(run_id, unit_id, error=name, cause=cause)
     return {"unit_id": unit_id, "status": UnitStatus.FAILED, "error": name, "recorded": recorded}

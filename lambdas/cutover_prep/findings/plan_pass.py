@@ -24,7 +24,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from cutover_prep.dal.records.census import SegmentRead
-from cutover_prep.dal.records.findings import Relation, UnreadUnit
+from cutover_prep.dal.records.findings import Relation, SegmentRow, UnreadUnit
+from cutover_prep.dal.records.plan import PlanSegment, PlanUnit, UnitSummary
 from cutover_prep.dal.records.units import progress_by_unit
 from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.findings.coverage import (
@@ -39,23 +40,13 @@ from cutover_prep.findings.coverage import (
     _pct,
     _read_of_range,
     gone_of,
-    range_bytes,
     segment_status,
     unread_units,
 )
 from cutover_prep.models.status import UnitStatus
 
 BATCH = 5000  # rows per executemany
-UNIT_FIELDS = ("unit_id", "bytes", "blocks", "priority")
 _READS = ("SELECT key, SUM(planned), SUM(read), SUM(gone), MIN(done), MAX(failed) FROM reads")
-
-
-def slim_unit(unit: dict[str, Any]) -> dict[str, Any]:
-    """What the findings need of a unit beyond its ranges: its id, bytes, blocks, rank, range count, and whether a
-    range asks for the engine's buffer cache (``planning.cache_hot_set``)."""
-    ranges = unit.get("ranges") or []
-    return {**{k: unit[k] for k in UNIT_FIELDS if k in unit}, "range_count": len(ranges),
-            "cache": any((r.get("locator") or {}).get("cache") for r in ranges)}
 
 
 class KeyOrderedReads:
@@ -73,7 +64,7 @@ class KeyOrderedReads:
         return {"planned": planned, "read": read, "gone": gone, "done": bool(done), "failed": bool(failed),
                 **({"gone_reason": self.gone_reason[key]} if key in self.gone_reason else {})}
 
-    def get(self, key: str, default: Any = None) -> SegmentRead | None:
+    def get(self, key: str, default: SegmentRead | None = None) -> SegmentRead | None:
         key = str(key)
         if self._last is not None and self._last[0] == key:
             found = self._last[1]
@@ -98,7 +89,7 @@ class PlanPass:
         self.unit_items, self.listed = progress_by_unit(unit_items), listed
         self.hot_names = set(hot_names)
         self.hot_matched: set[str] = set()
-        self.units: list[dict[str, Any]] = []  # slim_unit of each, in plan order
+        self.units: list[UnitSummary] = []  # each unit without its ranges, in plan order
         self.unread_units: list[UnreadUnit] = []  # the first ``listed`` units not DONE
         self.gone_reason: dict[str, str] = {}
         self.segments_total = 0
@@ -125,37 +116,36 @@ class PlanPass:
         self._dir.cleanup()
 
     # -- input ---------------------------------------------------------------------------------------------------
-    def add_units(self, units: Iterable[dict[str, Any]]) -> None:
+    def add_units(self, units: Iterable[PlanUnit]) -> None:
         """Each unit's ranges as reads of their segments (``coverage.segment_reads``' rule per range)."""
         rows: list[tuple[Any, ...]] = []
         for unit in units:
-            item = self.unit_items.get(unit["unit_id"]) or NOT_STARTED
+            item = self.unit_items.get(unit.unit_id) or NOT_STARTED
             status = item.status
             done, failed = int(status == UnitStatus.DONE), int(status == UnitStatus.FAILED)
             gone = gone_of(item)
             for g in item.gone_entries():  # why (the engine's word; PostgreSQL's before it said: truncated)
                 self.gone_reason[g.segment] = g.reason
                 rows.append((g.segment, 0, 0, 0, 1, 0, 0))
-            for i, rng in enumerate(unit.get("ranges") or []):
+            for i, rng in enumerate(unit.ranges):
                 read = max(0, _read_of_range(rng, i, status, item.cursor) - gone.get(i, 0))
-                rows.append((rng["segment"], range_bytes(rng), read, gone.get(i, 0), done, failed, 1))
+                rows.append((rng.segment, rng.bytes, read, gone.get(i, 0), done, failed, 1))
             if not done and len(self.unread_units) < self.listed:
                 self.unread_units.extend(unread_units([unit], self.unit_items))
-            self.units.append(slim_unit(unit))
+            self.units.append(unit.summary())
             if len(rows) >= BATCH:
                 self._insert("reads", rows)
         self._insert("reads", rows)
         self.db.execute("CREATE INDEX reads_key ON reads (key)")
 
-    def add_segments(self, segments: Iterable[dict[str, Any]]) -> None:
+    def add_segments(self, segments: Iterable[PlanSegment]) -> None:
         """The plan's segments, in plan order; the hot set's names they carry (``planning.hot_set_labels``)."""
         rows: list[tuple[Any, ...]] = []
         for s in segments:
             self.segments_total += 1
             if self.hot_names:
-                self.hot_matched.update(n for n in _names_of(s) if n in self.hot_names)
-            rows.append((s["key"], s.get("database"), s.get("schema"), s.get("name"), s.get("kind"), int(s["bytes"]),
-                         int(s["blocks"]), json.dumps(s.get("units") or [])))
+                self.hot_matched.update(n for n in s.names() if n in self.hot_names)
+            rows.append((s.key, s.database, s.schema_, s.name, s.kind, s.bytes, s.blocks, json.dumps(s.units)))
             if len(rows) >= BATCH:
                 self._insert("segs", rows)
         self._insert("segs", rows)
@@ -169,7 +159,7 @@ class PlanPass:
     def reads(self) -> KeyOrderedReads:
         return KeyOrderedReads(self.db, self.gone_reason)
 
-    def segments(self) -> Iterator[dict[str, Any]]:
+    def segments(self) -> Iterator[SegmentRow]:
         """Each planned segment as findings' ``segments`` lists it, in plan order; counted into ``relations``."""
         rows = self.db.execute(
                 "SELECT s.key, s.database, s.schema, s.name, s.kind, s.bytes, s.blocks, s.units, r.p, r.r, r.g, r.d,"
@@ -177,17 +167,17 @@ class PlanPass:
                 " MIN(done) AS d, MAX(failed) AS f FROM reads GROUP BY key) r ON r.key = s.key ORDER BY s.pos")
         rels: list[tuple[Any, ...]] = []
         for key, database, schema, name, kind, nbytes, blocks, units, *read in rows:
-            entry = (None if read[0] is None else
-                     {"planned": read[0], "read": read[1], "gone": read[2], "done": bool(read[3]),
-                      "failed": bool(read[4])})
-            gone = (entry or {}).get("gone") or 0
-            seg = {"key": key, "database": database, "schema": schema, "name": name, "kind": kind,
-                   "bytes": nbytes, "blocks": blocks, "status": segment_status(entry),
-                   "bytes_read": min(nbytes, (entry or {}).get("read", 0)),
-                   **({"bytes_gone": gone, "gone_reason": self.gone_reason.get(key) or GONE_TRUNCATED}
-                      if gone else {}),
-                   "units": json.loads(units)}
-            rels.append((database, schema, name, _label(seg), nbytes - gone, seg["bytes_read"], seg["status"]))
+            entry: SegmentRead | None = (None if read[0] is None else
+                                         {"planned": read[0], "read": read[1], "gone": read[2], "done": bool(read[3]),
+                                          "failed": bool(read[4])})
+            gone = (entry["gone"] or 0) if entry else 0
+            seg = SegmentRow(key=key, database=database, schema=schema, name=name, kind=kind, bytes=nbytes,
+                             blocks=blocks, status=segment_status(entry),
+                             bytes_read=min(nbytes, entry["read"] if entry else 0),
+                             **({"bytes_gone": gone, "gone_reason": self.gone_reason.get(key) or GONE_TRUNCATED}
+                                if gone else {}),
+                             units=json.loads(units))
+            rels.append((database, schema, name, _label(seg), nbytes - gone, seg.bytes_read, seg.status))
             if len(rels) >= BATCH:
                 self._insert("rels", rels)
             yield seg
@@ -226,12 +216,3 @@ _INSERT = {"reads": "INSERT INTO reads (key, planned, read, gone, done, failed, 
                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
            "rels": "INSERT INTO rels (database, schema, name, label, bytes, bytes_read, status)"
                    " VALUES (?, ?, ?, ?, ?, ?, ?)"}
-
-
-def _names_of(s: dict[str, Any]) -> list[str]:
-    """The names a hot set may give a segment by: as the planner matched them, or (a plan of before issue 32)
-    ``schema.name`` and ``database/schema.name``."""
-    if s.get("labels"):
-        return list(s["labels"])
-    plain = f"{s.get('schema')}.{s.get('name')}"
-    return [plain, f"{s['database']}/{plain}"] if s.get("database") else [plain]

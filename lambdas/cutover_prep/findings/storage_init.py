@@ -15,125 +15,168 @@ by the same rule. The top-level fields stay the primary volume's.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from cutover_prep.dal.records.findings_storage import StorageInitialization
+from pydantic import BaseModel
+
+from cutover_prep.dal.records.findings_storage import (
+    PctPoint,
+    StorageGaps,
+    StorageInitialization,
+    StorageSampleRow,
+    VolumeInitialization,
+    VolumeLast,
+)
+from cutover_prep.dal.records.run import StorageSample
 from cutover_prep.findings.timeline import Items, coverage_series
 from cutover_prep.rds import volume_eta
 
 INITIALIZING = "Initializing"
 
 
-def _reported(sample: dict[str, Any]) -> bool:
-    return sample.get("status") is not None or sample.get("percent") is not None
+class Answer(NamedTuple):
+    """One answer of RDS about a volume: a storage sample's own, or one additional volume's in it; ``gap``: the
+    error code when it could not be read."""
+
+    at: str | None
+    status: str | None = None
+    percent: int | float | None = None
+    gap: str | None = None
+
+    @property
+    def reported(self) -> bool:
+        return self.status is not None or self.percent is not None
 
 
-def initialized_pct_series(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """"RDS: volume initialized %" over time: the percent of each ``Initializing`` sample, and 100 for
-    every sample without an operation after RDS had reported one (its initialization was over)."""
+def _answer(sample: StorageSample) -> Answer:
+    return Answer(sample.at, sample.status, sample.percent, sample.gap)
+
+
+def initialized_pct_series(answers: Iterable[Answer | StorageSample]) -> list[PctPoint]:
+    """"RDS: volume initialized %" over time: the percent of each ``Initializing`` answer, and 100 for
+    every answer without an operation after RDS had reported one (its initialization was over)."""
     series, seen = [], False
-    for s in samples:
-        if s.get("gap"):
+    for a in answers:
+        a = a if isinstance(a, Answer) else _answer(a)
+        if a.gap:
             continue
-        if s.get("status") == INITIALIZING and s.get("percent") is not None:
-            series.append({"at": s["at"], "pct": float(s["percent"])})
-        elif not _reported(s) and seen:
-            series.append({"at": s["at"], "pct": 100.0})
-        seen = seen or (_reported(s) and s.get("status") in (None, INITIALIZING))
+        if a.status == INITIALIZING and a.percent is not None:
+            series.append(PctPoint(at=a.at, pct=float(a.percent)))
+        elif not a.reported and seen:
+            series.append(PctPoint(at=a.at, pct=100.0))
+        seen = seen or (a.reported and a.status in (None, INITIALIZING))
     return series
 
 
-def _gaps(samples: list[dict[str, Any]]) -> dict[str, Any] | None:
-    gaps = [s for s in samples if s.get("gap")]
+def _gaps(samples: list[StorageSample]) -> StorageGaps | None:
+    gaps = [s for s in samples if s.gap]
     if not gaps:
         return None
-    codes = Counter(str(s["gap"]) for s in gaps)
+    codes = Counter(str(s.gap) for s in gaps)
     named = ", ".join(f"{code} ×{n}" for code, n in codes.most_common())
-    return {"count": len(gaps), "codes": dict(codes),
-            "note": f"RDS's storage progress could not be read {len(gaps)} of {len(samples)} times ({named}): "
-                    "those times are gaps in the series; the run went on"}
+    return StorageGaps(count=len(gaps), codes=dict(codes),
+                       note=f"RDS's storage progress could not be read {len(gaps)} of {len(samples)} times ({named}): "
+                            "those times are gaps in the series; the run went on")
 
 
-def _blue_green(instance: dict[str, Any]) -> dict[str, Any] | None:
-    found = instance.get("blue_green")
+class BlueGreenFacts(BaseModel):
+    """What the findings read of the instance's ``blue_green`` facts (``rds.progress.blue_green_of``)."""
+
+    checked: bool | None = None
+    green: bool | None = None
+    deployment_name: str | None = None
+    deployment_id: str | None = None
+    status: str | None = None
+    error: str | None = None
+
+
+def _blue_green(found: object) -> dict[str, Any] | None:
+    """The instance's Blue/Green facts as RDS gave them, with a note when the target is a green instance or when
+    whether it is one is not known."""
     if not isinstance(found, dict):
         return None
-    if found.get("green"):
+    facts = BlueGreenFacts.model_validate(found)
+    if facts.green:
         return {**found, "note": f"the target is the green instance of RDS Blue/Green deployment "
-                f"{found.get('deployment_name') or found.get('deployment_id')} ({found.get('status')}): RDS "
+                f"{facts.deployment_name or facts.deployment_id} ({facts.status}): RDS "
                 "initializes the green storage itself in the background; Cutover Prep measured it all the same"}
-    if not found.get("checked"):
+    if not facts.checked:
         return {**found, "note": f"whether the target is a Blue/Green deployment's green instance is not known "
-                f"({found.get('error')})"}
+                f"({facts.error})"}
     return found
 
 
-def volume_series(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per additional volume named in any sample: its samples (a gap is a gap of every volume), its last
+def volume_series(samples: list[StorageSample]) -> list[VolumeInitialization]:
+    """Per additional volume named in any sample: its answers (a gap is a gap of every volume), its last
     answer, whether RDS reported an operation on it, and its "RDS: volume initialized %" series."""
-    names = list(dict.fromkeys(str(v.get("volume")) for s in samples for v in s.get("volumes") or []
-                               if isinstance(v, dict) and v.get("volume")))
+    names = list(dict.fromkeys(str(v.volume) for s in samples for v in s.volumes or [] if v.volume))
     out = []
     for name in names:
         own = []
         for s in samples:
-            if s.get("gap"):
-                own.append({"at": s.get("at"), "gap": s["gap"]})
+            if s.gap:
+                own.append(Answer(s.at, gap=s.gap))
                 continue
-            v = next((v for v in s.get("volumes") or [] if isinstance(v, dict) and v.get("volume") == name), None)
+            v = next((v for v in s.volumes or [] if v.volume == name), None)
             if v is not None:  # a sample without this volume (not attached yet, or removed) proves nothing
-                own.append({"at": s.get("at"), "status": v.get("status"), "percent": v.get("percent")})
-        answered = [s for s in own if not s.get("gap")]
+                own.append(Answer(s.at, v.status, v.percent))
+        answered = [a for a in own if not a.gap]
         last = answered[-1] if answered else None
-        out.append({"volume": name,
-                    "last": ({"at": last["at"], "status": last.get("status"), "percent": last.get("percent")}
-                             if last else None),
-                    "reported": any(_reported(s) for s in answered),
-                    "operation_at_end": (last.get("status") if last else None),
-                    "initialized_at_end": (None if last is None else not _reported(last)),
-                    "rds_initialized_pct": initialized_pct_series(own)})
+        out.append(VolumeInitialization(
+            volume=name, last=VolumeLast(at=last.at, status=last.status, percent=last.percent) if last else None,
+            reported=any(a.reported for a in answered), operation_at_end=last.status if last else None,
+            initialized_at_end=None if last is None else not last.reported,
+            rds_initialized_pct=initialized_pct_series(own)))
     return out
 
 
-def storage_initialization(samples: list[dict[str, Any]], unit_items: Items, planned_bytes: int,
+def _row(s: StorageSample) -> StorageSampleRow:
+    return StorageSampleRow(at=s.at, step=s.step, status=s.status, percent=s.percent, **({"gap": s.gap} if s.gap
+                                                                                         else {}))
+
+
+def _points(series: list[PctPoint]) -> list[dict[str, float | str | None]]:
+    """A series as ``rds.volume_eta`` reads it (``[{at, pct}]``)."""
+    return [p.stored() for p in series]
+
+
+def storage_initialization(samples: Iterable[StorageSample], unit_items: Items, planned_bytes: int,
                            instance: dict[str, Any] | None = None) -> StorageInitialization:
     """The section: the samples, the last answer, whether RDS reported any, both series over time, gaps
-    and Blue/Green."""
-    samples = sorted(samples, key=lambda s: str(s.get("at")))
-    answered = [s for s in samples if not s.get("gap")]
+    and Blue/Green (``instance``: DescribeInstance's facts)."""
+    samples = sorted(samples, key=lambda s: str(s.at))
+    answered = [s for s in samples if not s.gap]
     last = answered[-1] if answered else None
-    reported = any(_reported(s) for s in answered)
-    section: dict[str, Any] = {
-        "samples": [{"at": s.get("at"), "step": s.get("step"), "status": s.get("status"), "percent": s.get("percent"),
-                     **({"gap": s["gap"]} if s.get("gap") else {})} for s in samples],
-        "reported": reported,
-        "last": ({"at": last["at"], "step": last.get("step"), "status": last.get("status"),
-                  "percent": last.get("percent")} if last else None),
+    section = StorageInitialization(
+        samples=[_row(s) for s in samples],
+        reported=any(_answer(s).reported for s in answered),
+        last=StorageSampleRow(at=last.at, step=last.step, status=last.status, percent=last.percent) if last else None,
         # None: no answer at all to judge by
-        "operation_at_end": (last.get("status") if last else None),
-        "initialized_at_end": (None if last is None else not _reported(last)),
-        "rds_initialized_pct": initialized_pct_series(samples),
-        "blocks_read_pct": coverage_series(unit_items, planned_bytes),
-    }
+        operation_at_end=last.status if last else None,
+        initialized_at_end=None if last is None else not _answer(last).reported,
+        rds_initialized_pct=initialized_pct_series(samples),
+        blocks_read_pct=coverage_series(unit_items, planned_bytes),
+    )
     if volumes := volume_series(samples):
-        section["volumes"] = volumes
+        section.volumes = volumes
     # the per-volume ETA replayed on what RDS reported and judged against the finish (rds/volume_eta.py)
-    series = {"primary": section["rds_initialized_pct"], **{v["volume"]: v["rds_initialized_pct"] for v in volumes}}
-    section["eta_judged"] = {name: volume_eta.judge(s) for name, s in series.items() if s}
+    series = {"primary": section.rds_initialized_pct, **{v.volume: v.rds_initialized_pct for v in volumes}}
+    section.eta_judged = {name: volume_eta.judge(_points(s)) for name, s in series.items() if s}
     if gaps := _gaps(samples):
-        section["gaps"] = gaps
-    if blue_green := _blue_green(instance or {}):
-        section["blue_green"] = blue_green
-    return StorageInitialization.model_validate(section)
+        section.gaps = gaps
+    if blue_green := _blue_green((instance or {}).get("blue_green")):
+        section.blue_green = blue_green
+    return section
 
 
-def etas_of_samples(samples: list[dict[str, Any]], *, allocated_gb: dict[str, float] | None = None,
+def etas_of_samples(samples: Iterable[StorageSample], *, allocated_gb: dict[str, float] | None = None,
                     read_mib_per_s: float | None = None, now: datetime | None = None) -> dict[str, Any]:
     """``volume_etas`` of a run's stored samples (``Store.storage_samples``): the primary and each additional
     volume's "initialized %" series as the findings build them."""
-    ordered = sorted(samples, key=lambda s: str(s.get("at")))
+    ordered = sorted(samples, key=lambda s: str(s.at))
     series = {"primary": initialized_pct_series(ordered),
-              **{v["volume"]: v["rds_initialized_pct"] for v in volume_series(ordered)}}
-    return volume_eta.volume_etas({k: v for k, v in series.items() if v}, allocated_gb=allocated_gb,
+              **{v.volume: v.rds_initialized_pct for v in volume_series(ordered)}}
+    return volume_eta.volume_etas({k: _points(v) for k, v in series.items() if v}, allocated_gb=allocated_gb,
                                   read_mib_per_s=read_mib_per_s, now=now)

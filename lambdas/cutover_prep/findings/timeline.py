@@ -9,15 +9,14 @@ MiB/s the database delivered, whatever the concurrency was.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
 
 from cutover_prep.dal.records.findings import RatePoint, WarmupTimeline
 from cutover_prep.dal.records.findings_storage import PctPoint
 from cutover_prep.dal.records.units import UnitProgress, progress_list
 
-Items = Iterable[UnitProgress | Mapping[str, Any]]  # unit items: records, or as stored (a test's, a fake store's)
+Items = Iterable[UnitProgress]  # the unit items (``Store.units``; ``units.progress_list`` reads stored ones)
 
 MIB = 2**20
 MAX_BUCKETS = 120

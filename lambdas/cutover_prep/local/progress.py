@@ -10,10 +10,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from cutover_prep.dal.records.plan import PlanUnit
 from cutover_prep.dal.records.run import RunItem
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.escape import for_terminal
-from cutover_prep.findings.eta import CostModel, WorkEta, clock_text, eta_seconds, unit_span
+from cutover_prep.findings.eta import CostModel, TimeModel, WorkEta, clock_text, eta_seconds, unit_span
 from cutover_prep.findings.timeline import warmup_wall
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number
@@ -181,9 +182,10 @@ class Progress:
         recorded, fed from the unit items; MiB until then (and for a store without units: the tests' fakes)."""
         if self._work_eta is None and run.estimate and hasattr(self.store, "units"):
             units_key = evidence_key(self.run_id, "units.json")
-            model = CostModel.of(run.estimate)
+            model = CostModel.of(TimeModel.model_validate(run.estimate))
             if model is not None and self.store.exists(units_key):
-                self._work_eta = WorkEta(self.store.get_json(units_key), model)
+                self._work_eta = WorkEta([PlanUnit.model_validate(u).summary() for u in self.store.get_json(units_key)],
+                                         model)
         if self._work_eta is None:
             if not self._eta_samples or seconds > self._eta_samples[-1][0]:
                 self._eta_samples.append((seconds, done_mib))

@@ -103,6 +103,6 @@ def storage_eta(run_id: str, sample: StorageSample | None, store: Any) -> None:
     except (ClientError, BotoCoreError) as exc:
         logger.warning("StorageInitializationEtaSeconds not emitted: samples not read (%s)", type(exc).__name__)
         return
-    found = etas_of_samples([s.summary() for s in samples])["instance_eta_s"]
+    found = etas_of_samples(samples)["instance_eta_s"]
     if found is not None:
         _add(run_id, STORAGE_ETA, float(found))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,6 +54,27 @@ class CensusObjectJson(TypedDict, total=False):
     identity: str | None
 
 
+class CensusEntry(NamedTuple):
+    """A census row as the findings read it, one at a time (``CensusObjectJson``'s fields; a field a row of an older
+    census does not hold: its default)."""
+
+    key: str
+    database: str | None = None
+    schema: str | None = None
+    name: str | None = None
+    kind: str | None = None
+    bytes: int = 0
+    readable: bool = True
+    reason: str | None = None
+    file: str | None = None
+    size_known: bool | None = None  # None: a row of before it was kept
+    identity: str | None = None
+
+    @classmethod
+    def of(cls, row: CensusObjectJson) -> CensusEntry:
+        return cls(*(row.get(name, default) for name, default in _ENTRY_DEFAULTS))  # type: ignore[misc]
+
+
 class SegmentRead(TypedDict):
     """What the units read of one planned segment (``findings.coverage.segment_reads``): planned bytes, bytes read,
     planned bytes found gone, whether every unit holding it is done, whether any failed, and why bytes were gone."""
@@ -64,6 +85,9 @@ class SegmentRead(TypedDict):
     done: bool
     failed: bool
     gone_reason: NotRequired[str]
+
+
+_ENTRY_DEFAULTS = tuple((name, CensusEntry._field_defaults.get(name)) for name in CensusEntry._fields)
 
 
 class CensusRef(BaseModel):
@@ -127,10 +151,6 @@ class EndCensus(Record):
 
     def stored(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_unset=True, exclude={"schema_version"})
-
-    def catch_up_rows(self) -> list[dict[str, Any]]:
-        """The catch-up pass's entries as written (``findings.census`` keeps them in ``census.catch_up``)."""
-        return [c.model_dump(mode="json", exclude_unset=True) for c in self.catch_up]
 
 
 # the run's evidence (dal.store's JSON Lines objects, each row a census object, in key order)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
@@ -315,6 +315,27 @@ class PreflightCheck(Section):
     status: Json = None
     detail: Json = None
     bytes: Json = None
+
+
+class PreflightReportCheck(BaseModel):
+    """A check of ``preflight.json`` (``engines.preflight.Check``) as the findings read it."""
+
+    kind: Json = None
+    name: Json = None
+    status: Json = None
+    detail: Json = None
+    bytes: Json = None
+
+
+class PreflightReport(BaseModel):
+    """``preflight.json`` (the Preflight state's report, ``steps.preflight``) as the findings read it."""
+
+    ok: bool | None = None
+    seconds: Num | None = None
+    on_failure: str | None = "fail"
+    engine: str | None = None
+    failed: list[str] | None = None
+    checks: list[PreflightReportCheck] | None = None
 
 
 class Preflight(Section):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from cutover_prep.dal.records.section import Json, Num, OpenSection, Section
 
 
@@ -94,3 +96,45 @@ class BenchmarkSection(OpenSection):
     def probe(self, phase: str) -> Probe:
         """The ``cold`` or ``warm`` probe; an empty one when it is not there."""
         return self.probes.get(phase) or Probe()
+
+
+# -- what the findings read of the benchmark's evidence (``benchmark.evidence``): the rest of it is kept as written
+class CloudWatchMetric(BaseModel):
+    """One metric of a sweep point's window in ``metrics/cloudwatch.json``."""
+
+    mean: Num | None = None
+    max: Num | None = None
+    status: str | None = None
+
+
+class CloudWatchWindow(BaseModel):
+    metrics: dict[str, CloudWatchMetric] | None = None
+
+
+class CloudWatchEvidence(BaseModel):
+    """``metrics/cloudwatch.json`` as the findings read it: each sweep point's window of metrics."""
+
+    windows: dict[str, CloudWatchWindow | None] | None = None
+
+
+class AnalysisPoint(BaseModel):
+    """A point of ``analysis.json``: its id and what bound it (``analysis.io``)."""
+
+    point_id: str | None = None
+    bound: str | None = None
+
+
+class AnalysisTarget(BaseModel):
+    """``analysis.json``'s ``target``: the segment the sweep read, its extents ``[file, first block, blocks]`` and
+    block size (the findings keep the segment and its bytes)."""
+
+    segment: str | None = None
+    extents: list[tuple[int | str, int, int]] = []
+    block_size: int = 0
+
+
+class AnalysisEvidence(BaseModel):
+    """What the findings read of ``analysis.json`` besides the keys they keep as written."""
+
+    points: list[AnalysisPoint] | None = None
+    target: AnalysisTarget | None = None

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
+from cutover_prep.dal.records.census import CatchUp
 from cutover_prep.dal.records.section import Json, OpenSection, Section
 
 
@@ -80,5 +79,5 @@ class CensusSection(Section):
     created_objects: int | None = None
     dropped: list[CensusObjectRow] = []
     dropped_objects: int | None = None
-    catch_up: list[dict[str, Any]] = []  # the end census's catch-up pass, as warmup.end_census writes it
+    catch_up: list[CatchUp] = []  # the end census's catch-up pass, as warmup.end_census writes it
     unread_evidence: str | None = None  # every unread object (census-unread.jsonl)

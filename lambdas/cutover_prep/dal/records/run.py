@@ -21,11 +21,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Self
 
+from pydantic import BaseModel, ConfigDict
+
 from cutover_prep.dal.records.base import Record
+from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
 
 Number = int | float  # a number keeps its JSON type (DynamoDB gives back an int for 100.0)
-Doc = dict[str, Any]  # a section the record keeps as the run input (or a step) wrote it
+Doc = dict[str, Any]  # dal.records.deployment's open sections (its own owner types them)
 
 
 class TableItem(Record):
@@ -44,6 +47,22 @@ class TableItem(Record):
         return {k: v for k, v in self.stored().items() if k not in ("pk", "sk", "updated_at")}
 
 
+class RunPreflight(BaseModel):
+    """The run item's ``preflight`` (``steps.preflight.summary_of``): ``{"enabled": false}`` when the input turned it
+    off, else whether it passed, the checks that failed, its time, each status's count, what a failure does and
+    its evidence."""
+
+    model_config = ConfigDict(extra="allow")
+
+    enabled: bool = True
+    ok: bool | None = None
+    failed: list[str] | None = None
+    seconds: Number | None = None
+    checks: dict[str, int] | None = None
+    on_failure: str | None = None
+    evidence_key: str | None = None
+
+
 # -- the run item ---------------------------------------------------------------------------------------
 INPUT_SECTIONS = ("warmup", "benchmark", "verdict")  # the run input's sections the run item keeps under "input"
 _MODELS = {"warmup": Warmup, "benchmark": Benchmark, "verdict": Thresholds}
@@ -60,9 +79,9 @@ class RunItem(TableItem):
     step: str | None = None
     gsi1pk: str | None = None
     gsi1sk: str | None = None
-    target: Doc | None = None  # the run input's target section
-    restore: Doc | None = None  # the run input's restore section (NULL without one)
-    input: Doc | None = None  # the run input's warmup, benchmark and verdict sections (``recorded_input``)
+    target: dict[str, Any] | None = None  # the run input's target section (as the input gave it)
+    restore: dict[str, Any] | None = None  # the run input's restore section (NULL without one)
+    input: dict[str, Any] | None = None  # the run input's warmup, benchmark and verdict sections (``recorded_input``)
     started_at: str | None = None
     started_by: str | None = None
     finished_at: str | None = None
@@ -83,14 +102,14 @@ class RunItem(TableItem):
     selection: str | None = None  # the line said before the warm-up reads
     hot_set_units: list[str] | None = None
     bytes_planned: int | None = None
-    plan: Doc | None = None  # the plan's summary
+    plan: PlanSummary | None = None  # the plan's summary
     plan_key: str | None = None
-    instance: Doc | None = None
-    estimate: Doc | None = None
+    instance: dict[str, Any] | None = None  # DescribeInstance's facts (``rds.instances``), as RDS said them
+    estimate: dict[str, Any] | None = None  # ``estimate.run``'s estimate, read by ``estimate.run.estimate_section``
     # EndCensus, Preflight, benchmark
     end_census_error: str | None = None
     end_census_cause: str | None = None
-    preflight: Doc | None = None
+    preflight: RunPreflight | None = None
     benchmark_status: str | None = None
     benchmark_points: int | None = None
     benchmark_conclusions: int | None = None
@@ -119,19 +138,19 @@ class RecordedInput(Record):
     The one place that reads a run item written before decision 52 (``options``, ``benchmark_options``,
     ``verdict_options``), so that a restart or the Finalize of such a run reads what it was started with."""
 
-    target: Doc | None = None
-    restore: Doc | None = None
-    warmup: Doc
-    benchmark: Doc
-    verdict: Doc
+    target: dict[str, Any] | None = None
+    restore: dict[str, Any] | None = None
+    warmup: dict[str, Any]
+    benchmark: dict[str, Any]
+    verdict: dict[str, Any]
 
     @classmethod
     def of(cls, run_item: RunItem | Mapping[str, Any]) -> Self:
-        item = run_item.stored() if isinstance(run_item, RunItem) else run_item
-        kept = item.get("input")
-        kept = kept if isinstance(kept, dict) else {}
-        return cls(target=item.get("target"), restore=item.get("restore"),
-                   **{s: with_defaults(_MODELS[s], kept[s] if s in kept else item.get(NAMES_BEFORE_52[s]))
+        item = run_item if isinstance(run_item, RunItem) else RunItem.model_validate({"run_id": "", **run_item})
+        kept = item.input or {}
+        before_52 = item.model_extra or {}  # the names a run item of before decision 52 kept them by
+        return cls(target=item.target, restore=item.restore,
+                   **{s: with_defaults(_MODELS[s], kept[s] if s in kept else before_52.get(NAMES_BEFORE_52[s]))
                       for s in INPUT_SECTIONS})
 
     def sections(self) -> dict[str, Any]:
@@ -195,6 +214,17 @@ class ScratchItem(TableItem):
         return {k: v for k, v in self.stored().items() if k not in ("pk", "sk", "name")}
 
 
+class VolumeSample(BaseModel):
+    """One additional storage volume's answer in a storage sample: its name, ``StorageOperationStatus`` and
+    ``StorageOperationPercentProgress`` (None when RDS reported none)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    volume: str | None = None
+    status: str | None = None
+    percent: Number | None = None
+
+
 class StorageSample(TableItem):
     """One RDS storage progress sample (``sk=RDSINIT#<at>#<step>``): StorageOperationStatus and
     StorageOperationPercentProgress (None when RDS reported none), or ``gap`` (the error code) when they could
@@ -205,7 +235,7 @@ class StorageSample(TableItem):
     status: str | None = None
     percent: Number | None = None
     gap: str | None = None
-    volumes: list[Doc] | None = None
+    volumes: list[VolumeSample] | None = None
 
     def summary(self) -> dict[str, Any]:
         """``{at, step, status, percent, gap}`` (absent ones None) and ``volumes`` when it has any (what
@@ -227,16 +257,16 @@ class WarmupControl(TableItem):
     version: int | None = None
     attempt: int | None = None
     holders: list[str] | None = None
-    control: Doc | None = None
+    control: dict[str, Any] | None = None
     t0: Number | None = None
     window_started: Number | None = None
     window_bytes: int | None = None
     window_chunks: int | None = None
-    rate: Doc | None = None
+    rate: dict[str, Any] | None = None
     adaptive: bool | None = None
     maximum: int | None = None
     hot_left: list[str] | None = None
-    after_hot_set: Doc | None = None
+    after_hot_set: dict[str, Any] | None = None
 
     def state(self) -> dict[str, Any]:
         """The control's state: the stored attributes without the keys and the version (what a writer changes)."""
