@@ -304,9 +304,9 @@ def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run_input: 
     run = RunContext.model_validate({**run_input,
                                      "instance": getattr(store.get_run(run_input["run_id"]), "instance", None) or {}})
     result = cleanup_scratch(run, store=store, open_driver=lambda r, database: deps.open_bench(r, database))
-    if result["left"]:
-        return f"run {run_input['run_id']} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"
-    removed = f"; removed {', '.join(result['removed'])}" if result["removed"] else "; it had written nothing"
+    if result.left:
+        return f"run {run_input['run_id']} stopped; scratch objects LEFT in the database: {', '.join(result.left)}"
+    removed = f"; removed {', '.join(result.removed)}" if result.removed else "; it had written nothing"
     return f"run {run_input['run_id']} stopped{removed}"
 
 
