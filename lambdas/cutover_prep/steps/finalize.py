@@ -78,7 +78,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if findings.census.taken:  # type: ignore[union-attr]
         findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
     control = store.get_warmup_control(run_id)
-    concurrency = concurrency_findings(control.stored() if control else None)
+    concurrency = concurrency_findings(control)
     findings.warmup = warmup_section(concurrency, findings, eta_findings(
         unit_items, planned, read, units=units, estimate=run_item.get("estimate")))  # eta_samples, eta
     store.put_json(evidence_key(run_id, REPLAY_EVIDENCE), replay_record(  # what the ETA was judged on, replayable
