@@ -213,7 +213,7 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     # plan.json keeps them in its options, which the end census takes
     warmup = resolved_warmup(warmup, run.target, spec.engine)
     planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts,
-                        additional_volumes=additional_volume_names(run.instance), pages=StoredPages(store, run_id))
+                        additional_volumes=additional_volume_names(run), pages=StoredPages(store, run_id))
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
     how = choose_for_run(spec.engine, target, run.warmup.model_dump(mode="json")).how
@@ -244,14 +244,16 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     plan_doc = PlanRecord.new(
         run_id=run_id, engine=spec.engine, target=target, options=warmup, summary=summary,
         segments=segments_ref(segments_key, len(segments)), oversized_units=plan.oversized_units, census=census,
-        **modes.plan_fields(selected, plan.units))
+        **modes.plan_fields(selected, plan.units)._asdict())
     store.put_json(plan_key, plan_doc.stored())
     hot_rank = len(warmup.priority) if hot_set_names(warmup) else None
     if say is not None:
         say(selection)
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units), selection=selection,
                      hot_set_units=[u.unit_id for u in plan.units if u.priority == hot_rank],
-                     bytes_planned=plan.bytes, plan=summary_json, plan_key=plan_key, instance=_facts(run),
+                     bytes_planned=plan.bytes, plan=summary_json, plan_key=plan_key,
+                     # the facts DescribeInstance returned, for the findings (without the polling fields)
+                     instance={k: v for k, v in run.instance.items() if k not in ("status", "ready") and v is not None},
                      estimate=estimate_plan(run, store=store, plan_summary=summary_json, engine=spec.engine,
                                             segments=segments, census=planned.census))
     return _result(plan_doc, plan_key, units_key, run, reused=False)
@@ -263,15 +265,10 @@ def hot_set_names(warmup: Warmup) -> tuple[str, ...]:
     return tuple(warmup.hot_set.names) if warmup.hot_set else ()
 
 
-def additional_volume_names(instance: dict[str, Any]) -> tuple[str, ...]:
+def additional_volume_names(run: RunState) -> tuple[str, ...]:
     """The names of the instance's RDS additional storage volumes (``rds.instance_facts``), if any."""
-    volumes = InstanceVolumes.model_validate(instance).additional_storage_volumes
+    volumes = InstanceVolumes.model_validate(run.instance).additional_storage_volumes
     return tuple(str(v.name) for v in volumes or [] if v.name)
-
-
-def _facts(run: RunState) -> dict[str, Any]:
-    """The instance facts DescribeInstance returned, for the findings (without the polling fields)."""
-    return {k: v for k, v in run.instance.items() if k not in ("status", "ready") and v is not None}
 
 
 def _result(plan: PlanRecord, plan_key: str, units_key: str, run: RunState, *, reused: bool) -> DiscoverResult:
