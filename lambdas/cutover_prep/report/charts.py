@@ -246,10 +246,6 @@ def _colors_for(kinds: list[str]) -> tuple[str, ...]:
     return tuple(KIND_COLORS.get(k) or next(others) for k in kinds)
 
 
-def _as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _limit_levels(limits: Any) -> list[tuple[str, LimitLevel]]:
     """The analysis' limits (``benchmark.limits``, its own mapping): peak and sustained, or one expected level."""
     eff = limits_of(limits).effective or EffectiveLimits()
@@ -369,7 +365,7 @@ FALLING = 0.8  # the p99 at the most sessions below this share of the p99 at the
 
 
 def _reads(point: ReportPoint) -> float | None:
-    counts = [num(v) for v in _as_dict(point.latency_hist_us).values()]
+    counts = [num(v) for v in (point.latency_hist_us or {}).values()]
     return sum(c for c in counts if c is not None) or None
 
 
@@ -414,7 +410,7 @@ MAX_BUCKET_LABELS = 7  # more buckets than this: every second (third ...) one is
 
 def _histogram(probe: ReportProbe | None) -> dict[float, float]:
     hist: dict[float, float] = {}
-    for key, count in _as_dict(probe.latency_hist_us if probe else None).items():
+    for key, count in ((probe.latency_hist_us if probe else None) or {}).items():
         upper, n = num(key), num(count)
         if upper is not None and upper > 0 and n is not None and n >= 0:
             hist[upper] = hist.get(upper, 0.0) + n

@@ -234,8 +234,12 @@ class BenchmarkMetrics(OpenSection):
 
 
 # -- the record with those parts typed -------------------------------------------------------------------------------
+Histogram = dict[str, Num]  # ``latency_hist_us``: reads per latency bucket (``measure.model.histogram``)
+
+
 class ReportProbe(Probe):
     latency_us: Latency | None = None
+    latency_hist_us: Histogram | None = None
     client_latency_us: Latency | None = None
 
 
@@ -264,6 +268,7 @@ class Crossover(OpenSection):
 
 class ReportPoint(SweepPoint):
     latency_us: Latency | None = None
+    latency_hist_us: Histogram | None = None
 
 
 class ReportBenchmark(BenchmarkSection):
