@@ -188,17 +188,18 @@ def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
         return SweepPlanned(points=points, count=len(points), reused=True)
     options = sweep_options(bench)
     target = scan_target(_units(store, run_id))
-    def once() -> tuple[str, dict[str, Any], list[PointSpec]]:
+    def once() -> SweepPlan:  # what the engine's driver says: its engine, capabilities and IO-size points
         driver = open_driver(run, target.locator.get("database") if target else None)
         try:
-            return driver.engine, driver.capabilities(), (driver.io_size_points(options, target) if target else [])
+            return SweepPlan(run_id=run_id, engine=driver.engine, capabilities=driver.capabilities(), target=target,
+                             points=driver.io_size_points(options, target) if target else [])
         finally:
             driver.close()
 
-    engine, capabilities, points = Retries(attempts).call(once)
-    points += [PointSpec(point_id=f"random-{n:02d}s", kind="random", seconds=options.seconds_per_point, sessions=n)
-               for n in options.sessions]
-    notes = list(Capabilities.model_validate(capabilities).notes)
+    found = Retries(attempts).call(once)
+    points = [*found.points, *(PointSpec(point_id=f"random-{n:02d}s", kind="random", seconds=options.seconds_per_point,
+                                         sessions=n) for n in options.sessions)]
+    notes = list(Capabilities.model_validate(found.capabilities).notes)
     write_cap = None
     if options.write_test:
         points += [PointSpec(point_id=f"write-{k}", kind=f"write_{k}", seconds=options.seconds_per_point)
@@ -208,8 +209,8 @@ def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
         notes.append(cap_note)
     if target is None:
         notes.append("no table segment to scan: the IO-size sweep was skipped")
-    plan = SweepPlan(run_id=run_id, created_at=now_iso(), engine=engine, capabilities=capabilities, target=target,
-                     points=points, write_cap_bytes=write_cap, notes=notes)
+    plan = found.model_copy(update={"created_at": now_iso(), "points": points, "write_cap_bytes": write_cap,
+                                    "notes": notes})
     store.put_json(key, plan.document())
     store.update_run(run_id, step="benchmark", benchmark_status="RUNNING", benchmark_points=len(points))
     return SweepPlanned(points=points, count=len(points), reused=False)
