@@ -237,7 +237,7 @@ def run_once(server: PrivateServer, volume: EmulatedVolume, spec: ConnectionSpec
         return {"units": len(plan.units), "bytes": plan.bytes, "hot_units": len(hot_units), "seconds": seconds,
                 "hot_after": hot_after, "full_tps": full, "probes": probes, "buffered": buffered,
                 "blks_read": io_after[0] - io_before[0], "blks_hit": io_after[1] - io_before[1],
-                "method": engine.read_methods().get(DATABASE), "cached": cached}
+                "method": engine.read_methods().get(DATABASE), "cached": cached._asdict() if cached else None}
     finally:
         server.stop()
         volume.unmount()

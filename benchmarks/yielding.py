@@ -50,7 +50,7 @@ from cutover_prep.engines.hotset import HotsetOptions
 from cutover_prep.engines.postgres.engine import PostgresEngine
 from cutover_prep.hotset import take
 from cutover_prep.local.volume import DEFAULT_PROFILE, EmulatedVolume, VolumeProfile, fuse_unavailable
-from cutover_prep.warmup.concurrency import YieldSettings, application_window, yield_observe, yield_start
+from cutover_prep.warmup.concurrency import Reading, YieldSettings, application_window, yield_observe, yield_start
 from cutover_prep.warmup.planning import PlanOptions, cache_hot_set, plan_units
 
 MIB = 2**20
@@ -132,7 +132,7 @@ def warm(connect: Callable[[], Any], family: str, units: list, sessions: int, ho
                 time.sleep(ysettings.window_seconds)
                 if state["hot_after"] is None:
                     continue
-                counters = {**hook(engine).to_json(), "at": time.time(), "own_bytes": state["bytes"]}
+                counters = Reading(**hook(engine).to_json(), at=time.time(), own_bytes=state["bytes"])
                 if last is not None:
                     per_s, ms = application_window(last, counters)
                     ystate = yield_observe(ystate, ysettings, t_s=time.time() - started, reads_per_s=per_s,

@@ -16,4 +16,4 @@ from cutover_prep.observability import logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=RunStep)
 def handler(event: RunStep, context: LambdaContext) -> dict[str, Any]:
-    return analyze_run(event.run, store=deps.store())
+    return analyze_run(event.run, store=deps.store()).to_json()

@@ -16,7 +16,6 @@ from cutover_prep.observability import logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @event_parser(model=BenchmarkFailedEvent)
 def handler(event: BenchmarkFailedEvent, context: LambdaContext) -> dict[str, Any]:
-    error = event.error.model_dump(exclude_none=True)
     if event.point_id:
-        return record_point_failure(event.run_id, event.point_id, error, store=deps.store())
-    return record_benchmark_failure(event.run_id, error, store=deps.store())
+        return record_point_failure(event.run_id, event.point_id, event.error, store=deps.store()).to_json()
+    return record_benchmark_failure(event.run_id, event.error, store=deps.store()).to_json()

@@ -23,5 +23,5 @@ def handler(event: CollectMetricsEvent, context: LambdaContext) -> dict[str, Any
                                      store=deps.store(), step="CollectMetrics",
                                      min_interval_seconds=SAMPLE_INTERVAL_SECONDS)
     live.storage_progress(run.run_id, sample)
-    return collect_metrics(run, event.attempt, store=deps.store(),
-                           cloudwatch=deps.client("cloudwatch"), logs=deps.client("logs"), rds=deps.client("rds"))
+    return collect_metrics(run, event.attempt, store=deps.store(), cloudwatch=deps.client("cloudwatch"),
+                           logs=deps.client("logs"), rds=deps.client("rds")).to_json()

@@ -19,4 +19,4 @@ from cutover_prep.rds.instances import free_storage_bytes
 def handler(event: RunStep, context: LambdaContext) -> dict[str, Any]:
     return plan_sweep(event.run, store=deps.store(), open_driver=deps.bench_opener(context),
                       free_storage=lambda run: free_storage_bytes(deps.client("cloudwatch"),
-                                                                  run.target.db_instance_identifier))
+                                                                  run.target.db_instance_identifier)).to_json()

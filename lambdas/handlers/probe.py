@@ -17,4 +17,4 @@ from cutover_prep.observability import logger, metrics, tracer
 @event_parser(model=ProbeEvent)
 def handler(event: ProbeEvent, context: LambdaContext) -> dict[str, Any]:
     return probe(event.run, event.phase, store=deps.store(),
-                 open_driver=deps.bench_opener(context))
+                 open_driver=deps.bench_opener(context)).to_json()

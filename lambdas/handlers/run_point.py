@@ -17,4 +17,4 @@ from cutover_prep.observability import logger, metrics, tracer
 @event_parser(model=RunPointEvent)
 def handler(event: RunPointEvent, context: LambdaContext) -> dict[str, Any]:
     return measure_point(event.run, event.point, store=deps.store(),
-                         open_driver=deps.bench_opener(context))
+                         open_driver=deps.bench_opener(context)).to_json()

@@ -82,7 +82,7 @@ def test_a_customer_schema_with_the_old_fixed_name_survives_the_write_test(store
         _seed(store, "r-old-name", [WRITE_DIRECT])
         result = measure_point(_run("r-old-name", write_test=True), WRITE_DIRECT, store=store,
                                open_driver=_opener(sample_db))
-        assert result["status"] == "DONE"
+        assert result.status == "DONE"
         assert _customer_rows(sample_db, "cutover_prep_scratch") == 1234
         assert _schemas(sample_db) == ["cutover_prep_scratch"]  # the run's own schema is gone
     finally:
@@ -101,7 +101,7 @@ def test_an_object_holding_the_runs_scratch_name_is_an_error_and_never_dropped(s
         [item] = store.scratch_objects("r-taken")
         assert item.status == ScratchStatus.NOT_CREATED
         cleanup = cleanup_scratch(_run("r-taken", write_test=True), store=store, open_driver=_opener(sample_db))
-        assert cleanup["left"] == [] and _customer_rows(sample_db, name) == 1234
+        assert cleanup.left == [] and _customer_rows(sample_db, name) == 1234
     finally:
         _drop_schema(sample_db, name)
 
@@ -128,11 +128,11 @@ def test_a_restart_with_the_write_test_off_writes_nothing(store, sample_db):  # 
     _seed(store, "r-restart", points)
     attempt2 = _run("r-restart", write_test=False)
     planned = plan_sweep(attempt2, store=store, open_driver=lambda r, db: pytest.fail("the plan is kept"))
-    assert [p["point_id"] for p in planned["points"]] == ["random-01s"]
+    assert [p["point_id"] for p in planned.to_json()["points"]] == ["random-01s"]
     opened = []
     for point in points[1:]:  # a Map already holding the old items still reaches RunPoint
         result = measure_point(attempt2, point, store=store, open_driver=lambda r, db: opened.append(db))
-        assert result["status"] == "SKIPPED"
+        assert result.status == "SKIPPED"
     assert opened == []  # no connection, so no write
     assert store.get_point("r-restart", "write-random").status == "SKIPPED"
 
@@ -203,10 +203,10 @@ def test_a_killed_write_point_is_removed_by_the_cleanup_step(moto_server, sample
     assert item.status == ScratchStatus.CREATING  # registered before it was created
 
     result = cleanup_scratch(run, store=remote_store, open_driver=_opener(sample_db))
-    assert result["left"] == [] and result["removed"] == [name] and result["created"] == [name]
+    assert result.left == [] and result.removed == [name] and result.created == [name]
     assert _schemas(sample_db) == []
     again = cleanup_scratch(run, store=remote_store, open_driver=lambda r, db: pytest.fail("nothing left to do"))
-    assert again["removed"] == [name]
+    assert again.removed == [name]
 
 
 def _scratch_rows(sample_db, name: str) -> int:

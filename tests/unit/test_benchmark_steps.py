@@ -12,7 +12,7 @@ from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
 from cutover_prep.engines.bench import PointSpec, ScanResult
 from cutover_prep.models.benchmark import Benchmark
-from cutover_prep.models.steps import RunContext
+from cutover_prep.models.steps import RunContext, StepError
 from tests.unit.contexts import context
 
 UNITS = [
@@ -96,12 +96,12 @@ def run(store) -> RunContext:
 
 def test_cold_probe_samples_table_blocks_only_and_is_never_measured_twice(store, run):
     driver = Driver()
-    first = probe(run, "cold", store=store, open_driver=lambda r, db: driver)
+    first = probe(run, "cold", store=store, open_driver=lambda r, db: driver).to_json()
     assert first["status"] == "DONE" and first["blocks_read"] == 50 and not first["reused"]
     assert {oid for oid, _ in driver.reads} <= {16385, 16387}  # never the index (oid 16386)
     assert driver.closed
     again = Driver()
-    second = probe(run, "cold", store=store, open_driver=lambda r, db: again)
+    second = probe(run, "cold", store=store, open_driver=lambda r, db: again).to_json()
     assert second["reused"] and again.reads == []  # blocks are warm now: a second "cold" probe would lie
 
 
@@ -109,7 +109,7 @@ def test_warm_probe_reads_a_fresh_sample_disjoint_from_the_cold_one(store, run):
     """The old warm probe re-read the cold probe's blocks, which the cold probe had hydrated."""
     cold, warm = Driver(), Driver()
     probe(run, "cold", store=store, open_driver=lambda r, db: cold)
-    summary = probe(run, "warm", store=store, open_driver=lambda r, db: warm)
+    summary = probe(run, "warm", store=store, open_driver=lambda r, db: warm).to_json()
     assert len(set(warm.reads)) == 50 and set(warm.reads).isdisjoint(cold.reads)
     assert {oid for oid, _ in warm.reads} <= {16385, 16387}  # the same distribution: table blocks only
     item = store.get_point("r1", "probe-warm").stored()
@@ -153,8 +153,8 @@ def test_a_database_with_no_block_outside_the_cold_sample_says_the_warm_probe_re
 
 
 def test_warm_probe_without_a_cold_one_is_skipped_not_invented(store, run):
-    result = probe(run, "warm", store=store, open_driver=lambda r, db: Driver())
-    assert result["status"] == "SKIPPED"
+    result = probe(run, "warm", store=store, open_driver=lambda r, db: Driver()).to_json()
+    assert result == {"phase": "warm", "status": "SKIPPED"}
     assert "no cold probe" in store.get_point("r1", "probe-warm").cause
 
 
@@ -166,35 +166,35 @@ def test_a_cold_probe_after_a_restart_says_blocks_may_be_warm(store, run):
 
 
 def test_sweep_plan_targets_the_biggest_table_and_is_kept_on_restart(store, run):
-    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
+    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver()).to_json()
     assert [p["point_id"] for p in planned["points"]] == ["seq", "random-01s"]
     plan = store.get_json(evidence_key("r1", "sweep/plan.json"))
     assert plan["target"]["segment"] == "db/app.big#table.main" and plan["notes"] == ["n1"]
-    again = plan_sweep(run, store=store, open_driver=lambda r, db: pytest.fail("no new plan"))
+    again = plan_sweep(run, store=store, open_driver=lambda r, db: pytest.fail("no new plan")).to_json()
     assert again["reused"] and again["points"] == planned["points"]
 
 
 def test_write_points_only_when_asked(store, run):
     run.benchmark.write_test = True
-    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
+    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver()).to_json()
     assert {"write-direct", "write-random"} <= {p["point_id"] for p in planned["points"]}
 
 
 def test_a_point_is_measured_once_with_counter_deltas(store, run):
-    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
+    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver()).to_json()
     seq = planned["points"][0]
-    result = measure_point(run, seq, store=store, open_driver=lambda r, db: Driver())
+    result = measure_point(run, seq, store=store, open_driver=lambda r, db: Driver()).to_json()
     doc = store.get_json(evidence_key("r1", "sweep/points/seq.json"))
     assert doc["source"] == "engine" and doc["requests"] == 10 and doc["bytes"] == 81920
     assert doc["client"]["requests"] == 4
     assert result["status"] == "DONE" and not result["reused"]
-    assert measure_point(run, seq, store=store, open_driver=lambda r, db: pytest.fail("measured twice"))["reused"]
+    assert measure_point(run, seq, store=store, open_driver=lambda r, db: pytest.fail("measured twice")).reused
 
 
 def test_counters_that_do_not_see_the_points_reads_are_not_its_rate(store, run):
     """The demo's random-01s read 254 blocks with pg_read_binary_file (below shared buffers) while
     pg_stat_io moved by 5 other reads: the point was recorded as 1 IO/s from the 'engine'."""
-    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
+    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver()).to_json()
     blind = Driver()
     blind.engine_counts_reads = False
     measure_point(run, planned["points"][0], store=store, open_driver=lambda r, db: blind)
@@ -203,7 +203,7 @@ def test_counters_that_do_not_see_the_points_reads_are_not_its_rate(store, run):
 
 
 def test_a_failing_point_is_recorded_before_it_is_raised(store, run):
-    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver())
+    planned = plan_sweep(run, store=store, open_driver=lambda r, db: Driver()).to_json()
     broken = Driver(fail=PermanentReadError("relation was dropped"))
     with pytest.raises(PermanentReadError):
         measure_point(run, planned["points"][0], store=store, open_driver=lambda r, db: broken)
@@ -214,9 +214,9 @@ def test_a_failing_point_is_recorded_before_it_is_raised(store, run):
 
 def test_benchmark_failure_is_recorded_on_the_run(store, run):
     store.start_run({"run_id": "r1", "target": {"db_instance_identifier": "db1"}, "started_at": "2026-01-01T00:00:00"})
-    out = record_benchmark_failure("r1", {"Error": "TransientDatabaseError",
-                                          "Cause": '{"errorMessage": "timeout", "stackTrace": []}'}, store=store)
-    assert out["error"] == "TransientDatabaseError" and out["cause"] == "timeout"
+    out = record_benchmark_failure("r1", StepError(Error="TransientDatabaseError",
+                                                   Cause='{"errorMessage": "timeout", "stackTrace": []}'), store=store)
+    assert out.to_json() == {"status": "FAILED", "error": "TransientDatabaseError", "cause": "timeout"}
     item = store.get_run("r1").stored()
     assert item["benchmark_status"] == "FAILED" and item["benchmark_cause"] == "timeout"
 
@@ -224,12 +224,14 @@ def test_benchmark_failure_is_recorded_on_the_run(store, run):
 def test_a_point_that_did_not_finish_is_recorded_failed_once(store, run):
     from cutover_prep.benchmark.steps import record_point_failure
 
-    error = {"Error": "States.Timeout", "Cause": ""}
-    assert record_point_failure("r1", "random-01s", error, store=store)["recorded"]
+    error = StepError(Error="States.Timeout", Cause="")
+    assert record_point_failure("r1", "random-01s", error, store=store).to_json() == {
+        "point_id": "random-01s", "status": "FAILED", "error": "States.Timeout", "recorded": True}
     item = store.get_point("r1", "random-01s").stored()
     assert (item["status"], item["error"], item["cause"]) == ("FAILED", "States.Timeout", "States.Timeout")
     store.put_point("r1", "seq", {"status": "DONE", "iops": 5.0})
-    assert not record_point_failure("r1", "seq", error, store=store)["recorded"]
+    assert record_point_failure("r1", "seq", error, store=store).to_json() == {
+        "point_id": "seq", "status": "DONE", "recorded": False}
     assert store.get_point("r1", "seq").status == "DONE"
 
 
@@ -237,12 +239,15 @@ def test_planned_points_without_a_record_count_as_not_measured():
     from cutover_prep.benchmark.evidence import failed_points
     from cutover_prep.dal.records.run import PointItem
 
-    planned = [{"point_id": "seq", "kind": "sequential"}, {"point_id": "random-01s", "kind": "random"},
-               {"point_id": "write-direct", "kind": "write_direct"}]
+    planned = [PointSpec("seq", "sequential", 1.0), PointSpec("random-01s", "random", 1.0),
+               PointSpec("write-direct", "write_direct", 1.0)]
     items = {pid: PointItem.read({"point_id": pid, "status": status}) for pid, status in (("seq", "DONE"),
                                                                                          ("random-01s", "RUNNING"))}
-    assert [p["point_id"] for p in failed_points(planned, items, write_test=False)] == ["random-01s"]
-    assert [p["error"] for p in failed_points(planned, items, write_test=True)] == ["NotMeasured", "NotMeasured"]
+    assert [p.point_id for p in failed_points(planned, items, write_test=False)] == ["random-01s"]
+    assert [p.error for p in failed_points(planned, items, write_test=True)] == ["NotMeasured", "NotMeasured"]
+    assert failed_points(planned, items, write_test=False)[0]._asdict() == {
+        "point_id": "random-01s", "error": "NotMeasured",
+        "cause": "the point did not finish and left no record (RUNNING)"}
 
 
 class Flaky(Driver):
@@ -262,7 +267,7 @@ def test_a_point_is_retried_after_a_transient_error_and_the_retry_is_counted(sto
     Flaky.failures = 1
     opened = []
     result = measure_point(run, {"point_id": "seq", "kind": "sequential", "seconds": 0.01}, store=store,
-                           open_driver=lambda r, db: opened.append(1) or Flaky())
+                           open_driver=lambda r, db: opened.append(1) or Flaky()).to_json()
     assert result["status"] == "DONE" and len(opened) == 2
     assert store.get_point("r1", "seq").retries == 1
 

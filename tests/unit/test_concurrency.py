@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cutover_prep.dal.records.run import PointItem
 from cutover_prep.warmup.concurrency import (
     Control,
     Settings,
@@ -90,7 +91,7 @@ def test_a_restart_with_a_lower_max_concurrency_lowers_the_level_and_a_higher_on
 
 def test_the_control_survives_its_json_form() -> None:
     control = run_windows(S, lambda level: min(10.0 * level, 40.0))
-    assert Control.from_json(control.to_json()) == control
+    assert Control.model_validate(control.model_dump(mode="json")) == control
 
 
 def test_a_window_ends_on_chunks_per_slot_or_on_time_never_before_a_second() -> None:
@@ -109,11 +110,13 @@ def test_window_rate() -> None:
 
 
 def test_sizing_rate_comes_from_the_cold_probe_when_it_ran() -> None:
-    done = {"status": "DONE", "throughput_kbps": 1024.0 * 3}
-    assert sizing_rate(done, 8.0) == {"mib_per_s": 3.0, "source": "cold_probe"}
-    assert sizing_rate({"status": "FAILED", "throughput_kbps": 99.0}, 8.0) == {"mib_per_s": 8.0, "source": "assumed"}
-    assert sizing_rate(None, 5.0)["source"] == "assumed"
-    assert sizing_rate({"status": "DONE", "throughput_kbps": 0}, 5.0)["source"] == "assumed"
+    def probe(status: str, kbps: float) -> PointItem:
+        return PointItem.read({"point_id": "probe-cold", "status": status, "throughput_kbps": kbps})
+
+    assert sizing_rate(probe("DONE", 1024.0 * 3), 8.0).model_dump() == {"mib_per_s": 3.0, "source": "cold_probe"}
+    assert sizing_rate(probe("FAILED", 99.0), 8.0).model_dump() == {"mib_per_s": 8.0, "source": "assumed"}
+    assert sizing_rate(None, 5.0).source == "assumed"
+    assert sizing_rate(probe("DONE", 0), 5.0).source == "assumed"
 
 
 def test_chunk_bytes_follow_the_rate_between_a_floor_and_chunk_mb() -> None:

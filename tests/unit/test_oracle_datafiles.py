@@ -342,7 +342,7 @@ UNIT = 500 * BS
 def test_segments_mode_plans_oversized_segments_in_their_own_unit_and_names_them():
     sel = modes.select("segments", FOUND, UNIT)
     assert [s.name for s in sel.segments] == ["ORDERS", "ORDERS_PK", "SMALL_IDX", "DOCS_LOB"]
-    assert [(o["key"], o["read_by"]) for o in sel.oversized] == [
+    assert [(o.key, o.read_by) for o in sel.oversized] == [
         ("APP.ORDERS_PK#INDEX", "own_unit"), ("APP.DOCS_LOB#LOBSEGMENT", "own_unit")]
 
 
@@ -350,10 +350,10 @@ def test_both_mode_leaves_oversized_segments_to_the_datafile_pass():
     files = [d.datafile_segment(4, "USERS", 3000, BS)]
     sel = modes.select("both", FOUND + files, UNIT)
     assert [s.name for s in sel.segments] == ["ORDERS", "SMALL_IDX", "file_4"]
-    assert {o["read_by"] for o in sel.oversized} == {"datafile_pass"}
+    assert {o.read_by for o in sel.oversized} == {"datafile_pass"}
     plan = plan_units(sel.segments, PlanOptions(unit_bytes=UNIT))
     fields = modes.plan_fields(sel, plan.units)
-    datafile_units = [u for u in plan.units if u.unit_id in fields["datafile_units"]]
+    datafile_units = [u for u in plan.units if u.unit_id in fields.datafile_units]
     assert sum(r.blocks for u in datafile_units for r in u.ranges) == 3000  # split by unit size, every block once
     assert all(u.bytes <= UNIT for u in datafile_units) and len(datafile_units) == 6
 
@@ -414,7 +414,7 @@ def findings_for(mode: str, done: set[str]) -> dict[str, Any]:
     sel = modes.select(mode, found, UNIT)
     plan_obj = plan_units(sel.segments, PlanOptions(unit_bytes=UNIT))
     units = [u.to_json() for u in plan_obj.units]
-    plan = {"engine": "x", "summary": {}, **modes.plan_fields(sel, plan_obj.units),
+    plan = {"engine": "x", "summary": {}, **modes.plan_fields(sel, plan_obj.units)._asdict(),
             "segments": [{"key": s.key, "database": None, "schema": s.schema, "name": s.name, "kind": s.kind,
                           "bytes": s.bytes, "blocks": s.blocks, "units": []} for s in sel.segments]}
     pick = {"all": {u["unit_id"] for u in units},

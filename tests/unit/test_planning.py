@@ -239,7 +239,8 @@ def test_a_hot_set_within_half_the_cache_is_marked_for_it_and_nothing_else_is() 
     plan = _hot_plan()
     hot_bytes = (128 + 8) * BS  # accounts and branches, the hot rank (0: no priority patterns)
     decided = cache_hot_set(plan, 0, cache_bytes=2 * hot_bytes)  # exactly half: fits
-    assert decided == {"bytes": hot_bytes, "cache_bytes": 2 * hot_bytes, "share": 0.5, "marked": True}
+    assert decided is not None
+    assert decided._asdict() == {"bytes": hot_bytes, "cache_bytes": 2 * hot_bytes, "share": 0.5, "marked": True}
     marked = {r.segment_key for u in plan.units for r in u.ranges if r.locator.get("cache")}
     assert marked == {"app.accounts#table", "app.branches#table"}
     assert all(not r.locator.get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)
@@ -249,6 +250,7 @@ def test_a_hot_set_over_half_the_cache_or_an_engine_without_one_is_read_as_befor
     hot_bytes = (128 + 8) * BS
     for cache in (2 * hot_bytes - 1, None):
         plan = _hot_plan()
-        assert cache_hot_set(plan, 0, cache_bytes=cache)["marked"] is False
+        decided = cache_hot_set(plan, 0, cache_bytes=cache)
+        assert decided is not None and decided.marked is False
         assert not any(r.locator.get("cache") for u in plan.units for r in u.ranges)
     assert cache_hot_set(_hot_plan(), None, cache_bytes=10**12) is None  # no hot set

@@ -120,8 +120,8 @@ def test_the_level_rises_while_the_aggregate_rate_grows_and_holds_where_it_stops
         level = fill()
         seen.append(level)
     assert seen[:3] == [2, 4, 8] and seen[-1] == 4
-    doc = store.get_warmup_control(RUN_ID).stored()
-    section = warmup_section(slots.concurrency_findings(doc), {"read_rate": {"mib_per_s_per_worker": 9.5}})
+    section = warmup_section(slots.concurrency_findings(store.get_warmup_control(RUN_ID)),
+                             {"read_rate": {"mib_per_s_per_worker": 9.5}})
     concurrency = section["concurrency"]
     assert concurrency["level"] == 4 and concurrency["settled"] == "no_growth" and concurrency["adaptive"] is True
     assert [s["level"] for s in concurrency["samples"]][:3] == [2, 4, 8]
@@ -254,7 +254,7 @@ def test_after_the_hot_set_no_new_unit_is_admitted_until_fewer_than_the_back_off
     assert doc["after_hot_set"] == {**doc["after_hot_set"], "max_concurrency": 2, "holders_then": 6,
                                     "admitted": 1, "most_holders": 2}
     assert doc["hot_left"] == []
-    section = slots.concurrency_findings(doc)["concurrency"]["after_hot_set"]
+    section = slots.concurrency_findings(store.get_warmup_control(RUN_ID))["concurrency"]["after_hot_set"]
     assert section["max_concurrency"] == 2 and section["t_s"] >= 0
 
 

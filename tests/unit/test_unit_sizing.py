@@ -8,8 +8,9 @@ import pytest
 from cutover_prep.dal.store import Store
 from cutover_prep.engines.base import ReadRange, ReadResult
 from cutover_prep.models.status import WarmStep
+from cutover_prep.models.steps import UnitRate
 from cutover_prep.warmup.planning import MIB
-from cutover_prep.warmup.unit import Budget, known_rate
+from cutover_prep.warmup.unit import Budget, SlotGiven, known_rate
 from tests.unit.contexts import warm_json
 from tests.unit.test_warmup import BS, RUN_ID, make_event, rng, start
 
@@ -92,7 +93,9 @@ def test_a_slow_volume_continues_instead_of_outlasting_the_invocation(store: Sto
     ({"rate": {"mib_per_s": 0}}, {"mib_per_s": 8.0, "source": "assumed"}),
 ])
 def test_the_rate_an_invocation_starts_from(event: dict, expected: dict) -> None:
-    assert known_rate(event, 8.0) == expected
+    rates = (UnitRate.model_validate(event["rate"]) if "rate" in event else None,
+             SlotGiven.model_validate(event.get("slot") or {}).rate)
+    assert known_rate(rates, 8.0).model_dump() == expected
 
 
 def test_every_committed_chunk_is_counted_on_the_run_for_the_concurrency_window(store: Store) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import re
 
+from cutover_prep.dal.records.run import WarmupControl
 from cutover_prep.report import render_report
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.warmup.concurrency import YieldSettings, yield_observe, yield_start
@@ -19,8 +20,9 @@ def yielded_findings() -> dict:
     state = yield_start(settings)
     for k, (per_s, ms) in enumerate([(0, None), (150, 20.0), (150, 18.0), (150, 19.0), (150, 45.0), (0, None)]):
         state = yield_observe(state, settings, t_s=2.0 * (k + 1), reads_per_s=per_s, ms_per_read=ms)
-    doc = {"control": {"level": 8, "settled": "fixed"}, "adaptive": False, "maximum": 8,
-           "yielding": {"state": state.to_json(), "since": 1.5, "source": "pg_stat_database", "last": None}}
+    doc = WarmupControl.read({"control": {"level": 8, "settled": "fixed"}, "adaptive": False, "maximum": 8,
+                              "yielding": {"state": state.model_dump(mode="json"), "since": 1.5,
+                                           "source": "pg_stat_database", "last": None}})
     f = sample_findings()
     f["warmup"] = {**(f.get("warmup") or {}), **concurrency_findings(doc)}
     return f

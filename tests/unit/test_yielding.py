@@ -8,6 +8,7 @@ from typing import Any
 from cutover_prep.dal.store import Store
 from cutover_prep.warmup import slots
 from cutover_prep.warmup.concurrency import (
+    Reading,
     Yielding,
     YieldSettings,
     application_window,
@@ -74,16 +75,19 @@ def test_a_signal_not_read_keeps_the_level_and_says_why() -> None:
     state = replay([(100, 5.0)] * 4)
     state = yield_observe(state, S, t_s=10, reads_per_s=None, ms_per_read=None, error="OperationalError: gone")
     assert state.level == 3 and state.samples[-1][4] == "no_signal: OperationalError: gone"
-    assert Yielding.from_json(state.to_json()) == state
+    assert Yielding.model_validate(state.model_dump(mode="json")) == state
 
 
 def test_the_window_takes_differences_and_subtracts_the_warm_ups_own_reads_where_counted() -> None:
     before = {"reads": 1000, "read_ms": 500.0, "block_size": 8192, "own_included": False, "at": 0.0, "own_bytes": 0}
     now = {**before, "reads": 1400, "read_ms": 2500.0, "at": 2.0, "own_bytes": 8192 * 300}
-    assert application_window(before, now) == (200.0, 5.0)
-    assert application_window(before, {**now, "own_included": True}) == (50.0, 20.0)
-    assert application_window(before, {**now, "read_ms": None}) == (200.0, None)
-    assert application_window(before, {**now, "reads": 900}) == (0.0, 0.0)  # a reset: never negative
+    def window(**changes: object) -> tuple[float, float | None]:
+        return application_window(Reading.model_validate(before), Reading.model_validate({**now, **changes}))
+
+    assert window() == (200.0, 5.0)
+    assert window(own_included=True) == (50.0, 20.0)
+    assert window(read_ms=None) == (200.0, None)
+    assert window(reads=900) == (0.0, 0.0)  # a reset: never negative
 
 
 # -- the slots apply it once the hot set is warm -------------------------------------------------------------
@@ -203,4 +207,4 @@ def test_one_fast_window_does_not_hold_the_warm_up_at_one_for_good() -> None:
 
 def _yielding(store: Store) -> dict:
     """The findings' ``warmup.concurrency.yielding`` from the control item the slots wrote."""
-    return slots.concurrency_findings(store.get_warmup_control(RUN_ID).stored())["concurrency"]["yielding"]
+    return slots.concurrency_findings(store.get_warmup_control(RUN_ID))["concurrency"]["yielding"]

@@ -20,8 +20,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any
 
+from cutover_prep.dal.records.findings import Scratch as ScratchSummary
 from cutover_prep.dal.records.run import ScratchItem
 from cutover_prep.engines.registry import family
 from cutover_prep.engines.scratch import Scratch, scratch_marker
@@ -67,14 +67,14 @@ def write_cap_bytes(max_mib: float, max_free_pct: float, free_bytes: float | Non
     return cap, f"write test capped at {max_mib:g} MiB (benchmark.write_max_mib)"
 
 
-def scratch_summary(objects: Iterable[ScratchItem]) -> dict[str, Any]:
+def scratch_summary(objects: Iterable[ScratchItem]) -> ScratchSummary:
     """What the write test created, removed and left (the findings' ``scratch`` section)."""
     items = list(objects)
 
     def names(*statuses: str) -> list[str]:
         return sorted(i.name for i in items if i.status in statuses)
 
-    return {"created": names(ScratchStatus.CREATING, ScratchStatus.REMOVED, ScratchStatus.LEFT),
-            "removed": names(ScratchStatus.REMOVED), "left": names(ScratchStatus.CREATING, ScratchStatus.LEFT),
-            "not_created": names(ScratchStatus.NOT_CREATED),
-            "notes": sorted({i.note for i in items if i.note})}
+    return ScratchSummary(created=names(ScratchStatus.CREATING, ScratchStatus.REMOVED, ScratchStatus.LEFT),
+                          removed=names(ScratchStatus.REMOVED), left=names(ScratchStatus.CREATING, ScratchStatus.LEFT),
+                          not_created=names(ScratchStatus.NOT_CREATED),
+                          notes=sorted({i.note for i in items if i.note}))

@@ -15,18 +15,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cutover_prep.benchmark.results import (
+    BenchmarkFailureRecorded,
+    PointFailureRecorded,
+    PointResult,
+    ProbeResult,
+    SweepPlanned,
+)
 from cutover_prep.benchmark.scratch import ScratchStatus, scratch_for_run, scratch_summary, write_cap_bytes
 from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.findings import Scratch as ScratchSummary
 from cutover_prep.dal.records.run import ScratchItem
+from cutover_prep.dal.records.sweep import Capabilities, Measured, SweepPlan
 from cutover_prep.dal.store import Store, evidence_key, now_iso
-from cutover_prep.engines.bench import BenchDriver, PointSpec, SweepOptions, SweepTarget
+from cutover_prep.engines.bench import BenchDriver, PointSpec, SweepOptions
 from cutover_prep.engines.retry import Retries
 from cutover_prep.engines.scratch import Dropped, Scratch, scratch_marker
 from cutover_prep.measure.model import PointMeasurement
 from cutover_prep.measure.runner import WRITE_KINDS, run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, chunk_key, overlap, scan_target, seed_of, unit_ranges
 from cutover_prep.models.benchmark import Benchmark
-from cutover_prep.models.steps import RunContext, cause_message
+from cutover_prep.models.steps import RunContext, StepError, cause_message
 
 ATTEMPTS = 3  # transient database errors: tries of one step (retry.Retries); the ASL does not retry them
 # (run context, database or None) -> a connected driver
@@ -61,7 +70,7 @@ def _failed(store: Store, run_id: str, point_id: str, exc: Exception, *, retries
 
 
 def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpener,
-          attempts: int = ATTEMPTS) -> dict[str, Any]:
+          attempts: int = ATTEMPTS) -> ProbeResult:
     """Read a sample of blocks once, timed. ``phase`` is ``cold`` or ``warm``.
 
     The cold probe reads ``probes/sample.json``; the warm probe a fresh sample of the same
@@ -72,12 +81,12 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     point_id = f"probe-{phase}"
     done = store.get_point(run_id, point_id)
     if done and done.status == "DONE":
-        return _probe_summary(done.stored(), reused=True)
+        return _probe_summary(Measured.read(done.stored()), reused=True)
     if phase == "warm":
         cold = store.get_point(run_id, "probe-cold")
         if not cold or cold.status != "DONE":
             store.put_point(run_id, point_id, {"status": "SKIPPED", "cause": "there is no cold probe to compare with"})
-            return {"phase": phase, "status": "SKIPPED"}
+            return ProbeResult(phase=phase, status="SKIPPED")
     sample_key = evidence_key(run_id, evidence.PROBE_SAMPLE)
     if store.exists(sample_key):
         cold_blocks = store.get_json(sample_key)
@@ -89,7 +98,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
                                                                                   store=store)
     if not blocks:
         store.put_point(run_id, point_id, {"status": "SKIPPED", "cause": "no table blocks to sample"})
-        return {"phase": phase, "status": "SKIPPED"}
+        return ProbeResult(phase=phase, status="SKIPPED")
     warmed_units = sum(1 for u in store.units(run_id) if u.status == "DONE") if phase == "cold" else 0
 
     def once() -> dict[str, Any]:
@@ -120,7 +129,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
                           "some sampled blocks may not be cold")
     store.put_json(evidence_key(run_id, evidence.probe(phase)), result)
     store.put_point(run_id, point_id, {"status": "DONE", **{k: v for k, v in result.items() if k != "counters"}})
-    return _probe_summary(result, reused=False)
+    return _probe_summary(Measured.read(result), reused=False)
 
 
 def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[dict[str, Any]], *,
@@ -132,7 +141,7 @@ def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[dict[str, Any]
     key = evidence_key(run_id, evidence.PROBE_SAMPLE_WARM)
     if store.exists(key):
         saved = store.get_json(key)
-        return saved["blocks"], saved.get("note")
+        return saved["blocks"], saved["note"]  # both always written (below)
     picker = BlockPicker(unit_ranges(_units(store, run_id)), seed=seed_of(f"{run_id}/probe-warm"))
     blocks, note = picker.sample(len(cold_blocks), exclude=cold_blocks), None  # as many as the cold probe read
     shared = len({chunk_key(b) for b in blocks} & {chunk_key(b) for b in cold_blocks})
@@ -158,16 +167,16 @@ def _sized_note(wanted: int, planned: int, *, store: Store, run_id: str) -> str 
             "lie in snapshot blocks the cold probe did not read")
 
 
-def _probe_summary(item: dict[str, Any], *, reused: bool) -> dict[str, Any]:
-    summary = {"phase": item.get("phase"), "status": "DONE", "blocks_read": item.get("blocks_read"),
-               "iops": item.get("iops"), "p50_us": (item.get("latency_us") or {}).get("p50"), "reused": reused}
-    if item.get("overlap_blocks") is not None:
-        summary["overlap_blocks"] = item["overlap_blocks"]
+def _probe_summary(item: Measured, *, reused: bool) -> ProbeResult:
+    summary = ProbeResult(phase=item.phase, status="DONE", blocks_read=item.blocks_read, iops=item.iops,
+                          p50_us=item.latency_us.p50 if item.latency_us else None, reused=reused)
+    if item.overlap_blocks is not None:
+        summary.overlap_blocks = item.overlap_blocks
     return summary
 
 
 def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
-               free_storage: FreeStorage = lambda run: None, attempts: int = ATTEMPTS) -> dict[str, Any]:
+               free_storage: FreeStorage = lambda run: None, attempts: int = ATTEMPTS) -> SweepPlanned:
     """Choose the scan target and the points; returns the points for the workflow's Map.
 
     A restarted run keeps its plan, but write points are handed out only when this run's
@@ -175,22 +184,22 @@ def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
     run_id, bench = run.run_id, run.benchmark
     key = evidence_key(run_id, evidence.SWEEP_PLAN)
     if store.exists(key):
-        plan = store.get_json(key)
-        points = _allowed(plan["points"], bench)
-        return {"points": points, "count": len(points), "reused": True}
+        points = _allowed(SweepPlan.read(store.get_json(key)).points, bench)
+        return SweepPlanned(points=points, count=len(points), reused=True)
     options = sweep_options(bench)
     target = scan_target(_units(store, run_id))
-    def once() -> tuple[str, dict[str, Any], list[PointSpec]]:
+    def once() -> SweepPlan:  # what the engine's driver says: its engine, capabilities and IO-size points
         driver = open_driver(run, target.locator.get("database") if target else None)
         try:
-            return driver.engine, driver.capabilities(), (driver.io_size_points(options, target) if target else [])
+            return SweepPlan(run_id=run_id, engine=driver.engine, capabilities=driver.capabilities(), target=target,
+                             points=driver.io_size_points(options, target) if target else [])
         finally:
             driver.close()
 
-    engine, capabilities, points = Retries(attempts).call(once)
-    points += [PointSpec(point_id=f"random-{n:02d}s", kind="random", seconds=options.seconds_per_point, sessions=n)
-               for n in options.sessions]
-    notes = list(capabilities.get("notes", []))
+    found = Retries(attempts).call(once)
+    points = [*found.points, *(PointSpec(point_id=f"random-{n:02d}s", kind="random", seconds=options.seconds_per_point,
+                                         sessions=n) for n in options.sessions)]
+    notes = list(Capabilities.model_validate(found.capabilities).notes)
     write_cap = None
     if options.write_test:
         points += [PointSpec(point_id=f"write-{k}", kind=f"write_{k}", seconds=options.seconds_per_point)
@@ -200,20 +209,19 @@ def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
         notes.append(cap_note)
     if target is None:
         notes.append("no table segment to scan: the IO-size sweep was skipped")
-    plan = {"run_id": run_id, "created_at": now_iso(), "engine": engine, "capabilities": capabilities,
-            "target": target.to_json() if target else None, "points": [p.to_json() for p in points],
-            "write_cap_bytes": write_cap, "notes": notes}
-    store.put_json(key, plan)
+    plan = found.model_copy(update={"created_at": now_iso(), "points": points, "write_cap_bytes": write_cap,
+                                    "notes": notes})
+    store.put_json(key, plan.document())
     store.update_run(run_id, step="benchmark", benchmark_status="RUNNING", benchmark_points=len(points))
-    return {"points": plan["points"], "count": len(points), "reused": False}
+    return SweepPlanned(points=points, count=len(points), reused=False)
 
 
-def _allowed(points: list[dict[str, Any]], bench: Benchmark) -> list[dict[str, Any]]:
-    return [p for p in points if p["kind"] not in WRITE_KINDS or bench.write_test]
+def _allowed(points: list[PointSpec], bench: Benchmark) -> list[PointSpec]:
+    return [p for p in points if p.kind not in WRITE_KINDS or bench.write_test]
 
 
 def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
-                  open_driver: DriverOpener, attempts: int = ATTEMPTS) -> dict[str, Any]:
+                  open_driver: DriverOpener, attempts: int = ATTEMPTS) -> PointResult:
     """Run one point of the sweep alone and record it (once: a retried or restarted point is kept).
 
     A write point checks the run's *current* input at the moment it runs: without
@@ -222,13 +230,13 @@ def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
     spec = PointSpec.from_json(point)
     done = store.get_point(run_id, spec.point_id)
     if done and done.status == "DONE":
-        return _point_summary(done.stored(), reused=True)
+        return _point_summary(Measured.read(done.stored()), reused=True)
     if spec.kind in WRITE_KINDS and not run.benchmark.write_test:
         cause = "not run: this run's input does not ask for the write test (benchmark.write_test)"
         store.put_point(run_id, spec.point_id, {"status": "SKIPPED", "kind": spec.kind, "cause": cause})
-        return {"point_id": spec.point_id, "status": "SKIPPED", "cause": cause, "reused": False}
-    plan = store.get_json(evidence_key(run_id, evidence.SWEEP_PLAN))
-    target = SweepTarget.from_json(plan["target"]) if plan.get("target") else None
+        return PointResult(point_id=spec.point_id, status="SKIPPED", cause=cause, reused=False)
+    plan = SweepPlan.read(store.get_json(evidence_key(run_id, evidence.SWEEP_PLAN)))
+    target = plan.target
     ranges = list(unit_ranges(_units(store, run_id))) if spec.kind == "random" else []
     seed = seed_of(f"{run_id}/{spec.point_id}")
     database = target.locator.get("database") if target else None
@@ -256,16 +264,16 @@ def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
     doc = {**measurement.to_json(), "retries": retries.count}
     store.put_json(evidence_key(run_id, evidence.sweep_point(spec.point_id)), doc)
     store.put_point(run_id, spec.point_id, {"status": "DONE", **{k: v for k, v in doc.items() if k != "counters"}})
-    return _point_summary(doc, reused=False)
+    return _point_summary(Measured.read(doc), reused=False)
 
 
-def _register_scratch(run: RunContext, plan: dict[str, Any], engine: str, database: str | None,
+def _register_scratch(run: RunContext, plan: SweepPlan, engine: str, database: str | None,
                       spec: PointSpec, *, store: Store) -> Scratch:
     """Record the scratch object before it exists: a killed write point still leaves its trace."""
     bench = run.benchmark
     cap, _ = write_cap_bytes(float(bench.write_max_mib), float(bench.write_max_free_storage_pct), None)
-    if plan.get("write_cap_bytes") is not None:
-        cap = min(cap, int(plan["write_cap_bytes"]))
+    if plan.write_cap_bytes is not None:
+        cap = min(cap, plan.write_cap_bytes)
     scratch = scratch_for_run(run.run_id, engine, cap)
     store.put_scratch(run.run_id, scratch.name, {"status": ScratchStatus.CREATING, "engine": engine,
                                                     "database": database, "point_id": spec.point_id,
@@ -280,13 +288,12 @@ def _settle_scratch(run_id: str, scratch: Scratch, outcome: Dropped, *, store: S
                                              "status": status, "note": note, "settled_at": now_iso()})
 
 
-def _point_summary(doc: dict[str, Any], *, reused: bool) -> dict[str, Any]:
-    return {"point_id": doc["point_id"], "status": "DONE", "iops": doc.get("iops"),
-            "throughput_kbps": doc.get("throughput_kbps"), "started_at": doc.get("started_at"),
-            "finished_at": doc.get("finished_at"), "reused": reused}
+def _point_summary(doc: Measured, *, reused: bool) -> PointResult:
+    return PointResult(point_id=doc.point_id, status="DONE", iops=doc.iops, throughput_kbps=doc.throughput_kbps,
+                       started_at=doc.started_at, finished_at=doc.finished_at, reused=reused)
 
 
-def cleanup_scratch(run: RunContext, *, store: Store, open_driver: DriverOpener) -> dict[str, Any]:
+def cleanup_scratch(run: RunContext, *, store: Store, open_driver: DriverOpener) -> ScratchSummary:
     """The workflow's cleanup step (every path after the sweep, and a restart): drop what the run left.
 
     Only registered objects are looked at, and only those carrying the run's marker are
@@ -307,21 +314,21 @@ def cleanup_scratch(run: RunContext, *, store: Store, open_driver: DriverOpener)
     return scratch_summary(store.scratch_objects(run_id))
 
 
-def record_point_failure(run_id: str, point_id: str, error: dict[str, Any], *, store: Store) -> dict[str, Any]:
+def record_point_failure(run_id: str, point_id: str, error: StepError, *, store: Store) -> PointFailureRecorded:
     """The Catch of one sweep point: a point that did not finish is recorded FAILED with its cause.
 
     RunPoint records its own errors; this records the ones it could not (a timeout, a
     killed or throttled invocation), and never overwrites a point that was measured."""
-    name, cause = str(error.get("Error") or "PointFailed"), cause_message(error)
+    name, cause = str(error.Error or "PointFailed"), cause_message(error.model_dump(exclude_none=True))
     existing = store.get_point(run_id, point_id)
     if existing is not None and existing.status in ("DONE", "FAILED", "SKIPPED"):
-        return {"point_id": point_id, "status": existing.status, "recorded": False}
+        return PointFailureRecorded(point_id=point_id, status=existing.status, recorded=False)
     store.put_point(run_id, point_id, {"status": "FAILED", "error": name, "cause": cause[:2000] or name})
-    return {"point_id": point_id, "status": "FAILED", "error": name, "recorded": True}
+    return PointFailureRecorded(point_id=point_id, status="FAILED", error=name, recorded=True)
 
 
-def record_benchmark_failure(run_id: str, error: dict[str, Any], *, store: Store) -> dict[str, Any]:
+def record_benchmark_failure(run_id: str, error: StepError, *, store: Store) -> BenchmarkFailureRecorded:
     """The Catch of the benchmark steps: the run goes on to its findings with this recorded."""
-    name, cause = str(error.get("Error") or "BenchmarkFailed"), cause_message(error)
+    name, cause = str(error.Error or "BenchmarkFailed"), cause_message(error.model_dump(exclude_none=True))
     store.update_run(run_id, benchmark_status="FAILED", benchmark_error=name, benchmark_cause=cause[:2000])
-    return {"status": "FAILED", "error": name, "cause": cause[:2000]}
+    return BenchmarkFailureRecorded(status="FAILED", error=name, cause=cause[:2000])

@@ -297,9 +297,9 @@ def _stop_and_clean(aws: LocalAws, store: Store, execution_arn: str, run: RunCon
     item = store.get_run(run.run_id)
     run = run.model_copy(update={"instance": (item.instance if item is not None else None) or {}})
     result = cleanup_scratch(run, store=store, open_driver=lambda r, database: deps.open_bench(r, database))
-    if result["left"]:
-        return f"run {run.run_id} stopped; scratch objects LEFT in the database: {', '.join(result['left'])}"
-    removed = f"; removed {', '.join(result['removed'])}" if result["removed"] else "; it had written nothing"
+    if result.left:
+        return f"run {run.run_id} stopped; scratch objects LEFT in the database: {', '.join(result.left)}"
+    removed = f"; removed {', '.join(result.removed)}" if result.removed else "; it had written nothing"
     return f"run {run.run_id} stopped{removed}"
 
 

@@ -7,9 +7,20 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.report.charts import benchmark_absence, done_points, num, point_size_kb
-from cutover_prep.report.formatting import DASH, MIB, _d, _l, fmt, fmt_value, humanize
+from cutover_prep.report.formatting import DASH, MIB, _l, fmt, fmt_value, humanize
 from cutover_prep.report.formatting import unique as _unique
-from cutover_prep.report.parts import Crossover, Probes, ReportBenchmark, ReportPoint, ReportProbe
+from cutover_prep.report.parts import (
+    Capabilities,
+    Crossover,
+    EffectiveLimits,
+    LimitLevel,
+    Probes,
+    ReportBenchmark,
+    ReportPoint,
+    ReportProbe,
+    Source,
+    limits_of,
+)
 from cutover_prep.report.reading import present
 from cutover_prep.report.view_model import BenchView, CrossoverView, LimitsView, PointRow, ProbeRow
 
@@ -31,19 +42,20 @@ def _flat_rows(data: dict[str, Any], notes: list[Any], sources: list[Any], prefi
 def _source_text(source: Any) -> str:
     if not isinstance(source, dict):
         return str(source)
-    return " — ".join(str(source[k]) for k in ("title", "url", "version") if source.get(k))
+    said = Source.model_validate(source)
+    return " — ".join(str(v) for v in (said.title, said.url, said.version) if v)
 
 
 def limits_view(limits: Any) -> LimitsView | None:
     if not isinstance(limits, dict) or not limits:
         return None
-    eff = _d(limits.get("effective"))
-    levels = [(name, _d(eff.get(name))) for name in ("peak", "sustained") if isinstance(eff.get(name), dict)]
-    if not levels and eff:
+    eff = limits_of(limits).effective or EffectiveLimits()
+    levels: list[tuple[str, LimitLevel]] = [(name, lv) for name, lv in eff.named() if lv is not None]
+    if not levels and present(eff):
         levels = [("expected", eff)]
-    effective = [{"level": name, "iops": fmt(lv.get("iops")), "iops_by": fmt_value(lv.get("iops_label")),
-                  "mib_s": fmt(lv.get("throughput_kbps"), scale=1 / 1024),
-                  "tp_by": fmt_value(lv.get("throughput_label")), "crossover": fmt(lv.get("crossover_kb"), "KiB")}
+    effective = [{"level": name, "iops": fmt(lv.iops), "iops_by": fmt_value(lv.iops_label),
+                  "mib_s": fmt(lv.throughput_kbps, scale=1 / 1024),
+                  "tp_by": fmt_value(lv.throughput_label), "crossover": fmt(lv.crossover_kb, "KiB")}
                  for name, lv in levels]
     notes: list[Any] = []
     sources: list[Any] = []
@@ -67,19 +79,18 @@ def _first(*values: Any) -> float | None:
 
 def crossover_view(bench: ReportBenchmark | None) -> CrossoverView | None:
     """The IO size where reads turn from IOPS-bound to throughput-bound: measured, and predicted from the limits."""
-    limits = _d(bench.limits if bench else None)
-    eff = _d(limits.get("effective"))
+    eff = limits_of(bench.limits if bench else None).effective or EffectiveLimits()
     detail = (bench.crossover if bench else None) or Crossover()
     measured = _first(bench.crossover_kb if bench else None, detail.measured_kb)
     peak = _first(detail.theoretical_peak_kb, bench.crossover_theoretical_kb if bench else None,
-                  _d(eff.get("peak")).get("crossover_kb"), eff.get("crossover_kb"))
-    sustained = _first(detail.theoretical_sustained_kb, _d(eff.get("sustained")).get("crossover_kb"))
+                  eff.peak.crossover_kb if eff.peak else None, eff.crossover_kb)
+    sustained = _first(detail.theoretical_sustained_kb, eff.sustained.crossover_kb if eff.sustained else None)
     if benchmark_absence(bench) and peak is None:
         return None
     return {"measured": fmt(measured, "KiB") if measured is not None
             else "not found: the sequential points never went from IOPS-bound to throughput-bound",
             "peak": fmt(peak, "KiB") if peak is not None else "no limits to predict it from",
-            "sustained": fmt(sustained, "KiB") if sustained is not None and eff.get("has_burst") else None}
+            "sustained": fmt(sustained, "KiB") if sustained is not None and eff.has_burst else None}
 
 
 def _cloudwatch(point: ReportPoint, metric: str, scale: float = 1.0) -> str:
@@ -161,7 +172,7 @@ def benchmark_view(bench: ReportBenchmark | None) -> BenchView:
     points = list(b.points)
     known = {p.point_id for p in points}
     points += [f.model_copy(update={"status": "FAILED"}) for f in b.failed_points if f.point_id not in known]
-    caps = _d(b.capabilities)  # the engine's capabilities, each shown as it is
+    caps = b.capabilities if isinstance(b.capabilities, dict) else {}  # the engine's capabilities, each as it is
     capabilities = [(humanize(str(k)), fmt_value(v)) for k, v in caps.items() if k != "notes"]
     if present(b.target):
         assert b.target is not None
@@ -177,7 +188,7 @@ def benchmark_view(bench: ReportBenchmark | None) -> BenchView:
             "points": [_point_row(p) for p in points], "done": len(done_points(bench)),
             "capabilities": capabilities,
             "conclusions": _unique(_l(b.conclusions)),
-            "notes": _unique(_l(b.notes) + _l(caps.get("notes"))),
+            "notes": _unique(_l(b.notes) + _l(Capabilities.model_validate(caps).notes)),
             "metrics": (f"CloudWatch: {len(missing)} point/metric pairs never arrived (recorded missing, not invented)"
                         if missing else ("CloudWatch: every required datapoint arrived"
                                          if b.metrics and b.metrics.complete else None))}

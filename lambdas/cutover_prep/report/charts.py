@@ -22,7 +22,15 @@ from markupsafe import Markup
 from pygal.style import Style
 
 from cutover_prep.dal.records.findings import WarmupTimeline
-from cutover_prep.report.parts import ReportBenchmark, ReportPoint, ReportProbe
+from cutover_prep.report.parts import (
+    EffectiveLimits,
+    LimitLevel,
+    ReportBenchmark,
+    ReportPoint,
+    ReportProbe,
+    limits_of,
+    present,
+)
 
 KIND_COLORS = {"sequential": "#1f5fa8", "random": "#d9771c", "write_direct": "#6a3d9a", "write_random": "#b5367a"}
 OTHER_COLORS = ("#2a8a5a", "#8c6d1f", "#4d6b7a", "#a83232")
@@ -238,24 +246,21 @@ def _colors_for(kinds: list[str]) -> tuple[str, ...]:
     return tuple(KIND_COLORS.get(k) or next(others) for k in kinds)
 
 
-def _as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _limit_levels(limits: Any) -> list[tuple[str, dict[str, Any]]]:
+def _limit_levels(limits: Any) -> list[tuple[str, LimitLevel]]:
     """The analysis' limits (``benchmark.limits``, its own mapping): peak and sustained, or one expected level."""
-    eff = _as_dict(_as_dict(limits).get("effective"))
-    levels = [(name, _as_dict(eff.get(name))) for name in ("peak", "sustained") if eff.get(name)]
-    if not levels and eff:
+    eff = limits_of(limits).effective or EffectiveLimits()
+    levels: list[tuple[str, LimitLevel]] = [(name, lv) for name, lv in eff.named() if lv is not None and present(lv)]
+    if not levels and present(eff):
         levels = [("expected", eff)]
-    if len(levels) == 2 and not eff.get("has_burst", True):
+    bursts = eff.has_burst if "has_burst" in eff.model_fields_set else True
+    if len(levels) == 2 and not bursts:
         levels = [("expected", levels[0][1])]
     return levels
 
 
 def _by_size_chart(bench: ReportBenchmark | None, limits: Any, *, chart_id: str, caption: str,
                    metric: Callable[[ReportPoint], float | None],
-                   y_title: str, cap_key: str, cap_scale: float) -> Chart:
+                   y_title: str, cap: Callable[[LimitLevel], Any], cap_scale: float) -> Chart:
     why = benchmark_absence(bench)
     if why:
         return Chart(chart_id, caption, why=why)
@@ -268,9 +273,9 @@ def _by_size_chart(bench: ReportBenchmark | None, limits: Any, *, chart_id: str,
         return Chart(chart_id, caption, why="no sweep point finished with a measured rate")
     xs = [x for pts in series.values() for x, _ in pts]
     ys = [y for pts in series.values() for _, y in pts]
-    caps = [(name, num(level.get(cap_key))) for name, level in _limit_levels(limits)]
-    caps = [(name, cap * cap_scale) for name, cap in caps if cap]
-    ys += [cap for _, cap in caps]
+    caps = [(name, num(cap(level))) for name, level in _limit_levels(limits)]
+    caps = [(name, value * cap_scale) for name, value in caps if value]
+    ys += [value for _, value in caps]
     x_ticks, y_ticks = _log_ticks(min(xs), max(xs)), _value_ticks(min(ys) / 1.2, max(ys) * 1.2)
     kinds = sorted(series)
     chart = _chart(pygal.XY, _colors_for(kinds) + LIMIT_COLORS, logarithmic=True,
@@ -281,8 +286,8 @@ def _by_size_chart(bench: ReportBenchmark | None, limits: Any, *, chart_id: str,
     for kind in kinds:
         points = sorted(series[kind])
         chart.add(kind, points, stroke=len({x for x, _ in points}) > 1)
-    for name, cap in caps:
-        chart.add(f"{name} limit {fmt_number(cap)}", [(x_ticks[0], cap), (x_ticks[-1], cap)], show_dots=False,
+    for name, value in caps:
+        chart.add(f"{name} limit {fmt_number(value)}", [(x_ticks[0], value), (x_ticks[-1], value)], show_dots=False,
                   stroke_style={"width": 2, "dasharray": "8,5"})
     return Chart(chart_id, caption, _render(chart))
 
@@ -294,12 +299,13 @@ def _mib_s(point: ReportPoint) -> float | None:
 
 def throughput_chart(bench: ReportBenchmark | None, limits: Any) -> Chart:
     return _by_size_chart(bench, limits, chart_id="chart-throughput", caption="Throughput (MiB/s) per IO size",
-                          metric=_mib_s, y_title="MiB/s (log scale)", cap_key="throughput_kbps", cap_scale=1 / 1024)
+                          metric=_mib_s, y_title="MiB/s (log scale)", cap=lambda lv: lv.throughput_kbps,
+                          cap_scale=1 / 1024)
 
 
 def iops_chart(bench: ReportBenchmark | None, limits: Any) -> Chart:
     return _by_size_chart(bench, limits, chart_id="chart-iops", caption="IOPS per IO size",
-                          metric=lambda p: num(p.iops), y_title="IOPS (log scale)", cap_key="iops",
+                          metric=lambda p: num(p.iops), y_title="IOPS (log scale)", cap=lambda lv: lv.iops,
                           cap_scale=1.0)
 
 
@@ -359,7 +365,7 @@ FALLING = 0.8  # the p99 at the most sessions below this share of the p99 at the
 
 
 def _reads(point: ReportPoint) -> float | None:
-    counts = [num(v) for v in _as_dict(point.latency_hist_us).values()]
+    counts = [num(v) for v in (point.latency_hist_us or {}).values()]
     return sum(c for c in counts if c is not None) or None
 
 
@@ -404,7 +410,7 @@ MAX_BUCKET_LABELS = 7  # more buckets than this: every second (third ...) one is
 
 def _histogram(probe: ReportProbe | None) -> dict[float, float]:
     hist: dict[float, float] = {}
-    for key, count in _as_dict(probe.latency_hist_us if probe else None).items():
+    for key, count in ((probe.latency_hist_us if probe else None) or {}).items():
         upper, n = num(key), num(count)
         if upper is not None and upper > 0 and n is not None and n >= 0:
             hist[upper] = hist.get(upper, 0.0) + n

@@ -19,7 +19,16 @@ from cutover_prep.engines import keys
 from cutover_prep.models.status import is_cached
 from cutover_prep.report import clocks
 from cutover_prep.report.charts import fmt_duration, fmt_number, num
-from cutover_prep.report.parts import Probes, ReadIOPS, ReadThroughput, ReportBenchmark, ReportFindings, ReportPoint
+from cutover_prep.report.parts import (
+    Capabilities,
+    JudgedThresholds,
+    Probes,
+    ReadIOPS,
+    ReadThroughput,
+    ReportBenchmark,
+    ReportFindings,
+    ReportPoint,
+)
 from cutover_prep.report.reading import Readable, findings_of, present
 from cutover_prep.report.view_model import CensusView, CoverageRow, CoverageView, Figure, PriorityView, UnreadView
 
@@ -375,11 +384,12 @@ def _probe_medians(findings: ReportFindings) -> tuple[float | None, float | None
 def exception_of(reason: Reason, findings: ReportFindings) -> str | None:
     """How a passed check passed when it passed on one of its rule's allowances rather than outright (same
     thresholds), in words that start with "passed"; None when it passed outright."""
-    t = findings.verdict.thresholds if findings.verdict else {}  # models.run_input.Thresholds, as judged by
+    # models.run_input.Thresholds, as judged by
+    t = JudgedThresholds.model_validate(findings.verdict.thresholds if findings.verdict else {})
     code = reason.code
     if code == "WARM_VS_COLD":
         c, w = _probe_medians(findings)
-        fast, speedup = num(t.get("fast_read_ms")), num(t.get("min_warm_speedup"))
+        fast, speedup = num(t.fast_read_ms), num(t.min_warm_speedup)
         if c is None or w is None or fast is None or speedup is None or c <= fast:
             return None
         ratio = c / w if w > 0 else float("inf")
@@ -393,7 +403,7 @@ def exception_of(reason: Reason, findings: ReportFindings) -> str | None:
                     "(verdict.min_warm_speedup)")
         return None
     if code == "COVERAGE":
-        cov, least = num(findings.coverage_pct), num(t.get("min_coverage_pct"))
+        cov, least = num(findings.coverage_pct), num(t.min_coverage_pct)
         if cov is not None and least is not None and cov < 100:
             return (f"passed under a threshold below 100 %: {fmt_number(100 - cov)} % of the planned bytes were not "
                     f"read (verdict.min_coverage_pct {least:g} %)")
@@ -403,7 +413,7 @@ def exception_of(reason: Reason, findings: ReportFindings) -> str | None:
         if len(numbers) >= 2 and numbers[0] < numbers[1]:
             return (f"passed within the tolerance: {fmt_number(numbers[0])} is below {fmt_number(numbers[1])} by "
                     f"{fmt_number(100 * (1 - numbers[0] / numbers[1]))} % (verdict.tolerance_pct "
-                    f"{_fmt(t.get('tolerance_pct'))} %)")
+                    f"{_fmt(t.tolerance_pct)} %)")
     return None
 
 
@@ -425,7 +435,7 @@ def io_size_absent(bench: ReportBenchmark | None) -> str | None:
     """Why the IO-size charts are not drawn: the engine offers no knob to change the IO size."""
     # the engine's capabilities, as its benchmark wrote them (``BenchmarkSection.capabilities``)
     caps = bench.capabilities if bench is not None and isinstance(bench.capabilities, dict) else {}
-    knobs = caps.get("knobs")
+    knobs = Capabilities.model_validate(caps).knobs
     if not isinstance(knobs, dict):
         return None
     if any(knobs.values()):

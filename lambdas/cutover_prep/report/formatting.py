@@ -16,10 +16,6 @@ KEY_LABELS = {"throughput_mbps": "storage throughput given (MiB/s)", "iops": "IO
 WORDS = {"iops": "IOPS", "ebs": "EBS", "gp2": "gp2", "db": "DB"}
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _l(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 

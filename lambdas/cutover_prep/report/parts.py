@@ -9,7 +9,7 @@ stored mapping (``reading.findings_of``); it is never written.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from cutover_prep.dal.records.findings import Concurrency, Findings, WarmupSection
 from cutover_prep.dal.records.findings_benchmark import BenchmarkSection, Probe, SweepPoint
@@ -116,6 +116,111 @@ class AfterHotSet(OpenSection):
     most_holders: Num | None = None
 
 
+def _mapping_or_none(value: Json) -> Json:
+    """A part that is not a mapping reads as not there (as the report has always read it)."""
+    return value if isinstance(value, dict) else None
+
+
+class LimitLevel(OpenSection):
+    """One level of the analysis' effective limits (``analysis.limits``): its IOPS and throughput, what set each,
+    and the crossover they predict."""
+
+    iops: Json = None
+    iops_label: Json = None
+    throughput_kbps: Json = None
+    throughput_label: Json = None
+    crossover_kb: Json = None
+
+
+class EffectiveLimits(LimitLevel):
+    """``benchmark.limits.effective``: a peak and a sustained level where the volume bursts, else one level (its own
+    fields)."""
+
+    peak: LimitLevel | None = None
+    sustained: LimitLevel | None = None
+    has_burst: Json = None
+
+    _levels = field_validator("peak", "sustained", mode="before")(_mapping_or_none)
+
+    def named(self) -> list[tuple[str, LimitLevel | None]]:
+        """The peak and the sustained level, by name (None: not there)."""
+        return [("peak", self.peak), ("sustained", self.sustained)]
+
+
+class Limits(OpenSection):
+    """``benchmark.limits``: the analysis' own mapping (``analysis.limits.expected_limits``), shown key by key; the
+    report reads its effective levels."""
+
+    effective: EffectiveLimits | None = None
+
+    _effective = field_validator("effective", mode="before")(_mapping_or_none)
+
+
+def limits_of(limits: Json) -> Limits:
+    """The analysis' limits as the report reads them (none: not a mapping)."""
+    return Limits.model_validate(limits) if isinstance(limits, dict) else Limits()
+
+
+class Source(OpenSection):
+    """A source the analysis' limits cite: its title, address and version."""
+
+    title: Json = None
+    url: Json = None
+    version: Json = None
+
+
+class Capabilities(OpenSection):
+    """``benchmark.capabilities``: the engine's benchmark capabilities, each shown as it is; the report reads its
+    notes and its IO-size knobs."""
+
+    notes: Json = None
+    knobs: Json = None
+
+
+class YieldSample(OpenSection):
+    """One decision of the yield controller (``warmup.slots.yielding_findings``)."""
+
+    t_s: Json = None
+    level: Json = None
+    app_reads_per_s: Json = None
+    app_ms_per_read: Json = None
+    decision: Json = None
+
+
+class YieldingSection(OpenSection):
+    """``warmup.concurrency.yielding``: the yield controller's decisions, one sample a window."""
+
+    samples: list[YieldSample] = []
+
+    _samples = field_validator("samples", mode="before")(
+        lambda value: [s for s in value if isinstance(s, dict)] if isinstance(value, list) else [])
+
+
+class JudgedThresholds(OpenSection):
+    """``verdict.thresholds``: the thresholds the run was judged by (``models.run_input.Thresholds``), as recorded;
+    the report reads those a passed check's allowance names."""
+
+    fast_read_ms: Json = None
+    min_warm_speedup: Json = None
+    min_coverage_pct: Json = None
+    tolerance_pct: Json = None
+
+
+class Connection(OpenSection):
+    """``plan.connection``: how the run's reads reached the database (``warmup.discovery.Connection``)."""
+
+    transport: Json = None
+    read_only_guard: Json = None
+
+
+class PlanPart(OpenSection):
+    """``plan``: the plan's summary, kept as written; the report reads its connection."""
+
+    connection: Connection | None = None
+
+    _connection = field_validator("connection", mode="before")(_mapping_or_none)
+
+
 class BlueGreen(OpenSection):
     note: str | None = None
     green: Json = None
@@ -129,8 +234,12 @@ class BenchmarkMetrics(OpenSection):
 
 
 # -- the record with those parts typed -------------------------------------------------------------------------------
+Histogram = dict[str, Num]  # ``latency_hist_us``: reads per latency bucket (``measure.model.histogram``)
+
+
 class ReportProbe(Probe):
     latency_us: Latency | None = None
+    latency_hist_us: Histogram | None = None
     client_latency_us: Latency | None = None
 
 
@@ -159,6 +268,7 @@ class Crossover(OpenSection):
 
 class ReportPoint(SweepPoint):
     latency_us: Latency | None = None
+    latency_hist_us: Histogram | None = None
 
 
 class ReportBenchmark(BenchmarkSection):
@@ -172,6 +282,9 @@ class ReportBenchmark(BenchmarkSection):
 
 class ReportConcurrency(Concurrency):
     after_hot_set: AfterHotSet | None = None
+    yielding: YieldingSection | None = None
+
+    _yielding = field_validator("yielding", mode="before")(_mapping_or_none)
 
 
 class ReportWarmup(WarmupSection):

@@ -17,7 +17,7 @@ from cutover_prep.report.bench_view import benchmark_view, crossover_view, limit
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.charts import Chart, fmt_duration, num
 from cutover_prep.report.formatting import DASH, MIB, fmt, fmt_time, fmt_value, humanize
-from cutover_prep.report.parts import EstimateFigures, ReportFindings
+from cutover_prep.report.parts import Connection, EstimateFigures, PlanPart, ReportFindings
 from cutover_prep.report.reading import Readable, findings_of, present
 from cutover_prep.report.view_model import PreflightView, ReasonView, StorageInitView, VerdictView, View, WarmupView
 
@@ -49,12 +49,12 @@ def _verdict(findings: ReportFindings) -> VerdictView:
 def _safety(findings: ReportFindings) -> list[tuple[str, str]]:
     """How the run reached the database and what it wrote there (the write test's scratch objects)."""
     # the plan's summary is the plan's record, kept as written (``Findings.plan``)
-    plan = findings.plan if isinstance(findings.plan, dict) else {}
-    connection = plan.get("connection") if isinstance(plan.get("connection"), dict) else {}
+    plan = PlanPart.model_validate(findings.plan) if isinstance(findings.plan, dict) else PlanPart()
+    connection = plan.connection or Connection()
     rows = []
-    if connection.get("transport"):
-        rows.append(("connection", fmt_value(connection.get("transport"))))
-        rows.append(("read-only guard", fmt_value(connection.get("read_only_guard"))))
+    if connection.transport:
+        rows.append(("connection", fmt_value(connection.transport)))
+        rows.append(("read-only guard", fmt_value(connection.read_only_guard)))
     scratch = findings.scratch
     if scratch is not None and (scratch.created or scratch.left):
         rows.append(("write test scratch objects",

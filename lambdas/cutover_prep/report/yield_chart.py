@@ -7,11 +7,10 @@ seconds since the first slot. Drawn only when the run yielded (the controller ma
 
 from __future__ import annotations
 
-from typing import Any
-
 import pygal
 
 from cutover_prep.report.charts import WIDTH, Chart, _chart, _linear_ticks, _render, _tick_formatter, num
+from cutover_prep.report.parts import YieldSample
 from cutover_prep.report.reading import Readable, findings_of
 
 CHART_ID = "chart-yielding"
@@ -19,18 +18,16 @@ CAPTION = "Yielding to the application: the warm-up's concurrency and the applic
 LEVEL_SERIES, LATENCY_SERIES = "units reading at once (cap)", "application: ms per read"
 
 
-def samples(findings: Readable) -> list[dict[str, Any]]:
-    """``warmup.concurrency.yielding.samples`` of the findings (kept as the slots wrote them: an open part of
-    the ``Concurrency`` section), or none."""
+def samples(findings: Readable) -> list[YieldSample]:
+    """``warmup.concurrency.yielding.samples`` of the findings (``parts.YieldingSection``), or none."""
     warmup = findings_of(findings).warmup
     concurrency = warmup.concurrency if warmup is not None else None
-    section = getattr(concurrency, "yielding", None) if concurrency is not None else None
-    found = section.get("samples") if isinstance(section, dict) else None
-    return [s for s in found if isinstance(s, dict)] if isinstance(found, list) else []
+    section = concurrency.yielding if concurrency is not None else None
+    return section.samples if section is not None else []
 
 
 def yield_chart(findings: Readable) -> Chart:
-    points = [(num(s.get("t_s")), num(s.get("level")), num(s.get("app_ms_per_read"))) for s in samples(findings)]
+    points = [(num(s.t_s), num(s.level), num(s.app_ms_per_read)) for s in samples(findings)]
     points = [(t, lv, ms) for t, lv, ms in points if t is not None and lv is not None]
     if not points:
         return Chart(CHART_ID, CAPTION, why="the warm-up made no yield decision in this run (yielding off, no hot "

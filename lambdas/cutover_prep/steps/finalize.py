@@ -85,7 +85,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
     control = store.get_warmup_control(run_id)
     time_model = TimeModel.model_validate(record.estimate) if record.estimate else None  # the estimate's
-    concurrency = concurrency_findings(control.stored() if control else None)
+    concurrency = concurrency_findings(control)
     findings.warmup = warmup_section(concurrency, findings, eta_findings(
         unit_items, planned, read, units=units, estimate=time_model))  # eta_samples, eta
     store.put_json(evidence_key(run_id, REPLAY_EVIDENCE), replay_record(  # what the ETA was judged on, replayable

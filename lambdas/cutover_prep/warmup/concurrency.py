@@ -26,14 +26,24 @@ still recorded).
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import TypeVar
 
+from pydantic import BaseModel, ConfigDict
+
+from cutover_prep.dal.records.run import PointItem
 from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.planning import MIB
 
 MIN_WINDOW_SECONDS = 1.0
 MAX_SAMPLES = 500  # [t, level, MiB/s, holders] ~40 bytes each: far below DynamoDB's 400 KB item limit
+Number = int | float  # a number read back as the control item holds it (DynamoDB gives back an int for 100.0)
+_State = TypeVar("_State", bound=BaseModel)
+
+
+def replace(state: _State, **changes: object) -> _State:
+    """The frozen ``state`` with ``changes`` (what ``dataclasses.replace`` is to a dataclass)."""
+    return state.model_copy(update=changes)
 
 
 @dataclass(frozen=True)
@@ -53,27 +63,17 @@ class Settings:
                    window_chunks=warmup.adaptive_window_chunks)
 
 
-@dataclass(frozen=True)
-class Control:
-    """What the controller remembers between windows."""
+class Control(BaseModel):
+    """What the controller remembers between windows (the control item's ``control``: ``model_dump``)."""
+
+    model_config = ConfigDict(frozen=True)
 
     level: int
     best_level: int | None = None
-    best_mib_per_s: float | None = None
+    best_mib_per_s: Number | None = None
     strikes: int = 0
     settled: str | None = None  # None while climbing; "no_growth", "capped" or "fixed" once it holds
-    samples: tuple[tuple[float, int, float, int], ...] = field(default_factory=tuple)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"level": self.level, "best_level": self.best_level, "best_mib_per_s": self.best_mib_per_s,
-                "strikes": self.strikes, "settled": self.settled, "samples": [list(s) for s in self.samples]}
-
-    @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> Control:
-        return cls(level=int(doc["level"]), best_level=doc.get("best_level"),
-                   best_mib_per_s=doc.get("best_mib_per_s"), strikes=int(doc.get("strikes") or 0),
-                   settled=doc.get("settled"),
-                   samples=tuple((float(t), int(lv), float(r), int(h)) for t, lv, r, h in doc.get("samples") or []))
+    samples: tuple[tuple[float, int, float, int], ...] = ()
 
 
 def initial(settings: Settings) -> Control:
@@ -123,17 +123,24 @@ def window_rate(bytes_before: int, bytes_now: int, seconds: float) -> float:
     return max(0, bytes_now - bytes_before) / MIB / seconds if seconds > 0 else 0.0
 
 
-def sizing_rate(cold_probe: dict[str, Any] | None, assumed_mib_per_s: float) -> dict[str, Any]:
+class SizingRate(BaseModel):
+    """The rate the first chunks are sized from (the control item's ``rate``, AcquireSlot's ``rate``)."""
+
+    mib_per_s: Number
+    source: str
+
+
+def sizing_rate(cold_probe: PointItem | None, assumed_mib_per_s: float) -> SizingRate:
     """The rate the first chunks are sized from: the cold probe's, when it ran, else the assumed one.
 
     The cold probe times random single-block reads of cold blocks by one session: every block
     pays a first touch. A reader going through blocks in order pays at most that per block, so
     the probe's rate is a floor of one warm-up reader's cold rate: chunks sized from it never
     outlast an invocation. After its first chunks a unit sizes from its own measured rate."""
-    kbps = (cold_probe or {}).get("throughput_kbps")
-    if (cold_probe or {}).get("status") == "DONE" and kbps and float(kbps) > 0:
-        return {"mib_per_s": round(float(kbps) / 1024, 3), "source": "cold_probe"}
-    return {"mib_per_s": float(assumed_mib_per_s), "source": "assumed"}
+    kbps = cold_probe.throughput_kbps if cold_probe else None
+    if cold_probe is not None and cold_probe.status == "DONE" and kbps and float(kbps) > 0:
+        return SizingRate(mib_per_s=round(float(kbps) / 1024, 3), source="cold_probe")
+    return SizingRate(mib_per_s=float(assumed_mib_per_s), source="assumed")
 
 
 # -- yielding to the application (issue 36 §1): AIMD on the application's read latency -----------------------
@@ -178,22 +185,33 @@ class YieldSettings:
                    latency_factor=y.latency_factor, min_reads_per_s=y.min_reads_per_second, decrease=y.decrease)
 
 
-@dataclass(frozen=True)
-class Yielding:
+class Yielding(BaseModel):
+    """The yield controller's cap, its base latency, its last decision and its samples (the control item's
+    ``yielding.state``: ``model_dump``)."""
+
+    model_config = ConfigDict(frozen=True)
+
     level: int
-    base_ms: float | None = None
+    base_ms: Number | None = None
     decision: str | None = None
-    samples: tuple[tuple[float, int, float, float | None, str], ...] = field(default_factory=tuple)
+    samples: tuple[tuple[float, int, float, float | None, str], ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"level": self.level, "base_ms": self.base_ms, "decision": self.decision,
-                "samples": [list(s) for s in self.samples]}
 
-    @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> Yielding:
-        return cls(level=int(doc["level"]), base_ms=doc.get("base_ms"), decision=doc.get("decision"),
-                   samples=tuple((float(t), int(lv), float(r), None if ms is None else float(ms), str(d))
-                                 for t, lv, r, ms, d in doc.get("samples") or []))
+class Counters(BaseModel):
+    """The engine's cumulative read counters (``engines.activity.Activity``)."""
+
+    reads: int
+    read_ms: float | None = None
+    block_size: int
+    own_included: bool = False
+    source: str | None = None
+
+
+class Reading(Counters):
+    """One reading of the counters: when it was taken (``at``, s) and the warm-up's own bytes by then."""
+
+    at: float
+    own_bytes: int = 0
 
 
 def yield_start(settings: YieldSettings) -> Yielding:
@@ -243,16 +261,16 @@ def base_latency(state: Yielding, settings: YieldSettings, *, reading: bool, ms_
     return float(statistics.median(ms for lv, ms in windows if lv == lowest))
 
 
-def application_window(before: dict[str, Any], now: dict[str, Any]) -> tuple[float, float | None]:
+def application_window(before: Reading, now: Reading) -> tuple[float, float | None]:
     """(the application's blocks read a second, its ms per read) between two readings of the engine's counters
     (``engines.activity.Activity.to_json`` plus ``at`` (s) and ``own_bytes``: the warm-up's bytes by then).
     Counters that include the warm-up's own reads (``own_included``) lose the warm-up's blocks."""
-    seconds = max(1e-6, float(now["at"]) - float(before["at"]))
-    reads = int(now["reads"]) - int(before["reads"])
-    if now.get("own_included"):
-        reads -= (int(now.get("own_bytes") or 0) - int(before.get("own_bytes") or 0)) // int(now["block_size"])
+    seconds = max(1e-6, now.at - before.at)
+    reads = now.reads - before.reads
+    if now.own_included:
+        reads -= (now.own_bytes - before.own_bytes) // now.block_size
     reads = max(0, reads)
     ms = None
-    if now.get("read_ms") is not None and before.get("read_ms") is not None:
-        ms = max(0.0, float(now["read_ms"]) - float(before["read_ms"])) / reads if reads else 0.0
+    if now.read_ms is not None and before.read_ms is not None:
+        ms = max(0.0, now.read_ms - before.read_ms) / reads if reads else 0.0
     return reads / seconds, ms

@@ -6,12 +6,15 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pydantic import BaseModel, ConfigDict
+
 from cutover_prep.access.connection import SecretReader, connection_spec
 from cutover_prep.access.secret_binding import TagReader
 from cutover_prep.access.selection import choose_for_run, resolved_warmup, selection_line
 from cutover_prep.dal.plan_evidence import PLAN_SEGMENTS, segments_ref
 from cutover_prep.dal.records.census import CENSUS_START, census_json, census_ref
 from cutover_prep.dal.records.plan import Plan as PlanRecord
+from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
 from cutover_prep.engines.registry import check_hot_set_engine
@@ -22,6 +25,7 @@ from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.planning import (
     MIB,
+    HotSetCache,
     Plan,
     PlanOptions,
     cache_hot_set,
@@ -68,6 +72,30 @@ def run_context(run: RunState) -> RunContext:
     })
 
 
+class Connection(BaseModel):
+    """How the run's reads reach the database (the plan summary's ``connection``): the transport the engine
+    negotiated (``engines.transport``) and how its sessions are kept read-only."""
+
+    transport: str | None = None
+    read_only_guard: str | None = None
+
+
+class VolumeName(BaseModel):
+    """One additional storage volume of the instance's facts: its name."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str | None = None
+
+
+class InstanceVolumes(BaseModel):
+    """What discovery reads of the instance's facts (``rds.instance_facts``): its RDS additional storage volumes."""
+
+    model_config = ConfigDict(extra="allow")
+
+    additional_storage_volumes: list[VolumeName] | None = None
+
+
 @dataclass(frozen=True)
 class Planned:
     """What discovery and the planner made of a target: the run's plan, and ``cutover-prep estimate``'s."""
@@ -76,10 +104,10 @@ class Planned:
     segments: list[Any]
     plan: Plan
     methods: dict[str, Any]
-    transport: dict[str, Any]
+    transport: Connection
     selected: Any  # modes.select's answer (the datafile pass, the oversized segments)
     census: list[dict[str, Any]] | None = None  # everything on the volume (findings.census), when the engine takes one
-    hot_set_cache: dict[str, Any] | None = None  # planning.cache_hot_set's decision
+    hot_set_cache: HotSetCache | None = None
 
 
 class StoredPages(MutableMapping[str, Any]):
@@ -128,7 +156,7 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
     # the engine found (the input's, else RDS's): a hot set of another engine names nothing here
     check_hot_set_engine(warmup.hot_set.engine if warmup.hot_set else None, spec.engine)
 
-    def once() -> tuple[list[Any], dict[str, Any], dict[str, Any], list[dict[str, Any]] | None, int | None]:
+    def once() -> tuple[list[Any], dict[str, Any], Connection, list[dict[str, Any]] | None, int | None]:
         engine = open_engine(spec, warmup)
         try:
             options = DiscoveryOptions(
@@ -142,9 +170,9 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
             # the engine's buffer cache (bytes), if it can load it with a read: the hot set may go there too
             cache = engine.cache_bytes() if hasattr(engine, "cache_bytes") else None
             cache = cache if isinstance(cache, int) and not isinstance(cache, bool) else None
-            return found, (engine.read_methods() if hasattr(engine, "read_methods") else {}), {
-                "transport": getattr(engine, "transport", None),
-                "read_only_guard": getattr(engine, "read_only_guard", "session")}, census, cache
+            return found, (engine.read_methods() if hasattr(engine, "read_methods") else {}), Connection(
+                transport=getattr(engine, "transport", None),
+                read_only_guard=getattr(engine, "read_only_guard", "session")), census, cache
         finally:
             engine.close()
 
@@ -185,15 +213,17 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     # plan.json keeps them in its options, which the end census takes
     warmup = resolved_warmup(warmup, run.target, spec.engine)
     planned = make_plan(spec, warmup, open_engine, lambda_timeout_s=lambda_timeout_s, attempts=attempts,
-                        additional_volumes=additional_volume_names(run.instance), pages=StoredPages(store, run_id))
+                        additional_volumes=additional_volume_names(run), pages=StoredPages(store, run_id))
     mode, methods, transport, segments, plan, selected = (planned.mode, planned.methods, planned.transport,
                                                           planned.segments, planned.plan, planned.selected)
     how = choose_for_run(spec.engine, target, run.warmup.model_dump(mode="json")).how
     selection = selection_line(spec.engine, segments, planned.census, how)  # said before the warm-up reads
-    summary = {**plan.summary(), "mode": mode, "engine": spec.engine, "read_methods": methods, "connection": transport,
-               "selection": selection,
-               "assumed_cold_mib_per_s": warmup.assumed_cold_mib_per_s,
-               **({"hot_set_cache": planned.hot_set_cache} if planned.hot_set_cache else {})}
+    hot_cache = planned.hot_set_cache
+    summary = PlanSummary(**plan.summary(), mode=mode, engine=spec.engine, read_methods=methods,
+                          connection=transport.model_dump(), selection=selection,
+                          assumed_cold_mib_per_s=warmup.assumed_cold_mib_per_s,
+                          **({"hot_set_cache": hot_cache._asdict()} if hot_cache else {}))
+    summary_json = summary.model_dump(exclude_unset=True)  # the fields given: hot_set_cache only when loaded
     unit_of_segment: dict[str, list[str]] = {}
     for unit in plan.units:
         for rng in unit.ranges:
@@ -214,15 +244,17 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     plan_doc = PlanRecord.new(
         run_id=run_id, engine=spec.engine, target=target, options=warmup, summary=summary,
         segments=segments_ref(segments_key, len(segments)), oversized_units=plan.oversized_units, census=census,
-        **modes.plan_fields(selected, plan.units))
+        **modes.plan_fields(selected, plan.units)._asdict())
     store.put_json(plan_key, plan_doc.stored())
     hot_rank = len(warmup.priority) if hot_set_names(warmup) else None
     if say is not None:
         say(selection)
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units), selection=selection,
                      hot_set_units=[u.unit_id for u in plan.units if u.priority == hot_rank],
-                     bytes_planned=plan.bytes, plan=summary, plan_key=plan_key, instance=_facts(run),
-                     estimate=estimate_plan(run, store=store, plan_summary=summary, engine=spec.engine,
+                     bytes_planned=plan.bytes, plan=summary_json, plan_key=plan_key,
+                     # the facts DescribeInstance returned, for the findings (without the polling fields)
+                     instance={k: v for k, v in run.instance.items() if k not in ("status", "ready") and v is not None},
+                     estimate=estimate_plan(run, store=store, plan_summary=summary_json, engine=spec.engine,
                                             segments=segments, census=planned.census))
     return _result(plan_doc, plan_key, units_key, run, reused=False)
 
@@ -233,15 +265,10 @@ def hot_set_names(warmup: Warmup) -> tuple[str, ...]:
     return tuple(warmup.hot_set.names) if warmup.hot_set else ()
 
 
-def additional_volume_names(instance: dict[str, Any]) -> tuple[str, ...]:
+def additional_volume_names(run: RunState) -> tuple[str, ...]:
     """The names of the instance's RDS additional storage volumes (``rds.instance_facts``), if any."""
-    volumes = instance.get("additional_storage_volumes")
-    return tuple(str(v["name"]) for v in volumes or [] if isinstance(v, dict) and v.get("name"))
-
-
-def _facts(run: RunState) -> dict[str, Any]:
-    """The instance facts DescribeInstance returned, for the findings (without the polling fields)."""
-    return {k: v for k, v in run.instance.items() if k not in ("status", "ready") and v is not None}
+    volumes = InstanceVolumes.model_validate(run.instance).additional_storage_volumes
+    return tuple(str(v.name) for v in volumes or [] if v.name)
 
 
 def _result(plan: PlanRecord, plan_key: str, units_key: str, run: RunState, *, reused: bool) -> DiscoverResult:

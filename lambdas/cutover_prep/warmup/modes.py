@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from cutover_prep.dal.records.plan import BY_DATAFILES, BY_OWN_UNIT
 from cutover_prep.engines.base import DiscoveryOptions, Segment
@@ -56,13 +56,31 @@ def discover(engine: Any, options: DiscoveryOptions, mode: str,
     return found
 
 
+class Oversized(NamedTuple):
+    """A segment one unit cannot hold that the engine cannot split, and how it is read (plan.json's
+    ``oversized_segments``: ``_asdict``)."""
+
+    key: str
+    kind: str
+    bytes: int
+    read_by: str
+
+
+class PlanFields(NamedTuple):
+    """What plan.json carries for the findings: the mode, the oversized segments, the datafile units."""
+
+    mode: str
+    oversized_segments: list[dict[str, str | int]]
+    datafile_units: list[str]
+
+
 @dataclass
 class Selection:
     """What to plan, in order, and the oversized segments to name."""
 
     mode: str
     segments: list[Segment]
-    oversized: list[dict[str, Any]] = field(default_factory=list)
+    oversized: list[Oversized] = field(default_factory=list)
 
 
 def oversized(segments: Iterable[Segment], unit_bytes: int) -> list[Segment]:
@@ -73,14 +91,14 @@ def oversized(segments: Iterable[Segment], unit_bytes: int) -> list[Segment]:
 def select(mode: str, found: list[Segment], unit_bytes: int) -> Selection:
     big = oversized(found, unit_bytes)
     by = BY_DATAFILES if reads_datafiles(mode) else BY_OWN_UNIT
-    named = [{"key": s.key, "kind": s.kind, "bytes": s.bytes, "read_by": by} for s in big]
+    named = [Oversized(key=s.key, kind=s.kind, bytes=s.bytes, read_by=by) for s in big]
     if by == BY_DATAFILES:
         skip = {s.key for s in big}
         found = [s for s in found if s.key not in skip]
     return Selection(mode, found, named)
 
 
-def plan_fields(selection: Selection, units: Iterable[Any]) -> dict[str, Any]:
+def plan_fields(selection: Selection, units: Iterable[Any]) -> PlanFields:
     """Fields plan.json carries for the findings: the mode, the oversized segments, the datafile units."""
     datafile_units = [u.unit_id for u in units if any(r.segment_key.endswith(f"#{DATAFILE_KIND}") for r in u.ranges)]
-    return {"mode": selection.mode, "oversized_segments": selection.oversized, "datafile_units": datafile_units}
+    return PlanFields(selection.mode, [o._asdict() for o in selection.oversized], datafile_units)

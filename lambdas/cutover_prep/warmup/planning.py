@@ -36,7 +36,7 @@ import fnmatch
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from cutover_prep.engines import keys
 from cutover_prep.engines.base import Extent, ReadRange, Segment
@@ -258,8 +258,18 @@ def plan_units(segments: Iterable[Segment], options: PlanOptions = PlanOptions()
     )
 
 
+class HotSetCache(NamedTuple):
+    """Whether the hot set was marked to be read into the engine's buffer cache: its bytes, the cache's, the share
+    of it the hot set may take, and the answer (the plan summary's ``hot_set_cache``: ``_asdict``)."""
+
+    bytes: int
+    cache_bytes: int | None
+    share: float
+    marked: bool
+
+
 def cache_hot_set(plan: Plan, hot_rank: int | None, cache_bytes: int | None,
-                  share: float = HOT_SET_CACHE_SHARE) -> dict[str, Any] | None:
+                  share: float = HOT_SET_CACHE_SHARE) -> HotSetCache | None:
     """Mark the hot set's ranges ``cache: true`` (read into the engine's buffer cache) when its units hold at
     most ``share`` of ``cache_bytes``; what was decided (None without a hot set). ``cache_bytes`` None: the
     engine does not say (nothing marked)."""
@@ -271,4 +281,4 @@ def cache_hot_set(plan: Plan, hot_rank: int | None, cache_bytes: int | None,
     if loaded:
         for unit in hot:
             unit.ranges = [replace(r, locator={**r.locator, "cache": True}) for r in unit.ranges]
-    return {"bytes": size, "cache_bytes": cache_bytes, "share": share, "marked": loaded}
+    return HotSetCache(bytes=size, cache_bytes=cache_bytes, share=share, marked=loaded)

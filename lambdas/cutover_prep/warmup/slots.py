@@ -31,15 +31,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
+from pydantic import BaseModel
+
+from cutover_prep.dal.records.run import RunItem, WarmupControl
 from cutover_prep.dal.store import Store
 from cutover_prep.models.status import UnitStatus
 from cutover_prep.models.steps import RunContext, SlotAnswer, SlotReleased
 from cutover_prep.models.warmup import Warmup
 from cutover_prep.warmup.concurrency import (
     Control,
+    Counters,
+    Number,
+    Reading,
     Settings,
+    SizingRate,
     Yielding,
     YieldSettings,
     application_window,
@@ -65,9 +72,56 @@ POLL_INTERVAL = 0.5
 WAIT_SECONDS = 1  # then the ASL's WaitForSlot waits this long before the next invocation
 
 
-STATE_KEYS = ("attempt", "holders", "control", "t0", "window_started", "window_bytes", "window_chunks", "rate",
-              "adaptive", "maximum", "hot_left", "after_hot_set", "yielding")
 Activity = Callable[[], "dict[str, Any] | None"]  # deps.activity_reader: the engine's counters (None: no hook)
+
+
+class AfterHotSet(BaseModel):
+    """From the acquire that found the hot set warm: the level then in force, when (s after the first
+    acquire), how many held slots then, how many were admitted after and the most that held slots at one."""
+
+    max_concurrency: int
+    t_s: Number
+    holders_then: int
+    admitted: int = 0
+    most_holders: int | None = None
+
+
+class YieldRecord(BaseModel):
+    """The yield controller's state between acquires: its cap and samples, the last counters read, since when
+    it decides (s after the first acquire) and where the counters come from."""
+
+    state: Yielding
+    last: Reading | None = None
+    since: Number | None = None
+    source: str | None = None
+
+
+class ControlState(BaseModel):
+    """What the findings read of the control item: the controller, the sizing rate, the after-hot-set mark and the
+    yield controller."""
+
+    control: Control
+    rate: SizingRate | None = None
+    adaptive: bool | None = None
+    maximum: int | None = None
+    after_hot_set: AfterHotSet | None = None
+    yielding: YieldRecord | None = None
+
+    @classmethod
+    def of(cls, item: WarmupControl) -> Self:
+        return cls.model_validate(item.state())
+
+
+class SlotState(ControlState):
+    """The control item as the slots read and write it (``WarmupControl``'s attributes but its keys and version)."""
+
+    attempt: int
+    holders: list[str] = []
+    t0: Number
+    window_started: Number
+    window_bytes: int
+    window_chunks: int | None = None
+    hot_left: list[str] | None = None
 
 
 def after_hot_set_level(warmup: Warmup) -> int | None:
@@ -92,13 +146,11 @@ def _hot_left(hot_left: list[str], *, store: Store, run_id: str) -> list[str]:
 
 
 def _fresh(run: RunContext, settings: Settings, *, store: Store, attempt: int, now: float,
-           bytes_now: int, chunks_now: int, hot_units: list[str]) -> dict[str, Any]:
-    cold = point.stored() if (point := store.get_point(run.run_id, "probe-cold")) else None
-    return {"hot_left": list(hot_units), "after_hot_set": None,
-            "attempt": attempt, "holders": [], "control": initial(settings).to_json(), "t0": now,
-            "window_started": now, "window_bytes": bytes_now, "window_chunks": chunks_now,
-            "rate": sizing_rate(cold, run.warmup.assumed_cold_mib_per_s),
-            "adaptive": settings.adaptive, "maximum": settings.maximum}
+           bytes_now: int, chunks_now: int, hot_units: list[str]) -> SlotState:
+    return SlotState(hot_left=list(hot_units), attempt=attempt, control=initial(settings), t0=now, window_started=now,
+                     window_bytes=bytes_now, window_chunks=chunks_now,
+                     rate=sizing_rate(store.get_point(run.run_id, "probe-cold"), run.warmup.assumed_cold_mib_per_s),
+                     adaptive=settings.adaptive, maximum=settings.maximum)
 
 
 def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float] = time.time,
@@ -122,15 +174,13 @@ def acquire(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], 
 
 
 
-def _yield(state: dict[str, Any], ysettings: YieldSettings, *, now: float, own_bytes: int,
-           read: Callable[[], dict[str, Any]]) -> Yielding:
+def _yield(state: SlotState, ysettings: YieldSettings, *, now: float, own_bytes: int,
+           read: Callable[[], Counters | None]) -> Yielding:
     """The yield cap in force (``concurrency.yield_observe``), one decision per ``window_seconds``: each
     reads the engine's counters once (``read``: cached by the caller across its optimistic retries)."""
-    doc = state.get("yielding") or {"state": yield_start(ysettings).to_json(), "last": None,
-                                     "since": round(now - float(state["t0"]), 3)}
-    current = Yielding.from_json(doc["state"])
-    last = doc.get("last")
-    if last is not None and now - float(last["at"]) < ysettings.window_seconds:
+    record = state.yielding or YieldRecord(state=yield_start(ysettings), since=round(now - float(state.t0), 3))
+    current, last = record.state, record.last
+    if last is not None and now - last.at < ysettings.window_seconds:
         return current
     try:
         counters = read()
@@ -139,15 +189,33 @@ def _yield(state: dict[str, Any], ysettings: YieldSettings, *, now: float, own_b
         counters, error = None, f"{type(exc).__name__}: {str(exc).strip()[:120]}"
     if counters is None and error is None:  # the engine has no signal: the warm-up does not yield
         return current
-    if counters is not None:
-        counters = {**counters, "at": now, "own_bytes": own_bytes}
-    if last is not None or counters is None:
-        per_s, ms = application_window(last, counters) if (last is not None and counters is not None) else (None, None)
-        current = yield_observe(current, ysettings, t_s=now - float(state["t0"]), reads_per_s=per_s,
+    reading = None if counters is None else Reading(**counters.model_dump(), at=now, own_bytes=own_bytes)
+    if last is not None or reading is None:
+        per_s, ms = application_window(last, reading) if (last is not None and reading is not None) else (None, None)
+        current = yield_observe(current, ysettings, t_s=now - float(state.t0), reads_per_s=per_s,
                                 ms_per_read=ms, error=error)
-    state["yielding"] = {**doc, "state": current.to_json(), "last": counters or last,
-                         "source": (counters or {}).get("source") or doc.get("source")}
+    state.yielding = YieldRecord(state=current, last=reading or last, since=record.since,
+                                 source=(reading.source if reading else None) or record.source)
     return current
+
+
+def _read_once(activity: Activity | None) -> Callable[[], Counters | None]:
+    """The engine's counters read at most once (an acquire's optimistic retries decide on the same reading):
+    the counters, or the error raised again."""
+    kept: list[tuple[Counters | None, Exception | None]] = []
+
+    def read() -> Counters | None:
+        if not kept:
+            try:
+                found = activity() if activity is not None else None
+                kept.append((None if found is None else Counters.model_validate(found), None))
+            except Exception as exc:  # noqa: BLE001 - kept and raised again to each retry's decision
+                kept.append((None, exc))
+        counters, exc = kept[0]
+        if exc is not None:
+            raise exc
+        return counters
+    return read
 
 
 def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callable[[], float],
@@ -156,71 +224,58 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
     after = after_hot_set_level(run.warmup)
     ysettings = YieldSettings.of(run.warmup)
     yielding = ysettings.enabled and activity is not None
-    read_once: list[Any] = []
-
-    def read() -> dict[str, Any]:
-        if not read_once:
-            try:
-                read_once.append((activity(), None))  # type: ignore[misc]
-            except Exception as exc:  # noqa: BLE001 - kept and raised again to each retry's decision
-                read_once.append((None, exc))
-        found, exc = read_once[0]
-        if exc is not None:
-            raise exc
-        return found
+    read = _read_once(activity)
 
     for _ in range(ATTEMPTS):
-        run_item = item.stored() if (item := store.get_run(run_id)) else {}
-        attempt, bytes_now = int(run_item.get("restarts") or 0), int(run_item.get("bytes_read") or 0)
-        chunks_now = int(run_item.get("chunks_read") or 0)
-        doc, now = control.stored() if (control := store.get_warmup_control(run_id)) else None, clock()
-        if (doc is not None and not settings.adaptive and int(doc.get("attempt") or 0) == attempt
+        run_item = store.get_run(run_id) or RunItem(run_id=run_id)
+        attempt, bytes_now = int(run_item.restarts or 0), int(run_item.bytes_read or 0)
+        chunks_now = int(run_item.chunks_read or 0)
+        item, now = store.get_warmup_control(run_id), clock()
+        if (item is not None and not settings.adaptive and int(item.attempt or 0) == attempt
                 and (after is None or after >= settings.maximum) and not yielding):
             # a fixed level: the Map's MaxConcurrency already admits max_concurrency units; no write
             return SlotAnswer(granted=True, level=settings.maximum, holders=None, wait_seconds=WAIT_SECONDS,
-                              rate=doc.get("rate"))
-        version = None if doc is None else int(doc["version"])
+                              rate=item.rate)
+        version = None if item is None else int(item.version or 0)
         state = _fresh(run, settings, store=store, attempt=attempt, now=now, bytes_now=bytes_now,
-                       chunks_now=chunks_now, hot_units=[str(u) for u in run_item.get("hot_set_units") or []]) \
-            if doc is None else {k: doc.get(k) for k in STATE_KEYS}
-        before = dict(state)
-        if int(state["attempt"]) != attempt:  # a restart: the old attempt's holders are gone
-            state.update(attempt=attempt, holders=[], window_started=now, window_bytes=bytes_now,
-                         window_chunks=chunks_now)
-        control = capped(Control.from_json(state["control"]), settings)
-        holders = list(state["holders"])
-        if (after is not None or yielding) and state.get("after_hot_set") is None and state.get("hot_left"):
-            state["hot_left"] = _hot_left(state["hot_left"], store=store, run_id=run_id)
-            if not state["hot_left"] and after is not None:  # the hot set is warm: from now on at most `after` slots
-                state["after_hot_set"] = {"max_concurrency": after, "t_s": round(now - float(state["t0"]), 3),
-                                          "holders_then": len(holders), "admitted": 0, "most_holders": None}
-        switched = state.get("after_hot_set") is not None
-        elapsed = now - float(state["window_started"])
-        if window_closed(settings, control, seconds=elapsed, chunks=chunks_now - int(state["window_chunks"] or 0)):
+                       chunks_now=chunks_now, hot_units=[str(u) for u in run_item.hot_set_units or []]) \
+            if item is None else SlotState.of(item)
+        before = state.model_copy(deep=True)
+        if state.attempt != attempt:  # a restart: the old attempt's holders are gone
+            state.attempt, state.holders = attempt, []
+            state.window_started, state.window_bytes, state.window_chunks = now, bytes_now, chunks_now
+        control = capped(state.control, settings)
+        holders = list(state.holders)
+        if (after is not None or yielding) and state.after_hot_set is None and state.hot_left:
+            state.hot_left = _hot_left(state.hot_left, store=store, run_id=run_id)
+            if not state.hot_left and after is not None:  # the hot set is warm: from now on at most `after` slots
+                state.after_hot_set = AfterHotSet(max_concurrency=after, t_s=round(now - float(state.t0), 3),
+                                                  holders_then=len(holders), admitted=0, most_holders=None)
+        switched = state.after_hot_set is not None
+        elapsed = now - float(state.window_started)
+        if window_closed(settings, control, seconds=elapsed, chunks=chunks_now - int(state.window_chunks or 0)):
             # decide first: a raised level admits this caller at once
-            rate = window_rate(int(state["window_bytes"]), bytes_now, elapsed)
+            rate = window_rate(state.window_bytes, bytes_now, elapsed)
             # the caller wants a slot too: with it, every slot is wanted and the window is judged
             wanted = len(holders) + (0 if unit_id in holders else 1)
-            control = observe(control, settings, t_s=now - float(state["t0"]), mib_per_s=rate, holders=wanted)
-            state.update(window_started=now, window_bytes=bytes_now, window_chunks=chunks_now)
+            control = observe(control, settings, t_s=now - float(state.t0), mib_per_s=rate, holders=wanted)
+            state.window_started, state.window_bytes, state.window_chunks = now, bytes_now, chunks_now
         level = effective_level(control.level, after, switched)
-        if yielding and not state.get("hot_left"):  # the hot set is warm (or there is none): yield to the application
+        if yielding and not state.hot_left:  # the hot set is warm (or there is none): yield to the application
             level = min(level, _yield(state, ysettings, now=now, own_bytes=bytes_now, read=read).level)
         granted = unit_id in holders or len(holders) < level
         if granted and unit_id not in holders:
             holders.append(unit_id)
-            if switched:
-                mark = dict(state["after_hot_set"])
-                mark.update(admitted=int(mark.get("admitted") or 0) + 1,
-                            most_holders=max(int(mark.get("most_holders") or 0), len(holders)))
-                state["after_hot_set"] = mark
-        state.update(holders=holders, control=control.to_json(), adaptive=settings.adaptive,
-                     maximum=settings.maximum)
+            if state.after_hot_set is not None:
+                mark = state.after_hot_set
+                mark.admitted, mark.most_holders = mark.admitted + 1, max(mark.most_holders or 0, len(holders))
+        state.holders, state.control, state.adaptive, state.maximum = holders, control, settings.adaptive, \
+            settings.maximum
         result = SlotAnswer(granted=granted, level=level, holders=len(holders), wait_seconds=WAIT_SECONDS,
-                            rate=state["rate"])
-        if doc is not None and state == before:
+                            rate=state.rate.model_dump() if state.rate else None)
+        if item is not None and state == before:
             return result
-        if store.put_warmup_control(run_id, state, version=version):
+        if store.put_warmup_control(run_id, state.model_dump(mode="json"), version=version):
             return result
     raise SlotContention(f"unit {unit_id}: the warm-up's slot item changed {ATTEMPTS} times while this unit "
                          "asked for a slot")
@@ -230,41 +285,42 @@ def release(run: RunContext, unit_id: str, *, store: Store) -> SlotReleased:
     """Give the unit's slot back (nothing to do when it holds none)."""
     run_id = run.run_id
     for _ in range(ATTEMPTS):
-        doc = control.stored() if (control := store.get_warmup_control(run_id)) else None
-        if doc is None or unit_id not in (doc.get("holders") or []):
+        item = store.get_warmup_control(run_id)
+        if item is None or unit_id not in (item.holders or []):
             return SlotReleased(released=False)
-        state = {k: v for k, v in doc.items() if k not in ("pk", "sk", "version", "updated_at")}
-        state["holders"] = [h for h in doc["holders"] if h != unit_id]
-        if store.put_warmup_control(run_id, state, version=int(doc["version"])):
+        version = int(item.version or 0)
+        item.holders = [h for h in item.holders or [] if h != unit_id]
+        if store.put_warmup_control(run_id, item.state(), version=version):
             return SlotReleased(released=True)
     raise SlotContention(f"unit {unit_id}: the warm-up's slot item changed {ATTEMPTS} times while this unit "
                          "gave its slot back")
 
 
-def concurrency_findings(doc: dict[str, Any] | None) -> dict[str, Any]:
+def concurrency_findings(item: WarmupControl | None) -> dict[str, Any]:
     """The findings' ``warmup.concurrency`` and ``warmup.sizing_rate`` from the control item."""
-    if not doc:
+    if item is None:
         return {"concurrency": None, "sizing_rate": None}
-    control = Control.from_json(doc["control"])
+    state = ControlState.of(item)
+    control = state.control
     return {
         "concurrency": {
-            "adaptive": bool(doc.get("adaptive", False)), "max_concurrency": doc.get("maximum"),
+            "adaptive": bool(state.adaptive), "max_concurrency": state.maximum,
             "level": control.level, "settled": control.settled, "best_level": control.best_level,
             "best_mib_per_s": control.best_mib_per_s,
             "samples": [{"t_s": t, "level": lv, "mib_per_s": r, "slots_wanted": h} for t, lv, r, h in control.samples],
-            "after_hot_set": doc.get("after_hot_set"),
-            "yielding": yielding_findings(doc.get("yielding")),
+            "after_hot_set": item.after_hot_set,  # as the item holds it
+            "yielding": yielding_findings(state.yielding),
         },
-        "sizing_rate": doc.get("rate"),
+        "sizing_rate": state.rate.model_dump() if state.rate else None,
     }
 
 
-def yielding_findings(doc: dict[str, Any] | None) -> dict[str, Any] | None:
+def yielding_findings(record: YieldRecord | None) -> dict[str, Any] | None:
     """The findings' ``warmup.concurrency.yielding``: the yield controller's decisions, one sample a window."""
-    if not doc:
+    if record is None:
         return None
-    state = Yielding.from_json(doc["state"])
-    return {"since_t_s": doc.get("since"), "source": doc.get("source"), "level": state.level,
+    state = record.state
+    return {"since_t_s": record.since, "source": record.source, "level": state.level,
             "base_ms_per_read": state.base_ms,
             "samples": [{"t_s": t, "level": lv, "app_reads_per_s": r, "app_ms_per_read": ms, "decision": d}
                         for t, lv, r, ms, d in state.samples]}

@@ -32,9 +32,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel
 
 from cutover_prep.dal.records.units import Cursor, UnitProgress
 from cutover_prep.dal.store import StaleProgress, Store
@@ -42,7 +44,7 @@ from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.engines.retry import Outage, OutageContinues, Retries
 from cutover_prep.models.status import UnitStatus, WarmStep
-from cutover_prep.models.steps import WarmProgress, WarmUnitEvent
+from cutover_prep.models.steps import UnitRate, WarmProgress, WarmUnitEvent
 from cutover_prep.warmup.planning import MIB, chunk_bytes_for
 
 
@@ -119,15 +121,17 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
     seq = item.seq
     cursor = (item.cursor or Cursor()).model_dump()
     ranges = [ReadRange.from_json(r) for r in unit["ranges"]]
-    prior = known_rate({"rate": event.previous_rate, "slot": event.slot}, opts.assumed_cold_mib_per_s)
+    previous = event.previous_rate
+    prior = known_rate((None if previous is None else UnitRate.model_validate(previous),
+                        SlotGiven.model_validate(event.slot or {}).rate), opts.assumed_cold_mib_per_s)
     seen_bytes, seen_seconds, done_here, finished = 0, 0.0, 0, False
 
     def rate() -> float:  # bytes/s: this invocation's own chunks once there are any
-        return seen_bytes / seen_seconds if seen_seconds > 0 and seen_bytes > 0 else prior["mib_per_s"] * MIB
+        return seen_bytes / seen_seconds if seen_seconds > 0 and seen_bytes > 0 else prior.mib_per_s * MIB
 
-    def measured() -> dict[str, Any]:
+    def measured() -> UnitRate:
         if seen_seconds > 0 and seen_bytes > 0:
-            return {"mib_per_s": round(seen_bytes / seen_seconds / MIB, 3), "source": "first_chunks"}
+            return UnitRate(mib_per_s=round(seen_bytes / seen_seconds / MIB, 3), source="first_chunks")
         return prior
 
     retries = Retries(read_attempts, sleep=sleep, clock=clock, reconnect_seconds=opts.reconnect_minutes * 60,
@@ -181,11 +185,17 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
     return WarmProgress(status=WarmStep.DONE, rate=measured())
 
 
-def known_rate(event: dict[str, Any], assumed_mib_per_s: float) -> dict[str, Any]:
-    """The rate a new invocation starts from: the previous invocation's (a continuation), else the one
-    the slot came with (the cold probe's or the assumed one), else the assumed one. ``event``: the WarmUnit
-    event's ``rate`` and ``slot``."""
-    for found in (event.get("rate"), (event.get("slot") or {}).get("rate")):
-        if isinstance(found, dict) and float(found.get("mib_per_s") or 0) > 0:
-            return {"mib_per_s": float(found["mib_per_s"]), "source": str(found.get("source") or "assumed")}
-    return {"mib_per_s": assumed_mib_per_s, "source": "assumed"}
+class SlotGiven(BaseModel):
+    """What a unit reads of AcquireSlot's answer (the WarmUnit event's ``slot``): the rate it came with."""
+
+    rate: UnitRate | None = None
+
+
+def known_rate(rates: Iterable[UnitRate | None], assumed_mib_per_s: float) -> UnitRate:
+    """The rate a new invocation starts from: the first of ``rates`` that is known, in the order the WarmUnit event
+    gives them: the previous invocation's (a continuation), then the one the slot came with (the cold probe's
+    or the assumed one); else the assumed one."""
+    for found in rates:
+        if found is not None and found.mib_per_s > 0:
+            return UnitRate(mib_per_s=float(found.mib_per_s), source=found.source or "assumed")
+    return UnitRate(mib_per_s=assumed_mib_per_s, source="assumed")
