@@ -26,6 +26,7 @@ from typing import Any
 from cutover_prep.engines.base import DiscoveryOptions, Extent, Segment
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle.locator import OracleLocator
 
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
 INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
@@ -112,7 +113,8 @@ def merge_global_indexes(segments: list[Segment]) -> list[Segment]:
     out: list[Segment] = []
     merged: dict[tuple[str, str], int] = {}
     for segment in segments:
-        if segment.locator["read"] == "index" and segment.locator.get("whole_index") and segment.partition:
+        loc = OracleLocator.of(segment.locator)
+        if loc.read == "index" and loc.whole_index and segment.partition:
             key = (segment.schema, segment.name)
             if key in merged:
                 prev = out[merged[key]]

@@ -94,7 +94,7 @@ class OracleEngine:
         self.read_only_guard = "transaction"  # or "session+transaction" where READ_ONLY=TRUE took
         self.counters = confirm.Counters()  # V$MYSTAT / V$SEGMENT_STATISTICS, and which we may not read
         self.capture_plan = False  # the preflight: keep the first statement's plan of each read (V$SQL_PLAN)
-        self.last_plan: dict[str, Any] | None = None
+        self.last_plan: reads.StatementPlan | None = None
 
     @classmethod
     def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None) -> OracleEngine:

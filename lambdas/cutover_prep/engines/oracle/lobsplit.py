@@ -23,6 +23,7 @@ import oracledb
 from cutover_prep.engines.base import GONE_TRUNCATED, Extent, ReadRange
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
+from cutover_prep.engines.oracle.locator import OracleLocator
 
 GONE_LOB_FREE = "free or retained LOB space (DBMS_SPACE.SPACE_USAGE), never read by a query"
 SPACE_OUTS = ("size_blocks", "size_bytes", "used_blocks", "used_bytes", "expired_blocks", "expired_bytes",
@@ -34,14 +35,14 @@ def reachable(cur: Any, rng: ReadRange, details: dict[str, Any]) -> int:
     segment's blocks that its values do not use (expired and unexpired retained versions, free and unformatted
     space; ``read_sql.LOB_SPACE_USAGE_SQL``), named in ``details["lob_space"]``. 0 when the server does not say (a
     BasicFiles LOB, no ANALYZE privilege: ``details["lob_space"]`` says why)."""
-    loc = rng.locator
-    if not loc.get("segment"):
+    loc = OracleLocator.of(rng.locator)
+    if not loc.segment:
         return 0
     outs = {name: cur.var(oracledb.DB_TYPE_NUMBER) for name in SPACE_OUTS}
     try:
-        cur.execute(rq.LOB_SPACE_USAGE_SQL, owner=loc["owner"], name=loc["segment"],
-                    segment_type=rq.LOB_SPACE_TYPES.get(loc["segment_type"], loc["segment_type"]),
-                    partition=loc.get("partition"), **outs)
+        cur.execute(rq.LOB_SPACE_USAGE_SQL, owner=loc.owner, name=loc.segment,
+                    segment_type=rq.LOB_SPACE_TYPES.get(loc.segment_type, loc.segment_type),
+                    partition=loc.partition, **outs)
     except oracledb.DatabaseError as exc:
         err = exc.args[0] if exc.args else None
         details["lob_space"] = f"not known: {(getattr(err, 'message', None) or str(exc)).splitlines()[0]}"
@@ -54,9 +55,9 @@ def reachable(cur: Any, rng: ReadRange, details: dict[str, Any]) -> int:
     return rng.blocks - used
 
 
-def lob_extents(cur: Any, loc: dict[str, Any]) -> list[Extent]:
-    rows = cur.execute(rq.LOB_EXTENTS_SQL, owner=loc["owner"], name=loc["segment"], segment_type=loc["segment_type"],
-                       partition=loc["partition"])
+def lob_extents(cur: Any, loc: OracleLocator) -> list[Extent]:
+    rows = cur.execute(rq.LOB_EXTENTS_SQL, owner=loc.owner, name=loc.segment, segment_type=loc.segment_type,
+                       partition=loc.partition)
     return [Extent(int(f), int(b), int(n)) for f, b, n in rows]
 
 
@@ -95,9 +96,9 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any],
     """Read the LOB values of ``rng``'s share of its table; the planned blocks gone from the segment.
     ``begin`` is called right before the first statement that reads data (the counters taken then, after the
     dictionary look-ups, whose recursive reads are not the read's)."""
-    loc = rng.locator
-    block = rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
-                             loc.get("table_partition"), bool(loc.get("table_subpartition")), rowid_range=True)
+    loc = OracleLocator.of(rng.locator)
+    block = rq.lob_read_block(loc.owner, loc.table, loc.column, loc.data_type, loc.table_partition,
+                             loc.table_subpartition, rowid_range=True)
     lob = lob_extents(cur, loc)
     where = window(rng.extents, lob) if rng.extents and lob else None
     if where is None:
@@ -106,13 +107,12 @@ def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any],
     lob_blocks = sum(e.blocks for e in lob)
     if where == (0, lob_blocks):  # the whole LOB: the whole column
         begin()
-        cur.execute(rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
-                                     loc.get("table_partition"), bool(loc.get("table_subpartition"))),
-                    total=total_var)
+        cur.execute(rq.lob_read_block(loc.owner, loc.table, loc.column, loc.data_type, loc.table_partition,
+                                     loc.table_subpartition), total=total_var)
         details["lob_slice"] = {"whole": True}
         return 0
-    rows = list(cur.execute(rq.LOB_TABLE_NOW_SQL, owner=loc["owner"], name=loc["table"],
-                            segment_type=loc["table_segment_type"], partition=loc.get("table_partition")))
+    rows = list(cur.execute(rq.LOB_TABLE_NOW_SQL, owner=loc.owner, name=loc.table,
+                            segment_type=loc.table_segment_type, partition=loc.table_partition))
     table = [Extent(int(f), int(b), int(n)) for _, f, b, n, _ in rows if f is not None]
     pieces = table_slice(*where, lob_blocks, table)
     details["lob_slice"] = {"lob_blocks": [*where], "of_lob": lob_blocks,
