@@ -299,10 +299,10 @@ class PostgresEngine:
                 if census.unreadable_because(row, self._read_method or caps.method, caps.can_read_files):
                     continue  # the census names it, with why
                 segments.append(Segment(
-                    schema=schema, name=name, kind=kind, bytes=row["bytes"], block_size=caps.block_size,
-                    extents=(Extent(0, 0, row["bytes"] // caps.block_size),),
-                    locator={"database": database, "oid": row["oid"], "fork": row["fork"],
-                             "relkind": row["relkind"], "schema": row["schema"], "relname": row["relname"]},
+                    schema=schema, name=name, kind=kind, bytes=row.bytes, block_size=caps.block_size,
+                    extents=(Extent(0, 0, row.bytes // caps.block_size),),
+                    locator={"database": database, "oid": row.oid, "fork": row.fork,
+                             "relkind": row.relkind, "schema": row.schema, "relname": row.relname},
                     database=database, splittable=True,
                 ))
         return segments
