@@ -39,6 +39,9 @@ TOLERANCE_FRACTION = 0.10  # of the planned blocks, either way
 TOLERANCE_BLOCKS = 16  # at least: segment header and space-management blocks, a few recursive reads
 UNKNOWN_MARK_FRACTION = 0.5  # the confirmation bound when the high-water mark is not known
 SESSION_MEASURED = {"rowid_range_scan", "index_ffs"}  # statements that read their own segment only
+# what a read's details say when a view's counters are not readable
+NO_MYSTAT = "no SELECT on V$MYSTAT/V$STATNAME: the read is not confirmed by the server"
+NO_SEGMENT_STATISTICS = "no SELECT on V$SEGMENT_STATISTICS: the read is not confirmed by its segment's counters"
 
 
 class OverRead(PermanentReadError):  # noqa: N818 (the name the workflow reports, beside ShortRead)
@@ -87,10 +90,9 @@ class Counters:
         self.mystat_readable = True
         self.segment_readable = True
 
-    def session(self, cur: Any, details: dict[str, Any]) -> dict[str, int] | None:
-        """This session's read counters, or None without SELECT on V$MYSTAT (said in ``details``)."""
+    def session(self, cur: Any) -> dict[str, int] | None:
+        """This session's read counters, or None without SELECT on V$MYSTAT (``NO_MYSTAT``)."""
         if not self.mystat_readable:
-            details["unconfirmed"] = "no SELECT on V$MYSTAT/V$STATNAME: the read is not confirmed by the server"
             return None
         try:
             return {str(name): int(value) for name, value in cur.execute(rq.MYSTAT_SQL)}
@@ -98,14 +100,12 @@ class Counters:
             if not _no_privilege(exc):
                 raise
             self.mystat_readable = False
-            return self.session(cur, details)
+            return None
 
-    def segment(self, cur: Any, loc: OracleLocator, details: dict[str, Any]) -> dict[str, int] | None:
+    def segment(self, cur: Any, loc: OracleLocator) -> dict[str, int] | None:
         """The read segment's counters (no row yet: 0, a segment not read since startup), or None without
-        SELECT on V$SEGMENT_STATISTICS (said in ``details``)."""
+        SELECT on V$SEGMENT_STATISTICS (``NO_SEGMENT_STATISTICS``)."""
         if not self.segment_readable:
-            details["segment_unconfirmed"] = ("no SELECT on V$SEGMENT_STATISTICS: the read is not confirmed by "
-                                              "its segment's counters")
             return None
         try:
             rows = cur.execute(rq.SEGMENT_STATISTICS_SQL, owner=loc.owner, name=loc.segment or loc.table,
@@ -115,7 +115,7 @@ class Counters:
             if not _no_privilege(exc):
                 raise
             self.segment_readable = False
-            return self.segment(cur, loc, details)
+            return None
         return {name: found.get(name, 0) for name in rq.SEGMENT_STATISTIC_NAMES}
 
 

@@ -111,25 +111,6 @@ def segment_now(cur: Any, loc: OracleLocator) -> Now | None:
     return (None if objd is None else int(objd)), extents, ids
 
 
-def existing_pieces(rng: ReadRange, now: Now | None, details: dict[str, Any]) -> tuple[tuple[Extent, ...], int]:
-    """The planned blocks of ``rng`` the segment still holds, and how many planned blocks are gone (issue 32).
-
-    A new DATA_OBJECT_ID (TRUNCATE, MOVE: a new segment) leaves nothing of the planned storage: all gone, the
-    end census's catch-up pass reads the new segment. The same one (a SHRINK SPACE released extents above its
-    high water mark) keeps the planned blocks its current extents hold."""
-    if now is None:
-        return rng.extents, 0
-    objd, extents, _ = now
-    if objd != int(rng.locator["data_object_id"]):
-        details.update(gone_reason=GONE_REBUILT, data_object_id_now=objd)
-        return (), rng.blocks
-    pieces = _overlap(rng.extents, [(e.file_id, e.first_block, e.blocks) for e in extents])
-    gone = rng.blocks - sum(p.blocks for p in pieces)
-    if gone:
-        details["gone_reason"] = GONE_TRUNCATED
-    return pieces, gone
-
-
 def _overlap(planned: tuple[Extent, ...], ranges: list[tuple[int, int, int]]) -> tuple[Extent, ...]:
     pieces = []
     for p in planned:
@@ -243,16 +224,47 @@ class Reader:
             return read(cur), None  # no statement (with_lob: read with its LOB), or a named error
         method = read(cur)
         taken = self.taken or self._begin(cur)  # not begun: nothing left to read (all gone or above the mark)
-        counters = self.engine.counters
-        taken.session_after = counters.session(cur, self.details) if taken.session_before is not None else None
-        taken.segment_after = counters.segment(cur, self.loc, self.details) \
-            if taken.segment_before is not None else None
+        taken.session_after = self._session(cur) if taken.session_before is not None else None
+        taken.segment_after = self._segment(cur) if taken.segment_before is not None else None
         return method, taken
 
     def _begin(self, cur: Any) -> confirm.Taken:
-        counters = self.engine.counters
-        self.taken = confirm.Taken(counters.session(cur, self.details), counters.segment(cur, self.loc, self.details))
+        self.taken = confirm.Taken(self._session(cur), self._segment(cur))
         return self.taken
+
+    def _session(self, cur: Any) -> dict[str, int] | None:
+        """This session's counters; without SELECT on V$MYSTAT, None, and the details say so."""
+        found = self.engine.counters.session(cur)
+        if found is None:
+            self.details["unconfirmed"] = confirm.NO_MYSTAT
+        return found
+
+    def _segment(self, cur: Any) -> dict[str, int] | None:
+        """The segment's counters; without SELECT on V$SEGMENT_STATISTICS, None, and the details say so."""
+        found = self.engine.counters.segment(cur, self.loc)
+        if found is None:
+            self.details["segment_unconfirmed"] = confirm.NO_SEGMENT_STATISTICS
+        return found
+
+    def _existing(self, now: Now | None) -> tuple[Extent, ...]:
+        """The planned blocks the segment still holds; the planned blocks gone counted in ``gone`` (issue 32).
+
+        A new DATA_OBJECT_ID (TRUNCATE, MOVE: a new segment) leaves nothing of the planned storage: all gone, the
+        end census's catch-up pass reads the new segment. The same one (a SHRINK SPACE released extents above its
+        high water mark) keeps the planned blocks its current extents hold."""
+        rng = self.rng
+        if now is None:
+            return rng.extents
+        objd, extents, _ = now
+        if objd != int(self.loc.data_object_id or 0):
+            self.details.update(gone_reason=GONE_REBUILT, data_object_id_now=objd)
+            self.gone = rng.blocks
+            return ()
+        pieces = _overlap(rng.extents, [(e.file_id, e.first_block, e.blocks) for e in extents])
+        self.gone = rng.blocks - sum(p.blocks for p in pieces)
+        if self.gone:
+            self.details["gone_reason"] = GONE_TRUNCATED
+        return pieces
 
     def record(self, found: confirm.Confirmation) -> None:
         """What the server's counters say of the read, in its details."""
@@ -271,7 +283,7 @@ class Reader:
         loc, details = self.loc, self.details
         sql = rq.rowid_range_count_sql(loc.owner, loc.table, loc.partition, loc.subpartition)
         now = segment_now(cur, loc)
-        pieces, self.gone = existing_pieces(self.rng, now, details)
+        pieces = self._existing(now)
         if pieces:
             mark = high_water_mark(cur, loc)
             clipped = None if isinstance(mark, str) else hwm_pieces(pieces, now, mark)
