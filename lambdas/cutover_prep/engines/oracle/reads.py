@@ -335,7 +335,7 @@ class Reader:
                               partition=loc.partition, iot_name=loc.table).fetchone()
             partition = _named(row, f"{loc.owner}.{loc.overflow} partition {loc.partition}")
         if loc.split:  # a slice of the IOT's key (issue 35 §3, engines.oracle.iotsplit)
-            self.gone = iotsplit.read(cur, self.rng, columns, partition, self.details, begin=lambda: self._begin(cur))
+            self._sliced(iotsplit.read(cur, self.rng, columns, partition, begin=lambda: self._begin(cur)), "key_slice")
             self.planned = self.rng.blocks - self.gone
             return "iot_overflow"
         self._begin(cur)
@@ -346,9 +346,11 @@ class Reader:
     def _lob(self, cur: Any) -> str:
         loc = self.loc
         total = cur.var(oracledb.DB_TYPE_NUMBER)
-        free = lobsplit.reachable(cur, self.rng, self.details)  # blocks no DBMS_LOB read reaches (issue 35 §3)
+        free, space = lobsplit.reachable(cur, self.rng)  # blocks no DBMS_LOB read reaches (issue 35 §3)
+        if space is not None:
+            self.details["lob_space"] = space
         if loc.split:  # a slice of a heap table's LOB, by its table's rowids (engines.oracle.lobsplit)
-            self.gone = lobsplit.read(cur, self.rng, total, self.details, begin=lambda: self._begin(cur))
+            self._sliced(lobsplit.read(cur, self.rng, total, begin=lambda: self._begin(cur)), "lob_slice")
         else:
             self._begin(cur)
             cur.execute(rq.lob_read_block(loc.owner, loc.table, loc.column, loc.data_type, loc.table_partition,
@@ -357,6 +359,16 @@ class Reader:
             self.gone, self.details["gone_reason"] = free, lobsplit.GONE_LOB_FREE
         self.planned = self.rng.blocks - self.gone
         return "lob_read"
+
+    def _sliced(self, found: lobsplit.Sliced, key: str) -> None:
+        """A slice's read: its planned blocks gone, and its details under ``key`` (gone: why)."""
+        self.gone = found.gone
+        if found.shown is None:
+            self.details["gone_reason"] = GONE_TRUNCATED
+        else:
+            self.details[key] = found.shown
+        if found.unconfirmed is not None:
+            self.details["unconfirmed"] = found.unconfirmed
 
     def _with_lob(self, cur: Any) -> str:
         return "with_lob"
