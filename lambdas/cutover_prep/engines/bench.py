@@ -37,7 +37,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
@@ -57,6 +57,26 @@ class SweepOptions(BaseModel):
     io_combine_kb_values: tuple[int, ...]  # PostgreSQL 17+: io_combine_limit values (kB) of the IO-size sweep
     sessions: tuple[int, ...]  # sessions of the random single-block read points
     write_test: bool
+
+
+class BenchCapabilities(TypedDict, total=False):
+    """What ``BenchDriver.capabilities`` says of the server (recorded in the benchmark's plan and the findings):
+    its version, how the driver reads (``read_method``, ``block_size``), which IO-size knobs the sweep sets
+    (``knobs``: name -> whether the server has it), the IO counters and latency histogram it reads (None: none),
+    the notes; an engine's own settings besides (PostgreSQL ``version_num``, ``io_combine_limit`` in kB; Oracle
+    ``db_file_multiblock_read_count``, ``filesystemio_options`` as V$PARAMETER says them)."""
+
+    server_version: str | None
+    version_num: int
+    read_method: str
+    block_size: int | None
+    knobs: dict[str, bool]
+    io_combine_limit: float | None
+    db_file_multiblock_read_count: str | None
+    filesystemio_options: str | None
+    counters: str | None
+    latency_histogram: str | None
+    notes: list[str]
 
 
 @dataclass(frozen=True)
@@ -92,7 +112,7 @@ class PointSpec:
     seconds: float
     sessions: int = 1
     io_size_kb: float | None = None
-    knobs: dict[str, Any] = field(default_factory=dict)
+    knobs: dict[str, int | str | list[int]] = field(default_factory=dict)  # the session settings; Oracle: "requested"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -126,7 +146,7 @@ class RandomReader(Protocol):
 class BenchDriver(Protocol):
     engine: str
 
-    def capabilities(self) -> dict[str, Any]: ...
+    def capabilities(self) -> BenchCapabilities: ...
 
     def io_size_points(self, options: SweepOptions, target: SweepTarget) -> list[PointSpec]: ...
 

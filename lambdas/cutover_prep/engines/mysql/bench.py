@@ -27,7 +27,14 @@ from typing import Any
 import pymysql
 
 from cutover_prep.engines.base import ConnectionSpec, PermanentReadError
-from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
+from cutover_prep.engines.bench import (
+    BenchCapabilities,
+    PointSpec,
+    ScanResult,
+    SweepOptions,
+    SweepTarget,
+    read_in_order,
+)
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.engine import MySQLEngine, map_error
 from cutover_prep.engines.mysql.locator import MysqlLocator
@@ -62,7 +69,7 @@ class MySQLBench:
     def close(self) -> None:
         self._control.close()
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> BenchCapabilities:
         return {
             "server_version": self._control.dialect.label,
             "read_method": "pk_walk",

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import oracledb
 
 from cutover_prep.engines.base import ConnectionSpec
-from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget
+from cutover_prep.engines.bench import BenchCapabilities, PointSpec, ScanResult, SweepOptions, SweepTarget
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle import sql as q
@@ -220,7 +220,7 @@ class OracleBench:
         with self.conn.cursor() as cur:
             return list(cur.execute(sql))
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> BenchCapabilities:
         params = Parameters()
         notes = list(self._notes)
         try:

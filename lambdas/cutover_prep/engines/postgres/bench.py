@@ -25,7 +25,14 @@ import psycopg
 from psycopg import sql
 
 from cutover_prep.engines.base import ConnectionSpec, Extent, ReadRange, ShortRead
-from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
+from cutover_prep.engines.bench import (
+    BenchCapabilities,
+    PointSpec,
+    ScanResult,
+    SweepOptions,
+    SweepTarget,
+    read_in_order,
+)
 from cutover_prep.engines.postgres.datafiles import relation_file_base, segment_file
 from cutover_prep.engines.postgres.engine import PostgresEngine
 from cutover_prep.engines.postgres.locator import PgLocator
@@ -96,7 +103,7 @@ class PostgresBench:
                 self._stat_io_bytes = "sum(reads * op_bytes), sum(writes * op_bytes)"
         return self._stat_io_bytes
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> BenchCapabilities:
         caps = self._control.capabilities(self.database)
         settings = self.settings()
         has_combine = "io_combine_limit" in settings

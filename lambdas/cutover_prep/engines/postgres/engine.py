@@ -51,7 +51,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -196,7 +195,7 @@ class PostgresEngine:
         except psycopg.Error as exc:  # statement_timeout, a lost connection: named, retried if transient
             raise map_error(exc, what, lost=self._lost(database)) from None
 
-    def _may_answer_again(self, database: str, params: dict[str, Any]) -> bool:
+    def _may_answer_again(self, database: str, params: dict[str, str]) -> bool:
         """Whether a failed connection may succeed later (a restart, a failover), by libpq's ``PQping``:
         REJECT (starting up, shutting down, in recovery) or NO_RESPONSE (nothing answered) may pass; a server
         that accepts connections and refused this one refused the login or the database. (The message is
