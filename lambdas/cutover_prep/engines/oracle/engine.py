@@ -184,7 +184,7 @@ class OracleEngine:
         return schemas
 
     def discover(self, options: DiscoveryOptions = DiscoveryOptions(),
-                 pages: MutableMapping[str, Any] | None = None) -> list[Segment]:
+                 pages: MutableMapping[str, discovery.PageDoc] | None = None) -> list[Segment]:
         """The selected segments, owner by owner and page by page (``engines.oracle.discovery``); ``pages``
         keeps each page found, and a page already in it is not asked again (discovery resumes)."""
         with self.conn.cursor() as cur:
