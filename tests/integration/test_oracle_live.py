@@ -363,7 +363,7 @@ def test_issue35_a_rowid_chunk_runs_by_rowid_range_and_its_segment_counters_conf
         rng = ReadRange(seg.key, seg.locator, seg.extents[:1], seg.block_size, seg.splittable)
         engine.capture_plan = True
         result = engine.read_range(rng)
-        lines = [(op, opt) for op, opt, _, _ in engine.last_plan["lines"]]
+        lines = [(op, opt) for op, opt, _, _ in engine.last_plan.lines]
         assert ("TABLE ACCESS", "BY ROWID RANGE") in lines, lines
         assert not [ln for ln in lines if ln[0] == "TABLE ACCESS" and ln[1] == "FULL"], lines
         assert result.method == "rowid_range_scan" and result.blocks + result.gone == rng.blocks

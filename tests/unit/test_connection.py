@@ -94,3 +94,16 @@ def test_oracle_gets_the_tcps_port_unless_the_user_named_a_port() -> None:
     assert (spec.port, spec.tls_port) == (1521, 2484)
     spec = spec_of(run(port=2485, engine="oracle"), reader(), policy())
     assert (spec.port, spec.tls_port) == (2485, None)
+
+
+def test_the_secret_fills_what_the_target_and_the_instance_leave_out() -> None:
+    """Read by name from the secret's JSON: its port (its digits as text too), database and engine; the
+    instance's facts by theirs (``access.facts.InstanceFacts``)."""
+    bare = {"target": {**run()["target"], "engine": None}, "instance": {"address": ENDPOINT}}
+    spec = spec_of(bare, reader({**SECRET, "port": " 6432 ", "dbname": "shop", "engine": "postgres"}), policy())
+    assert (spec.host, spec.port, spec.database, spec.engine, spec.user) == (ENDPOINT, 6432, "shop", "postgres",
+                                                                              "warmer")
+    facts = {"address": ENDPOINT, "port": 5433, "engine": "postgres", "db_name": "initial"}
+    plain = {k: v for k, v in SECRET.items() if k not in ("dbname", "engine")}
+    spec = spec_of({**bare, "instance": facts}, reader(plain), policy())
+    assert (spec.port, spec.database, spec.engine) == (5433, "initial", "postgres")

@@ -10,6 +10,7 @@ from cutover_prep.engines.base import DiscoveryOptions, PermanentReadError, Tran
 from cutover_prep.engines.mysql import discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.engine import map_error, ordinal
+from cutover_prep.engines.mysql.locator import MysqlLocator
 
 MYSQL8 = q.Dialect.from_version("8.0.39")
 MYSQL84 = q.Dialect.from_version("8.4.2")
@@ -78,8 +79,9 @@ def test_a_composite_key_bound_is_the_expanded_form_with_parameters() -> None:
         q.key_bound(["a", "b"], "<", [1])
 
 
-LOC = {"schema": "s`1", "table": "t 1", "partition": "p;0", "key_index": "PRIMARY", "key_columns": ["id"],
-       "offpage": ["body", "note"], "rows": 1000, "pages": 10}
+PLANNED = {"schema": "s`1", "table": "t 1", "partition": "p;0", "key_index": "PRIMARY", "key_columns": ["id"],
+           "offpage": ["body", "note"], "rows": 1000, "pages": 10}
+LOC = MysqlLocator.of(PLANNED)
 
 
 def test_the_boundary_walks_the_clustered_index_with_force_index_and_offset() -> None:
@@ -98,30 +100,30 @@ def test_a_chunk_reads_every_off_page_column_between_its_bounds() -> None:
                     "FROM `s``1`.`t 1` PARTITION (`p;0`) FORCE INDEX (`PRIMARY`) "
                     "WHERE ((`id` > %s) OR (`id` = %s)) AND ((`id` < %s))")
     assert params == [5, 5, 9]
-    text, params = q.chunk_sql({**LOC, "offpage": [], "partition": None}, None, None)
+    text, params = q.chunk_sql(MysqlLocator.of({**PLANNED, "offpage": [], "partition": None}), None, None)
     assert text == ("SELECT COUNT(*), COALESCE(SUM(COALESCE(LENGTH(`id`), 0)), 0) FROM `s``1`.`t 1` "
                     "FORCE INDEX (`PRIMARY`)")  # a column is read, so MySQL 8 cannot count another way
     assert params == []
 
 
 def test_index_scans_are_covering_and_full_scans_ignore_every_index() -> None:
-    loc = {"schema": "d", "table": "t", "index": "i`x", "index_columns": ["a", "id"]}
-    assert q.index_scan_sql(loc) == ("SELECT COUNT(*), COALESCE(SUM(COALESCE(LENGTH(`a`), 0) + "
+    planned = {"schema": "d", "table": "t", "index": "i`x", "index_columns": ["a", "id"]}
+    assert q.index_scan_sql(MysqlLocator.of(planned)) == ("SELECT COUNT(*), COALESCE(SUM(COALESCE(LENGTH(`a`), 0) + "
                                      "COALESCE(LENGTH(`id`), 0)), 0) FROM `d`.`t` FORCE INDEX (`i``x`)", [])
-    text, params = q.index_scan_sql({**loc, "range_column": "doc", "index_columns": ["id"]})
+    text, params = q.index_scan_sql(MysqlLocator.of({**planned, "range_column": "doc", "index_columns": ["id"]}))
     assert text.endswith("FORCE INDEX (`i``x`) WHERE (`doc` IS NULL OR `doc` >= %s)") and params == [""]
-    full = q.full_scan_sql({"schema": "d", "table": "t", "partition": None, "indexes": ["PRIMARY", "k"],
-                            "columns": ["a"]})
+    full = q.full_scan_sql(MysqlLocator.of({"schema": "d", "table": "t", "partition": None,
+                                            "indexes": ["PRIMARY", "k"], "columns": ["a"]}))
     assert full == ("SELECT COUNT(*), COALESCE(SUM(COALESCE(LENGTH(`a`), 0)), 0) FROM `d`.`t` "
                     "IGNORE INDEX (`PRIMARY`, `k`)")
 
 
 def test_row_ordinals_are_a_fixed_function_of_the_block() -> None:
-    loc = {"rows": 1000, "pages": 7}
+    loc = MysqlLocator.of({"rows": 1000, "pages": 7})
     marks = [ordinal(b, loc) for b in range(8)]
     assert marks[0] == 0 and marks[-1] == 1000 and marks == sorted(marks)
     assert ordinal(99, loc) == 1000  # past the end: the end
-    assert ordinal(3, {"rows": 0, "pages": 7}) == 0
+    assert ordinal(3, MysqlLocator.of({"rows": 0, "pages": 7})) == 0
 
 
 def test_errors_are_transient_or_permanent_by_code() -> None:

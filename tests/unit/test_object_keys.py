@@ -46,13 +46,13 @@ def test_postgres_keys_are_one_per_relation_fork_and_the_census_gives_the_plans_
     rows, out = [], []
     for database, schema, name in itertools.product(("test", "a/b", NFD), PIECES, PIECES):
         for relkind, fork in (("r", "main"), ("r", "fsm"), ("i", "main")):
-            rows.append({"oid": len(rows), "schema": schema, "relname": name, "relkind": relkind,
-                         "is_partition": False, "shared": False, "logical_schema": schema, "logical_name": name,
-                         "fork": fork, "bytes": 8192, "path": None, "may_select": True, "database": database})
+            rows.append((database, pg_census.RelationRow(
+                oid=len(rows), schema=schema, relname=name, relkind=relkind, is_partition=False, shared=False,
+                logical_schema=schema, logical_name=name, fork=fork, bytes=8192, path=None, may_select=True)))
     for database in ("test", "a/b", NFD):
-        objs = pg_census.relation_objects(database, [r for r in rows if r["database"] == database],
-                                          DiscoveryOptions(), method="pg_prewarm", can_read_files=False)
-        mine = [r for r in rows if r["database"] == database]
+        mine = [r for d, r in rows if d == database]
+        objs = pg_census.relation_objects(database, mine, DiscoveryOptions(), method="pg_prewarm",
+                                          can_read_files=False)
         for row, obj in zip(mine, objs, strict=True):
             schema, name, kind = pg_census.segment_name(row)
             out.append(((database, schema, name, kind), obj.key))
@@ -66,10 +66,12 @@ def test_postgres_keys_are_one_per_relation_fork_and_the_census_gives_the_plans_
 
 def test_postgres_toast_is_never_a_table_of_the_same_name() -> None:
     """TOAST is named after its table, ``t(toast)``: a real table called ``t(toast)`` differs by its kind."""
-    toast = pg_census.segment_name({"relkind": "t", "is_partition": False, "relname": "pg_toast_16384",
-                                    "schema": "pg_toast", "logical_schema": "s", "logical_name": "t", "fork": "main"})
-    table = pg_census.segment_name({"relkind": "r", "is_partition": False, "relname": "t(toast)", "schema": "s",
-                                    "logical_schema": "s", "logical_name": "t(toast)", "fork": "main"})
+    fork = {"oid": 16390, "is_partition": False, "shared": False, "fork": "main", "bytes": 8192, "path": None,
+            "may_select": True}
+    toast = pg_census.segment_name(pg_census.RelationRow(relkind="t", relname="pg_toast_16384", schema="pg_toast",
+                                                         logical_schema="s", logical_name="t", **fork))
+    table = pg_census.segment_name(pg_census.RelationRow(relkind="r", relname="t(toast)", schema="s",
+                                                         logical_schema="s", logical_name="t(toast)", **fork))
     assert toast[:2] == table[:2] and toast[2] != table[2]
     assert _segment(*toast, database="d").key != _segment(*table, database="d").key
 
@@ -158,9 +160,9 @@ def test_the_report_names_the_two_objects_apart() -> None:
     from cutover_prep.report import engineer
     from tests.unit.stored_sections import census_section
 
-    rows = [{"oid": i, "schema": s, "relname": n, "relkind": "r", "is_partition": False, "shared": False,
-             "logical_schema": s, "logical_name": n, "fork": "main", "bytes": 8192 * (i + 1), "path": None,
-             "may_select": False} for i, (s, n) in enumerate((("b", "c.t"), ("b.c", "t")))]
+    rows = [pg_census.RelationRow(oid=i, schema=s, relname=n, relkind="r", is_partition=False, shared=False,
+                                  logical_schema=s, logical_name=n, fork="main", bytes=8192 * (i + 1), path=None,
+                                  may_select=False) for i, (s, n) in enumerate((("b", "c.t"), ("b.c", "t")))]
     objects = pg_census.relation_objects("d", rows, DiscoveryOptions(), method="pg_prewarm", can_read_files=False)
     section = census_section(census_json(objects), {})
     names = sorted(r["name"] for r in engineer.census({"census": section})["rows"])

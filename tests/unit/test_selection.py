@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from cutover_prep.access.selection import ALL, SelectionProblem, choose, choose_for_run, resolved_warmup, selection_line
+from cutover_prep.engines.postgres.census import RelationRow
 from cutover_prep.engines.postgres.preflight import missing_text
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.warmup import Warmup
@@ -116,7 +117,9 @@ def test_the_line_of_a_mysql_run_counts_schemas():
 
 
 def row(schema, name, nbytes, physical_schema=None):
-    return {"logical_schema": schema, "logical_name": name, "bytes": nbytes, "schema": physical_schema or schema}
+    return RelationRow(oid=16390, schema=physical_schema or schema, relname=name, relkind="r", is_partition=False,
+                       shared=False, logical_schema=schema, logical_name=name, fork="main", bytes=nbytes, path=None,
+                       may_select=False)
 
 
 def test_the_missing_select_text_names_the_users_tables_first_largest_first():

@@ -24,7 +24,10 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from cutover_prep.access import secret_binding
+from cutover_prep.access.facts import InstanceFacts
 from cutover_prep.access.secret_binding import TagReader
 from cutover_prep.engines import ConnectionSpec, DatabaseUnreachable
 from cutover_prep.engines.registry import UnknownEngine, engine_names, families, family
@@ -57,9 +60,9 @@ def allowed_host(host: str, endpoint: str | None, policy: ConnectionPolicy) -> b
     return (bool(endpoint) and normalize_host(host) == normalize_host(str(endpoint))) or policy.host_allowed(host)
 
 
-def target_host(target: Target, instance: Mapping[str, Any], secret_host: Any, policy: ConnectionPolicy) -> str:
+def target_host(target: Target, instance: InstanceFacts, secret_host: str | None, policy: ConnectionPolicy) -> str:
     """The host the credentials go to, by the rules in the module docstring; one-line error otherwise."""
-    ident, endpoint = target.db_instance_identifier, instance.get("address")
+    ident, endpoint = target.db_instance_identifier, instance.address
     override = target.host
     if override:
         if not allowed_host(str(override), endpoint, policy):
@@ -78,6 +81,31 @@ def target_host(target: Target, instance: Mapping[str, Any], secret_host: Any, p
             "ALLOWED_DB_HOSTS (a secret cannot send the credentials elsewhere); wait for the instance or "
             "allow-list the host")
     raise DatabaseUnreachable(f"no endpoint for {ident}: the instance has none yet and the secret has no host")
+
+
+class DbSecret(BaseModel):
+    """The secret's fields the connection uses (AWS's structure for RDS credentials), once ``check_secret_fields``
+    and ``secret_binding.check`` took it: ``port`` a whole number (or its digits); ``engine`` as the secret says
+    it. The password never appears in repr."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    username: str
+    password: str = Field(repr=False)
+    dbname: str | None = None
+    host: str | None = None
+    port: int | None = None
+    engine: str | None = None
+
+    @field_validator("port", mode="before")
+    @classmethod
+    def _digits(cls, value: object) -> object:
+        return int(value.strip()) if isinstance(value, str) else value
+
+    @field_validator("engine", mode="before")
+    @classmethod
+    def _text(cls, value: object) -> object:
+        return None if value is None else str(value)
 
 
 def check_secret_fields(secret: dict[str, Any], arn: str) -> None:
@@ -110,7 +138,7 @@ def connection_spec(target: Target, instance: Mapping[str, Any] | None, read_sec
     ``read_tags`` reads the secret's tags, for a secret whose JSON names no instance (without it, such a
     secret has no binding: refused unless the policy allows unbound secrets)."""
     policy = policy or connection_policy()
-    instance = instance or {}
+    facts = InstanceFacts.model_validate(instance or {})
     arn = target.secret_arn
     try:
         secret = json.loads(read_secret(arn))
@@ -122,10 +150,11 @@ def connection_spec(target: Target, instance: Mapping[str, Any] | None, read_sec
     if not isinstance(secret, dict) or "username" not in secret or "password" not in secret:
         raise DatabaseUnreachable(f"secret {arn} must be JSON with username and password")
     check_secret_fields(secret, arn)
-    secret_binding.check(target.db_instance_identifier, instance, secret, arn=arn, read_tags=read_tags,
+    secret_binding.check(target.db_instance_identifier, facts, secret, arn=arn, read_tags=read_tags,
                          allow_unbound=policy.allow_unbound_secrets)
+    given = DbSecret.model_validate(secret)
     # the instance's RDS engine when RDS reports no family: an engine the run cannot warm is named as such
-    engine = target.engine or instance.get("engine_family") or instance.get("engine") or secret.get("engine")
+    engine = target.engine or facts.engine_family or facts.engine or given.engine
     if not engine:
         raise DatabaseUnreachable(f"cannot tell the engine of {target.db_instance_identifier}: "
                                   f"set target.engine to {' or '.join(engine_names())}")
@@ -133,12 +162,11 @@ def connection_spec(target: Target, instance: Mapping[str, Any] | None, read_sec
         fam = family(engine)
     except UnknownEngine as exc:
         raise DatabaseUnreachable(f"{target.db_instance_identifier}: {exc}") from None
-    host = target_host(target, instance, secret.get("host"), policy)
-    port = int(target.port or (instance.get("port") if not target.host else None)
-               or secret.get("port") or fam.default_port)
+    host = target_host(target, facts, given.host, policy)
+    port = int(target.port or (facts.port if not target.host else None) or given.port or fam.default_port)
     # TLS on its own port (Oracle TCPS: the SSL option's, not the endpoint's); a port the user named is used as is.
     tls_port = fam.tls_port if not target.port else None
-    database = target.database or secret.get("dbname") or instance.get("db_name") or fam.default_database
+    database = target.database or given.dbname or facts.db_name or fam.default_database
     return ConnectionSpec(engine=fam.name, host=host, port=port, database=database,
-                          user=secret["username"], password=secret["password"], tls=policy.tls,
+                          user=given.username, password=given.password, tls=policy.tls,
                           tls_port=tls_port, tls_ca=policy.tls_ca)

@@ -19,10 +19,11 @@ password.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cutover_prep.access.facts import InstanceFacts
 from cutover_prep.engines import DatabaseUnreachable
 from cutover_prep.settings import normalize_host
 
@@ -57,15 +58,14 @@ class Candidate:
         return value.strip().lower().rpartition(":db:")[2] == self.identifier.lower()
 
 
-def candidates(identifier: str, instance: Mapping[str, Any]) -> tuple[Candidate, Candidate | None]:
+def candidates(identifier: str, instance: InstanceFacts) -> tuple[Candidate, Candidate | None]:
     """The target (``identifier``, on the ``instance`` DescribeInstance found), and the instance the run restored
     it from (None when the run restored nothing)."""
-    target = Candidate(identifier, instance.get("address"), instance.get("db_instance_arn"))
-    source = instance.get("restored_from") or {}
-    if not source.get("db_instance_identifier"):
+    target = Candidate(identifier, instance.address, instance.db_instance_arn)
+    source = instance.restored_from
+    if source is None or not source.db_instance_identifier:
         return target, None
-    return target, Candidate(str(source["db_instance_identifier"]), source.get("address"),
-                             source.get("db_instance_arn"))
+    return target, Candidate(source.db_instance_identifier, source.address, source.db_instance_arn)
 
 
 BINDING_FIELDS = ("dbInstanceIdentifier", "host")  # in the order they name the instance
@@ -99,7 +99,7 @@ def json_type(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
 
 
-def check(identifier: str, instance: Mapping[str, Any], secret: dict[str, Any], *, arn: str,
+def check(identifier: str, instance: InstanceFacts, secret: dict[str, Any], *, arn: str,
           read_tags: TagReader | None, allow_unbound: bool) -> None:
     """Return when ``secret`` may go to the target ``identifier`` (on ``instance``); raise ``SecretNotBound``
     otherwise."""

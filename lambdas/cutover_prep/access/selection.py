@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from cutover_prep.engines.registry import family
 
 ALL = "all"
@@ -45,6 +47,39 @@ class Choice:
 
     patterns: tuple[str, ...]
     how: str
+
+
+class AskedTarget(BaseModel):
+    """What a run input's ``target`` says of the databases to read: ``databases`` (names, or ``ALL``), the
+    ``database`` its DSN names, the ``engine``."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    databases: list[str] | str | None = None
+    database: str | None = None
+    engine: str | None = None
+
+
+class AskedWarmup(BaseModel):
+    """What a run input's ``warmup`` says of the databases to read: ``databases`` (globs), ``include_schemas``."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    databases: list[str] | None = None
+    include_schemas: list[str] | None = None
+
+
+class LeftOut(BaseModel):
+    """A census object (``dal.records.census.census_json``) as the selection line reads it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    reason: str | None = None
+    bytes: int | None = None
+    kind: str | None = None
+    database: str | None = None
+    schema_: str | None = Field(default=None, alias="schema")
+    name: str | None = None
 
 
 def exact(name: str) -> str:
@@ -80,22 +115,24 @@ def choose(engine: str, *, named: Sequence[str] | str | None = None, globs: Sequ
 
 def choose_for_run(engine: str, target: Mapping[str, Any], warmup: Mapping[str, Any]) -> Choice:
     """``choose`` for a run input's ``target`` and ``warmup`` (dicts, as the state carries them)."""
-    return choose(engine, named=target.get("databases"), globs=tuple(warmup.get("databases") or ()),
-                  connected=target.get("database"), include_schemas=tuple(warmup.get("include_schemas") or ()))
+    asked, warm = AskedTarget.model_validate(target), AskedWarmup.model_validate(warmup)
+    return choose(engine, named=asked.databases, globs=tuple(warm.databases or ()), connected=asked.database,
+                  include_schemas=tuple(warm.include_schemas or ()))
 
 
 def input_text(target: Mapping[str, Any], warmup: Mapping[str, Any]) -> str:
     """What a run input reads, in words, before the engine is known (``cutover-prep validate``)."""
-    named, globs, connected = target.get("databases"), warmup.get("databases") or (), target.get("database")
+    asked, warm = AskedTarget.model_validate(target), AskedWarmup.model_validate(warmup)
+    named, globs, connected = asked.databases, warm.databases or (), asked.database
     if named == ALL:
         return "every database on the instance (target.databases \"all\")"
     if named:
         return f"database(s) {', '.join(named)} (target.databases)"
     if globs:
         return f"the databases warmup.databases matches ({', '.join(globs)})"
-    engine = target.get("engine")
+    engine = asked.engine
     if connected and engine and not choose(engine, connected=connected,
-                                           include_schemas=tuple(warmup.get("include_schemas") or ())).patterns:
+                                           include_schemas=tuple(warm.include_schemas or ())).patterns:
         return "the schemas warmup selects" if family(engine).database_is_schema else "the database of the service"
     if connected:
         return f"database {connected} (target.database)"
@@ -153,18 +190,18 @@ def selection_line(engine: str, segments: Iterable[Any], census: Iterable[Mappin
                 f"{_names(parts)}, {_mib(total)}")
     left_dbs: dict[str, int] = {}
     left_schemas: dict[str, int] = {}
-    for obj in census or ():
-        if obj.get("reason") != "excluded by input":
+    for obj in (LeftOut.model_validate(o) for o in census or ()):
+        if obj.reason != "excluded by input":
             continue
-        size = int(obj.get("bytes") or 0)
+        size = int(obj.bytes or 0)
         if fam.database_is_schema or not fam.database_is_identifier:
-            key = str(obj.get("schema") or obj.get("name") or "")
+            key = str(obj.schema_ or obj.name or "")
             left_schemas[key] = left_schemas.get(key, 0) + size
-        elif obj.get("kind") == "database" or obj.get("database") not in reads:
-            key = str(obj.get("database") or "")
+        elif obj.kind == "database" or obj.database not in reads:
+            key = str(obj.database or "")
             left_dbs[key] = left_dbs.get(key, 0) + size
         else:
-            key = f"{obj.get('database')}.{obj.get('schema')}"
+            key = f"{obj.database}.{obj.schema_}"
             left_schemas[key] = left_schemas.get(key, 0) + size
     if census is None:
         return head + "; what it leaves out is not known (the engine takes no census)"

@@ -74,7 +74,7 @@ def _replication_reader(replica_dsn: str, source_dsn: str | None, spec: GateSpec
     def check() -> Condition:
         found = fam.replication(replica, source, max_lag_seconds=spec.max_lag_seconds,
                                 max_lag_bytes=spec.max_lag_bytes)
-        return Condition(name="replication", **found)
+        return Condition(name="replication", **found._asdict())
     return check
 
 

@@ -8,7 +8,6 @@ own cumulative counters on one of the warm-up's sessions, read-only. The warm-up
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -21,5 +20,5 @@ class Activity:
     own_included: bool  # the counters include the warm-up's own reads (the caller subtracts its bytes)
     source: str  # the view or status the counters come from, for the findings
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, int | float | bool | str | None]:
         return asdict(self)

@@ -17,7 +17,7 @@ Engines never write to the customer database: their sessions are read-only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from cutover_prep.engines import keys
 
@@ -135,6 +135,17 @@ class Segment:
         return keys.label(self.names, self.database, self.quote_char)
 
 
+class RangeDoc(TypedDict):
+    """A ``ReadRange`` as a work unit stores it: ``extents`` as ``[file_id, first_block, blocks]``; no
+    ``splittable`` reads as splittable."""
+
+    segment: str
+    locator: dict[str, Any]
+    extents: list[list[int]]
+    block_size: int
+    splittable: NotRequired[bool]
+
+
 @dataclass(frozen=True, slots=True)
 class ReadRange:
     """A piece of one segment assigned to a work unit: extents of blocks to read."""
@@ -153,7 +164,7 @@ class ReadRange:
     def bytes(self) -> int:
         return self.blocks * self.block_size
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RangeDoc:
         return {
             "segment": self.segment_key,
             "locator": self.locator,
@@ -163,7 +174,7 @@ class ReadRange:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ReadRange:
+    def from_json(cls, data: RangeDoc) -> ReadRange:
         return cls(
             segment_key=data["segment"],
             locator=data["locator"],

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
@@ -59,6 +59,46 @@ class SweepOptions(BaseModel):
     write_test: bool
 
 
+class BenchCapabilities(TypedDict, total=False):
+    """What ``BenchDriver.capabilities`` says of the server (recorded in the benchmark's plan and the findings):
+    its version, how the driver reads (``read_method``, ``block_size``), which IO-size knobs the sweep sets
+    (``knobs``: name -> whether the server has it), the IO counters and latency histogram it reads (None: none),
+    the notes; an engine's own settings besides (PostgreSQL ``version_num``, ``io_combine_limit`` in kB; Oracle
+    ``db_file_multiblock_read_count``, ``filesystemio_options`` as V$PARAMETER says them)."""
+
+    server_version: str | None
+    version_num: int
+    read_method: str
+    block_size: int | None
+    knobs: dict[str, bool]
+    io_combine_limit: float | None
+    db_file_multiblock_read_count: str | None
+    filesystemio_options: str | None
+    counters: str | None
+    latency_histogram: str | None
+    notes: list[str]
+
+
+class TargetDoc(TypedDict):
+    """A ``SweepTarget`` as the benchmark's plan stores it: ``extents`` as ``[file_id, first_block, blocks]``."""
+
+    segment: str
+    locator: dict[str, Any]
+    extents: list[list[int]]
+    block_size: int
+
+
+class PointDoc(TypedDict, total=False):
+    """A ``PointSpec`` as the benchmark's plan stores it (its fields)."""
+
+    point_id: str
+    kind: str
+    seconds: float
+    sessions: int
+    io_size_kb: float | None
+    knobs: dict[str, int | str | list[int]]
+
+
 @dataclass(frozen=True)
 class SweepTarget:
     """What a point reads: one big segment for scans, many block ranges for random reads."""
@@ -72,12 +112,12 @@ class SweepTarget:
     def bytes(self) -> int:
         return sum(e[2] for e in self.extents) * self.block_size
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TargetDoc:
         return {"segment": self.segment_key, "locator": self.locator,
                 "extents": [list(e) for e in self.extents], "block_size": self.block_size}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> SweepTarget:
+    def from_json(cls, d: TargetDoc) -> SweepTarget:
         return cls(d["segment"], d["locator"], tuple(tuple(int(x) for x in e) for e in d["extents"]),
                    int(d["block_size"]))
 
@@ -92,14 +132,15 @@ class PointSpec:
     seconds: float
     sessions: int = 1
     io_size_kb: float | None = None
-    knobs: dict[str, Any] = field(default_factory=dict)
+    knobs: dict[str, int | str | list[int]] = field(default_factory=dict)  # the session settings; Oracle: "requested"
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> PointDoc:
+        return {"point_id": self.point_id, "kind": self.kind, "seconds": self.seconds, "sessions": self.sessions,
+                "io_size_kb": self.io_size_kb, "knobs": dict(self.knobs)}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> PointSpec:
-        return cls(**{k: d[k] for k in ("point_id", "kind", "seconds", "sessions", "io_size_kb", "knobs") if k in d})
+    def from_json(cls, d: PointDoc) -> PointSpec:
+        return cls(**{k: d[k] for k in PointDoc.__annotations__ if k in d})
 
 
 @dataclass
@@ -126,7 +167,7 @@ class RandomReader(Protocol):
 class BenchDriver(Protocol):
     engine: str
 
-    def capabilities(self) -> dict[str, Any]: ...
+    def capabilities(self) -> BenchCapabilities: ...
 
     def io_size_points(self, options: SweepOptions, target: SweepTarget) -> list[PointSpec]: ...
 

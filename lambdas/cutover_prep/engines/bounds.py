@@ -24,10 +24,10 @@ one bound.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 from cutover_prep.engines.base import EngineError
+from cutover_prep.settings import environment
 
 LOCK_ENV, STATEMENT_ENV = "CUTOVER_PREP_LOCK_TIMEOUT_SECONDS", "CUTOVER_PREP_STATEMENT_TIMEOUT_SECONDS"
 DEFAULT_LOCK_SECONDS = 30.0
@@ -55,7 +55,7 @@ class SessionBounds:
 
 
 def _seconds(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
+    raw = environment(name).get(name, "").strip()
     if not raw:
         return default
     try:

@@ -136,8 +136,10 @@ def census_checks(objects: Iterable[Any]) -> list[Check]:
 
 @dataclass
 class Report:
+    """A preflight's checks of one engine; ``target``: its host, port, database and user (never the password)."""
+
     engine: str
-    target: dict[str, Any]
+    target: dict[str, str | int]
     checks: list[Check]
     seconds: float = 0.0
 

@@ -41,6 +41,7 @@ from cutover_prep.engines.postgres import hotset as postgres_hotset
 from cutover_prep.engines.postgres import preflight as postgres_preflight
 from cutover_prep.engines.postgres import replication as postgres_replication
 from cutover_prep.engines.postgres.tls import dsn_tls as postgres_dsn_tls
+from cutover_prep.engines.replication import Found
 
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec, Engine
@@ -119,8 +120,8 @@ class EngineFamily:
     hotset_buffer_pool: bool = False  # hotset --buffer-pool / --buffer-pool-file: InnoDB's buffer pool (issue 33)
     database_is_identifier: bool = True  # target.database names a database or schema (Oracle: a service name)
     # ``cutover-prep gate``: (replica spec, source spec | None, *, max_lag_seconds, max_lag_bytes) ->
-    # {state, summary, evidence}: native replication read on the target, read-only (None: not offered)
-    replication: Callable[..., dict[str, Any]] | None = None
+    # replication.Found: native replication read on the target, read-only (None: not offered)
+    replication: Callable[..., Found] | None = None
     # a DSN's database is a schema (MySQL, MariaDB): the default of the schema selection (cutover_prep.access.selection)
     database_is_schema: bool = False
     # the warm-up's yield signal (issue 36 §1): (the warm-up's engine) -> engines.activity.Activity, the other

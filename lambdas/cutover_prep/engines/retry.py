@@ -28,7 +28,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, wait_exponential
 
@@ -46,11 +46,12 @@ class Outage:
     attempts: int = 0
     last_error: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, float | int | str]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any] | None) -> Outage | None:
+    def from_json(cls, doc: dict[str, float | int | str] | None) -> Outage | None:
+        """The outage ``to_json`` wrote; None when ``doc`` is not one."""
         if not isinstance(doc, dict) or not isinstance(doc.get("started_at"), int | float):
             return None
         return cls(float(doc["started_at"]), int(doc.get("attempts") or 0), str(doc.get("last_error") or ""))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.mysql.locator import MysqlLocator
+
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec, Engine
 
@@ -33,7 +35,8 @@ def open_bench(spec: ConnectionSpec, database: str | None, *, call_timeout_secon
 
 def block_readable(locator: dict[str, Any]) -> bool:
     """A clustered index with an integer single-column key: one row is found by one index dive."""
-    return locator.get("read") == "pk_walk" and bool(locator.get("probe"))
+    loc = MysqlLocator.of(locator)
+    return loc.read == "pk_walk" and bool(loc.probe)
 
 
 def server_version(spec: ConnectionSpec) -> str | None:

@@ -27,9 +27,17 @@ from typing import Any
 import pymysql
 
 from cutover_prep.engines.base import ConnectionSpec, PermanentReadError
-from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
+from cutover_prep.engines.bench import (
+    BenchCapabilities,
+    PointSpec,
+    ScanResult,
+    SweepOptions,
+    SweepTarget,
+    read_in_order,
+)
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.engine import MySQLEngine, map_error
+from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 SCAN_CALL_PAGES = 512  # 8 MiB of 16 KiB pages per read_range call
@@ -61,7 +69,7 @@ class MySQLBench:
     def close(self) -> None:
         self._control.close()
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> BenchCapabilities:
         return {
             "server_version": self._control.dialect.label,
             "read_method": "pk_walk",
@@ -190,8 +198,8 @@ class RowReader:
         self._engine = engine
         self._ranges: dict[tuple[str, str, str | None], tuple[int, int] | None] = {}
 
-    def _key_range(self, cur: Any, loc: dict[str, Any]) -> tuple[int, int] | None:
-        key = (loc["schema"], loc["table"], loc.get("partition"))
+    def _key_range(self, cur: Any, loc: MysqlLocator) -> tuple[int, int] | None:
+        key = (loc.schema, loc.table, loc.partition)
         if key not in self._ranges:
             cur.execute(q.key_range_sql(loc))
             low, high = cur.fetchone()
@@ -199,17 +207,18 @@ class RowReader:
         return self._ranges[key]
 
     def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
+        loc = MysqlLocator.of(locator)
         try:
             with self._engine.conn.cursor() as cur:
-                bounds = self._key_range(cur, locator)
+                bounds = self._key_range(cur, loc)
                 if bounds is None:
                     return  # an empty table: nothing to look up
                 low, high = bounds
-                value = low + (high - low) * min(block, int(locator["pages"])) // max(1, int(locator["pages"]))
-                cur.execute(q.probe_sql(locator), (value,))
+                value = low + (high - low) * min(block, int(loc.pages)) // max(1, int(loc.pages))
+                cur.execute(q.probe_sql(loc), (value,))
                 cur.fetchall()
         except pymysql.err.MySQLError as exc:
-            raise map_error(exc, f"looking up a row of {locator.get('table')}") from None
+            raise map_error(exc, f"looking up a row of {loc.table}") from None
 
     def close(self) -> None:
         self._engine.close()

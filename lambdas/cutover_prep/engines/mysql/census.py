@@ -45,6 +45,7 @@ from typing import Any
 
 from cutover_prep.engines import base, keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions, Segment
+from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS, decode_filename, split_file_name, stats_table_key
 
 NO_PRIVILEGE, NOT_SQL, EXCLUDED = "no privilege", "not readable by SQL", "excluded by input"
@@ -105,7 +106,7 @@ def _by_table(segments: Iterable[Segment]) -> dict[tuple[str, str, str | None], 
     for seg in segments:
         if seg.kind != "fulltext_aux":
             part = seg.partition.lower() if seg.partition else None
-            out.setdefault((seg.schema, str(seg.locator.get("table", seg.name)), part), []).append(seg)
+            out.setdefault((seg.schema, str(MysqlLocator.of(seg.locator).table or seg.name), part), []).append(seg)
     return out
 
 

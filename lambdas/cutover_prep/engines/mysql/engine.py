@@ -40,6 +40,7 @@ metadata lock reaches it is a ``LockWaitTimeout`` naming the table and who holds
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import Any
 
 import pymysql
@@ -61,6 +62,8 @@ from cutover_prep.engines.base import (
 from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, SessionBounds, session_bounds, wait_words
 from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
+from cutover_prep.engines.mysql.evidence import Explained, Tally, delta, status
+from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.mysql.tls import mysql_params
 
 LOCK_WAIT_TIMEOUT = 1205  # ER_LOCK_WAIT_TIMEOUT: lock_wait_timeout (metadata locks), innodb_lock_wait_timeout
@@ -99,19 +102,10 @@ def sessions_words(rows: list[tuple]) -> str:
     return "; ".join(out)
 
 
-def ordinal(block: int, loc: dict[str, Any]) -> int:
+def ordinal(block: int, loc: MysqlLocator) -> int:
     """The row ordinal (in key order) that block ``block`` of a clustered segment stands for."""
-    pages = max(1, int(loc["pages"]))
-    return round(min(block, pages) * max(0, int(loc["rows"])) / pages)
-
-
-def _status(cur: Any, statement: str) -> dict[str, int]:
-    cur.execute(statement)
-    return {str(name).lower(): int(value) for name, value in cur.fetchall() if str(value).lstrip("-").isdigit()}
-
-
-def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
-    return {k: after[k] - before.get(k, 0) for k in after}
+    pages = max(1, int(loc.pages))
+    return round(min(block, pages) * max(0, int(loc.rows)) / pages)
 
 
 class MySQLEngine:
@@ -329,45 +323,44 @@ class MySQLEngine:
 
     # -- reading -----------------------------------------------------------------------
     def read_range(self, rng: ReadRange) -> ReadResult:
-        loc = rng.locator
+        loc = MysqlLocator.of(rng.locator)
         started = time.monotonic()
-        if loc["read"] == "not_readable":
-            raise PermanentReadError(f"{rng.segment_key}: not readable by SQL: {loc['why']}; "
+        if loc.read == "not_readable":
+            raise PermanentReadError(f"{rng.segment_key}: not readable by SQL: {loc.why}; "
                                      "its pages are warmed only when the database itself reads them")
-        details: dict[str, Any] = {"rows": 0, "bytes_read_from_columns": 0, "repositioned_rows": 0}
+        tally = Tally()
         self._live()
         try:
             with self.conn.cursor() as cur:
                 innodb_before = self._server_reads(cur)
-                handler_before = _status(cur, q.HANDLER_SQL)
+                handler_before = status(cur, q.HANDLER_SQL)
                 cur.execute(q.START_READ_ONLY_SQL)
                 try:
-                    if loc["read"] == "pk_walk":
+                    if loc.read == "pk_walk":
                         for ext in rng.extents:
-                            self._walk(cur, rng.segment_key, loc, ext.first_block, ext.blocks, details)
-                    elif loc["read"] == "index_scan":
-                        self._whole(cur, rng.segment_key, loc, *q.index_scan_sql(loc), details)
-                    elif loc["read"] == "full_scan":
-                        self._whole(cur, rng.segment_key, loc, q.full_scan_sql(loc), [], details)
+                            self._walk(cur, rng.segment_key, loc, ext.first_block, ext.blocks, tally)
+                    elif loc.read == "index_scan":
+                        self._whole(cur, rng.segment_key, loc, *q.index_scan_sql(loc), tally)
+                    elif loc.read == "full_scan":
+                        self._whole(cur, rng.segment_key, loc, q.full_scan_sql(loc), [], tally)
                     else:
-                        raise PermanentReadError(f"{rng.segment_key}: unknown read method {loc['read']!r}")
+                        raise PermanentReadError(f"{rng.segment_key}: unknown read method {loc.read!r}")
                 finally:
                     cur.execute("COMMIT")
-                handler = _delta(handler_before, _status(cur, q.HANDLER_SQL))
-                innodb = _delta(innodb_before, self._server_reads(cur))
+                handler = delta(handler_before, status(cur, q.HANDLER_SQL))
+                innodb = delta(innodb_before, self._server_reads(cur))
         except pymysql.err.MySQLError as exc:
-            if exc.args and exc.args[0] == LOCK_WAIT_TIMEOUT and loc.get("schema") and loc.get("table"):
-                raise self.lock_wait(f"reading {rng.segment_key}", str(loc["schema"]), str(loc["table"])) from None
+            if exc.args and exc.args[0] == LOCK_WAIT_TIMEOUT and loc.schema and loc.table:
+                raise self.lock_wait(f"reading {rng.segment_key}", str(loc.schema), str(loc.table)) from None
             raise self._drop(map_error(exc, f"reading {rng.segment_key}")) from None
         except ValueError as exc:  # an identifier MySQL cannot quote
             raise PermanentReadError(f"{rng.segment_key}: {exc}") from None
-        self._check_handlers(rng.segment_key, loc, handler, details["rows"])
-        details.update(handler=handler, innodb=innodb)
+        self._check_handlers(rng.segment_key, loc, handler, tally.rows)
         self.confirmation["pages_planned"] += rng.blocks
-        self.confirmation["innodb_pages_read"] += innodb.get("innodb_pages_read", 0)
-        self.confirmation["innodb_buffer_pool_reads"] += innodb.get("innodb_buffer_pool_reads", 0)
+        self.confirmation["innodb_pages_read"] += innodb["innodb_pages_read"]
+        self.confirmation["innodb_buffer_pool_reads"] += innodb["innodb_buffer_pool_reads"]
         return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started,
-                          method=loc["read"], details=details)
+                          method=loc.read, details={**tally.to_json(), "handler": handler, "innodb": innodb})
 
     def lock_wait(self, what: str, schema: str, table: str) -> LockWaitTimeout:
         """``what`` waited ``lock_wait_timeout`` for a lock on ``schema.table``: the error, naming the table and
@@ -400,57 +393,53 @@ class MySQLEngine:
 
     def _server_reads(self, cur: Any) -> dict[str, int]:
         """The server's cumulative read counters: InnoDB's, and performance_schema's file bytes when it is on."""
-        counters = _status(cur, q.INNODB_READS_SQL)
+        counters = status(cur, q.INNODB_READS_SQL)
         if self.performance_schema:
-            counters.update(_status(cur, q.FILE_SUMMARY_SQL))
+            counters.update(status(cur, q.FILE_SUMMARY_SQL))
         return counters
 
-    def _check_handlers(self, key: str, loc: dict[str, Any], handler: dict[str, int], rows: int) -> None:
+    def _check_handlers(self, key: str, loc: MysqlLocator, handler: Counter[str], rows: int) -> None:
         """A secondary index read must not have scanned the table (``Handler_read_rnd_next``; for the
         clustered index that is its own scan), and a read that counted rows must have moved some handler."""
-        if loc["read"] == "index_scan" and handler.get("handler_read_rnd_next", 0) > 0:
+        if loc.read == "index_scan" and handler["handler_read_rnd_next"] > 0:
             raise PermanentReadError(f"{key}: the server scanned the table ({handler['handler_read_rnd_next']} "
-                                     f"Handler_read_rnd_next) instead of reading index "
-                                     f"{loc.get('index') or loc.get('key_index')}")
-        if rows and not any(handler.get(k, 0) for k in ("handler_read_first", "handler_read_next",
-                                                         "handler_read_key", "handler_read_rnd_next")):
+                                     f"Handler_read_rnd_next) instead of reading index {loc.index or loc.key_index}")
+        if rows and not any(handler[k] for k in ("handler_read_first", "handler_read_next",
+                                                 "handler_read_key", "handler_read_rnd_next")):
             raise PermanentReadError(f"{key}: {rows} rows counted but the session's Handler_read_* counters "
                                      "did not move: the rows did not come from the storage engine")
 
-    def _verify(self, cur: Any, key: str, what: str, statement: str, params: list[Any], loc: dict[str, Any]) -> None:
+    def _verify(self, cur: Any, key: str, what: str, statement: str, params: list[Any], loc: MysqlLocator) -> None:
         """EXPLAIN the statement once per segment: the intended index (and ``Using index`` when covering)."""
         if (key, what) in self._checked:
             return
         cur.execute(self.dialect.explain(statement), params)
-        names = [d[0].lower() for d in cur.description]
-        plan = [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
-        row = plan[0] if plan else {}
-        chosen, extra, access = row.get("key"), str(row.get("extra") or ""), str(row.get("type") or "")
+        row = Explained.of([d[0].lower() for d in cur.description], list(cur.fetchall()))
+        chosen, extra, access = row.key, str(row.extra or ""), str(row.type or "")
         if what == "full_scan":
             ok = access == "ALL"
             wanted = "a full table scan"
         else:
-            wanted_index = loc["index"] if what == "index_scan" else loc["key_index"]
-            covering = what == "index_scan" and not loc.get("range_column")
+            wanted_index = loc.index if what == "index_scan" else loc.key_index
+            covering = what == "index_scan" and not loc.range_column
             ok = chosen == wanted_index and (not covering or "Using index" in extra)
             # A whole InnoDB table (no bound): its table scan is the clustered index's scan.
-            ok = ok or (what == "pk_walk" and not params and access == "ALL" and loc.get("engine") == "innodb")
+            ok = ok or (what == "pk_walk" and not params and access == "ALL" and loc.engine == "innodb")
             wanted = f"index {wanted_index}" + (" covering (Using index)" if covering else "")
         if not ok:
             raise PermanentReadError(f"{key}: the server would not read {wanted} (EXPLAIN: type={access}, "
                                      f"key={chosen}, Extra={extra or '-'}); this statement cannot warm it")
         self._checked.add((key, what))
 
-    def _whole(self, cur: Any, key: str, loc: dict[str, Any], statement: str, params: list[Any],
-               details: dict[str, Any]) -> None:
-        self._verify(cur, key, loc["read"], statement, params, loc)
+    def _whole(self, cur: Any, key: str, loc: MysqlLocator, statement: str, params: list[Any], tally: Tally) -> None:
+        self._verify(cur, key, loc.read, statement, params, loc)
         cur.execute(statement, params or None)
         rows, nbytes = cur.fetchone()
-        details["rows"] += int(rows or 0)
-        details["bytes_read_from_columns"] += int(nbytes or 0)
+        tally.rows += int(rows or 0)
+        tally.bytes_read_from_columns += int(nbytes or 0)
 
     # -- the clustered index walk --------------------------------------------------------
-    def _bound_at(self, cur: Any, key: str, loc: dict[str, Any], block: int, details: dict[str, Any]) -> Any:
+    def _bound_at(self, cur: Any, key: str, loc: MysqlLocator, block: int, tally: Tally) -> Any:
         """The lower bound of the chunk starting at ``block``: None (the start), a key tuple, or END."""
         if block <= 0:
             return None
@@ -463,29 +452,29 @@ class MySQLEngine:
             return END
         rows = ordinal(block, loc) - ordinal(start, loc)
         found = self._boundary(cur, key, loc, lower, rows)
-        details["repositioned_rows"] += rows
+        tally.repositioned_rows += rows
         known[block] = found
         return found
 
-    def _boundary(self, cur: Any, key: str, loc: dict[str, Any], lower: Any, rows: int) -> Any:
+    def _boundary(self, cur: Any, key: str, loc: MysqlLocator, lower: Any, rows: int) -> Any:
         statement, params = q.boundary_sql(loc, lower, rows)
         self._verify(cur, key, "boundary", statement, params, loc)
         cur.execute(statement, params)
         row = cur.fetchone()
         return END if row is None else tuple(row)
 
-    def _walk(self, cur: Any, key: str, loc: dict[str, Any], first: int, blocks: int, details: dict[str, Any]) -> None:
-        lower = self._bound_at(cur, key, loc, first, details)
+    def _walk(self, cur: Any, key: str, loc: MysqlLocator, first: int, blocks: int, tally: Tally) -> None:
+        lower = self._bound_at(cur, key, loc, first, tally)
         end_block = first + blocks
         if lower == END:  # an earlier chunk read to the end: these planned pages hold no further rows
-            details["end_reached"] = True
+            tally.end_reached = True
             return
-        upper = None if end_block >= int(loc["pages"]) else \
+        upper = None if end_block >= int(loc.pages) else \
             self._boundary(cur, key, loc, lower, ordinal(end_block, loc) - ordinal(first, loc))
         statement, params = q.chunk_sql(loc, lower, None if upper == END else upper)
         self._verify(cur, key, "pk_walk", statement, params, loc)
         cur.execute(statement, params)
         rows, nbytes = cur.fetchone()
-        details["rows"] += int(rows or 0)
-        details["bytes_read_from_columns"] += int(nbytes or 0)
+        tally.rows += int(rows or 0)
+        tally.bytes_read_from_columns += int(nbytes or 0)
         self._bounds.setdefault(key, {})[end_block] = END if upper is None else upper

@@ -193,6 +193,12 @@ DUMP_NOW_SQL = "SET GLOBAL innodb_buffer_pool_dump_now = ON"
 RDS_DUMP_NOW_SQL = "CALL mysql.rds_innodb_buffer_pool_dump_now()"  # RDS for MySQL / MariaDB: no SUPER there
 
 
+def _dump_status(conn: Any) -> Any:
+    """``Innodb_buffer_pool_dump_status`` (None: the server did not list it)."""
+    return next((value for name, value in _rows(conn, DUMP_STATUS_SQL) if name == "Innodb_buffer_pool_dump_status"),
+                None)
+
+
 def dump_now(conn: Any, timeout_seconds: float, sleep: Any = None) -> str:
     """Ask the server to write its buffer pool dump now (``--buffer-pool-dump-now``: a server action, taken only
     when the user asks for it), wait until its status says the dump completed, and give the file's path as the
@@ -204,7 +210,7 @@ def dump_now(conn: Any, timeout_seconds: float, sleep: Any = None) -> str:
     sleep = sleep or time.sleep
     datadir, name, basedir = _rows(conn, DUMP_FILE_SQL)[0]
     path = str(name) if str(name).startswith("/") else str(Path(str(datadir)) / str(name))
-    before = dict(_rows(conn, DUMP_STATUS_SQL)).get("Innodb_buffer_pool_dump_status")
+    before = _dump_status(conn)
     rds = str(basedir or "").startswith("/rdsdbbin")
     try:
         _rows(conn, RDS_DUMP_NOW_SQL if rds else DUMP_NOW_SQL)
@@ -214,7 +220,7 @@ def dump_now(conn: Any, timeout_seconds: float, sleep: Any = None) -> str:
                             "give a dump the server wrote at shutdown with --buffer-pool-file") from None
     deadline = time.monotonic() + timeout_seconds
     while True:
-        status = str(dict(_rows(conn, DUMP_STATUS_SQL)).get("Innodb_buffer_pool_dump_status") or "")
+        status = str(_dump_status(conn) or "")
         if "completed" in status.lower() and status != before:
             return path
         if time.monotonic() > deadline:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.mysql.evidence import delta
+from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,
@@ -145,15 +147,15 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
     from cutover_prep.engines.base import Extent, ReadRange
 
     segments = engine.discover(options)
+    typed = [(s, MysqlLocator.of(s.locator)) for s in segments]
     out: list[Check] = []
     for method in METHODS:
-        found = sorted((s for s in segments if s.locator.get("read") == method),
-                       key=lambda s: (s.locator.get("engine") != "innodb", int(s.locator.get("rows") or 0) == 0,
-                                      s.bytes))
+        found = sorted(((s, loc) for s, loc in typed if loc.read == method),
+                       key=lambda sl: (sl[1].engine != "innodb", int(sl[1].rows or 0) == 0, sl[0].bytes))
         if not found:
             out.append(Check(METHOD, method, INFO, "not used by the plan (no segment of the selection needs it)"))
             continue
-        seg = found[0]
+        seg, loc = found[0]
         extents = (Extent(0, 0, min(seg.blocks, SAMPLE_PAGES)),) if method == "pk_walk" else seg.extents
         rng = ReadRange(seg.key, seg.locator, extents, seg.block_size, seg.splittable)
         before = _pool(engine)
@@ -162,21 +164,21 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
         except errors as exc:  # the EXPLAIN guard, the Handler_read_* check, no privilege ...
             out.append(Check(METHOD, method, FAIL, f"{seg.key}: {' '.join(str(exc).split())}"))
             continue
-        delta = {k: v - before.get(k, 0) for k, v in _pool(engine).items()}
-        handler = {k: v for k, v in (result.details.get("handler") or {}).items() if v}
+        moved_by = delta(before, _pool(engine))
+        handler = {k: v for k, v in result.details["handler"].items() if v}
         planned = (seg.key, method) in engine._checked
-        requests = delta.get("innodb_buffer_pool_read_requests", 0)
+        requests = moved_by["innodb_buffer_pool_read_requests"]
         counters = (f"Innodb_buffer_pool_read_requests +{requests:,}, Innodb_pages_read "
-                    f"+{delta.get('innodb_pages_read', 0):,}; session "
+                    f"+{moved_by['innodb_pages_read']:,}; session "
                     + (", ".join(f"{k} +{v:,}" for k, v in sorted(handler.items())) or "Handler_read_* +0"))
-        innodb = seg.locator.get("engine") == "innodb"  # MyISAM/Aria: the session's Handler_read_* only
+        innodb = loc.engine == "innodb"  # MyISAM/Aria: the session's Handler_read_* only
         moved = requests > 0 if innodb else bool(handler)
         ok = moved and planned
         out.append(Check(METHOD, method, PASS if ok else FAIL,
-                         f"{seg.key}: {rng.blocks} page(s), {result.details.get('rows', 0):,} rows ({counters}); "
+                         f"{seg.key}: {rng.blocks} page(s), {result.details['rows']:,} rows ({counters}); "
                          + ("EXPLAIN: the intended plan" if planned else "EXPLAIN not checked")
                          + ("" if moved else "; the server's counters did not move"),
-                         data={"pages": rng.blocks, "rows": result.details.get("rows", 0), "innodb": delta,
+                         data={"pages": rng.blocks, "rows": result.details["rows"], "innodb": dict(moved_by),
                                "handler": handler, "explain_checked": planned}))
     if not segments:
         out.append(Check(METHOD, "read methods", WARN, "the selection holds nothing to read"))

@@ -4,7 +4,7 @@
 threads running and ``Seconds_Behind_Source`` (MySQL) / ``Seconds_Behind_Master`` (MariaDB) at most the
 threshold; NULL means the SQL thread is not applying (MariaDB KB "SHOW REPLICA STATUS":
 https://mariadb.com/kb/en/show-replica-status/; MySQL 8.0 manual 15.7.7.35). Privilege: REPLICA MONITOR
-(MariaDB 10.5.9+) or REPLICATION CLIENT. Returns ``{state, summary, evidence}`` (the gate makes it a condition).
+(MariaDB 10.5.9+) or REPLICATION CLIENT. Returns ``replication.Found`` (the gate makes it a condition).
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.engines.base import ConnectionSpec
+from cutover_prep.engines.replication import Found
 
 
 def _first(row: dict[str, Any], *names: str) -> Any:
     return next((row[n] for n in names if n in row), None)
 
 
-def replica_status(conn: Any, *, max_lag_seconds: float) -> dict[str, Any]:
+def replica_status(conn: Any, *, max_lag_seconds: float) -> Found:
     """``conn``: a pymysql connection to the target (the replica)."""
     import pymysql  # the registry imports this module: no driver at import time
 
@@ -29,8 +30,7 @@ def replica_status(conn: Any, *, max_lag_seconds: float) -> dict[str, Any]:
             cur.execute("SHOW SLAVE STATUS")
         rows = cur.fetchall()
     if not rows:
-        return {"state": "closed", "summary": "the target is not a replica: SHOW REPLICA STATUS returned no row",
-                "evidence": {}}
+        return Found("closed", "the target is not a replica: SHOW REPLICA STATUS returned no row", {})
     row = rows[0]
     io = _first(row, "Replica_IO_Running", "Slave_IO_Running")
     sql = _first(row, "Replica_SQL_Running", "Slave_SQL_Running")
@@ -51,13 +51,12 @@ def replica_status(conn: Any, *, max_lag_seconds: float) -> dict[str, Any]:
     if error:
         problems.append(f"last error: {error}")
     if problems:
-        return {"state": "closed", "summary": "replica: " + "; ".join(problems), "evidence": evidence}
-    return {"state": "open", "evidence": evidence,
-            "summary": f"replica running, {behind} s behind the source (threshold {max_lag_seconds:g} s)"}
+        return Found("closed", "replica: " + "; ".join(problems), evidence)
+    return Found("open", f"replica running, {behind} s behind the source (threshold {max_lag_seconds:g} s)", evidence)
 
 
 def check(replica: ConnectionSpec, source: ConnectionSpec | None, *, max_lag_seconds: float,
-          max_lag_bytes: int) -> dict[str, Any]:
+          max_lag_bytes: int) -> Found:
     """The gate's hook (``EngineFamily.replication``): the target's own view; ``source`` is not needed."""
     from cutover_prep.engines.mysql.engine import MySQLEngine
 

@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cutover_prep.engines.mysql.locator import MysqlLocator
+
 SYSTEM_SCHEMAS = ("mysql", "sys", "performance_schema", "information_schema")
 # Column types InnoDB may store off-page (BLOB pages): read only when the column is read.
 OFFPAGE_TYPES = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext", "longtext",
@@ -311,37 +313,37 @@ def where(conditions: Sequence[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
     return " WHERE " + " AND ".join(c for c, _ in conditions), [p for _, ps in conditions for p in ps]
 
 
-def boundary_sql(loc: dict[str, Any], lower: Sequence[Any] | None, offset: int) -> tuple[str, list[Any]]:
+def boundary_sql(loc: MysqlLocator, lower: Sequence[Any] | None, offset: int) -> tuple[str, list[Any]]:
     """The key ``offset`` rows on from ``lower`` (inclusive), walking the clustered index (NibbleIterator)."""
-    columns = loc["key_columns"]
+    columns = loc.key_columns
     clause, params = where([key_bound(columns, ">=", lower)] if lower is not None else [])
     cols = ", ".join(quote_ident(c) for c in columns)
-    text = (f"SELECT {cols} FROM {from_clause(loc['schema'], loc['table'], loc.get('partition'), force_index(loc['key_index']))}"  # noqa: S608,E501
-            f"{clause} ORDER BY {cols} LIMIT 1 OFFSET %s")
+    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
+    text = f"SELECT {cols} FROM {source}{clause} ORDER BY {cols} LIMIT 1 OFFSET %s"  # noqa: S608
     return text, [*params, int(offset)]
 
 
-def chunk_sql(loc: dict[str, Any], lower: Sequence[Any] | None, upper: Sequence[Any] | None) -> tuple[str, list[Any]]:
+def chunk_sql(loc: MysqlLocator, lower: Sequence[Any] | None, upper: Sequence[Any] | None) -> tuple[str, list[Any]]:
     """Read the rows ``lower <= key < upper`` through the clustered index, off-page columns included."""
-    columns = loc["key_columns"]
+    columns = loc.key_columns
     conditions = []
     if lower is not None:
         conditions.append(key_bound(columns, ">=", lower))
     if upper is not None:
         conditions.append(key_bound(columns, "<", upper))
     clause, params = where(conditions)
-    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["key_index"]))
-    read = loc["offpage"] or loc["key_columns"]  # a column read keeps MySQL 8 from counting another way
+    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
+    read = loc.offpage or loc.key_columns  # a column read keeps MySQL 8 from counting another way
     return f"SELECT COUNT(*), {lengths_sum(read)} FROM {source}{clause}", params  # noqa: S608
 
 
-def full_scan_sql(loc: dict[str, Any]) -> str:
+def full_scan_sql(loc: MysqlLocator) -> str:
     """A whole-table scan (no key to walk: GEN_CLUST_INDEX, MyISAM, Aria) reading every column."""
-    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), ignore_indexes(loc.get("indexes", ())))
-    return f"SELECT COUNT(*), {lengths_sum(loc['columns'])} FROM {source}"  # noqa: S608
+    source = from_clause(loc.schema, loc.table, loc.partition, ignore_indexes(loc.indexes))
+    return f"SELECT COUNT(*), {lengths_sum(loc.columns)} FROM {source}"  # noqa: S608
 
 
-def index_scan_sql(loc: dict[str, Any]) -> tuple[str, list[Any]]:
+def index_scan_sql(loc: MysqlLocator) -> tuple[str, list[Any]]:
     """A covering scan of one secondary index: only columns the index holds are read, so the
     server reads the index and nothing else (EXPLAIN says ``Using index``). ``COUNT(*)`` alone is
     not used: MySQL 8 may count through the clustered index whatever the hint says.
@@ -349,26 +351,26 @@ def index_scan_sql(loc: dict[str, Any]) -> tuple[str, list[Any]]:
     An index that starts with a column prefix (``KEY (doc(10))``) cannot cover anything and the
     server will not scan it whole: it is read as a range over all values of its first column
     (``IS NULL OR >= ''``), each entry then looked up in the clustered index (read already)."""
-    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["index"]))
-    text = f"SELECT COUNT(*), {lengths_sum(loc['index_columns'])} FROM {source}"  # noqa: S608
-    if loc.get("range_column"):
-        column = quote_ident(loc["range_column"])
+    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.index))
+    text = f"SELECT COUNT(*), {lengths_sum(loc.index_columns)} FROM {source}"  # noqa: S608
+    if loc.range_column:
+        column = quote_ident(loc.range_column)
         return f"{text} WHERE ({column} IS NULL OR {column} >= %s)", [""]
     return text, []
 
 
-def probe_sql(loc: dict[str, Any]) -> str:
+def probe_sql(loc: MysqlLocator) -> str:
     """One single-row lookup by primary key: the first row at or after a value of the (integer) key."""
-    column = quote_ident(loc["probe"]["column"])
-    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["key_index"]))
-    return (f"SELECT {column}, {row_lengths(loc['offpage'])} FROM {source} WHERE {column} >= %s "  # noqa: S608
+    column = quote_ident(loc.probe["column"])
+    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
+    return (f"SELECT {column}, {row_lengths(loc.offpage)} FROM {source} WHERE {column} >= %s "  # noqa: S608
             f"ORDER BY {column} LIMIT 1")
 
 
-def key_range_sql(loc: dict[str, Any]) -> str:
+def key_range_sql(loc: MysqlLocator) -> str:
     """The smallest and largest value of an integer single-column key: two index dives."""
-    column = quote_ident(loc["key_columns"][0])
-    source = from_clause(loc["schema"], loc["table"], loc.get("partition"), force_index(loc["key_index"]))
+    column = quote_ident(loc.key_columns[0])
+    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
     return f"SELECT MIN({column}), MAX({column}) FROM {source}"  # noqa: S608
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.oracle.locator import OracleLocator
+
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec, Engine
 
@@ -34,4 +36,4 @@ def open_bench(spec: ConnectionSpec, database: str | None, *, call_timeout_secon
 
 def block_readable(locator: dict[str, Any]) -> bool:
     """A table (partition) segment: its single blocks can be read by rowid range."""
-    return locator.get("read") == "rowid_range"
+    return OracleLocator.of(locator).read == "rowid_range"

@@ -28,16 +28,17 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import oracledb
 
 from cutover_prep.engines.base import ConnectionSpec
-from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget
+from cutover_prep.engines.bench import BenchCapabilities, PointSpec, ScanResult, SweepOptions, SweepTarget
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine, allow_writes, map_error
+from cutover_prep.engines.oracle.locator import OracleLocator
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 PIECE_BLOCKS = 8192
@@ -119,15 +120,15 @@ def scan_path(waits: dict[str, dict[str, float]] | None, reads: dict[str, int] |
     V$SESSION_EVENT (``direct path read``, ``db file scattered read``/``db file sequential read``). A share of
     ``NOISE`` or less of the other kind (the statement's own recursive reads) does not make it "both"."""
     if reads is not None:
-        direct, cached = reads.get("physical reads direct", 0), reads.get("physical reads cache", 0)
+        direct, cached = reads["physical reads direct"], reads["physical reads cache"]
         if direct + cached == 0:
-            return "buffered" if reads.get("session logical reads", 0) > 0 else "not known"
+            return "buffered" if reads["session logical reads"] > 0 else "not known"
         if cached <= NOISE * (direct + cached):
             return "direct"
         return "buffered" if direct <= NOISE * (direct + cached) else "both"
     if waits is None:
         return "not known"
-    waited = {e for e, w in waits.items() if w.get("waits")}
+    waited = {e for e, w in waits.items() if w["waits"]}
     direct_seen = "direct path read" in waited
     buffered_seen = bool(waited & {"db file scattered read", "db file sequential read"})
     if not (direct_seen or buffered_seen):
@@ -144,9 +145,9 @@ PASSES_BY = {"direct": "direct path reads: each pass from storage",
 
 def read_path_note(reads: dict[str, int]) -> str:
     """The point's label from V$MYSTAT: blocks read by direct path, through the buffer cache, and got."""
-    return (f"read path (V$MYSTAT): {reads.get('physical reads direct', 0):,} blocks by direct path, "
-            f"{reads.get('physical reads cache', 0):,} through the buffer cache, "
-            f"{reads.get('session logical reads', 0):,} logical reads")
+    return (f"read path (V$MYSTAT): {reads['physical reads direct']:,} blocks by direct path, "
+            f"{reads['physical reads cache']:,} through the buffer cache, "
+            f"{reads['session logical reads']:,} logical reads")
 
 
 def mbrc_sql(value: int) -> str:
@@ -171,6 +172,19 @@ def _mbrc_in_effect(cur: Any, asked: int, block_size: int) -> str:
     if used != asked:
         return f"Oracle used db_file_multiblock_read_count = {used} ({kib} KiB), not the {asked} asked"
     return f"db_file_multiblock_read_count = {used} ({kib} KiB) after the set (V$PARAMETER)"
+
+
+class Parameters(NamedTuple):
+    """The instance's settings the benchmark records (``PARAMS_SQL``: V$PARAMETER's text values), None where
+    V$PARAMETER did not say."""
+
+    db_block_size: str | None = None
+    db_file_multiblock_read_count: str | None = None
+    filesystemio_options: str | None = None
+
+    @classmethod
+    def of(cls, rows: list[tuple]) -> Parameters:
+        return cls(**{str(name): value for name, value in rows if name in cls._fields})
 
 
 def _no_privilege(exc: oracledb.Error) -> bool:
@@ -206,11 +220,11 @@ class OracleBench:
         with self.conn.cursor() as cur:
             return list(cur.execute(sql))
 
-    def capabilities(self) -> dict[str, Any]:
-        params: dict[str, str] = {}
+    def capabilities(self) -> BenchCapabilities:
+        params = Parameters()
         notes = list(self._notes)
         try:
-            params = {n: v for n, v in self._rows(PARAMS_SQL)}
+            params = Parameters.of(self._rows(PARAMS_SQL))
         except oracledb.Error as exc:
             notes.append(f"cannot read v$parameter ({str(exc).splitlines()[0]}): settings not recorded")
         version = None
@@ -223,13 +237,13 @@ class OracleBench:
         counters = "v$sysstat" if self.counters() else None
         if counters is None:
             notes.append("no SELECT on v$sysstat: rates come from the client's own count")
-        fsio = params.get("filesystemio_options")
+        fsio = params.filesystemio_options
         if fsio and fsio.lower() in ("setall", "directio"):
             notes.append(f"filesystemio_options={fsio}: direct IO, no OS page cache between Oracle and the volume")
-        self._block_size = int(params.get("db_block_size") or 8192)
+        self._block_size = int(params.db_block_size or 8192)
         return {"server_version": version, "block_size": self._block_size,
                 "knobs": {"db_file_multiblock_read_count": True},
-                "db_file_multiblock_read_count": params.get("db_file_multiblock_read_count"),
+                "db_file_multiblock_read_count": params.db_file_multiblock_read_count,
                 "filesystemio_options": fsio, "counters": counters,
                 "latency_histogram": "v$event_histogram" if self.latency_histogram() is not None else None,
                 "read_method": "rowid_range_scan (direct path or buffered, as Oracle chooses: each point says which)",
@@ -276,7 +290,7 @@ class OracleBench:
         return None
 
     def scan(self, spec: PointSpec, target: SweepTarget, deadline: float) -> ScanResult:
-        loc = target.locator
+        loc = OracleLocator.of(target.locator)
         conn = self._connect()
         started = time.monotonic()
         read_bytes = calls = passes = 0
@@ -285,8 +299,7 @@ class OracleBench:
                 asked = int(spec.knobs.get("db_file_multiblock_read_count", 128))
                 cur.execute(mbrc_sql(asked))
                 in_effect = _mbrc_in_effect(cur, asked, target.block_size)
-                sql = rq.rowid_range_count_sql(loc["owner"], loc["table"], loc.get("partition"),
-                                               bool(loc.get("subpartition")))
+                sql = rq.rowid_range_count_sql(loc.owner, loc.table, loc.partition, loc.subpartition)
                 waits_before, reads_before = session_events(cur), session_reads(cur)
                 while time.monotonic() < deadline:
                     passes += 1
@@ -295,8 +308,7 @@ class OracleBench:
                             if time.monotonic() >= deadline:
                                 break
                             hi = min(lo + PIECE_BLOCKS, first + blocks) - 1
-                            cur.execute(sql, **rid.rowid_bounds(loc["data_object_id"], rfno, lo, hi,
-                                                                bool(loc.get("bigfile"))))
+                            cur.execute(sql, **rid.rowid_bounds(loc.data_object_id, rfno, lo, hi, loc.bigfile))
                             cur.fetchone()
                             read_bytes += (hi - lo + 1) * target.block_size
                             calls += 1
@@ -329,7 +341,7 @@ class OracleBench:
         whose = "" if sessions is None else f" of the {sessions} random session{'s' if sessions != 1 else ''}"
         notes = [f"wait events{whose} (V$SESSION_EVENT): " + (", ".join(
             f"{e} {int(w['waits'])} waits {w['seconds']:.3f} s" for e, w in seen) or "none")]
-        waited = {e for e, w in waits.items() if w.get("waits")}
+        waited = {e for e, w in waits.items() if w["waits"]}
         if sessions is None:
             if "direct path read" not in waited and waited & {"db file scattered read", "db file sequential read"}:
                 notes.append("no direct path read: Oracle read the scan through the buffer cache (it chooses per "
@@ -451,15 +463,14 @@ class _BlockReader:
             self._waits_before = session_events(cur)
 
     def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
-        sql = rq.rowid_range_count_sql(locator["owner"], locator["table"], locator.get("partition"),
-                                       bool(locator.get("subpartition")))
+        loc = OracleLocator.of(locator)
+        sql = rq.rowid_range_count_sql(loc.owner, loc.table, loc.partition, loc.subpartition)
         try:
             with self.conn.cursor() as cur:
-                cur.execute(sql, **rid.rowid_bounds(locator["data_object_id"], file_id, block, block,
-                                                  bool(locator.get("bigfile"))))
+                cur.execute(sql, **rid.rowid_bounds(loc.data_object_id, file_id, block, block, loc.bigfile))
                 cur.fetchone()
         except oracledb.Error as exc:
-            raise map_error(exc, f"reading block {block} of {locator.get('owner')}.{locator.get('table')}") from None
+            raise map_error(exc, f"reading block {block} of {loc.owner}.{loc.table}") from None
 
     def close(self) -> None:
         try:

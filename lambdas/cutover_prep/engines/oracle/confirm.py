@@ -25,18 +25,23 @@ DBMS_SPACE, DBA_IND_COLUMNS: on a cold volume their recursive reads are physical
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import oracledb
 
 from cutover_prep.engines.base import PermanentReadError, ReadRange, ShortRead
 from cutover_prep.engines.oracle import read_sql as rq
+from cutover_prep.engines.oracle.locator import OracleLocator
 
 NO_PRIVILEGE_CODES = {942, 1031}
 TOLERANCE_FRACTION = 0.10  # of the planned blocks, either way
 TOLERANCE_BLOCKS = 16  # at least: segment header and space-management blocks, a few recursive reads
 UNKNOWN_MARK_FRACTION = 0.5  # the confirmation bound when the high-water mark is not known
 SESSION_MEASURED = {"rowid_range_scan", "index_ffs"}  # statements that read their own segment only
+# what a read's details say when a view's counters are not readable
+NO_MYSTAT = "no SELECT on V$MYSTAT/V$STATNAME: the read is not confirmed by the server"
+NO_SEGMENT_STATISTICS = "no SELECT on V$SEGMENT_STATISTICS: the read is not confirmed by its segment's counters"
 
 
 class OverRead(PermanentReadError):  # noqa: N818 (the name the workflow reports, beside ShortRead)
@@ -54,6 +59,30 @@ def _no_privilege(exc: oracledb.DatabaseError) -> bool:
     return getattr(exc.args[0] if exc.args else None, "code", 0) in NO_PRIVILEGE_CODES
 
 
+@dataclass
+class Taken:
+    """A read's counters before and after it: the session's (V$MYSTAT) and its segment's (V$SEGMENT_STATISTICS),
+    each None where the view is not readable."""
+
+    session_before: dict[str, int] | None
+    segment_before: dict[str, int] | None
+    session_after: dict[str, int] | None = None
+    segment_after: dict[str, int] | None = None
+
+
+class Confirmation(NamedTuple):
+    """What the counters say of one read: both deltas and the path it took (None: not readable), the blocks that
+    confirm it and by which view (None: no counter), and the error when they refuse it (``ShortRead``,
+    ``OverRead``; None: confirmed, or nothing to confirm it by)."""
+
+    session: dict[str, int] | None
+    segment: dict[str, int] | None
+    path: dict[str, str | int] | None
+    confirmed: int | None = None
+    by: str | None = None
+    refused: PermanentReadError | None = None
+
+
 class Counters:
     """Reads V$MYSTAT and V$SEGMENT_STATISTICS for one engine; remembers a view it may not read."""
 
@@ -61,10 +90,9 @@ class Counters:
         self.mystat_readable = True
         self.segment_readable = True
 
-    def session(self, cur: Any, details: dict[str, Any]) -> dict[str, int] | None:
-        """This session's read counters, or None without SELECT on V$MYSTAT (said in ``details``)."""
+    def session(self, cur: Any) -> dict[str, int] | None:
+        """This session's read counters, or None without SELECT on V$MYSTAT (``NO_MYSTAT``)."""
         if not self.mystat_readable:
-            details["unconfirmed"] = "no SELECT on V$MYSTAT/V$STATNAME: the read is not confirmed by the server"
             return None
         try:
             return {str(name): int(value) for name, value in cur.execute(rq.MYSTAT_SQL)}
@@ -72,24 +100,22 @@ class Counters:
             if not _no_privilege(exc):
                 raise
             self.mystat_readable = False
-            return self.session(cur, details)
+            return None
 
-    def segment(self, cur: Any, loc: dict[str, Any], details: dict[str, Any]) -> dict[str, int] | None:
+    def segment(self, cur: Any, loc: OracleLocator) -> dict[str, int] | None:
         """The read segment's counters (no row yet: 0, a segment not read since startup), or None without
-        SELECT on V$SEGMENT_STATISTICS (said in ``details``)."""
+        SELECT on V$SEGMENT_STATISTICS (``NO_SEGMENT_STATISTICS``)."""
         if not self.segment_readable:
-            details["segment_unconfirmed"] = ("no SELECT on V$SEGMENT_STATISTICS: the read is not confirmed by "
-                                              "its segment's counters")
             return None
         try:
-            rows = cur.execute(rq.SEGMENT_STATISTICS_SQL, owner=loc["owner"], name=loc.get("segment") or loc["table"],
-                               partition=loc.get("partition"))
+            rows = cur.execute(rq.SEGMENT_STATISTICS_SQL, owner=loc.owner, name=loc.segment or loc.table,
+                               partition=loc.partition)
             found = {str(name): int(value or 0) for name, value in rows}
         except oracledb.DatabaseError as exc:
             if not _no_privilege(exc):
                 raise
             self.segment_readable = False
-            return self.segment(cur, loc, details)
+            return None
         return {name: found.get(name, 0) for name in rq.SEGMENT_STATISTIC_NAMES}
 
 
@@ -100,7 +126,7 @@ def _delta(before: dict[str, int] | None, after: dict[str, int] | None, names: t
     return {name: max(0, after.get(name, 0) - before.get(name, 0)) for name in names}
 
 
-def read_path(session: dict[str, int] | None, segment: dict[str, int] | None) -> dict[str, Any] | None:
+def read_path(session: dict[str, int] | None, segment: dict[str, int] | None) -> dict[str, str | int] | None:
     """Which path the read took, as the server counts it (issue 35: no session setting chooses it, Oracle does):
     blocks read by direct path (around the buffer cache, into the session's memory) and through the buffer cache
     (Database Reference, "Statistics Descriptions": ``physical reads direct``, ``physical reads cache``). By the
@@ -144,10 +170,9 @@ SLICE_WHY = {
 }
 
 
-def slice_unconfirmed(method: str, details: dict[str, Any], verdict: Exception | None) -> str:
-    """What ``details["unconfirmed"]`` says of a slice: the blocks its segment's counters saw, why that does not
-    confirm the slice's planned blocks, and, when the count misses the slice's share, by how much."""
-    seen = details.get("confirmed_blocks")
+def slice_unconfirmed(method: str, seen: int | None, verdict: Exception | None) -> str:
+    """What ``details["unconfirmed"]`` says of a slice: the blocks its segment's counters saw (``seen``), why that
+    does not confirm the slice's planned blocks, and, when the count misses the slice's share, by how much."""
     counted = f"its segment's counters saw {seen} block(s) read" if seen is not None else "no counter was readable"
     why = SLICE_WHY.get(method, "its statement reaches its blocks through its rows, not by block address")
     text = (f"a slice (a proportional share of its table or key): {counted}, not which ones ({why}); the "
@@ -161,32 +186,23 @@ def floor_of(planned: int, loose: int) -> int:
     return max(0, planned - loose - tolerance(planned)) + math.ceil(loose * UNKNOWN_MARK_FRACTION)
 
 
-def confirm_read(rng: ReadRange, planned: int, method: str, counters: dict[str, Any], details: dict[str, Any],
-                 *, loose: int) -> None:
-    """Record both deltas in ``details`` and refuse a read they do not confirm (``ShortRead``) or that read
-    beyond its plan (``OverRead``). ``counters``: session_before/after, segment_before/after (None: no view);
-    ``planned``: the blocks the read was sent for; ``loose``: how many of them only the looser bound confirms
-    (all when the high-water mark is not known; the mark's own extent's when it is: with automatic segment
-    space management its blocks below the mark may not be formatted yet, and a scan skips those)."""
-    session = _delta(counters.get("session_before"), counters.get("session_after"), rq.MYSTAT_NAMES)
-    segment = _delta(counters.get("segment_before"), counters.get("segment_after"), rq.SEGMENT_STATISTIC_NAMES)
-    if session is not None:
-        details["mystat"] = session
-    if segment is not None:
-        details["segment_stats"] = segment
-    if (path := read_path(session, segment)) is not None:
-        details["read_path"] = path
+def confirm_read(rng: ReadRange, planned: int, method: str, counters: Taken, *, loose: int) -> Confirmation:
+    """Both deltas, and the error of a read they do not confirm (``ShortRead``) or that read beyond its plan
+    (``OverRead``). ``counters``: before and after the read (None: no view); ``planned``: the blocks the read was
+    sent for; ``loose``: how many of them only the looser bound confirms (all when the high-water mark is not
+    known; the mark's own extent's when it is: with automatic segment space management its blocks below the mark
+    may not be formatted yet, and a scan skips those)."""
+    session = _delta(counters.session_before, counters.session_after, rq.MYSTAT_NAMES)
+    segment = _delta(counters.segment_before, counters.segment_after, rq.SEGMENT_STATISTIC_NAMES)
+    path = read_path(session, segment)
     if segment is None and session is None:
-        details["confirmed_blocks"] = None
-        return
+        return Confirmation(session, segment, path)
     if segment is not None:
         confirmed = max(segment["physical reads"], segment["physical reads direct"], segment["logical reads"])
         by = "V$SEGMENT_STATISTICS"
     else:  # assert: session is not None here
         confirmed = max(session["physical reads"], session["session logical reads"])  # type: ignore[index]
         by = "V$MYSTAT (no V$SEGMENT_STATISTICS)"
-    details["confirmed_blocks"] = confirmed
-    details["confirmed_by"] = by
     slack = tolerance(planned)
     if session is not None and method in SESSION_MEASURED:
         over, over_by = session["physical reads"], "V$MYSTAT physical reads"
@@ -198,10 +214,12 @@ def confirm_read(rng: ReadRange, planned: int, method: str, counters: dict[str, 
             f"+{session['session logical reads']}" if session is not None else "V$MYSTAT not readable")
     seen += (f"; V$SEGMENT_STATISTICS of {rng.segment_key}: physical reads +{segment['physical reads']}, "
              f"logical reads +{segment['logical reads']}" if segment is not None else "")
-    if over > planned + slack:
-        raise OverRead(f"{rng.segment_key}: {method} read {over} blocks ({over_by}) where {planned} were planned "
-                       f"(tolerance {slack}): the statement did not take its planned access path ({seen})")
+    refused: PermanentReadError | None = None
     floor = floor_of(planned, loose)
-    if confirmed < floor:
-        raise ShortRead(f"{rng.segment_key}: {method} read {confirmed} of the {planned} blocks planned by {by} "
-                        f"(at least {floor} confirm it; {seen}); the blocks were not read by this statement")
+    if over > planned + slack:
+        refused = OverRead(f"{rng.segment_key}: {method} read {over} blocks ({over_by}) where {planned} were planned "
+                           f"(tolerance {slack}): the statement did not take its planned access path ({seen})")
+    elif confirmed < floor:
+        refused = ShortRead(f"{rng.segment_key}: {method} read {confirmed} of the {planned} blocks planned by {by} "
+                            f"(at least {floor} confirm it; {seen}); the blocks were not read by this statement")
+    return Confirmation(session, segment, path, confirmed, by, refused)

@@ -21,11 +21,12 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 from collections.abc import MutableMapping
-from typing import Any
+from typing import Any, TypedDict
 
 from cutover_prep.engines.base import DiscoveryOptions, Extent, Segment
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import sql as q
+from cutover_prep.engines.oracle.locator import OracleLocator
 
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
 INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
@@ -48,13 +49,35 @@ def page_id(owner: str, after: str | None) -> str:
     return hashlib.sha256(f"{owner}\x00{after or ''}".encode()).hexdigest()[:32]
 
 
-def segment_json(s: Segment) -> dict[str, Any]:
+class SegmentDoc(TypedDict):
+    """A planned segment as a page keeps it (``Segment``'s fields; ``extents`` as ``[file, first block, blocks]``)."""
+
+    schema: str
+    name: str
+    kind: str
+    bytes: int
+    block_size: int
+    extents: list[list[int]]
+    locator: dict[str, Any]
+    partition: str | None
+    splittable: bool
+
+
+class PageDoc(TypedDict):
+    """One page of an owner's segment names: the last name it holds (None: the owner has no more) and its
+    segments."""
+
+    upto: str | None
+    segments: list[SegmentDoc]
+
+
+def segment_json(s: Segment) -> SegmentDoc:
     return {"schema": s.schema, "name": s.name, "kind": s.kind, "bytes": s.bytes, "block_size": s.block_size,
             "extents": [[e.file_id, e.first_block, e.blocks] for e in s.extents], "locator": s.locator,
             "partition": s.partition, "splittable": s.splittable}
 
 
-def segment_of(d: dict[str, Any]) -> Segment:
+def segment_of(d: SegmentDoc) -> Segment:
     return Segment(schema=d["schema"], name=d["name"], kind=d["kind"], bytes=int(d["bytes"]),
                    block_size=int(d["block_size"]), extents=tuple(Extent(int(f), int(b), int(n))
                                                                   for f, b, n in d["extents"]),
@@ -80,7 +103,7 @@ def page_segments(cur: Any, owner: str, after: str | None, upto: str) -> list[Se
 
 
 def discover(cur: Any, options: DiscoveryOptions, system: set[str],
-             pages: MutableMapping[str, Any] | None = None) -> list[Segment]:
+             pages: MutableMapping[str, PageDoc] | None = None) -> list[Segment]:
     """Every selected segment with a read method, a global partitioned index merged into one segment."""
     pages = {} if pages is None else pages
     found: list[Segment] = []
@@ -112,7 +135,8 @@ def merge_global_indexes(segments: list[Segment]) -> list[Segment]:
     out: list[Segment] = []
     merged: dict[tuple[str, str], int] = {}
     for segment in segments:
-        if segment.locator["read"] == "index" and segment.locator.get("whole_index") and segment.partition:
+        loc = OracleLocator.of(segment.locator)
+        if loc.read == "index" and loc.whole_index and segment.partition:
             key = (segment.schema, segment.name)
             if key in merged:
                 prev = out[merged[key]]

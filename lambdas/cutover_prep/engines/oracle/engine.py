@@ -94,7 +94,7 @@ class OracleEngine:
         self.read_only_guard = "transaction"  # or "session+transaction" where READ_ONLY=TRUE took
         self.counters = confirm.Counters()  # V$MYSTAT / V$SEGMENT_STATISTICS, and which we may not read
         self.capture_plan = False  # the preflight: keep the first statement's plan of each read (V$SQL_PLAN)
-        self.last_plan: dict[str, Any] | None = None
+        self.last_plan: reads.StatementPlan | None = None
 
     @classmethod
     def connect(cls, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None) -> OracleEngine:
@@ -184,7 +184,7 @@ class OracleEngine:
         return schemas
 
     def discover(self, options: DiscoveryOptions = DiscoveryOptions(),
-                 pages: MutableMapping[str, Any] | None = None) -> list[Segment]:
+                 pages: MutableMapping[str, discovery.PageDoc] | None = None) -> list[Segment]:
         """The selected segments, owner by owner and page by page (``engines.oracle.discovery``); ``pages``
         keeps each page found, and a page already in it is not asked again (discovery resumes)."""
         with self.conn.cursor() as cur:

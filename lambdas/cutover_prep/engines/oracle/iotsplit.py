@@ -17,12 +17,14 @@ reads the whole overflow, and the others read nothing and say so (``details["unc
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from decimal import Decimal, localcontext
 from typing import Any
 
-from cutover_prep.engines.base import GONE_TRUNCATED, ReadRange
+from cutover_prep.engines.base import ReadRange
 from cutover_prep.engines.oracle import lobsplit
 from cutover_prep.engines.oracle import read_sql as rq
+from cutover_prep.engines.oracle.locator import OracleLocator
 
 
 def key_bounds(lo: int, hi: int, blocks: int, low: Decimal, high: Decimal) -> tuple[Decimal, Decimal | None]:
@@ -38,44 +40,40 @@ def key_bounds(lo: int, hi: int, blocks: int, low: Decimal, high: Decimal) -> tu
         return at(lo), (None if hi >= blocks else at(hi))
 
 
-def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None, details: dict[str, Any],
-         begin: Callable[[], None] = lambda: None) -> int:
+def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None,
+         begin: Callable[[], None] = lambda: None) -> lobsplit.Sliced:
     """Read the overflow rows of ``rng``'s share of its IOT's key; the planned blocks gone from the segment.
     ``begin``: called right before the statement that reads data (``lobsplit.read``)."""
-    loc = rng.locator
-    overflow = lobsplit.lob_extents(cur, {**loc, "segment": loc["overflow"]})  # any segment's extents, in order
+    loc = OracleLocator.of(rng.locator)
+    overflow = lobsplit.lob_extents(cur, replace(loc, segment=loc.overflow))  # any segment's extents, in order
     where = lobsplit.window(rng.extents, overflow) if rng.extents and overflow else None
     if where is None:
-        details["gone_reason"] = GONE_TRUNCATED
-        return rng.blocks
+        return lobsplit.Sliced(rng.blocks, None)
     blocks = sum(e.blocks for e in overflow)
-    whole = rq.iot_overflow_sql(loc["owner"], loc["table"], columns, partition)
+    whole = rq.iot_overflow_sql(loc.owner, loc.table, columns, partition)
     if where == (0, blocks):
         begin()
         cur.execute(whole)
         cur.fetchone()
-        details["key_slice"] = {"whole": True}
-        return 0
-    key = cur.execute(rq.IOT_KEY_SQL, owner=loc["owner"], table_name=loc["table"]).fetchone()
+        return lobsplit.Sliced(0, {"whole": True})
+    key = cur.execute(rq.IOT_KEY_SQL, owner=loc.owner, table_name=loc.table).fetchone()
     if key is None or key[1] != "NUMBER":
-        details["key_slice"] = {"key": None if key is None else str(key[0]), "type": None if key is None else key[1]}
-        if where[0] == 0:  # the first piece reads it all; the others read nothing and say so
-            begin()
-            cur.execute(whole)
-            cur.fetchone()
-        else:
-            details["unconfirmed"] = "the IOT's leading key is not a NUMBER: its first piece read the whole overflow"
-        return 0
+        shown = {"key": None if key is None else str(key[0]), "type": None if key is None else key[1]}
+        if where[0] != 0:  # the first piece reads it all; the others read nothing and say so
+            return lobsplit.Sliced(0, shown, "the IOT's leading key is not a NUMBER: its first piece read the "
+                                             "whole overflow")
+        begin()
+        cur.execute(whole)
+        cur.fetchone()
+        return lobsplit.Sliced(0, shown)
     column = str(key[0])
-    low, high = cur.execute(rq.iot_key_range_sql(loc["owner"], loc["table"], column, partition)).fetchone()
+    low, high = cur.execute(rq.iot_key_range_sql(loc.owner, loc.table, column, partition)).fetchone()
     if low is None:  # no row: nothing to read
-        details["key_slice"] = {"key": column, "rows": 0}
-        return 0
+        return lobsplit.Sliced(0, {"key": column, "rows": 0})
     start, end = key_bounds(*where, blocks, Decimal(str(low)), Decimal(str(high)))
-    details["key_slice"] = {"key": column, "from": str(start), "to": None if end is None else str(end),
-                            "overflow_blocks": [*where], "of": blocks}
     begin()
-    bounded = rq.iot_overflow_sql(loc["owner"], loc["table"], columns, partition, key=column, bounded=end is not None)
+    bounded = rq.iot_overflow_sql(loc.owner, loc.table, columns, partition, key=column, bounded=end is not None)
     cur.execute(bounded, key_from=start, **({"key_to": end} if end is not None else {}))
     cur.fetchone()
-    return 0
+    return lobsplit.Sliced(0, {"key": column, "from": str(start), "to": None if end is None else str(end),
+                               "overflow_blocks": [*where], "of": blocks})

@@ -16,47 +16,58 @@ no longer holds (it shrank, it was rebuilt) are gone, as for a table (``ReadResu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import oracledb
 
-from cutover_prep.engines.base import GONE_TRUNCATED, Extent, ReadRange
+from cutover_prep.engines.base import Extent, ReadRange
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
+from cutover_prep.engines.oracle.locator import OracleLocator
 
 GONE_LOB_FREE = "free or retained LOB space (DBMS_SPACE.SPACE_USAGE), never read by a query"
 SPACE_OUTS = ("size_blocks", "size_bytes", "used_blocks", "used_bytes", "expired_blocks", "expired_bytes",
               "unexpired_blocks", "unexpired_bytes")
 
 
-def reachable(cur: Any, rng: ReadRange, details: dict[str, Any]) -> int:
+class Sliced(NamedTuple):
+    """What one slice read: the planned blocks gone (all of them when the segment no longer holds them: then
+    ``shown`` is None), what the read's details say of the slice (``lob_slice``, ``key_slice``), and why it is
+    not confirmed, when its counters cannot judge it (None otherwise)."""
+
+    gone: int
+    shown: dict[str, str | int | bool | list[int] | None] | None
+    unconfirmed: str | None = None
+
+
+def reachable(cur: Any, rng: ReadRange) -> tuple[int, dict[str, int] | str | None]:
     """The planned blocks of ``rng`` no DBMS_LOB read reaches (issue 35 §3): its share of the SecureFiles LOB
     segment's blocks that its values do not use (expired and unexpired retained versions, free and unformatted
-    space; ``read_sql.LOB_SPACE_USAGE_SQL``), named in ``details["lob_space"]``. 0 when the server does not say (a
-    BasicFiles LOB, no ANALYZE privilege: ``details["lob_space"]`` says why)."""
-    loc = rng.locator
-    if not loc.get("segment"):
-        return 0
+    space; ``read_sql.LOB_SPACE_USAGE_SQL``), and what the read's details say of the segment's space
+    (``lob_space``). 0 when the server does not say (a BasicFiles LOB, no ANALYZE privilege: ``lob_space`` says
+    why); no ``lob_space`` for a piece that names no segment."""
+    loc = OracleLocator.of(rng.locator)
+    if not loc.segment:
+        return 0, None
     outs = {name: cur.var(oracledb.DB_TYPE_NUMBER) for name in SPACE_OUTS}
     try:
-        cur.execute(rq.LOB_SPACE_USAGE_SQL, owner=loc["owner"], name=loc["segment"],
-                    segment_type=rq.LOB_SPACE_TYPES.get(loc["segment_type"], loc["segment_type"]),
-                    partition=loc.get("partition"), **outs)
+        cur.execute(rq.LOB_SPACE_USAGE_SQL, owner=loc.owner, name=loc.segment,
+                    segment_type=rq.LOB_SPACE_TYPES.get(loc.segment_type, loc.segment_type),
+                    partition=loc.partition, **outs)
     except oracledb.DatabaseError as exc:
         err = exc.args[0] if exc.args else None
-        details["lob_space"] = f"not known: {(getattr(err, 'message', None) or str(exc)).splitlines()[0]}"
-        return 0
+        return 0, f"not known: {(getattr(err, 'message', None) or str(exc)).splitlines()[0]}"
     got = {name: int(var.getvalue() or 0) for name, var in outs.items()}
-    details["lob_space"] = {k: got[k] for k in ("size_blocks", "used_blocks", "expired_blocks", "unexpired_blocks")}
+    space = {k: got[k] for k in ("size_blocks", "used_blocks", "expired_blocks", "unexpired_blocks")}
     if got["size_blocks"] <= 0:
-        return 0
+        return 0, space
     used = min(rng.blocks, -(-rng.blocks * got["used_blocks"] // got["size_blocks"]))  # its share, rounded up
-    return rng.blocks - used
+    return rng.blocks - used, space
 
 
-def lob_extents(cur: Any, loc: dict[str, Any]) -> list[Extent]:
-    rows = cur.execute(rq.LOB_EXTENTS_SQL, owner=loc["owner"], name=loc["segment"], segment_type=loc["segment_type"],
-                       partition=loc["partition"])
+def lob_extents(cur: Any, loc: OracleLocator) -> list[Extent]:
+    rows = cur.execute(rq.LOB_EXTENTS_SQL, owner=loc.owner, name=loc.segment, segment_type=loc.segment_type,
+                       partition=loc.partition)
     return [Extent(int(f), int(b), int(n)) for f, b, n in rows]
 
 
@@ -90,41 +101,38 @@ def table_slice(lo: int, hi: int, lob_blocks: int, table: Sequence[Extent]) -> l
     return out
 
 
-def read(cur: Any, rng: ReadRange, total_var: Any, details: dict[str, Any],
-         begin: Callable[[], None] = lambda: None) -> int:
+def read(cur: Any, rng: ReadRange, total_var: Any, begin: Callable[[], None] = lambda: None) -> Sliced:
     """Read the LOB values of ``rng``'s share of its table; the planned blocks gone from the segment.
     ``begin`` is called right before the first statement that reads data (the counters taken then, after the
     dictionary look-ups, whose recursive reads are not the read's)."""
-    loc = rng.locator
-    block = rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
-                             loc.get("table_partition"), bool(loc.get("table_subpartition")), rowid_range=True)
+    loc = OracleLocator.of(rng.locator)
+    block = rq.lob_read_block(loc.owner, loc.table, loc.column, loc.data_type, loc.table_partition,
+                             loc.table_subpartition, rowid_range=True)
     lob = lob_extents(cur, loc)
     where = window(rng.extents, lob) if rng.extents and lob else None
     if where is None:
-        details["gone_reason"] = GONE_TRUNCATED
-        return rng.blocks
+        return Sliced(rng.blocks, None)
     lob_blocks = sum(e.blocks for e in lob)
     if where == (0, lob_blocks):  # the whole LOB: the whole column
         begin()
-        cur.execute(rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
-                                     loc.get("table_partition"), bool(loc.get("table_subpartition"))),
-                    total=total_var)
-        details["lob_slice"] = {"whole": True}
-        return 0
-    rows = list(cur.execute(rq.LOB_TABLE_NOW_SQL, owner=loc["owner"], name=loc["table"],
-                            segment_type=loc["table_segment_type"], partition=loc.get("table_partition")))
+        cur.execute(rq.lob_read_block(loc.owner, loc.table, loc.column, loc.data_type, loc.table_partition,
+                                     loc.table_subpartition), total=total_var)
+        return Sliced(0, {"whole": True})
+    rows = list(cur.execute(rq.LOB_TABLE_NOW_SQL, owner=loc.owner, name=loc.table,
+                            segment_type=loc.table_segment_type, partition=loc.table_partition))
     table = [Extent(int(f), int(b), int(n)) for _, f, b, n, _ in rows if f is not None]
     pieces = table_slice(*where, lob_blocks, table)
-    details["lob_slice"] = {"lob_blocks": [*where], "of_lob": lob_blocks,
-                            "table_blocks": sum(p.blocks for p in pieces), "of_table": sum(e.blocks for e in table)}
+    shown: dict[str, str | int | bool | list[int] | None] = {
+        "lob_blocks": [*where], "of_lob": lob_blocks, "table_blocks": sum(p.blocks for p in pieces),
+        "of_table": sum(e.blocks for e in table)}
     if not pieces:
-        return 0
+        return Sliced(0, shown)
     objd, bigfile = int(rows[0][0]), str(rows[0][4]) == "YES"
     begin()
     for p in pieces:
         cur.execute(block, total=total_var,
                     **rid.rowid_range_binds(objd, p.file_id, p.first_block, p.first_block + p.blocks - 1, bigfile))
-    return 0
+    return Sliced(0, shown)
 
 
 def first_blocks(extents: Sequence[Extent], blocks: int) -> tuple[Extent, ...]:

@@ -25,6 +25,7 @@ import re
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.oracle.locator import OracleLocator
 from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,
@@ -42,6 +43,7 @@ from cutover_prep.engines.preflight import (
 
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec
+    from cutover_prep.engines.oracle.reads import StatementPlan
 
 EDITION_SQL = "SELECT banner FROM v$version WHERE banner LIKE 'Oracle%' AND ROWNUM = 1"
 SESSION_PRIVS_SQL = ("SELECT privilege FROM session_privs WHERE privilege IN "
@@ -173,18 +175,19 @@ def _privileges(engine: Any, ctx: Context, errors: tuple[type[BaseException], ..
     return out
 
 
-def plan_check(key: str, table: str, plan: dict[str, Any] | None) -> Check:
+def plan_check(key: str, table: str, plan: StatementPlan | None) -> Check:
     """The chunk's plan, by name: ``TABLE ACCESS BY ROWID RANGE`` of the table and no full scan (Database
     Reference, "V$SQL_PLAN": OPERATION, OPTIONS; SQL Tuning Guide, "Table Access by Rowid")."""
-    lines = (plan or {}).get("lines") or []
+    lines = plan.lines if plan is not None else []
     shown = "; ".join(" ".join(str(x) for x in (op, opt, name) if x) for op, opt, _, name in lines)
     if not lines:
+        sql_id = plan.sql_id if plan is not None else None
         return Check(METHOD, ROWID_PLAN, FAIL, f"{key}: no plan found for the chunk's statement (V$SESSION.PREV_SQL_ID"
-                     f" {(plan or {}).get('sql_id')}, V$SQL_PLAN): SELECT on V_$SESSION and V_$SQL_PLAN is needed")
+                     f" {sql_id}, V$SQL_PLAN): SELECT on V_$SESSION and V_$SQL_PLAN is needed")
     ranged = [ln for ln in lines if ln[0] == "TABLE ACCESS" and ln[1] == "BY ROWID RANGE" and ln[3] in (None, table)]
     full = [ln for ln in lines if ln[0] == "TABLE ACCESS" and ln[1] != "BY ROWID RANGE"]
     if ranged and not full:
-        return Check(METHOD, ROWID_PLAN, PASS, f"{key}: SQL_ID {plan.get('sql_id')}: {shown}",  # type: ignore[union-attr]
+        return Check(METHOD, ROWID_PLAN, PASS, f"{key}: SQL_ID {plan.sql_id}: {shown}",  # type: ignore[union-attr]
                      data={"plan": lines})
     return Check(METHOD, ROWID_PLAN, FAIL, f"{key}: the chunk ran as {shown or 'nothing'}, not TABLE ACCESS BY ROWID "
                  "RANGE: each chunk would not stop at its rowid bounds", data={"plan": lines})
@@ -194,9 +197,9 @@ def _encoding(engine: Any, seg: Any) -> Check:
     """The rowid the engine builds for the chunk's first block is the server's DBMS_ROWID.ROWID_CREATE."""
     from cutover_prep.engines.oracle import rowids as rid
 
-    ext = seg.extents[0]
-    b = rid.rowid_range_binds(int(seg.locator["data_object_id"]), ext.file_id, ext.first_block, ext.first_block,
-                            bool(seg.locator.get("bigfile")))
+    ext, loc = seg.extents[0], OracleLocator.of(seg.locator)
+    b = rid.rowid_range_binds(int(loc.data_object_id or 0), ext.file_id, ext.first_block, ext.first_block,
+                            loc.bigfile)
     ours = rid.rowid_of(b["objd"], b["lo_fno"], b["lo_block"], 0)
     server = _one(engine, rid.ROWID_CREATE_SQL, objd=b["objd"], fno=b["lo_fno"], block=b["lo_block"], row_number=0)
     ok = server is not None and str(server) == ours
@@ -210,9 +213,10 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
     from cutover_prep.engines.oracle import rowids as rid
 
     segments = engine.discover(options)
+    typed = [(s, OracleLocator.of(s.locator)) for s in segments]
     out: list[Check] = []
     for read, method in READS:
-        found = sorted((s for s in segments if s.locator.get("read") == read), key=lambda s: s.bytes)
+        found = sorted((s for s, loc in typed if loc.read == read), key=lambda s: s.bytes)
         if not found:
             out.append(Check(METHOD, method, INFO, "not used by the plan (no segment of the selection needs it)"))
             continue
@@ -228,14 +232,14 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
         finally:
             engine.capture_plan = False
         if read == "rowid_range":
-            out.append(plan_check(seg.key, str(seg.locator.get("table")), engine.last_plan))
+            out.append(plan_check(seg.key, str(OracleLocator.of(seg.locator).table), engine.last_plan))
             out.append(_encoding(engine, seg))
         if result is None:
             continue
         details = result.details
         if result.gone and not result.blocks:  # issue 32: nothing of the planned storage exists now
             out.append(Check(METHOD, method, FAIL, f"{seg.key}: nothing read: {details.get('gone_reason')} "
-                             f"(DATA_OBJECT_ID {seg.locator.get('data_object_id')} at discovery, "
+                             f"(DATA_OBJECT_ID {OracleLocator.of(seg.locator).data_object_id} at discovery, "
                              f"{details.get('data_object_id_now', 'the same')} now); run the preflight again"))
             continue
         missing = [details[k] for k in ("unconfirmed", "segment_unconfirmed") if details.get(k)]
@@ -255,8 +259,7 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
                          data={"blocks": rng.blocks, "read": result.blocks, "mystat": mystat,
                                "segment_stats": segstat, "high_water_mark": details.get("high_water_mark"),
                                "read_path": details.get("read_path")}))
-    bigfile = sorted((s for s in segments if s.locator.get("read") == "rowid_range" and s.locator.get("bigfile")),
-                     key=lambda s: s.bytes)
+    bigfile = sorted((s for s, loc in typed if loc.read == "rowid_range" and loc.bigfile), key=lambda s: s.bytes)
     if not bigfile:
         out.append(Check(METHOD, "bigfile round trip", INFO, "not used by the plan (no bigfile table segment)"))
         return out

@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import oracledb
 
@@ -41,12 +41,12 @@ from cutover_prep.engines.base import (
     PermanentReadError,
     ReadRange,
     ReadResult,
-    ShortRead,
 )
 from cutover_prep.engines.oracle import confirm, iotsplit, lobsplit
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle.errors import map_error
+from cutover_prep.engines.oracle.locator import OracleLocator
 
 ROWID_METHOD = "rowid_range_scan"
 Now = tuple[int | None, tuple[Extent, ...], dict[tuple[int, int], int]]  # objd, extents, extent_id by (file, block)
@@ -66,54 +66,49 @@ def use_invisible_indexes(cur: Any) -> Iterator[None]:
     cur.execute(rq.IGNORE_INVISIBLE_INDEXES_SQL)
 
 
-def index_column(cur: Any, loc: dict[str, Any]) -> dict[str, Any]:
+class IndexColumn(NamedTuple):
+    """The key column an INDEX_FFS counts by; ``expression``: what a hidden one stands for."""
+
+    name: str
+    hidden: bool
+    nullable: bool
+    expression: str | None = None
+
+    def to_json(self) -> dict[str, str | bool | None]:
+        """As the read's details say it: the expression of a hidden column only."""
+        shown: dict[str, str | bool | None] = {"name": self.name, "hidden": self.hidden, "nullable": self.nullable}
+        return {**shown, "expression": self.expression} if self.hidden else shown
+
+
+def index_column(cur: Any, loc: OracleLocator) -> IndexColumn:
     """The key column an INDEX_FFS counts by: the first NOT NULL one (then no predicate is needed),
     else the first; a hidden one (function-based or DESC key) with the expression it stands for.
     No row at all is a named error, never a TypeError (``fetchone()`` is None)."""
-    rows = [r for r in cur.execute(rq.INDEX_COLUMNS_SQL, owner=loc["owner"], index_name=loc["segment"])
+    rows = [r for r in cur.execute(rq.INDEX_COLUMNS_SQL, owner=loc.owner, index_name=loc.segment)
             if r[2] is not None]
     if not rows:
-        raise PermanentReadError(f"index {loc['owner']}.{loc['segment']}: no key column found in DBA_IND_COLUMNS "
+        raise PermanentReadError(f"index {loc.owner}.{loc.segment}: no key column found in DBA_IND_COLUMNS "
                                  "joined to DBA_TAB_COLS (dropped or rebuilt since discovery, or not a table's index)")
     position, name, nullable, hidden = next((r for r in rows if r[2] == "N"), rows[0])
-    column = {"name": str(name), "hidden": hidden == "YES", "nullable": nullable == "Y"}
-    if column["hidden"]:
-        expression = cur.execute(rq.INDEX_EXPRESSION_SQL, owner=loc["owner"], index_name=loc["segment"],
-                                 position=int(position)).fetchone()
-        column["expression"] = str(expression[0]) if expression and expression[0] is not None else None
-    return column
+    if hidden != "YES":
+        return IndexColumn(str(name), False, nullable == "Y")
+    expression = cur.execute(rq.INDEX_EXPRESSION_SQL, owner=loc.owner, index_name=loc.segment,
+                             position=int(position)).fetchone()
+    return IndexColumn(str(name), True, nullable == "Y",
+                       str(expression[0]) if expression and expression[0] is not None else None)
 
 
-def segment_now(cur: Any, loc: dict[str, Any]) -> Now | None:
+def segment_now(cur: Any, loc: OracleLocator) -> Now | None:
     """A table segment's DATA_OBJECT_ID, extents and their EXTENT_IDs now (``read_sql.SEGMENT_NOW_SQL``); None when
     the dictionary does not say (then the read goes as planned and says itself what happened)."""
-    rows = list(cur.execute(rq.SEGMENT_NOW_SQL, owner=loc["owner"], name=loc["table"], partition=loc["partition"],
-                            segment_type=loc["segment_type"]))
+    rows = list(cur.execute(rq.SEGMENT_NOW_SQL, owner=loc.owner, name=loc.table, partition=loc.partition,
+                            segment_type=loc.segment_type))
     if not rows:
         return None
     objd = rows[0][0]
     extents = tuple(Extent(int(r[1]), int(r[2]), int(r[3])) for r in rows if r[1] is not None)
     ids = {(int(r[1]), int(r[2])): int(r[4]) for r in rows if r[1] is not None and len(r) > 4 and r[4] is not None}
     return (None if objd is None else int(objd)), extents, ids
-
-
-def existing_pieces(rng: ReadRange, now: Now | None, details: dict[str, Any]) -> tuple[tuple[Extent, ...], int]:
-    """The planned blocks of ``rng`` the segment still holds, and how many planned blocks are gone (issue 32).
-
-    A new DATA_OBJECT_ID (TRUNCATE, MOVE: a new segment) leaves nothing of the planned storage: all gone, the
-    end census's catch-up pass reads the new segment. The same one (a SHRINK SPACE released extents above its
-    high water mark) keeps the planned blocks its current extents hold."""
-    if now is None:
-        return rng.extents, 0
-    objd, extents, _ = now
-    if objd != int(rng.locator["data_object_id"]):
-        details.update(gone_reason=GONE_REBUILT, data_object_id_now=objd)
-        return (), rng.blocks
-    pieces = _overlap(rng.extents, [(e.file_id, e.first_block, e.blocks) for e in extents])
-    gone = rng.blocks - sum(p.blocks for p in pieces)
-    if gone:
-        details["gone_reason"] = GONE_TRUNCATED
-    return pieces, gone
 
 
 def _overlap(planned: tuple[Extent, ...], ranges: list[tuple[int, int, int]]) -> tuple[Extent, ...]:
@@ -129,13 +124,13 @@ def _overlap(planned: tuple[Extent, ...], ranges: list[tuple[int, int, int]]) ->
     return tuple(pieces)
 
 
-def high_water_mark(cur: Any, loc: dict[str, Any]) -> tuple[int, int, int] | str:
+def high_water_mark(cur: Any, loc: OracleLocator) -> tuple[int, int, int] | str:
     """(file, first block of the last used extent, blocks of it used) from DBMS_SPACE.UNUSED_SPACE, or why not."""
     out = {name: cur.var(oracledb.DB_TYPE_NUMBER) for name in (
         "total_blocks", "total_bytes", "unused_blocks", "unused_bytes", "last_file", "last_block_id", "last_block")}
     try:
-        cur.execute(rq.UNUSED_SPACE_BLOCK, owner=loc["owner"], name=loc["table"], segment_type=loc["segment_type"],
-                    partition=loc["partition"], **out)
+        cur.execute(rq.UNUSED_SPACE_BLOCK, owner=loc.owner, name=loc.table, segment_type=loc.segment_type,
+                    partition=loc.partition, **out)
     except oracledb.DatabaseError as exc:
         err = exc.args[0] if exc.args else exc
         text = " ".join(str(getattr(err, "message", None) or exc).split())[:160]
@@ -186,52 +181,99 @@ def _named(row: tuple | None, what: str) -> str:
     return str(row[0])
 
 
-def table_partition_of(cur: Any, loc: dict[str, Any]) -> str:
+def table_partition_of(cur: Any, loc: OracleLocator) -> str:
     """The table partition a LOCAL index partition indexes: the one at the same PARTITION_POSITION."""
-    row = cur.execute(rq.INDEX_TABLE_PARTITION_SQL, owner=loc["owner"], index_name=loc["segment"],
-                      partition=loc["partition"], table_owner=loc["table_owner"], table_name=loc["table"]).fetchone()
-    return _named(row, f"index {loc['owner']}.{loc['segment']} partition {loc['partition']}")
+    row = cur.execute(rq.INDEX_TABLE_PARTITION_SQL, owner=loc.owner, index_name=loc.segment,
+                      partition=loc.partition, table_owner=loc.table_owner, table_name=loc.table).fetchone()
+    return _named(row, f"index {loc.owner}.{loc.segment} partition {loc.partition}")
 
 
-def plan_of_last_statement(cur: Any) -> dict[str, Any]:
+class StatementPlan(NamedTuple):
+    """The plan a statement ran with (V$SQL_PLAN): each line ``[operation, options, object owner, object name]``;
+    no ``sql_id`` when the session's previous statement is not known."""
+
+    sql_id: str | None
+    lines: list[list[str | None]]
+    child_number: int | None = None
+
+
+def plan_of_last_statement(cur: Any) -> StatementPlan:
     """The plan the session's previous statement ran with (V$SESSION.PREV_SQL_ID, V$SQL_PLAN)."""
     row = cur.execute(rq.PREV_SQL_SQL).fetchone()
     if row is None or row[0] is None:
-        return {"sql_id": None, "lines": []}
-    lines = [[str(op or ""), str(opt or ""), owner, name] for _, op, opt, owner, name in
-             cur.execute(rq.SQL_PLAN_SQL, sql_id=row[0], child_number=int(row[1] or 0))]
-    return {"sql_id": str(row[0]), "child_number": int(row[1] or 0), "lines": lines}
+        return StatementPlan(None, [])
+    lines: list[list[str | None]] = [[str(op or ""), str(opt or ""), owner, name] for _, op, opt, owner, name in
+                                     cur.execute(rq.SQL_PLAN_SQL, sql_id=row[0], child_number=int(row[1] or 0))]
+    return StatementPlan(str(row[0]), lines, int(row[1] or 0))
 
 
 class Reader:
     """One ``read_range`` call on an engine's connection (the engine opens and ends the transaction)."""
 
     def __init__(self, engine: Any, rng: ReadRange) -> None:
-        self.engine, self.rng, self.loc = engine, rng, rng.locator
+        self.engine, self.rng, self.loc = engine, rng, OracleLocator.of(rng.locator)
         self.details: dict[str, Any] = {}
         self.gone, self.planned, self.loose = 0, rng.blocks, None  # loose None: every planned block
+        self.taken: confirm.Taken | None = None
 
-    def run(self, cur: Any) -> tuple[str, dict[str, Any]]:
+    def run(self, cur: Any) -> tuple[str, confirm.Taken | None]:
         """The read; the counters before it are taken by ``_begin`` right before its data statements (after
         the dictionary look-ups it needs, whose recursive reads are not the read's), and after it here."""
-        read = getattr(self, f"_{self.loc['read']}", self._unsupported)
-        if self.loc["read"] in ("unsupported", "with_lob") or read == self._unsupported:
-            return read(cur), {}  # no statement (with_lob: read with its LOB), or a named error
-        self.taken: dict[str, Any] = {}
+        read = getattr(self, f"_{self.loc.read}", self._unsupported)
+        if self.loc.read in ("unsupported", "with_lob") or read == self._unsupported:
+            return read(cur), None  # no statement (with_lob: read with its LOB), or a named error
         method = read(cur)
-        if "session_before" not in self.taken:  # nothing left to read (all gone or above the mark)
-            self._begin(cur)
-        counters, taken = self.engine.counters, self.taken
-        taken["session_after"] = counters.session(cur, self.details) \
-            if taken["session_before"] is not None else None
-        taken["segment_after"] = counters.segment(cur, self.loc, self.details) \
-            if taken["segment_before"] is not None else None
+        taken = self.taken or self._begin(cur)  # not begun: nothing left to read (all gone or above the mark)
+        taken.session_after = self._session(cur) if taken.session_before is not None else None
+        taken.segment_after = self._segment(cur) if taken.segment_before is not None else None
         return method, taken
 
-    def _begin(self, cur: Any) -> None:
-        counters = self.engine.counters
-        self.taken["session_before"] = counters.session(cur, self.details)
-        self.taken["segment_before"] = counters.segment(cur, self.loc, self.details)
+    def _begin(self, cur: Any) -> confirm.Taken:
+        self.taken = confirm.Taken(self._session(cur), self._segment(cur))
+        return self.taken
+
+    def _session(self, cur: Any) -> dict[str, int] | None:
+        """This session's counters; without SELECT on V$MYSTAT, None, and the details say so."""
+        found = self.engine.counters.session(cur)
+        if found is None:
+            self.details["unconfirmed"] = confirm.NO_MYSTAT
+        return found
+
+    def _segment(self, cur: Any) -> dict[str, int] | None:
+        """The segment's counters; without SELECT on V$SEGMENT_STATISTICS, None, and the details say so."""
+        found = self.engine.counters.segment(cur, self.loc)
+        if found is None:
+            self.details["segment_unconfirmed"] = confirm.NO_SEGMENT_STATISTICS
+        return found
+
+    def _existing(self, now: Now | None) -> tuple[Extent, ...]:
+        """The planned blocks the segment still holds; the planned blocks gone counted in ``gone`` (issue 32).
+
+        A new DATA_OBJECT_ID (TRUNCATE, MOVE: a new segment) leaves nothing of the planned storage: all gone, the
+        end census's catch-up pass reads the new segment. The same one (a SHRINK SPACE released extents above its
+        high water mark) keeps the planned blocks its current extents hold."""
+        rng = self.rng
+        if now is None:
+            return rng.extents
+        objd, extents, _ = now
+        if objd != int(self.loc.data_object_id or 0):
+            self.details.update(gone_reason=GONE_REBUILT, data_object_id_now=objd)
+            self.gone = rng.blocks
+            return ()
+        pieces = _overlap(rng.extents, [(e.file_id, e.first_block, e.blocks) for e in extents])
+        self.gone = rng.blocks - sum(p.blocks for p in pieces)
+        if self.gone:
+            self.details["gone_reason"] = GONE_TRUNCATED
+        return pieces
+
+    def record(self, found: confirm.Confirmation) -> None:
+        """What the server's counters say of the read, in its details."""
+        for name, delta in (("mystat", found.session), ("segment_stats", found.segment), ("read_path", found.path)):
+            if delta is not None:
+                self.details[name] = delta
+        self.details["confirmed_blocks"] = found.confirmed
+        if found.by is not None:
+            self.details["confirmed_by"] = found.by
 
     def _capture(self, cur: Any) -> None:
         if self.engine.capture_plan and self.engine.last_plan is None:
@@ -239,9 +281,9 @@ class Reader:
 
     def _rowid_range(self, cur: Any) -> str:
         loc, details = self.loc, self.details
-        sql = rq.rowid_range_count_sql(loc["owner"], loc["table"], loc["partition"], loc["subpartition"])
+        sql = rq.rowid_range_count_sql(loc.owner, loc.table, loc.partition, loc.subpartition)
         now = segment_now(cur, loc)
-        pieces, self.gone = existing_pieces(self.rng, now, details)
+        pieces = self._existing(now)
         if pieces:
             mark = high_water_mark(cur, loc)
             clipped = None if isinstance(mark, str) else hwm_pieces(pieces, now, mark)
@@ -258,8 +300,8 @@ class Reader:
         self.planned = sum(p.blocks for p in pieces)
         self._begin(cur)
         for ext in pieces:
-            cur.execute(sql, **rid.rowid_bounds(loc["data_object_id"], ext.file_id, ext.first_block,
-                                              ext.first_block + ext.blocks - 1, bool(loc.get("bigfile"))))
+            cur.execute(sql, **rid.rowid_bounds(loc.data_object_id, ext.file_id, ext.first_block,
+                                              ext.first_block + ext.blocks - 1, loc.bigfile))
             cur.fetchone()
             self._capture(cur)
         return ROWID_METHOD
@@ -267,11 +309,11 @@ class Reader:
     def _index(self, cur: Any) -> str:
         loc = self.loc
         column = index_column(cur, loc)
-        self.details["index_column"] = column
-        partition = None if loc.get("whole_index") or not loc["partition"] else table_partition_of(cur, loc)
-        invisible = bool(loc.get("invisible"))
-        statement = rq.index_ffs_sql(loc["table_owner"], loc["table"], loc["segment"], column["name"],
-                                    column["nullable"], partition, invisible)
+        self.details["index_column"] = column.to_json()
+        partition = None if loc.whole_index or not loc.partition else table_partition_of(cur, loc)
+        invisible = loc.invisible
+        statement = rq.index_ffs_sql(loc.table_owner, loc.table, loc.segment, column.name, column.nullable,
+                                    partition, invisible)
         self._begin(cur)
         if invisible:  # the optimizer ignores it, hint included, unless the session says otherwise
             self.details["optimizer_use_invisible_indexes"] = True
@@ -286,42 +328,54 @@ class Reader:
 
     def _iot_overflow(self, cur: Any) -> str:
         loc = self.loc
-        columns = [str(c) for (c,) in cur.execute(rq.IOT_COLUMNS_SQL, owner=loc["owner"], table_name=loc["table"])]
+        columns = [str(c) for (c,) in cur.execute(rq.IOT_COLUMNS_SQL, owner=loc.owner, table_name=loc.table)]
         partition = None
-        if loc["partition"]:
-            row = cur.execute(rq.OVERFLOW_IOT_PARTITION_SQL, owner=loc["owner"], overflow=loc["overflow"],
-                              partition=loc["partition"], iot_name=loc["table"]).fetchone()
-            partition = _named(row, f"{loc['owner']}.{loc['overflow']} partition {loc['partition']}")
-        if loc.get("split"):  # a slice of the IOT's key (issue 35 §3, engines.oracle.iotsplit)
-            self.gone = iotsplit.read(cur, self.rng, columns, partition, self.details, begin=lambda: self._begin(cur))
+        if loc.partition:
+            row = cur.execute(rq.OVERFLOW_IOT_PARTITION_SQL, owner=loc.owner, overflow=loc.overflow,
+                              partition=loc.partition, iot_name=loc.table).fetchone()
+            partition = _named(row, f"{loc.owner}.{loc.overflow} partition {loc.partition}")
+        if loc.split:  # a slice of the IOT's key (issue 35 §3, engines.oracle.iotsplit)
+            self._sliced(iotsplit.read(cur, self.rng, columns, partition, begin=lambda: self._begin(cur)), "key_slice")
             self.planned = self.rng.blocks - self.gone
             return "iot_overflow"
         self._begin(cur)
-        cur.execute(rq.iot_overflow_sql(loc["owner"], loc["table"], columns, partition))
+        cur.execute(rq.iot_overflow_sql(loc.owner, loc.table, columns, partition))
         cur.fetchone()
         return "iot_overflow"
 
     def _lob(self, cur: Any) -> str:
         loc = self.loc
         total = cur.var(oracledb.DB_TYPE_NUMBER)
-        free = lobsplit.reachable(cur, self.rng, self.details)  # blocks no DBMS_LOB read reaches (issue 35 §3)
-        if loc.get("split"):  # a slice of a heap table's LOB, by its table's rowids (engines.oracle.lobsplit)
-            self.gone = lobsplit.read(cur, self.rng, total, self.details, begin=lambda: self._begin(cur))
+        free, space = lobsplit.reachable(cur, self.rng)  # blocks no DBMS_LOB read reaches (issue 35 §3)
+        if space is not None:
+            self.details["lob_space"] = space
+        if loc.split:  # a slice of a heap table's LOB, by its table's rowids (engines.oracle.lobsplit)
+            self._sliced(lobsplit.read(cur, self.rng, total, begin=lambda: self._begin(cur)), "lob_slice")
         else:
             self._begin(cur)
-            cur.execute(rq.lob_read_block(loc["owner"], loc["table"], loc["column"], loc["data_type"],
-                                         loc.get("table_partition"), bool(loc.get("table_subpartition"))), total=total)
+            cur.execute(rq.lob_read_block(loc.owner, loc.table, loc.column, loc.data_type, loc.table_partition,
+                                         loc.table_subpartition), total=total)
         if free and not self.gone:  # planned: what the values use; the rest named, never read by a query
             self.gone, self.details["gone_reason"] = free, lobsplit.GONE_LOB_FREE
         self.planned = self.rng.blocks - self.gone
         return "lob_read"
 
+    def _sliced(self, found: lobsplit.Sliced, key: str) -> None:
+        """A slice's read: its planned blocks gone, and its details under ``key`` (gone: why)."""
+        self.gone = found.gone
+        if found.shown is None:
+            self.details["gone_reason"] = GONE_TRUNCATED
+        else:
+            self.details[key] = found.shown
+        if found.unconfirmed is not None:
+            self.details["unconfirmed"] = found.unconfirmed
+
     def _with_lob(self, cur: Any) -> str:
         return "with_lob"
 
     def _unsupported(self, cur: Any) -> str:
-        why = f" ({self.loc['why']})" if self.loc.get("why") else ""
-        raise PermanentReadError(f"{self.rng.segment_key}: segment type {self.loc['segment_type']}{why} "
+        why = f" ({self.loc.why})" if self.loc.why else ""
+        raise PermanentReadError(f"{self.rng.segment_key}: segment type {self.loc.segment_type}{why} "
                                  "has no SQL read method; warmup.mode datafiles or both reads it")
 
 
@@ -346,15 +400,12 @@ def read_range(engine: Any, rng: ReadRange) -> ReadResult:
     sliced = "table_blocks" in details.get("lob_slice", {}) or "from" in details.get("key_slice", {})
     if method != "with_lob" and not str(details.get("unconfirmed", "")).startswith("the IOT's leading key"):
         loose = reader.planned if reader.loose is None else reader.loose
-        try:
-            confirm.confirm_read(rng, reader.planned, method, taken, details, loose=loose)
-        except (ShortRead, confirm.OverRead) as exc:
-            if not sliced:
-                raise
-            details["unconfirmed"] = confirm.slice_unconfirmed(method, details, exc)
-        else:
-            if sliced:
-                details["unconfirmed"] = confirm.slice_unconfirmed(method, details, None)
+        found = confirm.confirm_read(rng, reader.planned, method, taken, loose=loose)
+        reader.record(found)
+        if found.refused is not None and not sliced:
+            raise found.refused
+        if sliced:
+            details["unconfirmed"] = confirm.slice_unconfirmed(method, found.confirmed, found.refused)
     read = rng.blocks - reader.gone
     return ReadResult(blocks=read, bytes=read * rng.block_size, seconds=time.monotonic() - started,
                       method=method, details=reader.details, gone=reader.gone)

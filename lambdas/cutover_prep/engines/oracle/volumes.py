@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cutover_prep.engines.base import Segment
+from cutover_prep.engines.oracle.locator import OracleLocator
 from cutover_prep.engines.volumes import ADDITIONAL_VOLUME_NAMES, PRIMARY_VOLUME, volume_of_path
 
 
@@ -64,8 +65,9 @@ def annotate(segments: list[Segment], files: DatafileVolumes,
     for seg in segments:
         mapping: dict[str, str] = {}
         ambiguous = False
-        if seg.locator.get("read") == "datafile":
-            file_id = int(seg.locator["file_id"])
+        loc = OracleLocator.of(seg.locator)
+        if loc.read == "datafile":
+            file_id = int(loc.file_id or 0)
             if file_id in files.by_file_id:
                 mapping[str(file_id)] = files.by_file_id[file_id]
         else:

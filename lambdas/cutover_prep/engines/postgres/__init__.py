@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.postgres.locator import PgLocator
+
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec, Engine
 
@@ -43,8 +45,9 @@ def open_bench(spec: ConnectionSpec, database: str | None, *, call_timeout_secon
 
 def block_readable(locator: dict[str, Any]) -> bool:
     """A heap main fork of a user relation: its single blocks can be read by TID range."""
-    return (locator.get("fork") == "main" and locator.get("relkind") in HEAP_RELKINDS
-            and int(locator.get("oid", FIRST_NORMAL_OBJECT_ID)) >= FIRST_NORMAL_OBJECT_ID)
+    loc = PgLocator.of(locator)
+    return (loc.fork == "main" and loc.relkind in HEAP_RELKINDS
+            and (loc.oid is None or int(loc.oid) >= FIRST_NORMAL_OBJECT_ID))
 
 
 def server_version(spec: ConnectionSpec) -> str | None:

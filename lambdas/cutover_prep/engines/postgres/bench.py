@@ -25,9 +25,17 @@ import psycopg
 from psycopg import sql
 
 from cutover_prep.engines.base import ConnectionSpec, Extent, ReadRange, ShortRead
-from cutover_prep.engines.bench import PointSpec, ScanResult, SweepOptions, SweepTarget, read_in_order
+from cutover_prep.engines.bench import (
+    BenchCapabilities,
+    PointSpec,
+    ScanResult,
+    SweepOptions,
+    SweepTarget,
+    read_in_order,
+)
 from cutover_prep.engines.postgres.datafiles import relation_file_base, segment_file
 from cutover_prep.engines.postgres.engine import PostgresEngine
+from cutover_prep.engines.postgres.locator import PgLocator
 from cutover_prep.engines.postgres.session import map_error
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
@@ -95,7 +103,7 @@ class PostgresBench:
                 self._stat_io_bytes = "sum(reads * op_bytes), sum(writes * op_bytes)"
         return self._stat_io_bytes
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> BenchCapabilities:
         caps = self._control.capabilities(self.database)
         settings = self.settings()
         has_combine = "io_combine_limit" in settings
@@ -189,7 +197,7 @@ class PostgresBench:
 
     def _seq_scan(self, spec: PointSpec, target: SweepTarget, deadline: float) -> ScanResult:
         """A plain sequential scan with ``io_combine_limit`` set for this session, cut at the deadline."""
-        loc = target.locator
+        loc = PgLocator.of(target.locator)
         conn = self.conn
         started = time.monotonic()
         timeout_ms = max(1, int((deadline - started) * 1000))
@@ -197,7 +205,7 @@ class PostgresBench:
         try:
             conn.execute(sql.SQL("SET io_combine_limit = {}").format(sql.Literal(spec.knobs["io_combine_limit"])))
             conn.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(timeout_ms)))
-            conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(loc["schema"], loc["relname"])))
+            conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(str(loc.schema), str(loc.relname))))
             notes.append("the whole table was scanned before the point's time was up")
         except psycopg.errors.QueryCanceled:
             pass  # the deadline: this is how a point ends
@@ -343,7 +351,8 @@ class _BlockReader:
         self._on_close = on_close
 
     def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> float | None:
-        database = locator.get("database") or self._database
+        loc = PgLocator.of(locator)
+        database = loc.database or self._database
         caps = self._engine.capabilities(database)
         method = self._engine.read_method(database)
         if method == "tid_range_scan":
@@ -352,22 +361,22 @@ class _BlockReader:
         conn = self._engine.connection(database)
         try:
             if method == "pg_prewarm":
-                got, seconds = timed_read(conn, *self._engine.prewarm_call(caps, locator, block, block))
+                got, seconds = timed_read(conn, *self._engine.prewarm_call(caps, loc, block, block))
                 if got < 1:
-                    raise ShortRead(f"reading block {block} of {locator.get('relname')}: pg_prewarm read nothing")
+                    raise ShortRead(f"reading block {block} of {loc.relname}: pg_prewarm read nothing")
                 return seconds
-            key = (database, locator["oid"], locator["fork"])
+            key = (database, int(loc.oid or 0), str(loc.fork))
             if key not in self._paths:
-                self._paths[key] = relation_file_base(conn, locator)
+                self._paths[key] = relation_file_base(conn, loc)
             path, in_file = segment_file(self._paths[key], block, caps.segment_bytes // caps.block_size)
             _, seconds = timed_read(conn, sql.SQL("length(pg_read_binary_file(%s, %s, %s))"),
                                     (path, in_file * caps.block_size, caps.block_size))
             return seconds
         except psycopg.errors.InvalidParameterValue as exc:  # pg_prewarm: a block past the end
-            raise ShortRead(f"reading block {block} of {locator.get('relname')}: "
+            raise ShortRead(f"reading block {block} of {loc.relname}: "
                             f"{str(exc).strip().splitlines()[0]}") from None
         except psycopg.Error as exc:
-            raise map_error(exc, f"reading block {block} of {locator.get('relname')}") from None
+            raise map_error(exc, f"reading block {block} of {loc.relname}") from None
 
     def close(self) -> None:
         pids = self._engine.backend_pids()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from cutover_prep.engines import keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions
@@ -80,54 +80,70 @@ def schema_selected(schema: str, options: DiscoveryOptions) -> bool:
     return not any(fnmatch.fnmatchcase(schema, p) for p in options.exclude_schemas)
 
 
-def segment_name(row: dict[str, Any]) -> tuple[str, str, str]:
+class RelationRow(NamedTuple):
+    """One relation fork (``RELATIONS_SQL``): ``schema``/``relname`` its own names, ``logical_schema``/
+    ``logical_name`` those of the table it belongs to; ``bytes`` the fork's size, ``path`` its main file."""
+
+    oid: int
+    schema: str
+    relname: str
+    relkind: str
+    is_partition: bool
+    shared: bool
+    logical_schema: str
+    logical_name: str
+    fork: str
+    bytes: int
+    path: str | None
+    may_select: bool
+
+
+def segment_name(row: RelationRow) -> tuple[str, str, str]:
     """(schema, name, kind) of a relation fork as discovery and the census name it (``Segment.key``)."""
-    kind = KIND_BY_RELKIND[row["relkind"]]
-    if kind == "table" and row["is_partition"]:
+    kind = KIND_BY_RELKIND[row.relkind]
+    if kind == "table" and row.is_partition:
         kind = "partition"
-    name = row["relname"]
-    if row["schema"] == "pg_toast":  # name TOAST data after the table it belongs to
-        name = f"{row['logical_name']}(toast{' index' if row['relkind'] == 'i' else ''})"
-        kind = "toast" if row["relkind"] == "t" else "toast_index"
-    return row["logical_schema"], name, f"{kind}.{row['fork']}"
+    name = row.relname
+    if row.schema == "pg_toast":  # name TOAST data after the table it belongs to
+        name = f"{row.logical_name}(toast{' index' if row.relkind == 'i' else ''})"
+        kind = "toast" if row.relkind == "t" else "toast_index"
+    return row.logical_schema, name, f"{kind}.{row.fork}"
 
 
-def relation_rows(conn: Any, *, with_shared: bool) -> list[dict[str, Any]]:
-    cols = ("oid", "schema", "relname", "relkind", "is_partition", "shared", "logical_schema", "logical_name",
-            "fork", "bytes", "path", "may_select")
-    rows = [dict(zip(cols, r, strict=True)) for r in conn.execute(RELATIONS_SQL)]
-    return [r for r in rows if with_shared or not r["shared"]]
+def relation_rows(conn: Any, *, with_shared: bool) -> list[RelationRow]:
+    rows = [RelationRow(*r) for r in conn.execute(RELATIONS_SQL)]
+    return [r for r in rows if with_shared or not r.shared]
 
 
 TID_READABLE = ("r", "m", "t")  # a ctid range scan reads the main fork of these only
 
 
-def unreadable_because(row: dict[str, Any], method: str, can_read_files: bool) -> str | None:
+def unreadable_because(row: RelationRow, method: str, can_read_files: bool) -> str | None:
     """Why the run cannot read this relation fork by ``method`` (None: it can)."""
-    if not (row["may_select"] or can_read_files):
+    if not (row.may_select or can_read_files):
         return "no privilege"
-    if method == "tid_range_scan" and (row["fork"] != "main" or row["relkind"] not in TID_READABLE):
+    if method == "tid_range_scan" and (row.fork != "main" or row.relkind not in TID_READABLE):
         return "not readable by SQL"  # without pg_prewarm or pg_read_binary_file: heaps only
     return None
 
 
-def relation_objects(database: str, rows: Iterable[dict[str, Any]], options: DiscoveryOptions, *,
+def relation_objects(database: str, rows: Iterable[RelationRow], options: DiscoveryOptions, *,
                      method: str, can_read_files: bool) -> list[CensusObject]:
     out = []
     for row in rows:
         schema, name, kind = segment_name(row)
         key = keys.object_key((schema, name), kind, database=database)  # Segment.key of discovery's segment
-        fork = row["fork"]
-        path = row["path"] + ("" if fork == "main" else f"_{fork}") if row["path"] else None
+        fork = row.fork
+        path = row.path + ("" if fork == "main" else f"_{fork}") if row.path else None
         readable, reason = True, None
         if not schema_selected(schema, options):
             reason = "excluded by input"
         elif why := unreadable_because(row, method, can_read_files):
             readable, reason = False, why
-        out.append(CensusObject(database=database, schema=schema, name=name, kind=kind, bytes=int(row["bytes"]),
+        out.append(CensusObject(database=database, schema=schema, name=name, kind=kind, bytes=int(row.bytes),
                                 key=key, readable=readable, reason=reason, file=path,
                                 # a rewrite (VACUUM FULL, TRUNCATE, CLUSTER) keeps the OID but not the file
-                                identity=f"{row['oid']}/{row['path']}"))
+                                identity=f"{row.oid}/{row.path}"))
     return out
 
 

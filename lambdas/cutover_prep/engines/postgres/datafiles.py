@@ -7,11 +7,12 @@ from __future__ import annotations
 import psycopg
 
 from cutover_prep.engines.base import PermanentReadError
+from cutover_prep.engines.postgres.locator import PgLocator
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # one pg_read_binary_file call at most
 
 
-def read_files(conn: psycopg.Connection, loc: dict, first: int, last: int, *, block_size: int,
+def read_files(conn: psycopg.Connection, loc: PgLocator, first: int, last: int, *, block_size: int,
                segment_bytes: int) -> int:
     """Blocks ``first..last`` of the fork ``loc`` read with pg_read_binary_file: the blocks the server returned
     (fewer when the file is shorter than planned: truncated since discovery)."""
@@ -31,12 +32,12 @@ def read_files(conn: psycopg.Connection, loc: dict, first: int, last: int, *, bl
     return read
 
 
-def relation_file_base(conn: psycopg.Connection, loc: dict) -> str:
+def relation_file_base(conn: psycopg.Connection, loc: PgLocator) -> str:
     """The data file of a relation fork, relative to the data directory (first 1 GB segment)."""
-    row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (loc["oid"],)).fetchone()
+    row = conn.execute("SELECT pg_relation_filepath(%s::oid)", (loc.oid,)).fetchone()
     if row[0] is None:
-        raise PermanentReadError(f"relation {loc['oid']} has no file (dropped?)")
-    return row[0] + ("" if loc["fork"] == "main" else f"_{loc['fork']}")
+        raise PermanentReadError(f"relation {loc.oid} has no file (dropped?)")
+    return row[0] + ("" if loc.fork == "main" else f"_{loc.fork}")
 
 
 def segment_file(base: str, block: int, blocks_per_file: int) -> tuple[str, int]:

@@ -51,7 +51,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -75,6 +74,7 @@ from cutover_prep.engines.base import (
 from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, session_bounds, wait_words
 from cutover_prep.engines.postgres import census
 from cutover_prep.engines.postgres.datafiles import read_files
+from cutover_prep.engines.postgres.locator import PgLocator
 from cutover_prep.engines.postgres.session import LOCK_HOLDERS_SQL, holders_words, map_error, session_options
 from cutover_prep.engines.postgres.tls import postgres_params
 
@@ -195,7 +195,7 @@ class PostgresEngine:
         except psycopg.Error as exc:  # statement_timeout, a lost connection: named, retried if transient
             raise map_error(exc, what, lost=self._lost(database)) from None
 
-    def _may_answer_again(self, database: str, params: dict[str, Any]) -> bool:
+    def _may_answer_again(self, database: str, params: dict[str, str]) -> bool:
         """Whether a failed connection may succeed later (a restart, a failover), by libpq's ``PQping``:
         REJECT (starting up, shutting down, in recovery) or NO_RESPONSE (nothing answered) may pass; a server
         that accepts connections and refused this one refused the login or the database. (The message is
@@ -298,10 +298,10 @@ class PostgresEngine:
                 if census.unreadable_because(row, self._read_method or caps.method, caps.can_read_files):
                     continue  # the census names it, with why
                 segments.append(Segment(
-                    schema=schema, name=name, kind=kind, bytes=row["bytes"], block_size=caps.block_size,
-                    extents=(Extent(0, 0, row["bytes"] // caps.block_size),),
-                    locator={"database": database, "oid": row["oid"], "fork": row["fork"],
-                             "relkind": row["relkind"], "schema": row["schema"], "relname": row["relname"]},
+                    schema=schema, name=name, kind=kind, bytes=row.bytes, block_size=caps.block_size,
+                    extents=(Extent(0, 0, row.bytes // caps.block_size),),
+                    locator={"database": database, "oid": row.oid, "fork": row.fork,
+                             "relkind": row.relkind, "schema": row.schema, "relname": row.relname},
                     database=database, splittable=True,
                 ))
         return segments
@@ -311,8 +311,10 @@ class PostgresEngine:
         """Read the planned blocks that exist now: each extent clamped to the fork's current size
         (``pg_relation_size``), the planned blocks past it counted as ``gone`` (a VACUUM truncated the
         table's empty tail since the plan: they no longer exist, so no read can reach them)."""
-        loc = rng.locator
-        database = loc["database"]
+        loc = PgLocator.of(rng.locator)
+        if loc.database is None:
+            raise PermanentReadError(f"{rng.segment_key}: its locator names no database")
+        database = loc.database
         started = time.monotonic()
         blocks = gone = 0
         try:
@@ -325,13 +327,13 @@ class PostgresEngine:
         except (TransientDatabaseError, PermanentReadError):
             raise
         except psycopg.errors.LockNotAvailable:
-            raise self.lock_wait(database, f"reading {rng.segment_key}", loc.get("oid")) from None
+            raise self.lock_wait(database, f"reading {rng.segment_key}", loc.oid) from None
         except psycopg.Error as exc:
             raise map_error(exc, f"reading {rng.segment_key}", lost=self._lost(database)) from None
         return ReadResult(blocks=blocks, bytes=blocks * caps.block_size, seconds=time.monotonic() - started,
                           method=method, details={"gone_blocks": gone} if gone else {}, gone=gone)
 
-    def _read_extent(self, database: str, caps: Capabilities, method: str, loc: dict, extent: Extent,
+    def _read_extent(self, database: str, caps: Capabilities, method: str, loc: PgLocator, extent: Extent,
                      key: str) -> tuple[int, int]:
         """(blocks read, planned blocks gone) of one extent. The fork's size is taken first and the extent
         clamped to it: pg_prewarm rejects the whole call for one block past the end. A relation that shrank
@@ -362,12 +364,12 @@ class PostgresEngine:
             return got, extent.blocks - got
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _blocks_now(self, database: str, caps: Capabilities, loc: dict, key: str) -> int:
+    def _blocks_now(self, database: str, caps: Capabilities, loc: PgLocator, key: str) -> int:
         """The fork's current size in blocks; a relation that no longer exists is a named error."""
         row = self.connection(database).execute("SELECT pg_relation_size(%s::oid, %s)",
-                                                (loc["oid"], loc["fork"])).fetchone()
+                                                (loc.oid, loc.fork)).fetchone()
         if row is None or row[0] is None:
-            raise PermanentReadError(f"reading {key}: relation {loc['oid']} no longer exists (dropped since "
+            raise PermanentReadError(f"reading {key}: relation {loc.oid} no longer exists (dropped since "
                                      "discovery)")
         return int(row[0]) // caps.block_size
 
@@ -391,23 +393,23 @@ class PostgresEngine:
             raise PermanentReadError(f"{forced} was asked for but this database does not offer it")
         return forced
 
-    def prewarm_call(self, caps: Capabilities, loc: dict, first: int, last: int) -> tuple[sql.Composed, tuple]:
+    def prewarm_call(self, caps: Capabilities, loc: PgLocator, first: int, last: int) -> tuple[sql.Composed, tuple]:
         """The ``pg_prewarm(...)`` expression reading blocks ``first..last`` of ``loc`` and its parameters."""
         call = sql.SQL("{}.pg_prewarm(%s::oid::regclass, %s, %s, %s, %s)").format(sql.Identifier(caps.prewarm_schema))
         # a hot-set range (locator "cache") into shared buffers, unless a benchmark forced another mode
-        mode = "buffer" if loc.get("cache") and self._prewarm_mode == "read" else self._prewarm_mode
-        return call, (loc["oid"], mode, loc["fork"], first, last)
+        mode = "buffer" if loc.cache and self._prewarm_mode == "read" else self._prewarm_mode
+        return call, (loc.oid, mode, loc.fork, first, last)
 
-    def _prewarm(self, database: str, caps: Capabilities, loc: dict, first: int, last: int) -> int:
+    def _prewarm(self, database: str, caps: Capabilities, loc: PgLocator, first: int, last: int) -> int:
         call, params = self.prewarm_call(caps, loc, first, last)
         row = self.connection(database).execute(sql.SQL("SELECT {}").format(call), params).fetchone()
         return int(row[0])
 
 
-    def _tid_scan(self, database: str, loc: dict, first: int, last: int) -> int:
-        if loc["fork"] != "main" or loc["relkind"] not in ("r", "m", "t"):
+    def _tid_scan(self, database: str, loc: PgLocator, first: int, last: int) -> int:
+        if loc.fork != "main" or loc.relkind not in ("r", "m", "t"):
             raise PermanentReadError(
-                f"{keys.label((loc['schema'], loc['relname']))} ({loc['fork']} fork, relkind {loc['relkind']}) "
+                f"{keys.label((str(loc.schema), str(loc.relname)))} ({loc.fork} fork, relkind {loc.relkind}) "
                 "cannot be read without pg_prewarm or EXECUTE on pg_read_binary_file; "
                 "install pg_prewarm in this database or pass create_extension"
             )
@@ -416,8 +418,8 @@ class PostgresEngine:
         query = sql.SQL(
             "SELECT count(*), pg_relation_size(%s::oid) / current_setting('block_size')::bigint "
             "FROM {} WHERE ctid >= %s::tid AND ctid < %s::tid"
-        ).format(sql.Identifier(loc["schema"], loc["relname"]))
+        ).format(sql.Identifier(str(loc.schema), str(loc.relname)))
         _, nblocks = self.connection(database).execute(
-            query, (loc["oid"], f"({first},0)", f"({last + 1},0)")).fetchone()
+            query, (loc.oid, f"({first},0)", f"({last + 1},0)")).fetchone()
         return max(0, min(last, int(nblocks) - 1) - first + 1)
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from cutover_prep.engines.base import ConnectionSpec, DiscoveryOptions
+    from cutover_prep.engines.postgres.census import RelationRow
 
 SERVER_SQL = """
 SELECT current_setting('server_version'), version(),
@@ -130,12 +131,12 @@ def _server(engine: Any, conn: Any, spec: ConnectionSpec) -> list[Check]:
                   + ("" if guarded else ": the session is not read-only; nothing is read"))]
 
 
-def _selected(rows: list[dict[str, Any]], options: DiscoveryOptions) -> list[dict[str, Any]]:
+def _selected(rows: list[RelationRow], options: DiscoveryOptions) -> list[RelationRow]:
     """The relations the run's selection reads, judged as the census judges them: by the schema of the table a
     relation belongs to (a TOAST table or an index goes with its table)."""
     from cutover_prep.engines.postgres import census
 
-    return [r for r in rows if census.schema_selected(r["logical_schema"], options)]
+    return [r for r in rows if census.schema_selected(r.logical_schema, options)]
 
 
 def _privileges(engine: Any, database: str, options: DiscoveryOptions) -> list[Check]:
@@ -148,15 +149,15 @@ def _privileges(engine: Any, database: str, options: DiscoveryOptions) -> list[C
     out = [Check(PRIVILEGE, f"{at}CONNECT", PASS if connect else FAIL,
                  f"{user} may connect" if connect else f"GRANT CONNECT ON DATABASE {database} TO {user}")]
     rows = [r for r in _selected(census.relation_rows(conn, with_shared=True), options)
-            if r["fork"] == "main" and r["relkind"] != "i"]
-    missing = [r for r in rows if not r["may_select"]]
+            if r.fork == "main" and r.relkind != "i"]
+    missing = [r for r in rows if not r.may_select]
     if superuser:
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"{user} is a superuser"))
     elif missing and not exec_read:
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", FAIL,
                          f"missing on {len(missing):,} of {len(rows):,} relations (GRANT pg_read_all_data TO {user} "
                          f"(14+), or SELECT on each): {missing_text(missing)}",
-                         bytes=sum(int(r["bytes"]) for r in missing)))
+                         bytes=sum(int(r.bytes) for r in missing)))
     else:
         how = "pg_read_all_data" if read_all else "table grants"
         out.append(Check(PRIVILEGE, f"{at}SELECT on tables", PASS, f"all {len(rows):,} relations ({how})"
@@ -182,38 +183,38 @@ CATALOGUES = ("pg_catalog", "information_schema")
 NAMED_MISSING = 5  # the user's relations without SELECT named, largest first; the rest counted
 
 
-def missing_text(missing: list[dict[str, Any]]) -> str:
+def missing_text(missing: list[RelationRow]) -> str:
     """The relations without SELECT as a DBA reads them (issue 33 §1): the user's own first, largest first, each
     a table with its TOAST (``logical_schema.logical_name``) and its bytes; then the count and bytes of the rest
     of them and of the catalogues' (``pg_catalog``, ``information_schema``), which no application grant gives."""
     own: dict[tuple[str, str], int] = {}
-    catalogue = [r for r in missing if r["logical_schema"] in CATALOGUES]
+    catalogue = [r for r in missing if r.logical_schema in CATALOGUES]
     for r in missing:
-        if r["logical_schema"] not in CATALOGUES:
-            name = (r["logical_schema"], r["logical_name"])
-            own[name] = own.get(name, 0) + int(r["bytes"])
+        if r.logical_schema not in CATALOGUES:
+            name = (r.logical_schema, r.logical_name)
+            own[name] = own.get(name, 0) + int(r.bytes)
     ranked = sorted(own.items(), key=lambda kv: (-kv[1], kv[0]))
     parts = [f"{keys.label(name)} ({mib(size)})" for name, size in ranked[:NAMED_MISSING]]
     if rest := ranked[NAMED_MISSING:]:
         parts.append(f"and {len(rest):,} more of yours ({mib(sum(size for _, size in rest))})")
     if catalogue:
         parts.append(f"{'and ' if parts else ''}{len(catalogue):,} catalogue relations "
-                     f"({mib(sum(int(r['bytes']) for r in catalogue))}: {', '.join(CATALOGUES)} and their TOAST)")
+                     f"({mib(sum(int(r.bytes) for r in catalogue))}: {', '.join(CATALOGUES)} and their TOAST)")
     return ", ".join(parts)
 
 
-def _sample(engine: Any, database: str, method: str, options: DiscoveryOptions) -> list[dict[str, Any]]:
+def _sample(engine: Any, database: str, method: str, options: DiscoveryOptions) -> list[RelationRow]:
     """The smallest real relations the method reads, of those the run selects: a heap's main fork, and an index
     unless TID scans."""
     from cutover_prep.engines.postgres import census
 
     rows = [r for r in _selected(census.relation_rows(engine.connection(database), with_shared=False), options)
-            if r["fork"] == "main" and (r["may_select"] or method == "pg_read_binary_file")]
+            if r.fork == "main" and (r.may_select or method == "pg_read_binary_file")]
     # a heap of a few blocks at least: on one of a block or two the planner rightly prefers a Seq Scan
-    heaps = sorted((r for r in rows if r["relkind"] in HEAP),
-                   key=lambda r: (r["schema"] == "pg_toast", r["bytes"] < MIN_SAMPLE_BYTES, r["bytes"]))
-    indexes = sorted((r for r in rows if r["relkind"] == "i"),
-                     key=lambda r: (r["schema"] in ("pg_toast", "pg_catalog"), r["bytes"]))
+    heaps = sorted((r for r in rows if r.relkind in HEAP),
+                   key=lambda r: (r.schema == "pg_toast", r.bytes < MIN_SAMPLE_BYTES, r.bytes))
+    indexes = sorted((r for r in rows if r.relkind == "i"),
+                     key=lambda r: (r.schema in ("pg_toast", "pg_catalog"), r.bytes))
     return heaps[:1] + ([] if method == "tid_range_scan" else indexes[:1])
 
 
@@ -235,16 +236,16 @@ def _methods(engine: Any, database: str, errors: tuple[type[BaseException], ...]
         return [Check(METHOD, f"{at}{method}", WARN, "no relation with storage to read a block of"), *out]
     conn = engine.connection(database)
     for row in sample:
-        loc = {"database": database, "oid": row["oid"], "fork": "main", "relkind": row["relkind"],
-               "schema": row["schema"], "relname": row["relname"]}
-        name = keys.label((row["schema"], row["relname"]))  # each name quoted where needed (issue 32)
-        rng = ReadRange(keys.object_key((row["schema"], row["relname"]), "main", database=database), loc,
+        loc = {"database": database, "oid": row.oid, "fork": "main", "relkind": row.relkind,
+               "schema": row.schema, "relname": row.relname}
+        name = keys.label((row.schema, row.relname))  # each name quoted where needed (issue 32)
+        rng = ReadRange(keys.object_key((row.schema, row.relname), "main", database=database), loc,
                         (Extent(0, 0, 1),), caps.block_size)
         try:
             with conn.transaction():
-                before = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
+                before = conn.execute(XACT_BLOCKS_SQL, (row.oid, row.oid)).fetchone()
                 result = engine.read_range(rng)
-                after = conn.execute(XACT_BLOCKS_SQL, (row["oid"], row["oid"])).fetchone()
+                after = conn.execute(XACT_BLOCKS_SQL, (row.oid, row.oid)).fetchone()
         except errors as exc:  # a ShortRead, no privilege ...
             out.insert(0, Check(METHOD, f"{at}{method}", FAIL, f"{name}: {' '.join(str(exc).split())}"))
             continue
@@ -253,14 +254,14 @@ def _methods(engine: Any, database: str, errors: tuple[type[BaseException], ...]
         if method == "tid_range_scan":
             plan = "\n".join(str(r[0]) for r in conn.execute(sql.SQL(
                 "EXPLAIN SELECT count(*) FROM {} WHERE ctid >= %s::tid AND ctid < %s::tid").format(
-                sql.Identifier(row["schema"], row["relname"])), ("(0,0)", "(1,0)")))
+                sql.Identifier(row.schema, row.relname)), ("(0,0)", "(1,0)")))
             planned = TID_PLAN in plan
-            small = row["bytes"] < MIN_SAMPLE_BYTES  # the planner reads a tiny heap whole: the same blocks
+            small = row.bytes < MIN_SAMPLE_BYTES  # the planner reads a tiny heap whole: the same blocks
             ok = result.blocks >= 1 and fetched >= 1 and (planned or small)
             shown = next((ln.strip() for ln in plan.splitlines() if "Scan" in ln), plan.splitlines()[0].strip())
             detail = (f"{name}: block 0 read ({counters}); EXPLAIN: "
                       + (TID_PLAN if planned else f"no {TID_PLAN} ({shown})"
-                         + (f": the relation is {row['bytes'] // caps.block_size} block(s), read whole" if small
+                         + (f": the relation is {row.bytes // caps.block_size} block(s), read whole" if small
                             else "")))
         else:
             ok = result.blocks >= 1

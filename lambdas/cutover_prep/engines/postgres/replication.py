@@ -5,7 +5,7 @@ On the target, each subscription of its database enabled with its apply worker r
 source, the subscription's slot behind the source's current WAL position by at most the threshold in bytes
 (``pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)`` of ``pg_replication_slots``; PostgreSQL manual,
 31 "Logical Replication" and 28.2 "pg_stat_subscription"). ``pg_subscription.subconninfo`` (which may hold a
-password) is never read. Returns ``{state, summary, evidence}`` (the gate makes it a condition).
+password) is never read. Returns ``replication.Found`` (the gate makes it a condition).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cutover_prep.engines.base import ConnectionSpec
+from cutover_prep.engines.replication import Found
 
 SUBSCRIPTIONS_SQL = """
 SELECT s.subname, s.subenabled, s.subslotname, w.pid, w.received_lsn::text, w.latest_end_lsn::text,
@@ -27,13 +28,12 @@ SELECT slot_name, active, pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_
   FROM pg_replication_slots WHERE slot_name = ANY(%s)"""
 
 
-def subscription_status(target: Any, source: Any | None, *, max_lag_bytes: int) -> dict[str, Any]:
+def subscription_status(target: Any, source: Any | None, *, max_lag_bytes: int) -> Found:
     """``target``: a psycopg connection to the subscriber's database; ``source``: one to the publisher (for
     the slot's lag in bytes), or None (then the lag is unknown)."""
     subs = target.execute(SUBSCRIPTIONS_SQL).fetchall()
     if not subs:
-        return {"state": "closed", "summary": "the target database has no subscription (pg_subscription is empty)",
-                "evidence": {}}
+        return Found("closed", "the target database has no subscription (pg_subscription is empty)", {})
     problems, rows = [], []
     for name, enabled, slot, pid, received, latest, unsynced, tables in subs:
         rows.append({"subscription": name, "enabled": enabled, "slot": slot, "worker_pid": pid,
@@ -48,9 +48,9 @@ def subscription_status(target: Any, source: Any | None, *, max_lag_bytes: int) 
     evidence: dict[str, Any] = {"subscriptions": rows, "max_lag_bytes": max_lag_bytes}
     if source is None:
         if problems:
-            return {"state": "closed", "summary": "; ".join(problems), "evidence": evidence}
-        return {"state": "unknown", "evidence": evidence,
-                "summary": "the lag in bytes needs the source: give the publisher's connection (--source-dsn)"}
+            return Found("closed", "; ".join(problems), evidence)
+        return Found("unknown", "the lag in bytes needs the source: give the publisher's connection (--source-dsn)",
+                     evidence)
     slots = {r["slot"] for r in rows if r["slot"]}
     lag = {n: (active, int(b) if b is not None else None)
            for n, active, b in source.execute(SLOT_LAG_SQL, (sorted(slots),)).fetchall()}
@@ -61,15 +61,14 @@ def subscription_status(target: Any, source: Any | None, *, max_lag_bytes: int) 
         elif lag[slot][1] is None or lag[slot][1] > max_lag_bytes:
             problems.append(f"slot {slot} is {lag[slot][1]} bytes behind the source (threshold {max_lag_bytes})")
     if problems:
-        return {"state": "closed", "summary": "; ".join(problems), "evidence": evidence}
+        return Found("closed", "; ".join(problems), evidence)
     worst = max((b for _, b in lag.values() if b is not None), default=0)
-    return {"state": "open", "evidence": evidence,
-            "summary": f"{len(rows)} subscription(s) streaming, every table synchronized, at most {worst} "
-                       f"bytes behind the source (threshold {max_lag_bytes})"}
+    return Found("open", f"{len(rows)} subscription(s) streaming, every table synchronized, at most {worst} "
+                 f"bytes behind the source (threshold {max_lag_bytes})", evidence)
 
 
 def check(replica: ConnectionSpec, source: ConnectionSpec | None, *, max_lag_seconds: float,
-          max_lag_bytes: int) -> dict[str, Any]:
+          max_lag_bytes: int) -> Found:
     """The gate's hook (``EngineFamily.replication``): the subscriber's view, and the publisher's slot."""
     from cutover_prep.engines.postgres.engine import PostgresEngine
 

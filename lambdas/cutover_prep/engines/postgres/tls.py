@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
 from cutover_prep.engines import transport  # read at call time: tests swap the CA bundle
 from cutover_prep.engines.transport import DsnTlsProblem
+from cutover_prep.settings import environment
 
 # libpq's sslmode -> our mode ("SSL Mode Descriptions" in libpq's documentation); allow is refused
 SSLMODES = {"disable": transport.DISABLE, "prefer": transport.PREFER, "require": transport.UNVERIFIED,
@@ -43,7 +43,8 @@ def dsn_tls(pairs: Iterable[tuple[str, str]]) -> tuple[str, str | None]:
     a parameter the DSN does not give, as in libpq: where psql would verify, so does the run.
     Anything else is refused by name (``DsnTlsProblem``)."""
     found = transport.dsn_params(pairs, ("sslmode", "sslrootcert"), DSN_TAKES)
-    from_env = {key: os.environ[var] for key, var in LIBPQ_ENV.items() if key not in found and os.environ.get(var)}
+    env = environment(*LIBPQ_ENV.values())
+    from_env = {key: env[var] for key, var in LIBPQ_ENV.items() if key not in found and env.get(var)}
     if from_env.get("sslmode", found.get("sslmode")) not in ("require", "verify-ca", "verify-full"):
         from_env.pop("sslrootcert", None)  # a CA file in the environment is for the modes that verify
     try:
