@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from cutover_prep.dal.store import Store
 from cutover_prep.findings.storage_init import initialized_pct_series
 from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.rds.answers import DbInstance
 from cutover_prep.rds.instances import describe_instance
 from cutover_prep.rds.progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
 from cutover_prep.report import render_report, summary_markdown
@@ -86,10 +87,11 @@ def test_concurrent_units_take_one_sample_per_interval(store: Store):
 
 
 def test_storage_operation_reads_only_the_documented_types():
-    assert storage_operation({}) == (None, None)
-    assert storage_operation({"StorageOperationStatus": "Optimizing", "StorageOperationPercentProgress": 12}) == (
+    assert storage_operation(DbInstance.of({})) == (None, None)
+    assert storage_operation(DbInstance.of({"StorageOperationStatus": "Optimizing",
+                                            "StorageOperationPercentProgress": 12})) == (
         "Optimizing", 12)
-    assert storage_operation({"StorageOperationPercentProgress": True}) == (None, None)
+    assert storage_operation(DbInstance.of({"StorageOperationPercentProgress": True})) == (None, None)
 
 
 # ---- findings ------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.records.run import RunItem
 from cutover_prep.gate.dms import dms_condition
 from cutover_prep.gate.model import Condition, GateResult, GateSpec
@@ -28,7 +29,7 @@ class Sources:
     """Where each condition is read; None leaves that condition out."""
 
     run_id: str | None = None
-    record: Callable[[], RunItem | dict[str, Any] | None] | None = None  # the run's item, or its findings
+    record: Callable[[], RunItem | Findings | None] | None = None  # the run's item, or its findings
     rds: Any = None
     dms: Any = None
     cloudwatch: Any = None

@@ -37,6 +37,7 @@ from cutover_prep.comparison.model import (
 )
 from cutover_prep.comparison.page import write_page
 from cutover_prep.comparison.result import comparison_document
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.escape import for_terminal
 from cutover_prep.models import json_text
 from cutover_prep.models.run_input import check_depth, error_lines
@@ -151,7 +152,7 @@ def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: boo
     ignored = [k for k in IGNORED_LOCALLY if k in comparison.model_fields_set]
     if ignored:
         _say(f"ignored locally: {', '.join(ignored)} (only the AWS comparison restores a snapshot)")
-    findings: dict[str, dict[str, Any]] = {}
+    findings: dict[str, Findings] = {}
     failures: dict[str, str] = {}
     deleted: list[str] = []
     left: list[str] = []
@@ -176,7 +177,7 @@ def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: boo
         doc = json.loads(findings_file.read_text()) if findings_file.exists() else None
         emulated = bool(((doc or {}).get("storage_emulation") or {}).get("emulated"))
         if result.get("status") == "SUCCEEDED" and doc is not None and emulated:
-            findings[c.name] = doc
+            findings[c.name] = Findings.read(doc)
         elif result.get("status") == "SUCCEEDED" and doc is not None:
             failures[c.name] = "its run had no emulated volume, so it measured nothing of this configuration"
         else:
