@@ -21,8 +21,8 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel
 
-from cutover_prep.comparison.ownership import Judgement, Proof, judge
-from cutover_prep.dal.records.deployment import ComparisonItem
+from cutover_prep.comparison.ownership import Judgement, judge
+from cutover_prep.dal.records.deployment import ComparisonItem, InstanceOutcome
 from cutover_prep.rds.answers import DbInstance
 from cutover_prep.workflows import COMPARISON_TAG
 
@@ -36,22 +36,6 @@ __all__ = ["GONE_STATES", "CleanupOutcome", "InstanceOutcome", "NotOurs", "clean
 
 class NotOurs(Exception):
     """The instance is not proven the comparison's own: never deleted."""
-
-
-class InstanceOutcome(BaseModel):
-    """What became of one instance: deleted (RDS's status, no final snapshot, the proof), or left or kept (why).
-    Written with the fields it was given only (``exclude_unset``), in this order (comparison.json, the
-    comparison's record)."""
-
-    db_instance_identifier: str
-    comparison_id: str | None = None  # the reaper's: the comparison its tag names
-    status: str | None = None
-    final_snapshot: str | None = None
-    proof: Proof | None = None
-    age_hours: float | None = None
-    ttl_hours: float | None = None
-    why: str | None = None
-    transient: bool | None = None  # left: worth asking again later
 
 
 class CleanupOutcome(BaseModel):

@@ -27,11 +27,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
-
 from cutover_prep.comparison.model import INSTANCE_PREFIX
 from cutover_prep.dal.deployment import RESTORES
-from cutover_prep.dal.records.deployment import ComparisonItem
+from cutover_prep.dal.records.deployment import ComparisonItem, Proof
 from cutover_prep.models.restore import RUN_TAG
 from cutover_prep.models.run_input import InvalidInput
 from cutover_prep.rds.answers import DbInstance
@@ -44,15 +42,6 @@ def _time(value: str | None) -> datetime | None:
         return None
     when = datetime.fromisoformat(value)
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
-class Proof(BaseModel):
-    """Why an instance is the comparison's own: its record's entry, its tags, its creation after the start."""
-
-    record: str
-    tags: dict[str, str]
-    created: str
-    comparison_started: str
 
 
 @dataclass(frozen=True)

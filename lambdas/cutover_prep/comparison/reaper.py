@@ -27,14 +27,13 @@ from botocore.exceptions import BotoCoreError, ClientError
 from cutover_prep.comparison.cleanup import (
     GONE_STATES,
     CleanupOutcome,
-    InstanceOutcome,
     NotOurs,
     _problem,
     delete_instance,
     tagged_instances,
 )
 from cutover_prep.comparison.ownership import judge
-from cutover_prep.dal.records.deployment import ComparisonItem
+from cutover_prep.dal.records.deployment import ComparisonItem, InstanceOutcome
 from cutover_prep.rds.answers import DbInstance
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import COMPARISON_TAG, TTL_TAG
@@ -123,12 +122,8 @@ def _entry(identifier: str, comparison_id: str, why: str) -> InstanceOutcome:
 def run_reaper(*, rds: Any, sfn: Any, store: Any, now: datetime | None = None) -> dict[str, Any]:
     """The scheduled sweep: the comparison's execution from its record in the table, the outcome
     appended to that record (``reaped``: what was deleted, ``reaper_left``: what was left and why)."""
-    def record(comparison_id: str, deleted: list[InstanceOutcome], left: list[InstanceOutcome]) -> None:
-        store.deployment.record_reaped(comparison_id, [e.model_dump(mode="json", exclude_unset=True) for e in deleted],
-                                       [e.model_dump(mode="json", exclude_unset=True) for e in left])
-
-    outcome = reap(rds=rds, sfn=sfn, comparison_of=store.deployment.comparison, record=record, now=now,
-                   deployment=deployment_id())
+    outcome = reap(rds=rds, sfn=sfn, comparison_of=store.deployment.comparison, record=store.deployment.record_reaped,
+                   now=now, deployment=deployment_id())
     kinds = ("deleted", "left", "not_ours")
     return {kind: outcome.identifiers(kind) for kind in kinds} | {"details": {
         kind: [e.model_dump(mode="json", exclude_unset=True) for e in getattr(outcome, kind)] for kind in kinds}}
