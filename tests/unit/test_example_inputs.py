@@ -62,7 +62,7 @@ def test_the_profile_is_what_profile_put_stores_and_the_trigger_starts_a_valid_r
     profiles.check(profile)
     instance = {"DBInstanceIdentifier": "orders-restored-1", "TagList": [
         {"Key": "cutover-prep:enabled", "Value": "true"}, {"Key": "cutover-prep:profile", "Value": "oracle-prod"}]}
-    run = build_input(DbInstance.of(instance), profile)
+    run = build_input(DbInstance.model_validate(instance), profile)
     assert run["target"]["db_instance_identifier"] == "orders-restored-1"
     parse_run_input(run)
 

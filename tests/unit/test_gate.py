@@ -209,8 +209,8 @@ def test_closed_outranks_unknown_and_a_source_that_raises_is_unknown() -> None:
     result = evaluate(GateSpec(require_verdict="off"), Sources(replication=boom))
     assert result.state == "unknown" and result.exit_code == 3
     assert "ConnectionRefusedError: connection refused" in result.conditions[0].summary
-    closed = evaluate(GateSpec(), Sources(run_id="r", record=lambda: RunItem.read({"run_id": "r", "verdict": "NOT_READY"}),
-                                                 replication=boom))
+    not_ready = RunItem.read({"run_id": "r", "verdict": "NOT_READY"})
+    closed = evaluate(GateSpec(), Sources(run_id="r", record=lambda: not_ready, replication=boom))
     assert closed.state == "closed" and closed.exit_code == 1
     assert evaluate(GateSpec(), Sources()).state == "unknown"  # nothing checked is never open
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from cutover_prep.comparison.ownership import Judgement, judge
 from cutover_prep.dal.records.deployment import ComparisonItem, InstanceOutcome
 from cutover_prep.rds.answers import DbInstance
+from cutover_prep.rds.instances import describe as describe_instance
 from cutover_prep.workflows import COMPARISON_TAG
 
 GONE_STATES = {"deleting", "deleted"}
@@ -52,7 +53,7 @@ class CleanupOutcome(BaseModel):
 
 def describe(rds: Any, identifier: str) -> DbInstance | None:
     try:
-        return DbInstance.of(rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0])
+        return describe_instance(rds, identifier)
     except ClientError as exc:
         if exc.response["Error"]["Code"] == "DBInstanceNotFound":
             return None
@@ -64,7 +65,7 @@ def tagged_instances(rds: Any, comparison_id: str | None = None) -> list[DbInsta
     candidates to judge, not instances to delete."""
     found = []
     for page in rds.get_paginator("describe_db_instances").paginate():
-        for instance in map(DbInstance.of, page["DBInstances"]):
+        for instance in map(DbInstance.model_validate, page["DBInstances"]):
             value = instance.tags.get(COMPARISON_TAG)
             if value is not None and (comparison_id is None or value == comparison_id):
                 found.append(instance)
@@ -78,9 +79,9 @@ def delete_instance(rds: Any, instance: DbInstance, judgement: Judgement) -> Ins
         raise NotOurs(f"{identifier}: {judgement.why}: not deleted")
     status = instance.status
     if status not in GONE_STATES:
-        answer = DbInstance.of(rds.delete_db_instance(DBInstanceIdentifier=identifier, SkipFinalSnapshot=True,
-                                                      DeleteAutomatedBackups=True)["DBInstance"])
-        status = answer.status or "deleting"
+        answer = rds.delete_db_instance(DBInstanceIdentifier=identifier, SkipFinalSnapshot=True,
+                                        DeleteAutomatedBackups=True)["DBInstance"]
+        status = DbInstance.model_validate(answer).status or "deleting"
     return InstanceOutcome(db_instance_identifier=identifier, status=str(status), final_snapshot=None,
                            proof=judgement.proof)
 

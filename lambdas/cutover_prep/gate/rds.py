@@ -15,12 +15,13 @@ from pydantic import ValidationError
 from cutover_prep.engines.volumes import volume_operations
 from cutover_prep.gate.model import Condition, aws_problem
 from cutover_prep.rds.answers import DbInstance
+from cutover_prep.rds.instances import describe as describe_instance
 from cutover_prep.rds.progress import storage_operation
 
 
 def describe(rds: Any, identifier: str) -> tuple[DbInstance | None, str | None]:
     try:
-        return DbInstance.of(rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]), None
+        return describe_instance(rds, identifier), None
     except (ClientError, BotoCoreError, LookupError, ValidationError) as exc:
         return None, aws_problem(exc)
 

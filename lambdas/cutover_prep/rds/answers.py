@@ -2,7 +2,7 @@
 DescribeDBSnapshots) and ``BlueGreenDeployment`` (of DescribeBlueGreenDeployments).
 
 Each reads the API's own PascalCase names (aliases) and ignores the rest of the answer; a field RDS leaves out
-is None (or empty). An instance is parsed where it enters (``DbInstance.of``), once.
+is None (or empty). An instance is parsed where it enters (``DbInstance.model_validate``), once.
 """
 
 from __future__ import annotations
@@ -57,11 +57,6 @@ class DbInstance(_Answer):
     parameter_groups: list[ParameterGroupStatus] = Field([], alias="DBParameterGroups")
     # RDS for Oracle / SQL Server: parsed by the engines' own reader (``engines.volumes``)
     additional_storage_volumes: list[Any] = Field([], alias="AdditionalStorageVolumes")
-
-    @classmethod
-    def of(cls, entry: dict[str, Any]) -> DbInstance:
-        """The instance of a DescribeDBInstances entry."""
-        return cls.model_validate(entry)
 
     @field_validator("storage_operation_percent", mode="before")
     @classmethod

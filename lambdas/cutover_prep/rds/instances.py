@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -11,7 +11,7 @@ from cutover_prep.engines import RDS_ENGINE_FAMILY
 from cutover_prep.engines.volumes import additional_volumes
 from cutover_prep.models.restore import Restore
 from cutover_prep.rds.answers import DbInstance, DbSnapshot, Endpoint
-from cutover_prep.rds.progress import blue_green_of, sample_storage_progress
+from cutover_prep.rds.progress import BlueGreen, blue_green_of, sample_storage_progress
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG, TTL_TAG
 
@@ -25,6 +25,44 @@ FAILED_STATES = {
 }
 RUN_TAG = "cutover-prep:run-id"
 MAX_WAIT_MINUTES: int = Restore.model_fields["max_wait_minutes"].default  # the input's default, written there
+
+
+class InstanceFacts(TypedDict):
+    """What the workflow knows of the instance (``instance_facts``): endpoint, engine, class, storage."""
+
+    engine: str | None
+    engine_family: str | None
+    engine_version: str | None
+    address: str | None
+    port: int | None
+    db_name: str | None
+    db_instance_class: str | None
+    storage_type: str | None
+    allocated_storage_gb: int | None
+    iops: int | None
+    storage_throughput: int | None
+    dbi_resource_id: str | None
+    db_instance_arn: str | None
+    monitoring_interval: int | None
+    additional_storage_volumes: NotRequired[list[dict[str, Any]]]  # engines.volumes.additional_volumes
+
+
+class DescribedInstance(InstanceFacts):
+    """DescribeInstance's result: the facts, the state, where a restore came from, a Blue/Green green's deployment."""
+
+    status: str
+    ready: bool
+    restored_from: NotRequired[dict[str, str]]  # StartRestore's (``snapshot_source``)
+    blue_green: NotRequired[BlueGreen]
+
+
+class RestoreStarted(TypedDict):
+    """StartRestore's result."""
+
+    restore_started: bool
+    resumed: bool
+    requested_at: NotRequired[str]
+    restored_from: dict[str, str]  # ``snapshot_source``
 
 
 class RestoreFailed(Exception):
@@ -79,10 +117,10 @@ def snapshot_source(rds: Any, snapshot_identifier: str) -> dict[str, str]:
 
 def describe(rds: Any, identifier: str) -> DbInstance:
     """The instance (DescribeDBInstances); botocore's ``DBInstanceNotFound`` when there is none."""
-    return DbInstance.of(rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0])
+    return DbInstance.model_validate(rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0])
 
 
-def start_restore(run: RunState, rds: Any) -> dict[str, Any]:
+def start_restore(run: RunState, rds: Any) -> RestoreStarted:
     """Start the restore; idempotent: an instance this run already created is accepted.
 
     The result names the instance the snapshot was taken from (``restored_from``); DescribeInstance hands it
@@ -126,7 +164,7 @@ def _created_by(rds: Any, identifier: str, run_id: str, deployment: str | None) 
 
 
 def describe_instance(run: RunState, rds: Any, *, now: datetime | None = None,
-                      store: Any = None) -> dict[str, Any]:
+                      store: Any = None) -> DescribedInstance:
     """The instance's state and facts; raise when it failed or the wait ran out.
 
     With ``store``, each answer is also a sample of RDS's storage progress (``restore.progress``), and
@@ -157,7 +195,7 @@ def describe_instance(run: RunState, rds: Any, *, now: datetime | None = None,
         if waited > max_wait:
             raise RestoreTimeout(f"DB instance {identifier} is still {status} after {int(waited // 60)} "
                                  f"minutes (restore.max_wait_minutes={max_wait // 60})")
-    facts = {"status": status, "ready": ready, **instance_facts(instance)}
+    facts: DescribedInstance = {"status": status, "ready": ready, **instance_facts(instance)}
     if run.restore and run.restore_request and run.restore_request.restored_from:
         facts["restored_from"] = run.restore_request.restored_from  # StartRestore's, for secret_binding
     if ready and store is not None:
@@ -165,13 +203,11 @@ def describe_instance(run: RunState, rds: Any, *, now: datetime | None = None,
     return facts
 
 
-def instance_facts(instance: DbInstance | dict[str, Any]) -> dict[str, Any]:
-    """The facts of an instance (or of a DescribeDBInstances entry) the workflow uses (endpoint, engine, class,
-    storage).
+def instance_facts(instance: DbInstance) -> InstanceFacts:
+    """The facts of an instance the workflow uses (endpoint, engine, class, storage).
 
     ``additional_storage_volumes`` (RDS for Oracle / SQL Server, ``volumes.additional_volumes``): only
     when the instance has any, so an instance without them has the same facts as before."""
-    instance = instance if isinstance(instance, DbInstance) else DbInstance.of(instance)
     endpoint = instance.endpoint or Endpoint()
     extra = additional_volumes(instance.volumes_answer())
     return {

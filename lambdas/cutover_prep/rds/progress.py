@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
@@ -34,6 +34,18 @@ logger = logging.getLogger(__name__)
 # the units (Store.claim_storage_sample).
 SAMPLE_INTERVAL_SECONDS = 60.0
 MAX_BLUE_GREEN_PAGES = 5  # 100 deployments a page: an account with more is not searched further
+
+
+class BlueGreen(TypedDict):
+    """Whether the instance is a Blue/Green deployment's green one (``blue_green_of``)."""
+
+    checked: bool
+    green: NotRequired[bool]
+    error: NotRequired[str]
+    deployment_id: NotRequired[str | None]
+    deployment_name: NotRequired[str | None]
+    status: NotRequired[str | None]
+    source: NotRequired[str | None]
 
 
 def now_at() -> str:
@@ -63,7 +75,7 @@ def sample_storage_progress(run_id: str, db_instance_identifier: str, *, rds: An
         if min_interval_seconds and not store.claim_storage_sample(run_id, at, min_interval_seconds):
             return None
         if instance is None:
-            instance = DbInstance.of(
+            instance = DbInstance.model_validate(
                 rds.describe_db_instances(DBInstanceIdentifier=db_instance_identifier)["DBInstances"][0])
         status, percent = storage_operation(instance)
         volumes = volume_operations(instance.volumes_answer())
@@ -78,7 +90,7 @@ def sample_storage_progress(run_id: str, db_instance_identifier: str, *, rds: An
     return sample
 
 
-def blue_green_of(rds: Any, instance_arn: str | None) -> dict[str, Any]:
+def blue_green_of(rds: Any, instance_arn: str | None) -> BlueGreen:
     """Whether the instance is a green (target) member of an RDS Blue/Green deployment.
 
     ``{"checked": True, "green": bool, ...}`` with the deployment's identifier, name, status and
@@ -104,11 +116,10 @@ def blue_green_of(rds: Any, instance_arn: str | None) -> dict[str, Any]:
     return {"checked": True, "green": False}
 
 
-def progress_sentence(section: StorageInitialization | dict[str, Any] | None) -> str:
+def progress_sentence(section: StorageInitialization | None) -> str:
     """How far RDS says it is, in one sentence (the verdict and every rendering of the report); ``section``:
-    findings' ``storage_initialization``, or the section as stored."""
-    if not isinstance(section, StorageInitialization):
-        section = StorageInitialization.model_validate(section if isinstance(section, dict) else {})
+    findings' ``storage_initialization``."""
+    section = section or StorageInitialization()
     last, gaps = section.last, section.gaps
     if last is None:
         return ("RDS initialization progress: not reported (RDS's storage progress could not be read: "

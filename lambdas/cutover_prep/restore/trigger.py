@@ -48,6 +48,7 @@ from cutover_prep.live import completion
 from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
 from cutover_prep.rds.answers import DbInstance
 from cutover_prep.rds.instances import RUN_TAG
+from cutover_prep.rds.instances import describe as describe_instance
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import DEPLOYMENT_TAG
 
@@ -224,7 +225,7 @@ class Starter:
 
     def describe(self, identifier: str) -> DbInstance | None:
         try:
-            return DbInstance.of(self.rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0])
+            return describe_instance(self.rds, identifier)
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "DBInstanceNotFound":
                 return None
@@ -260,7 +261,7 @@ def sweep(starter: Starter, *, lookback_hours: float = 24, now: datetime | None 
     since = (now or datetime.now(UTC)) - timedelta(hours=lookback_hours)
     candidates = []
     for page in starter.rds.get_paginator("describe_db_instances").paginate():
-        for instance in map(DbInstance.of, page["DBInstances"]):
+        for instance in map(DbInstance.model_validate, page["DBInstances"]):
             created = instance.created
             if created is None or created < since or not opted_in(instance):
                 continue
