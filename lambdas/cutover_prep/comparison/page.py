@@ -158,12 +158,13 @@ def view(result: ComparisonResult) -> PageView:
                     time_scale=next((c.time_scale for c in result.configurations if c.time_scale), None))
 
 
-def render_page(document: ComparisonResult | dict[str, Any]) -> str:
-    """The page of a comparison (``document``: its result, or comparison.json as written)."""
-    result = document if isinstance(document, ComparisonResult) else ComparisonResult.model_validate(document)
+def render_page(result: ComparisonResult) -> str:
+    """The page of a comparison."""
     return _environment().get_template("comparison.html.j2").render(**vars(view(result)), num=_num)
 
 
 def write_page(document: ComparisonResult | dict[str, Any], path: Path) -> Path:
-    path.write_text(render_page(document))
+    """Write the page of a comparison (``document``: its result, or comparison.json as written)."""
+    result = document if isinstance(document, ComparisonResult) else ComparisonResult.model_validate(document)
+    path.write_text(render_page(result))
     return path

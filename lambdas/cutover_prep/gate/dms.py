@@ -33,12 +33,26 @@ class _Answer(BaseModel):
 
 
 class TaskStats(_Answer):
-    """``ReplicationTaskStats``: how far the full load is."""
+    """``ReplicationTaskStats``: how far the full load is. Its members in the API's order, as botocore gives
+    them: the condition's evidence is what DMS said (``evidence``)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     full_load_percent: int | None = Field(None, alias="FullLoadProgressPercent")
+    elapsed_ms: int | None = Field(None, alias="ElapsedTimeMillis")
+    tables_loaded: int | None = Field(None, alias="TablesLoaded")
     tables_loading: int | None = Field(None, alias="TablesLoading")
     tables_queued: int | None = Field(None, alias="TablesQueued")
     tables_errored: int | None = Field(None, alias="TablesErrored")
+    fresh_start: datetime | None = Field(None, alias="FreshStartDate")
+    start: datetime | None = Field(None, alias="StartDate")
+    stop: datetime | None = Field(None, alias="StopDate")
+    full_load_start: datetime | None = Field(None, alias="FullLoadStartDate")
+    full_load_finish: datetime | None = Field(None, alias="FullLoadFinishDate")
+
+    def evidence(self) -> dict[str, int | datetime | None]:
+        """The members DMS gave, by its names."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
 
 
 class ReplicationTask(_Answer):
@@ -48,10 +62,7 @@ class ReplicationTask(_Answer):
     status: str | None = Field(None, alias="Status")
     migration_type: str | None = Field(None, alias="MigrationType")
     instance_arn: str = Field(alias="ReplicationInstanceArn")
-    stats: dict[str, Any] = Field({}, alias="ReplicationTaskStats")  # kept whole: the condition's evidence
-
-    def load(self) -> TaskStats:
-        return TaskStats.model_validate(self.stats or {})
+    stats: TaskStats = Field(TaskStats(), alias="ReplicationTaskStats")
 
 
 class TableStatistics(_Answer):
@@ -83,7 +94,7 @@ def load_problems(task: ReplicationTask) -> list[str]:
         problems.append(f"task status {task.status!r} (not running)")
     if task.migration_type == "full-load":
         problems.append("a full-load-only task carries no ongoing changes (MigrationType full-load)")
-    stats = task.load()
+    stats = task.stats
     if task.migration_type != "cdc":
         pct = stats.full_load_percent
         if pct is not None and pct < 100:
@@ -158,7 +169,7 @@ def dms_condition(dms: Any, cloudwatch: Any, spec: DmsSpec, *, now: datetime | N
         elif not tables:
             unknown.append("validation: the task reports no table statistics")
     evidence = {"task": task.identifier, "status": task.status,
-                "migration_type": task.migration_type, "stats": task.stats or {},
+                "migration_type": task.migration_type, "stats": task.stats.evidence(),
                 "latency_seconds": latency, "window_seconds": spec.window_seconds,
                 "max_latency_seconds": spec.max_latency_seconds, "tables": len(tables)}
     name = task.identifier or spec.task_arn
