@@ -216,8 +216,8 @@ def _storage_reasons(f: Findings, t: Thresholds) -> list[Reason]:
 
 
 def _said(section: StorageInitialization | None) -> str:
-    """How far RDS says it is (``restore.progress.progress_sentence`` of the section as stored)."""
-    return progress_sentence(section.stored() if section is not None else None)
+    """How far RDS says it is (``rds.progress.progress_sentence`` of the section)."""
+    return progress_sentence(section)
 
 
 def _primary_storage_reasons(section: StorageInitialization) -> list[Reason]:

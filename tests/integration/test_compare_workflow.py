@@ -132,7 +132,7 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
     assert out["page_uri"].endswith("runs/cmp1/comparison.html") and "gp2" in page and "io1" in page  # the page too
     rds = aws.client("rds")
     assert describe(rds, "cprep-cmp1-gp2") is None and describe(rds, "cprep-cmp1-io1") is None
-    assert describe(rds, "prod-db")["DBInstanceStatus"] == "available"  # the source is not the comparison's
+    assert describe(rds, "prod-db").status == "available"  # the source is not the comparison's
     record = get_comparison(store, "cmp1")
     assert record.status == "SUCCEEDED" and record.cleanup["left"] == []
     history = json.dumps(aws.history(desc["executionArn"]), default=str)
@@ -159,14 +159,14 @@ def test_a_customer_instance_restored_from_a_snapshot_of_a_comparison_instance_s
         rds.create_db_snapshot(DBInstanceIdentifier="cprep-cmp6-gp2", DBSnapshotIdentifier="copy-of-gp2")
         rds.restore_db_instance_from_db_snapshot(DBInstanceIdentifier="customer-db",
                                                  DBSnapshotIdentifier="copy-of-gp2")
-        copied = {t["Key"]: t["Value"] for t in describe(rds, "customer-db")["TagList"]}
+        copied = describe(rds, "customer-db").tags
         assert copied[COMPARISON_TAG] == "cmp6" and copied[DEPLOYMENT_TAG]  # every tag, this deployment's too
     finally:
         gate.set()
     desc = aws.wait(parent, timeout_s=600)
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     out = json.loads(desc["output"])
-    assert describe(rds, "customer-db")["DBInstanceStatus"] == "available"
+    assert describe(rds, "customer-db").status == "available"
     assert out["cleanup"]["not_ours"] == ["customer-db"]
     assert sorted(out["cleanup"]["deleted"]) == ["cprep-cmp6-gp2", "cprep-cmp6-io1"]
     assert describe(rds, "cprep-cmp6-gp2") is None and describe(rds, "cprep-cmp6-io1") is None
@@ -255,7 +255,7 @@ def test_the_reaper_deletes_what_a_stopped_comparison_left(aws, sample_db):
         reaped = run_reaper(rds=rds, sfn=sfn, store=store, now=later)
         assert reaped["deleted"] == ["cprep-cmp4-gp2"] and reaped["left"] == []
         assert describe(rds, "cprep-cmp4-gp2") is None
-        assert describe(rds, "prod-db")["DBInstanceStatus"] == "available"  # untagged: never considered
+        assert describe(rds, "prod-db").status == "available"  # untagged: never considered
         assert [r["db_instance_identifier"] for r in get_comparison(store, "cmp4").reaped] == ["cprep-cmp4-gp2"]
     finally:
         gate.set()

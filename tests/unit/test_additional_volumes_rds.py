@@ -10,6 +10,7 @@ import boto3
 from botocore.stub import Stubber
 
 from cutover_prep.dal.store import Store
+from cutover_prep.rds.answers import DbInstance
 from cutover_prep.rds.instances import describe_instance, instance_facts
 from cutover_prep.rds.progress import sample_storage_progress
 from tests.unit.contexts import run_state, state_json
@@ -106,5 +107,5 @@ def test_an_instance_without_additional_volumes_has_the_facts_and_samples_it_had
         stub.add_response("describe_db_instances", plain, {"DBInstanceIdentifier": "ora-restored"})
         sample = sample_storage_progress(*TARGET, rds=rds, store=store, step="WarmUnit")
     assert sample.volumes is None and store.storage_samples("r1")[0].volumes is None
-    assert "additional_storage_volumes" not in instance_facts(plain["DBInstances"][0])
+    assert "additional_storage_volumes" not in instance_facts(DbInstance.model_validate(plain["DBInstances"][0]))
     assert "volumes" not in storage_initialization([s.summary() for s in store.storage_samples("r1")], [], 0)

@@ -60,7 +60,7 @@ def create(rds, identifier: str, tags: dict[str, str] | None = None) -> dict:
 
 def status(rds, identifier: str) -> str | None:
     instance = describe(rds, identifier)
-    return None if instance is None else instance["DBInstanceStatus"]
+    return None if instance is None else instance.status
 
 
 def test_an_unproven_instance_is_refused_by_the_code(rds):
@@ -89,11 +89,11 @@ def test_cleanup_deletes_its_proven_instances_and_reports_everything_else(rds):
     mine = record("cmp1", "cprep-cmp1-small", "cprep-cmp1-big", "cprep-cmp1-mid", "cprep-cmp1-odd")
     outcome = clean_up(rds, "cmp1", ["cprep-cmp1-small", "cprep-cmp1-big", "cprep-cmp1-never-created"],
                        record=mine, deployment=ME)
-    assert [d["db_instance_identifier"] for d in outcome["deleted"]] == ["cprep-cmp1-small"]
-    assert outcome["deleted"][0]["final_snapshot"] is None and outcome["deleted"][0]["proof"]["tags"] == {
+    assert [d.db_instance_identifier for d in outcome.deleted] == ["cprep-cmp1-small"]
+    assert outcome.deleted[0].final_snapshot is None and outcome.deleted[0].proof.tags == {
         DEPLOYMENT_TAG: ME, COMPARISON_TAG: "cmp1", RUN_TAG: "cmp1-small"}
-    assert outcome["left"] == []
-    why = {d["db_instance_identifier"]: d["why"] for d in outcome["not_ours"]}
+    assert outcome.left == []
+    why = {d.db_instance_identifier: d.why for d in outcome.not_ours}
     assert set(why) == {"cprep-cmp1-extra", "cprep-cmp1-big", "cprep-cmp1-mid", "cprep-cmp1-odd"}
     assert "record has no restore of it" in why["cprep-cmp1-extra"]
     assert "not restored by this deployment" in why["cprep-cmp1-big"]
@@ -108,7 +108,7 @@ def test_an_instance_older_than_the_comparison_is_not_its_own(rds):
     create(rds, "cprep-cmp1-a", tagged("cmp1", run="cmp1-a"))
     later = record("cmp1", "cprep-cmp1-a", started=datetime.now(UTC) + timedelta(minutes=1))
     outcome = clean_up(rds, "cmp1", ["cprep-cmp1-a"], record=later, deployment=ME)
-    assert outcome["deleted"] == [] and "not after comparison cmp1 started" in outcome["not_ours"][0]["why"]
+    assert outcome.deleted == [] and "not after comparison cmp1 started" in outcome.not_ours[0].why
     assert status(rds, "cprep-cmp1-a") == "available"
 
 
@@ -143,11 +143,11 @@ def test_the_reaper_deletes_only_proven_instances_past_their_ttl_whose_compariso
     outcome = reap(rds=Deleting(), sfn=Sfn(), comparison_of=records.get,
                    record=lambda cid, deleted, left: recorded.setdefault(cid, (deleted, left)),
                    now=datetime.now(UTC) + timedelta(hours=13), deployment=ME)
-    assert [d["db_instance_identifier"] for d in outcome["deleted"]] == ["cprep-done-a"]
-    assert outcome["deleted"][0]["final_snapshot"] is None and outcome["deleted"][0]["proof"]
-    assert {d["db_instance_identifier"]: d["why"] for d in outcome["left"]} == {
+    assert [d.db_instance_identifier for d in outcome.deleted] == ["cprep-done-a"]
+    assert outcome.deleted[0].final_snapshot is None and outcome.deleted[0].proof
+    assert {d.db_instance_identifier: d.why for d in outcome.left} == {
         "cprep-busy-a": "13.0 h old (TTL 1 h) but its comparison is still running"}
-    not_ours = {d["db_instance_identifier"]: d["why"] for d in outcome["not_ours"]}
+    not_ours = {d.db_instance_identifier: d.why for d in outcome.not_ours}
     assert set(not_ours) == {"cprep-norec-a", "customer-copy", "cprep-theirs-a"}
     assert "record has no restore of it" in not_ours["customer-copy"]
     assert "not restored by this deployment" in not_ours["cprep-theirs-a"]

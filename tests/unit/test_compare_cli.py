@@ -10,7 +10,7 @@ from moto import mock_aws
 
 from cutover_prep.cli import compare, remote
 from cutover_prep.cli.main import main
-from cutover_prep.comparison.workflow import _child_failure
+from cutover_prep.comparison.workflow import ChildRun, _child_failure
 
 ARN = "arn:aws:states:us-east-1:123456789012:execution:cutover-prep-compare:c1"
 
@@ -82,6 +82,8 @@ def test_compare_reads_its_input_file_and_says_what_is_wrong_in_one_line(tmp_pat
 def test_a_failed_child_s_cause_is_read_from_its_describe_execution_answer():
     cause = json.dumps({"ExecutionArn": "arn:x", "Status": "FAILED", "Error": "RestoreFailed",
                         "Cause": "restore of cprep-c1-gp2 was refused: StorageQuotaExceeded"})
-    line = _child_failure({"run_id": "c1-gp2", "error": {"Error": "States.TaskFailed", "Cause": cause}})
+    line = _child_failure(ChildRun.model_validate({"name": "gp2", "run_id": "c1-gp2",
+                                                   "db_instance_identifier": "cprep-c1-gp2",
+                                                   "error": {"Error": "States.TaskFailed", "Cause": cause}}))
     assert line == ("its run c1-gp2 failed: States.TaskFailed: RestoreFailed: restore of cprep-c1-gp2 was "
                     "refused: StorageQuotaExceeded")

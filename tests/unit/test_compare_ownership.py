@@ -89,11 +89,11 @@ def cleanup(monkeypatch, rds, store: Store, deployment: str, planned: dict[str, 
 
 def status(rds, identifier: str) -> str | None:
     instance = describe(rds, identifier)
-    return None if instance is None else instance["DBInstanceStatus"]
+    return None if instance is None else instance.status
 
 
 def tags(rds, identifier: str) -> dict[str, str]:
-    return {t["Key"]: t["Value"] for t in describe(rds, identifier)["TagList"]}
+    return describe(rds, identifier).tags
 
 
 def test_a_customer_instance_restored_from_a_snapshot_of_a_comparison_instance_is_never_deleted(

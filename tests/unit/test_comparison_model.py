@@ -121,9 +121,9 @@ def test_each_child_run_names_the_comparison_execution_that_started_it():
     parent = "arn:aws:states:eu-west-1:123456789012:execution:cutover-prep-compare:orders-sizing-1"
     comparison = ComparisonInput.model_validate(EXAMPLE, strict=True)
     for run in child_runs(comparison, parent):
-        assert run["run_input"]["AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"] == parent
-        assert parse_run_input(run["run_input"])["started_by"] == parent
-    assert "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID" not in child_runs(comparison)[0]["run_input"]
+        assert run.run_input["AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"] == parent
+        assert parse_run_input(run.run_input)["started_by"] == parent
+    assert "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID" not in child_runs(comparison)[0].run_input
 
 
 def test_a_started_by_that_is_not_an_execution_arn_is_refused_in_one_line():

@@ -11,11 +11,16 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.comparison.model import ComparisonInput
+from cutover_prep.comparison.model import ComparisonInput, ComparisonResult
 from cutover_prep.comparison.page import render_page
 from cutover_prep.comparison.result import comparison_document
 from cutover_prep.pricing.book import PriceBook
 from tests.unit.test_comparison_result import BASE, findings
+
+
+def html_of(doc: dict) -> str:
+    """The page of comparison.json as written (and as a test changed it)."""
+    return render_page(ComparisonResult.model_validate(doc))
 
 
 def document(**changes: Any) -> dict:
@@ -28,7 +33,7 @@ def document(**changes: Any) -> dict:
 
 
 def test_the_page_shows_each_configuration_against_its_limits_and_the_recommendation_first():
-    html = render_page(document())
+    html = html_of(document())
     assert html.index('id="recommendation"') < html.index('id="cards"')
     assert "Recommended: io1" in html
     assert 'id="config-gp2"' in html and 'id="config-io1"' in html
@@ -43,21 +48,21 @@ def test_the_page_shows_each_configuration_against_its_limits_and_the_recommenda
 def test_the_page_names_what_the_cleanup_kept_as_not_its_own():
     doc = document()
     doc["cleanup"]["not_ours"] = ["customer-copy"]
-    assert "not proven its own: customer-copy." in render_page(doc)
+    assert "not proven its own: customer-copy." in html_of(doc)
 
 
 def test_names_and_reasons_are_escaped():
     doc = document()
     doc["recommendation"]["why"] = "<script>alert(1)</script>"
     doc["configurations"][0]["why"] = "<img src=x onerror=alert(1)>"
-    html = render_page(doc)
+    html = html_of(doc)
     assert "<script>alert" not in html and "<img src=x" not in html and "&lt;script&gt;" in html
 
 
 def test_a_comparison_without_recommendation_or_figures_still_renders():
     doc = document(targets={"min_read_iops": 99_999})
     doc["configurations"][1].update(status="FAILED", read_iops=None, read_mib_per_s=None, limits={"known": False})
-    html = render_page(doc)
+    html = html_of(doc)
     assert "No recommendation" in html and "FAILED" in html
 
 
@@ -86,7 +91,7 @@ def test_in_chromium_nothing_overflows_sideways_and_the_recommendation_is_first(
     path = tmp_path / "comparison.html"
     doc = document()
     doc["configurations"][0]["why"] += " " + "averyveryverylongunbrokenword" * 6  # must wrap, not widen the page
-    path.write_text(render_page(doc), encoding="utf-8")
+    path.write_text(html_of(doc), encoding="utf-8")
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     console, errors, requests = [], [], []

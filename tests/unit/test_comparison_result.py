@@ -10,6 +10,7 @@ import pytest
 
 from cutover_prep.comparison.model import ComparisonInput, ComparisonResult, ConfigurationResult, Targets
 from cutover_prep.comparison.result import comparison_document, judge, measures, recommend
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.pricing.book import PriceBook
 
 BASE = {
@@ -24,7 +25,7 @@ BASE = {
 
 
 def findings(random_iops: list[float], *, p99_us: float = 4000, seq_kbps: float = 60_000, scale: float | None = None,
-             busy: float = 100.0) -> dict:
+             busy: float = 100.0) -> Findings:
     points = [{"kind": "random", "sessions": 2 ** i, "iops": v, "throughput_kbps": v * 8} for i, v in
               enumerate(random_iops)]
     points.append({"kind": "sequential", "sessions": 1, "iops": 10, "throughput_kbps": seq_kbps})
@@ -35,7 +36,7 @@ def findings(random_iops: list[float], *, p99_us: float = 4000, seq_kbps: float 
            "benchmark": {"points": points, "probes": {"warm": {"latency_us": {"p99": p99_us}}}}}
     if scale:
         doc["storage_emulation"] = {"emulated": True, "profile": {"time_scale": scale}}
-    return doc
+    return Findings.read(doc)  # as the comparison reads each run's findings.json
 
 
 def comparison(**changes) -> ComparisonInput:
@@ -46,8 +47,8 @@ def comparison(**changes) -> ComparisonInput:
 
 def test_measures_picks_the_best_random_point_the_best_throughput_and_the_warm_p99():
     m = measures(findings([400, 1500, 2900], p99_us=3500, seq_kbps=102_400))
-    assert m == {"read_iops": 2900, "read_mib_per_s": 100.0, "warm_p99_ms": 3.5, "warmup_mib_per_s": 20.0}
-    assert measures({})["read_iops"] is None
+    assert m._asdict() == {"read_iops": 2900, "read_mib_per_s": 100.0, "warm_p99_ms": 3.5, "warmup_mib_per_s": 20.0}
+    assert measures(Findings()).read_iops is None
 
 
 def test_gp2_is_judged_on_its_sustained_baseline_and_io1_is_recommended():

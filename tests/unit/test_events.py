@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.live.completion import DETAIL_TYPE, SOURCE, completion_detail, publish
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "db1", "engine": "oracle",
@@ -60,13 +61,14 @@ def test_the_timing_a_pipeline_acts_on_comes_from_the_findings() -> None:
     """Issue 23 §2: the completion event carries the hot-set time and the estimate vs actual."""
     from cutover_prep.live.completion import timing_of
 
-    findings = {"timings": {"warmup_wall_seconds": 56.7}, "hot_set": {"warm_after_s": 6.8},
-                "estimate": {"estimate": {"estimated_seconds": 35.5}},
-                "warmup": {"eta": {"judged": True, "at": [{"pct": 25, "error_pct": -52.5},
-                                                          {"pct": 50, "error_pct": -11.2}]}}}
+    at = [{"pct": 25, "t_s": 10, "predicted_s": 30, "actual_s": 56.7, "error_pct": -52.5},
+          {"pct": 50, "t_s": 25, "predicted_s": 50, "actual_s": 56.7, "error_pct": -11.2}]
+    findings = Findings.read({"timings": {"warmup_wall_seconds": 56.7}, "hot_set": {"warm_after_s": 6.8},
+                              "estimate": {"estimate": {"estimated_seconds": 35.5}},
+                              "warmup": {"eta": {"judged": True, "at": at}}})
     assert timing_of(findings) == {"warmup_seconds": 56.7, "hot_set_warm_after_s": 6.8, "estimated_seconds": 35.5,
                                    "eta_error_pct_at_50": -11.2}
-    assert timing_of({}) == {"warmup_seconds": None, "hot_set_warm_after_s": None, "estimated_seconds": None,
+    assert timing_of(Findings()) == {"warmup_seconds": None, "hot_set_warm_after_s": None, "estimated_seconds": None,
                              "eta_error_pct_at_50": None}
     detail = completion_detail(RUN, status="SUCCEEDED", verdict="READY", reasons=[], bucket="b",
                                findings_key="runs/r1/findings.json", timing=timing_of(findings))

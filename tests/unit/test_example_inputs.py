@@ -17,6 +17,7 @@ import pytest
 from cutover_prep.comparison.workflow import parse_comparison_input
 from cutover_prep.dal import profiles
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
+from cutover_prep.rds.answers import DbInstance
 from cutover_prep.restore.trigger import build_input
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ def test_the_profile_is_what_profile_put_stores_and_the_trigger_starts_a_valid_r
     profiles.check(profile)
     instance = {"DBInstanceIdentifier": "orders-restored-1", "TagList": [
         {"Key": "cutover-prep:enabled", "Value": "true"}, {"Key": "cutover-prep:profile", "Value": "oracle-prod"}]}
-    run = build_input(instance, profile)
+    run = build_input(DbInstance.model_validate(instance), profile)
     assert run["target"]["db_instance_identifier"] == "orders-restored-1"
     parse_run_input(run)
 

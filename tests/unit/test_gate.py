@@ -18,6 +18,8 @@ from click.testing import CliRunner
 from moto import mock_aws
 
 from cutover_prep.cli.main import app
+from cutover_prep.dal.records.findings import Findings
+from cutover_prep.dal.records.run import RunItem
 from cutover_prep.gate.dms import dms_condition
 from cutover_prep.gate.evaluate import Sources, evaluate, publish, wait_for
 from cutover_prep.gate.model import Condition, DmsSpec, GateResult, GateSpec
@@ -52,26 +54,28 @@ def stubbed_rds(instance: dict[str, Any]):
 # -- the verdict -----------------------------------------------------------------------------------
 
 def test_the_verdict_opens_only_on_ready_and_names_each_failing_reason() -> None:
-    ready = {"verdict": {"verdict": "READY", "reasons": [{"code": "COVERAGE", "ok": True, "message": "all read"}]}}
+    ready = Findings.read(
+        {"verdict": {"verdict": "READY", "reasons": [{"code": "COVERAGE", "ok": True, "message": "all read"}]}})
     assert verdict_condition(ready, run_id="r1").state == "open"
-    not_ready = {"verdict": {"verdict": "NOT_READY", "reasons": [
+    not_ready = Findings.read({"verdict": {"verdict": "NOT_READY", "reasons": [
         {"code": "COVERAGE", "ok": False, "message": "12 MiB not read"},
-        {"code": "END_CENSUS", "ok": False, "message": "the end census did not run"}]}}
+        {"code": "END_CENSUS", "ok": False, "message": "the end census did not run"}]}})
     closed = verdict_condition(not_ready, run_id="r1")
     assert closed.state == "closed"
     assert "12 MiB not read" in closed.summary and "the end census did not run" in closed.summary
     assert verdict_condition(None, run_id="r1").state == "unknown"
-    running = verdict_condition({"status": "RUNNING", "run_id": "r1"}, run_id="r1")  # a run item, unfinished
+    running = verdict_condition(RunItem.read({"status": "RUNNING", "run_id": "r1"}), run_id="r1")  # unfinished
     assert running.state == "closed" and "no verdict yet" in running.summary
 
 
 def test_a_warm_hot_set_opens_the_verdict_only_when_the_input_accepts_it() -> None:
     doc = {"verdict": {"verdict": "NOT_READY", "reasons": []},
            "hot_set": {"warm_at": "2026-11-27T10:00:00+00:00", "units": 3, "units_done": 3}}
-    assert verdict_condition(doc, run_id="r", accept="ready").state == "closed"
-    assert verdict_condition(doc, run_id="r", accept="hot_set_warm").state == "open"
+    assert verdict_condition(Findings.read(doc), run_id="r", accept="ready").state == "closed"
+    warm = verdict_condition(Findings.read(doc), run_id="r", accept="hot_set_warm")
+    assert warm.state == "open" and warm.evidence == {"hot_set_warm_at": "2026-11-27T10:00:00+00:00", "units": 3}
     cold = {**doc, "hot_set": {"warm_at": None, "units": 3, "units_done": 1}}
-    assert verdict_condition(cold, run_id="r", accept="hot_set_warm").state == "closed"
+    assert verdict_condition(Findings.read(cold), run_id="r", accept="hot_set_warm").state == "closed"
 
 
 # -- RDS -------------------------------------------------------------------------------------------
@@ -205,7 +209,8 @@ def test_closed_outranks_unknown_and_a_source_that_raises_is_unknown() -> None:
     result = evaluate(GateSpec(require_verdict="off"), Sources(replication=boom))
     assert result.state == "unknown" and result.exit_code == 3
     assert "ConnectionRefusedError: connection refused" in result.conditions[0].summary
-    closed = evaluate(GateSpec(), Sources(run_id="r", record=lambda: {"verdict": "NOT_READY"}, replication=boom))
+    not_ready = RunItem.read({"run_id": "r", "verdict": "NOT_READY"})
+    closed = evaluate(GateSpec(), Sources(run_id="r", record=lambda: not_ready, replication=boom))
     assert closed.state == "closed" and closed.exit_code == 1
     assert evaluate(GateSpec(), Sources()).state == "unknown"  # nothing checked is never open
 

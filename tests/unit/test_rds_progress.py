@@ -14,8 +14,10 @@ import pytest
 from botocore.stub import Stubber
 from pydantic import ValidationError
 
+from cutover_prep.dal.records.findings_storage import StorageInitialization
 from cutover_prep.dal.store import Store
 from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.rds.answers import DbInstance
 from cutover_prep.rds.instances import describe_instance
 from cutover_prep.rds.progress import blue_green_of, progress_sentence, sample_storage_progress, storage_operation
 from cutover_prep.report import render_report, summary_markdown
@@ -85,10 +87,11 @@ def test_concurrent_units_take_one_sample_per_interval(store: Store):
 
 
 def test_storage_operation_reads_only_the_documented_types():
-    assert storage_operation({}) == (None, None)
-    assert storage_operation({"StorageOperationStatus": "Optimizing", "StorageOperationPercentProgress": 12}) == (
+    assert storage_operation(DbInstance.model_validate({})) == (None, None)
+    assert storage_operation(DbInstance.model_validate({"StorageOperationStatus": "Optimizing",
+                                            "StorageOperationPercentProgress": 12})) == (
         "Optimizing", 12)
-    assert storage_operation({"StorageOperationPercentProgress": True}) == (None, None)
+    assert storage_operation(DbInstance.model_validate({"StorageOperationPercentProgress": True})) == (None, None)
 
 
 # ---- findings ------------------------------------------------------------------------------------
@@ -114,6 +117,11 @@ def test_coverage_series_is_cumulative_and_capped():
     assert coverage_series([], 10) == [] and coverage_series(units, 0) == []
 
 
+def said(section: dict) -> str:
+    """progress_sentence of a stored section, read as the findings' record."""
+    return progress_sentence(StorageInitialization.model_validate(section))
+
+
 def test_the_section_while_rds_still_initializes():
     samples = [sample(0), sample(1, "Initializing", 10), sample(5, gap="Throttling"), sample(9, "Initializing", 40)]
     section = storage_initialization(samples, [unit((2, 50), (8, 50))], 100 * MIB)
@@ -123,20 +131,20 @@ def test_the_section_while_rds_still_initializes():
     assert [p["pct"] for p in section["blocks_read_pct"]] == [50.0, 100.0]
     assert section["gaps"]["count"] == 1 and "Throttling" in section["gaps"]["note"]
     assert [s.get("gap") for s in section["samples"]] == [None, None, "Throttling", None]
-    assert progress_sentence(section) == "RDS initialization progress: Initializing 40 % at the end of the run"
+    assert said(section) == "RDS initialization progress: Initializing 40 % at the end of the run"
 
 
 def test_fields_gone_after_initializing_mean_done_but_never_reported_means_not_reported():
     done = storage_initialization([sample(0, "Initializing", 90), sample(3)], [], 0)
     assert done["initialized_at_end"] is True and done["rds_initialized_pct"][-1]["pct"] == 100.0
-    assert progress_sentence(done).startswith("RDS initialization progress: done")
+    assert said(done).startswith("RDS initialization progress: done")
     silent = storage_initialization([sample(0), sample(3)], [], 0)
     assert silent["reported"] is False and silent["rds_initialized_pct"] == []
-    assert progress_sentence(silent) == "RDS initialization progress: not reported"
+    assert said(silent) == "RDS initialization progress: not reported"
     assert initialized_pct_series([sample(0, "Optimizing", 50)]) == []  # a storage change is not initialization
     nothing = storage_initialization([sample(0, gap="AccessDenied")], [], 0)
     assert nothing["last"] is None and nothing["initialized_at_end"] is None
-    assert "could not be read: AccessDenied" in progress_sentence(nothing)
+    assert "could not be read: AccessDenied" in said(nothing)
     assert progress_sentence(None) == "RDS initialization progress: not reported"
 
 

@@ -17,6 +17,7 @@ from cutover_prep.dal.records import evidence
 from cutover_prep.dal.records.base import NewerRecord, Record
 from cutover_prep.dal.records.deployment import (
     ComparisonItem,
+    InstanceOutcome,
     PriceItem,
     ProfileItem,
     RestoreClaim,
@@ -156,8 +157,9 @@ def test_a_comparison_is_started_by_one_execution_and_claimed_only_as_planned(st
     assert items.comparison("c").restore_of("i-a").run_id == "c-a"
     items.update_comparison("c", status="SUCCEEDED")
     assert items.claim_comparison_restore("c", "i-a", run_id="c-a", parent="arn:me") is False  # ended
-    items.record_reaped("c", [{"db_instance_identifier": "i-a"}], [])
-    items.record_reaped("c", [{"db_instance_identifier": "i-b"}], [{"db_instance_identifier": "i-c"}])
+    items.record_reaped("c", [InstanceOutcome(db_instance_identifier="i-a")], [])
+    items.record_reaped("c", [InstanceOutcome(db_instance_identifier="i-b")],
+                        [InstanceOutcome(db_instance_identifier="i-c")])
     done = items.comparison("c")
     assert [r["db_instance_identifier"] for r in done.reaped] == ["i-a", "i-b"] and len(done.reaper_left) == 1
     assert done.status == "SUCCEEDED" and items.comparison("none") is None

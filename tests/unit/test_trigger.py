@@ -13,6 +13,7 @@ from moto.events.models import EventPattern
 
 from cutover_prep.live import completion
 from cutover_prep.models.steps import TriggerEvent
+from cutover_prep.rds.answers import DbInstance
 from cutover_prep.restore.trigger import (
     EVENT_PATTERN,
     TAG_ENABLED,
@@ -235,8 +236,8 @@ def test_a_restore_seen_while_creating_and_again_when_available_is_one_run(env):
     make_instance(rds, "fresh", {TAG_ENABLED: "true", TAG_SECRET: SECRET})
     available = rds.describe_db_instances(DBInstanceIdentifier="fresh")["DBInstances"][0]
     creating = {k: v for k, v in available.items() if k != "InstanceCreateTime"} | {"DBInstanceStatus": "creating"}
-    assert starter.consider(creating, via="RDS-EVENT-0043")["action"] == "started"
-    assert starter.consider(available, via="schedule")["action"] == "duplicate"
+    assert starter.consider(DbInstance.model_validate(creating), via="RDS-EVENT-0043")["action"] == "started"
+    assert starter.consider(DbInstance.model_validate(available), via="schedule")["action"] == "duplicate"
     assert len(executions(sfn, arn)) == 1
 
 
@@ -284,7 +285,7 @@ def test_an_instance_without_identity_yet_is_left_for_the_sweep(env):
     _, sfn, arn, starter = env
     instance = {"DBInstanceIdentifier": "creating", "DBInstanceStatus": "creating",
                 "TagList": [{"Key": TAG_ENABLED, "Value": "true"}, {"Key": TAG_SECRET, "Value": SECRET}]}
-    assert starter.consider(instance, via="RDS-EVENT-0043")["action"] == "waiting"
+    assert starter.consider(DbInstance.model_validate(instance), via="RDS-EVENT-0043")["action"] == "waiting"
     assert executions(sfn, arn) == []
 
 
@@ -312,7 +313,7 @@ def test_a_renamed_restore_is_still_the_same_restore(env):
     assert on_rds_event(parsed(ident="restored-tmp"), starter)["action"] == "started"
     instance = rds.describe_db_instances(DBInstanceIdentifier="restored-tmp")["DBInstances"][0]
     renamed = {**instance, "DBInstanceIdentifier": "prod"}  # a rename keeps DbiResourceId and the creation time
-    assert starter.consider(renamed, via="schedule")["action"] == "duplicate"
+    assert starter.consider(DbInstance.model_validate(renamed), via="schedule")["action"] == "duplicate"
     assert len(executions(sfn, arn)) == 1
 
 

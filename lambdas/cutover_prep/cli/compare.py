@@ -12,7 +12,7 @@ reasons are printed); 2 a usage or input error; 3 the comparison failed; 4 ``--t
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from botocore.exceptions import ClientError
@@ -22,6 +22,9 @@ from cutover_prep.cli.options import FiniteFloatRange
 from cutover_prep.escape import for_terminal
 from cutover_prep.models.run_input import InvalidInput, execution_arn
 from cutover_prep.workflows import COMPARE
+
+if TYPE_CHECKING:
+    from cutover_prep.comparison.workflow import ChildRun
 
 EXIT_OK, EXIT_NONE = remote.EXIT_READY, remote.EXIT_NOT_READY
 STATE_MACHINE_ARN = remote.STATE_MACHINE_ARN
@@ -57,9 +60,9 @@ def check_input(data: dict[str, Any]) -> Any:
         raise remote.CliProblem("input: " + "; ".join(exc.problems), problems=exc.problems) from None
 
 
-def plan_line(comparison: Any, runs: list[dict[str, Any]]) -> str:
-    names = ", ".join(f"{r['name']} ({r['run_input']['restore'].get('db_instance_class') or 'snapshot class'}, "
-                      f"{r['run_input']['restore'].get('storage_type') or 'snapshot storage'})" for r in runs)
+def plan_line(comparison: Any, runs: list[ChildRun]) -> str:
+    names = ", ".join(f"{r.name} ({r.run_input['restore'].get('db_instance_class') or 'snapshot class'}, "
+                      f"{r.run_input['restore'].get('storage_type') or 'snapshot storage'})" for r in runs)
     return (f"valid comparison {comparison.comparison_id}: restore {comparison.snapshot_identifier} onto "
             f"{len(runs)} configurations: {names}; {comparison.max_parallel} at a time; instances deleted after, "
             f"the reaper deletes any left after {comparison.ttl_hours} h")

@@ -162,6 +162,7 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
     from cutover_prep.access.secret_binding import SecretNotBound
     from cutover_prep.engines import DatabaseUnreachable
     from cutover_prep.models.target import Target
+    from cutover_prep.rds.answers import DbInstance
     from cutover_prep.rds.instances import instance_facts
     from cutover_prep.settings import connection_policy
 
@@ -169,7 +170,8 @@ def aws_connection(target: dict[str, Any], *, region: str | None) -> tuple[Any, 
     session = remote.aws_call("AWS configuration", lambda: boto3.Session(region_name=region))
     rds = remote.aws_call("rds client", lambda: session.client("rds"))
     secrets = remote.aws_call("secretsmanager client", lambda: session.client("secretsmanager"))
-    facts = instance_facts(remote.aws_call(f"DescribeDBInstances {identifier}", lambda: _describe(rds, identifier)))
+    facts = instance_facts(DbInstance.model_validate(
+        remote.aws_call(f"DescribeDBInstances {identifier}", lambda: _describe(rds, identifier))))
     _secret_tagged(secrets, arn)
     try:  # the endpoint RDS reports, or a host in ALLOWED_DB_HOSTS; TLS as CUTOVER_PREP_TLS says (default: verified);
         # only a secret that names this instance (SecretNotBound; ALLOW_UNBOUND_SECRETS=true for one that names none)

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from cutover_prep.cli import remote
 from cutover_prep.cli.options import FiniteFloatRange
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.escape import for_terminal
 from cutover_prep.gate.evaluate import Sources, evaluate, publish, wait_for
 from cutover_prep.gate.model import Condition, DmsSpec, GateResult, GateSpec
@@ -34,10 +35,10 @@ def _fail(message: str, code: int = EXIT_USAGE) -> None:
 
 
 def _findings_reader(path: Path) -> Any:
-    def read() -> dict[str, Any] | None:
+    def read() -> Findings | None:
         if not path.exists():
             return None
-        return json.loads(path.read_text())
+        return Findings.read(json.loads(path.read_text()))
     return read
 
 

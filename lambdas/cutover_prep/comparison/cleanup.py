@@ -19,71 +19,88 @@ from collections.abc import Iterable
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import BaseModel
 
-from cutover_prep.comparison.ownership import Judgement, judge, tags_of
-from cutover_prep.dal.records.deployment import ComparisonItem
+from cutover_prep.comparison.ownership import Judgement, judge
+from cutover_prep.dal.records.deployment import ComparisonItem, InstanceOutcome
+from cutover_prep.rds.answers import DbInstance
+from cutover_prep.rds.instances import describe as describe_instance
 from cutover_prep.workflows import COMPARISON_TAG
 
 GONE_STATES = {"deleting", "deleted"}
 # RDS refuses to delete an instance in some states (creating, modifying ...): worth asking again later.
 TRANSIENT_ERRORS = {"InvalidDBInstanceState", "Throttling", "ThrottlingException"}
 
-__all__ = ["GONE_STATES", "NotOurs", "clean_up", "delete_instance", "describe", "tagged_instances", "tags_of"]
+__all__ = ["GONE_STATES", "CleanupOutcome", "InstanceOutcome", "NotOurs", "clean_up", "delete_instance", "describe",
+           "tagged_instances"]
 
 
 class NotOurs(Exception):
     """The instance is not proven the comparison's own: never deleted."""
 
 
-def describe(rds: Any, identifier: str) -> dict[str, Any] | None:
+class CleanupOutcome(BaseModel):
+    """``deleted`` (proven, deletion asked), ``left`` (RDS would not delete it yet, or it could not be judged
+    yet) and ``not_ours`` (not proven the comparison's: never deleted)."""
+
+    deleted: list[InstanceOutcome] = []
+    left: list[InstanceOutcome] = []
+    not_ours: list[InstanceOutcome] = []
+
+    def identifiers(self, kind: str) -> list[str]:
+        return [o.db_instance_identifier for o in getattr(self, kind)]
+
+
+def describe(rds: Any, identifier: str) -> DbInstance | None:
     try:
-        return rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
+        return describe_instance(rds, identifier)
     except ClientError as exc:
         if exc.response["Error"]["Code"] == "DBInstanceNotFound":
             return None
         raise
 
 
-def tagged_instances(rds: Any, comparison_id: str | None = None) -> list[dict[str, Any]]:
+def tagged_instances(rds: Any, comparison_id: str | None = None) -> list[DbInstance]:
     """Every DB instance carrying the comparison tag (of ``comparison_id``, or of any comparison):
     candidates to judge, not instances to delete."""
     found = []
     for page in rds.get_paginator("describe_db_instances").paginate():
-        for instance in page["DBInstances"]:
-            value = tags_of(instance).get(COMPARISON_TAG)
+        for instance in map(DbInstance.model_validate, page["DBInstances"]):
+            value = instance.tags.get(COMPARISON_TAG)
             if value is not None and (comparison_id is None or value == comparison_id):
                 found.append(instance)
     return found
 
 
-def delete_instance(rds: Any, instance: dict[str, Any], judgement: Judgement) -> dict[str, Any]:
+def delete_instance(rds: Any, instance: DbInstance, judgement: Judgement) -> InstanceOutcome:
     """Delete one proven instance; its entry in ``deleted``: RDS's answer, no final snapshot, the proof."""
-    identifier = instance["DBInstanceIdentifier"]
+    identifier = instance.identifier or ""
     if not judgement.proven:
         raise NotOurs(f"{identifier}: {judgement.why}: not deleted")
-    status = instance.get("DBInstanceStatus")
+    status = instance.status
     if status not in GONE_STATES:
         answer = rds.delete_db_instance(DBInstanceIdentifier=identifier, SkipFinalSnapshot=True,
                                         DeleteAutomatedBackups=True)["DBInstance"]
-        status = answer.get("DBInstanceStatus") or "deleting"
-    return {"db_instance_identifier": identifier, "status": str(status), "final_snapshot": None,
-            "proof": judgement.proof}
+        status = DbInstance.model_validate(answer).status or "deleting"
+    return InstanceOutcome(db_instance_identifier=identifier, status=str(status), final_snapshot=None,
+                           proof=judgement.proof)
 
 
 def clean_up(rds: Any, comparison_id: str, identifiers: Iterable[str], *, record: ComparisonItem | None,
-             deployment: str | None) -> dict[str, list[dict[str, Any]]]:
+             deployment: str | None) -> CleanupOutcome:
     """Judge and delete the comparison's candidates: those it planned (``identifiers``) and any other
     instance tagged with its id. ``record``: its item in this deployment's table; ``deployment``: this
-    deployment's id. Returns ``{"deleted", "left", "not_ours"}``, one entry per instance that exists (an
-    instance never created is in none), each with its identifier and why."""
-    out: dict[str, list[dict[str, Any]]] = {"deleted": [], "left": [], "not_ours": []}
+    deployment's id. One outcome per instance that exists (an instance never created is in none), each with
+    its identifier and why."""
+    out = CleanupOutcome()
     seen: set[str] = set()
-    candidates: list[tuple[str, dict[str, Any] | None]] = []
+    candidates: list[tuple[str, DbInstance | None]] = []
     try:
         for instance in tagged_instances(rds, comparison_id):
-            candidates.append((instance["DBInstanceIdentifier"], instance))
+            candidates.append((instance.identifier or "", instance))
     except (ClientError, BotoCoreError) as exc:  # the planned ones are still tried one by one
-        out["left"].append({"db_instance_identifier": "*", "why": f"could not list instances by tag: {_problem(exc)}"})
+        out.left.append(InstanceOutcome(db_instance_identifier="*",
+                                        why=f"could not list instances by tag: {_problem(exc)}"))
     listed = {identifier for identifier, _ in candidates}
     candidates += [(identifier, None) for identifier in identifiers if identifier not in listed]
     for identifier, instance in candidates:
@@ -96,17 +113,21 @@ def clean_up(rds: Any, comparison_id: str, identifiers: Iterable[str], *, record
                 continue  # never created (the child failed before its restore): nothing to delete
             judgement = judge(instance, comparison_id=comparison_id, record=record, deployment=deployment)
             if not judgement.proven:
-                kind = "left" if judgement.transient else "not_ours"
-                out[kind].append({"db_instance_identifier": identifier, "why": judgement.why,
-                                  **({"transient": True} if judgement.transient else {})})
+                kind = out.left if judgement.transient else out.not_ours
+                kind.append(InstanceOutcome(db_instance_identifier=identifier, why=judgement.why,
+                                            **({"transient": True} if judgement.transient else {})))
                 continue
-            out["deleted"].append(delete_instance(rds, instance, judgement))
+            out.deleted.append(delete_instance(rds, instance, judgement))
         except ClientError as exc:
-            out["left"].append({"db_instance_identifier": identifier, "why": _problem(exc),
-                                "transient": exc.response.get("Error", {}).get("Code") in TRANSIENT_ERRORS})
+            out.left.append(InstanceOutcome(db_instance_identifier=identifier, why=_problem(exc),
+                                            transient=_code(exc) in TRANSIENT_ERRORS))
         except BotoCoreError as exc:
-            out["left"].append({"db_instance_identifier": identifier, "why": _problem(exc), "transient": True})
+            out.left.append(InstanceOutcome(db_instance_identifier=identifier, why=_problem(exc), transient=True))
     return out
+
+
+def _code(exc: ClientError) -> str | None:
+    return exc.response.get("Error", {}).get("Code")
 
 
 def _problem(exc: ClientError | BotoCoreError) -> str:

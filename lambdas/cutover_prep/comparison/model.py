@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from cutover_prep.dal.deployment import COMPARISON_SK as _COMPARISON_SK
 from cutover_prep.dal.deployment import comparison_key as _comparison_key
@@ -182,7 +190,7 @@ def child_run_input(comparison: ComparisonInput, configuration: Configuration) -
     ``comparison`` links the child to the comparison: the child's ValidateInput records its restore in
     the comparison's record (``ownership.claim_restore``) and its StartRestore then tags the instance
     with the comparison's id and TTL (restore.tags may not: cutover-prep:* keys are reserved)."""
-    restore: dict[str, Any] = {
+    restore = {
         "snapshot_identifier": comparison.snapshot_identifier,
         **{k: v for k, v in configuration.model_dump(mode="json", exclude_none=True).items() if k != "name"},
         **comparison.restore.model_dump(mode="json", exclude_none=True),
@@ -204,6 +212,53 @@ class _Result(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+Num = int | float  # kept as given: an int stays an int (json.dumps writes them differently)
+Scalar = str | Num | bool | None
+
+
+class _AsGiven(_Result):
+    """A part of comparison.json written with the fields it was given only (as it always was)."""
+
+    @model_serializer(mode="wrap")
+    def _given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Scalar]:
+        return {k: v for k, v in handler(self).items() if k in self.model_fields_set}
+
+
+class Limits(_AsGiven):
+    """``limits``: what the class and storage allow (``result.limits_of``), or why that is not known."""
+
+    known: bool | None = None
+    why: str | None = None
+    peak_iops: Num | None = None
+    peak_mib_per_s: Num | None = None
+    peak_iops_by: str | None = None
+    peak_mib_per_s_by: str | None = None
+    sustained_iops: Num | None = None
+    sustained_mib_per_s: Num | None = None
+    sustained_iops_by: str | None = None
+    sustained_mib_per_s_by: str | None = None
+    has_burst: bool | None = None
+    burst_minutes_from_full: Num | None = None
+
+
+class PricePart(_AsGiven):
+    """One part of a configuration's price (``pricing.book.Price.detail``)."""
+
+    quantity: Num | None = None
+    unit: str | None = None
+    usd_per_unit: Num | None = None
+    usd_per_hour: Num | None = None
+    source: str | None = None
+    unknown: str | None = None
+
+
+class RunCost(_AsGiven):
+    """A run's own cost: Lambda and Step Functions at the published per-unit prices."""
+
+    lambda_usd: float | None = None
+    sfn_usd: float | None = None
+
+
 class ConfigurationResult(_Result):
     name: str
     status: Literal["MEASURED", "FAILED", "NOT_RUN"]
@@ -220,15 +275,15 @@ class ConfigurationResult(_Result):
     sustained_read_iops: float | None = None  # a volume with a burst: min(measured, sustained limit)
     sustained_read_mib_per_s: float | None = None
     time_scale: float | None = None  # a local run: the emulated volume's clock factor
-    wall_clock: dict[str, Any] = Field(default_factory=dict)  # a local run: the figures as measured
-    limits: dict[str, Any] = Field(default_factory=dict)
+    wall_clock: dict[str, Num | None] = Field(default_factory=dict)  # a local run: the figures as measured
+    limits: Limits = Field(default_factory=Limits)
     price_per_hour_usd: float | None = None
-    price_detail: dict[str, Any] = Field(default_factory=dict)
+    price_detail: dict[str, PricePart] = Field(default_factory=dict)
     price_source: str | None = None
     meets_targets: bool | None = None
     why: str = ""
     hours: float | None = None  # the run's duration (its instance's hours in AWS)
-    run_cost: dict[str, float] = Field(default_factory=dict)
+    run_cost: RunCost = Field(default_factory=RunCost)
 
 
 class Recommendation(_Result):
@@ -257,12 +312,27 @@ class ComparisonCost(_Result):
     basis: str = ""
 
 
+class ComparisonError(_Result):
+    """Why the comparison's execution failed (its Cleanup state's ``error``)."""
+
+    error: str | None = None
+    cause: str = ""
+
+
 class ComparisonResult(_Result):
+    """comparison.json. A comparison that did not finish has neither prices nor cost: ``stored`` writes the
+    fields the document holds (``model_fields_set``), in this order."""
+
     comparison_id: str
-    targets: dict[str, Any] = Field(default_factory=dict)
+    targets: dict[str, float] = Field(default_factory=dict)
     configurations: list[ConfigurationResult]
     recommendation: Recommendation
     cleanup: Cleanup = Field(default_factory=Cleanup)
-    prices: Prices
-    comparison_cost: ComparisonCost
+    prices: Prices | None = None
+    comparison_cost: ComparisonCost | None = None
     local: bool = False
+    error: ComparisonError | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The document as written (JSON types)."""
+        return self.model_dump(mode="json", include=set(self.model_fields_set))

@@ -23,29 +23,25 @@ the comparison minutes or hours ago. Nothing unproven is deleted, with or withou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from cutover_prep.comparison.model import INSTANCE_PREFIX
 from cutover_prep.dal.deployment import RESTORES
-from cutover_prep.dal.records.deployment import ComparisonItem
+from cutover_prep.dal.records.deployment import ComparisonItem, Proof
 from cutover_prep.models.restore import RUN_TAG
 from cutover_prep.models.run_input import InvalidInput
+from cutover_prep.rds.answers import DbInstance
 from cutover_prep.settings import DEPLOYMENT_ID_ENV, deployment_id
 from cutover_prep.workflows import COMPARISON_TAG, DEPLOYMENT_TAG
 
 
-def tags_of(instance: dict[str, Any]) -> dict[str, str]:
-    return {t["Key"]: t["Value"] for t in instance.get("TagList") or []}
-
-
-def _time(value: Any) -> datetime | None:
+def _time(value: str | None) -> datetime | None:
     if value is None:
         return None
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    when = datetime.fromisoformat(value)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -55,15 +51,15 @@ class Judgement:
     proven: bool
     why: str = ""
     transient: bool = False  # not provable yet (RDS is still creating it): worth asking again later
-    proof: dict[str, Any] = field(default_factory=dict)
+    proof: Proof | None = None
 
 
-def judge(instance: dict[str, Any], *, comparison_id: str, record: ComparisonItem | None,
+def judge(instance: DbInstance, *, comparison_id: str, record: ComparisonItem | None,
           deployment: str | None) -> Judgement:
-    """Is ``instance`` (a DescribeDBInstances entry) comparison ``comparison_id``'s own, by its record
-    ``record`` (this deployment's item of the comparison, or None) and this ``deployment``'s id?"""
-    identifier = instance["DBInstanceIdentifier"]
-    tags = tags_of(instance)
+    """Is ``instance`` comparison ``comparison_id``'s own, by its record ``record`` (this deployment's item of
+    the comparison, or None) and this ``deployment``'s id?"""
+    identifier = instance.identifier or ""
+    tags = instance.tags
     if not deployment:
         return Judgement(False, f"this function has no {DEPLOYMENT_ID_ENV}: no instance can be proven this "
                                 "deployment's (the stack sets it; redeploy)")
@@ -80,17 +76,17 @@ def judge(instance: dict[str, Any], *, comparison_id: str, record: ComparisonIte
     if tags.get(RUN_TAG) != claim.run_id:
         return Judgement(False, f"its tag {RUN_TAG} is {tags.get(RUN_TAG, 'absent')!s:.100}; the comparison's "
                                 f"record says run {claim.run_id} restored it")
-    created = _time(instance.get("InstanceCreateTime"))
+    created = instance.created_utc()
     if created is None:
         return Judgement(False, "RDS is still creating it (no creation time yet): asked again later", transient=True)
     started = _time(record.started_at)
     if started is None or created <= started:
         return Judgement(False, f"created at {created.isoformat()}, not after comparison {comparison_id} started "
                                 f"({started.isoformat() if started else 'start unknown'})")
-    return Judgement(True, proof={
-        "record": f"{RESTORES}.{identifier}: run {claim.run_id}, recorded {claim.claimed_at}",
-        "tags": {DEPLOYMENT_TAG: deployment, COMPARISON_TAG: comparison_id, RUN_TAG: tags[RUN_TAG]},
-        "created": created.isoformat(), "comparison_started": started.isoformat()})
+    return Judgement(True, proof=Proof(
+        record=f"{RESTORES}.{identifier}: run {claim.run_id}, recorded {claim.claimed_at}",
+        tags={DEPLOYMENT_TAG: deployment, COMPARISON_TAG: comparison_id, RUN_TAG: tags[RUN_TAG]},
+        created=created.isoformat(), comparison_started=started.isoformat()))
 
 
 class NoDeploymentId(Exception):

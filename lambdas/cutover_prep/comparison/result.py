@@ -17,18 +17,26 @@ and the targets, what it costs, and which configuration to cut over to.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from cutover_prep.analysis.limits import LimitsError, expected_limits
 from cutover_prep.comparison.model import (
+    Cleanup,
     ComparisonCost,
+    ComparisonInput,
     ComparisonResult,
+    Configuration,
     ConfigurationResult,
+    Limits,
+    PricePart,
     Prices,
     Recommendation,
+    RunCost,
     Targets,
     child_run_id,
 )
+from cutover_prep.dal.records.findings import Findings
+from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
 from cutover_prep.engines.registry import DEFAULT_ENGINE
 from cutover_prep.pricing.book import PRICING_REGION, Price, PriceBook, file_label, price_file
 from cutover_prep.settings import aws_region
@@ -36,55 +44,65 @@ from cutover_prep.settings import aws_region
 KIB_PER_MIB = 1024
 
 
+class Measures(NamedTuple):
+    """The four figures a configuration is judged on (None where its run has none)."""
+
+    read_iops: float | None
+    read_mib_per_s: float | None
+    warm_p99_ms: float | None
+    warmup_mib_per_s: float | None
+
+
 # -- what a run measured ---------------------------------------------------------------------------
-def measures(findings: dict[str, Any]) -> dict[str, Any]:
-    """The four figures of one run's findings (None where the run has none), wall clock."""
-    bench = findings.get("benchmark") or {}
-    points = [p for p in bench.get("points") or [] if p.get("kind") in ("random", "sequential")]
-    random_iops = [float(p["iops"]) for p in points if p.get("kind") == "random" and p.get("iops")]
-    mib = [float(p["throughput_kbps"]) / KIB_PER_MIB for p in points if p.get("throughput_kbps")]
-    p99 = (((bench.get("probes") or {}).get("warm") or {}).get("latency_us") or {}).get("p99")
-    return {"read_iops": max(random_iops) if random_iops else None,
-            "read_mib_per_s": max(mib) if mib else None,
-            "warm_p99_ms": None if p99 is None else float(p99) / 1000,
-            "warmup_mib_per_s": (findings.get("read_rate") or {}).get("mib_per_s_wall")}
+def measures(findings: Findings) -> Measures:
+    """The four figures of one run's findings, wall clock."""
+    bench = findings.benchmark or BenchmarkSection()
+    points = [p for p in bench.points if p.kind in ("random", "sequential")]
+    random_iops = [float(p.iops) for p in points if p.kind == "random" and p.iops]
+    mib = [float(p.throughput_kbps) / KIB_PER_MIB for p in points if p.throughput_kbps]
+    latency = bench.probe("warm").latency_us  # the probe's percentiles, as the benchmark wrote them
+    p99 = latency.get("p99") if isinstance(latency, dict) else None
+    return Measures(read_iops=max(random_iops) if random_iops else None,
+                    read_mib_per_s=max(mib) if mib else None,
+                    warm_p99_ms=None if p99 is None else float(p99) / 1000,
+                    warmup_mib_per_s=findings.read_rate.mib_per_s_wall)
 
 
-def time_scale(findings: dict[str, Any]) -> float | None:
-    emulation = findings.get("storage_emulation") or {}
+def time_scale(findings: Findings) -> float | None:
+    emulation = findings.storage_emulation or {}  # the local run's emulated volume, as its evidence says
     if not emulation.get("emulated"):
         return None
     scale = (emulation.get("profile") or {}).get("time_scale")
     return float(scale) if scale else None
 
 
-def in_volume_terms(wall: dict[str, Any], scale: float | None) -> dict[str, Any]:
+def in_volume_terms(wall: Measures, scale: float | None) -> Measures:
     if not scale:
-        return dict(wall)
+        return wall
     def times(v: float | None, f: float) -> float | None:
         return None if v is None else v * f
-    return {"read_iops": times(wall["read_iops"], scale), "read_mib_per_s": times(wall["read_mib_per_s"], scale),
-            "warm_p99_ms": times(wall["warm_p99_ms"], 1 / scale),
-            "warmup_mib_per_s": times(wall["warmup_mib_per_s"], scale)}
+    return Measures(read_iops=times(wall.read_iops, scale), read_mib_per_s=times(wall.read_mib_per_s, scale),
+                    warm_p99_ms=times(wall.warm_p99_ms, 1 / scale),
+                    warmup_mib_per_s=times(wall.warmup_mib_per_s, scale))
 
 
-def limits_of(configuration: Any, engine: str | None) -> dict[str, Any]:
+def limits_of(configuration: Configuration, engine: str | None) -> Limits:
     """Peak and sustained IOPS and MiB/s the class and storage allow (analysis/limits.py)."""
     try:
         caps = expected_limits(configuration.db_instance_class, configuration.storage_type,
                                float(configuration.allocated_gb), iops=configuration.iops,
                                throughput_mbps=configuration.storage_throughput, engine=engine or DEFAULT_ENGINE)
     except LimitsError as exc:
-        return {"known": False, "why": str(exc)}
+        return Limits(known=False, why=str(exc))
     eff = caps["effective"]
-    storage = caps["storage"]
-    return {"known": True,
-            "peak_iops": eff["peak"]["iops"], "peak_mib_per_s": eff["peak"]["throughput_mb_s"],
-            "peak_iops_by": eff["peak"]["iops_label"], "peak_mib_per_s_by": eff["peak"]["throughput_label"],
-            "sustained_iops": eff["sustained"]["iops"], "sustained_mib_per_s": eff["sustained"]["throughput_mb_s"],
-            "sustained_iops_by": eff["sustained"]["iops_label"],
-            "sustained_mib_per_s_by": eff["sustained"]["throughput_label"],
-            "has_burst": bool(eff["has_burst"]), "burst_minutes_from_full": storage.get("burst_minutes_from_full")}
+    peak, steady = eff["peak"], eff["sustained"]
+    return Limits(known=True,
+                  peak_iops=peak["iops"], peak_mib_per_s=peak["throughput_mb_s"],
+                  peak_iops_by=peak["iops_label"], peak_mib_per_s_by=peak["throughput_label"],
+                  sustained_iops=steady["iops"], sustained_mib_per_s=steady["throughput_mb_s"],
+                  sustained_iops_by=steady["iops_label"], sustained_mib_per_s_by=steady["throughput_label"],
+                  has_burst=bool(eff["has_burst"]),
+                  burst_minutes_from_full=caps["storage"].get("burst_minutes_from_full"))
 
 
 # -- judging ---------------------------------------------------------------------------------------
@@ -100,10 +118,10 @@ def sustained(measured: float | None, limit: float | None, has_burst: bool) -> f
 
 def judge(row: ConfigurationResult, targets: Targets) -> tuple[bool | None, str]:
     """Does the configuration meet every target? (None: cannot tell) and one line why."""
-    lim = row.limits or {}
-    burst = bool(lim.get("has_burst"))
-    iops = sustained(row.read_iops, lim.get("sustained_iops"), burst)
-    mib = sustained(row.read_mib_per_s, lim.get("sustained_mib_per_s"), burst)
+    lim = row.limits
+    burst = bool(lim.has_burst)
+    iops = sustained(row.read_iops, lim.sustained_iops, burst)
+    mib = sustained(row.read_mib_per_s, lim.sustained_mib_per_s, burst)
     misses, unknown, met = [], [], []
 
     def check(label: str, value: float | None, bound: float | None, *, at_least: bool, unit: str, digits: int,
@@ -174,7 +192,7 @@ def recommend(rows: list[ConfigurationResult]) -> Recommendation:
 
 
 # -- one configuration -----------------------------------------------------------------------------
-def configuration_result(comparison: Any, configuration: Any, findings: dict[str, Any] | None,
+def configuration_result(comparison: ComparisonInput, configuration: Configuration, findings: Findings | None,
                          failure: str | None, price: Price, engine: str | None) -> ConfigurationResult:
     run_id = child_run_id(comparison.comparison_id, configuration.name)
     row = ConfigurationResult(
@@ -182,7 +200,8 @@ def configuration_result(comparison: Any, configuration: Any, findings: dict[str
         db_instance_class=configuration.db_instance_class, storage_type=configuration.storage_type,
         allocated_gb=configuration.allocated_gb, iops=configuration.iops,
         storage_throughput=configuration.storage_throughput, limits=limits_of(configuration, engine),
-        price_per_hour_usd=price.per_hour_usd, price_detail=price.detail(), price_source=price.source)
+        price_per_hour_usd=price.per_hour_usd,
+        price_detail={name: PricePart(**part) for name, part in price.detail().items()}, price_source=price.source)
     if findings is None:
         row.status = "FAILED" if failure else "NOT_RUN"
         row.why = failure or "not run"
@@ -191,15 +210,15 @@ def configuration_result(comparison: Any, configuration: Any, findings: dict[str
     scale = time_scale(findings)
     figures = in_volume_terms(wall, scale)
     row.status = "MEASURED"
-    row.read_iops, row.read_mib_per_s = _round(figures["read_iops"], 1), _round(figures["read_mib_per_s"], 2)
-    row.warm_p99_ms, row.warmup_mib_per_s = _round(figures["warm_p99_ms"], 3), _round(figures["warmup_mib_per_s"], 2)
+    row.read_iops, row.read_mib_per_s = _round(figures.read_iops, 1), _round(figures.read_mib_per_s, 2)
+    row.warm_p99_ms, row.warmup_mib_per_s = _round(figures.warm_p99_ms, 3), _round(figures.warmup_mib_per_s, 2)
     if scale:
         row.time_scale = scale
-        row.wall_clock = {k: _round(v, 3) for k, v in wall.items()}
+        row.wall_clock = {k: _round(v, 3) for k, v in wall._asdict().items()}
     lim = row.limits
-    if lim.get("has_burst"):
-        row.sustained_read_iops = _round(sustained(row.read_iops, lim.get("sustained_iops"), True), 1)
-        row.sustained_read_mib_per_s = _round(sustained(row.read_mib_per_s, lim.get("sustained_mib_per_s"), True), 2)
+    if lim.has_burst:
+        row.sustained_read_iops = _round(sustained(row.read_iops, lim.sustained_iops, True), 1)
+        row.sustained_read_mib_per_s = _round(sustained(row.read_mib_per_s, lim.sustained_mib_per_s, True), 2)
     row.meets_targets, row.why = judge(row, comparison.targets)
     row.hours = _hours(findings)
     row.run_cost = _run_cost(findings)
@@ -210,24 +229,23 @@ def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def _hours(findings: dict[str, Any]) -> float | None:
-    timings = findings.get("timings") or {}
+def _hours(findings: Findings) -> float | None:
+    started, finished = findings.timings.started_at, findings.timings.finished_at
     try:
-        start = datetime.fromisoformat(str(timings["started_at"]))
-        end = datetime.fromisoformat(str(timings["finished_at"]))
-    except (KeyError, TypeError, ValueError):
+        start = datetime.fromisoformat(str(started))
+        end = datetime.fromisoformat(str(finished))
+    except ValueError:  # not written (None), or not a time
         return None
     return max(0.0, (end - start).total_seconds() / 3600)
 
 
-def _run_cost(findings: dict[str, Any]) -> dict[str, float]:
+def _run_cost(findings: Findings) -> RunCost:
     """Lambda and Step Functions of one run, at the published per-unit prices (estimate.cost_of)."""
     from cutover_prep.pricing.costs import cost_of
 
-    busy = float((findings.get("timings") or {}).get("unit_busy_seconds") or 0)
-    units = int((findings.get("units") or {}).get("total") or 0)
-    cost = cost_of(seconds=busy, readers=1, units=units)
-    return {"lambda_usd": cost.lambda_usd, "sfn_usd": cost.sfn_usd}
+    busy = float(findings.timings.unit_busy_seconds or 0)
+    cost = cost_of(seconds=busy, readers=1, units=int(findings.units.total or 0))
+    return RunCost(lambda_usd=cost.lambda_usd, sfn_usd=cost.sfn_usd)
 
 
 # -- the document ----------------------------------------------------------------------------------
@@ -242,10 +260,10 @@ def price_book(pricing: Any, store: Any, *, local: bool) -> PriceBook:
     return PriceBook(client=pricing, store=store, region=aws_region() or PRICING_REGION)
 
 
-def comparison_document(comparison: Any, findings: dict[str, dict[str, Any]], failures: dict[str, str], *,
-                        store: Any = None, pricing: Any = None, local: bool = False,
-                        cleanup: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``comparison.json`` (as a dict) from each configuration's findings and each failure's cause."""
+def comparison_result(comparison: ComparisonInput, findings: dict[str, Findings], failures: dict[str, str], *,
+                      store: Any = None, pricing: Any = None, local: bool = False,
+                      cleanup: Cleanup | None = None) -> ComparisonResult:
+    """comparison.json from each configuration's findings and each failure's cause."""
     book = price_book(pricing, store, local=local)
     rows = []
     for configuration in comparison.configurations:
@@ -254,22 +272,30 @@ def comparison_document(comparison: Any, findings: dict[str, dict[str, Any]], fa
         price = book.configuration(configuration, engine)
         rows.append(configuration_result(comparison, configuration, doc, failures.get(configuration.name),
                                          price, engine))
-    result = ComparisonResult(
+    return ComparisonResult(
         comparison_id=comparison.comparison_id, local=local,
         targets=comparison.targets.model_dump(mode="json", exclude_none=True),
         configurations=rows, recommendation=recommend(rows),
-        cleanup=cleanup or {}, prices=prices_used(rows, book), comparison_cost=comparison_cost(rows, local=local))
-    return result.model_dump(mode="json")
+        cleanup=cleanup or Cleanup(), prices=prices_used(rows, book),
+        comparison_cost=comparison_cost(rows, local=local))
 
 
-def comparison_engine(comparison: Any, findings: dict[str, Any] | None) -> str | None:
-    target = getattr(comparison, "target", None)
-    engine = getattr(target, "engine", None) if target is not None else None
-    return engine or (findings or {}).get("engine")
+def comparison_document(comparison: ComparisonInput, findings: dict[str, Findings], failures: dict[str, str], *,
+                        store: Any = None, pricing: Any = None, local: bool = False,
+                        cleanup: Cleanup | None = None) -> dict[str, Any]:
+    """``comparison.json`` as written (``comparison_result``'s document)."""
+    return comparison_result(comparison, findings, failures, store=store, pricing=pricing, local=local,
+                             cleanup=cleanup).stored()
+
+
+def comparison_engine(comparison: ComparisonInput, findings: Findings | None) -> str | None:
+    """The engine the input names (a local comparison names no target), else the one the run found."""
+    engine = comparison.target.engine if comparison.target is not None else None
+    return engine or (findings.engine if findings is not None else None)
 
 
 def prices_used(rows: list[ConfigurationResult], book: PriceBook) -> Prices:
-    sources = sorted({part.get("source") for r in rows for part in r.price_detail.values() if part.get("source")})
+    sources = sorted({part.source for r in rows for part in r.price_detail.values() if part.source})
     api = [s for s in sources if s.startswith("AWS Price List API")]
     used_file = file_label() in sources
     text = "; ".join(sources) or "no price known"
@@ -286,8 +312,8 @@ def comparison_cost(rows: list[ConfigurationResult], *, local: bool) -> Comparis
     instance_hours = round(sum(hours), 4)
     priced = [(r.hours, r.price_per_hour_usd) for r in rows if r.hours is not None]
     instance_usd = None if any(p is None for _, p in priced) else round(sum(h * p for h, p in priced), 6)
-    lambda_usd = round(sum((r.run_cost or {}).get("lambda_usd", 0.0) for r in rows), 6)
-    sfn_usd = round(sum((r.run_cost or {}).get("sfn_usd", 0.0) for r in rows), 6)
+    lambda_usd = round(sum(r.run_cost.lambda_usd or 0.0 for r in rows), 6)
+    sfn_usd = round(sum(r.run_cost.sfn_usd or 0.0 for r in rows), 6)
     usd = None if instance_usd is None else round(instance_usd + lambda_usd + sfn_usd, 6)
     basis = ("instance-hours: each configuration's run from its start to its findings, at its price per hour; "
              "Lambda GB-seconds of the warm-up units and Step Functions transitions of each run at the published "

@@ -7,13 +7,15 @@ Keys: claim ``RESTORE#<restore>``/``RESTORE``; rejection ``RESTORE#<restore>``/`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
 
 from cutover_prep.dal.dynamo import Key, attributes, dyn, failed_condition, item_of, key_of, now_iso, set_expression
+from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.deployment import (
     ComparisonItem,
+    InstanceOutcome,
     PriceItem,
     ProfileItem,
     RestoreClaim,
@@ -23,6 +25,7 @@ from cutover_prep.dal.records.run import RunItem
 
 COMPARISON_SK = "COMPARISON"
 RESTORES = "restores"  # a comparison's attribute: instance identifier -> its restore's entry
+R = TypeVar("R", bound=Record)
 
 
 def profile_key(name: str) -> Key:
@@ -56,9 +59,10 @@ class DeploymentTable:
         self._ddb, self.table = dynamodb, table
 
     # -- plumbing ------------------------------------------------------------------------------------------
-    def _get(self, key: Key) -> dict[str, Any] | None:
-        raw = self._ddb.get_item(TableName=self.table, Key=key, ConsistentRead=True).get("Item")
-        return item_of(raw) if raw else None
+    def _get(self, key: Key, record: type[R], *, consistent: bool = True) -> R | None:
+        """The item under ``key`` read as ``record``; None when there is none."""
+        raw = self._ddb.get_item(TableName=self.table, Key=key, ConsistentRead=consistent).get("Item")
+        return record.read(item_of(raw)) if raw else None
 
     def _put_new(self, key: Key, record: Any) -> bool:
         """Put ``record`` under ``key`` unless an item is there; False when one was."""
@@ -73,8 +77,7 @@ class DeploymentTable:
 
     # -- the restore trigger's profiles --------------------------------------------------------------------
     def profile(self, name: str) -> ProfileItem | None:
-        raw = self._get(profile_key(name))
-        return None if raw is None else ProfileItem.read(raw)
+        return self._get(profile_key(name), ProfileItem)
 
     def put_profile(self, name: str, input_json: str) -> None:
         item = ProfileItem.new(input=input_json, updated_at=now_iso())
@@ -87,8 +90,7 @@ class DeploymentTable:
                              RestoreClaim.new(via=via, status="CLAIMED", claimed_at=now_iso()))
 
     def restore_claim(self, restore: str) -> RestoreClaim | None:
-        raw = self._get(restore_claim_key(restore))
-        return None if raw is None else RestoreClaim.read(raw)
+        return self._get(restore_claim_key(restore), RestoreClaim)
 
     def confirm_restore(self, restore: str, execution_arn: str) -> None:
         """The claim's run started: STARTED, with its execution."""
@@ -102,8 +104,7 @@ class DeploymentTable:
 
     # -- comparisons -----------------------------------------------------------------------------------------
     def comparison(self, comparison_id: str) -> ComparisonItem | None:
-        raw = self._get(comparison_key(comparison_id))
-        return None if raw is None else ComparisonItem.read(raw)
+        return self._get(comparison_key(comparison_id), ComparisonItem)
 
     def start_comparison(self, record: ComparisonItem) -> bool:
         """Create the comparison's record unless another execution holds its id (False then); a retried
@@ -143,25 +144,25 @@ class DeploymentTable:
                 return False
             raise
 
-    def record_reaped(self, comparison_id: str, deleted: list[dict[str, Any]], left: list[dict[str, Any]]) -> None:
+    def record_reaped(self, comparison_id: str, deleted: list[InstanceOutcome], left: list[InstanceOutcome]) -> None:
         """The reaper's sweep: what it deleted (appended to ``reaped``) and what it left (``reaper_left``)."""
         at = now_iso()
+        deleted_items, left_items = ([o.model_dump(mode="json", exclude_unset=True) for o in outcomes]
+                                     for outcomes in (deleted, left))
         self._ddb.update_item(
             TableName=self.table, Key=comparison_key(comparison_id),
             UpdateExpression="SET reaped = list_append(if_not_exists(reaped, :empty), :deleted), "
                              "reaper_left = :left, reaped_at = :at, updated_at = :at",
-            ExpressionAttributeValues={":empty": dyn([]), ":deleted": dyn(deleted), ":left": dyn(left),
+            ExpressionAttributeValues={":empty": dyn([]), ":deleted": dyn(deleted_items), ":left": dyn(left_items),
                                        ":at": dyn(at)})
 
     # -- a run's item, for the trigger (a run's own restore is the run's, not the trigger's) -----------------
     def run_item(self, run_id: str) -> RunItem | None:
-        raw = self._get(key_of(f"RUN#{run_id}", "RUN"))
-        return None if raw is None else RunItem.read(raw)
+        return self._get(key_of(f"RUN#{run_id}", "RUN"), RunItem)
 
     # -- cached prices --------------------------------------------------------------------------------------
     def price(self, key: str) -> PriceItem | None:
-        raw = self._ddb.get_item(TableName=self.table, Key=price_key(key)).get("Item")
-        return None if not raw else PriceItem.read(item_of(raw))
+        return self._get(price_key(key), PriceItem, consistent=False)
 
     def put_price(self, key: str, *, usd: float, fetched: str, expires_at: int) -> None:
         item = PriceItem.new(usd=usd, fetched=fetched, expires_at=expires_at)

@@ -19,17 +19,66 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import BaseModel, ConfigDict, Field
 
 from cutover_prep.gate.model import Condition, DmsSpec, aws_problem
 
 LATENCY_METRICS = ("CDCLatencySource", "CDCLatencyTarget")
 BAD_VALIDATION_STATES = {"failed", "error", "mismatched records", "suspended records", "table error"}
+TABLE_COUNTS = (("TablesLoading", "loading"), ("TablesQueued", "queued"), ("TablesErrored", "errored"))
 
 
-def _task(dms: Any, arn: str) -> dict[str, Any] | None:
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class TaskStats(_Answer):
+    """``ReplicationTaskStats``: how far the full load is. Its members in the API's order, as botocore gives
+    them: the condition's evidence is what DMS said (``evidence``)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    full_load_percent: int | None = Field(None, alias="FullLoadProgressPercent")
+    elapsed_ms: int | None = Field(None, alias="ElapsedTimeMillis")
+    tables_loaded: int | None = Field(None, alias="TablesLoaded")
+    tables_loading: int | None = Field(None, alias="TablesLoading")
+    tables_queued: int | None = Field(None, alias="TablesQueued")
+    tables_errored: int | None = Field(None, alias="TablesErrored")
+    fresh_start: datetime | None = Field(None, alias="FreshStartDate")
+    start: datetime | None = Field(None, alias="StartDate")
+    stop: datetime | None = Field(None, alias="StopDate")
+    full_load_start: datetime | None = Field(None, alias="FullLoadStartDate")
+    full_load_finish: datetime | None = Field(None, alias="FullLoadFinishDate")
+
+    def evidence(self) -> dict[str, int | datetime | None]:
+        """The members DMS gave, by its names."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class ReplicationTask(_Answer):
+    """A DescribeReplicationTasks entry."""
+
+    identifier: str | None = Field(None, alias="ReplicationTaskIdentifier")
+    status: str | None = Field(None, alias="Status")
+    migration_type: str | None = Field(None, alias="MigrationType")
+    instance_arn: str = Field(alias="ReplicationInstanceArn")
+    stats: TaskStats = Field(TaskStats(), alias="ReplicationTaskStats")
+
+
+class TableStatistics(_Answer):
+    """A DescribeTableStatistics entry: its validation."""
+
+    schema_name: str | None = Field(None, alias="SchemaName")
+    table_name: str | None = Field(None, alias="TableName")
+    failed: int | None = Field(None, alias="ValidationFailedRecords")
+    suspended: int | None = Field(None, alias="ValidationSuspendedRecords")
+    state: str | None = Field(None, alias="ValidationState")
+
+
+def _task(dms: Any, arn: str) -> ReplicationTask | None:
     tasks = dms.describe_replication_tasks(Filters=[{"Name": "replication-task-arn", "Values": [arn]}],
                                            WithoutSettings=True)["ReplicationTasks"]
-    return tasks[0] if tasks else None
+    return ReplicationTask.model_validate(tasks[0]) if tasks else None
 
 
 def _instance_identifier(dms: Any, instance_arn: str) -> str | None:
@@ -38,21 +87,22 @@ def _instance_identifier(dms: Any, instance_arn: str) -> str | None:
     return found[0]["ReplicationInstanceIdentifier"] if found else None
 
 
-def load_problems(task: dict[str, Any]) -> list[str]:
+def load_problems(task: ReplicationTask) -> list[str]:
     """What keeps the task from being a caught-up CDC task, from DescribeReplicationTasks."""
     problems = []
-    if task.get("Status") != "running":
-        problems.append(f"task status {task.get('Status')!r} (not running)")
-    if task.get("MigrationType") == "full-load":
+    if task.status != "running":
+        problems.append(f"task status {task.status!r} (not running)")
+    if task.migration_type == "full-load":
         problems.append("a full-load-only task carries no ongoing changes (MigrationType full-load)")
-    stats = task.get("ReplicationTaskStats") or {}
-    if task.get("MigrationType") != "cdc":
-        pct = stats.get("FullLoadProgressPercent")
+    stats = task.stats
+    if task.migration_type != "cdc":
+        pct = stats.full_load_percent
         if pct is not None and pct < 100:
             problems.append(f"full load {pct} % complete")
-        left = {k: stats.get(k) for k in ("TablesLoading", "TablesQueued", "TablesErrored") if stats.get(k)}
+        counts = (stats.tables_loading, stats.tables_queued, stats.tables_errored)
+        left = [(n, what) for n, (_, what) in zip(counts, TABLE_COUNTS, strict=True) if n]
         if left:
-            problems.append(", ".join(f"{v} {k[len('Tables'):].lower()}" for k, v in left.items()) + " table(s)")
+            problems.append(", ".join(f"{n} {what}" for n, what in left) + " table(s)")
     return problems
 
 
@@ -86,13 +136,13 @@ def latency_problems(latency: dict[str, list[float]], spec: DmsSpec) -> tuple[li
     return closed, unknown
 
 
-def validation_problems(tables: list[dict[str, Any]]) -> list[str]:
+def validation_problems(tables: list[TableStatistics]) -> list[str]:
     bad = []
     for t in tables:
-        failed, suspended = int(t.get("ValidationFailedRecords") or 0), int(t.get("ValidationSuspendedRecords") or 0)
-        state = str(t.get("ValidationState") or "")
+        failed, suspended = int(t.failed or 0), int(t.suspended or 0)
+        state = str(t.state or "")
         if failed or suspended or state.lower() in BAD_VALIDATION_STATES:
-            bad.append(f"{t.get('SchemaName')}.{t.get('TableName')}: {state or 'validation'} "
+            bad.append(f"{t.schema_name}.{t.table_name}: {state or 'validation'} "
                        f"({failed} failed, {suspended} suspended)")
     return bad
 
@@ -103,11 +153,11 @@ def dms_condition(dms: Any, cloudwatch: Any, spec: DmsSpec, *, now: datetime | N
         task = _task(dms, spec.task_arn)
         if task is None:
             return Condition(name="dms", state="unknown", summary=f"DMS task {spec.task_arn} not found")
-        instance_id = _instance_identifier(dms, task["ReplicationInstanceArn"])
+        instance_id = _instance_identifier(dms, task.instance_arn)
         latency = latency_window(cloudwatch, instance_id or "", spec.task_arn.rsplit(":", 1)[-1],
                                  window_s=spec.window_seconds, now=now)
-        tables = dms.describe_table_statistics(ReplicationTaskArn=spec.task_arn)["TableStatistics"] \
-            if spec.require_validation else []
+        tables = [TableStatistics.model_validate(t) for t in dms.describe_table_statistics(
+            ReplicationTaskArn=spec.task_arn)["TableStatistics"]] if spec.require_validation else []
     except (ClientError, BotoCoreError) as exc:
         return Condition(name="dms", state="unknown", summary=f"DMS/CloudWatch could not be read: {aws_problem(exc)}")
     closed = load_problems(task)
@@ -118,11 +168,11 @@ def dms_condition(dms: Any, cloudwatch: Any, spec: DmsSpec, *, now: datetime | N
             closed.append(f"validation: {len(bad)} table(s) with failed or suspended records: " + "; ".join(bad[:3]))
         elif not tables:
             unknown.append("validation: the task reports no table statistics")
-    evidence = {"task": task.get("ReplicationTaskIdentifier"), "status": task.get("Status"),
-                "migration_type": task.get("MigrationType"), "stats": task.get("ReplicationTaskStats") or {},
+    evidence = {"task": task.identifier, "status": task.status,
+                "migration_type": task.migration_type, "stats": task.stats.evidence(),
                 "latency_seconds": latency, "window_seconds": spec.window_seconds,
                 "max_latency_seconds": spec.max_latency_seconds, "tables": len(tables)}
-    name = task.get("ReplicationTaskIdentifier") or spec.task_arn
+    name = task.identifier or spec.task_arn
     for state, problems in (("closed", closed), ("unknown", unknown)):
         if problems:
             return Condition(name="dms", state=state, evidence=evidence,

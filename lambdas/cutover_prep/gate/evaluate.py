@@ -11,8 +11,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.records.run import RunItem
 from cutover_prep.gate.dms import dms_condition
 from cutover_prep.gate.model import Condition, GateResult, GateSpec
@@ -28,7 +29,7 @@ class Sources:
     """Where each condition is read; None leaves that condition out."""
 
     run_id: str | None = None
-    record: Callable[[], RunItem | dict[str, Any] | None] | None = None  # the run's item, or its findings
+    record: Callable[[], RunItem | Findings | None] | None = None  # the run's item, or its findings
     rds: Any = None
     dms: Any = None
     cloudwatch: Any = None
@@ -78,7 +79,16 @@ def wait_for(check: Callable[[], GateResult], *, timeout_s: float, poll_s: float
         sleep(min(poll_s, left))
 
 
-def event_entry(result: GateResult, *, run_id: str | None, bus: str) -> dict[str, Any]:
+class EventEntry(TypedDict):
+    """One PutEvents entry, in EventBridge's own names."""
+
+    Source: str
+    DetailType: str
+    Detail: str
+    EventBusName: str
+
+
+def event_entry(result: GateResult, *, run_id: str | None, bus: str) -> EventEntry:
     """The EventBridge entry of a gate result: ``GateOpened``/``GateClosed``/``GateUnknown``, with every
     condition's state and summary (no evidence figures that could hold a name the pipeline did not ask for)."""
     detail = {"run_id": run_id, "state": result.state, "checked_at": result.checked_at,

@@ -81,6 +81,15 @@ class GateSpec(BaseModel):
 
 
 
+class PreviousCheck(BaseModel):
+    """The previous check's result as the workflow carries it (``gate.step.evaluate_step``): its state is what a
+    change is told against."""
+
+    model_config = ConfigDict(extra="allow")
+
+    state: State | None = None
+
+
 class GateInput(BaseModel):
     """The gate workflow's input (statemachines/gate.asl.json), as a pipeline starts it; ``result`` is the
     previous check's, carried by the workflow between checks."""
@@ -91,7 +100,7 @@ class GateInput(BaseModel):
     gate: GateSpec
     timeout_seconds: int = Field(default=3600, ge=10, le=7 * 86_400)
     poll_seconds: int = Field(default=60, ge=10, le=3600)
-    result: dict[str, Any] | None = None
+    result: PreviousCheck | None = None
 
 
 class InvalidGateInput(Exception):

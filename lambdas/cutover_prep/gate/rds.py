@@ -10,38 +10,41 @@ from __future__ import annotations
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import ValidationError
 
 from cutover_prep.engines.volumes import volume_operations
 from cutover_prep.gate.model import Condition, aws_problem
+from cutover_prep.rds.answers import DbInstance
+from cutover_prep.rds.instances import describe as describe_instance
 from cutover_prep.rds.progress import storage_operation
 
 
-def describe(rds: Any, identifier: str) -> tuple[dict[str, Any] | None, str | None]:
+def describe(rds: Any, identifier: str) -> tuple[DbInstance | None, str | None]:
     try:
-        return rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0], None
-    except (ClientError, BotoCoreError, LookupError) as exc:
+        return describe_instance(rds, identifier), None
+    except (ClientError, BotoCoreError, LookupError, ValidationError) as exc:
         return None, aws_problem(exc)
 
 
-def storage_condition(instance: dict[str, Any]) -> Condition:
+def storage_condition(instance: DbInstance) -> Condition:
     status, percent = storage_operation(instance)
-    volumes = [{"volume": "primary", "status": status, "percent": percent}, *volume_operations(instance)]
-    busy = [v for v in volumes if v.get("status")]
+    volumes = [{"volume": "primary", "status": status, "percent": percent},
+               *volume_operations(instance.volumes_answer())]
+    busy = [v for v in volumes if v["status"]]
     evidence = {"volumes": volumes}
     if not busy:
         return Condition(name="storage", state="open", evidence=evidence,
                          summary=f"RDS reports no storage operation on {len(volumes)} volume(s)")
-    shown = ", ".join(f"{v['volume']} {v['status']} {v['percent'] if v.get('percent') is not None else '?'} %"
+    shown = ", ".join(f"{v['volume']} {v['status']} {v['percent'] if v['percent'] is not None else '?'} %"
                       for v in busy)
     return Condition(name="storage", state="closed", evidence=evidence,
                      summary=f"RDS is still initializing storage: {shown}")
 
 
-def instance_condition(instance: dict[str, Any]) -> Condition:
-    status = instance.get("DBInstanceStatus")
-    pending = {k: v for k, v in (instance.get("PendingModifiedValues") or {}).items() if v not in (None, [], {})}
-    reboot = [g.get("DBParameterGroupName") for g in instance.get("DBParameterGroups") or []
-              if g.get("ParameterApplyStatus") == "pending-reboot"]
+def instance_condition(instance: DbInstance) -> Condition:
+    status = instance.status
+    pending = {k: v for k, v in instance.pending_modified_values.items() if v not in (None, [], {})}
+    reboot = [g.name for g in instance.parameter_groups if g.apply_status == "pending-reboot"]
     evidence = {"status": status, "pending_modified_values": pending, "pending_reboot_parameter_groups": reboot}
     problems = []
     if status != "available":

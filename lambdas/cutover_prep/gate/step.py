@@ -31,7 +31,7 @@ def evaluate_step(step: GateStepEvent, *, store: Any, rds: Any, dms: Any, cloudw
     """The workflow's state with ``result`` replaced by this check's (the defaults filled in)."""
     now = now or datetime.now(UTC)
     event = parse_input(step.state)
-    previous = (event.result or {}).get("state")
+    previous = event.result.state if event.result is not None else None
     sources = Sources(run_id=event.run_id, record=(lambda: store.get_run(event.run_id)) if event.run_id else None,
                       rds=rds, dms=dms, cloudwatch=cloudwatch)
     result = evaluate(event.gate, sources, now=now)

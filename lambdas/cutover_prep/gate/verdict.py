@@ -6,10 +6,9 @@ finished is closed (no verdict yet), a run that is not found is unknown."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from cutover_prep.dal.records.findings import Findings, HotSet
 from cutover_prep.dal.records.run import RunItem
 from cutover_prep.gate.model import Condition
 
@@ -22,36 +21,34 @@ class RunVerdict:
     failing: list[str]
     status: str | None
     run_id: str | None
-    hot_set: dict[str, Any] | None = None  # findings only: the run item does not know the hot set
+    hot_set: HotSet | None = None  # findings only: the run item does not know the hot set
 
     @classmethod
-    def of(cls, record: RunItem | Mapping[str, Any]) -> RunVerdict:
+    def of(cls, record: RunItem | Findings) -> RunVerdict:
         if isinstance(record, RunItem):
             return cls(record.verdict, [str(r) for r in record.verdict_reasons or []], record.status, record.run_id)
-        verdict, hot = record.get("verdict"), record.get("hot_set")
-        hot = hot if isinstance(hot, dict) else None
-        if isinstance(verdict, dict):  # findings.json
-            failing = [str(r.get("message") or r.get("code")) for r in verdict.get("reasons") or [] if not r.get("ok")]
-            return cls(verdict.get("verdict"), failing, record.get("status"), record.get("run_id"), hot)
-        return cls(verdict if isinstance(verdict, str) else None, [str(r) for r in record.get("verdict_reasons") or []],
-                   record.get("status"), record.get("run_id"), hot)
+        section = record.verdict
+        if section is None:  # not finished: no verdict yet
+            return cls(None, [], record.status, record.run_id, record.hot_set)
+        failing = [str(r.message or r.code) for r in section.reasons if not r.ok]
+        return cls(section.verdict, failing, record.status, record.run_id, record.hot_set)
 
 
 def _hot_set_warm(run: RunVerdict) -> Condition | None:
     hot = run.hot_set
     if hot is None:  # the run item: its hot set is known from findings only
         return None
-    if hot.get("warm_at"):
+    if hot.warm_at:
         return Condition(name="verdict", state="open",
-                         summary=f"the hot set is warm ({hot.get('units_done')} of {hot.get('units')} units, "
-                                 f"warm at {hot['warm_at']}); the input accepts a warm hot set",
-                         evidence={"hot_set_warm_at": hot["warm_at"], "units": hot.get("units")})
+                         summary=f"the hot set is warm ({hot.units_done} of {hot.units} units, "
+                                 f"warm at {hot.warm_at}); the input accepts a warm hot set",
+                         evidence={"hot_set_warm_at": hot.warm_at, "units": hot.units})
     return Condition(name="verdict", state="closed",
-                     summary=f"the hot set is not warm yet ({hot.get('units_done')} of {hot.get('units')} units)",
-                     evidence={"units_done": hot.get("units_done"), "units": hot.get("units")})
+                     summary=f"the hot set is not warm yet ({hot.units_done} of {hot.units} units)",
+                     evidence={"units_done": hot.units_done, "units": hot.units})
 
 
-def verdict_condition(record: RunItem | Mapping[str, Any] | None, *, run_id: str | None,
+def verdict_condition(record: RunItem | Findings | None, *, run_id: str | None,
                       accept: str = "ready") -> Condition:
     """``record``: the run's findings or its run item. ``accept``: ``ready`` (the verdict READY) or
     ``hot_set_warm`` (READY, or the run's hot set warm)."""

@@ -20,9 +20,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.records.run import RunItem
 from cutover_prep.live.names import dashboard_link
 
@@ -32,30 +35,86 @@ NOT_STARTED = "Cutover Prep Run Not Started"
 logger = logging.getLogger(__name__)
 
 
-def timing_of(findings: dict[str, Any]) -> dict[str, Any]:
+class Timing(TypedDict):
+    """The night's figures a pipeline acts on (``timing_of``)."""
+
+    warmup_seconds: float | None
+    hot_set_warm_after_s: float | None
+    estimated_seconds: float | None
+    eta_error_pct_at_50: float | None
+
+
+class EventTarget(TypedDict):
+    db_instance_identifier: str | None
+    engine: str | None
+
+
+class CompletionDetail(TypedDict):
+    """The completion event's detail, as EventBridge carries it."""
+
+    run_id: str | None
+    target: EventTarget
+    status: str
+    verdict: str
+    reasons: list[str]
+    error: str | None
+    coverage_pct: float | None
+    findings: str | None
+    report: str | None
+    summary: str | None
+    started_at: str | None
+    dashboard: str | None
+    timing: Timing | None
+
+
+class _TargetNames(BaseModel):
+    """What the event names of the run's target (never its secret)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    db_instance_identifier: str | None = None
+    engine: str | None = None
+
+
+class PutEventsEntry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    error_code: str | None = Field(None, alias="ErrorCode")
+    error_message: str | None = Field(None, alias="ErrorMessage")
+
+
+class PutEventsAnswer(BaseModel):
+    """EventBridge's PutEvents answer: how many entries it refused, and each entry's error."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    failed: int = Field(0, alias="FailedEntryCount")
+    entries: list[PutEventsEntry] = Field([], alias="Entries")
+
+
+def timing_of(findings: Findings) -> Timing:
     """The night's figures a pipeline acts on, from the findings: ``warmup_seconds`` (first unit start to last
     unit end), ``hot_set_warm_after_s`` (null without a hot set, or before it was warm), ``estimated_seconds``
     (the estimate made at planning) and ``eta_error_pct_at_50`` (the ETA's error at half the bytes)."""
-    hot = findings.get("hot_set") or {}
-    estimate = (findings.get("estimate") or {}).get("estimate") or {}
-    at = ((findings.get("warmup") or {}).get("eta") or {}).get("at") or []
-    return {"warmup_seconds": (findings.get("timings") or {}).get("warmup_wall_seconds"),
-            "hot_set_warm_after_s": hot.get("warm_after_s"),
+    estimate = (findings.estimate or {}).get("estimate") or {}  # estimate.run.estimate_section, as it wrote it
+    eta = findings.warmup.eta if findings.warmup is not None else None
+    return {"warmup_seconds": findings.timings.warmup_wall_seconds,
+            "hot_set_warm_after_s": findings.hot_set.warm_after_s if findings.hot_set is not None else None,
             "estimated_seconds": estimate.get("estimated_seconds"),
-            "eta_error_pct_at_50": next((a.get("error_pct") for a in at if a.get("pct") == 50), None)}
+            "eta_error_pct_at_50": next((a.error_pct for a in (eta.at if eta else []) if a.pct == 50), None)}
 
 
 def completion_detail(run_item: RunItem | Mapping[str, Any], *, status: str, verdict: str, reasons: list[str],
                       bucket: str, findings_key: str | None, error: str | None = None,
-                      timing: dict[str, Any] | None = None) -> dict[str, Any]:
+                      timing: Timing | None = None) -> CompletionDetail:
     """``run_item``: the run's item, or the few of its fields a run that never started has (a mapping: taken as
     it is, not validated: its ``run_id`` may be None)."""
     run = run_item if isinstance(run_item, RunItem) else RunItem.model_construct(**run_item)
-    target = run.target or {}
+    target = _TargetNames.model_validate(run.target or {})
     folder = findings_key.removesuffix(evidence.FINDINGS) if findings_key else None
     return {
         "run_id": run.run_id,
-        "target": {"db_instance_identifier": target.get("db_instance_identifier"), "engine": target.get("engine")},
+        "target": {"db_instance_identifier": target.db_instance_identifier, "engine": target.engine},
         "status": status,
         "verdict": verdict,
         "reasons": reasons,
@@ -72,7 +131,7 @@ def completion_detail(run_item: RunItem | Mapping[str, Any], *, status: str, ver
 
 
 def not_started_detail(db_instance_identifier: str | None, engine: str | None, why: str, *,
-                       code: str = "TRIGGER_REJECTED", run_id: str | None = None) -> dict[str, Any]:
+                       code: str = "TRIGGER_REJECTED", run_id: str | None = None) -> CompletionDetail:
     """The completion event's fields for a run that never started (bad input)."""
     return completion_detail({"run_id": run_id, "target": {"db_instance_identifier": db_instance_identifier,
                                                            "engine": engine}},
@@ -80,14 +139,15 @@ def not_started_detail(db_instance_identifier: str | None, engine: str | None, w
                              findings_key=None, error="InvalidInput")
 
 
-def publish(events: Any, detail: dict[str, Any], *, detail_type: str = DETAIL_TYPE) -> bool:
+def publish(events: Any, detail: CompletionDetail, *, detail_type: str = DETAIL_TYPE) -> bool:
     try:
         result = events.put_events(Entries=[{"Source": SOURCE, "DetailType": detail_type,
                                              "Detail": json.dumps(detail, default=str), "EventBusName": "default"}])
     except Exception:  # noqa: BLE001 - best effort, never fails the run
         logger.exception("could not publish the completion event")
         return False
-    if result.get("FailedEntryCount"):
-        logger.error("completion event refused: %s", result.get("Entries"))
+    answer = PutEventsAnswer.model_validate(result)
+    if answer.failed:
+        logger.error("completion event refused: %s", answer.entries)
         return False
     return True

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import ValidationError
 
+from cutover_prep.dal.records.findings_storage import StorageInitialization
 from cutover_prep.dal.records.run import StorageSample
 from cutover_prep.engines.volumes import volume_operations
+from cutover_prep.rds.answers import BlueGreenDeployment, DbInstance
 
 logger = logging.getLogger(__name__)
 
@@ -33,16 +36,26 @@ SAMPLE_INTERVAL_SECONDS = 60.0
 MAX_BLUE_GREEN_PAGES = 5  # 100 deployments a page: an account with more is not searched further
 
 
+class BlueGreen(TypedDict):
+    """Whether the instance is a Blue/Green deployment's green one (``blue_green_of``)."""
+
+    checked: bool
+    green: NotRequired[bool]
+    error: NotRequired[str]
+    deployment_id: NotRequired[str | None]
+    deployment_name: NotRequired[str | None]
+    status: NotRequired[str | None]
+    source: NotRequired[str | None]
+
+
 def now_at() -> str:
     """A sample's time: UTC ISO 8601 with microseconds, so that the stored keys sort in time order."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def storage_operation(instance: dict[str, Any]) -> tuple[str | None, int | None]:
-    """(StorageOperationStatus, StorageOperationPercentProgress) of a DescribeDBInstances entry."""
-    status = instance.get("StorageOperationStatus") or None
-    percent = instance.get("StorageOperationPercentProgress")
-    return status, (int(percent) if isinstance(percent, int | float) and not isinstance(percent, bool) else None)
+def storage_operation(instance: DbInstance) -> tuple[str | None, int | None]:
+    """(StorageOperationStatus, StorageOperationPercentProgress) of an instance."""
+    return instance.storage_operation_status, instance.storage_operation_percent
 
 
 def _error_code(exc: Exception) -> str:
@@ -52,21 +65,23 @@ def _error_code(exc: Exception) -> str:
 
 
 def sample_storage_progress(run_id: str, db_instance_identifier: str, *, rds: Any, store: Any, step: str,
-                            instance: dict[str, Any] | None = None,
+                            instance: DbInstance | None = None,
                             min_interval_seconds: float | None = None) -> StorageSample | None:
     """Sample RDS's storage progress of the run's target and store it; return the sample, or None
-    when another caller sampled within ``min_interval_seconds``. ``instance``: a DescribeDBInstances
-    entry the caller already has (no second call). Never raises."""
+    when another caller sampled within ``min_interval_seconds``. ``instance``: the instance as the caller
+    already described it (no second call). Never raises."""
     at = now_at()
     try:
         if min_interval_seconds and not store.claim_storage_sample(run_id, at, min_interval_seconds):
             return None
         if instance is None:
-            instance = rds.describe_db_instances(DBInstanceIdentifier=db_instance_identifier)["DBInstances"][0]
+            instance = DbInstance.model_validate(
+                rds.describe_db_instances(DBInstanceIdentifier=db_instance_identifier)["DBInstances"][0])
         status, percent = storage_operation(instance)
+        volumes = volume_operations(instance.volumes_answer())
         sample = StorageSample.new(at=at, step=step, status=status, percent=percent,
-                                   **({"volumes": volumes} if (volumes := volume_operations(instance)) else {}))
-    except (ClientError, BotoCoreError, LookupError, TypeError) as exc:
+                                   **({"volumes": volumes} if volumes else {}))
+    except (ClientError, BotoCoreError, LookupError, TypeError, ValidationError) as exc:
         sample = StorageSample.new(at=at, step=step, status=None, percent=None, gap=_error_code(exc))
     try:
         store.put_storage_sample(run_id, sample)
@@ -75,7 +90,7 @@ def sample_storage_progress(run_id: str, db_instance_identifier: str, *, rds: An
     return sample
 
 
-def blue_green_of(rds: Any, instance_arn: str | None) -> dict[str, Any]:
+def blue_green_of(rds: Any, instance_arn: str | None) -> BlueGreen:
     """Whether the instance is a green (target) member of an RDS Blue/Green deployment.
 
     ``{"checked": True, "green": bool, ...}`` with the deployment's identifier, name, status and
@@ -89,30 +104,30 @@ def blue_green_of(rds: Any, instance_arn: str | None) -> dict[str, Any]:
         pages = rds.get_paginator("describe_blue_green_deployments").paginate(
             PaginationConfig={"MaxItems": 100 * MAX_BLUE_GREEN_PAGES})  # 100 a page by default
         for page in pages:
-            for deployment in page.get("BlueGreenDeployments") or []:
-                members = {d.get("TargetMember") for d in deployment.get("SwitchoverDetails") or []}
-                if instance_arn == deployment.get("Target") or instance_arn in members:
-                    return {"checked": True, "green": True,
-                            "deployment_id": deployment.get("BlueGreenDeploymentIdentifier"),
-                            "deployment_name": deployment.get("BlueGreenDeploymentName"),
-                            "status": deployment.get("Status"), "source": deployment.get("Source")}
+            for entry in page.get("BlueGreenDeployments") or []:
+                deployment = BlueGreenDeployment.model_validate(entry)
+                members = {d.target_member for d in deployment.switchover_details}
+                if instance_arn == deployment.target or instance_arn in members:
+                    return {"checked": True, "green": True, "deployment_id": deployment.identifier,
+                            "deployment_name": deployment.name, "status": deployment.status,
+                            "source": deployment.source}
     except (ClientError, BotoCoreError) as exc:
         return {"checked": False, "error": _error_code(exc)}
     return {"checked": True, "green": False}
 
 
-def progress_sentence(section: dict[str, Any] | None) -> str:
-    """How far RDS says it is, in one sentence (the verdict and every rendering of the report)."""
-    section = section if isinstance(section, dict) else {}
-    last = section.get("last") if isinstance(section.get("last"), dict) else None
+def progress_sentence(section: StorageInitialization | None) -> str:
+    """How far RDS says it is, in one sentence (the verdict and every rendering of the report); ``section``:
+    findings' ``storage_initialization``."""
+    section = section or StorageInitialization()
+    last, gaps = section.last, section.gaps
     if last is None:
-        gaps = section.get("gaps") or {}
         return ("RDS initialization progress: not reported (RDS's storage progress could not be read: "
-                f"{', '.join(gaps.get('codes') or {})})" if gaps else "RDS initialization progress: not reported")
-    status, percent = last.get("status"), last.get("percent")
-    if status is not None or percent is not None:
-        figure = f" {percent} %" if percent is not None else ""
-        return f"RDS initialization progress: {status or 'operation'}{figure} at the end of the run"
-    if section.get("reported"):
+                f"{', '.join(gaps.codes)})" if gaps is not None and gaps.model_fields_set
+                else "RDS initialization progress: not reported")
+    if last.status is not None or last.percent is not None:
+        figure = f" {last.percent} %" if last.percent is not None else ""
+        return f"RDS initialization progress: {last.status or 'operation'}{figure} at the end of the run"
+    if section.reported:
         return "RDS initialization progress: done (RDS reports no storage operation at the end of the run)"
     return "RDS initialization progress: not reported"

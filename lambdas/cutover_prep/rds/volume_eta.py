@@ -15,10 +15,47 @@ with the finish that happened, in % of the time from the first sample (the warm-
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
 MIN_WINDOW_S = 300.0
 JUDGED_AT_PCT = (25, 50, 75)
+
+
+class PctSample(TypedDict):
+    """A point of a volume's "initialized %" series (``findings.storage_init.initialized_pct_series``)."""
+
+    at: str
+    pct: float
+
+
+class VolumeEta(TypedDict):
+    """A volume's ETA after its last sample: how far, how fast, when, and what the rate is."""
+
+    pct: float
+    pct_per_min: float | None
+    eta_s: float | None
+    source: str
+
+
+class InstanceEta(TypedDict):
+    volumes: dict[str, VolumeEta]
+    instance_eta_s: float | None  # the slowest volume's; None while a volume has no ETA
+
+
+class JudgedAt(TypedDict):
+    pct: int
+    t_s: float
+    predicted_s: float
+    actual_s: float
+    error_pct: float | None
+
+
+class EtaJudgement(TypedDict):
+    """The estimator replayed on a series that reached 100 %: the finish it predicted at 25/50/75 %."""
+
+    judged: bool
+    at: NotRequired[list[JudgedAt]]
+    why: NotRequired[str]
 
 
 def _t(at: str) -> float:
@@ -51,7 +88,7 @@ def read_rate_pct(read_mib_per_s: float | None, allocated_gb: float | None) -> f
     return 100.0 * read_mib_per_s * 2**20 / (allocated_gb * 2**30)
 
 
-def eta(points: list[tuple[float, float]], *, floor_pct_per_s: float | None = None) -> dict[str, Any] | None:
+def eta(points: list[tuple[float, float]], *, floor_pct_per_s: float | None = None) -> VolumeEta | None:
     """``{pct, pct_per_min, eta_s, source}`` after the last point; None without a rate."""
     if not points:
         return None
@@ -70,15 +107,15 @@ def eta(points: list[tuple[float, float]], *, floor_pct_per_s: float | None = No
     return {"pct": pct, "pct_per_min": round(rate * 60, 3), "eta_s": round((100 - pct) / rate, 1), "source": source}
 
 
-def points_of(series: list[dict[str, Any]]) -> list[tuple[float, float]]:
+def points_of(series: list[PctSample]) -> list[tuple[float, float]]:
     """``[{at, pct}]`` (``storage_init.initialized_pct_series``) as ``(t_s, pct)`` in time order."""
     return sorted((_t(s["at"]), float(s["pct"])) for s in series if s.get("at") and s.get("pct") is not None)
 
 
-def volume_etas(series_by_volume: dict[str, list[dict[str, Any]]], *, allocated_gb: dict[str, float] | None = None,
-                read_mib_per_s: float | None = None, now: datetime | None = None) -> dict[str, Any]:
+def volume_etas(series_by_volume: dict[str, list[PctSample]], *, allocated_gb: dict[str, float] | None = None,
+                read_mib_per_s: float | None = None, now: datetime | None = None) -> InstanceEta:
     """Each volume's ETA and the instance's (the largest); ``now``: counts the time since the last sample off."""
-    volumes = {}
+    volumes: dict[str, VolumeEta] = {}
     for name, series in series_by_volume.items():
         points = points_of(series)
         found = eta(points, floor_pct_per_s=read_rate_pct(read_mib_per_s, (allocated_gb or {}).get(name)))
@@ -91,14 +128,15 @@ def volume_etas(series_by_volume: dict[str, list[dict[str, Any]]], *, allocated_
     return {"volumes": volumes, "instance_eta_s": instance}
 
 
-def judge(series: list[dict[str, Any]]) -> dict[str, Any]:
+def judge(series: list[PctSample]) -> EtaJudgement:
     """Replay the estimator on a recorded series that reached 100 %: the finish predicted at 25/50/75 % against
     the finish that happened, ``error_pct`` in % of the time from the first sample to the finish."""
     points = points_of(series)
     done = next((t for t, p in points if p >= 100), None)
     if not points or done is None:
         return {"judged": False, "why": "the series did not reach 100 %"}
-    t0, out = points[0][0], []
+    t0 = points[0][0]
+    out: list[JudgedAt] = []
     for target in JUDGED_AT_PCT:
         i = next((i for i, (_, p) in enumerate(points) if p >= target), None)
         if i is None or points[i][1] >= 100:

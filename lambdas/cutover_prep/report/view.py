@@ -207,10 +207,10 @@ def _storage_init(findings: ReportFindings) -> StorageInitView:
     """What RDS said about the volume's initialization: one line for every rendering, and its notes."""
     section = findings.storage_initialization
     if section is None:
-        return {"line": progress_sentence({}), "notes": [], "samples": 0, "green": False}
+        return {"line": progress_sentence(None), "notes": [], "samples": 0, "green": False}
     blue_green, gaps = section.blue_green, section.gaps
     notes = [str(n) for n in (blue_green.note if blue_green else None, gaps.note if gaps else None) if n]
-    return {"line": progress_sentence(section.stored()), "notes": notes, "samples": len(section.samples),
+    return {"line": progress_sentence(section), "notes": notes, "samples": len(section.samples),
             "green": bool(blue_green.green if blue_green else None)}
 
 

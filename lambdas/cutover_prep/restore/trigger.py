@@ -37,7 +37,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -46,7 +46,9 @@ from cutover_prep.dal.deployment import DeploymentTable
 from cutover_prep.dal.records.deployment import RestoreClaim
 from cutover_prep.live import completion
 from cutover_prep.models.run_input import InvalidInput, execution_arn, parse_run_input
+from cutover_prep.rds.answers import DbInstance
 from cutover_prep.rds.instances import RUN_TAG
+from cutover_prep.rds.instances import describe as describe_instance
 from cutover_prep.settings import deployment_id
 from cutover_prep.workflows import DEPLOYMENT_TAG
 
@@ -66,28 +68,36 @@ EVENT_PATTERN = {
 }
 
 
+class Outcome(TypedDict):
+    """What the trigger did with one instance (the handler logs and returns it)."""
+
+    instance: NotRequired[str]
+    action: str  # started | duplicate | ignored | rejected | waiting | deferred | error
+    why: NotRequired[str]
+    execution_arn: NotRequired[str | None]
+    via: NotRequired[str]
+    restore: NotRequired[str]
+    retried_claim: NotRequired[bool]
+
+
 def matches_pattern(event: TriggerEvent) -> bool:
     """The rule's pattern, for tests and for events handed over by other means."""
     return (event.source == "aws.rds" and event.detail_type == "RDS DB Instance Event"
             and event.detail.EventID in RESTORE_EVENTS)
 
 
-def _tags(instance: dict[str, Any]) -> dict[str, str]:
-    return {t["Key"]: t["Value"] for t in instance.get("TagList") or []}
+def opted_in(instance: DbInstance) -> bool:
+    return instance.tags.get(TAG_ENABLED, "").strip().lower() == "true"
 
 
-def opted_in(instance: dict[str, Any]) -> bool:
-    return _tags(instance).get(TAG_ENABLED, "").strip().lower() == "true"
-
-
-def restore_key(instance: dict[str, Any]) -> str | None:
+def restore_key(instance: DbInstance) -> str | None:
     """The instance's ``DbiResourceId``: one per restored instance, the same from ``creating`` on
     and across a rename. Without one (never seen from RDS), the name and creation time; None
     while neither is known: the sweep looks again."""
-    if instance.get("DbiResourceId"):
-        return str(instance["DbiResourceId"])
-    created = instance.get("InstanceCreateTime")
-    return f"{instance['DBInstanceIdentifier']}@{created.isoformat()}" if isinstance(created, datetime) else None
+    if instance.dbi_resource_id:
+        return instance.dbi_resource_id
+    created = instance.created
+    return f"{instance.identifier}@{created.isoformat()}" if created is not None else None
 
 
 def execution_name(identifier: str, key: str) -> str:
@@ -96,15 +106,17 @@ def execution_name(identifier: str, key: str) -> str:
     return f"restore-{ident}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
-def build_input(instance: dict[str, Any], profile: dict[str, Any] | None) -> dict[str, Any]:
-    tags = _tags(instance)
+def build_input(instance: DbInstance, profile: dict[str, Any] | None) -> dict[str, Any]:
+    """The run input of the instance's restore: its profile (a run input without the instance, ``dal.profiles``)
+    with the instance and what its tags say."""
+    tags = instance.tags
     run = json.loads(json.dumps(profile or {}))
     target = run.setdefault("target", {})
-    target["db_instance_identifier"] = instance["DBInstanceIdentifier"]
+    target["db_instance_identifier"] = instance.identifier
     if tags.get(TAG_SECRET):
         target["secret_arn"] = tags[TAG_SECRET]
     if not target.get("secret_arn"):
-        raise InvalidInput(f"instance {instance['DBInstanceIdentifier']}: no secret: tag it {TAG_SECRET}=ARN "
+        raise InvalidInput(f"instance {instance.identifier}: no secret: tag it {TAG_SECRET}=ARN "
                            f"or put target.secret_arn in its profile")
     if tags.get(TAG_MAX_CONCURRENCY):
         try:
@@ -121,7 +133,7 @@ def build_input(instance: dict[str, Any], profile: dict[str, Any] | None) -> dic
     return run
 
 
-def _duplicate(ident: str, key: str, claim: RestoreClaim) -> dict[str, Any]:
+def _duplicate(ident: str, key: str, claim: RestoreClaim) -> Outcome:
     return {"instance": ident, "action": "duplicate", "why": f"restore {key} already has a run",
             "execution_arn": claim.execution_arn}
 
@@ -155,17 +167,17 @@ class Starter:
     def _confirm(self, key: str, execution_arn: str) -> None:
         self.items.confirm_restore(key, execution_arn)
 
-    def reject(self, instance: dict[str, Any], key: str, why: str, via: str) -> bool:
+    def reject(self, instance: DbInstance, key: str, why: str, via: str) -> bool:
         """Record the rejection once per restore and reason and publish it; True when it was new."""
         digest = hashlib.sha256(why.encode()).hexdigest()[:16]
         new = self.items.reject_restore(key, digest, why=why, via=via)
         if new and self.events is not None:
             completion.publish(self.events, completion.not_started_detail(
-                instance["DBInstanceIdentifier"], instance.get("Engine"), why), detail_type=completion.NOT_STARTED)
+                instance.identifier, instance.engine, why), detail_type=completion.NOT_STARTED)
         return new
 
-    def consider(self, instance: dict[str, Any], via: str) -> dict[str, Any]:
-        ident = instance["DBInstanceIdentifier"]
+    def consider(self, instance: DbInstance, via: str) -> Outcome:
+        ident = instance.identifier or ""
         if not opted_in(instance):
             return {"instance": ident, "action": "ignored", "why": f"not tagged {TAG_ENABLED}=true"}
         if run_id := self.restored_by_run(instance):  # its own restore event would start a second run on it
@@ -177,7 +189,7 @@ class Starter:
         known = self.claimed(key)
         if known.status == "STARTED":  # before the tags and the profile: they may have changed since
             return _duplicate(ident, key, known)
-        profile_name = _tags(instance).get(TAG_PROFILE, profiles.DEFAULT)
+        profile_name = instance.tags.get(TAG_PROFILE, profiles.DEFAULT)
         try:
             run_input = build_input(instance, self.profile(profile_name))
         except InvalidInput as exc:
@@ -199,28 +211,28 @@ class Starter:
         return {"instance": ident, "action": "started", "execution_arn": started["executionArn"], "via": via,
                 "restore": key, "retried_claim": existing is not None}
 
-    def restored_by_run(self, instance: dict[str, Any]) -> str | None:
+    def restored_by_run(self, instance: DbInstance) -> str | None:
         """The run of this deployment that restored ``instance`` and warms it, when proven: its run tag and
         this deployment's tag, and that run's record names it as the instance its restore creates."""
-        tags, deployment = _tags(instance), deployment_id()
+        tags, deployment = instance.tags, deployment_id()
         run_id = tags.get(RUN_TAG)
         if not run_id or not deployment or tags.get(DEPLOYMENT_TAG) != deployment:
             return None
         run = self.items.run_item(run_id)
-        if run is None or not run.restore or run.db_instance_identifier != instance["DBInstanceIdentifier"]:
+        if run is None or not run.restore or run.db_instance_identifier != instance.identifier:
             return None
         return run_id
 
-    def describe(self, identifier: str) -> dict[str, Any] | None:
+    def describe(self, identifier: str) -> DbInstance | None:
         try:
-            return self.rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]
+            return describe_instance(self.rds, identifier)
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "DBInstanceNotFound":
                 return None
             raise
 
 
-def on_rds_event(event: TriggerEvent, starter: Starter) -> dict[str, Any]:
+def on_rds_event(event: TriggerEvent, starter: Starter) -> Outcome:
     if not matches_pattern(event):
         return {"action": "ignored", "why": "not a restore event"}
     detail = event.detail
@@ -240,7 +252,7 @@ NOT_STARTABLE = frozenset({
 
 
 def sweep(starter: Starter, *, lookback_hours: float = 24, now: datetime | None = None,
-          time_left_s: Callable[[], float] | None = None, reserve_s: float = 20.0) -> list[dict[str, Any]]:
+          time_left_s: Callable[[], float] | None = None, reserve_s: float = 20.0) -> list[Outcome]:
     """The scheduled fallback: opted-in instances created within the lookback window.
 
     Oldest first (the next to fall out of the window); when ``time_left_s()`` drops below
@@ -249,17 +261,17 @@ def sweep(starter: Starter, *, lookback_hours: float = 24, now: datetime | None 
     since = (now or datetime.now(UTC)) - timedelta(hours=lookback_hours)
     candidates = []
     for page in starter.rds.get_paginator("describe_db_instances").paginate():
-        for instance in page["DBInstances"]:
-            created = instance.get("InstanceCreateTime")
-            if not isinstance(created, datetime) or created < since or not opted_in(instance):
+        for instance in map(DbInstance.model_validate, page["DBInstances"]):
+            created = instance.created
+            if created is None or created < since or not opted_in(instance):
                 continue
-            if instance.get("DBInstanceStatus") in NOT_STARTABLE:
+            if instance.status in NOT_STARTABLE:
                 continue
-            candidates.append(instance)
-    candidates.sort(key=lambda i: i["InstanceCreateTime"])
-    results: list[dict[str, Any]] = []
-    for instance in candidates:
-        ident = instance["DBInstanceIdentifier"]
+            candidates.append((created, instance))
+    candidates.sort(key=lambda c: c[0])
+    results: list[Outcome] = []
+    for _, instance in candidates:
+        ident = instance.identifier or ""
         if time_left_s is not None and time_left_s() < reserve_s:
             results.append({"instance": ident, "action": "deferred", "why": "out of time; the next sweep"})
             continue

@@ -126,7 +126,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         publish(events, completion_detail({**record.stored(), "coverage_pct": findings.coverage_pct},
                                           status=findings.status, verdict=verdict.verdict,
                                           reasons=reasons, bucket=store.bucket, findings_key=key,
-                                          timing=timing_of(doc)))
+                                          timing=timing_of(findings)))
     return {"run_id": run_id, "status": findings.status, "coverage_pct": findings.coverage_pct,
             "units": doc["units"], "findings_key": key, "findings_uri": uris["findings.json"],
             "summary_uri": uris["summary.md"], "report_uri": uris["report.html"],

@@ -8,6 +8,10 @@ one is version 1.
 Keys (``dal.deployment``): claim ``RESTORE#<restore>``/``RESTORE``; rejection ``RESTORE#<restore>``/
 ``REJECTED#<digest>``; profile ``PROFILE#<name>``/``PROFILE``; comparison ``COMPARISON#<id>``/
 ``COMPARISON``; price ``PRICE#<key>``/``PRICE``.
+
+An instance a comparison's cleanup or the reaper deleted, left or kept is an ``InstanceOutcome`` (with the
+``Proof`` that it was the comparison's own): its entries in the comparison's record (``reaped``,
+``reaper_left``) and in comparison.json's cleanup details.
 """
 
 from __future__ import annotations
@@ -86,3 +90,28 @@ class PriceItem(TableItem):
     usd: Number
     fetched: str
     expires_at: Number = Field(alias=TABLE_TTL_ATTRIBUTE)
+
+
+class Proof(BaseModel):
+    """Why an instance is the comparison's own: its record's entry, its tags, its creation after the start."""
+
+    record: str
+    tags: dict[str, str]
+    created: str
+    comparison_started: str
+
+
+class InstanceOutcome(BaseModel):
+    """What became of one instance: deleted (RDS's status, no final snapshot, the proof), or left or kept (why).
+    Written with the fields it was given only (``exclude_unset``), in this order (comparison.json, the
+    comparison's record)."""
+
+    db_instance_identifier: str
+    comparison_id: str | None = None  # the reaper's: the comparison its tag names
+    status: str | None = None
+    final_snapshot: str | None = None
+    proof: Proof | None = None
+    age_hours: float | None = None
+    ttl_hours: float | None = None
+    why: str | None = None
+    transient: bool | None = None  # left: worth asking again later
