@@ -55,7 +55,7 @@ def test_a_normal_run_proves_its_target_after_discover_and_reports_it(aws: Local
     section = findings["preflight"]
     assert section["ok"] is True and section["seconds"] == doc["seconds"] and section["failed"] == []
     assert [c["name"] for c in section["checks"]] == [c["name"] for c in doc["checks"]]
-    assert store.get_run("preflight-ok").preflight["ok"] is True
+    assert store.get_run("preflight-ok").preflight.ok is True
     summary = store._s3.get_object(Bucket=store.bucket, Key=evidence_key("preflight-ok", "summary.md"))
     text = summary["Body"].read().decode()
     assert "## Preflight" in text and "preflight passed" in text

@@ -158,7 +158,7 @@ def _compare_locally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, configurat
         return LocalRun(run_id=options.run_id, status="SUCCEEDED", out=str(options.out))
 
     code, result, out = local.run(path, out=tmp_path / "out", runner=runner)
-    document = result.model_dump(mode="json")
+    document = result.model_dump(mode="json", exclude_unset=True)
     assert json.loads((out / "comparison.json").read_text()) == document
     assert code == (0 if document["recommendation"]["name"] else 1)
     return document

@@ -178,7 +178,7 @@ def summary_lines(result: LocalRun) -> list[str]:
     """The local run's summary for stdout: status, engine and method, units, bytes, coverage, the findings' lines."""
     run = result.run or RunItem(run_id=result.run_id)
     out = result.outcome()
-    methods = sorted(set(((run.plan or {}).get("read_methods") or {}).values()))
+    methods = sorted(set(((run.plan.read_methods if run.plan else None) or {}).values()))
     lines = [
         f"run {result.run_id}: {result.status} in {result.seconds} s",
         f"  engine {run.engine or '?'}, read method(s) {', '.join(methods) or '?'}",

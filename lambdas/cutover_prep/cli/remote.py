@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError, ProfileNotFound
 
+from cutover_prep.dal.store import read_object
 from cutover_prep.findings.eta import clock_text, eta_seconds
 from cutover_prep.live.names import DASHBOARD_OUTPUT, is_dashboard_url
 from cutover_prep.models import json_text
@@ -395,12 +396,9 @@ def download_evidence(s3: Any, desc: dict[str, Any], run_id: str, bucket: str | 
             where = (bucket, f"runs/{run_id}/{name}")
         else:
             continue
-        try:
-            body = s3.get_object(Bucket=where[0], Key=where[1])["Body"].read()
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                continue
-            raise
+        body = read_object(s3, *where)
+        if body is None:
+            continue
         out.mkdir(parents=True, exist_ok=True)
         (out / name).write_bytes(body)
         written.append(out / name)

@@ -86,6 +86,17 @@ def recorded_thresholds(run_item: RunItem | Mapping[str, Any]) -> Thresholds:
     return RecordedInput.of(run_item).thresholds()
 
 
+def read_object(s3: Any, bucket: str, key: str) -> bytes | None:
+    """An object's bytes, read with the caller's own S3 client (the command line's credentials: a deployed
+    run's findings and report); None when there is no such object."""
+    try:
+        return s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] in ("NoSuchKey", "404"):
+            return None
+        raise
+
+
 class StaleProgress(Exception):
     """Another invocation already committed this unit's progress (or finished it)."""
 

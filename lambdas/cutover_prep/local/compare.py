@@ -192,7 +192,7 @@ def run(path: Path, *, out: Path | None = None, size_mb: int = 40, progress: boo
     cleanup = {"deleted": deleted, "left": left,
                "details": [{"kind": "emulated_volume", "removed": d} for d in deleted]
                + [{"kind": "emulated_volume", "left": x} for x in left]}
-    document = comparison_document(comparison, {name: doc.stored() for name, doc in findings.items()}, failures,
+    document = comparison_document(comparison, findings, failures,
                                    local=True, cleanup=cleanup)
     (out_dir / "comparison.json").write_text(json.dumps(document, indent=2) + "\n")
     write_page(document, out_dir / "comparison.html")
