@@ -35,6 +35,7 @@ from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.live.completion import completion_detail, publish, timing_of
 from cutover_prep.live.names import dashboard_link
+from cutover_prep.rds.progress import sample_storage_progress
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.steps.end_census import END_CENSUS
 from cutover_prep.verdict import judge as verdict_of
@@ -46,6 +47,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     record = store.get_run(run_id)
     if record is None:
         raise LookupError(f"run {run_id} has no record")
+    if rds is not None:
+        sample_storage_progress(run_id, record.db_instance_identifier, rds=rds, store=store, step="Finalize")
     plan = Plan.read(store.get_json(evidence_key(run_id, "plan.json")))
     # the censuses as streams from their own objects (a run planned before issue 32 kept them in these documents)
     end_key = evidence_key(run_id, END_CENSUS)
