@@ -28,7 +28,6 @@ from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
 
 Number = int | float  # a number keeps its JSON type (DynamoDB gives back an int for 100.0)
-Doc = dict[str, Any]  # dal.records.deployment's open sections (its own owner types them)
 
 
 class TableItem(Record):
