@@ -134,7 +134,7 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
     assert describe(rds, "cprep-cmp1-gp2") is None and describe(rds, "cprep-cmp1-io1") is None
     assert describe(rds, "prod-db").status == "available"  # the source is not the comparison's
     record = get_comparison(store, "cmp1")
-    assert record.status == "SUCCEEDED" and record.cleanup["left"] == []
+    assert record.status == "SUCCEEDED" and record.cleanup.left == []
     history = json.dumps(aws.history(desc["executionArn"]), default=str)
     assert sample_db.password == "" or sample_db.password not in history
 
@@ -256,7 +256,7 @@ def test_the_reaper_deletes_what_a_stopped_comparison_left(aws, sample_db):
         assert reaped["deleted"] == ["cprep-cmp4-gp2"] and reaped["left"] == []
         assert describe(rds, "cprep-cmp4-gp2") is None
         assert describe(rds, "prod-db").status == "available"  # untagged: never considered
-        assert [r["db_instance_identifier"] for r in get_comparison(store, "cmp4").reaped] == ["cprep-cmp4-gp2"]
+        assert [r.db_instance_identifier for r in get_comparison(store, "cmp4").reaped] == ["cprep-cmp4-gp2"]
     finally:
         gate.set()
         try:

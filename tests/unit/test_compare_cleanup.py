@@ -172,7 +172,7 @@ def test_the_reaper_handler_logic_records_what_it_deleted_in_the_table(rds):
         result = run_reaper(rds=rds, sfn=sfn, store=store, now=datetime.now(UTC) + timedelta(hours=2))
     assert result["deleted"] == ["cprep-gone-a"] and result["left"] == [], result
     item = get_comparison(store, "gone")
-    assert [r["db_instance_identifier"] for r in item.reaped] == ["cprep-gone-a"]
+    assert [r.db_instance_identifier for r in item.reaped] == ["cprep-gone-a"]
     json.dumps(item.stored())  # plain JSON (no Decimal)
 
 

@@ -161,7 +161,7 @@ def test_a_comparison_is_started_by_one_execution_and_claimed_only_as_planned(st
     items.record_reaped("c", [InstanceOutcome(db_instance_identifier="i-b")],
                         [InstanceOutcome(db_instance_identifier="i-c")])
     done = items.comparison("c")
-    assert [r["db_instance_identifier"] for r in done.reaped] == ["i-a", "i-b"] and len(done.reaper_left) == 1
+    assert [r.db_instance_identifier for r in done.reaped] == ["i-a", "i-b"] and len(done.reaper_left) == 1
     assert done.status == "SUCCEEDED" and items.comparison("none") is None
 
 

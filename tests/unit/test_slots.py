@@ -307,4 +307,4 @@ def test_a_restart_keeps_the_hot_set_warm_and_the_back_off(store):
     store.update_run(RUN_ID, restarts=1)  # the old attempt's holders are gone
     grants = [ask(fixed(), f"u{i:06d}", store=store, clock=clock)["granted"] for i in (4, 5, 6)]
     assert grants == [True, True, False]
-    assert store.get_warmup_control(RUN_ID).after_hot_set["max_concurrency"] == 2
+    assert store.get_warmup_control(RUN_ID).after_hot_set.max_concurrency == 2

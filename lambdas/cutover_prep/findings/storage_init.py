@@ -26,6 +26,7 @@ from cutover_prep.dal.records.findings_storage import (
     StorageGaps,
     StorageInitialization,
     StorageSampleRow,
+    VolumeEtaJudged,
     VolumeInitialization,
     VolumeLast,
 )
@@ -163,7 +164,8 @@ def storage_initialization(samples: Iterable[StorageSample], unit_items: Items, 
         section.volumes = volumes
     # the per-volume ETA replayed on what RDS reported and judged against the finish (rds/volume_eta.py)
     series = {"primary": section.rds_initialized_pct, **{v.volume: v.rds_initialized_pct for v in volumes}}
-    section.eta_judged = {name: volume_eta.judge(_points(s)) for name, s in series.items() if s}
+    section.eta_judged = {name: VolumeEtaJudged.model_validate(volume_eta.judge(_points(s)))
+                          for name, s in series.items() if s}
     if gaps := _gaps(samples):
         section.gaps = gaps
     if blue_green := _blue_green((instance or {}).get("blue_green")):

@@ -35,7 +35,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from cutover_prep.dal.records.run import RunItem, WarmupControl
+from cutover_prep.dal.records.run import AfterHotSet, RunItem, WarmupControl
 from cutover_prep.dal.store import Store
 from cutover_prep.models.status import UnitStatus
 from cutover_prep.models.steps import RunContext, SlotAnswer, SlotReleased
@@ -73,17 +73,6 @@ WAIT_SECONDS = 1  # then the ASL's WaitForSlot waits this long before the next i
 
 
 Activity = Callable[[], "dict[str, Any] | None"]  # deps.activity_reader: the engine's counters (None: no hook)
-
-
-class AfterHotSet(BaseModel):
-    """From the acquire that found the hot set warm: the level then in force, when (s after the first
-    acquire), how many held slots then, how many were admitted after and the most that held slots at one."""
-
-    max_concurrency: int
-    t_s: Number
-    holders_then: int
-    admitted: int = 0
-    most_holders: int | None = None
 
 
 class YieldRecord(BaseModel):
@@ -235,7 +224,7 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
                 and (after is None or after >= settings.maximum) and not yielding):
             # a fixed level: the Map's MaxConcurrency already admits max_concurrency units; no write
             return SlotAnswer(granted=True, level=settings.maximum, holders=None, wait_seconds=WAIT_SECONDS,
-                              rate=item.rate)
+                              rate=item.rate.model_dump(exclude_unset=True) if item.rate else None)
         version = None if item is None else int(item.version or 0)
         state = _fresh(run, settings, store=store, attempt=attempt, now=now, bytes_now=bytes_now,
                        chunks_now=chunks_now, hot_units=[str(u) for u in run_item.hot_set_units or []]) \
@@ -308,7 +297,7 @@ def concurrency_findings(item: WarmupControl | None) -> dict[str, Any]:
             "level": control.level, "settled": control.settled, "best_level": control.best_level,
             "best_mib_per_s": control.best_mib_per_s,
             "samples": [{"t_s": t, "level": lv, "mib_per_s": r, "slots_wanted": h} for t, lv, r, h in control.samples],
-            "after_hot_set": item.after_hot_set,  # as the item holds it
+            "after_hot_set": item.after_hot_set.model_dump(exclude_unset=True) if item.after_hot_set else None,
             "yielding": yielding_findings(state.yielding),
         },
         "sizing_rate": state.rate.model_dump() if state.rate else None,

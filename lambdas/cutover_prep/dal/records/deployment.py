@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cutover_prep.dal.records.run import Doc, Number, TableItem
+from cutover_prep.dal.records.run import Number, TableItem
 from cutover_prep.workflows import TABLE_TTL_ATTRIBUTE
 
 
@@ -74,9 +74,9 @@ class ComparisonItem(TableItem):
     instances: list[str] | None = None
     restores: dict[str, ComparisonRestore] | None = None
     recommendation: str | None = None
-    cleanup: Doc | None = None
-    reaped: list[Doc] | None = None
-    reaper_left: list[Doc] | None = None
+    cleanup: ComparisonCleanup | None = None
+    reaped: list[InstanceOutcome] | None = None
+    reaper_left: list[InstanceOutcome] | None = None
     reaped_at: str | None = None
 
     def restore_of(self, identifier: str) -> ComparisonRestore | None:
@@ -115,3 +115,15 @@ class InstanceOutcome(BaseModel):
     ttl_hours: float | None = None
     why: str | None = None
     transient: bool | None = None  # left: worth asking again later
+
+
+class ComparisonCleanup(BaseModel):
+    """The comparison record's ``cleanup`` (``comparison.model.Cleanup`` as the workflow wrote it): the
+    instances deleted, left and not the comparison's, and each one's outcome."""
+
+    model_config = ConfigDict(extra="allow")
+
+    deleted: list[str] = []
+    left: list[str] = []
+    not_ours: list[str] = []
+    details: list[InstanceOutcome] = []

@@ -24,6 +24,7 @@ from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
 from cutover_prep.dal.records.findings_census import CensusSection
 from cutover_prep.dal.records.findings_storage import StorageInitialization, VolumesSection
+from cutover_prep.dal.records.run import ControlRate
 from cutover_prep.dal.records.section import Json, Num, OpenSection, Section
 
 
@@ -299,11 +300,19 @@ class EtaJudgement(Section):
     why: str | None = None
 
 
+class SizingRate(ControlRate):
+    """``warmup.sizing_rate``: the control item's rate, used for the first chunks (``then``), beside the rate a
+    reader measured after them."""
+
+    then: str | None = None
+    measured_mib_per_s_per_reader: Num | None = None
+
+
 class WarmupSection(OpenSection):
     """``warmup``: the concurrency over time, the rate the first chunks were sized from, and the ETA judged."""
 
     concurrency: Concurrency | None = None
-    sizing_rate: dict[str, Any] | None = None
+    sizing_rate: SizingRate | None = None
     eta_samples: list[EtaSample] = []
     eta: EtaJudgement | None = None
 

@@ -42,6 +42,26 @@ class StorageGaps(Section):
     note: str | None = None
 
 
+class JudgedAt(Section):
+    """A point of a volume's ETA judgement: at ``pct`` (``t_s`` after the first sample) the finish predicted,
+    the one that happened and the error (``rds.volume_eta.judge``)."""
+
+    pct: Num
+    t_s: Num | None = None
+    predicted_s: Num | None = None
+    actual_s: Num | None = None
+    error_pct: Num | None = None
+
+
+class VolumeEtaJudged(Section):
+    """``storage_initialization.eta_judged``'s entry for a volume: the estimator replayed on what RDS reported
+    (``rds.volume_eta.judge``; ``why`` when the series did not reach 100 %)."""
+
+    judged: bool
+    why: str | None = None
+    at: list[JudgedAt] = []
+
+
 class StorageInitialization(Section):
     """``storage_initialization``: what RDS said of the volume's initialization, beside our coverage over time."""
 
@@ -53,7 +73,7 @@ class StorageInitialization(Section):
     rds_initialized_pct: list[PctPoint] = []
     blocks_read_pct: list[PctPoint] = []
     volumes: list[VolumeInitialization] = []
-    eta_judged: dict[str, dict[str, Any]] = {}  # restore.volume_eta.judge per volume
+    eta_judged: dict[str, VolumeEtaJudged] = {}  # rds.volume_eta.judge per volume
     gaps: StorageGaps | None = None
     blue_green: dict[str, Any] | None = None
 

@@ -28,7 +28,6 @@ from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
 
 Number = int | float  # a number keeps its JSON type (DynamoDB gives back an int for 100.0)
-Doc = dict[str, Any]  # dal.records.deployment's open sections (its own owner types them)
 
 
 class TableItem(Record):
@@ -250,6 +249,31 @@ class StorageClaim(TableItem):
     claimed_at: str | None = None
 
 
+class ControlRate(BaseModel):
+    """The rate the first chunks are sized from, as stored (the control item's ``rate``, the findings'
+    ``warmup.sizing_rate``; ``warmup.concurrency.SizingRate`` writes it): the cold probe's or the assumed one
+    (``source``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    mib_per_s: Number | None = None
+    source: str | None = None
+
+
+class AfterHotSet(BaseModel):
+    """The control item's ``after_hot_set``, from the acquire that found the hot set warm: the level then in
+    force, when (s after the first acquire), how many held slots then, how many were admitted after and the most
+    that held slots at one."""
+
+    model_config = ConfigDict(extra="allow")
+
+    max_concurrency: int
+    t_s: Number
+    holders_then: int
+    admitted: int = 0
+    most_holders: int | None = None
+
+
 class WarmupControl(TableItem):
     """The warm-up's concurrency control item (``sk=WARMUP#CONTROL``, ``warmup.slots``): the level, the units
     holding a slot, the windows' samples and the sizing rate; written whole under a version check."""
@@ -262,11 +286,11 @@ class WarmupControl(TableItem):
     window_started: Number | None = None
     window_bytes: int | None = None
     window_chunks: int | None = None
-    rate: dict[str, Any] | None = None
+    rate: ControlRate | None = None
     adaptive: bool | None = None
     maximum: int | None = None
     hot_left: list[str] | None = None
-    after_hot_set: dict[str, Any] | None = None
+    after_hot_set: AfterHotSet | None = None
 
     def state(self) -> dict[str, Any]:
         """The control's state: the stored attributes without the keys and the version (what a writer changes)."""
