@@ -106,18 +106,17 @@ def test_transition_counts_come_from_the_asl_file():
 def test_sources_in_order():
     earlier = [Findings.read({"run_id": "r0", "read_rate": {"mib_per_s_wall": 40.0}, "bytes": {"read": 5 * MIB},
                               "timings": {"finished_at": "2026-01-01T00:00:00+00:00"}})]
-    emulation = {"emulated": True, "ceiling_mib_per_s": 15.625, "profile": {"time_scale": 8, "storage_type": "gp3",
-                                                                             "allocated_gb": 100,
-                                                                             "instance_class": "db.t3.medium"}}
-    instance = {"instance_class": "db.m5.large", "storage_type": "gp2", "allocated_gb": 100}
+    emulation = EmulationEvidence.model_validate({"emulated": True, "ceiling_mib_per_s": 15.625,
+                                                  "profile": {"time_scale": 8, "storage_type": "gp3",
+                                                              "allocated_gb": 100, "instance_class": "db.t3.medium"}})
+    instance = InstanceFacts(instance_class="db.m5.large", storage_type="gp2", allocated_gb=100)
     assert choose_rate(engine="postgres", concurrency=8, measured=earlier, emulation=emulation,
                        instance=instance).source == "measured_run"
     assert choose_rate(engine="postgres", concurrency=8, emulation=emulation, instance=instance).source == \
         "emulated_volume"
     assert choose_rate(engine="postgres", concurrency=8, instance=instance).source == "instance_limits"
-    assert choose_rate(engine="postgres", concurrency=8, instance={"instance_class": "db.nope.large",
-                                                                  "storage_type": "gp2",
-                                                                  "allocated_gb": 100}).source == "emulator_default"
+    assert choose_rate(engine="postgres", concurrency=8, instance=InstanceFacts(
+        instance_class="db.nope.large", storage_type="gp2", allocated_gb=100)).source == "emulator_default"
     assert choose_rate(engine="postgres", concurrency=8).source == "emulator_default"
 
 
@@ -146,11 +145,12 @@ def test_instance_limits_are_the_sustained_level_bounded_by_the_readers():
 
 
 def test_the_emulated_volume_scales_the_readers():
-    ev = {"emulated": True, "ceiling_mib_per_s": 100.0, "profile": {"time_scale": 8}}
+    ev = EmulationEvidence.model_validate({"emulated": True, "ceiling_mib_per_s": 100.0, "profile": {"time_scale": 8}})
     rate = choose_rate(engine="postgres", concurrency=2, emulation=ev)
     assert rate.source == "emulated_volume"
     assert rate.mib_per_s == pytest.approx(2 * READER_COLD_MIB_PER_S / 8, abs=0.01)  # readers bind, not the ceiling
-    assert choose_rate(engine="postgres", concurrency=2, emulation={"emulated": False}).source == "emulator_default"
+    plain = EmulationEvidence(emulated=False)
+    assert choose_rate(engine="postgres", concurrency=2, emulation=plain).source == "emulator_default"
 
 
 def test_time_and_cost():

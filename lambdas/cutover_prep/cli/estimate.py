@@ -38,6 +38,7 @@ from cutover_prep.cli.selection import all_databases_option, databases_flags
 from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
+from cutover_prep.estimate.ceiling import InstanceFacts
 from cutover_prep.estimate.inputs import local_findings, restored_price, selection_of
 
 EXIT_USAGE, EXIT_AWS = remote.EXIT_USAGE, remote.EXIT_AWS
@@ -202,10 +203,11 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
     measured, why_not = aws_earlier_findings(session, stack, identifier)
     limits = instance_limits_facts(facts)
     if restore:  # the restored instance's class and storage, where the input names them
-        limits.update({k: v for k, v in (("instance_class", restore.get("db_instance_class")),
-                                         ("storage_type", restore.get("storage_type")),
-                                         ("allocated_gb", restore.get("allocated_gb")), ("iops", restore.get("iops")),
-                                         ("storage_throughput", restore.get("storage_throughput"))) if v})
+        restored = {k: v for k, v in (("instance_class", restore.get("db_instance_class")),
+                                      ("storage_type", restore.get("storage_type")),
+                                      ("allocated_gb", restore.get("allocated_gb")), ("iops", restore.get("iops")),
+                                      ("storage_throughput", restore.get("storage_throughput"))) if v}
+        limits = InstanceFacts.model_validate({**limits.model_dump(), **restored})
     rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
                        measured=measured, instance=limits)
     price, price_note = restored_price(session, limits, spec.engine) if restore else (None, None)

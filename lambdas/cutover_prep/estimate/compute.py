@@ -299,12 +299,12 @@ def default_rate(engine: str, concurrency: int) -> Rate:
 
 
 def choose_rate(*, engine: str, concurrency: int, measured: list[Findings] | None = None,
-                emulation: dict[str, Any] | None = None, instance: dict[str, Any] | None = None) -> Rate:
+                emulation: EmulationEvidence | None = None, instance: InstanceFacts | None = None) -> Rate:
     """The first source that has a rate, in the module docstring's order: the ``emulation`` evidence object and the
     ``instance`` facts (``instance_limits_facts``, with a restore's class and storage) read here."""
     return (measured_rate(measured or [])
-            or emulated_rate(EmulationEvidence.model_validate(emulation) if emulation else None, concurrency)
-            or limits_rate(InstanceFacts.model_validate(instance or {}), engine, concurrency)
+            or emulated_rate(emulation, concurrency)
+            or limits_rate(instance or InstanceFacts(), engine, concurrency)
             or default_rate(engine, concurrency))
 
 
@@ -320,12 +320,12 @@ class DescribedInstance(BaseModel):
     storage_throughput: int | float | None = None
 
 
-def instance_limits_facts(instance: dict[str, Any] | None) -> dict[str, Any]:
+def instance_limits_facts(instance: dict[str, Any] | None) -> InstanceFacts:
     """DescribeInstance's facts (``rds.instance_facts``) as ``choose_rate`` takes them (``InstanceFacts``'s)."""
     i = DescribedInstance.model_validate(instance or {})
     return InstanceFacts(instance_class=i.db_instance_class or i.instance_class, storage_type=i.storage_type,
                          allocated_gb=i.allocated_storage_gb or i.allocated_storage, iops=i.iops,
-                         storage_throughput=i.storage_throughput).model_dump()
+                         storage_throughput=i.storage_throughput)
 
 
 # ---- time and cost ----------------------------------------------------------------------------

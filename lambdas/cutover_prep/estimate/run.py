@@ -22,6 +22,7 @@ from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.estimate.compute import (
     Counted,
+    EmulationEvidence,
     FindingsTarget,
     choose_rate,
     estimate,
@@ -91,7 +92,8 @@ def run_estimate(run: RunState, *, store: Store, plan_summary: dict[str, Any], e
         instance = instance_limits_facts(run.instance) if run.benchmark.compare_limits else None
         rate = choose_rate(engine=engine, concurrency=concurrency,
                            measured=earlier_findings(store, run.target.db_instance_identifier, run.run_id),
-                           emulation=emulation, instance=instance)
+                           emulation=EmulationEvidence.model_validate(emulation) if emulation else None,
+                           instance=instance)
         return estimate(engine=engine, plan_summary=summary, max_concurrency=max_concurrency, rate=rate,
                         ranges=ranges, counted=counted, restore=run.restore is not None).model_dump(mode="json")
     except (ValidationError, LimitsError, ValueError, TypeError, KeyError, AttributeError) as exc:
