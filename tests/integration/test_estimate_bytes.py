@@ -100,6 +100,7 @@ def test_the_units_read_the_bytes_the_estimate_reports(small_relations):
     """Every range of the plan the estimate is made from, read by the engine's read_range as a unit reads it:
     the bytes it confirms are the estimate's, within 5 % (they are equal)."""
     from cutover_prep.cli.estimate import warmup_options
+    from cutover_prep.dal.records.plan import PlanSummary
     from cutover_prep.engines import open_engine
     from cutover_prep.estimate.compute import Rate, counted_of, estimate
     from cutover_prep.models.warmup import Warmup
@@ -107,7 +108,8 @@ def test_the_units_read_the_bytes_the_estimate_reports(small_relations):
 
     warmup = warmup_options(None, max_concurrency=4, databases=(small_relations.database,))
     planned = make_plan(small_relations, Warmup.model_validate(warmup), lambda s, _w: open_engine(s), attempts=1)
-    est = estimate(engine="postgres", plan_summary=planned.plan.summary(), max_concurrency=4,
+    summary = PlanSummary.model_validate(planned.plan.summary())
+    est = estimate(engine="postgres", plan_summary=summary, max_concurrency=4,
                    rate=Rate(mib_per_s=10.0, source="instance_limits", detail="x"),
                    counted=counted_of("postgres", planned.segments, planned.census))
     engine = open_engine(small_relations)

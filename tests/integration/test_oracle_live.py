@@ -127,6 +127,7 @@ def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
     from cutover_prep.engines.oracle.bench import OracleBench
     from cutover_prep.measure.runner import run_point, run_probe
     from cutover_prep.measure.sample import BlockPicker, scan_target
+    from cutover_prep.models.benchmark import Benchmark
 
     engine = OracleEngine.connect(spec, call_timeout_seconds=120)
     allow_writes(engine.conn)  # the test's own setup writes through this session
@@ -145,7 +146,7 @@ def test_benchmark_probe_sweep_and_write_test_against_oracle(spec):
         probe = run_probe(bench, BlockPicker(ranges, seed=1).sample(20), phase="cold", max_seconds=60)
         assert probe["blocks_read"] == 20
         target = scan_target(units)
-        (point,) = bench.io_size_points(sweep_options({"mbrc_values": [16], "seconds_per_point": 2}), target)
+        (point,) = bench.io_size_points(sweep_options(Benchmark(mbrc_values=[16], seconds_per_point=2)), target)
         m = run_point(bench, point, target=target, picker=None, block_size=target.block_size)
         assert m.client.bytes > 0
         r = run_point(bench, PointSpec("random-02s", "random", 1, sessions=2), target=None,
@@ -393,6 +394,7 @@ def test_issue35_the_sweep_stops_at_the_platforms_maximum_io_size_and_notes_what
     from cutover_prep.benchmark.steps import sweep_options
     from cutover_prep.engines.bench import SweepTarget
     from cutover_prep.engines.oracle.bench import MAX_IO_BYTES, OracleBench
+    from cutover_prep.models.benchmark import Benchmark
 
     _, owner = cp22
     bench = OracleBench.from_spec(spec, call_timeout_seconds=120)
@@ -405,7 +407,7 @@ def test_issue35_the_sweep_stops_at_the_platforms_maximum_io_size_and_notes_what
             reader.close()
         target = SweepTarget(seg.key, seg.locator, tuple((e.file_id, e.first_block, e.blocks) for e in seg.extents),
                              block_size)
-        points = bench.io_size_points(sweep_options({"mbrc_values": [8, 1024], "seconds_per_point": 1}), target)
+        points = bench.io_size_points(sweep_options(Benchmark(mbrc_values=[8, 1024], seconds_per_point=1)), target)
         assert [p.knobs["db_file_multiblock_read_count"] for p in points] == [8, MAX_IO_BYTES // block_size]
         result = bench.scan(points[-1], target, deadline=time.monotonic() + 1)
         assert any("db_file_multiblock_read_count" in n and "KiB" in n for n in result.notes), result.notes

@@ -18,6 +18,7 @@ from cutover_prep.engines.postgres.engine import PostgresEngine
 from cutover_prep.measure import runner
 from cutover_prep.measure.runner import run_point, run_probe
 from cutover_prep.measure.sample import BlockPicker, block_readable, scan_target
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.warmup.planning import PlanOptions, plan_units
 from tests.conftest import conninfo
 from tests.integration.test_postgres_engine import tuple_counters
@@ -115,7 +116,7 @@ def test_capabilities_say_which_knobs_apply(bench):
     assert caps["counters"] == ("pg_stat_io" if version >= 160000 else "pg_stat_database")
     if version < 170000:
         assert any("io_combine_limit" in n for n in caps["notes"])
-    points = bench.io_size_points(sweep_options({"seconds_per_point": 1}), scan_target([]) or _dummy_target())
+    points = bench.io_size_points(sweep_options(Benchmark(seconds_per_point=1)), scan_target([]) or _dummy_target())
     assert points[0].kind == "sequential" and points[0].knobs == {}
     assert (len(points) > 1) is (version >= 170000)
 

@@ -9,6 +9,7 @@ import pytest
 
 from cutover_prep.analysis.limits import expected_limits
 from cutover_prep.dal.records.findings import Findings
+from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines.base import Extent, Segment
 from cutover_prep.estimate.ceiling import InstanceFacts
@@ -105,18 +106,17 @@ def test_transition_counts_come_from_the_asl_file():
 def test_sources_in_order():
     earlier = [Findings.read({"run_id": "r0", "read_rate": {"mib_per_s_wall": 40.0}, "bytes": {"read": 5 * MIB},
                               "timings": {"finished_at": "2026-01-01T00:00:00+00:00"}})]
-    emulation = {"emulated": True, "ceiling_mib_per_s": 15.625, "profile": {"time_scale": 8, "storage_type": "gp3",
-                                                                             "allocated_gb": 100,
-                                                                             "instance_class": "db.t3.medium"}}
-    instance = {"instance_class": "db.m5.large", "storage_type": "gp2", "allocated_gb": 100}
+    emulation = EmulationEvidence.model_validate({"emulated": True, "ceiling_mib_per_s": 15.625,
+                                                  "profile": {"time_scale": 8, "storage_type": "gp3",
+                                                              "allocated_gb": 100, "instance_class": "db.t3.medium"}})
+    instance = InstanceFacts(instance_class="db.m5.large", storage_type="gp2", allocated_gb=100)
     assert choose_rate(engine="postgres", concurrency=8, measured=earlier, emulation=emulation,
                        instance=instance).source == "measured_run"
     assert choose_rate(engine="postgres", concurrency=8, emulation=emulation, instance=instance).source == \
         "emulated_volume"
     assert choose_rate(engine="postgres", concurrency=8, instance=instance).source == "instance_limits"
-    assert choose_rate(engine="postgres", concurrency=8, instance={"instance_class": "db.nope.large",
-                                                                  "storage_type": "gp2",
-                                                                  "allocated_gb": 100}).source == "emulator_default"
+    assert choose_rate(engine="postgres", concurrency=8, instance=InstanceFacts(
+        instance_class="db.nope.large", storage_type="gp2", allocated_gb=100)).source == "emulator_default"
     assert choose_rate(engine="postgres", concurrency=8).source == "emulator_default"
 
 
@@ -145,16 +145,17 @@ def test_instance_limits_are_the_sustained_level_bounded_by_the_readers():
 
 
 def test_the_emulated_volume_scales_the_readers():
-    ev = {"emulated": True, "ceiling_mib_per_s": 100.0, "profile": {"time_scale": 8}}
+    ev = EmulationEvidence.model_validate({"emulated": True, "ceiling_mib_per_s": 100.0, "profile": {"time_scale": 8}})
     rate = choose_rate(engine="postgres", concurrency=2, emulation=ev)
     assert rate.source == "emulated_volume"
     assert rate.mib_per_s == pytest.approx(2 * READER_COLD_MIB_PER_S / 8, abs=0.01)  # readers bind, not the ceiling
-    assert choose_rate(engine="postgres", concurrency=2, emulation={"emulated": False}).source == "emulator_default"
+    plain = EmulationEvidence(emulated=False)
+    assert choose_rate(engine="postgres", concurrency=2, emulation=plain).source == "emulator_default"
 
 
 def test_time_and_cost():
     rate = Rate(mib_per_s=50.0, source="instance_limits", detail="x")
-    est = estimate(engine="postgres", plan_summary={"units": 10, "bytes": 1000 * MIB, "segments": 3},
+    est = estimate(engine="postgres", plan_summary=PlanSummary(units=10, bytes=1000 * MIB, segments=3),
                    max_concurrency=4, rate=rate)
     assert est.estimated_seconds == 20.0 and est.concurrency == 4
     memory_gb = FUNCTIONS["WarmUnit"].memory_mb / 1024
@@ -165,11 +166,11 @@ def test_time_and_cost():
     assert est.cost.lambda_usd >= memory_gb * 80 * LAMBDA_USD_PER_GB_SECOND
     assert est.cost.instance_hours is None
     # fewer units than slots: one reader per unit
-    small = estimate(engine="postgres", plan_summary={"units": 2, "bytes": 10 * MIB, "segments": 2}, max_concurrency=16,
-                     rate=rate)
+    small = estimate(engine="postgres", plan_summary=PlanSummary(units=2, bytes=10 * MIB, segments=2),
+                     max_concurrency=16, rate=rate)
     assert small.concurrency == 2
     # many tiny ranges: bound by calls, not bytes: each costs RANGE_SECONDS of one reader, the readers share them
-    tiny = estimate(engine="postgres", plan_summary={"units": 10, "bytes": 1000 * MIB, "segments": 3},
+    tiny = estimate(engine="postgres", plan_summary=PlanSummary(units=10, bytes=1000 * MIB, segments=3),
                     max_concurrency=4, rate=rate, ranges=500)
     assert tiny.bytes_to_read == 1000 * MIB and tiny.seconds_bytes == 20.0
     assert tiny.seconds_ranges == pytest.approx(500 * RANGE_SECONDS / 4, abs=0.05)
@@ -182,7 +183,7 @@ def test_a_range_costs_time_not_bytes():
     the report compared with the run's were not the only thing in the time."""
     assert RANGE_SECONDS == pytest.approx(RANGE_COST_BYTES / MIB / READER_COLD_MIB_PER_S, abs=1e-4)  # 58 ms
     fast = Rate(mib_per_s=1000.0, source="instance_limits", detail="a fast volume")
-    est = estimate(engine="postgres", plan_summary={"units": 40, "bytes": 100 * MIB, "ranges": 2000, "segments": 40},
+    est = estimate(engine="postgres", plan_summary=PlanSummary(units=40, bytes=100 * MIB, ranges=2000, segments=40),
                    max_concurrency=8, rate=fast)
     assert est.bytes_to_read == 100 * MIB and est.ranges == 2000  # the summary's ranges
     assert est.seconds_bytes == pytest.approx(0.1) and est.seconds_ranges == pytest.approx(2000 * RANGE_SECONDS / 8,
@@ -196,7 +197,7 @@ def test_a_measured_rate_already_holds_its_ranges_time():
     """The wall-clock rate of an earlier run took its ranges' time in it: no range time is added again."""
     measured = measured_rate([Findings.read(_findings(512 * MIB, 100.0))])
     assert measured is not None and measured.range_seconds == 0.0 and "measured" in measured.range_detail
-    est = estimate(engine="postgres", plan_summary={"units": 4, "bytes": 512 * MIB, "ranges": 800, "segments": 4},
+    est = estimate(engine="postgres", plan_summary=PlanSummary(units=4, bytes=512 * MIB, ranges=800, segments=4),
                    max_concurrency=4, rate=measured)
     assert est.estimated_seconds == pytest.approx(512 / measured.mib_per_s, rel=0.01)
 
@@ -224,7 +225,7 @@ def test_the_time_model_against_make_demo():
     evidence = {"emulated": True, "ceiling_mib_per_s": 15.625, "profile": DEFAULT_PROFILE.describe()}
     rate = emulated_rate(EmulationEvidence.model_validate(evidence), 16)
     assert rate is not None
-    est = estimate(engine="postgres", plan_summary={"units": 71, "bytes": 352_215_040, "ranges": 615, "segments": 71},
+    est = estimate(engine="postgres", plan_summary=PlanSummary(units=71, bytes=352_215_040, ranges=615, segments=71),
                    max_concurrency=16, rate=rate)
     assert est.bytes_to_read == 352_215_040
     assert est.estimated_seconds == pytest.approx(36.1, rel=0.15)
@@ -262,7 +263,7 @@ def test_what_is_counted_adds_up_to_the_bytes_and_names_what_is_not():
     assert many.excluded_by_input == 30 * MIB
     mysql = counted_of("mariadb", [_seg(None, "mysql", "user", 4), _seg(None, "Shop", "t", 8)], None)
     assert (mysql.user_relations, mysql.catalogues, mysql.excluded_by_input) == (8 * BS, 4 * BS, None)
-    plan = {"units": 1, "bytes": 198 * BS, "ranges": 7, "segments": 7}
+    plan = PlanSummary(units=1, bytes=198 * BS, ranges=7, segments=7)
     est = estimate(engine="postgres", plan_summary=plan, max_concurrency=2, counted=c,
                    rate=Rate(mib_per_s=10.0, source="instance_limits", detail="x"))
     text = "\n".join(lines(est))
@@ -272,18 +273,18 @@ def test_what_is_counted_adds_up_to_the_bytes_and_names_what_is_not():
 
 def test_a_selection_of_nothing_gets_a_hint():
     rate = Rate(mib_per_s=10.0, source="instance_limits", detail="x")
-    none = estimate(engine="mariadb", plan_summary={"units": 0, "bytes": 0, "segments": 0}, max_concurrency=4,
+    none = estimate(engine="mariadb", plan_summary=PlanSummary(units=0, bytes=0, segments=0), max_concurrency=4,
                     rate=rate,
                     counted=counted_of("mariadb", [], []))
     hint = nothing_hint(none, {"databases": ["shop"], "include_schemas": [], "exclude_schemas": []})
     assert hint is not None and hint.startswith("nothing to read: --database shop selected no relation")
     assert "--include-schema" in hint and "warmup.include_system" in hint and "NOTHING_PLANNED" in hint
-    catalogues = estimate(engine="postgres", plan_summary={"units": 1, "bytes": 8 * MIB, "segments": 1},
+    catalogues = estimate(engine="postgres", plan_summary=PlanSummary(units=1, bytes=8 * MIB, segments=1),
                           max_concurrency=4,
                           rate=rate, counted=counted_of("postgres", [_seg("db", "pg_catalog", "pg_class", 1024)]))
     hint = nothing_hint(catalogues, {})
     assert hint is not None and "only the catalogues (8.0 MiB)" in hint and "every database and schema" in hint
-    users = estimate(engine="postgres", plan_summary={"units": 1, "bytes": 8 * MIB, "segments": 1}, max_concurrency=4,
+    users = estimate(engine="postgres", plan_summary=PlanSummary(units=1, bytes=8 * MIB, segments=1), max_concurrency=4,
                      rate=rate,
                      counted=counted_of("postgres", [_seg("db", "public", "t", 1024)]))
     assert nothing_hint(users, {}) is None
@@ -291,7 +292,7 @@ def test_a_selection_of_nothing_gets_a_hint():
 
 def test_a_restore_counts_instance_hours_and_says_when_the_price_is_unknown():
     rate = Rate(mib_per_s=10.0, source="instance_limits", detail="x")
-    summary = {"units": 4, "bytes": 3600 * 10 * MIB, "segments": 4}
+    summary = PlanSummary(units=4, bytes=3600 * 10 * MIB, segments=4)
     unknown = estimate(engine="postgres", plan_summary=summary, max_concurrency=4, rate=rate, restore=True)
     assert unknown.cost.instance_hours == 1.0 and unknown.cost.instance_usd is None
     assert any("price per hour is not known" in n for n in unknown.cost.notes)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.estimate import compute
 from cutover_prep.estimate.ceiling import READER_COLD_MIB_PER_S, InstanceFacts, advice, hours_per_tib
 
@@ -32,7 +33,7 @@ def test_four_readers_are_the_limit_and_ten_reach_the_instance_s_ceiling() -> No
 
 def test_estimate_says_the_limit_in_its_own_lines() -> None:
     rate = compute.limits_rate(R6I_XL, "postgres", 4)
-    est = compute.estimate(engine="postgres", plan_summary={"units": 8, "bytes": 2**30, "segments": 3},
+    est = compute.estimate(engine="postgres", plan_summary=PlanSummary(units=8, bytes=2**30, segments=3),
                            max_concurrency=4, rate=rate)
     limit = [line for line in compute.lines(est) if line.startswith("limit:")]
     assert limit and "reached at concurrency 10" in limit[0] and "the readers limit it" in limit[0]

@@ -19,6 +19,7 @@ from cutover_prep.engines.bench import PointSpec, SweepTarget
 from cutover_prep.engines.oracle import bench as oracle_bench
 from cutover_prep.engines.oracle.bench import OracleBench, mbrc_sql
 from cutover_prep.engines.scratch import Dropped, ScratchExists
+from cutover_prep.models.benchmark import Benchmark
 from tests.unit.fake_clock import FakeClock
 from tests.unit.oracle_segment_fake import decode_rowid
 
@@ -108,7 +109,7 @@ def executed(shared, marker):
 
 
 def test_io_size_points_follow_the_mbrc_list():
-    options = sweep_options({"mbrc_values": [1, 8, 128], "seconds_per_point": 3})
+    options = sweep_options(Benchmark(mbrc_values=[1, 8, 128], seconds_per_point=3))
     points = OracleBench(lambda: None).io_size_points(options, TARGET)
     assert [(p.point_id, p.io_size_kb, p.knobs) for p in points] == [
         ("mbrc-001", 8.0, {"db_file_multiblock_read_count": 1}),

@@ -14,12 +14,13 @@ from __future__ import annotations
 from cutover_prep.benchmark.steps import sweep_options
 from cutover_prep.engines.bench import PointSpec, SweepTarget
 from cutover_prep.engines.oracle.bench import OracleBench
+from cutover_prep.models.benchmark import Benchmark
 from tests.unit.test_oracle_bench import TARGET, bench, clock, shared  # noqa: F401 (fixtures)
 
 
 def points(values, block_size):
     target = SweepTarget(TARGET.segment_key, TARGET.locator, TARGET.extents, block_size)
-    options = sweep_options({"mbrc_values": values, "seconds_per_point": 3})
+    options = sweep_options(Benchmark(mbrc_values=values, seconds_per_point=3))
     return [(p.point_id, p.io_size_kb, p.knobs) for p in OracleBench(lambda: None).io_size_points(options, target)]
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cutover_prep.dal.records.census import CensusObjectJson
 from cutover_prep.engines.registry import family
 
 ALL = "all"
@@ -158,7 +159,7 @@ def _mib(n: int) -> str:
     return f"{n / MIB:,.1f} MiB"
 
 
-def selection_line(engine: str, segments: Iterable[Any], census: Iterable[Mapping[str, Any]] | None,
+def selection_line(engine: str, segments: Iterable[Any], census: Iterable[CensusObjectJson] | None,
                    how: str = "") -> str:
     """One line, before the warm-up reads: the databases (MySQL: schemas) and schemas it will read with their
     bytes, and what the selection leaves out (the census's ``excluded by input``: on the volume, waived).

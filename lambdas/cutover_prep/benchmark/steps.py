@@ -33,7 +33,16 @@ from cutover_prep.engines.retry import Retries
 from cutover_prep.engines.scratch import Dropped, Scratch, scratch_marker
 from cutover_prep.measure.model import PointMeasurement
 from cutover_prep.measure.runner import WRITE_KINDS, run_point, run_probe
-from cutover_prep.measure.sample import BlockPicker, chunk_key, overlap, scan_target, seed_of, unit_ranges
+from cutover_prep.measure.sample import (
+    BlockPicker,
+    SampledBlock,
+    Unit,
+    chunk_key,
+    overlap,
+    scan_target,
+    seed_of,
+    unit_ranges,
+)
 from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext, StepError, cause_message
 
@@ -53,14 +62,12 @@ SETTLED = {
 }
 
 
-def sweep_options(bench: Benchmark | dict[str, Any]) -> SweepOptions:
-    """The drivers' sweep options from the run's ``benchmark`` section (its defaults and bounds are the run
-    input's: ``Benchmark``)."""
-    section = bench if isinstance(bench, Benchmark) else Benchmark.model_validate(bench)
-    return SweepOptions.model_validate(section.model_dump(include=set(SweepOptions.model_fields)))
+def sweep_options(bench: Benchmark) -> SweepOptions:
+    """The drivers' sweep options from the run's ``benchmark`` section."""
+    return SweepOptions.model_validate(bench.model_dump(include=set(SweepOptions.model_fields)))
 
 
-def _units(store: Store, run_id: str) -> list[dict[str, Any]]:
+def _units(store: Store, run_id: str) -> list[Unit]:
     return store.get_json(evidence_key(run_id, evidence.UNITS))
 
 
@@ -132,8 +139,8 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     return _probe_summary(Measured.read(result), reused=False)
 
 
-def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[dict[str, Any]], *,
-                 store: Store) -> tuple[list[dict[str, Any]], str | None]:
+def _warm_sample(run_id: str, bench: Benchmark, cold_blocks: list[SampledBlock], *,
+                 store: Store) -> tuple[list[SampledBlock], str | None]:
     """The warm probe's blocks: ``probe_blocks`` fresh ones (own seed, the cold sample excluded).
 
     Only a database with no readable block outside the cold sample re-reads the cold

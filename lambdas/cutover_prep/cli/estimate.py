@@ -35,8 +35,10 @@ from pydantic import ValidationError
 
 from cutover_prep.cli import remote
 from cutover_prep.cli.selection import all_databases_option, databases_flags
+from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.engines.registry import engine_names
 from cutover_prep.escape import for_terminal
+from cutover_prep.estimate.ceiling import InstanceFacts
 from cutover_prep.estimate.inputs import local_findings, restored_price, selection_of
 
 EXIT_USAGE, EXIT_AWS = remote.EXIT_USAGE, remote.EXIT_AWS
@@ -98,13 +100,13 @@ def from_dsn(dsn: str, warmup: dict[str, Any], evidence: Path, *,
     choice = dsn_choice(spec, warmup["databases"], all_databases, warmup["include_schemas"])
     warmup = {**warmup, "databases": list(choice.patterns)}
     planned = _plan(spec, warmup)
-    summary = planned.plan.summary()
+    summary = PlanSummary.model_validate(planned.plan.summary())
     rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
                        measured=local_findings(evidence, spec))
     est = estimate(engine=spec.engine, plan_summary=summary, max_concurrency=warmup["max_concurrency"], rate=rate,
                    counted=_counted(spec, planned))
     where = {"engine": spec.engine, "host": spec.host, "port": spec.port, "database": spec.database}
-    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"],
+    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary.unit_bytes_target,
                  "selection": {**selection_of(warmup), "databases_from": choice.how}}
 
 
@@ -197,14 +199,15 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
     choice = choose_for_run(spec.engine, target, warmup)  # as the run's Discover (issue 33 §1)
     warmup = {**warmup, "databases": list(choice.patterns)}
     planned = _plan(spec, warmup)
-    summary = planned.plan.summary()
+    summary = PlanSummary.model_validate(planned.plan.summary())
     measured, why_not = aws_earlier_findings(session, stack, identifier)
     limits = instance_limits_facts(facts)
     if restore:  # the restored instance's class and storage, where the input names them
-        limits.update({k: v for k, v in (("instance_class", restore.get("db_instance_class")),
-                                         ("storage_type", restore.get("storage_type")),
-                                         ("allocated_gb", restore.get("allocated_gb")), ("iops", restore.get("iops")),
-                                         ("storage_throughput", restore.get("storage_throughput"))) if v})
+        restored = {k: v for k, v in (("instance_class", restore.get("db_instance_class")),
+                                      ("storage_type", restore.get("storage_type")),
+                                      ("allocated_gb", restore.get("allocated_gb")), ("iops", restore.get("iops")),
+                                      ("storage_throughput", restore.get("storage_throughput"))) if v}
+        limits = InstanceFacts.model_validate({**limits.model_dump(), **restored})
     rate = choose_rate(engine=spec.engine, concurrency=readers_for(warmup["max_concurrency"], summary),
                        measured=measured, instance=limits)
     price, price_note = restored_price(session, limits, spec.engine) if restore else (None, None)
@@ -216,7 +219,7 @@ def from_aws(config: dict[str, Any], *, region: str | None, stack: str) -> tuple
     where = {"db_instance_identifier": identifier, "engine": spec.engine, "db_instance_class": facts.get(
         "db_instance_class"), "storage_type": facts.get("storage_type"),
         "allocated_storage_gb": facts.get("allocated_storage_gb")}
-    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary["unit_bytes_target"],
+    return est, {"target": where, "mode": planned.mode, "unit_bytes_target": summary.unit_bytes_target,
                  "selection": {**selection_of(warmup), "databases_from": choice.how}}
 
 

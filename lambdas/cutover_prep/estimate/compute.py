@@ -180,9 +180,9 @@ class RangeCost(NamedTuple):
 
 # ---- the rate ---------------------------------------------------------------------------------
 
-def readers_for(max_concurrency: int, plan_summary: dict[str, Any]) -> int:
+def readers_for(max_concurrency: int, plan_summary: PlanSummary) -> int:
     """Readers at once: ``max_concurrency``, at most one per unit of the plan's summary (at least one)."""
-    return _readers_for(max_concurrency, PlanSummary.model_validate(plan_summary).units)
+    return _readers_for(max_concurrency, plan_summary.units)
 
 
 def _readers_for(max_concurrency: int, units: int) -> int:
@@ -299,12 +299,12 @@ def default_rate(engine: str, concurrency: int) -> Rate:
 
 
 def choose_rate(*, engine: str, concurrency: int, measured: list[Findings] | None = None,
-                emulation: dict[str, Any] | None = None, instance: dict[str, Any] | None = None) -> Rate:
+                emulation: EmulationEvidence | None = None, instance: InstanceFacts | None = None) -> Rate:
     """The first source that has a rate, in the module docstring's order: the ``emulation`` evidence object and the
     ``instance`` facts (``instance_limits_facts``, with a restore's class and storage) read here."""
     return (measured_rate(measured or [])
-            or emulated_rate(EmulationEvidence.model_validate(emulation) if emulation else None, concurrency)
-            or limits_rate(InstanceFacts.model_validate(instance or {}), engine, concurrency)
+            or emulated_rate(emulation, concurrency)
+            or limits_rate(instance or InstanceFacts(), engine, concurrency)
             or default_rate(engine, concurrency))
 
 
@@ -320,25 +320,24 @@ class DescribedInstance(BaseModel):
     storage_throughput: int | float | None = None
 
 
-def instance_limits_facts(instance: dict[str, Any] | None) -> dict[str, Any]:
+def instance_limits_facts(instance: dict[str, Any] | None) -> InstanceFacts:
     """DescribeInstance's facts (``rds.instance_facts``) as ``choose_rate`` takes them (``InstanceFacts``'s)."""
     i = DescribedInstance.model_validate(instance or {})
     return InstanceFacts(instance_class=i.db_instance_class or i.instance_class, storage_type=i.storage_type,
                          allocated_gb=i.allocated_storage_gb or i.allocated_storage, iops=i.iops,
-                         storage_throughput=i.storage_throughput).model_dump()
+                         storage_throughput=i.storage_throughput)
 
 
 # ---- time and cost ----------------------------------------------------------------------------
 
-def estimate(*, engine: str, plan_summary: dict[str, Any], max_concurrency: int, rate: Rate,
+def estimate(*, engine: str, plan_summary: PlanSummary, max_concurrency: int, rate: Rate,
              ranges: int | None = None, counted: Counted | None = None, restore: bool = False,
              instance_price_per_hour_usd: float | None = None, price_note: str | None = None) -> Estimate:
     """The estimate of a plan (``Plan.summary()``; ``ranges`` over all units, default the summary's) read by
     ``max_concurrency`` readers at ``rate``. Its bytes are the plan's bytes, nothing added; each range costs
     ``rate.range_seconds`` of one reader beyond them (many tiny relations are bound by round trips, not bytes)."""
-    summary = PlanSummary.model_validate(plan_summary)
-    units, total = summary.units, summary.bytes
-    ranges = summary.ranges if ranges is None else ranges
+    units, total = plan_summary.units, plan_summary.bytes
+    ranges = plan_summary.ranges if ranges is None else ranges
     readers = _readers_for(max_concurrency, units)
     seconds_bytes = total / MIB / rate.mib_per_s
     seconds_ranges = ranges * rate.range_seconds / readers
@@ -346,7 +345,7 @@ def estimate(*, engine: str, plan_summary: dict[str, Any], max_concurrency: int,
     cost = cost_of(seconds=seconds, readers=readers, units=units, restore=restore,
                    instance_price_per_hour_usd=instance_price_per_hour_usd, price_note=price_note)
     usd = cost.lambda_usd + cost.sfn_usd + (cost.instance_usd or 0.0)
-    return Estimate(engine=engine, bytes_to_read=total, units=units, segments=summary.segments,
+    return Estimate(engine=engine, bytes_to_read=total, units=units, segments=plan_summary.segments,
                     ranges=ranges, counted=counted,
                     concurrency=readers, assumed_mib_per_s=rate.mib_per_s, source=rate.source,
                     source_detail=rate.detail, range_seconds=rate.range_seconds, range_detail=rate.range_detail,

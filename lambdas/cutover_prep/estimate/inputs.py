@@ -31,15 +31,13 @@ def local_findings(evidence: Path, spec: Any) -> list[Findings]:
     return found
 
 
-def restored_price(session: Any, limits: dict[str, Any], engine: str) -> tuple[float | None, str | None]:
-    """The restored instance's price per hour (instance and storage; ``limits``: ``InstanceFacts``'s fields) from the
-    comparison's price book: the Price List API, else the shipped, dated price file; (None, why) when neither
-    knows it."""
+def restored_price(session: Any, facts: InstanceFacts, engine: str) -> tuple[float | None, str | None]:
+    """The restored instance's price per hour (its class and storage: ``facts``) from the comparison's price book:
+    the Price List API, else the shipped, dated price file; (None, why) when neither knows it."""
     try:
         from cutover_prep.pricing.book import PRICING_REGION, PriceBook
     except ImportError as exc:
         return None, f"the restored instance's price per hour is not known (no price book: {exc})"
-    facts = InstanceFacts.model_validate(limits)
     configuration = SimpleNamespace(db_instance_class=facts.instance_class, iops=facts.iops,
                                     storage_type=facts.storage_type, allocated_gb=facts.allocated_gb,
                                     storage_throughput=facts.storage_throughput)

@@ -18,9 +18,11 @@ from pydantic import BaseModel, ValidationError
 
 from cutover_prep.analysis.limits import LimitsError
 from cutover_prep.dal.records.findings import Findings
+from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.estimate.compute import (
     Counted,
+    EmulationEvidence,
     FindingsTarget,
     choose_rate,
     estimate,
@@ -77,7 +79,8 @@ def run_estimate(run: RunState, *, store: Store, plan_summary: dict[str, Any], e
     """The estimate of this run's plan, as stored on the run item (JSON); None (logged) when the facts it is
     made from cannot be used: the warm-up goes on without it."""
     max_concurrency = run.warmup.max_concurrency
-    concurrency = readers_for(max_concurrency, plan_summary)
+    summary = PlanSummary.model_validate(plan_summary)
+    concurrency = readers_for(max_concurrency, summary)
     emulation = None
     key = evidence_key(run.run_id, EMULATION_EVIDENCE)
     try:
@@ -89,8 +92,9 @@ def run_estimate(run: RunState, *, store: Store, plan_summary: dict[str, Any], e
         instance = instance_limits_facts(run.instance) if run.benchmark.compare_limits else None
         rate = choose_rate(engine=engine, concurrency=concurrency,
                            measured=earlier_findings(store, run.target.db_instance_identifier, run.run_id),
-                           emulation=emulation, instance=instance)
-        return estimate(engine=engine, plan_summary=plan_summary, max_concurrency=max_concurrency, rate=rate,
+                           emulation=EmulationEvidence.model_validate(emulation) if emulation else None,
+                           instance=instance)
+        return estimate(engine=engine, plan_summary=summary, max_concurrency=max_concurrency, rate=rate,
                         ranges=ranges, counted=counted, restore=run.restore is not None).model_dump(mode="json")
     except (ValidationError, LimitsError, ValueError, TypeError, KeyError, AttributeError) as exc:
         logger.warning("estimate not made: %s: %s", type(exc).__name__, str(exc)[:200])

@@ -10,7 +10,7 @@ On a local run the stand-in RDS instance is moto's: its facts are the emulated c
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -27,6 +27,18 @@ class EmulationEvidence(BaseModel):
     reason: str | None = None
     ceiling_mib_per_s: float | None = None
     counters: dict[str, Any] | None = None
+
+
+class WarmupServed(NamedTuple):
+    """``storage_emulation.warmup_served``: what the volume served during the warm-up (``warmup_served``)."""
+
+    bytes: int
+    busy_seconds: float
+    window_seconds: float
+    busy_share: float
+    mib_per_s: float
+    to_ceiling: float | None
+    reads_in_hand: float | None
 
 
 def storage_emulation(evidence: dict[str, Any] | None, read_rate_mib_s: float | None,
@@ -49,12 +61,12 @@ def storage_emulation(evidence: dict[str, Any] | None, read_rate_mib_s: float | 
     if read.emulated and seconds:
         served = warmup_served(seconds, *window, ceiling_mib_s=ceiling)
         if served is not None:
-            section["warmup_served"] = served
+            section["warmup_served"] = served._asdict()
     return section
 
 
 def warmup_served(seconds: list[list[float]], start: str | None, end: str | None, *,
-                  ceiling_mib_s: float | None) -> dict[str, Any] | None:
+                  ceiling_mib_s: float | None) -> WarmupServed | None:
     """The volume during the warm-up, from the daemon's per-second record (``local.volume.served``): the bytes
     its reads served and the seconds it had at least one read in hand, summed over the seconds of the window
     (whole seconds: the window's first and last are counted whole); ``mib_per_s`` is bytes ÷ busy seconds, the
@@ -73,10 +85,10 @@ def warmup_served(seconds: list[list[float]], start: str | None, end: str | None
         return None
     rate = nbytes / busy / MIB
     window = max(last - first, busy)
-    return {"bytes": nbytes, "busy_seconds": round(busy, 3), "window_seconds": round(last - first, 3),
-            "busy_share": round(busy / window, 3), "mib_per_s": round(rate, 3),
-            "to_ceiling": round(rate / float(ceiling_mib_s), 3) if ceiling_mib_s else None,
-            "reads_in_hand": round(in_hand / busy, 2) if in_hand else None}
+    return WarmupServed(bytes=nbytes, busy_seconds=round(busy, 3), window_seconds=round(last - first, 3),
+                        busy_share=round(busy / window, 3), mib_per_s=round(rate, 3),
+                        to_ceiling=round(rate / float(ceiling_mib_s), 3) if ceiling_mib_s else None,
+                        reads_in_hand=round(in_hand / busy, 2) if in_hand else None)
 
 
 def instance_facts(instance: dict[str, Any] | None, emulation: dict[str, Any] | None) -> dict[str, Any] | None:

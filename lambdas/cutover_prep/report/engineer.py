@@ -30,7 +30,15 @@ from cutover_prep.report.parts import (
     ReportPoint,
 )
 from cutover_prep.report.reading import Readable, findings_of, present
-from cutover_prep.report.view_model import CensusView, CoverageRow, CoverageView, Figure, PriorityView, UnreadView
+from cutover_prep.report.view_model import (
+    CensusDatabaseRow,
+    CensusView,
+    CoverageRow,
+    CoverageView,
+    Figure,
+    PriorityView,
+    UnreadView,
+)
 
 DASH = "—"
 MIB = 2**20
@@ -328,8 +336,9 @@ def census(findings: Readable, limit: int = 50) -> CensusView | None:
     rows = [{"name": _object_name(u), "database": str(u.database or DASH), "kind": str(u.kind),
              "size": _mib(u.unread_bytes) if u.size_known is not False else "size unknown",
              "reason": str(u.reason), "waived": bool(u.waived)} for u in section.unread]
-    databases = [{"name": str(d.database or DASH), "objects": d.objects, "size": _mib(d.bytes),
-                  "unread": _mib(d.unread_bytes), "waived": _mib(d.waived_bytes)} for d in section.by_database]
+    databases = [CensusDatabaseRow(name=str(d.database or DASH), objects=d.objects, size=_mib(d.bytes),
+                                   unread=_mib(d.unread_bytes), waived=_mib(d.waived_bytes))
+                 for d in section.by_database]
     dropped = [f"{d.database}/{_object_name(d)} ({d.kind})" for d in section.dropped]
     # blocks planned that no longer existed when read (findings ``truncated``): out of the denominator, not read
     truncated = [f"{t.database}/{_object_name(t)} ({t.kind}): {_mib(t.bytes_gone)} {t.reason}"

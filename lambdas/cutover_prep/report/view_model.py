@@ -166,9 +166,17 @@ class CensusRow(TypedDict):
     waived: bool
 
 
+class CensusDatabaseRow(TypedDict):
+    name: str
+    objects: int
+    size: str
+    unread: str
+    waived: str
+
+
 class CensusView(TypedDict):
     line: str
-    databases: list[dict[str, object]]  # name, objects (a count), size, unread, waived
+    databases: list[CensusDatabaseRow]
     rows: list[CensusRow]
     more: int
     more_size: str

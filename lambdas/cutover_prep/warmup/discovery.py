@@ -12,7 +12,7 @@ from cutover_prep.access.connection import SecretReader, connection_spec
 from cutover_prep.access.secret_binding import TagReader
 from cutover_prep.access.selection import choose_for_run, resolved_warmup, selection_line
 from cutover_prep.dal.plan_evidence import PLAN_SEGMENTS, segments_ref
-from cutover_prep.dal.records.census import CENSUS_START, census_json, census_ref
+from cutover_prep.dal.records.census import CENSUS_START, CensusObjectJson, census_json, census_ref
 from cutover_prep.dal.records.plan import Plan as PlanRecord
 from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.dal.store import Store, evidence_key
@@ -45,7 +45,7 @@ class PlanEstimator(Protocol):
     (``steps.discover.plan_estimate``: the estimate is another phase, the step composes the two)."""
 
     def __call__(self, run: RunState, *, store: Store, plan_summary: dict[str, Any], engine: str,
-                 segments: Iterable[Any], census: list[dict[str, Any]] | None) -> dict[str, Any] | None: ...
+                 segments: Iterable[Any], census: list[CensusObjectJson] | None) -> dict[str, Any] | None: ...
 
 
 NEWER_THRESHOLDS = ("engine_internal",)  # issue 33: in a context only when the input sets it to another value
@@ -103,10 +103,10 @@ class Planned:
     mode: str
     segments: list[Any]
     plan: Plan
-    methods: dict[str, Any]
+    methods: dict[str, str]  # the engine's read methods (``read_methods``: database or ``*`` -> how it reads)
     transport: Connection
     selected: Any  # modes.select's answer (the datafile pass, the oversized segments)
-    census: list[dict[str, Any]] | None = None  # everything on the volume (findings.census), when the engine takes one
+    census: list[CensusObjectJson] | None = None  # everything on the volume (findings.census), if taken
     hot_set_cache: HotSetCache | None = None
 
 
@@ -156,7 +156,7 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
     # the engine found (the input's, else RDS's): a hot set of another engine names nothing here
     check_hot_set_engine(warmup.hot_set.engine if warmup.hot_set else None, spec.engine)
 
-    def once() -> tuple[list[Any], dict[str, Any], Connection, list[dict[str, Any]] | None, int | None]:
+    def once() -> tuple[list[Any], dict[str, str], Connection, list[CensusObjectJson] | None, int | None]:
         engine = open_engine(spec, warmup)
         try:
             options = DiscoveryOptions(
