@@ -30,17 +30,21 @@ pytest_plugins = ("tests.tmp_guard",)
 from cutover_prep.engines import ConnectionSpec  # noqa: E402
 from cutover_prep.engines.postgres.sample_db import create_sample  # noqa: E402
 
-# The slowest test modules, slowest first (seconds of one `make test` beside other suites, 2026-11-28; their order
-# is what counts). Under pytest-xdist a worker takes the next module when it is nearly done with its own, in
-# collection order (`--no-loadscope-reorder` in the Makefile: xdist's default puts the modules with the most
-# tests first, which left a 3-minute module of 4 tests for the end while the other worker stood idle); with the
-# slowest first the modules left at the end are short ones and both workers end within seconds of each other.
-# A module not named here keeps its place after these.
+# The slowest test modules, slowest first (seconds in one `make test` beside other suites at load 15-26,
+# 2026-11-28: 46 min, 5,400 worker-seconds; the order is what counts). Under pytest-xdist a worker takes the
+# next module when it is nearly done with its own, in collection order (`--no-loadscope-reorder` in the Makefile:
+# xdist's default puts the modules with the most tests first, which left heavy modules of 2-4 tests, such as
+# test_restart_outage's 6 minutes, for the end while the other worker stood idle); with the slowest first the
+# modules left at the end are short ones and both workers end close together. A module not named here keeps its
+# place after these.
 SLOWEST_FIRST = (
+    "tests/integration/test_restart_outage.py",  # 360
+    "tests/integration/test_emulated_census.py",  # 280
     "tests/integration/test_workflow.py",  # 223
-    "tests/integration/test_restart_outage.py",  # 197
+    "tests/integration/test_local_stdout.py",  # 194
     "tests/integration/test_workflow_slots.py",  # 191
     "tests/infrastructure/test_checkov.py",  # 185
+    "tests/unit/test_finalize_memory.py",  # 176
     "tests/integration/remote/test_remote_cli_running.py",  # 166
     "tests/integration/test_local_run_id.py",  # 155
     "tests/integration/remote/test_remote_cli.py",  # 145
@@ -50,30 +54,29 @@ SLOWEST_FIRST = (
     "tests/integration/test_compare_workflow.py",  # 115
     "tests/integration/test_deploy_rehearsal.py",  # 114
     "tests/integration/test_compare_local.py",  # 110
+    "tests/integration/test_mysql_census_emulated.py",  # 103
     "tests/integration/test_dsn_selection.py",  # 85
+    "tests/integration/test_live_view.py",  # 83
     "tests/integration/test_gate_replication.py",  # 82
     "tests/integration/test_preflight_workflow.py",  # 82
+    "tests/integration/test_mysql_local.py",  # 68
+    "tests/integration/test_restore_trigger.py",  # 67
     "tests/integration/test_lock_waits.py",  # 66
     "tests/integration/test_mysql_rebuilt_while_running.py",  # 64
     "tests/infrastructure/test_stack.py",  # 63
     "tests/integration/test_truncated_while_running.py",  # 61
+    "tests/integration/test_mysql_engine_internal_workflow.py",  # 54
     "tests/integration/test_dsn_tls.py",  # 53
     "tests/integration/test_mysql_ready.py",  # 52
     "tests/integration/test_secret_binding_workflow.py",  # 52
     "tests/integration/test_compare_cli.py",  # 51
     "tests/unit/test_trigger.py",  # 48
+    "tests/integration/test_mysql_resume.py",  # 47
+    "tests/integration/test_hotset_workflow.py",  # 47
+    "tests/integration/test_local_evidence_race.py",  # 45
     "tests/integration/test_estimate_bytes.py",  # 44
     "tests/integration/test_end_census_workflow.py",  # 44
-    "tests/unit/test_architecture_doc.py",  # 38
-    "tests/integration/test_gate_workflow.py",  # 37
-    "tests/unit/test_warmup.py",  # 36
-    "tests/integration/test_emulated_volume.py",  # 35
-    "tests/integration/test_mysql_engine.py",  # 34
-    "tests/unit/test_slots.py",  # 33
-    "tests/unit/test_harness_wait.py",  # 33
-    "tests/unit/test_record_plan.py",  # 31
-    "tests/integration/test_tls.py",  # 30
-    "tests/unit/test_census_streaming.py",  # 30
+    "tests/integration/test_hostile_names.py",  # 41
 )
 
 
