@@ -11,9 +11,11 @@ CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed-stamp
 PYTEST_ARGS ?=
 # Two pytest-xdist workers (a 2-core machine); --dist loadfile: a test module runs whole in one worker, in
-# order, so its module-scoped fixtures are made once. PYTEST_WORKERS=0 runs in one process.
+# order, so its module-scoped fixtures are made once; --no-loadscope-reorder: the modules are handed out in
+# collection order, where tests/conftest.py puts the slowest first (SLOWEST_FIRST), so that the two workers end
+# together. PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
-PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 # The tests' Python processes (two workers, and every CLI a test starts) share compiled bytecode in .build/pycache,
 # also where the environment says PYTHONDONTWRITEBYTECODE: without it each process compiled the project and the
 # tests from source again (a worker's collection: 7.8 s instead of 3.5 s).

@@ -1,8 +1,15 @@
-"""Synthesize the CDK app once per test module and hand out the template and report."""
+"""Synthesize the CDK app once per test module and hand out the template and report.
+
+The two templates most modules read (``plain``, ``in_vpc``) are synthesized once per run: under pytest-xdist
+the first worker to need one synthesizes it, under a file lock, into a folder every worker of the run sees;
+the other reads the same files (a synth: 10-60 s of CPU for the CDK's node process and cdk-nag)."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,19 +54,47 @@ def synthesize(outdir: Path, context: dict[str, Any]) -> Synth:
         app.synth()
     except Exception as exc:  # cdk-nag violations: ValidationFailed; the test on nag reports it
         error = exc
+    return loaded(outdir, stack.stack_name, error)
+
+
+class SynthFailed(Exception):
+    """The synth of another worker of this run failed: its exception, as text."""
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this run that every pytest-xdist worker sees: the parent of a worker's own basetemp
+    (xdist makes it ``<the controller's basetemp>/<worker id>``), or the basetemp of a run without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def synthesized_once(tmp_path_factory: pytest.TempPathFactory, context: dict[str, Any]) -> Synth:
+    """The synth of ``context``, made by the first worker of this run that asks for it; the others wait on
+    its lock and read the files it wrote."""
+    key = hashlib.sha256(json.dumps(context, sort_keys=True).encode()).hexdigest()[:16]
+    folder = run_folder(tmp_path_factory) / "cdk-synths"
+    folder.mkdir(exist_ok=True)
+    outdir, done = folder / key, folder / f"{key}.done.json"
+    with open(folder / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            synth = synthesize(outdir, context)
+            error = None if synth.error is None else f"{type(synth.error).__name__}: {synth.error}"
+            done.write_text(json.dumps({"stack_name": synth.stack_name, "error": error}))
+            return synth
+    made = json.loads(done.read_text())
+    return loaded(outdir, made["stack_name"], None if made["error"] is None else SynthFailed(made["error"]))
+
+
+def loaded(outdir: Path, stack_name: str, error: Exception | None) -> Synth:
+    """The synth whose files are in ``outdir``."""
 
     def load(name: str) -> dict[str, Any]:
         path = outdir / name
         return json.loads(path.read_text()) if path.exists() else {}
 
-    return Synth(
-        outdir=outdir,
-        stack_name=stack.stack_name,
-        template=load(f"{stack.stack_name}.template.json"),
-        report=load("validation-report.json"),
-        metadata=load(f"{stack.stack_name}.metadata.json"),
-        error=error,
-    )
+    return Synth(outdir=outdir, stack_name=stack_name, template=load(f"{stack_name}.template.json"),
+                 report=load("validation-report.json"), metadata=load(f"{stack_name}.metadata.json"), error=error)
 
 
 @pytest.fixture(scope="module")
@@ -72,15 +107,13 @@ def synth_factory(tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict[st
 
 @pytest.fixture(scope="session")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Synth:
-    return synthesize(tmp_path_factory.mktemp("cdk.out"), {})
+    return synthesized_once(tmp_path_factory, {})
 
 
 @pytest.fixture(scope="session")
 def in_vpc(tmp_path_factory: pytest.TempPathFactory) -> Synth:
     """In a VPC, with the optional notifications topic (so cdk-nag and cfn-lint see it too)."""
-    return synthesize(
-        tmp_path_factory.mktemp("cdk.out"), {**VPC_CONTEXT, "notify_emails": "dba@example.com, oncall@example.com"}
-    )
+    return synthesized_once(tmp_path_factory, {**VPC_CONTEXT, "notify_emails": "dba@example.com, oncall@example.com"})
 
 
 # -- reading the template -------------------------------------------------------------------------
