@@ -232,6 +232,17 @@ def judge_window_s(rate: float) -> int:
     return max(1, math.ceil(P99_SAMPLES / rate)) if rate > 0 else 1
 
 
+def warm_seconds(name: str, rows: list[tuple[str, dict]], script: str) -> float | None:
+    """For the plan ``warm``: how long the application runs alone on the volume ``alone`` (the plan right before
+    it) left hydrated, ``alone``'s warm-up time; None for every other plan. Exits when ``warm`` does not follow
+    ``alone``."""
+    if name != "warm":
+        return None
+    if not rows or rows[0][0] != "alone":
+        sys.exit(f"{script}: the plan warm runs right after alone (--plans alone,warm,...)")
+    return rows[0][1]["seconds"]
+
+
 def windows_of(r: dict, width: int) -> dict[int, list]:
     """The application's transactions of a plan by window of its warm-up (scheduled start)."""
     windows: dict[int, list] = {}
@@ -362,9 +373,7 @@ def main() -> None:
                      "yielding": dict(app=True, after=None, yielding=True)}
             rows = []
             for name in args.plans.split(","):
-                hydrated_for = rows[0][1]["seconds"] if name == "warm" and rows and rows[0][0] == "alone" else None
-                if name == "warm" and hydrated_for is None:
-                    sys.exit("benchmarks/yielding.py: the plan warm runs right after alone (--plans alone,warm,...)")
+                hydrated_for = warm_seconds(name, rows, "benchmarks/yielding.py")
                 r = run_once(server, volume, spec, names, args, rate=rate, logdir=logdir, hydrated_for=hydrated_for,
                              **plans[name])
                 rows.append((name, r))

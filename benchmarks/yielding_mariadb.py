@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import pymysql
-from yielding import print_table, warm  # benchmarks/yielding.py
+from yielding import print_table, warm, warm_seconds  # benchmarks/yielding.py
 
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions
 from cutover_prep.engines.mysql.engine import MySQLEngine
@@ -161,9 +161,7 @@ def main() -> None:
             rate, rows = args.rate, []
             for name in args.plans.split(","):
                 plan_args = plans[name]
-                hydrated_for = rows[0][1]["seconds"] if name == "warm" and rows and rows[0][0] == "alone" else None
-                if name == "warm" and hydrated_for is None:
-                    sys.exit("benchmarks/yielding_mariadb.py: the plan warm runs right after alone (alone,warm,...)")
+                hydrated_for = warm_seconds(name, rows, "benchmarks/yielding_mariadb.py")
                 if hydrated_for is None:  # warm: the volume as alone left it, all of it read
                     volume.restore()
                 volume.mount()
