@@ -83,3 +83,22 @@ def _shared_buffers(spec) -> int:
                                      "WHERE name = 'shared_buffers'").fetchone()
     assert unit == "8kB"
     return setting * 8192
+
+
+def test_the_planner_tells_indexes_from_tables_as_pg_class_does(sample_db):
+    """``planning.cache_hot_set`` puts what fits of a hot set into shared buffers, the indexes first; it tells an
+    index by the kind its segment key ends with. The judge: the server's own ``pg_class.relkind`` ('i': an index,
+    https://www.postgresql.org/docs/current/catalog-pg-class.html), read here apart from the engine."""
+    from cutover_prep.warmup.planning import _is_index
+
+    engine = PostgresEngine.connect(sample_db)
+    try:
+        segments = engine.discover(DiscoveryOptions(databases=(sample_db.database,)))
+    finally:
+        engine.close()
+    with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
+        relkind = dict(conn.execute("SELECT oid::bigint, relkind FROM pg_class").fetchall())
+    kinds = {relkind[int(s.locator["oid"])] for s in segments}
+    assert {"r", "i"} <= kinds  # the sample has tables and indexes
+    for s in segments:
+        assert _is_index(s.key) == (relkind[int(s.locator["oid"])] == "i"), s.key

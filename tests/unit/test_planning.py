@@ -240,17 +240,46 @@ def test_a_hot_set_within_half_the_cache_is_marked_for_it_and_nothing_else_is() 
     hot_bytes = (128 + 8) * BS  # accounts and branches, the hot rank (0: no priority patterns)
     decided = cache_hot_set(plan, 0, cache_bytes=2 * hot_bytes)  # exactly half: fits
     assert decided is not None
-    assert decided._asdict() == {"bytes": hot_bytes, "cache_bytes": 2 * hot_bytes, "share": 0.5, "marked": True}
+    assert decided._asdict() == {"bytes": hot_bytes, "cache_bytes": 2 * hot_bytes, "share": 0.5, "marked": True,
+                                 "marked_bytes": hot_bytes}
     marked = {r.segment_key for u in plan.units for r in u.ranges if r.locator.get("cache")}
     assert marked == {"app.accounts#table", "app.branches#table"}
     assert all(not r.locator.get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)
 
 
-def test_a_hot_set_over_half_the_cache_or_an_engine_without_one_is_read_as_before() -> None:
-    hot_bytes = (128 + 8) * BS
-    for cache in (2 * hot_bytes - 1, None):
-        plan = _hot_plan()
-        decided = cache_hot_set(plan, 0, cache_bytes=cache)
-        assert decided is not None and decided.marked is False
-        assert not any(r.locator.get("cache") for u in plan.units for r in u.ranges)
+def test_an_engine_without_a_cache_size_or_a_run_without_a_hot_set_marks_nothing() -> None:
+    plan = _hot_plan()
+    decided = cache_hot_set(plan, 0, cache_bytes=None)
+    assert decided is not None and decided.marked is False and decided.marked_bytes == 0
+    assert not any(r.locator.get("cache") for u in plan.units for r in u.ranges)
     assert cache_hot_set(_hot_plan(), None, cache_bytes=10**12) is None  # no hot set
+
+
+def _marked(plan) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for unit in plan.units:
+        for r in unit.ranges:
+            if r.locator.get("cache"):
+                out[r.segment_key] = out.get(r.segment_key, 0) + r.blocks
+    return out
+
+
+def test_a_hot_set_over_half_the_cache_has_what_fits_marked_the_indexes_first_then_the_hottest() -> None:
+    """pgbench -S with 64 MB of shared buffers (benchmarks/yielding.py, docs/yielding.md): the hot set (accounts'
+    heap 64 MiB, its primary key 11 MiB, branches) is over half the cache, and nothing went into it before: every
+    lookup then read its index leaf and heap page from the volume for the first minute of the run. What fits of it
+    goes in now, the index first (each lookup reads an index page before the heap page it points to)."""
+    accounts = seg("accounts", [(1, 0, 64)])
+    pkey = Segment(schema="app", name="accounts_pkey", kind="index.main", bytes=16 * BS, block_size=BS,
+                   extents=(Extent(2, 0, 16),), locator={"name": "accounts_pkey"})
+    branches = seg("branches", [(3, 0, 4)])
+    history = seg("history", [(4, 0, 256)])
+    plan = plan_units([history, accounts, pkey, branches],
+                      PlanOptions(unit_bytes=16 * BS, hot_set=("app.accounts", "app.accounts_pkey", "app.branches")))
+    hot_bytes = (64 + 16 + 4) * BS
+    decided = cache_hot_set(plan, 0, cache_bytes=2 * 40 * BS)  # room for 40 blocks: the index, 16 of accounts, branches
+    assert decided is not None
+    assert decided._asdict() == {"bytes": hot_bytes, "cache_bytes": 80 * BS, "share": 0.5, "marked": False,
+                                 "marked_bytes": 36 * BS}
+    assert _marked(plan) == {"app.accounts_pkey#index.main": 16, "app.accounts#table": 16, "app.branches#table": 4}
+    assert all(not r.locator.get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)  # never the rest

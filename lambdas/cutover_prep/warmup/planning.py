@@ -25,9 +25,11 @@ WarmUp Map hands them to its slots in it, so the hot set is read first at the ru
 The hot set into the engine's buffer cache (``cache_hot_set``): the warm-up's reads hydrate the volume
 but need not fill the engine's cache (PostgreSQL's pg_prewarm 'read' and pg_read_binary_file do not), so
 the application would still fault each hot page in from the volume, sharing its IOPS with the warm-up
-(benchmarks/hotset.py: pgbench read its 9,573 hot pages itself, 5 tps while 8 sessions read the rest). When the
-hot set is at most ``HOT_SET_CACHE_SHARE`` of the engine's buffer cache, its ranges carry ``cache: true``
-in their locator, and an engine that can load its cache with a read does (PostgreSQL: pg_prewarm 'buffer').
+(benchmarks/hotset.py: pgbench read its 9,573 hot pages itself, 5 tps while 8 sessions read the rest). The hot
+set's ranges that fit ``HOT_SET_CACHE_SHARE`` of the engine's buffer cache carry ``cache: true`` in their
+locator (all of them when the hot set fits; else the indexes first, then the hottest: a hot set a little over
+the share once went in not at all), and an engine that can load its cache with a read does (PostgreSQL:
+pg_prewarm 'buffer').
 """
 
 from __future__ import annotations
@@ -265,20 +267,36 @@ class HotSetCache(NamedTuple):
     bytes: int
     cache_bytes: int | None
     share: float
-    marked: bool
+    marked: bool  # the whole hot set
+    marked_bytes: int = 0  # what of it was marked: all of it, or what fits (first fit, the indexes first)
 
 
 def cache_hot_set(plan: Plan, hot_rank: int | None, cache_bytes: int | None,
                   share: float = HOT_SET_CACHE_SHARE) -> HotSetCache | None:
-    """Mark the hot set's ranges ``cache: true`` (read into the engine's buffer cache) when its units hold at
-    most ``share`` of ``cache_bytes``; what was decided (None without a hot set). ``cache_bytes`` None: the
+    """Mark the hot set's ranges ``cache: true`` (read into the engine's buffer cache) while they fit ``share`` of
+    ``cache_bytes``: the whole hot set when it fits, else what fits of it (first fit, each range whole), the
+    indexes first (a lookup reads the index's pages before the table's, and an index page holds many rows), then
+    in the hot set's order (hottest first); what was decided (None without a hot set). ``cache_bytes`` None: the
     engine does not say (nothing marked)."""
     if hot_rank is None:
         return None
     hot = [u for u in plan.units if u.priority == hot_rank]
     size = sum(u.bytes for u in hot)
-    loaded = bool(hot) and bool(cache_bytes) and size <= share * int(cache_bytes or 0)
-    if loaded:
-        for unit in hot:
-            unit.ranges = [replace(r, locator={**r.locator, "cache": True}) for r in unit.ranges]
-    return HotSetCache(bytes=size, cache_bytes=cache_bytes, share=share, marked=loaded)
+    room = share * int(cache_bytes or 0)
+    places = [(u, i) for u in hot for i in range(len(u.ranges))]
+    order = sorted(range(len(places)), key=lambda n: (not _is_index(places[n][0].ranges[places[n][1]].segment_key), n))
+    marked = 0
+    for n in order:
+        unit, i = places[n]
+        piece = unit.ranges[i]
+        if marked + piece.bytes <= room:
+            unit.ranges[i] = replace(piece, locator={**piece.locator, "cache": True})
+            marked += piece.bytes
+    return HotSetCache(bytes=size, cache_bytes=cache_bytes, share=share, marked=bool(hot) and marked == size,
+                       marked_bytes=marked)
+
+
+def _is_index(segment_key: str) -> bool:
+    """Whether a segment is an index, by the kind its key ends with (``Segment.key``'s ``#kind``: PostgreSQL
+    ``index.main`` and ``toast_index.main``, MySQL ``index``, Oracle ``INDEX``, ``INDEX PARTITION``, ``LOBINDEX``)."""
+    return "INDEX" in segment_key.rpartition("#")[2].split(".")[0].upper()
