@@ -204,7 +204,10 @@ def run_once(server: Server, volume: EmulatedVolume, spec: ConnectionSpec, names
         cache = engine.cache_bytes()
         engine.close()
         plan = plan_units(segments, PlanOptions(unit_bytes=args.unit_mb * MIB, hot_set=names))
-        cache_hot_set(plan, 0, cache)
+        decided = cache_hot_set(plan, 0, cache)
+        if decided is not None:
+            print(f"hot set {decided.bytes / MIB:.1f} MiB, shared_buffers {(decided.cache_bytes or 0) / MIB:.0f} MiB: "
+                  f"{decided.marked_bytes / MIB:.1f} MiB of it read into them", flush=True)
         hot_units = {u.unit_id for u in plan.units if u.priority == 0}
         application = App(spec, rate, args.latency_limit_ms, args.clients, logdir) if app else None
         if hydrated_for is not None and application is not None:

@@ -238,7 +238,7 @@ def _hot_plan():
 def test_a_hot_set_within_half_the_cache_is_marked_for_it_and_nothing_else_is() -> None:
     plan = _hot_plan()
     hot_bytes = (128 + 8) * BS  # accounts and branches, the hot rank (0: no priority patterns)
-    decided = cache_hot_set(plan, 0, cache_bytes=2 * hot_bytes)  # exactly half: fits
+    decided = cache_hot_set(plan, 0, cache_bytes=2 * hot_bytes, share=0.5)  # exactly half: fits
     assert decided is not None
     assert decided._asdict() == {"bytes": hot_bytes, "cache_bytes": 2 * hot_bytes, "share": 0.5, "marked": True,
                                  "marked_bytes": hot_bytes}
@@ -253,6 +253,10 @@ def test_an_engine_without_a_cache_size_or_a_run_without_a_hot_set_marks_nothing
     assert decided is not None and decided.marked is False and decided.marked_bytes == 0
     assert not any(r.locator.get("cache") for u in plan.units for r in u.ranges)
     assert cache_hot_set(_hot_plan(), None, cache_bytes=10**12) is None  # no hot set
+
+
+def _blocks(r) -> list[tuple[int, int]]:
+    return [(e.file_id, e.first_block + k) for e in r.extents for k in range(e.blocks)]
 
 
 def _marked(plan) -> dict[str, int]:
@@ -277,9 +281,21 @@ def test_a_hot_set_over_half_the_cache_has_what_fits_marked_the_indexes_first_th
     plan = plan_units([history, accounts, pkey, branches],
                       PlanOptions(unit_bytes=16 * BS, hot_set=("app.accounts", "app.accounts_pkey", "app.branches")))
     hot_bytes = (64 + 16 + 4) * BS
-    decided = cache_hot_set(plan, 0, cache_bytes=2 * 40 * BS)  # room for 40 blocks: the index, 16 of accounts, branches
+    blocks_before = sorted((r.segment_key, b) for u in plan.units for r in u.ranges for b in _blocks(r))
+    decided = cache_hot_set(plan, 0, cache_bytes=80 * BS, share=0.5)  # room for 40 blocks
     assert decided is not None
     assert decided._asdict() == {"bytes": hot_bytes, "cache_bytes": 80 * BS, "share": 0.5, "marked": False,
-                                 "marked_bytes": 36 * BS}
-    assert _marked(plan) == {"app.accounts_pkey#index.main": 16, "app.accounts#table": 16, "app.branches#table": 4}
+                                 "marked_bytes": 40 * BS}
+    # the index whole, then accounts (hotter than branches) up to the last block of room: its second piece cut in two
+    assert _marked(plan) == {"app.accounts_pkey#index.main": 16, "app.accounts#table": 24}
+    assert sorted((r.segment_key, b) for u in plan.units for r in u.ranges for b in _blocks(r)) == blocks_before
+    assert sum(u.bytes for u in plan.units) == sum(r.bytes for u in plan.units for r in u.ranges)
     assert all(not r.locator.get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)  # never the rest
+
+
+def test_a_range_the_engine_cannot_read_in_part_is_not_cut_for_the_cache() -> None:
+    lob = seg("lob", [(1, 0, 64)], splittable=False)
+    plan = plan_units([lob], PlanOptions(unit_bytes=128 * BS, hot_set=("app.lob",)))
+    decided = cache_hot_set(plan, 0, cache_bytes=80 * BS, share=0.5)
+    assert decided is not None and decided.marked_bytes == 0 and _marked(plan) == {}
+    assert [len(u.ranges) for u in plan.units] == [1]

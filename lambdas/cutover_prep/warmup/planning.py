@@ -58,10 +58,12 @@ MIN_CHUNK_BYTES = 1 * MIB
 MIN_RANGES_PER_UNIT = 16
 
 
-# The hot set is loaded into the engine's buffer cache only when it takes at most this share of it: pg_prewarm's
-# documentation warns that prewarming more than the cache holds evicts the blocks read first, and the
-# application's other pages need the rest of the cache.
-HOT_SET_CACHE_SHARE = 0.5
+# What of the hot set is read into the engine's buffer cache: at most this share of it. pg_prewarm's documentation
+# warns that prewarming more than the cache holds evicts the blocks read first; below that, a page the warm-up loaded
+# and the application then does not use goes first (PostgreSQL's clock sweep evicts a buffer whose usage count has
+# fallen to 0: a loaded page starts at 1, one the application uses climbs to 5), so the application's own pages
+# keep their place. It was 0.5, and all or nothing: a hot set a little over half went in not at all (decision 0091).
+HOT_SET_CACHE_SHARE = 0.9
 
 
 def unit_bytes_for(
@@ -289,11 +291,32 @@ def cache_hot_set(plan: Plan, hot_rank: int | None, cache_bytes: int | None,
     for n in order:
         unit, i = places[n]
         piece = unit.ranges[i]
-        if marked + piece.bytes <= room:
+        left = int(room) - marked
+        if piece.bytes <= left:
             unit.ranges[i] = replace(piece, locator={**piece.locator, "cache": True})
             marked += piece.bytes
+        elif piece.splittable and not piece.locator.get("whole_pieces") and left >= piece.block_size:
+            head, tail = _cut(piece.extents, left // piece.block_size)  # the cache's last room: part of this range
+            unit.ranges[i:i + 1] = [replace(piece, extents=head, locator={**piece.locator, "cache": True}),
+                                    replace(piece, extents=tail)]
+            places = [(u, j + 1 if u is unit and j > i else j) for u, j in places]
+            marked += sum(e.blocks for e in head) * piece.block_size
     return HotSetCache(bytes=size, cache_bytes=cache_bytes, share=share, marked=bool(hot) and marked == size,
                        marked_bytes=marked)
+
+
+def _cut(extents: Sequence[Extent], blocks: int) -> tuple[tuple[Extent, ...], tuple[Extent, ...]]:
+    """The first ``blocks`` blocks of a run of extents, and the rest."""
+    head: list[Extent] = []
+    tail: list[Extent] = []
+    for e in extents:
+        take = min(e.blocks, max(0, blocks))
+        if take:
+            head.append(Extent(e.file_id, e.first_block, take))
+        if e.blocks > take:
+            tail.append(Extent(e.file_id, e.first_block + take, e.blocks - take))
+        blocks -= take
+    return tuple(head), tuple(tail)
 
 
 def _is_index(segment_key: str) -> bool:
