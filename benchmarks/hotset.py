@@ -21,7 +21,7 @@ binaries (``benchmarks/hydration.PrivateServer``; the machine's own server is no
 The plans (``--plans``): ``none`` (no profile), ``profile``, ``back-off`` (the profile with
 ``warmup.after_hot_set.max_concurrency`` = ``--after-hot-set``: once the hot set is read, sessions beyond
 ``warmup.slots.effective_level`` take no new unit, the slot rule's), ``buffer`` (the profile, with the run's
-own choice: ``planning.cache_hot_set`` marks the hot set's ranges ``cache`` when it fits half of
+own choice: ``planning.cache_hot_set`` marks the hot set's ranges ``cache`` as far as they fit 0.9 of
 shared_buffers, ``PostgresEngine.cache_bytes``, and the engine reads them with pg_prewarm 'buffer'; the
 ``read`` plans leave them unmarked, as a run did before), ``buffer+back-off``.
 
