@@ -8,12 +8,13 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from cutover_prep import deps
 from cutover_prep.comparison.workflow import collect
 from cutover_prep.models.steps import CompareCollectEvent
-from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.observability import json_result, logger, metrics, tracer
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
+@json_result
 @event_parser(model=CompareCollectEvent)
 def handler(event: CompareCollectEvent, context: LambdaContext) -> dict[str, Any]:
     # the Price List API in its own region (us-east-1), not this one (deps.pricing_client)

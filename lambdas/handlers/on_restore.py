@@ -7,7 +7,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
 from cutover_prep.models.steps import TriggerEvent
-from cutover_prep.observability import logger, metrics, tracer
+from cutover_prep.observability import json_result, logger, metrics, tracer
 from cutover_prep.restore.trigger import Starter, matches_pattern, on_rds_event, sweep
 from cutover_prep.settings import get_settings
 
@@ -15,6 +15,7 @@ from cutover_prep.settings import get_settings
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
+@json_result
 @event_parser(model=TriggerEvent)
 def handler(event: TriggerEvent, context: LambdaContext) -> dict[str, Any]:
     settings = get_settings()

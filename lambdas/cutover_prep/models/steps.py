@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_serializer, model_serializer
 
 from cutover_prep.models.benchmark import Benchmark, Preflight
 from cutover_prep.models.restore import Restore
@@ -88,6 +88,11 @@ class RunState(_Event):
     started_at: datetime
     restore_request: RestoreRequest | None = None
     instance: Document = Field(default_factory=dict)  # DescribeInstance's facts (``restore.rds.instance_facts``)
+
+    @field_serializer("started_at")
+    def _started_at_as_recorded(self, started_at: datetime) -> str:
+        """As ValidateInput has always written it (``datetime.isoformat``: ``+00:00``, not pydantic's ``Z``)."""
+        return started_at.isoformat()
 
 
 class StepResult(BaseModel):
@@ -263,8 +268,21 @@ class WarmProgress(BaseModel):
     rate: UnitRate | None = None
     outage: Document | None = None  # retry.Outage.to_json
 
+    @model_serializer(mode="wrap")
+    def _without_nulls(self, dump: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """No null field: a field not known (no cursor yet, no outage) is left out, as it always was."""
+        return {k: v for k, v in dump(self).items() if v is not None}
+
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
+
+
+class CarriedWarmProgress(WarmProgress):
+    """WarmUnit's result for an execution of a definition of before, whose WarmUnit had no ``ResultPath``: the
+    progress with the run context as it came and the unit (the next state's whole input)."""
+
+    run: RunContext
+    unit: Document
 
 
 class WarmUnitEvent(RunStep):

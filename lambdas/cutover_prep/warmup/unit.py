@@ -44,7 +44,7 @@ from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.engines.retry import Outage, OutageContinues, Retries
 from cutover_prep.models.status import UnitStatus, WarmStep
-from cutover_prep.models.steps import UnitRate, WarmProgress, WarmUnitEvent
+from cutover_prep.models.steps import CarriedWarmProgress, UnitRate, WarmProgress, WarmUnitEvent
 from cutover_prep.warmup.planning import MIB, chunk_bytes_for
 
 
@@ -100,12 +100,13 @@ def _cursor_after(chunk: Chunk, ranges: list[ReadRange]) -> dict[str, int]:
     return chunk.cursor_after(len(rng.extents), rng.extents[chunk.extent_index].blocks)
 
 
-def step_result(event: WarmUnitEvent, progress: WarmProgress) -> dict[str, Any]:
-    """The handler's JSON: the progress (``ResultPath: $.warm``); for a definition of before, whose WarmUnit
+def step_result(event: WarmUnitEvent, progress: WarmProgress) -> WarmProgress:
+    """The step's result: the progress (``ResultPath: $.warm``); for a definition of before, whose WarmUnit
     had no ResultPath, also the run context as it came and the unit (the next state's whole input)."""
     if event.hands_on_context:
-        return {"run": event.run.to_json(), "unit": event.unit, **progress.to_json()}
-    return progress.to_json()
+        return CarriedWarmProgress(run=event.run, unit=event.unit,
+                                   **dict(progress))
+    return progress
 
 
 def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine], budget: Budget,
