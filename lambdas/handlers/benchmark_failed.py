@@ -5,7 +5,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
 from cutover_prep.benchmark.results import BenchmarkFailureRecorded, PointFailureRecorded
-from cutover_prep.benchmark.steps import record_benchmark_failure, record_point_failure
+from cutover_prep.benchmark.steps import record_failed
 from cutover_prep.models.steps import BenchmarkFailedEvent
 from cutover_prep.observability import json_result, logger, metrics, tracer
 
@@ -16,6 +16,4 @@ from cutover_prep.observability import json_result, logger, metrics, tracer
 @json_result
 @event_parser(model=BenchmarkFailedEvent)
 def handler(event: BenchmarkFailedEvent, context: LambdaContext) -> PointFailureRecorded | BenchmarkFailureRecorded:
-    if event.point_id:
-        return record_point_failure(event.run_id, event.point_id, event.error, store=deps.store())
-    return record_benchmark_failure(event.run_id, event.error, store=deps.store())
+    return record_failed(event, store=deps.store())

@@ -1,14 +1,12 @@
 """Validate a comparison input, record the comparison, plan one child run per configuration."""
 
-from typing import Any
-
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
-from cutover_prep.comparison.workflow import start
 from cutover_prep.models.steps import CompareStartEvent
 from cutover_prep.observability import json_result, logger, metrics, tracer
+from cutover_prep.steps.comparison import ComparisonPlanned, start_comparison
 
 
 @logger.inject_lambda_context
@@ -16,6 +14,5 @@ from cutover_prep.observability import json_result, logger, metrics, tracer
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @json_result
 @event_parser(model=CompareStartEvent)
-def handler(event: CompareStartEvent, context: LambdaContext) -> dict[str, Any]:
-    return start(event.input, execution_name=event.execution_name, execution_arn=event.execution_arn,
-                 store=deps.store())
+def handler(event: CompareStartEvent, context: LambdaContext) -> ComparisonPlanned:
+    return start_comparison(event, store=deps.store())

@@ -6,7 +6,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from cutover_prep import deps
 from cutover_prep.models.steps import SlotAnswer, SlotReleased, WarmSlotEvent
 from cutover_prep.observability import json_result, logger, metrics, tracer
-from cutover_prep.warmup.slots import acquire, release
+from cutover_prep.steps.warm_slot import slot_step
 
 
 @logger.inject_lambda_context
@@ -15,7 +15,4 @@ from cutover_prep.warmup.slots import acquire, release
 @json_result
 @event_parser(model=WarmSlotEvent)
 def handler(event: WarmSlotEvent, context: LambdaContext) -> SlotAnswer | SlotReleased:
-    if event.action == "acquire":
-        return acquire(event.run, event.unit_id, store=deps.store(),
-                       activity=deps.activity_reader(event.run))
-    return release(event.run, event.unit_id, store=deps.store())
+    return slot_step(event, store=deps.store(), activity=deps.activity_reader)

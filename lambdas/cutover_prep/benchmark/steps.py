@@ -44,7 +44,7 @@ from cutover_prep.measure.sample import (
     unit_ranges,
 )
 from cutover_prep.models.benchmark import Benchmark
-from cutover_prep.models.steps import RunContext, StepError, cause_message
+from cutover_prep.models.steps import BenchmarkFailedEvent, RunContext, StepError, cause_message
 
 ATTEMPTS = 3  # transient database errors: tries of one step (retry.Retries); the ASL does not retry them
 # (run context, database or None) -> a connected driver
@@ -339,3 +339,10 @@ def record_benchmark_failure(run_id: str, error: StepError, *, store: Store) -> 
     name, cause = str(error.Error or "BenchmarkFailed"), cause_message(error.model_dump(exclude_none=True))
     store.update_run(run_id, benchmark_status="FAILED", benchmark_error=name, benchmark_cause=cause[:2000])
     return BenchmarkFailureRecorded(status="FAILED", error=name, cause=cause[:2000])
+
+
+def record_failed(event: BenchmarkFailedEvent, *, store: Store) -> PointFailureRecorded | BenchmarkFailureRecorded:
+    """RecordBenchmarkFailure: one sweep point's Catch (``point_id``) or the benchmark's."""
+    if event.point_id:
+        return record_point_failure(event.run_id, event.point_id, event.error, store=store)
+    return record_benchmark_failure(event.run_id, event.error, store=store)
