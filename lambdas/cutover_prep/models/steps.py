@@ -25,6 +25,7 @@ from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.models.warmup import Warmup
 
 Document = dict[str, Any]
+OutageJson = dict[str, float | int | str]  # an outage under way, as engines.retry.Outage.to_json writes it
 
 
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
@@ -66,7 +67,7 @@ class RestoreRequest(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    restored_from: Document | None = None
+    restored_from: dict[str, str] | None = None  # rds.instances.snapshot_source
 
 
 class RunState(_Event):
@@ -141,6 +142,22 @@ class PreflightResult(StepResult):
     evidence_key: str | None = None
 
 
+class UnitRate(BaseModel):
+    """A read rate a unit sizes its chunks by (``warmup.unit.known_rate``): the value and where it came from
+    (``first_chunks``: an invocation's own chunks; ``cold_probe``; ``assumed``: the run's assumed cold rate)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    mib_per_s: float
+    source: str = "assumed"
+
+
+class SlotGiven(BaseModel):
+    """What a unit reads of AcquireSlot's answer (the WarmUnit event's ``slot``): the rate it came with."""
+
+    rate: UnitRate | None = None
+
+
 class SlotAnswer(StepResult):
     """AcquireSlot's answer (``$.slot``: SlotGranted reads ``granted``, WaitForSlot ``wait_seconds``; WarmUnit
     starts from its ``rate``)."""
@@ -149,7 +166,7 @@ class SlotAnswer(StepResult):
     level: int | None
     holders: int | None
     wait_seconds: int | float
-    rate: Document | None
+    rate: UnitRate | None
 
 
 class SlotReleased(StepResult):
@@ -246,16 +263,6 @@ class CollectMetricsEvent(RunStep):
     attempt: int = Field(default=0, ge=0)
 
 
-class UnitRate(BaseModel):
-    """A read rate a unit sizes its chunks by (``warmup.unit.known_rate``): the value and where it came from
-    (``first_chunks``: an invocation's own chunks; ``cold_probe``; ``assumed``: the run's assumed cold rate)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    mib_per_s: float
-    source: str = "assumed"
-
-
 class WarmProgress(BaseModel):
     """WarmUnit's result (``ResultPath: $.warm``): what MoreToRead and UnitFinished read (``status``) and what the
     next invocation goes on from (``cursor``, ``rate``, an ``outage`` under way). No context: the Map item keeps
@@ -266,7 +273,7 @@ class WarmProgress(BaseModel):
     status: WarmStep
     cursor: dict[str, int] | None = None
     rate: UnitRate | None = None
-    outage: Document | None = None  # retry.Outage.to_json
+    outage: OutageJson | None = None  # retry.Outage.to_json
 
     @model_serializer(mode="wrap")
     def _without_nulls(self, dump: SerializerFunctionWrapHandler) -> dict[str, object]:
@@ -294,10 +301,10 @@ class WarmUnitEvent(RunStep):
     model_config = ConfigDict(extra="allow")
 
     unit: Document
-    slot: Document | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
+    slot: SlotGiven | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
     warm: WarmProgress | None = None
-    rate: Document | None = None
-    outage: Document | None = None
+    rate: UnitRate | None = None
+    outage: OutageJson | None = None
 
     @property
     def hands_on_context(self) -> bool:
@@ -306,11 +313,11 @@ class WarmUnitEvent(RunStep):
         return "warm" not in self.model_fields_set
 
     @property
-    def previous_rate(self) -> Document | None:
-        return self.warm.rate.model_dump(mode="json") if self.warm and self.warm.rate else self.rate
+    def previous_rate(self) -> UnitRate | None:
+        return self.warm.rate if self.warm and self.warm.rate else self.rate
 
     @property
-    def previous_outage(self) -> Document | None:
+    def previous_outage(self) -> OutageJson | None:
         return self.warm.outage if self.warm else self.outage
 
 
@@ -346,7 +353,6 @@ class EventBridgeEvent(BaseModel):
 
     source: str
     detail_type: str = Field(alias="detail-type")
-    detail: Document = Field(default_factory=dict)
 
 
 class ScheduledEvent(EventBridgeEvent):
