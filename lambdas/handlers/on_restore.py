@@ -7,7 +7,6 @@ from cutover_prep import deps
 from cutover_prep.models.results import Swept, TriggerOutcome
 from cutover_prep.models.steps import TriggerEvent
 from cutover_prep.observability import json_result, logger, metrics, tracer
-from cutover_prep.restore.trigger import Starter
 from cutover_prep.settings import get_settings
 from cutover_prep.steps.restore import on_restore
 
@@ -19,8 +18,7 @@ from cutover_prep.steps.restore import on_restore
 @event_parser(model=TriggerEvent)
 def handler(event: TriggerEvent, context: LambdaContext) -> TriggerOutcome | Swept:
     settings = get_settings()
-    starter = Starter(dynamodb=deps.client("dynamodb"), table=settings.table_name,
-                      stepfunctions=deps.client("stepfunctions"), state_machine_arn=settings.state_machine_arn or "",
-                      rds=deps.client("rds"), events=deps.client("events"))
-    return on_restore(event, starter=starter, lookback_hours=settings.restore_lookback_hours,
+    return on_restore(event, clients=deps.client, table=settings.table_name,
+                      state_machine_arn=settings.state_machine_arn or "",
+                      lookback_hours=settings.restore_lookback_hours,
                       time_left_s=lambda: context.get_remaining_time_in_millis() / 1000, log=logger)

@@ -326,7 +326,7 @@ def record_point_failure(run_id: str, point_id: str, error: StepError, *, store:
 
     RunPoint records its own errors; this records the ones it could not (a timeout, a
     killed or throttled invocation), and never overwrites a point that was measured."""
-    name, cause = str(error.Error or "PointFailed"), cause_message(error.model_dump(exclude_none=True))
+    name, cause = str(error.Error or "PointFailed"), cause_message(error)
     existing = store.get_point(run_id, point_id)
     if existing is not None and existing.status in ("DONE", "FAILED", "SKIPPED"):
         return PointFailureRecorded(point_id=point_id, status=existing.status, recorded=False)
@@ -336,7 +336,7 @@ def record_point_failure(run_id: str, point_id: str, error: StepError, *, store:
 
 def record_benchmark_failure(run_id: str, error: StepError, *, store: Store) -> BenchmarkFailureRecorded:
     """The Catch of the benchmark steps: the run goes on to its findings with this recorded."""
-    name, cause = str(error.Error or "BenchmarkFailed"), cause_message(error.model_dump(exclude_none=True))
+    name, cause = str(error.Error or "BenchmarkFailed"), cause_message(error)
     store.update_run(run_id, benchmark_status="FAILED", benchmark_error=name, benchmark_cause=cause[:2000])
     return BenchmarkFailureRecorded(status="FAILED", error=name, cause=cause[:2000])
 

@@ -10,7 +10,6 @@ sweep point, the instance's facts) are validated by the logic that owns them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -280,9 +279,6 @@ class WarmProgress(BaseModel):
         """No null field: a field not known (no cursor yet, no outage) is left out, as it always was."""
         return {k: v for k, v in dump(self).items() if v is not None}
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)
-
 
 class CarriedWarmProgress(WarmProgress):
     """WarmUnit's result for an execution of a definition of before, whose WarmUnit had no ``ResultPath``: the
@@ -405,9 +401,9 @@ class TriggerEvent(EventBridgeEvent):
 DiscoverResult.model_rebuild()
 
 
-def cause_message(error: Mapping[str, Any]) -> str:
+def cause_message(error: StepError) -> str:
     """A Lambda error's Cause is JSON with errorMessage (and a stack trace): keep the message."""
-    cause = str(error.get("Cause") or "")
+    cause = str(error.Cause or "")
     try:
         return str(json.loads(cause).get("errorMessage", cause))
     except (ValueError, AttributeError):

@@ -146,7 +146,7 @@ def record_end_census_failure(run_id: str, error: StepError, *, store: Store) ->
     with the error recorded on the run item; Finalize gives it to the census section and the verdict fails
     END_CENSUS naming it. Nothing is read or written in the database."""
     name = str(error.Error or "EndCensusFailed")
-    cause = cause_message(error.model_dump(exclude_none=True))[:2000]
+    cause = cause_message(error)[:2000]
     store.update_run(run_id, end_census_error=name, end_census_cause=cause)
     return EndCensusResult(taken=False, error=name, cause=cause)
 

@@ -23,10 +23,13 @@ def describe(run: RunState, *, rds: Any, store: Store) -> InstanceDescribed:
     return InstanceDescribed.model_validate(describe_instance(run, rds, store=store))
 
 
-def on_restore(event: TriggerEvent, *, starter: Starter, lookback_hours: float, time_left_s: Callable[[], float],
-               log: Any) -> TriggerOutcome | Swept:
+def on_restore(event: TriggerEvent, *, clients: Callable[[str], Any], table: str, state_machine_arn: str,
+               lookback_hours: float, time_left_s: Callable[[], float], log: Any) -> TriggerOutcome | Swept:
     """OnRestore: an RDS restore event starts a run for its instance; the scheduled event sweeps the instances
-    restored within ``lookback_hours``. ``log``: the Powertools logger (an error when one was refused)."""
+    restored within ``lookback_hours``. ``clients``: a boto3 client by service name (``deps.client``); ``log``: the
+    Powertools logger (an error when one was refused)."""
+    starter = Starter(dynamodb=clients("dynamodb"), table=table, stepfunctions=clients("stepfunctions"),
+                      state_machine_arn=state_machine_arn, rds=clients("rds"), events=clients("events"))
     if matches_pattern(event):
         result = on_rds_event(event, starter)
         log.info("restore event", extra={"result": result})
