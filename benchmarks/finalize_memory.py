@@ -260,7 +260,7 @@ def measure(root: Path) -> dict[str, Any]:
     evidence = {p.name: p.stat().st_size for p in (root / "s3" / "runs" / RUN_ID).iterdir() if p.is_file()}
     return {"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "floor_rss_mib": floor / 1024,
             "findings_bytes": findings.stat().st_size, "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
-            "verdict": out["verdict"], "tmp_mib": round(max(tmp_bytes, default=0) / MIB, 1),
+            "verdict": out.verdict, "tmp_mib": round(max(tmp_bytes, default=0) / MIB, 1),
             "evidence": evidence}
 
 

@@ -1,32 +1,24 @@
 """Start a run for an opted-in restored instance: RDS restore events and the scheduled sweep."""
 
-from typing import Any
-
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
+from cutover_prep.models.results import Swept, TriggerOutcome
 from cutover_prep.models.steps import TriggerEvent
-from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.restore.trigger import Starter, matches_pattern, on_rds_event, sweep
+from cutover_prep.observability import json_result, logger, metrics, tracer
 from cutover_prep.settings import get_settings
+from cutover_prep.steps.restore import on_restore
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
+@json_result
 @event_parser(model=TriggerEvent)
-def handler(event: TriggerEvent, context: LambdaContext) -> dict[str, Any]:
+def handler(event: TriggerEvent, context: LambdaContext) -> TriggerOutcome | Swept:
     settings = get_settings()
-    starter = Starter(dynamodb=deps.client("dynamodb"), table=settings.table_name,
-                      stepfunctions=deps.client("stepfunctions"), state_machine_arn=settings.state_machine_arn or "",
-                      rds=deps.client("rds"), events=deps.client("events"))
-    if matches_pattern(event):
-        result = on_rds_event(event, starter)
-        logger.info("restore event", extra={"result": result})
-        return result
-    results = sweep(starter, lookback_hours=settings.restore_lookback_hours,
-                    time_left_s=lambda: context.get_remaining_time_in_millis() / 1000)
-    trouble = [r for r in results if r["action"] in ("error", "rejected")]
-    (logger.error if trouble else logger.info)("scheduled sweep", extra={"results": results})
-    return {"swept": results}
+    return on_restore(event, clients=deps.client, table=settings.table_name,
+                      state_machine_arn=settings.state_machine_arn or "",
+                      lookback_hours=settings.restore_lookback_hours,
+                      time_left_s=lambda: context.get_remaining_time_in_millis() / 1000, log=logger)

@@ -1,19 +1,19 @@
 """Start restoring the target DB instance from a snapshot."""
 
-from typing import Any
-
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from cutover_prep import deps
+from cutover_prep.models.results import RestoreRequested
 from cutover_prep.models.steps import RunState
-from cutover_prep.observability import logger, metrics, tracer
-from cutover_prep.rds.instances import start_restore
+from cutover_prep.observability import json_result, logger, metrics, tracer
+from cutover_prep.steps.restore import request_restore
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics(raise_on_empty_metrics=False)
+@json_result
 @event_parser(model=RunState)
-def handler(event: RunState, context: LambdaContext) -> dict[str, Any]:
-    return start_restore(event, deps.client("rds"))
+def handler(event: RunState, context: LambdaContext) -> RestoreRequested:
+    return request_restore(event, rds=deps.client("rds"))

@@ -27,12 +27,13 @@ def warm_unit_event(event: dict[str, Any]) -> WarmUnitEvent:
     return WarmUnitEvent.model_validate({**event, "run": {**context_json(run["run_id"]), **run}})
 
 
-def warm_json(event: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+def warm_json(event: dict[str, Any], **kwargs: Any) -> Any:
     """``warmup.unit.warm_unit`` on an event given as JSON, parsed as the handler's ``event_parser`` does; its
     result as JSON (``WarmProgress``: what the workflow puts at ``$.warm``)."""
+    from cutover_prep.observability import result_json
     from cutover_prep.warmup.unit import warm_unit
 
-    return warm_unit(warm_unit_event(event), **kwargs).to_json()
+    return result_json(warm_unit(warm_unit_event(event), **kwargs))
 
 
 def state_json(run_id: str = "r1", db_instance_identifier: str = "db", **sections: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines.base import CensusObject, Extent, ReadResult, Segment
 from cutover_prep.findings.census import FIELDS, LISTED, WAIVER
 from cutover_prep.models.run_input import parse_run_input
-from cutover_prep.models.steps import EndCensusEvent, RunContext
+from cutover_prep.models.steps import EndCensusEvent, RunContext, StepError
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report
 from cutover_prep.steps.discover import discover_and_plan
@@ -351,8 +351,8 @@ def test_the_latest_word_on_a_missing_end_census_is_the_one_the_findings_give(st
             "census": None, "catch_up": [],
             "error": {"error": "LockWaitTimeout", "cause": "waited 30 s for a lock on s.t01"}})
         if later:
-            record_end_census_failure(run_id, {"Error": "DatabaseUnreachable", "Cause": "the server did not answer"},
-                                      store=store).to_json()
+            record_end_census_failure(run_id, StepError(Error="DatabaseUnreachable",
+                                                        Cause="the server did not answer"), store=store)
         finalize(run_id, store=store)
         census = store.get_json(evidence_key(run_id, "findings.json"))["census"]
         assert census["end_census"] is False

@@ -27,7 +27,6 @@ from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.rds.instances import RestoreFailed, start_restore
 from cutover_prep.steps.validate_input import begin_run
 from cutover_prep.workflows import COMPARISON_TAG, table_definition
-from tests.unit.contexts import run_state
 
 DEPLOYMENT_ENV = "CUTOVER_PREP_DEPLOYMENT_ID"  # what the stack sets (workflows.DEPLOYMENT_ID_ENV)
 ACCOUNT = "123456789012"
@@ -76,7 +75,7 @@ def run_comparison(monkeypatch, rds, store: Store, deployment: str, comparison_i
     for run in planned["runs"]:
         config = begin_run(run["run_input"], execution_name=run["run_id"], store=store, allowed_hosts=None)
         try:
-            start_restore(run_state(config), rds)
+            start_restore(config, rds)
         except RestoreFailed as exc:
             refused[run["db_instance_identifier"]] = str(exc)
     return planned, refused
@@ -205,7 +204,7 @@ def test_the_restores_tag_what_they_restore_with_the_deployment_and_only_a_real_
     plain = begin_run({"target": {"db_instance_identifier": "prod-cutover", "secret_arn": SECRET},
                        "restore": {"snapshot_identifier": "prod-snap", "tags": {"team": "orders"}}, "run_id": "cut-1"},
                       execution_name="cut-1", store=store, allowed_hosts=None)
-    start_restore(run_state(plain), rds)
+    start_restore(plain, rds)
     assert tags(rds, "prod-cutover") == {"cutover-prep:run-id": "cut-1", "cutover-prep:deployment": A, "team": "orders"}
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from cutover_prep.dal.store import Store, evidence_key
-from cutover_prep.steps.finalize import finalize
+from cutover_prep.steps.finalize import Finalized, finalize
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "finalize_memory.py"
 MIB = 2**20
@@ -29,7 +29,7 @@ def _bench() -> Any:
     return module
 
 
-def _peak(bench: Any, n: int, root: Path, *, warm_up: bool = False) -> tuple[int, dict[str, Any]]:
+def _peak(bench: Any, n: int, root: Path, *, warm_up: bool = False) -> tuple[int, Finalized]:
     bench.setup(n, root)
     store = Store(dynamodb=bench.FileDynamo(root / "ddb.json"), s3=bench.FileS3(root / "s3"), table=bench.TABLE,
                   bucket=bench.BUCKET)
@@ -62,8 +62,8 @@ def test_finalize_peak_is_flat_in_the_plan_size(tmp_path: Path, monkeypatch: pyt
     small, out_small = _peak(bench, 2_000, tmp_path / "small", warm_up=True)
     large, out_large = _peak(bench, 16_000, tmp_path / "large")
     # the same run, eight times larger: NOT_READY both (failed and never-started units), same shape
-    assert out_small["verdict"] == out_large["verdict"] == "NOT_READY"
-    assert out_large["units"]["total"] > 7 * out_small["units"]["total"]
+    assert out_small.verdict == out_large.verdict == "NOT_READY"
+    assert out_large.units.total > 7 * out_small.units.total
     # what still grows, about 3.6 MiB: the bounded lists filling up (1,000 listed segments of each status, up to
     # 2,000 unread census rows held to pick the largest 1,000) and the unit items (10 and 75 units)
     assert large - small < 6 * MIB, f"Finalize's peak grew {(large - small) / MIB:.1f} MiB (2k: {small / MIB:.1f} " \

@@ -24,7 +24,7 @@ def test_a_restart_may_change_concurrency_waits_and_turn_the_write_test_off(stor
     config = begin_run(again, execution_name=None, store=store, allowed_hosts=())
     run = store.get_run("orders-1").stored()
     assert run["restarts"] == 1 and run["input"]["warmup"]["max_concurrency"] == 32  # the record is this attempt's
-    assert run["input"]["benchmark"]["write_test"] is False and config["benchmark"]["write_test"] is False
+    assert run["input"]["benchmark"]["write_test"] is False and config.benchmark.write_test is False
 
 
 @pytest.mark.parametrize(("path", "value", "named"), [

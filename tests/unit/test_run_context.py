@@ -29,6 +29,7 @@ from cutover_prep.models.steps import (
 from cutover_prep.models.target import Target
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.models.warmup import Warmup
+from cutover_prep.observability import result_json
 from cutover_prep.warmup.discovery import run_context
 from cutover_prep.warmup.unit import Budget, step_result, warm_unit
 from tests.unit.contexts import run_state
@@ -99,9 +100,11 @@ def test_a_warm_unit_result_is_its_progress_and_a_definition_of_before_still_get
 
     today = WarmUnitEvent.model_validate({"run": OLDER, "unit": unit, "warm": None, "slot": {"granted": True}})
     progress = warm_unit(today, store=store, engine=NoEngine, budget=Budget(lambda: 900.0))
-    assert step_result(today, progress) == {"status": "DONE", "rate": {"mib_per_s": 8.0, "source": "assumed"}}
+    assert result_json(step_result(today, progress)) == {"status": "DONE",
+                                                         "rate": {"mib_per_s": 8.0, "source": "assumed"}}
     before = WarmUnitEvent.model_validate({"run": OLDER, "unit": unit, "slot": {"granted": True}})
-    out = step_result(before, warm_unit(before, store=store, engine=NoEngine, budget=Budget(lambda: 900.0)))
+    out = result_json(step_result(before, warm_unit(before, store=store, engine=NoEngine,
+                                                    budget=Budget(lambda: 900.0))))
     assert out["run"] == OLDER and out["unit"] == unit and out["status"] == "ALREADY_DONE"
     again = json.loads(json.dumps(out))
     assert WarmSlotEvent.model_validate({"run": again["run"], "unit_id": "u000001", "action": "release"})

@@ -8,9 +8,9 @@ import pytest
 from cutover_prep.dal.store import Store
 from cutover_prep.engines.base import ReadRange, ReadResult
 from cutover_prep.models.status import WarmStep
-from cutover_prep.models.steps import UnitRate
+from cutover_prep.models.steps import SlotGiven, UnitRate
 from cutover_prep.warmup.planning import MIB
-from cutover_prep.warmup.unit import Budget, SlotGiven, known_rate
+from cutover_prep.warmup.unit import Budget, known_rate
 from tests.unit.contexts import warm_json
 from tests.unit.test_warmup import BS, RUN_ID, make_event, rng, start
 

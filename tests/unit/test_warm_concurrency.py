@@ -36,7 +36,7 @@ def test_more_readers_than_the_reservation_is_refused_by_name_and_nothing_is_rec
 def test_up_to_the_reservation_is_a_run(store) -> None:
     config = begin_run(_input(max_concurrency=100), execution_name=None, store=store, allowed_hosts=(),
                        warm_concurrency=100)
-    assert config["warmup"]["max_concurrency"] == 100 and store.get_run("orders-1") is not None
+    assert config.warmup.max_concurrency == 100 and store.get_run("orders-1") is not None
 
 
 def test_a_run_that_does_not_warm_up_is_not_bound_by_it(store) -> None:

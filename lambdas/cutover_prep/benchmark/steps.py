@@ -44,7 +44,7 @@ from cutover_prep.measure.sample import (
     unit_ranges,
 )
 from cutover_prep.models.benchmark import Benchmark
-from cutover_prep.models.steps import RunContext, StepError, cause_message
+from cutover_prep.models.steps import BenchmarkFailedEvent, RunContext, StepError, cause_message
 
 ATTEMPTS = 3  # transient database errors: tries of one step (retry.Retries); the ASL does not retry them
 # (run context, database or None) -> a connected driver
@@ -326,7 +326,7 @@ def record_point_failure(run_id: str, point_id: str, error: StepError, *, store:
 
     RunPoint records its own errors; this records the ones it could not (a timeout, a
     killed or throttled invocation), and never overwrites a point that was measured."""
-    name, cause = str(error.Error or "PointFailed"), cause_message(error.model_dump(exclude_none=True))
+    name, cause = str(error.Error or "PointFailed"), cause_message(error)
     existing = store.get_point(run_id, point_id)
     if existing is not None and existing.status in ("DONE", "FAILED", "SKIPPED"):
         return PointFailureRecorded(point_id=point_id, status=existing.status, recorded=False)
@@ -336,6 +336,13 @@ def record_point_failure(run_id: str, point_id: str, error: StepError, *, store:
 
 def record_benchmark_failure(run_id: str, error: StepError, *, store: Store) -> BenchmarkFailureRecorded:
     """The Catch of the benchmark steps: the run goes on to its findings with this recorded."""
-    name, cause = str(error.Error or "BenchmarkFailed"), cause_message(error.model_dump(exclude_none=True))
+    name, cause = str(error.Error or "BenchmarkFailed"), cause_message(error)
     store.update_run(run_id, benchmark_status="FAILED", benchmark_error=name, benchmark_cause=cause[:2000])
     return BenchmarkFailureRecorded(status="FAILED", error=name, cause=cause[:2000])
+
+
+def record_failed(event: BenchmarkFailedEvent, *, store: Store) -> PointFailureRecorded | BenchmarkFailureRecorded:
+    """RecordBenchmarkFailure: one sweep point's Catch (``point_id``) or the benchmark's."""
+    if event.point_id:
+        return record_point_failure(event.run_id, event.point_id, event.error, store=store)
+    return record_benchmark_failure(event.run_id, event.error, store=store)

@@ -7,7 +7,7 @@ from typing import Any
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.live.completion import NOT_STARTED, completion_detail, not_started_detail, publish
 from cutover_prep.models.status import RunStatus, UnitStatus
-from cutover_prep.models.steps import UnitFailedEvent, cause_message
+from cutover_prep.models.steps import StepError, UnitFailedEvent, cause_message
 
 NOT_STARTED_CODES = {"InvalidInput": "INPUT_REJECTED", "RunIdReused": "RUN_ID_REUSED"}
 KNOWN_ERRORS = {"InvalidInput", "RunIdReused", "RestoreFailed", "RestoreTimeout", "DatabaseUnreachable",
@@ -22,7 +22,7 @@ def record_failure(run_id: str | None, error: dict[str, Any], *, store: Store, e
     A run that never started (its input was rejected: no run item) is told as a
     ``Cutover Prep Run Not Started`` event naming the target, when the input names one."""
     name = str(error.get("Error") or "CutoverPrepFailed")
-    cause = cause_message(error)
+    cause = cause_message(StepError.model_validate(error))
     if name not in KNOWN_ERRORS:
         name = "StepTimedOut" if name == "States.Timeout" else "CutoverPrepFailed"
     if run_id and store.get_run(run_id) is not None:
@@ -48,6 +48,6 @@ def record_unit_failure(event: UnitFailedEvent, *, store: Store) -> dict[str, An
     """Called by the workflow's Catch of a unit: count it as FAILED with its error."""
     run_id, unit_id = event.run.run_id, event.unit["unit_id"]
     name = str(event.error.Error or "UnitFailed")
-    cause = cause_message(event.error.model_dump(exclude_none=True))
+    cause = cause_message(event.error)
     recorded = store.fail_unit(run_id, unit_id, error=name, cause=cause)
     return {"unit_id": unit_id, "status": UnitStatus.FAILED, "error": name, "recorded": recorded}

@@ -10,11 +10,10 @@ sweep point, the instance's facts) are validated by the logic that owns them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_serializer, model_serializer
 
 from cutover_prep.models.benchmark import Benchmark, Preflight
 from cutover_prep.models.restore import Restore
@@ -25,6 +24,7 @@ from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.models.warmup import Warmup
 
 Document = dict[str, Any]
+OutageJson = dict[str, float | int | str]  # an outage under way, as engines.retry.Outage.to_json writes it
 
 
 # what warmup/slots.py needs in every WarmSlot event (a restart may change max_concurrency: taken from this run)
@@ -66,7 +66,7 @@ class RestoreRequest(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    restored_from: Document | None = None
+    restored_from: dict[str, str] | None = None  # rds.instances.snapshot_source
 
 
 class RunState(_Event):
@@ -88,6 +88,11 @@ class RunState(_Event):
     started_at: datetime
     restore_request: RestoreRequest | None = None
     instance: Document = Field(default_factory=dict)  # DescribeInstance's facts (``restore.rds.instance_facts``)
+
+    @field_serializer("started_at")
+    def _started_at_as_recorded(self, started_at: datetime) -> str:
+        """As ValidateInput has always written it (``datetime.isoformat``: ``+00:00``, not pydantic's ``Z``)."""
+        return started_at.isoformat()
 
 
 class StepResult(BaseModel):
@@ -136,6 +141,22 @@ class PreflightResult(StepResult):
     evidence_key: str | None = None
 
 
+class UnitRate(BaseModel):
+    """A read rate a unit sizes its chunks by (``warmup.unit.known_rate``): the value and where it came from
+    (``first_chunks``: an invocation's own chunks; ``cold_probe``; ``assumed``: the run's assumed cold rate)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    mib_per_s: float
+    source: str = "assumed"
+
+
+class SlotGiven(BaseModel):
+    """What a unit reads of AcquireSlot's answer (the WarmUnit event's ``slot``): the rate it came with."""
+
+    rate: UnitRate | None = None
+
+
 class SlotAnswer(StepResult):
     """AcquireSlot's answer (``$.slot``: SlotGranted reads ``granted``, WaitForSlot ``wait_seconds``; WarmUnit
     starts from its ``rate``)."""
@@ -144,7 +165,7 @@ class SlotAnswer(StepResult):
     level: int | None
     holders: int | None
     wait_seconds: int | float
-    rate: Document | None
+    rate: UnitRate | None
 
 
 class SlotReleased(StepResult):
@@ -241,16 +262,6 @@ class CollectMetricsEvent(RunStep):
     attempt: int = Field(default=0, ge=0)
 
 
-class UnitRate(BaseModel):
-    """A read rate a unit sizes its chunks by (``warmup.unit.known_rate``): the value and where it came from
-    (``first_chunks``: an invocation's own chunks; ``cold_probe``; ``assumed``: the run's assumed cold rate)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    mib_per_s: float
-    source: str = "assumed"
-
-
 class WarmProgress(BaseModel):
     """WarmUnit's result (``ResultPath: $.warm``): what MoreToRead and UnitFinished read (``status``) and what the
     next invocation goes on from (``cursor``, ``rate``, an ``outage`` under way). No context: the Map item keeps
@@ -261,10 +272,20 @@ class WarmProgress(BaseModel):
     status: WarmStep
     cursor: dict[str, int] | None = None
     rate: UnitRate | None = None
-    outage: Document | None = None  # retry.Outage.to_json
+    outage: OutageJson | None = None  # retry.Outage.to_json
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)
+    @model_serializer(mode="wrap")
+    def _without_nulls(self, dump: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """No null field: a field not known (no cursor yet, no outage) is left out, as it always was."""
+        return {k: v for k, v in dump(self).items() if v is not None}
+
+
+class CarriedWarmProgress(WarmProgress):
+    """WarmUnit's result for an execution of a definition of before, whose WarmUnit had no ``ResultPath``: the
+    progress with the run context as it came and the unit (the next state's whole input)."""
+
+    run: RunContext
+    unit: Document
 
 
 class WarmUnitEvent(RunStep):
@@ -276,10 +297,10 @@ class WarmUnitEvent(RunStep):
     model_config = ConfigDict(extra="allow")
 
     unit: Document
-    slot: Document | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
+    slot: SlotGiven | None = None  # AcquireSlot's answer: its rate is the one the first invocation starts from
     warm: WarmProgress | None = None
-    rate: Document | None = None
-    outage: Document | None = None
+    rate: UnitRate | None = None
+    outage: OutageJson | None = None
 
     @property
     def hands_on_context(self) -> bool:
@@ -288,11 +309,11 @@ class WarmUnitEvent(RunStep):
         return "warm" not in self.model_fields_set
 
     @property
-    def previous_rate(self) -> Document | None:
-        return self.warm.rate.model_dump(mode="json") if self.warm and self.warm.rate else self.rate
+    def previous_rate(self) -> UnitRate | None:
+        return self.warm.rate if self.warm and self.warm.rate else self.rate
 
     @property
-    def previous_outage(self) -> Document | None:
+    def previous_outage(self) -> OutageJson | None:
         return self.warm.outage if self.warm else self.outage
 
 
@@ -328,7 +349,6 @@ class EventBridgeEvent(BaseModel):
 
     source: str
     detail_type: str = Field(alias="detail-type")
-    detail: Document = Field(default_factory=dict)
 
 
 class ScheduledEvent(EventBridgeEvent):
@@ -381,9 +401,9 @@ class TriggerEvent(EventBridgeEvent):
 DiscoverResult.model_rebuild()
 
 
-def cause_message(error: Mapping[str, Any]) -> str:
+def cause_message(error: StepError) -> str:
     """A Lambda error's Cause is JSON with errorMessage (and a stack trace): keep the message."""
-    cause = str(error.get("Cause") or "")
+    cause = str(error.Cause or "")
     try:
         return str(json.loads(cause).get("errorMessage", cause))
     except (ValueError, AttributeError):

@@ -31,7 +31,14 @@ from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRang
 from cutover_prep.engines.base import GONE_REBUILT
 from cutover_prep.engines.retry import Retries
 from cutover_prep.findings.census import recreated
-from cutover_prep.models.steps import CensusScope, EndCensusEvent, EndCensusPlan, EndCensusResult, cause_message
+from cutover_prep.models.steps import (
+    CensusScope,
+    EndCensusEvent,
+    EndCensusPlan,
+    EndCensusResult,
+    StepError,
+    cause_message,
+)
 from cutover_prep.models.warmup import Warmup
 
 END_CENSUS = "census-end.json"
@@ -122,11 +129,24 @@ def _read(engine: Any, segment: Any, from_block: int, chunk_blocks: int, deadlin
     return read, None
 
 
-def record_end_census_failure(run_id: str, error: dict[str, Any], *, store: Store) -> EndCensusResult:
+def end_census_step(event: EndCensusEvent, *, store: Store, read_secret: SecretReader,
+                    open_engine: Callable[[Any, Warmup], Any], read_secret_tags: TagReader | None,
+                    remaining_seconds: float, safety_margin_seconds: float, attempts: int) -> EndCensusResult:
+    """EndCensus, or with the Catch's ``error`` RecordEndCensusFailure (the same function). The census's budget:
+    what is left of the invocation (``remaining_seconds``) less twice the margin, at least 30 s."""
+    if event.error is not None:
+        return record_end_census_failure(event.run.run_id, event.error, store=store)
+    return take_end_census(event, store=store, read_secret=read_secret, read_secret_tags=read_secret_tags,
+                           open_engine=open_engine, attempts=attempts,
+                           budget_seconds=max(30.0, remaining_seconds - 2 * safety_margin_seconds))
+
+
+def record_end_census_failure(run_id: str, error: StepError, *, store: Store) -> EndCensusResult:
     """The Catch of EndCensus (its retries spent, or an error not retried): the run goes on to its findings
     with the error recorded on the run item; Finalize gives it to the census section and the verdict fails
     END_CENSUS naming it. Nothing is read or written in the database."""
-    name, cause = str(error.get("Error") or "EndCensusFailed"), cause_message(error)[:2000]
+    name = str(error.Error or "EndCensusFailed")
+    cause = cause_message(error)[:2000]
     store.update_run(run_id, end_census_error=name, end_census_cause=cause)
     return EndCensusResult(taken=False, error=name, cause=cause)
 

@@ -6,13 +6,16 @@ from collections.abc import Iterator
 from contextlib import nullcontext
 from typing import Any
 
+from pydantic import BaseModel
+
 from cutover_prep.benchmark.scratch import scratch_summary
 from cutover_prep.dal.plan_evidence import SEGMENT_FINDINGS, UNITS, plan_segments
 from cutover_prep.dal.records.census import CENSUS_UNREAD, EndCensus, census_rows
-from cutover_prep.dal.records.findings import Findings, PreflightReport, Scratch, VerdictSection
+from cutover_prep.dal.records.findings import Findings, PreflightReport, Scratch, UnitCounts, VerdictSection
 from cutover_prep.dal.records.findings_census import EndCensusFailure
 from cutover_prep.dal.records.plan import Plan, PlanSegment, PlanUnit
 from cutover_prep.dal.records.run import RunItem
+from cutover_prep.dal.records.section import Num
 from cutover_prep.dal.store import (
     EMULATION_EVIDENCE,
     Store,
@@ -42,7 +45,31 @@ from cutover_prep.verdict import judge as verdict_of
 from cutover_prep.warmup.slots import concurrency_findings
 
 
-def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> dict[str, Any]:
+class BenchmarkCounts(BaseModel):
+    """What Finalize's result says of the benchmark: its status, its points and conclusions."""
+
+    status: str | None
+    points: int
+    conclusions: int
+
+
+class Finalized(BaseModel):
+    """Finalize's result (the execution's output): the run's status, verdict and where its findings are."""
+
+    run_id: str
+    status: str
+    coverage_pct: Num | None
+    units: UnitCounts  # as findings.json holds it
+    findings_key: str
+    findings_uri: str
+    summary_uri: str
+    report_uri: str
+    verdict: str
+    reasons: list[str]
+    benchmark: BenchmarkCounts
+
+
+def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> Finalized:
     """``rds``: sample RDS's storage progress once more, at the end of the run (``restore.progress``)."""
     record = store.get_run(run_id)
     if record is None:
@@ -130,12 +157,12 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
                                           status=findings.status, verdict=verdict.verdict,
                                           reasons=reasons, bucket=store.bucket, findings_key=key,
                                           timing=timing_of(findings)))
-    return {"run_id": run_id, "status": findings.status, "coverage_pct": findings.coverage_pct,
-            "units": doc["units"], "findings_key": key, "findings_uri": uris["findings.json"],
-            "summary_uri": uris["summary.md"], "report_uri": uris["report.html"],
-            "verdict": verdict.verdict, "reasons": reasons,
-            "benchmark": {"status": benchmark.status, "points": len(benchmark.points),
-                          "conclusions": len(benchmark.conclusions or [])}}
+    return Finalized(run_id=run_id, status=findings.status, coverage_pct=findings.coverage_pct,
+                     units=findings.units, findings_key=key, findings_uri=uris["findings.json"],
+                     summary_uri=uris["summary.md"], report_uri=uris["report.html"],
+                     verdict=verdict.verdict, reasons=reasons,
+                     benchmark=BenchmarkCounts(status=benchmark.status, points=len(benchmark.points),
+                                               conclusions=len(benchmark.conclusions or [])))
 
 
 def _streamed(store: Store, key: str) -> Iterator[PlanUnit]:

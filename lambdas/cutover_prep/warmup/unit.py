@@ -36,15 +36,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
 from cutover_prep.dal.records.units import Cursor, UnitProgress
 from cutover_prep.dal.store import StaleProgress, Store
 from cutover_prep.engines import Engine, Extent, ReadRange, ShortRead
 from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.engines.retry import Outage, OutageContinues, Retries
 from cutover_prep.models.status import UnitStatus, WarmStep
-from cutover_prep.models.steps import UnitRate, WarmProgress, WarmUnitEvent
+from cutover_prep.models.steps import CarriedWarmProgress, UnitRate, WarmProgress, WarmUnitEvent
 from cutover_prep.warmup.planning import MIB, chunk_bytes_for
 
 
@@ -100,12 +98,13 @@ def _cursor_after(chunk: Chunk, ranges: list[ReadRange]) -> dict[str, int]:
     return chunk.cursor_after(len(rng.extents), rng.extents[chunk.extent_index].blocks)
 
 
-def step_result(event: WarmUnitEvent, progress: WarmProgress) -> dict[str, Any]:
-    """The handler's JSON: the progress (``ResultPath: $.warm``); for a definition of before, whose WarmUnit
+def step_result(event: WarmUnitEvent, progress: WarmProgress) -> WarmProgress:
+    """The step's result: the progress (``ResultPath: $.warm``); for a definition of before, whose WarmUnit
     had no ResultPath, also the run context as it came and the unit (the next state's whole input)."""
     if event.hands_on_context:
-        return {"run": event.run.to_json(), "unit": event.unit, **progress.to_json()}
-    return progress.to_json()
+        return CarriedWarmProgress(run=event.run, unit=event.unit,
+                                   **dict(progress))
+    return progress
 
 
 def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine], budget: Budget,
@@ -121,9 +120,7 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
     seq = item.seq
     cursor = (item.cursor or Cursor()).model_dump()
     ranges = [ReadRange.from_json(r) for r in unit["ranges"]]
-    previous = event.previous_rate
-    prior = known_rate((None if previous is None else UnitRate.model_validate(previous),
-                        SlotGiven.model_validate(event.slot or {}).rate), opts.assumed_cold_mib_per_s)
+    prior = known_rate((event.previous_rate, event.slot.rate if event.slot else None), opts.assumed_cold_mib_per_s)
     seen_bytes, seen_seconds, done_here, finished = 0, 0.0, 0, False
 
     def rate() -> float:  # bytes/s: this invocation's own chunks once there are any
@@ -183,12 +180,6 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
         store.commit_progress(run_id, unit_id, seq=seq, cursor=None, blocks=0, bytes_=0, seconds=0.0,
                               method="none", done=True, planned_bytes=int(unit["bytes"]))
     return WarmProgress(status=WarmStep.DONE, rate=measured())
-
-
-class SlotGiven(BaseModel):
-    """What a unit reads of AcquireSlot's answer (the WarmUnit event's ``slot``): the rate it came with."""
-
-    rate: UnitRate | None = None
 
 
 def known_rate(rates: Iterable[UnitRate | None], assumed_mib_per_s: float) -> UnitRate:
