@@ -9,11 +9,19 @@ the target, is ``RunIdReused`` naming each difference; nothing is read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from decimal import Decimal
 from typing import Any
 
+from pydantic import BaseModel
+
+from cutover_prep.dal.dynamo import plain
 from cutover_prep.dal.records.run import INPUT_SECTIONS, RecordedInput, RunItem
+from cutover_prep.dal.records.run_input import RecordedRestore, RecordedTarget
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.run_input import RunIdReused
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 
 # (section, field) of the run input that a restart may change.
 MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
@@ -27,24 +35,40 @@ MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
 SECTIONS = ("target", "restore", *INPUT_SECTIONS)
 
 
-def _flat(section: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        return {section: value}
-    return {f"{section}.{k}": v for k, v in value.items() if (section, k) not in MAY_CHANGE}
+def _text(value: object) -> str:
+    """A field's value as JSON text, a number as DynamoDB keeps it (100.0 is 100): what two attempts compare."""
+    return json.dumps(plain(json.loads(json.dumps(value), parse_float=Decimal)), sort_keys=True)
 
 
-def bound_options(sections: dict[str, Any]) -> dict[str, Any]:
-    """The run input's fields a run id is bound to, flattened to ``section.field``."""
-    out: dict[str, Any] = {}
+def _flat(section: str, value: BaseModel | None) -> dict[str, str]:
+    if value is None:
+        return {section: _text(None)}
+    return {f"{section}.{k}": _text(v) for k, v in value.model_dump(mode="json").items()
+            if (section, k) not in MAY_CHANGE}
+
+
+def bound_options(recorded: RecordedInput) -> dict[str, str]:
+    """The run input's fields a run id is bound to, flattened to ``section.field`` (each value's JSON text)."""
+    out: dict[str, str] = {}
     for section in SECTIONS:
-        out.update(_flat(section, sections.get(section)))
+        out.update(_flat(section, getattr(recorded, section)))
     return out
 
 
-def check_restart(run_item: RunItem | Mapping[str, Any], config: dict[str, Any]) -> None:
+def _config_input(config: dict[str, Any]) -> RecordedInput:
+    """The sections of ``config`` (``parse_run_input``'s) as a run item records them."""
+    restore = config.get("restore")
+    return RecordedInput(target=RecordedTarget.model_validate(config["target"]),
+                         restore=RecordedRestore.model_validate(restore) if restore is not None else None,
+                         warmup=Warmup.model_validate(config.get("warmup") or {}),
+                         benchmark=Benchmark.model_validate(config.get("benchmark") or {}),
+                         verdict=Thresholds.model_validate(config.get("verdict") or {}))
+
+
+def check_restart(run_item: RunItem, config: dict[str, Any]) -> None:
     """Raise ``RunIdReused`` unless ``config`` asks for the run ``run_item`` records."""
-    first = bound_options(RecordedInput.of(run_item).sections())
-    now = bound_options(config)
+    first = bound_options(run_item.recorded_input())
+    now = bound_options(_config_input(config))
     differ = sorted(k for k in first.keys() & now.keys() if first[k] != now[k])
     differ += sorted(k for k in first.keys() ^ now.keys() if "." not in k)  # a whole section added or dropped
     if differ:
@@ -56,6 +80,6 @@ def check_restart(run_item: RunItem | Mapping[str, Any], config: dict[str, Any])
             "with the first input")
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _short(text: str | None) -> str:
+    shown = repr(json.loads(text) if text is not None else None)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -76,12 +76,12 @@ STORAGE_CLAIM_SK = "RDSINIT-CLAIM"  # not under the prefix: never read as a samp
 __all__ = ["INPUT_SECTIONS", "DeploymentTable", "Store", "now_iso", "records"]
 
 
-def recorded_input(run_item: RunItem | Mapping[str, Any]) -> dict[str, Any]:
-    """The run input's sections as the run item records them, as dicts (``records.run.RecordedInput``)."""
-    return RecordedInput.of(run_item).sections()
+def recorded_input(run_item: RunItem) -> RecordedInput:
+    """The run input's sections as the run item records them (``records.run.RecordedInput``)."""
+    return RecordedInput.of(run_item)
 
 
-def recorded_thresholds(run_item: RunItem | Mapping[str, Any]) -> Thresholds:
+def recorded_thresholds(run_item: RunItem) -> Thresholds:
     """The verdict's thresholds the run item records (what Finalize judges by)."""
     return RecordedInput.of(run_item).thresholds()
 
@@ -163,7 +163,7 @@ class Store:
             ExpressionAttributeNames={"#s": "status", "#e": "error", "#i": "input", **old_names},
             ExpressionAttributeValues={":running": _dyn(RunStatus.RUNNING), ":now": _dyn(now_iso()),
                                        ":zero": _dyn(0), ":one": _dyn(1), ":null": {"NULL": True},
-                                       ":i": _dyn(item.input)},
+                                       ":i": _dyn(item.stored()["input"])},
         )
         return False
 

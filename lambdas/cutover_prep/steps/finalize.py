@@ -151,7 +151,7 @@ def judge(run_item: RunItem, findings: Findings, *, store: Store) -> VerdictSect
     if thresholds.baseline_run_id:
         key = evidence_key(thresholds.baseline_run_id, "findings.json")
         baseline = Findings.read(store.get_json(key)) if store.exists(key) else None
-    bench = recorded["benchmark"]
-    return verdict_of(findings, thresholds, baseline or None, benchmark_requested=bool(bench["enabled"]),
-                      probes_requested=int(bench["probe_blocks"]) > 0,
-                      warmup_requested=bool(recorded["warmup"]["enabled"]))
+    bench = recorded.benchmark
+    return verdict_of(findings, thresholds, baseline or None, benchmark_requested=bool(bench.enabled),
+                      probes_requested=int(bench.probe_blocks) > 0,
+                      warmup_requested=bool(recorded.warmup.enabled))

@@ -18,14 +18,16 @@ Keys (``dal.store``): run ``RUN#<id>``/``RUN``; point ``POINT#<id>``; scratch ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
 
 from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.plan import PlanSummary
-from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
+from cutover_prep.dal.records.run_input import InputSections, RecordedRestore, RecordedTarget
+from cutover_prep.models.benchmark import Benchmark
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 
 Number = int | float  # a number keeps its JSON type (DynamoDB gives back an int for 100.0)
 
@@ -64,7 +66,6 @@ class RunPreflight(BaseModel):
 
 # -- the run item ---------------------------------------------------------------------------------------
 INPUT_SECTIONS = ("warmup", "benchmark", "verdict")  # the run input's sections the run item keeps under "input"
-_MODELS = {"warmup": Warmup, "benchmark": Benchmark, "verdict": Thresholds}
 # decision 52: a run recorded before kept them as top-level attributes under other names
 NAMES_BEFORE_52 = {"warmup": "options", "benchmark": "benchmark_options", "verdict": "verdict_options"}
 
@@ -78,9 +79,9 @@ class RunItem(TableItem):
     step: str | None = None
     gsi1pk: str | None = None
     gsi1sk: str | None = None
-    target: dict[str, Any] | None = None  # the run input's target section (as the input gave it)
-    restore: dict[str, Any] | None = None  # the run input's restore section (NULL without one)
-    input: dict[str, Any] | None = None  # the run input's warmup, benchmark and verdict sections (``recorded_input``)
+    target: RecordedTarget | None = None  # the run input's target section (as the input gave it)
+    restore: RecordedRestore | None = None  # the run input's restore section (NULL without one)
+    input: InputSections | None = None  # the run input's warmup, benchmark and verdict sections (``recorded_input``)
     started_at: str | None = None
     started_by: str | None = None
     finished_at: str | None = None
@@ -122,14 +123,14 @@ class RunItem(TableItem):
 
     @property
     def db_instance_identifier(self) -> str | None:
-        return (self.target or {}).get("db_instance_identifier")
+        return self.target.db_instance_identifier if self.target is not None else None
 
     def recorded_input(self) -> RecordedInput:
         """The run input this item records (see ``RecordedInput``)."""
         return RecordedInput.of(self)
 
 
-class RecordedInput(Record):
+class RecordedInput(BaseModel):
     """The run input's ``target``, ``restore``, ``warmup``, ``benchmark`` and ``verdict`` as a run item records
     them (its last attempt's; ``target`` or ``restore`` None when it holds none; a field missing from the
     other three has its model's default).
@@ -137,35 +138,33 @@ class RecordedInput(Record):
     The one place that reads a run item written before decision 52 (``options``, ``benchmark_options``,
     ``verdict_options``), so that a restart or the Finalize of such a run reads what it was started with."""
 
-    target: dict[str, Any] | None = None
-    restore: dict[str, Any] | None = None
-    warmup: dict[str, Any]
-    benchmark: dict[str, Any]
-    verdict: dict[str, Any]
+    target: RecordedTarget | None = None
+    restore: RecordedRestore | None = None
+    warmup: Warmup
+    benchmark: Benchmark
+    verdict: Thresholds
 
     @classmethod
-    def of(cls, run_item: RunItem | Mapping[str, Any]) -> Self:
-        item = run_item if isinstance(run_item, RunItem) else RunItem.model_validate({"run_id": "", **run_item})
-        kept = item.input or {}
+    def of(cls, run_item: RunItem | None) -> Self:
+        """What ``run_item`` records (None: no run item, every section its model's defaults)."""
+        item = run_item if run_item is not None else RunItem(run_id="")
+        kept = item.input or InputSections()
         before_52 = item.model_extra or {}  # the names a run item of before decision 52 kept them by
         return cls(target=item.target, restore=item.restore,
-                   **{s: with_defaults(_MODELS[s], kept[s] if s in kept else before_52.get(NAMES_BEFORE_52[s]))
-                      for s in INPUT_SECTIONS})
-
-    def sections(self) -> dict[str, Any]:
-        """``{target, restore, warmup, benchmark, verdict}`` as dicts (what ``recorded_input`` returned)."""
-        return {"target": self.target, "restore": self.restore, "warmup": self.warmup,
-                "benchmark": self.benchmark, "verdict": self.verdict}
+                   warmup=kept.warmup or Warmup.model_validate(before_52.get(NAMES_BEFORE_52["warmup"]) or {}),
+                   benchmark=kept.benchmark or Benchmark.model_validate(
+                       before_52.get(NAMES_BEFORE_52["benchmark"]) or {}),
+                   verdict=kept.verdict or Thresholds.model_validate(before_52.get(NAMES_BEFORE_52["verdict"]) or {}))
 
     def thresholds(self) -> Thresholds:
         """The verdict's thresholds (what Finalize judges by)."""
-        return Thresholds.model_validate(self.verdict)
+        return self.verdict
 
     def warmup_options(self) -> Warmup:
-        return Warmup.model_validate(self.warmup)
+        return self.warmup
 
     def benchmark_options(self) -> Benchmark:
-        return Benchmark.model_validate(self.benchmark)
+        return self.benchmark
 
 
 # -- children of the run ---------------------------------------------------------------------------------
