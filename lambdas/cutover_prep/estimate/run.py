@@ -23,7 +23,6 @@ from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.estimate.compute import (
     Counted,
     EmulationEvidence,
-    FindingsTarget,
     choose_rate,
     estimate,
     instance_limits_facts,
@@ -65,7 +64,7 @@ def earlier_findings(store: Store, ident: str, run_id: str | None = None) -> lis
             if item.run_id == run_id or not item.findings_key:
                 continue
             findings = Findings.read(store.get_json(item.findings_key))
-            if FindingsTarget.model_validate(findings.target or {}).db_instance_identifier == ident:
+            if findings.target is not None and findings.target.db_instance_identifier == ident:
                 found.append(findings)
             if len(found) >= EARLIER_RUNS_READ:
                 break

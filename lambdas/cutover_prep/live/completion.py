@@ -110,7 +110,7 @@ def completion_detail(run_item: RunItem | Mapping[str, Any], *, status: str, ver
     """``run_item``: the run's item, or the few of its fields a run that never started has (a mapping: taken as
     it is, not validated: its ``run_id`` may be None)."""
     run = run_item if isinstance(run_item, RunItem) else RunItem.model_construct(**run_item)
-    target = _TargetNames.model_validate(run.target or {})
+    target = _TargetNames.model_validate(run.target or {}, from_attributes=True)
     folder = findings_key.removesuffix(evidence.FINDINGS) if findings_key else None
     return {
         "run_id": run.run_id,

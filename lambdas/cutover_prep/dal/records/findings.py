@@ -25,6 +25,7 @@ from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
 from cutover_prep.dal.records.findings_census import CensusSection
 from cutover_prep.dal.records.findings_storage import StorageInitialization, VolumesSection
 from cutover_prep.dal.records.run import ControlRate
+from cutover_prep.dal.records.run_input import RecordedTarget
 from cutover_prep.dal.records.section import Json, Num, OpenSection, Section
 
 
@@ -391,7 +392,7 @@ class Findings(Record):
 
     run_id: str | None = None  # always written; an excerpt the verdict judges (a test's) may leave it out
     status: str | None = None
-    target: Json = None
+    target: RecordedTarget | None = None  # the run item's (records.run_input)
     started_by: Json = None
     instance: dict[str, Any] | None = None
     engine: str | None = None
