@@ -95,6 +95,7 @@ def test_the_records_read_what_their_consumers_read() -> None:
     assert isinstance(run.coverage_pct, int)  # 100.0 comes back as 100 and stays an int (no "100.0" in an event)
     assert run.recorded_input().thresholds().min_coverage_pct == 99.5
     assert run.recorded_input().warmup_options().max_concurrency == 4
+    assert run.estimate is not None and run.estimate.estimated_seconds == 12.5 and run.estimate.units is None
     restore = RunItem.read(items[("RUN#r2", "RUN")]).restore
     assert restore is not None and restore.snapshot_identifier == "s1" and restore.max_wait_minutes is None
     assert restore.model_dump(exclude_unset=True) == {"snapshot_identifier": "s1"}  # written back as it was

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from cutover_prep.analysis.limits import LimitsError
 from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.records.plan import PlanSummary
+from cutover_prep.dal.records.run_estimate import RecordedCounted, RunEstimate
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.estimate.compute import (
     Counted,
@@ -42,7 +43,7 @@ class EstimateFigures(BaseModel):
     an estimate of an older version may lack some)."""
 
     bytes_to_read: Number | None = None
-    counted: dict[str, Any] | None = None  # ``Counted``, as stored
+    counted: RecordedCounted | None = None  # ``Counted``, as stored
     assumed_mib_per_s: Number | None = None
     source: str | None = None
     source_detail: str | None = None
@@ -106,16 +107,19 @@ def _ratio(actual: float | None, estimated: float | None) -> float | None:
     return round(float(actual) / float(estimated), 3)
 
 
-def estimate_section(estimated: dict[str, Any] | None, findings: dict[str, Any]) -> dict[str, Any] | None:
+def estimate_section(estimated: RunEstimate | None, findings: dict[str, Any]) -> dict[str, Any] | None:
     """``findings.estimate``: the ``estimated`` (the run item's), what happened (the ``findings``' bytes, timings and
     read rate), and actual / estimate for each (None: no estimate, e.g. a run planned before estimates existed)."""
-    if not estimated:
+    if estimated is None or not estimated.model_fields_set | set(estimated.model_extra or {}):
         return None
-    figures, done = EstimateFigures.model_validate(estimated), Findings.model_validate(findings)
+    figures = EstimateFigures.model_validate(estimated, from_attributes=True)
+    done = Findings.model_validate(findings)
+    shown = figures.model_dump()  # every figure, None where the estimate has none; ``counted`` as stored
+    shown["counted"] = figures.counted.model_dump(exclude_unset=True) if figures.counted is not None else None
     actual = {"bytes_read": done.bytes.read if done.bytes else None,
               "warmup_seconds": done.timings.warmup_wall_seconds, "mib_per_s": done.read_rate.mib_per_s_wall}
     return {
-        "estimate": figures.model_dump(),
+        "estimate": shown,
         "actual": actual,
         "ratios": {"bytes": _ratio(actual["bytes_read"], figures.bytes_to_read),
                    "seconds": _ratio(actual["warmup_seconds"], figures.estimated_seconds),

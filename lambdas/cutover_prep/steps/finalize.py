@@ -87,7 +87,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if findings.census.taken:  # type: ignore[union-attr]
         findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
     control = store.get_warmup_control(run_id)
-    time_model = TimeModel.model_validate(record.estimate) if record.estimate else None  # the estimate's
+    time_model = (TimeModel.model_validate(record.estimate, from_attributes=True)  # the estimate's
+                  if record.estimate else None)
     concurrency = concurrency_findings(control)
     findings.warmup = warmup_section(concurrency, findings, eta_findings(
         unit_items, planned, read, units=units, estimate=time_model))  # eta_samples, eta

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.plan import PlanSummary
+from cutover_prep.dal.records.run_estimate import RunEstimate
 from cutover_prep.dal.records.run_input import InputSections, RecordedRestore, RecordedTarget
 from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.thresholds import Thresholds
@@ -105,7 +106,7 @@ class RunItem(TableItem):
     plan: PlanSummary | None = None  # the plan's summary
     plan_key: str | None = None
     instance: dict[str, Any] | None = None  # DescribeInstance's facts (``rds.instances``), as RDS said them
-    estimate: dict[str, Any] | None = None  # ``estimate.run``'s estimate, read by ``estimate.run.estimate_section``
+    estimate: RunEstimate | None = None  # ``estimate.run``'s estimate, read by ``estimate.run.estimate_section``
     # EndCensus, Preflight, benchmark
     end_census_error: str | None = None
     end_census_cause: str | None = None
