@@ -224,10 +224,9 @@ class Store:
         return (ScratchItem.read(i) for i in self._children(run_id, SCRATCH_PREFIX))
 
     # -- RDS storage progress samples (rds/progress.py) ----------------------------
-    def put_storage_sample(self, run_id: str, sample: StorageSample | Mapping[str, Any]) -> None:
-        """One sample (``StorageSample``), written with UpdateItem (every step that samples may update items;
+    def put_storage_sample(self, run_id: str, record: StorageSample) -> None:
+        """One sample (``StorageSample.new``), written with UpdateItem (every step that samples may update items;
         not every one may put them); None attributes are left out."""
-        record = sample if isinstance(sample, StorageSample) else _new(StorageSample, sample)
         attrs = {k: v for k, v in record.stored().items() if v is not None}
         self._ddb.update_item(TableName=self.table,
                               Key=self._key(run_id, f"{STORAGE_SAMPLE_PREFIX}{record.at}#{record.step}"),
