@@ -104,6 +104,8 @@ def test_the_records_read_what_their_consumers_read() -> None:
                                 "percent": None, "gap": "Throttling"}
     control = WarmupControl.read(items[("RUN#r1", "WARMUP#CONTROL")])
     assert control.version == 1 and control.holders == ["u1"] and "version" not in control.state()
+    assert control.control is not None and control.control.level == 2 and control.control.settled is False
+    assert control.control.samples == [[1.5, 2, 30.25]] and isinstance(control.control.samples[0][1], int)
     comparison = ComparisonItem.read(items[("COMPARISON#cmp", "COMPARISON")])
     assert comparison.restore_of("cprep-cmp-a").run_id == "cmp-a" and comparison.restore_of("other") is None
 

@@ -274,6 +274,21 @@ class AfterHotSet(BaseModel):
     most_holders: int | None = None
 
 
+class ControlState(BaseModel):
+    """The control item's ``control``: what the concurrency controller remembers between windows
+    (``warmup.concurrency.Control``'s ``model_dump``): the level, the best level and its rate, the strikes, why it
+    settled (a word; ``false`` in an item of before), and the samples ``[t_s, level, MiB/s, slots wanted]``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    level: int | None = None
+    best_level: int | None = None
+    best_mib_per_s: Number | None = None
+    strikes: int | None = None
+    settled: str | bool | None = None
+    samples: list[list[Number]] | None = None
+
+
 class WarmupControl(TableItem):
     """The warm-up's concurrency control item (``sk=WARMUP#CONTROL``, ``warmup.slots``): the level, the units
     holding a slot, the windows' samples and the sizing rate; written whole under a version check."""
@@ -281,7 +296,7 @@ class WarmupControl(TableItem):
     version: int | None = None
     attempt: int | None = None
     holders: list[str] | None = None
-    control: dict[str, Any] | None = None
+    control: ControlState | None = None
     t0: Number | None = None
     window_started: Number | None = None
     window_bytes: int | None = None
