@@ -303,27 +303,33 @@ def test_a_restore_counts_instance_hours_and_says_when_the_price_is_unknown():
     assert priced.cost_usd == pytest.approx(unknown.cost_usd + 0.5, abs=1e-6)
 
 
-def _findings(read: int, seconds: float | None) -> dict[str, Any]:
-    return {"bytes": {"read": read}, "timings": {"warmup_wall_seconds": seconds},
-            "read_rate": {"mib_per_s_wall": read / seconds / MIB if seconds else None}}
+def _findings(read: int, seconds: float | None) -> Findings:
+    return Findings.model_validate({"bytes": {"read": read}, "timings": {"warmup_wall_seconds": seconds},
+                                    "read_rate": {"mib_per_s_wall": read / seconds / MIB if seconds else None}})
 
 
 def test_findings_set_the_estimate_beside_what_happened():
     est = RunEstimate.model_validate(
         {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0, "source": "x"})
-    section = estimate_section(est, _findings(100 * MIB, 20.0))
+    typed = estimate_section(est, _findings(100 * MIB, 20.0))
+    assert typed is not None and typed.ratios is not None and typed.ratios.seconds == 2.0
+    section = typed.stored()  # as findings.json holds it: every figure, null where the estimate has none
+    assert section["estimate"]["units"] is None and section["estimate"]["counted"] is None
+    assert list(section) == ["estimate", "actual", "ratios", "note"] and section["note"].startswith("actual / ")
     assert section["ratios"] == {"bytes": 1.0, "seconds": 2.0, "mib_per_s": 0.5}
     assert section["actual"] == {"bytes_read": 100 * MIB, "warmup_seconds": 20.0, "mib_per_s": 5.0}
     assert estimate_section(None, _findings(1, 1.0)) is None
     assert estimate_section(RunEstimate(), _findings(1, 1.0)) is None  # an empty one (as ``{}`` was)
     nothing_read = estimate_section(est, _findings(0, None))
-    assert nothing_read["ratios"]["seconds"] is None and nothing_read["ratios"]["bytes"] == 0.0
+    assert nothing_read is not None and nothing_read.ratios is not None
+    assert nothing_read.ratios.seconds is None and nothing_read.ratios.bytes == 0.0
 
 
 def test_the_reports_show_one_line():
     est = RunEstimate(bytes_to_read=100 * MIB, assumed_mib_per_s=10.0, estimated_seconds=10.0,
                       source="emulated_volume")
-    findings = {"run_id": "r1", "target": TARGET, "estimate": estimate_section(est, _findings(100 * MIB, 20.0))}
+    section = estimate_section(est, _findings(100 * MIB, 20.0))
+    findings = {"run_id": "r1", "target": TARGET, "estimate": section.stored() if section else None}
     line = build_view(findings)["estimate"]
     assert line.startswith("Estimate vs actual: 100.0 MiB in 10.0 s at 10 MiB/s (emulated_volume) estimated")
     assert "20.0 s" in line and "time ×2.00 the estimate" in line
@@ -332,7 +338,8 @@ def test_the_reports_show_one_line():
 
 def test_the_markdown_shows_the_line():
     est = RunEstimate(bytes_to_read=100 * MIB, assumed_mib_per_s=10.0, estimated_seconds=10.0, source="x")
-    findings = {"run_id": "r1", "target": TARGET, "estimate": estimate_section(est, _findings(100 * MIB, 20.0))}
+    section = estimate_section(est, _findings(100 * MIB, 20.0))
+    findings = {"run_id": "r1", "target": TARGET, "estimate": section.stored() if section else None}
     try:
         text = summary_markdown(findings, findings_uri="s3://b/f", report_uri="s3://b/r")
     except (KeyError, TypeError):

@@ -110,8 +110,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     add_volume_findings(findings, record.instance, _streamed(store, units_key), unit_items)
     findings.scratch = Scratch.model_validate(scratch_summary(list(store.scratch_objects(run_id))))
     findings.retries.benchmark_steps = sum(int(p.retries or 0) for p in point_items.values())
-    findings.estimate = estimate_section(  # the verdict ignores it
-        record.estimate, findings.model_dump(mode="json", include={"bytes", "timings", "read_rate"}))
+    findings.estimate = estimate_section(record.estimate, findings)  # the verdict ignores it
     findings.dashboard = dashboard_link()  # the live view's console link (live.names); None outside AWS
     verdict = findings.verdict = judge(record, findings, store=store)
     doc = findings.stored()

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
 from cutover_prep.dal.records.findings_census import CensusSection
+from cutover_prep.dal.records.findings_estimate import EstimateFindings
 from cutover_prep.dal.records.findings_storage import StorageInitialization, VolumesSection
 from cutover_prep.dal.records.run import ControlRate
 from cutover_prep.dal.records.run_input import RecordedTarget
@@ -431,7 +432,7 @@ class Findings(Record):
     storage_initialization: StorageInitialization | None = None
     volumes: VolumesSection | None = None
     scratch: Scratch | None = None
-    estimate: dict[str, Any] | None = None  # estimate.run.estimate_section
+    estimate: EstimateFindings | None = None  # estimate.run.estimate_section
     dashboard: str | None = None
     verdict: VerdictSection | None = None
 
