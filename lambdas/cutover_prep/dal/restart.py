@@ -56,13 +56,14 @@ def bound_options(recorded: RecordedInput) -> dict[str, str]:
 
 
 def _config_input(config: dict[str, Any]) -> RecordedInput:
-    """The sections of ``config`` (``parse_run_input``'s) as a run item records them."""
-    restore = config.get("restore")
+    """The sections of ``config`` (``parse_run_input``'s: each of them, ``restore`` None without one) as a run item
+    records them."""
+    restore = config["restore"]
     return RecordedInput(target=RecordedTarget.model_validate(config["target"]),
                          restore=RecordedRestore.model_validate(restore) if restore is not None else None,
-                         warmup=Warmup.model_validate(config.get("warmup") or {}),
-                         benchmark=Benchmark.model_validate(config.get("benchmark") or {}),
-                         verdict=Thresholds.model_validate(config.get("verdict") or {}))
+                         warmup=Warmup.model_validate(config["warmup"]),
+                         benchmark=Benchmark.model_validate(config["benchmark"]),
+                         verdict=Thresholds.model_validate(config["verdict"]))
 
 
 def check_restart(run_item: RunItem, config: dict[str, Any]) -> None:
