@@ -188,10 +188,6 @@ class PointItem(TableItem):
     throughput_kbps: Number | None = None
     blocks_read: int | None = None
 
-    def measured(self) -> dict[str, Any]:
-        """What the step measured: the stored attributes without the keys (a rewrite of the point carries them)."""
-        return {k: v for k, v in self.without_keys().items() if k != "point_id"}
-
 
 class ScratchItem(TableItem):
     """A scratch object of the opt-in write test (``sk=SCRATCH#<name>``): registered CREATING before it is
