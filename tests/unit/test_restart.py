@@ -87,3 +87,16 @@ def test_a_restart_of_a_run_recorded_before_decision_52_is_bound_to_its_options_
     assert run["restarts"] == 1 and run["status"] == "RUNNING"
     assert run["input"]["warmup"]["max_concurrency"] == 4 and run["input"]["benchmark"]["write_test"] is True
     assert not {"options", "benchmark_options", "verdict_options"} & run.keys()  # the old names are gone
+
+
+def test_the_message_shows_the_first_attempt_as_stored_and_the_new_one_as_given(store):
+    """The first attempt's numbers as the run item gives them back (100.0 is 100), the new ones as the input
+    parsed them (50.0): the message the workflow's Cause has always held."""
+    begin_run(FIRST, execution_name=None, store=store, allowed_hosts=())
+    with pytest.raises(RunIdReused) as err:
+        begin_run({**FIRST, "verdict": {"min_coverage_pct": 50}}, execution_name=None, store=store, allowed_hosts=())
+    assert "verdict.min_coverage_pct: 100 -> 50.0;" in str(err.value) or \
+        "verdict.min_coverage_pct: 100 -> 50.0)" in str(err.value)
+    begin_run({**FIRST, "verdict": {"min_coverage_pct": 100}}, execution_name=None, store=store,
+              allowed_hosts=())  # 100 and 100.0 are the same threshold: a restart
+    assert store.get_run("orders-1").restarts == 1

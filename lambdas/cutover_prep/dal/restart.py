@@ -35,23 +35,26 @@ MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
 SECTIONS = ("target", "restore", *INPUT_SECTIONS)
 
 
-def _text(value: object) -> str:
-    """A field's value as JSON text, a number as DynamoDB keeps it (100.0 is 100): what two attempts compare."""
-    return json.dumps(plain(json.loads(json.dumps(value), parse_float=Decimal)), sort_keys=True)
+def _text(value: object, *, stored: bool) -> str:
+    """A field's value as JSON text; ``stored``: a number as the run item gives it back (DynamoDB's 100.0 is 100), as
+    the message has always shown the first attempt's."""
+    text = json.dumps(value, sort_keys=True)
+    return json.dumps(plain(json.loads(text, parse_float=Decimal)), sort_keys=True) if stored else text
 
 
-def _flat(section: str, value: BaseModel | None) -> dict[str, str]:
+def _flat(section: str, value: BaseModel | None, *, stored: bool) -> dict[str, str]:
     if value is None:
-        return {section: _text(None)}
-    return {f"{section}.{k}": _text(v) for k, v in value.model_dump(mode="json").items()
+        return {section: _text(None, stored=stored)}
+    return {f"{section}.{k}": _text(v, stored=stored) for k, v in value.model_dump(mode="json").items()
             if (section, k) not in MAY_CHANGE}
 
 
-def bound_options(recorded: RecordedInput) -> dict[str, str]:
-    """The run input's fields a run id is bound to, flattened to ``section.field`` (each value's JSON text)."""
+def bound_options(recorded: RecordedInput, *, stored: bool = False) -> dict[str, str]:
+    """The run input's fields a run id is bound to, flattened to ``section.field`` (each value's JSON text; ``stored``:
+    the run item's, its numbers as DynamoDB gives them back)."""
     out: dict[str, str] = {}
     for section in SECTIONS:
-        out.update(_flat(section, getattr(recorded, section)))
+        out.update(_flat(section, getattr(recorded, section), stored=stored))
     return out
 
 
@@ -68,9 +71,9 @@ def _config_input(config: dict[str, Any]) -> RecordedInput:
 
 def check_restart(run_item: RunItem, config: dict[str, Any]) -> None:
     """Raise ``RunIdReused`` unless ``config`` asks for the run ``run_item`` records."""
-    first = bound_options(run_item.recorded_input())
+    first = bound_options(run_item.recorded_input(), stored=True)
     now = bound_options(_config_input(config))
-    differ = sorted(k for k in first.keys() & now.keys() if first[k] != now[k])
+    differ = sorted(k for k in first.keys() & now.keys() if json.loads(first[k]) != json.loads(now[k]))  # 100 == 100.0
     differ += sorted(k for k in first.keys() ^ now.keys() if "." not in k)  # a whole section added or dropped
     if differ:
         shown = "; ".join(f"{k}: {_short(first.get(k))} -> {_short(now.get(k))}" for k in differ[:8])
