@@ -38,6 +38,7 @@ def write_items(ddb: Any, s3: Any, table: str, bucket: str) -> None:
     """The calls, against ``ddb``/``s3`` (moto) and the table and bucket they hold."""
     from cutover_prep.comparison.workflow import start, update_comparison
     from cutover_prep.dal import profiles
+    from cutover_prep.dal.records.run import StorageSample, VolumeSample
     from cutover_prep.dal.store import Store
     from cutover_prep.pricing.book import PriceBook
     from cutover_prep.restore.trigger import Starter
@@ -67,13 +68,13 @@ def write_items(ddb: Any, s3: Any, table: str, bucket: str) -> None:
     store.put_point("r1", "seq-8", {"status": "FAILED", "error": "E", "cause": "c", "retries": 2})
     store.put_scratch("r1", "cprep_scratch", {"status": "CREATING", "engine": "postgres", "database": "app",
                                               "point_id": "write-direct", "max_bytes": 1024, "created_at": FIXED})
-    store.put_storage_sample("r1", {"at": "2001-02-03T04:06:00.000001+00:00", "step": "WarmUnit",
-                                    "status": "optimizing", "percent": 42})
-    store.put_storage_sample("r1", {"at": "2001-02-03T04:07:00.000001+00:00", "step": "Finalize", "status": None,
-                                    "percent": None, "gap": "Throttling"})
-    store.put_storage_sample("r1", {"at": "2001-02-03T04:08:00.000001+00:00", "step": "WarmUnit",
-                                    "status": "optimizing", "percent": 50,
-                                    "volumes": [{"volume": "rdsdbdata2", "status": "optimizing", "percent": 10}]})
+    store.put_storage_sample("r1", StorageSample.new(at="2001-02-03T04:06:00.000001+00:00", step="WarmUnit",
+                                                     status="optimizing", percent=42))
+    store.put_storage_sample("r1", StorageSample.new(at="2001-02-03T04:07:00.000001+00:00", step="Finalize",
+                                                     status=None, percent=None, gap="Throttling"))
+    store.put_storage_sample("r1", StorageSample.new(
+        at="2001-02-03T04:08:00.000001+00:00", step="WarmUnit", status="optimizing", percent=50,
+        volumes=[VolumeSample(volume="rdsdbdata2", status="optimizing", percent=10)]))
     store.claim_storage_sample("r1", FIXED, 60)
     store.put_warmup_control("r1", {"attempt": 0, "holders": ["u1"], "t0": 1000.5, "window_started": 1000.5,
                                     "control": {"level": 2, "best_level": None, "best_mib_per_s": None, "strikes": 0,

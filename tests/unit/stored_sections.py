@@ -188,7 +188,8 @@ def build_findings(run: dict[str, Any], plan: dict[str, Any], units: Any, unit_i
     kept = {k: v for k, v in plan.items() if k not in ("census_end", "catch_up", "census_end_failure")}
     # the options as the test wrote them, unchecked (a hostile name the run input would refuse reaches the report)
     options = Warmup.model_construct(**kept.pop("options", {}))
-    plan_record = Plan.read({"run_id": record.run_id, "target": record.target or {}, **kept, "options": options})
+    target = record.target.model_dump(mode="json", exclude_unset=True) if record.target else {}
+    plan_record = Plan.read({"run_id": record.run_id, "target": target, **kept, "options": options})
     failure = plan.get("census_end_failure")
     censuses = Censuses(start=plan.get("census"), end=plan.get("census_end"), catch_up=_catch_up(plan.get("catch_up")),
                         end_failure=EndCensusFailure.model_validate(failure) if failure else None)

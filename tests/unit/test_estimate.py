@@ -10,6 +10,7 @@ import pytest
 from cutover_prep.analysis.limits import expected_limits
 from cutover_prep.dal.records.findings import Findings
 from cutover_prep.dal.records.plan import PlanSummary
+from cutover_prep.dal.records.run_estimate import RunEstimate
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.engines.base import Extent, Segment
 from cutover_prep.estimate.ceiling import InstanceFacts
@@ -302,25 +303,33 @@ def test_a_restore_counts_instance_hours_and_says_when_the_price_is_unknown():
     assert priced.cost_usd == pytest.approx(unknown.cost_usd + 0.5, abs=1e-6)
 
 
-def _findings(read: int, seconds: float | None) -> dict[str, Any]:
-    return {"bytes": {"read": read}, "timings": {"warmup_wall_seconds": seconds},
-            "read_rate": {"mib_per_s_wall": read / seconds / MIB if seconds else None}}
+def _findings(read: int, seconds: float | None) -> Findings:
+    return Findings.model_validate({"bytes": {"read": read}, "timings": {"warmup_wall_seconds": seconds},
+                                    "read_rate": {"mib_per_s_wall": read / seconds / MIB if seconds else None}})
 
 
 def test_findings_set_the_estimate_beside_what_happened():
-    est = {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0, "source": "x"}
-    section = estimate_section(est, _findings(100 * MIB, 20.0))
+    est = RunEstimate.model_validate(
+        {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0, "source": "x"})
+    typed = estimate_section(est, _findings(100 * MIB, 20.0))
+    assert typed is not None and typed.ratios is not None and typed.ratios.seconds == 2.0
+    section = typed.stored()  # as findings.json holds it: every figure, null where the estimate has none
+    assert section["estimate"]["units"] is None and section["estimate"]["counted"] is None
+    assert list(section) == ["estimate", "actual", "ratios", "note"] and section["note"].startswith("actual / ")
     assert section["ratios"] == {"bytes": 1.0, "seconds": 2.0, "mib_per_s": 0.5}
     assert section["actual"] == {"bytes_read": 100 * MIB, "warmup_seconds": 20.0, "mib_per_s": 5.0}
     assert estimate_section(None, _findings(1, 1.0)) is None
+    assert estimate_section(RunEstimate(), _findings(1, 1.0)) is None  # an empty one (as ``{}`` was)
     nothing_read = estimate_section(est, _findings(0, None))
-    assert nothing_read["ratios"]["seconds"] is None and nothing_read["ratios"]["bytes"] == 0.0
+    assert nothing_read is not None and nothing_read.ratios is not None
+    assert nothing_read.ratios.seconds is None and nothing_read.ratios.bytes == 0.0
 
 
 def test_the_reports_show_one_line():
-    est = {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0,
-           "source": "emulated_volume"}
-    findings = {"run_id": "r1", "target": TARGET, "estimate": estimate_section(est, _findings(100 * MIB, 20.0))}
+    est = RunEstimate(bytes_to_read=100 * MIB, assumed_mib_per_s=10.0, estimated_seconds=10.0,
+                      source="emulated_volume")
+    section = estimate_section(est, _findings(100 * MIB, 20.0))
+    findings = {"run_id": "r1", "target": TARGET, "estimate": section.stored() if section else None}
     line = build_view(findings)["estimate"]
     assert line.startswith("Estimate vs actual: 100.0 MiB in 10.0 s at 10 MiB/s (emulated_volume) estimated")
     assert "20.0 s" in line and "time ×2.00 the estimate" in line
@@ -328,8 +337,9 @@ def test_the_reports_show_one_line():
 
 
 def test_the_markdown_shows_the_line():
-    est = {"bytes_to_read": 100 * MIB, "assumed_mib_per_s": 10.0, "estimated_seconds": 10.0, "source": "x"}
-    findings = {"run_id": "r1", "target": TARGET, "estimate": estimate_section(est, _findings(100 * MIB, 20.0))}
+    est = RunEstimate(bytes_to_read=100 * MIB, assumed_mib_per_s=10.0, estimated_seconds=10.0, source="x")
+    section = estimate_section(est, _findings(100 * MIB, 20.0))
+    findings = {"run_id": "r1", "target": TARGET, "estimate": section.stored() if section else None}
     try:
         text = summary_markdown(findings, findings_uri="s3://b/f", report_uri="s3://b/r")
     except (KeyError, TypeError):
@@ -361,7 +371,7 @@ def test_discover_records_the_estimate_of_its_plan(store: Store):
     run = run_doc("r-new", instance={"address": "db.example.com", "db_instance_class": "db.m5.large",
                                      "storage_type": "gp2", "allocated_storage_gb": 100})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    est = store.get_run("r-new").estimate
+    est = store.get_run("r-new").stored()["estimate"]
     assert est["bytes_to_read"] == 256 * MIB and est["units"] == 4 and est["concurrency"] == 2
     assert est["source"] == "instance_limits"
     assert est["assumed_mib_per_s"] == pytest.approx(2 * READER_COLD_MIB_PER_S, abs=0.01)
@@ -370,6 +380,9 @@ def test_discover_records_the_estimate_of_its_plan(store: Store):
     assert est["estimated_seconds"] == pytest.approx(256 / est["assumed_mib_per_s"] + 4 * RANGE_SECONDS / 2, rel=0.01)
     assert est["counted"]["user_relations"] == 256 * MIB and est["counted"]["catalogues"] == 0
     assert est["cost_usd"] > 0
+    typed = store.get_run("r-new").estimate  # the run item's estimate, read typed (records.run_estimate)
+    assert typed is not None and typed.counted is not None and typed.counted.user_relations == 256 * MIB
+    assert typed.units == 4 and typed.model_dump(mode="json", exclude_unset=True) == est
 
 
 def test_discover_uses_an_earlier_run_of_the_same_instance(store: Store):
@@ -380,7 +393,7 @@ def test_discover_uses_an_earlier_run_of_the_same_instance(store: Store):
     run = run_doc("r-new")
     store.start_run({**run, "started_at": "2026-02-01T00:00:00+00:00"})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    est = store.get_run("r-new").estimate
+    est = store.get_run("r-new").stored()["estimate"]
     assert est["source"] == "measured_run" and est["assumed_mib_per_s"] == 42.0 and "run r-old" in est["source_detail"]
 
 
@@ -389,12 +402,12 @@ def test_discover_on_the_emulated_volume_and_a_stand_in_instance(store: Store):
                   instance={"address": "db.example.com", "db_instance_class": "db.m5.large", "storage_type": "gp3",
                             "allocated_storage_gb": 100})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    assert store.get_run("r-local").estimate["source"] == "emulator_default"  # moto's stand-in says nothing
+    assert store.get_run("r-local").stored()["estimate"]["source"] == "emulator_default"  # moto's stand-in says nothing
     run = {**run, "run_id": "r-emu"}
     store.put_json(evidence_key("r-emu", EMULATION_EVIDENCE),
                    {"emulated": True, "ceiling_mib_per_s": 3.0, "profile": {"time_scale": 8}})
     discover_and_plan(run_state(run), store=store, read_secret=secret, open_engine=lambda spec, w: FakeEngine())
-    est = store.get_run("r-emu").estimate
+    est = store.get_run("r-emu").stored()["estimate"]
     assert est["source"] == "emulated_volume" and est["assumed_mib_per_s"] == 3.0
 
 

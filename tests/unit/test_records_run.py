@@ -32,6 +32,8 @@ from cutover_prep.dal.records.run import (
     StorageSample,
     WarmupControl,
 )
+from cutover_prep.models.benchmark import Benchmark
+from cutover_prep.models.warmup import Warmup
 from tests.unit.records_scenario import masked, stored_items
 
 BEFORE = json.loads((Path(__file__).with_name("records_before_34.json")).read_text())
@@ -93,12 +95,17 @@ def test_the_records_read_what_their_consumers_read() -> None:
     assert isinstance(run.coverage_pct, int)  # 100.0 comes back as 100 and stays an int (no "100.0" in an event)
     assert run.recorded_input().thresholds().min_coverage_pct == 99.5
     assert run.recorded_input().warmup_options().max_concurrency == 4
-    assert RunItem.read(items[("RUN#r2", "RUN")]).restore == {"snapshot_identifier": "s1"}
+    assert run.estimate is not None and run.estimate.estimated_seconds == 12.5 and run.estimate.units is None
+    restore = RunItem.read(items[("RUN#r2", "RUN")]).restore
+    assert restore is not None and restore.snapshot_identifier == "s1" and restore.max_wait_minutes is None
+    assert restore.model_dump(exclude_unset=True) == {"snapshot_identifier": "s1"}  # written back as it was
     sample = StorageSample.read(items[("RUN#r1", "RDSINIT#2001-02-03T04:07:00.000001+00:00#Finalize")])
     assert sample.summary() == {"at": "2001-02-03T04:07:00.000001+00:00", "step": "Finalize", "status": None,
                                 "percent": None, "gap": "Throttling"}
     control = WarmupControl.read(items[("RUN#r1", "WARMUP#CONTROL")])
     assert control.version == 1 and control.holders == ["u1"] and "version" not in control.state()
+    assert control.control is not None and control.control.level == 2 and control.control.settled is False
+    assert control.control.samples == [[1.5, 2, 30.25]] and isinstance(control.control.samples[0][1], int)
     comparison = ComparisonItem.read(items[("COMPARISON#cmp", "COMPARISON")])
     assert comparison.restore_of("cprep-cmp-a").run_id == "cmp-a" and comparison.restore_of("other") is None
 
@@ -108,7 +115,23 @@ def test_a_run_item_of_before_decision_52_reads_the_options_it_was_started_with(
            "verdict_options": {"min_coverage_pct": 90}}
     recorded = RunItem.read(old).recorded_input()
     assert recorded.warmup_options().max_concurrency == 3 and recorded.thresholds().min_coverage_pct == 90
-    assert recorded.benchmark_options() == RecordedInput.of({}).benchmark_options()  # the defaults
+    assert recorded.benchmark_options() == RecordedInput.of(None).benchmark_options()  # the defaults
+
+
+def test_the_typed_input_sections_of_an_older_run_item_read_with_defaults_and_write_back_as_stored() -> None:
+    """Issue 34: target, restore and input are typed; a section stored in part (before a field was added) reads
+    with the model's defaults, and the item written back holds what it was read with (no default added, NULL kept,
+    an attribute the section does not name kept)."""
+    old = {"run_id": "old", "target": {"db_instance_identifier": "db", "engine": None, "later": "x"},
+           "restore": None, "input": {"warmup": {"max_concurrency": 3}, "verdict": {"min_coverage_pct": 90}}}
+    run = RunItem.read(old)
+    recorded = run.recorded_input()
+    assert run.db_instance_identifier == "db" and run.restore is None and recorded.target is not None
+    assert recorded.target.engine is None and recorded.warmup.chunk_mb == Warmup().chunk_mb  # a default
+    assert recorded.warmup.max_concurrency == 3 and recorded.verdict.min_coverage_pct == 90
+    assert recorded.benchmark == Benchmark()  # a section the item leaves out: every default
+    assert run.stored() == {**old, "schema_version": 1}
+    assert RunItem.read(run.stored()).stored() == run.stored()
 
 
 def test_a_record_a_newer_deployment_wrote_is_refused_by_name() -> None:

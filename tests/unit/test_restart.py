@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from cutover_prep.dal.records.run import RunItem
 from cutover_prep.dal.restart import check_restart
 from cutover_prep.dal.store import RUN_SK, _dyn, recorded_input, run_pk
 from cutover_prep.models.run_input import RunIdReused, parse_run_input
@@ -46,8 +47,8 @@ def test_a_restart_that_changes_what_is_read_or_judged_fails_by_name(store, path
 
 def test_a_restore_added_on_a_restart_is_a_difference():
     first = parse_run_input(FIRST)
-    item = {"target": first["target"], "restore": None,
-            "input": {"warmup": first["warmup"], "benchmark": first["benchmark"], "verdict": first["verdict"]}}
+    item = RunItem.read({"run_id": "orders-1", "target": first["target"], "restore": None, "input": {
+        "warmup": first["warmup"], "benchmark": first["benchmark"], "verdict": first["verdict"]}})
     again = parse_run_input({**FIRST, "restore": {"snapshot_identifier": "snap-1"}})
     with pytest.raises(RunIdReused, match="restore"):
         check_restart(item, again)
@@ -67,8 +68,10 @@ def _recorded_before_52(store, raw):
 def test_a_run_recorded_before_decision_52_is_read_in_the_input_s_names(store):
     config = _recorded_before_52(store, {**FIRST, "verdict": {"min_coverage_pct": 90}})
     recorded = recorded_input(store.get_run("orders-1"))
-    assert recorded["verdict"]["min_coverage_pct"] == 90 and recorded["benchmark"]["write_test"] is True
-    assert recorded["warmup"] == config["warmup"] and recorded["target"] == config["target"]
+    assert recorded.verdict.min_coverage_pct == 90 and recorded.benchmark.write_test is True
+    assert recorded.warmup.model_dump(mode="json") == config["warmup"]
+    assert recorded.target is not None and recorded.target.model_dump(
+        mode="json", exclude_unset=True) == config["target"]
 
 
 def test_a_restart_of_a_run_recorded_before_decision_52_is_bound_to_its_options_and_rewritten(store):
@@ -84,3 +87,16 @@ def test_a_restart_of_a_run_recorded_before_decision_52_is_bound_to_its_options_
     assert run["restarts"] == 1 and run["status"] == "RUNNING"
     assert run["input"]["warmup"]["max_concurrency"] == 4 and run["input"]["benchmark"]["write_test"] is True
     assert not {"options", "benchmark_options", "verdict_options"} & run.keys()  # the old names are gone
+
+
+def test_the_message_shows_the_first_attempt_as_stored_and_the_new_one_as_given(store):
+    """The first attempt's numbers as the run item gives them back (100.0 is 100), the new ones as the input
+    parsed them (50.0): the message the workflow's Cause has always held."""
+    begin_run(FIRST, execution_name=None, store=store, allowed_hosts=())
+    with pytest.raises(RunIdReused) as err:
+        begin_run({**FIRST, "verdict": {"min_coverage_pct": 50}}, execution_name=None, store=store, allowed_hosts=())
+    assert "verdict.min_coverage_pct: 100 -> 50.0;" in str(err.value) or \
+        "verdict.min_coverage_pct: 100 -> 50.0)" in str(err.value)
+    begin_run({**FIRST, "verdict": {"min_coverage_pct": 100}}, execution_name=None, store=store,
+              allowed_hosts=())  # 100 and 100.0 are the same threshold: a restart
+    assert store.get_run("orders-1").restarts == 1

@@ -143,7 +143,8 @@ def test_a_window_ends_after_enough_chunks_per_slot_before_its_time(store: Store
     clock.t += 0.5
     out = ask(fast, "c", store=store, clock=clock)
     assert out["level"] == 4 and out["granted"] is True
-    sample = store.get_warmup_control(RUN_ID).control["samples"][0]
+    control = store.get_warmup_control(RUN_ID).control
+    sample = control.samples[0] if control is not None and control.samples else []
     assert sample[1] == 2 and sample[2] == pytest.approx(16 / 3.5, rel=1e-3)
 
 

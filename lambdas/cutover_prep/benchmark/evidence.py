@@ -185,7 +185,7 @@ def analyze_run(run: RunContext, *, store: Store) -> Analyzed:
         thresholds = run.verdict
     else:
         run_item = store.get_run(run_id)
-        thresholds = (run_item.recorded_input() if run_item else RecordedInput.of({})).thresholds()
+        thresholds = (run_item.recorded_input() if run_item else RecordedInput.of(None)).thresholds()
     burst = cw.series("BurstBalance") if cw else None
     result = analyze(rows, limits=limits, probes=probes or None, burst_balance=burst, thresholds=thresholds) \
         if rows or probes \

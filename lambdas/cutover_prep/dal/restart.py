@@ -9,11 +9,19 @@ the target, is ``RunIdReused`` naming each difference; nothing is read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from decimal import Decimal
 from typing import Any
 
+from pydantic import BaseModel
+
+from cutover_prep.dal.dynamo import plain
 from cutover_prep.dal.records.run import INPUT_SECTIONS, RecordedInput, RunItem
+from cutover_prep.dal.records.run_input import RecordedRestore, RecordedTarget
+from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.run_input import RunIdReused
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 
 # (section, field) of the run input that a restart may change.
 MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
@@ -27,25 +35,45 @@ MAY_CHANGE: frozenset[tuple[str, str]] = frozenset({
 SECTIONS = ("target", "restore", *INPUT_SECTIONS)
 
 
-def _flat(section: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        return {section: value}
-    return {f"{section}.{k}": v for k, v in value.items() if (section, k) not in MAY_CHANGE}
+def _text(value: object, *, stored: bool) -> str:
+    """A field's value as JSON text; ``stored``: a number as the run item gives it back (DynamoDB's 100.0 is 100), as
+    the message has always shown the first attempt's."""
+    text = json.dumps(value, sort_keys=True)
+    return json.dumps(plain(json.loads(text, parse_float=Decimal)), sort_keys=True) if stored else text
 
 
-def bound_options(sections: dict[str, Any]) -> dict[str, Any]:
-    """The run input's fields a run id is bound to, flattened to ``section.field``."""
-    out: dict[str, Any] = {}
+def _flat(section: str, value: BaseModel | None, *, stored: bool) -> dict[str, str]:
+    if value is None:
+        return {section: _text(None, stored=stored)}
+    return {f"{section}.{k}": _text(v, stored=stored) for k, v in value.model_dump(mode="json").items()
+            if (section, k) not in MAY_CHANGE}
+
+
+def bound_options(recorded: RecordedInput, *, stored: bool = False) -> dict[str, str]:
+    """The run input's fields a run id is bound to, flattened to ``section.field`` (each value's JSON text; ``stored``:
+    the run item's, its numbers as DynamoDB gives them back)."""
+    out: dict[str, str] = {}
     for section in SECTIONS:
-        out.update(_flat(section, sections.get(section)))
+        out.update(_flat(section, getattr(recorded, section), stored=stored))
     return out
 
 
-def check_restart(run_item: RunItem | Mapping[str, Any], config: dict[str, Any]) -> None:
+def _config_input(config: dict[str, Any]) -> RecordedInput:
+    """The sections of ``config`` (``parse_run_input``'s: each of them, ``restore`` None without one) as a run item
+    records them."""
+    restore = config["restore"]
+    return RecordedInput(target=RecordedTarget.model_validate(config["target"]),
+                         restore=RecordedRestore.model_validate(restore) if restore is not None else None,
+                         warmup=Warmup.model_validate(config["warmup"]),
+                         benchmark=Benchmark.model_validate(config["benchmark"]),
+                         verdict=Thresholds.model_validate(config["verdict"]))
+
+
+def check_restart(run_item: RunItem, config: dict[str, Any]) -> None:
     """Raise ``RunIdReused`` unless ``config`` asks for the run ``run_item`` records."""
-    first = bound_options(RecordedInput.of(run_item).sections())
-    now = bound_options(config)
-    differ = sorted(k for k in first.keys() & now.keys() if first[k] != now[k])
+    first = bound_options(run_item.recorded_input(), stored=True)
+    now = bound_options(_config_input(config))
+    differ = sorted(k for k in first.keys() & now.keys() if json.loads(first[k]) != json.loads(now[k]))  # 100 == 100.0
     differ += sorted(k for k in first.keys() ^ now.keys() if "." not in k)  # a whole section added or dropped
     if differ:
         shown = "; ".join(f"{k}: {_short(first.get(k))} -> {_short(now.get(k))}" for k in differ[:8])
@@ -56,6 +84,6 @@ def check_restart(run_item: RunItem | Mapping[str, Any], config: dict[str, Any])
             "with the first input")
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _short(text: str | None) -> str:
+    shown = repr(json.loads(text) if text is not None else None)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

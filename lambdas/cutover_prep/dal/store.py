@@ -50,6 +50,7 @@ from cutover_prep.dal.dynamo import item_of as _item
 from cutover_prep.dal.dynamo import plain as _plain  # noqa: F401  (read by the local harness)
 from cutover_prep.dal.jsonlines import JSON_LINES_READ_BYTES, JsonLinesWriter, array_rows
 from cutover_prep.dal.records import evidence
+from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.run import (
     INPUT_SECTIONS,
     NAMES_BEFORE_52,
@@ -76,12 +77,12 @@ STORAGE_CLAIM_SK = "RDSINIT-CLAIM"  # not under the prefix: never read as a samp
 __all__ = ["INPUT_SECTIONS", "DeploymentTable", "Store", "now_iso", "records"]
 
 
-def recorded_input(run_item: RunItem | Mapping[str, Any]) -> dict[str, Any]:
-    """The run input's sections as the run item records them, as dicts (``records.run.RecordedInput``)."""
-    return RecordedInput.of(run_item).sections()
+def recorded_input(run_item: RunItem) -> RecordedInput:
+    """The run input's sections as the run item records them (``records.run.RecordedInput``)."""
+    return RecordedInput.of(run_item)
 
 
-def recorded_thresholds(run_item: RunItem | Mapping[str, Any]) -> Thresholds:
+def recorded_thresholds(run_item: RunItem) -> Thresholds:
     """The verdict's thresholds the run item records (what Finalize judges by)."""
     return RecordedInput.of(run_item).thresholds()
 
@@ -109,6 +110,7 @@ def run_pk(run_id: str) -> str:
 
 
 _R = TypeVar("_R", bound=records.run.TableItem)
+_Read = TypeVar("_Read", bound=Record)  # a record read from its item
 
 # Written by ``cutover-prep local`` alone (the emulated restored volume's evidence); Finalize reads it.
 EMULATION_EVIDENCE = evidence.STORAGE_EMULATION
@@ -163,7 +165,7 @@ class Store:
             ExpressionAttributeNames={"#s": "status", "#e": "error", "#i": "input", **old_names},
             ExpressionAttributeValues={":running": _dyn(RunStatus.RUNNING), ":now": _dyn(now_iso()),
                                        ":zero": _dyn(0), ":one": _dyn(1), ":null": {"NULL": True},
-                                       ":i": _dyn(item.input)},
+                                       ":i": _dyn(item.stored()["input"])},
         )
         return False
 
@@ -176,8 +178,9 @@ class Store:
                               **set_expression({**attrs, "updated_at": now_iso()}))
 
     def get_run(self, run_id: str) -> RunItem | None:
-        raw = self._get(run_id, RUN_SK)  # an item update_run made alone has no run_id: its key's
-        return None if raw is None else RunItem.read({"run_id": run_id, **raw})
+        raw = self._ddb.get_item(TableName=self.table, Key=self._key(run_id, RUN_SK), ConsistentRead=True)
+        # an item update_run made alone has no run_id: its key's
+        return RunItem.read({"run_id": run_id, **_item(raw["Item"])}) if "Item" in raw else None
 
     def get_run_fields(self, run_id: str, fields: tuple[str, ...]) -> RunItem | None:
         """Only ``fields`` of the run item (a ProjectionExpression): what a poller needs, not the whole item (its
@@ -198,11 +201,10 @@ class Store:
 
     # -- units -------------------------------------------------------------------------
     def get_unit(self, run_id: str, unit_id: str) -> UnitProgress | None:
-        item = self._get(run_id, UNIT_PREFIX + unit_id)
-        return None if item is None else UnitProgress.read(item)
+        return self._get(run_id, UNIT_PREFIX + unit_id, UnitProgress)
 
     def units(self, run_id: str) -> Iterator[UnitProgress]:
-        return (UnitProgress.read(item) for item in self._children(run_id, UNIT_PREFIX))
+        return self._children(run_id, UNIT_PREFIX, UnitProgress)
 
     # -- benchmark points --------------------------------------------------------------
     def put_point(self, run_id: str, point_id: str, attrs: Mapping[str, Any]) -> None:
@@ -210,24 +212,22 @@ class Store:
         self._put(run_id, POINT_PREFIX + point_id, _new(PointItem, {"point_id": point_id, **attrs}))
 
     def get_point(self, run_id: str, point_id: str) -> PointItem | None:
-        raw = self._get(run_id, POINT_PREFIX + point_id)
-        return None if raw is None else PointItem.read(raw)
+        return self._get(run_id, POINT_PREFIX + point_id, PointItem)
 
     def points(self, run_id: str) -> Iterator[PointItem]:
-        return (PointItem.read(i) for i in self._children(run_id, POINT_PREFIX))
+        return self._children(run_id, POINT_PREFIX, PointItem)
 
     # -- scratch objects of the write test ---------------------------------------------
     def put_scratch(self, run_id: str, name: str, attrs: Mapping[str, Any]) -> None:
         self._put(run_id, SCRATCH_PREFIX + name, _new(ScratchItem, {"name": name, **attrs}))
 
     def scratch_objects(self, run_id: str) -> Iterator[ScratchItem]:
-        return (ScratchItem.read(i) for i in self._children(run_id, SCRATCH_PREFIX))
+        return self._children(run_id, SCRATCH_PREFIX, ScratchItem)
 
     # -- RDS storage progress samples (rds/progress.py) ----------------------------
-    def put_storage_sample(self, run_id: str, sample: StorageSample | Mapping[str, Any]) -> None:
-        """One sample (``StorageSample``), written with UpdateItem (every step that samples may update items;
+    def put_storage_sample(self, run_id: str, record: StorageSample) -> None:
+        """One sample (``StorageSample.new``), written with UpdateItem (every step that samples may update items;
         not every one may put them); None attributes are left out."""
-        record = sample if isinstance(sample, StorageSample) else _new(StorageSample, sample)
         attrs = {k: v for k, v in record.stored().items() if v is not None}
         self._ddb.update_item(TableName=self.table,
                               Key=self._key(run_id, f"{STORAGE_SAMPLE_PREFIX}{record.at}#{record.step}"),
@@ -235,7 +235,7 @@ class Store:
 
     def storage_samples(self, run_id: str) -> list[StorageSample]:
         """The samples in time order (``StorageSample.summary()``: what this returned before the records)."""
-        return [StorageSample.read(i) for i in self._children(run_id, STORAGE_SAMPLE_PREFIX)]
+        return list(self._children(run_id, STORAGE_SAMPLE_PREFIX, StorageSample))
 
     def claim_storage_sample(self, run_id: str, at: str, min_interval_seconds: float) -> bool:
         """True for the one caller that may sample now: no sample was claimed in the last
@@ -253,26 +253,28 @@ class Store:
             raise
         return True
 
-    def _get(self, run_id: str, sk: str) -> dict[str, Any] | None:
+    def _get(self, run_id: str, sk: str, record: type[_Read]) -> _Read | None:
+        """The item ``sk`` of the run read as ``record`` (None: there is none)."""
         raw = self._ddb.get_item(TableName=self.table, Key=self._key(run_id, sk), ConsistentRead=True)
-        return _item(raw["Item"]) if "Item" in raw else None
+        return record.read(_item(raw["Item"])) if "Item" in raw else None
 
     def _put(self, run_id: str, sk: str, record: records.run.TableItem) -> None:
         item = {"pk": run_pk(run_id), "sk": sk, "updated_at": now_iso(), **record.stored()}
         self._ddb.put_item(TableName=self.table, Item={k: _dyn(v) for k, v in item.items() if v is not None})
 
-    def _children(self, run_id: str, prefix: str) -> Iterator[dict[str, Any]]:
-        kwargs: dict[str, Any] = {
-            "TableName": self.table, "ConsistentRead": True,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": {":pk": _dyn(run_pk(run_id)), ":prefix": _dyn(prefix)},
-        }
+    def _children(self, run_id: str, prefix: str, record: type[_Read]) -> Iterator[_Read]:
+        """The run's items whose sort key starts with ``prefix``, each read as ``record``, in key order."""
+        start = None
         while True:
-            page = self._ddb.query(**kwargs)
-            yield from (_item(i) for i in page["Items"])
+            page = self._ddb.query(
+                TableName=self.table, ConsistentRead=True,
+                KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+                ExpressionAttributeValues={":pk": _dyn(run_pk(run_id)), ":prefix": _dyn(prefix)},
+                **({"ExclusiveStartKey": start} if start is not None else {}))
+            yield from (record.read(_item(i)) for i in page["Items"])
             if "LastEvaluatedKey" not in page:
                 return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            start = page["LastEvaluatedKey"]
 
     def commit_progress(self, run_id: str, unit_id: str, *, seq: int, cursor: dict[str, Any] | None,
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
@@ -366,8 +368,7 @@ class Store:
 
     # -- warm-up concurrency control (warmup/slots.py) ----------------------------------
     def get_warmup_control(self, run_id: str) -> WarmupControl | None:
-        raw = self._get(run_id, WARMUP_CONTROL_SK)
-        return None if raw is None else WarmupControl.read(raw)
+        return self._get(run_id, WARMUP_CONTROL_SK, WarmupControl)
 
     def put_warmup_control(self, run_id: str, state: Mapping[str, Any], *, version: int | None) -> bool:
         """Write the control item (``state``: ``WarmupControl``'s attributes) as ``version + 1`` if it is still

@@ -22,7 +22,7 @@ def local_findings(evidence: Path, spec: Any) -> list[Findings]:
     for path in sorted(evidence.glob("*/findings.json")) if evidence.is_dir() else []:
         try:
             findings = Findings.read(json.loads(path.read_text()))
-            target = FindingsTarget.model_validate(findings.target or {})
+            target = findings.target or FindingsTarget()
         except (OSError, ValueError, TypeError):
             continue
         if (target.engine, target.host, target.port, target.database) == (

@@ -14,16 +14,23 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from cutover_prep.analysis.limits import LimitsError
 from cutover_prep.dal.records.findings import Findings
+from cutover_prep.dal.records.findings_estimate import (
+    NOTE,
+    EstimateActual,
+    EstimateFigures,
+    EstimateFindings,
+    EstimateRatios,
+)
 from cutover_prep.dal.records.plan import PlanSummary
+from cutover_prep.dal.records.run_estimate import RunEstimate
 from cutover_prep.dal.store import EMULATION_EVIDENCE, Store, evidence_key
 from cutover_prep.estimate.compute import (
     Counted,
     EmulationEvidence,
-    FindingsTarget,
     choose_rate,
     estimate,
     instance_limits_facts,
@@ -38,25 +45,6 @@ logger = logging.getLogger(__name__)
 Number = int | float  # as stored: an int stays an int, a float a float
 
 
-class EstimateFigures(BaseModel):
-    """What ``findings.estimate`` repeats of the run's estimate (``Estimate``'s fields, as the run item holds them:
-    an estimate of an older version may lack some)."""
-
-    bytes_to_read: Number | None = None
-    counted: dict[str, Any] | None = None  # ``Counted``, as stored
-    assumed_mib_per_s: Number | None = None
-    source: str | None = None
-    source_detail: str | None = None
-    estimated_seconds: Number | None = None
-    seconds_bytes: Number | None = None
-    seconds_ranges: Number | None = None
-    range_seconds: Number | None = None
-    concurrency: int | None = None
-    units: int | None = None
-    ranges: int | None = None
-    cost_usd: Number | None = None
-
-
 def earlier_findings(store: Store, ident: str, run_id: str | None = None) -> list[Findings]:
     """The findings of the latest finished runs of the instance ``ident`` (not the run ``run_id``)."""
     found: list[Findings] = []
@@ -65,7 +53,7 @@ def earlier_findings(store: Store, ident: str, run_id: str | None = None) -> lis
             if item.run_id == run_id or not item.findings_key:
                 continue
             findings = Findings.read(store.get_json(item.findings_key))
-            if FindingsTarget.model_validate(findings.target or {}).db_instance_identifier == ident:
+            if findings.target is not None and findings.target.db_instance_identifier == ident:
                 found.append(findings)
             if len(found) >= EARLIER_RUNS_READ:
                 break
@@ -107,20 +95,18 @@ def _ratio(actual: float | None, estimated: float | None) -> float | None:
     return round(float(actual) / float(estimated), 3)
 
 
-def estimate_section(estimated: dict[str, Any] | None, findings: dict[str, Any]) -> dict[str, Any] | None:
-    """``findings.estimate``: the ``estimated`` (the run item's), what happened (the ``findings``' bytes, timings and
+def estimate_section(estimated: RunEstimate | None, done: Findings) -> EstimateFindings | None:
+    """``findings.estimate``: the ``estimated`` (the run item's), what happened (the findings' bytes, timings and
     read rate), and actual / estimate for each (None: no estimate, e.g. a run planned before estimates existed)."""
-    if not estimated:
+    if estimated is None or not estimated.model_fields_set | set(estimated.model_extra or {}):
         return None
-    figures, done = EstimateFigures.model_validate(estimated), Findings.model_validate(findings)
-    actual = {"bytes_read": done.bytes.read if done.bytes else None,
-              "warmup_seconds": done.timings.warmup_wall_seconds, "mib_per_s": done.read_rate.mib_per_s_wall}
-    return {
-        "estimate": figures.model_dump(),
-        "actual": actual,
-        "ratios": {"bytes": _ratio(actual["bytes_read"], figures.bytes_to_read),
-                   "seconds": _ratio(actual["warmup_seconds"], figures.estimated_seconds),
-                   "mib_per_s": _ratio(actual["mib_per_s"], figures.assumed_mib_per_s)},
-        "note": "actual / estimate; the verdict does not use the estimate",
-    }
-
+    # every figure written, None where the estimate has none (``from_attributes`` sets each); ``counted`` as stored
+    figures = EstimateFigures.model_validate(estimated, from_attributes=True)
+    actual = EstimateActual(bytes_read=done.bytes.read if done.bytes else None,
+                            warmup_seconds=done.timings.warmup_wall_seconds, mib_per_s=done.read_rate.mib_per_s_wall)
+    return EstimateFindings(
+        estimate=figures, actual=actual,
+        ratios=EstimateRatios(bytes=_ratio(actual.bytes_read, figures.bytes_to_read),
+                              seconds=_ratio(actual.warmup_seconds, figures.estimated_seconds),
+                              mib_per_s=_ratio(actual.mib_per_s, figures.assumed_mib_per_s)),
+        note=NOTE)

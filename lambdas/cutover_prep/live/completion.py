@@ -96,11 +96,11 @@ def timing_of(findings: Findings) -> Timing:
     """The night's figures a pipeline acts on, from the findings: ``warmup_seconds`` (first unit start to last
     unit end), ``hot_set_warm_after_s`` (null without a hot set, or before it was warm), ``estimated_seconds``
     (the estimate made at planning) and ``eta_error_pct_at_50`` (the ETA's error at half the bytes)."""
-    estimate = (findings.estimate or {}).get("estimate") or {}  # estimate.run.estimate_section, as it wrote it
+    estimate = findings.estimate.estimate if findings.estimate is not None else None  # estimate.run.estimate_section
     eta = findings.warmup.eta if findings.warmup is not None else None
     return {"warmup_seconds": findings.timings.warmup_wall_seconds,
             "hot_set_warm_after_s": findings.hot_set.warm_after_s if findings.hot_set is not None else None,
-            "estimated_seconds": estimate.get("estimated_seconds"),
+            "estimated_seconds": estimate.estimated_seconds if estimate is not None else None,
             "eta_error_pct_at_50": next((a.error_pct for a in (eta.at if eta else []) if a.pct == 50), None)}
 
 
@@ -110,7 +110,7 @@ def completion_detail(run_item: RunItem | Mapping[str, Any], *, status: str, ver
     """``run_item``: the run's item, or the few of its fields a run that never started has (a mapping: taken as
     it is, not validated: its ``run_id`` may be None)."""
     run = run_item if isinstance(run_item, RunItem) else RunItem.model_construct(**run_item)
-    target = _TargetNames.model_validate(run.target or {})
+    target = _TargetNames.model_validate(run.target or {}, from_attributes=True)
     folder = findings_key.removesuffix(evidence.FINDINGS) if findings_key else None
     return {
         "run_id": run.run_id,

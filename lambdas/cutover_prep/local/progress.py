@@ -182,7 +182,7 @@ class Progress:
         recorded, fed from the unit items; MiB until then (and for a store without units: the tests' fakes)."""
         if self._work_eta is None and run.estimate and hasattr(self.store, "units"):
             units_key = evidence_key(self.run_id, "units.json")
-            model = CostModel.of(TimeModel.model_validate(run.estimate))
+            model = CostModel.of(TimeModel.model_validate(run.estimate, from_attributes=True))
             if model is not None and self.store.exists(units_key):
                 self._work_eta = WorkEta([PlanUnit.model_validate(u).summary() for u in self.store.get_json(units_key)],
                                          model)

@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import (
-    BaseModel,
     Field,
     ValidationError,
     ValidationInfo,
@@ -105,15 +104,6 @@ class InvalidInput(Exception):
 
 class RunIdReused(Exception):
     """The run id names a run that was started for another target or with other options."""
-
-
-
-def with_defaults(model: type[BaseModel], section: dict[str, Any] | None) -> dict[str, Any]:
-    """A section of the run input read back as JSON (the run context, the run item), its missing fields filled
-    with ``model``'s defaults: each default is written once, in the model (a section whose every field has one:
-    ``Warmup``, ``Benchmark``, ``Thresholds``, ``Preflight``)."""
-    return {**model().model_dump(mode="json"), **(section or {})}
-
 
 
 class ComparisonLink(_Strict):

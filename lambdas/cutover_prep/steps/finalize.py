@@ -114,7 +114,8 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     if findings.census.taken:  # type: ignore[union-attr]
         findings.census.unread_evidence = unread_key  # type: ignore[union-attr]
     control = store.get_warmup_control(run_id)
-    time_model = TimeModel.model_validate(record.estimate) if record.estimate else None  # the estimate's
+    time_model = (TimeModel.model_validate(record.estimate, from_attributes=True)  # the estimate's
+                  if record.estimate else None)
     concurrency = concurrency_findings(control)
     findings.warmup = warmup_section(concurrency, findings, eta_findings(
         unit_items, planned, read, units=units, estimate=time_model))  # eta_samples, eta
@@ -136,8 +137,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     add_volume_findings(findings, record.instance, _streamed(store, units_key), unit_items)
     findings.scratch = Scratch.model_validate(scratch_summary(list(store.scratch_objects(run_id))))
     findings.retries.benchmark_steps = sum(int(p.retries or 0) for p in point_items.values())
-    findings.estimate = estimate_section(  # the verdict ignores it
-        record.estimate, findings.model_dump(mode="json", include={"bytes", "timings", "read_rate"}))
+    findings.estimate = estimate_section(record.estimate, findings)  # the verdict ignores it
     findings.dashboard = dashboard_link()  # the live view's console link (live.names); None outside AWS
     verdict = findings.verdict = judge(record, findings, store=store)
     doc = findings.stored()
@@ -178,7 +178,7 @@ def judge(run_item: RunItem, findings: Findings, *, store: Store) -> VerdictSect
     if thresholds.baseline_run_id:
         key = evidence_key(thresholds.baseline_run_id, "findings.json")
         baseline = Findings.read(store.get_json(key)) if store.exists(key) else None
-    bench = recorded["benchmark"]
-    return verdict_of(findings, thresholds, baseline or None, benchmark_requested=bool(bench["enabled"]),
-                      probes_requested=int(bench["probe_blocks"]) > 0,
-                      warmup_requested=bool(recorded["warmup"]["enabled"]))
+    bench = recorded.benchmark
+    return verdict_of(findings, thresholds, baseline or None, benchmark_requested=bool(bench.enabled),
+                      probes_requested=int(bench.probe_blocks) > 0,
+                      warmup_requested=bool(recorded.warmup.enabled))

@@ -23,8 +23,10 @@ from pydantic import BaseModel, Field
 from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
 from cutover_prep.dal.records.findings_census import CensusSection
+from cutover_prep.dal.records.findings_estimate import EstimateFindings
 from cutover_prep.dal.records.findings_storage import StorageInitialization, VolumesSection
 from cutover_prep.dal.records.run import ControlRate
+from cutover_prep.dal.records.run_input import RecordedTarget
 from cutover_prep.dal.records.section import Json, Num, OpenSection, Section
 
 
@@ -391,7 +393,7 @@ class Findings(Record):
 
     run_id: str | None = None  # always written; an excerpt the verdict judges (a test's) may leave it out
     status: str | None = None
-    target: Json = None
+    target: RecordedTarget | None = None  # the run item's (records.run_input)
     started_by: Json = None
     instance: dict[str, Any] | None = None
     engine: str | None = None
@@ -430,7 +432,7 @@ class Findings(Record):
     storage_initialization: StorageInitialization | None = None
     volumes: VolumesSection | None = None
     scratch: Scratch | None = None
-    estimate: dict[str, Any] | None = None  # estimate.run.estimate_section
+    estimate: EstimateFindings | None = None  # estimate.run.estimate_section
     dashboard: str | None = None
     verdict: VerdictSection | None = None
 

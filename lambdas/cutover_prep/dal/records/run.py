@@ -18,14 +18,17 @@ Keys (``dal.store``): run ``RUN#<id>``/``RUN``; point ``POINT#<id>``; scratch ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
 
 from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.plan import PlanSummary
-from cutover_prep.models.run_input import Benchmark, Thresholds, Warmup, with_defaults
+from cutover_prep.dal.records.run_estimate import RunEstimate
+from cutover_prep.dal.records.run_input import InputSections, RecordedRestore, RecordedTarget
+from cutover_prep.models.benchmark import Benchmark
+from cutover_prep.models.thresholds import Thresholds
+from cutover_prep.models.warmup import Warmup
 
 Number = int | float  # a number keeps its JSON type (DynamoDB gives back an int for 100.0)
 
@@ -64,7 +67,6 @@ class RunPreflight(BaseModel):
 
 # -- the run item ---------------------------------------------------------------------------------------
 INPUT_SECTIONS = ("warmup", "benchmark", "verdict")  # the run input's sections the run item keeps under "input"
-_MODELS = {"warmup": Warmup, "benchmark": Benchmark, "verdict": Thresholds}
 # decision 52: a run recorded before kept them as top-level attributes under other names
 NAMES_BEFORE_52 = {"warmup": "options", "benchmark": "benchmark_options", "verdict": "verdict_options"}
 
@@ -78,9 +80,9 @@ class RunItem(TableItem):
     step: str | None = None
     gsi1pk: str | None = None
     gsi1sk: str | None = None
-    target: dict[str, Any] | None = None  # the run input's target section (as the input gave it)
-    restore: dict[str, Any] | None = None  # the run input's restore section (NULL without one)
-    input: dict[str, Any] | None = None  # the run input's warmup, benchmark and verdict sections (``recorded_input``)
+    target: RecordedTarget | None = None  # the run input's target section (as the input gave it)
+    restore: RecordedRestore | None = None  # the run input's restore section (NULL without one)
+    input: InputSections | None = None  # the run input's warmup, benchmark and verdict sections (``recorded_input``)
     started_at: str | None = None
     started_by: str | None = None
     finished_at: str | None = None
@@ -104,7 +106,7 @@ class RunItem(TableItem):
     plan: PlanSummary | None = None  # the plan's summary
     plan_key: str | None = None
     instance: dict[str, Any] | None = None  # DescribeInstance's facts (``rds.instances``), as RDS said them
-    estimate: dict[str, Any] | None = None  # ``estimate.run``'s estimate, read by ``estimate.run.estimate_section``
+    estimate: RunEstimate | None = None  # ``estimate.run``'s estimate, read by ``estimate.run.estimate_section``
     # EndCensus, Preflight, benchmark
     end_census_error: str | None = None
     end_census_cause: str | None = None
@@ -122,14 +124,14 @@ class RunItem(TableItem):
 
     @property
     def db_instance_identifier(self) -> str | None:
-        return (self.target or {}).get("db_instance_identifier")
+        return self.target.db_instance_identifier if self.target is not None else None
 
     def recorded_input(self) -> RecordedInput:
         """The run input this item records (see ``RecordedInput``)."""
         return RecordedInput.of(self)
 
 
-class RecordedInput(Record):
+class RecordedInput(BaseModel):
     """The run input's ``target``, ``restore``, ``warmup``, ``benchmark`` and ``verdict`` as a run item records
     them (its last attempt's; ``target`` or ``restore`` None when it holds none; a field missing from the
     other three has its model's default).
@@ -137,35 +139,33 @@ class RecordedInput(Record):
     The one place that reads a run item written before decision 52 (``options``, ``benchmark_options``,
     ``verdict_options``), so that a restart or the Finalize of such a run reads what it was started with."""
 
-    target: dict[str, Any] | None = None
-    restore: dict[str, Any] | None = None
-    warmup: dict[str, Any]
-    benchmark: dict[str, Any]
-    verdict: dict[str, Any]
+    target: RecordedTarget | None = None
+    restore: RecordedRestore | None = None
+    warmup: Warmup
+    benchmark: Benchmark
+    verdict: Thresholds
 
     @classmethod
-    def of(cls, run_item: RunItem | Mapping[str, Any]) -> Self:
-        item = run_item if isinstance(run_item, RunItem) else RunItem.model_validate({"run_id": "", **run_item})
-        kept = item.input or {}
+    def of(cls, run_item: RunItem | None) -> Self:
+        """What ``run_item`` records (None: no run item, every section its model's defaults)."""
+        item = run_item if run_item is not None else RunItem(run_id="")
+        kept = item.input or InputSections()
         before_52 = item.model_extra or {}  # the names a run item of before decision 52 kept them by
         return cls(target=item.target, restore=item.restore,
-                   **{s: with_defaults(_MODELS[s], kept[s] if s in kept else before_52.get(NAMES_BEFORE_52[s]))
-                      for s in INPUT_SECTIONS})
-
-    def sections(self) -> dict[str, Any]:
-        """``{target, restore, warmup, benchmark, verdict}`` as dicts (what ``recorded_input`` returned)."""
-        return {"target": self.target, "restore": self.restore, "warmup": self.warmup,
-                "benchmark": self.benchmark, "verdict": self.verdict}
+                   warmup=kept.warmup or Warmup.model_validate(before_52.get(NAMES_BEFORE_52["warmup"]) or {}),
+                   benchmark=kept.benchmark or Benchmark.model_validate(
+                       before_52.get(NAMES_BEFORE_52["benchmark"]) or {}),
+                   verdict=kept.verdict or Thresholds.model_validate(before_52.get(NAMES_BEFORE_52["verdict"]) or {}))
 
     def thresholds(self) -> Thresholds:
         """The verdict's thresholds (what Finalize judges by)."""
-        return Thresholds.model_validate(self.verdict)
+        return self.verdict
 
     def warmup_options(self) -> Warmup:
-        return Warmup.model_validate(self.warmup)
+        return self.warmup
 
     def benchmark_options(self) -> Benchmark:
-        return Benchmark.model_validate(self.benchmark)
+        return self.benchmark
 
 
 # -- children of the run ---------------------------------------------------------------------------------
@@ -187,10 +187,6 @@ class PointItem(TableItem):
     iops: Number | None = None
     throughput_kbps: Number | None = None
     blocks_read: int | None = None
-
-    def measured(self) -> dict[str, Any]:
-        """What the step measured: the stored attributes without the keys (a rewrite of the point carries them)."""
-        return {k: v for k, v in self.without_keys().items() if k != "point_id"}
 
 
 class ScratchItem(TableItem):
@@ -274,6 +270,21 @@ class AfterHotSet(BaseModel):
     most_holders: int | None = None
 
 
+class ControlState(BaseModel):
+    """The control item's ``control``: what the concurrency controller remembers between windows
+    (``warmup.concurrency.Control``'s ``model_dump``): the level, the best level and its rate, the strikes, why it
+    settled (a word; ``false`` in an item of before), and the samples ``[t_s, level, MiB/s, slots wanted]``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    level: int | None = None
+    best_level: int | None = None
+    best_mib_per_s: Number | None = None
+    strikes: int | None = None
+    settled: str | bool | None = None
+    samples: list[list[Number]] | None = None
+
+
 class WarmupControl(TableItem):
     """The warm-up's concurrency control item (``sk=WARMUP#CONTROL``, ``warmup.slots``): the level, the units
     holding a slot, the windows' samples and the sizing rate; written whole under a version check."""
@@ -281,7 +292,7 @@ class WarmupControl(TableItem):
     version: int | None = None
     attempt: int | None = None
     holders: list[str] | None = None
-    control: dict[str, Any] | None = None
+    control: ControlState | None = None
     t0: Number | None = None
     window_started: Number | None = None
     window_bytes: int | None = None
