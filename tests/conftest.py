@@ -45,15 +45,14 @@ SLOWEST_FIRST = (
     "tests/integration/test_workflow_slots.py",  # 191
     "tests/infrastructure/test_checkov.py",  # 185
     "tests/unit/test_finalize_memory.py",  # 176
-    "tests/integration/remote/test_remote_cli_running.py",  # 166
     "tests/integration/test_local_run_id.py",  # 155
-    "tests/integration/remote/test_remote_cli.py",  # 145
     "tests/integration/test_emulated_demo.py",  # 136
     "tests/integration/test_postgres_census.py",  # 130
     "tests/integration/test_cli.py",  # 129
     "tests/integration/test_compare_workflow.py",  # 115
     "tests/integration/test_deploy_rehearsal.py",  # 114
     "tests/integration/test_compare_local.py",  # 110
+    "tests/integration/remote/test_remote_cli.py",  # 105 (was 145 with a CLI process per call)
     "tests/integration/test_mysql_census_emulated.py",  # 103
     "tests/integration/test_dsn_selection.py",  # 85
     "tests/integration/test_live_view.py",  # 83
@@ -70,6 +69,7 @@ SLOWEST_FIRST = (
     "tests/integration/test_mysql_ready.py",  # 52
     "tests/integration/test_secret_binding_workflow.py",  # 52
     "tests/integration/test_compare_cli.py",  # 51
+    "tests/integration/remote/test_remote_cli_running.py",  # 50 (was 166 with a CLI process per call)
     "tests/unit/test_trigger.py",  # 48
     "tests/integration/test_mysql_resume.py",  # 47
     "tests/integration/test_hotset_workflow.py",  # 47

@@ -1,9 +1,12 @@
 """What the tests of `cutover-prep start | status | report` (test_remote_cli*.py) share besides their fixtures
-(conftest.py: the moto server, the secret): the CLI in a process of its own, talking to that server."""
+(conftest.py: the moto server, the secret): the CLI in this process through its ``main()`` (``cli``: the same
+moto backend, without a Python start of 1-2 s per call), or in a process of its own talking to that server
+over HTTP (``cli_releasing``, and the tests that say so: the process boundary itself)."""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import subprocess
@@ -12,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+from unittest import mock
 
 from cutover_prep.local.harness import LocalAws
 
@@ -36,10 +40,20 @@ def cli_env(aws: LocalAws) -> dict[str, str]:
     return env
 
 
-def cli(aws: LocalAws, *args: str, timeout: float = 300) -> Result:
-    done = subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", *args], env=cli_env(aws),
-                          capture_output=True, text=True, timeout=timeout)
-    return Result(done.returncode, done.stdout, done.stderr)
+def cli(aws: LocalAws, *args: str) -> Result:
+    """``cutover-prep ARGS`` through ``main()`` in this process: its stdout, stderr and exit code. Its boto3 clients
+    reach the harness's moto backend (the one the server serves); the environment is the harness's, as
+    ``cli_env``'s, without the stack named by the caller's environment."""
+    from cutover_prep.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        os.environ.pop("CUTOVER_PREP_STACK", None)
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # as the process would end
+            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
+    return Result(code, out.getvalue(), err.getvalue())
 
 
 @contextlib.contextmanager

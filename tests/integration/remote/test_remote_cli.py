@@ -1,6 +1,6 @@
-"""`cutover-prep start | status | report` as a pipeline runs them: a separate process talking
-over HTTP to a moto server that executes the real ASL with the real handlers, against a
-real PostgreSQL database. Exit code per verdict, one-line errors, nothing started on bad input.
+"""`cutover-prep start | status | report` as a pipeline runs them (through main() in this process, or, where the
+test says so, a separate process talking over HTTP) against a moto server that executes the real ASL with the real
+handlers, against a real PostgreSQL database. Exit code per verdict, one-line errors, nothing started on bad input.
 (Runs followed while they run: test_remote_cli_running.py; what both use: conftest.py, remote_cli.py.)"""
 
 from __future__ import annotations
