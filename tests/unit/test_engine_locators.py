@@ -9,12 +9,10 @@ from typing import Any
 import pytest
 
 from cutover_prep.engines.base import DiscoveryOptions, Extent
+from cutover_prep.engines.locators import MysqlLocator, OracleLocator, PgLocator
 from cutover_prep.engines.mysql import discovery as mysql_discovery
-from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.oracle import datafiles
 from cutover_prep.engines.oracle import discovery as oracle_discovery
-from cutover_prep.engines.oracle.locator import OracleLocator
-from cutover_prep.engines.postgres.locator import PgLocator
 
 
 def _read_back(kind: Any, locator: dict[str, Any]) -> None:

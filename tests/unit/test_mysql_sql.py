@@ -7,10 +7,10 @@ import pymysql
 import pytest
 
 from cutover_prep.engines.base import DiscoveryOptions, PermanentReadError, TransientDatabaseError
+from cutover_prep.engines.locators import MysqlLocator
 from cutover_prep.engines.mysql import discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.engine import map_error, ordinal
-from cutover_prep.engines.mysql.locator import MysqlLocator
 
 MYSQL8 = q.Dialect.from_version("8.0.39")
 MYSQL84 = q.Dialect.from_version("8.4.2")

@@ -22,9 +22,9 @@ from decimal import Decimal, localcontext
 from typing import Any
 
 from cutover_prep.engines.base import ReadRange
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.oracle import lobsplit
 from cutover_prep.engines.oracle import read_sql as rq
-from cutover_prep.engines.oracle.locator import OracleLocator
 
 
 def key_bounds(lo: int, hi: int, blocks: int, low: Decimal, high: Decimal) -> tuple[Decimal, Decimal | None]:
