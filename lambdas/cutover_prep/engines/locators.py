@@ -65,10 +65,12 @@ class BaseLocator(BaseModel):
         return type(self).model_validate({**self.to_json(), **changes})
 
     @classmethod
-    def of(cls, locator: BaseLocator) -> Self:
-        """``locator`` as this engine reads it: itself when it is this engine's; else its JSON read as this
-        engine's (a field this engine does not know is kept, not read)."""
-        return locator if isinstance(locator, cls) else cls.model_validate(locator.to_json())
+    def of(cls, locator: BaseLocator | dict[str, JsonValue]) -> Self:
+        """``locator`` (typed, or its JSON) as this engine reads it: itself when it is this engine's; else its
+        JSON read as this engine's (a field this engine does not know is kept, not read)."""
+        if isinstance(locator, cls):
+            return locator
+        return cls.model_validate(locator.to_json() if isinstance(locator, BaseLocator) else locator)
 
 
 class PgLocator(BaseLocator):
