@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cutover_prep.engines.base import DiscoveryOptions, Extent
+from cutover_prep.engines.base import DiscoveryOptions, Extent, ReadRange
 from cutover_prep.engines.locators import BaseLocator, MysqlLocator, OracleLocator, PgLocator
 from cutover_prep.engines.mysql import discovery as mysql_discovery
 from cutover_prep.engines.oracle import datafiles
@@ -82,3 +82,40 @@ def test_the_postgres_locator_reads_what_discovery_and_the_planning_write() -> N
     locator = {"database": "shop", "oid": 16390, "fork": "main", "relkind": "r", "schema": "public",
                "relname": "orders", "cache": True}
     _read_back(PgLocator, locator)
+
+
+# ranges as a plan of before issue 34 stored them (units.json, the Map's items): each engine's locator, in the
+# order its discovery (and the planning's ``cache``, the volumes' ``file_volumes``) wrote the keys
+STORED_RANGES = [
+    '{"segment": "db/public.t#main", "locator": {"database": "db", "oid": 16384, "fork": "main", "relkind": "r", '
+    '"schema": "public", "relname": "t", "cache": true}, "extents": [[0, 0, 8]], "block_size": 8192, '
+    '"splittable": true}',
+    '{"segment": "app.t#clustered", "locator": {"schema": "app", "table": "t", "engine": "innodb", '
+    '"read": "pk_walk", "partition": null, "key_index": "PRIMARY", "key_columns": ["id"], "offpage": [], '
+    '"rows": 3, "pages": 1, "probe": {"column": "id"}}, "extents": [[0, 0, 1]], "block_size": 16384, '
+    '"splittable": true}',
+    '{"segment": "app.t#index", "locator": {"schema": "app", "table": "t", "engine": "innodb", "partition": null, '
+    '"index": "i", "read": "index_scan", "index_columns": ["a", "id"], "range_column": "a"}, '
+    '"extents": [[0, 0, 1]], "block_size": 16384, "splittable": false}',
+    '{"segment": "APP.T#TABLE", "locator": {"owner": "APP", "segment": "T", "partition": null, '
+    '"segment_type": "TABLE", "read": "rowid_range", "table": "T", "data_object_id": 71234, "bigfile": false, '
+    '"file_volumes": {"4": "rdsdbdata2"}, "an_older_key": [1, 2]}, "extents": [[4, 128, 8]], "block_size": 8192, '
+    '"splittable": true}',
+    '{"segment": "USERS.file_7#DATAFILE", "locator": {"read": "datafile", "file_id": 7, "tablespace": "USERS", '
+    '"chunk_bytes": 1073741824}, "extents": [[7, 1, 1280]], "block_size": 8192, "splittable": true}',
+]
+
+
+@pytest.mark.parametrize(("stored", "kind"), zip(STORED_RANGES, [PgLocator, MysqlLocator, MysqlLocator,
+                                                                  OracleLocator, OracleLocator], strict=True))
+def test_a_stored_range_reads_back_typed_and_writes_the_same_bytes(stored: str, kind: type) -> None:
+    rng = ReadRange.from_json(json.loads(stored))
+    assert type(rng.locator) is kind
+    assert json.dumps(rng.to_json()) == stored
+
+
+def test_the_planning_adds_cache_last_and_keeps_a_held_field_in_place() -> None:
+    loc = PgLocator.model_validate({"database": "db", "oid": 1, "fork": "main"})
+    assert list(loc.with_fields(cache=True).to_json()) == ["database", "oid", "fork", "cache"]
+    held = PgLocator.model_validate({"cache": False, "database": "db"})
+    assert list(held.with_fields(cache=True).to_json()) == ["cache", "database"]
