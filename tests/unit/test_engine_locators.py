@@ -106,8 +106,8 @@ STORED_RANGES = [
 ]
 
 
-@pytest.mark.parametrize(("stored", "kind"), zip(STORED_RANGES, [PgLocator, MysqlLocator, MysqlLocator,
-                                                                  OracleLocator, OracleLocator], strict=True))
+@pytest.mark.parametrize(("stored", "kind"), list(zip(STORED_RANGES, [PgLocator, MysqlLocator, MysqlLocator,
+                                                                  OracleLocator, OracleLocator], strict=True)))
 def test_a_stored_range_reads_back_typed_and_writes_the_same_bytes(stored: str, kind: type) -> None:
     rng = ReadRange.from_json(json.loads(stored))
     assert type(rng.locator) is kind
