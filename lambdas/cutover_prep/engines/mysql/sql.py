@@ -361,7 +361,7 @@ def index_scan_sql(loc: MysqlLocator) -> tuple[str, list[Any]]:
 
 def probe_sql(loc: MysqlLocator) -> str:
     """One single-row lookup by primary key: the first row at or after a value of the (integer) key."""
-    column = quote_ident(loc.probe["column"])
+    column = quote_ident(loc.probe.column if loc.probe else "")
     source = from_clause(loc.schema_name, loc.table, loc.partition, force_index(loc.key_index))
     return (f"SELECT {column}, {row_lengths(loc.offpage)} FROM {source} WHERE {column} >= %s "  # noqa: S608
             f"ORDER BY {column} LIMIT 1")
