@@ -57,7 +57,7 @@ def test_a_cache_range_is_read_into_shared_buffers_and_a_plain_one_around_them(p
         before = _fetched(sample_db)
         assert _read(engine, rng, sample_db.database) == rng.blocks
         assert _fetched(sample_db) == before  # 'read': not through shared buffers
-        cached = replace(rng, locator={**rng.locator, "cache": True})
+        cached = replace(rng, locator=rng.locator.with_fields(cache=True))
         assert _read(engine, cached, sample_db.database) == rng.blocks  # the server's count, as before
         assert _fetched(sample_db) - before == rng.blocks  # 'buffer': every block through shared buffers
         with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
