@@ -173,7 +173,7 @@ class FakeEngine:
 
         return [CensusObject(database=s.database, schema=s.schema, name=s.name, kind=s.kind, bytes=s.bytes,
                              key=s.key, readable=reason != "no privilege", reason=reason,
-                             file=f"base/{16384 + i}/{s.locator['oid']}")
+                             file=f"base/{16384 + i}/{s.locator.to_json()['oid']}")
                 for i, (s, reason) in enumerate(self._objects())]
 
     def discover(self, options: Any) -> list[Any]:

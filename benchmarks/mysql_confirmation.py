@@ -130,7 +130,7 @@ def main() -> None:
         warm_up()
         warm = probe(spec, sample)
         planned = sum(s.blocks for s in segments)
-        innodb_planned = sum(s.blocks for s in segments if s.locator.get("engine") == "innodb")
+        innodb_planned = sum(s.blocks for s in segments if s.locator.to_json().get("engine") == "innodb")
         read = delta(before, after)
         print(json.dumps({
             "server": label, "buffer_pool_mb": opts.pool_mb, "segments": len(segments),

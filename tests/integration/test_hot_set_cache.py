@@ -32,8 +32,8 @@ def _main_fork_range(engine: PostgresEngine, database: str):
     segments = engine.discover(DiscoveryOptions(databases=(database,)))
     units = plan_units(segments, PlanOptions(unit_bytes=2**30)).units
     return next(r for u in units for r in u.ranges
-                if r.segment_key.startswith(f"{database}/hr.employees#") and r.locator.get("fork") == "main"
-                and r.locator.get("relkind", "r") == "r" and r.blocks > 0 and "idx" not in r.segment_key)
+                if r.segment_key.startswith(f"{database}/hr.employees#") and r.locator.to_json().get("fork") == "main"
+                and r.locator.to_json().get("relkind", "r") == "r" and r.blocks > 0 and "idx" not in r.segment_key)
 
 
 def _fetched(spec) -> int:
@@ -57,7 +57,7 @@ def test_a_cache_range_is_read_into_shared_buffers_and_a_plain_one_around_them(p
         before = _fetched(sample_db)
         assert _read(engine, rng, sample_db.database) == rng.blocks
         assert _fetched(sample_db) == before  # 'read': not through shared buffers
-        cached = replace(rng, locator={**rng.locator, "cache": True})
+        cached = replace(rng, locator=rng.locator.with_fields(cache=True))
         assert _read(engine, cached, sample_db.database) == rng.blocks  # the server's count, as before
         assert _fetched(sample_db) - before == rng.blocks  # 'buffer': every block through shared buffers
         with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
@@ -98,7 +98,7 @@ def test_the_planner_tells_indexes_from_tables_as_pg_class_does(sample_db):
         engine.close()
     with psycopg.connect(conninfo(sample_db), autocommit=True) as conn:
         relkind = dict(conn.execute("SELECT oid::bigint, relkind FROM pg_class").fetchall())
-    kinds = {relkind[int(s.locator["oid"])] for s in segments}
+    kinds = {relkind[int(s.locator.oid or 0)] for s in segments}
     assert {"r", "i"} <= kinds  # the sample has tables and indexes
     for s in segments:
-        assert _is_index(s.key) == (relkind[int(s.locator["oid"])] == "i"), s.key
+        assert _is_index(s.key) == (relkind[int(s.locator.oid or 0)] == "i"), s.key

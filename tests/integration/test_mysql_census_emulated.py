@@ -69,7 +69,7 @@ def test_every_cold_file_of_a_database_is_named_by_the_census(tmp_path: Path) ->
                 census = engine.census(DiscoveryOptions())
                 segments = engine.discover(DiscoveryOptions(include_schemas=("app",)))
                 read: set[str] = set()
-                readable = [s for s in segments if s.locator["read"] != "not_readable"]
+                readable = [s for s in segments if s.locator.to_json()["read"] != "not_readable"]
                 for unit in plan_units(readable, PlanOptions(unit_bytes=64 * MIB)).units:
                     for chunk in chunks(unit.ranges, {"range": 0, "extent": 0, "offset": 0}, 8 * MIB):
                         engine.read_range(chunk.rng)

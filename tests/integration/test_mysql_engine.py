@@ -181,9 +181,9 @@ def test_a_clustered_segment_read_in_one_chunk_is_its_whole_scan(sample) -> None
     engine = MySQLEngine.connect(spec)
     try:
         for seg in engine.discover(DiscoveryOptions(include_schemas=(spec.database,))):
-            if seg.locator["read"] == "pk_walk":  # no bound at all: the server may scan the table (= the index)
+            if seg.locator.read == "pk_walk":  # no bound at all: the server may scan the table (= the index)
                 rows = engine.read_range(ReadRange(seg.key, seg.locator, seg.extents, seg.block_size)).details["rows"]
-                assert rows == count(spec, seg.locator["table"], seg.locator["partition"]), seg.key
+                assert rows == count(spec, seg.locator.to_json()["table"], seg.locator.to_json()["partition"]), seg.key
     finally:
         engine.close()
 
@@ -212,7 +212,7 @@ def test_fulltext_and_system_tablespaces_are_named_as_not_readable(mysql_admin, 
     engine = MySQLEngine.connect(replace(mysql_admin, database=name, tls="disable"))
     try:
         segments = engine.discover(DiscoveryOptions(include_schemas=(name,)))
-        unreadable = [s for s in segments if s.locator["read"] == "not_readable"]
+        unreadable = [s for s in segments if s.locator.read == "not_readable"]
         assert {s.kind for s in unreadable} == {"fulltext_aux", "index"}
         assert any(s.name.startswith("FTS_") for s in unreadable)
         for seg in unreadable:
@@ -230,9 +230,9 @@ def test_hostile_names_are_quoted_and_read(sample) -> None:
     engine = MySQLEngine.connect(spec)
     try:
         segs = [s for s in engine.discover(DiscoveryOptions(include_schemas=(spec.database,)))
-                if s.locator.get("table") == HOSTILE_TABLE]
+                if s.locator.to_json().get("table") == HOSTILE_TABLE]
         assert {s.kind for s in segs} == {"clustered", "index"}
-        assert segs[0].locator["key_columns"] == [HOSTILE_COLUMN]
+        assert segs[0].locator.to_json()["key_columns"] == [HOSTILE_COLUMN]
         assert read_all(engine, segs)[segs[0].key]["rows"] == counts[HOSTILE_TABLE]
     finally:
         engine.close()
@@ -293,8 +293,8 @@ def test_an_ignored_index_is_named_not_readable_and_its_table_still_read(mysql_a
     try:
         segments = {s.key: s for s in engine.discover(DiscoveryOptions(include_schemas=(name,)))}
         ignored = segments[f"{name}.g.kb#index"]
-        assert ignored.locator["read"] == "not_readable" and "IGNORED" in ignored.locator["why"]
-        readable = [s for s in segments.values() if s.locator["read"] != "not_readable"]
+        assert ignored.locator.read == "not_readable" and "IGNORED" in str(ignored.locator.why)
+        readable = [s for s in segments.values() if s.locator.to_json()["read"] != "not_readable"]
         totals = read_all(engine, readable)
         assert totals[f"{name}.g#clustered (GEN_CLUST_INDEX)"]["rows"] == 3
         assert totals[f"{name}.g.ka#index"]["rows"] == 3

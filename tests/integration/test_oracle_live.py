@@ -108,12 +108,12 @@ def test_warm_a_table_index_and_lob_with_hostile_names(spec):
         engine.conn.commit()
         owner = engine.conn.username.upper()
         segments = engine.discover(DiscoveryOptions(include_schemas=(owner,)))
-        ours = [s for s in segments if s.locator.get("table") == "Mixed Case T#1" or s.name == "Mixed Case T#1"]
-        assert {s.locator["read"] for s in ours} >= {"rowid_range", "lob"}
+        ours = [s for s in segments if s.locator.table == "Mixed Case T#1" or s.name == "Mixed Case T#1"]
+        assert {s.locator.to_json()["read"] for s in ours} >= {"rowid_range", "lob"}
         plan = plan_units(ours, PlanOptions(unit_bytes=1 << 20))
         for unit in plan.units:
             for rng in unit.ranges:
-                if rng.locator["read"] != "with_lob":
+                if rng.locator.to_json()["read"] != "with_lob":
                     assert engine.read_range(rng).blocks == rng.blocks
     finally:
         cur.execute('DROP TABLE "Mixed Case T#1" PURGE')
@@ -262,10 +262,10 @@ def _read_all(spec, owner, names):
     reader = OracleEngine.connect(spec, call_timeout_seconds=300)
     try:
         segments = reader.discover(DiscoveryOptions(include_schemas=(owner,)))
-        ours = {s.name: s for s in segments if s.name in names or s.locator.get("table") in names}
+        ours = {s.name: s for s in segments if s.name in names or s.locator.to_json().get("table") in names}
         results = {}
         for seg in ours.values():
-            if seg.locator["read"] in ("with_lob",):
+            if seg.locator.to_json()["read"] in ("with_lob",):
                 continue
             results[seg.name] = (seg, reader.read_range(ReadRange(seg.key, seg.locator, seg.extents,
                                                                   seg.block_size, seg.splittable)))
@@ -284,16 +284,16 @@ def test_desc_function_based_and_invisible_indexes_are_read_and_confirmed(spec, 
         assert result.details["index_column"]["expression"]
         assert result.details["confirmed_blocks"] >= seg.blocks // 2
     seg, result = results["CP22_INV"]
-    assert seg.locator["invisible"] and result.details["confirmed_blocks"] >= seg.blocks // 2
+    assert seg.locator.to_json()["invisible"] and result.details["confirmed_blocks"] >= seg.blocks // 2
 
 
 def test_an_iot_overflow_and_an_nclob_are_read_and_confirmed(spec, cp22):
     _, owner = cp22
     results = _read_all(spec, owner, {"CP22_IOT", "CP22_N"})
-    overflow = [(s, r) for s, r in results.values() if s.locator["read"] == "iot_overflow"]
+    overflow = [(s, r) for s, r in results.values() if s.locator.to_json()["read"] == "iot_overflow"]
     assert overflow and overflow[0][0].name.startswith("SYS_IOT_OVER_")
-    nclob = [(s, r) for s, r in results.values() if s.locator["read"] == "lob"]
-    assert nclob and nclob[0][0].locator["data_type"] == "NCLOB"
+    nclob = [(s, r) for s, r in results.values() if s.locator.to_json()["read"] == "lob"]
+    assert nclob and nclob[0][0].locator.to_json()["data_type"] == "NCLOB"
     for seg, result in overflow + nclob:
         assert result.details["confirmed_blocks"] >= seg.blocks // 2
 
@@ -374,7 +374,7 @@ def test_issue35_a_rowid_chunk_runs_by_rowid_range_and_its_segment_counters_conf
         assert isinstance(result.details["high_water_mark"], dict | str)
         engine.capture_plan = False
         with engine.conn.cursor() as cur:
-            for objd, fno, block, row in ((seg.locator["data_object_id"], 4, 128, 0), (12345, 1, 5_000_000 - 2**22,
+            for objd, fno, block, row in ((seg.locator.data_object_id, 4, 128, 0), (12345, 1, 5_000_000 - 2**22,
                                                                                        32767), (2**31, 1023, 7, 5)):
                 cur.execute(rid.ROWID_CREATE_SQL, objd=objd, fno=fno, block=block, row_number=row)
                 assert cur.fetchone()[0] == rid.rowid_of(objd, fno, block, row)
@@ -540,8 +540,8 @@ def test_a_lob_is_read_in_slices_of_its_table_and_the_slices_read_every_value_on
     reader = OracleEngine.connect(spec, call_timeout_seconds=300)
     try:
         (lob,) = [s for s in reader.discover(DiscoveryOptions(include_schemas=(owner,)))
-                  if s.locator.get("read") == "lob" and s.locator["table"] == "CP22_N"]
-        assert lob.splittable and lob.locator["split"] == "table_rowid"
+                  if s.locator.to_json().get("read") == "lob" and s.locator.to_json()["table"] == "CP22_N"]
+        assert lob.splittable and lob.locator.to_json()["split"] == "table_rowid"
         plan = plan_units([lob], PlanOptions(unit_bytes=max(lob.bytes // 4, lob.block_size)))
         ranges = [r for u in plan.units for r in u.ranges]
         assert len(ranges) > 1
@@ -569,8 +569,8 @@ def test_an_iot_overflow_is_read_in_slices_of_its_key(spec, cp22):
     reader = OracleEngine.connect(spec, call_timeout_seconds=300)
     try:
         (overflow,) = [s for s in reader.discover(DiscoveryOptions(include_schemas=(owner,)))
-                       if s.locator.get("read") == "iot_overflow" and s.locator["table"] == "CP22_IOT"]
-        assert overflow.splittable and overflow.locator["split"] == "key_range"
+                       if s.locator.read == "iot_overflow" and s.locator.table == "CP22_IOT"]
+        assert overflow.splittable and overflow.locator.to_json()["split"] == "key_range"
         plan = plan_units([overflow], PlanOptions(unit_bytes=max(overflow.bytes // 2, overflow.block_size)))
         ranges = [r for u in plan.units for r in u.ranges]
         assert len(ranges) > 1

@@ -71,7 +71,7 @@ def warm_everything(engine: PostgresEngine, database: str, unit_mb: int = 2) -> 
     for unit in plan.units:
         for rng in unit.ranges:
             result = engine.read_range(rng)
-            key = (rng.locator["oid"], rng.locator["fork"])
+            key = (rng.locator.oid, rng.locator.fork)
             read[key] = read.get(key, 0) + result.bytes
     return read
 
@@ -82,7 +82,7 @@ def test_discovery_covers_every_relation_fork_with_hostile_names(sample_db):
         segments = engine.discover(DiscoveryOptions(databases=(sample_db.database,)))
     finally:
         engine.close()
-    found = {(s.locator["oid"], s.locator["fork"]): s.bytes for s in segments}
+    found = {(s.locator.oid, s.locator.fork): s.bytes for s in segments}
     assert found == expected_forks(sample_db)
     kinds = {s.kind.split(".")[0] for s in segments}
     assert {"table", "partition", "index", "toast", "toast_index", "matview", "sequence"} <= kinds
@@ -190,7 +190,7 @@ def test_unprivileged_fallback_reads_heaps_and_names_what_it_cannot_read(pg_admi
             census = {o.key: o for o in engine.census(options) if o.schema == "hr"}
             index = [o for o in census.values() if o.kind == "index.main"]
             assert index and all((o.readable, o.reason) == (False, "not readable by SQL") for o in index)
-            rng = replace(heap[0], locator={**heap[0].locator, "fork": "fsm"})
+            rng = replace(heap[0], locator=heap[0].locator.with_fields(fork="fsm"))
             with pytest.raises(PermanentReadError, match="pg_prewarm"):  # the engine refuses it all the same
                 engine.read_range(rng)
         finally:

@@ -283,7 +283,7 @@ def _read_everything(spec: Any) -> int:
     engine = MySQLEngine.connect(spec, call_timeout_seconds=600)
     try:
         segments = [s for s in engine.discover(DiscoveryOptions(include_schemas=(spec.database,)))
-                    if s.locator["read"] != "not_readable"]
+                    if s.locator.to_json()["read"] != "not_readable"]
         return sum(engine.read_range(r).bytes for u in plan_units(segments, PlanOptions(unit_bytes=64 * MIB)).units
                    for r in u.ranges)
     finally:

@@ -11,6 +11,7 @@ from cutover_prep.benchmark.steps import measure_point, plan_sweep, probe, recor
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
 from cutover_prep.engines.bench import PointSpec, ScanResult
+from cutover_prep.engines.locators import PgLocator
 from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext, StepError
 from tests.unit.contexts import context
@@ -36,8 +37,8 @@ class Reader:
     def __init__(self, log: list) -> None:
         self.log = log
 
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
-        self.log.append((locator["oid"], block))
+    def read_block(self, locator: PgLocator, file_id: int, block: int) -> None:
+        self.log.append((locator.oid, block))
 
     def close(self) -> None:
         pass

@@ -3,25 +3,24 @@ writes is a field of it, read back as written. A key renamed on one side and not
 
 from __future__ import annotations
 
-from dataclasses import fields
+import json
 from typing import Any
 
 import pytest
 
-from cutover_prep.engines.base import DiscoveryOptions, Extent
+from cutover_prep.engines.base import DiscoveryOptions, Extent, ReadRange
+from cutover_prep.engines.locators import BaseLocator, MysqlLocator, OracleLocator, PgLocator
 from cutover_prep.engines.mysql import discovery as mysql_discovery
-from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.oracle import datafiles
 from cutover_prep.engines.oracle import discovery as oracle_discovery
-from cutover_prep.engines.oracle.locator import OracleLocator
-from cutover_prep.engines.postgres.locator import PgLocator
 
 
-def _read_back(kind: Any, locator: dict[str, Any]) -> None:
-    names = {f.name for f in fields(kind)}
+def _read_back(kind: Any, written: BaseLocator | dict[str, Any]) -> None:
+    locator = written.to_json() if isinstance(written, BaseLocator) else written
+    names = {f.alias or name for name, f in kind.model_fields.items()}
     assert set(locator) <= names, f"{kind.__name__} lacks {sorted(set(locator) - names)}"
     typed = kind.of(locator)
-    assert {k: getattr(typed, k) for k in locator} == locator
+    assert type(typed) is kind and json.dumps(typed.to_json()) == json.dumps(locator, default=list)
 
 
 def _oracle_row(name: str, seg_type: str, **more: Any) -> tuple:
@@ -56,7 +55,7 @@ def test_every_oracle_locator_key_is_a_field_of_the_oracle_locator(row: tuple) -
 
 
 def test_the_datafile_pass_and_the_volumes_keys_are_fields_of_the_oracle_locator() -> None:
-    locator = datafiles.datafile_segment(7, "USERS", 1280, 8192).locator
+    locator = datafiles.datafile_segment(7, "USERS", 1280, 8192).locator.to_json()
     _read_back(OracleLocator, locator)
     _read_back(OracleLocator, {**locator, "file_volumes": {"7": "RDSDBDATA2"}, "file_volumes_ambiguous": True})
     assert OracleLocator.of({**locator, "cache": True}).file_id == 7  # what the planning adds is not Oracle's
@@ -74,7 +73,7 @@ def test_every_mysql_locator_key_is_a_field_of_the_mysql_locator() -> None:
                  ("app", "orders", "note", "varchar", "YES", 40, ""),
                  ("app", "logs", "line", "text", "YES", 65535, "")])
     segments = mysql_discovery.segments(cat, DiscoveryOptions())
-    assert {s.locator["read"] for s in segments} == {"pk_walk", "index_scan", "not_readable", "full_scan"}
+    assert {s.locator.to_json()["read"] for s in segments} == {"pk_walk", "index_scan", "not_readable", "full_scan"}
     for segment in segments:
         _read_back(MysqlLocator, segment.locator)
 
@@ -83,3 +82,40 @@ def test_the_postgres_locator_reads_what_discovery_and_the_planning_write() -> N
     locator = {"database": "shop", "oid": 16390, "fork": "main", "relkind": "r", "schema": "public",
                "relname": "orders", "cache": True}
     _read_back(PgLocator, locator)
+
+
+# ranges as a plan of before issue 34 stored them (units.json, the Map's items): each engine's locator, in the
+# order its discovery (and the planning's ``cache``, the volumes' ``file_volumes``) wrote the keys
+STORED_RANGES = [
+    '{"segment": "db/public.t#main", "locator": {"database": "db", "oid": 16384, "fork": "main", "relkind": "r", '
+    '"schema": "public", "relname": "t", "cache": true}, "extents": [[0, 0, 8]], "block_size": 8192, '
+    '"splittable": true}',
+    '{"segment": "app.t#clustered", "locator": {"schema": "app", "table": "t", "engine": "innodb", '
+    '"read": "pk_walk", "partition": null, "key_index": "PRIMARY", "key_columns": ["id"], "offpage": [], '
+    '"rows": 3, "pages": 1, "probe": {"column": "id"}}, "extents": [[0, 0, 1]], "block_size": 16384, '
+    '"splittable": true}',
+    '{"segment": "app.t#index", "locator": {"schema": "app", "table": "t", "engine": "innodb", "partition": null, '
+    '"index": "i", "read": "index_scan", "index_columns": ["a", "id"], "range_column": "a"}, '
+    '"extents": [[0, 0, 1]], "block_size": 16384, "splittable": false}',
+    '{"segment": "APP.T#TABLE", "locator": {"owner": "APP", "segment": "T", "partition": null, '
+    '"segment_type": "TABLE", "read": "rowid_range", "table": "T", "data_object_id": 71234, "bigfile": false, '
+    '"file_volumes": {"4": "rdsdbdata2"}, "an_older_key": [1, 2]}, "extents": [[4, 128, 8]], "block_size": 8192, '
+    '"splittable": true}',
+    '{"segment": "USERS.file_7#DATAFILE", "locator": {"read": "datafile", "file_id": 7, "tablespace": "USERS", '
+    '"chunk_bytes": 1073741824}, "extents": [[7, 1, 1280]], "block_size": 8192, "splittable": true}',
+]
+
+
+@pytest.mark.parametrize(("stored", "kind"), list(zip(STORED_RANGES, [PgLocator, MysqlLocator, MysqlLocator,
+                                                                  OracleLocator, OracleLocator], strict=True)))
+def test_a_stored_range_reads_back_typed_and_writes_the_same_bytes(stored: str, kind: type) -> None:
+    rng = ReadRange.from_json(json.loads(stored))
+    assert type(rng.locator) is kind
+    assert json.dumps(rng.to_json()) == stored
+
+
+def test_the_planning_adds_cache_last_and_keeps_a_held_field_in_place() -> None:
+    loc = PgLocator.model_validate({"database": "db", "oid": 1, "fork": "main"})
+    assert list(loc.with_fields(cache=True).to_json()) == ["database", "oid", "fork", "cache"]
+    held = PgLocator.model_validate({"cache": False, "database": "db"})
+    assert list(held.with_fields(cache=True).to_json()) == ["cache", "database"]

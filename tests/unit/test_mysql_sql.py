@@ -7,10 +7,10 @@ import pymysql
 import pytest
 
 from cutover_prep.engines.base import DiscoveryOptions, PermanentReadError, TransientDatabaseError
+from cutover_prep.engines.locators import MysqlLocator
 from cutover_prep.engines.mysql import discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.engine import map_error, ordinal
-from cutover_prep.engines.mysql.locator import MysqlLocator
 
 MYSQL8 = q.Dialect.from_version("8.0.39")
 MYSQL84 = q.Dialect.from_version("8.4.2")
@@ -159,15 +159,16 @@ def test_discovery_names_every_table_index_and_what_sql_cannot_read() -> None:
                              "app.nopk#clustered (GEN_CLUST_INDEX)", "app.t#clustered", "app.t.ft#index",
                              "app.t.k#index"]
     clustered = found["app.t#clustered"]
-    assert clustered.splittable and clustered.blocks == 10 and clustered.locator["read"] == "pk_walk"
-    assert clustered.locator["offpage"] == ["doc"] and clustered.locator["probe"] == {"column": "id"}
-    assert found["app.nopk#clustered (GEN_CLUST_INDEX)"].locator["read"] == "full_scan"
+    assert clustered.splittable and clustered.blocks == 10 and clustered.locator.to_json()["read"] == "pk_walk"
+    assert clustered.locator.to_json()["offpage"] == ["doc"]
+    assert clustered.locator.to_json()["probe"] == {"column": "id"}
+    assert found["app.nopk#clustered (GEN_CLUST_INDEX)"].locator.to_json()["read"] == "full_scan"
     assert not found["app.nopk#clustered (GEN_CLUST_INDEX)"].splittable
-    assert found["app.t.k#index"].locator["range_column"] == "doc"  # a prefix index: no covering scan
-    assert found["app.t.k#index"].locator["index_columns"] == ["id"]
-    assert found["app.t.ft#index"].locator["read"] == "not_readable"
-    assert found["app.FTS_0000000000000012_CONFIG#fulltext_aux"].locator["read"] == "not_readable"
-    assert found["app.m#table"].locator["read"] == "full_scan"
+    assert found["app.t.k#index"].locator.to_json()["range_column"] == "doc"  # a prefix index: no covering scan
+    assert found["app.t.k#index"].locator.to_json()["index_columns"] == ["id"]
+    assert found["app.t.ft#index"].locator.to_json()["read"] == "not_readable"
+    assert found["app.FTS_0000000000000012_CONFIG#fulltext_aux"].locator.to_json()["read"] == "not_readable"
+    assert found["app.m#table"].locator.to_json()["read"] == "full_scan"
     system = {s.key for s in discovery.segments(_catalogue(), DiscoveryOptions(include_system=True))}
     assert "mysql.user#table" in system
 
@@ -177,7 +178,7 @@ def test_a_unique_not_null_index_is_the_clustered_key_without_a_primary_key() ->
                      statistics=[("app", "u", "uk", 0, 1, "code", None, "BTREE")],
                      columns=[("app", "u", "code", "varchar", "NO", 40, "")], fulltext_aux=[])
     (seg,) = discovery.segments(cat, DiscoveryOptions())
-    assert seg.kind == "clustered" and seg.locator["key_index"] == "uk" and "probe" not in seg.locator
+    assert seg.kind == "clustered" and seg.locator.to_json()["key_index"] == "uk" and "probe" not in seg.locator
 
 
 def test_partitions_are_segments_of_their_own() -> None:

@@ -107,7 +107,7 @@ def test_mysql_keys_of_tables_indexes_and_partitions_are_one_per_object() -> Non
     cat = discovery.Catalogue(page_size=16384, tables=tables, partitions=partitions, statistics=statistics,
                               columns=columns, index_pages=None, fulltext_aux=[])
     segs = discovery.segments(cat, DiscoveryOptions(include_system=True))
-    out = [((s.schema, s.locator.get("table"), s.locator.get("index"), s.partition, s.kind), s.key) for s in segs]
+    out = [((s.schema, s.locator.table, s.locator.index, s.partition, s.kind), s.key) for s in segs]
     assert len(out) == len({f for f, _ in out})  # the generator made each object once
     _unique(out)
     # the census of the same tables (the user sees them all): the plan's keys, none twice

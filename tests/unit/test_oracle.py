@@ -144,9 +144,9 @@ def test_discovery_groups_extents_excludes_system_and_applies_filters():
     by_name = {s.name: s for s in segments}
     assert set(by_name) == {"ORDERS", "ORDERS_IDX", "SYS_LOB01"}
     assert by_name["ORDERS"].extents == (Extent(4, 128, 8), Extent(4, 256, 8)) and by_name["ORDERS"].splittable
-    assert by_name["ORDERS"].locator["data_object_id"] == 777
-    assert not by_name["ORDERS_IDX"].splittable and by_name["ORDERS_IDX"].locator["read"] == "index"
-    assert by_name["SYS_LOB01"].locator["read"] == "lob"
+    assert by_name["ORDERS"].locator.to_json()["data_object_id"] == 777
+    assert not by_name["ORDERS_IDX"].splittable and by_name["ORDERS_IDX"].locator.to_json()["read"] == "index"
+    assert by_name["SYS_LOB01"].locator.to_json()["read"] == "lob"
 
 
 def test_table_range_is_read_per_extent_with_binds():

@@ -36,7 +36,7 @@ def test_discovery_reads_dba_tablespaces_bigfile_into_the_locator():
                                         seg_row("APP", "SMALL", None, "TABLE", objd=92, bigfile="NO")],
                                        [("APP", "BIG", None, 1024, 5_000_000, 128), ("APP", "SMALL", None, 4, 128, 8)]))
     found = {s.name: s for s in OracleEngine(db).discover(DiscoveryOptions())}
-    assert found["BIG"].locator["bigfile"] is True and found["SMALL"].locator["bigfile"] is False
+    assert found["BIG"].locator.to_json()["bigfile"] is True and found["SMALL"].locator.to_json()["bigfile"] is False
     assert found["BIG"].extents == (Extent(1024, 5_000_000, 128),)
 
 

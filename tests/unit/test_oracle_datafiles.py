@@ -191,7 +191,8 @@ def test_datafiles_are_discovered_as_splittable_segments_of_blocks_1_to_n_in_a_r
     assert [(s.key, s.extents, s.bytes, s.splittable) for s in found] == [
         ("SYSTEM.file_1#DATAFILE", (Extent(1, 1, 1000),), 1000 * BS, True),
         ("USERS.file_4#DATAFILE", (Extent(4, 1, 300_000),), 300_000 * BS, True)]  # the empty file is left out
-    assert found[1].locator == {"read": "datafile", "file_id": 4, "tablespace": "USERS", "chunk_bytes": d.CHUNK_BYTES}
+    assert found[1].locator.to_json() == {
+        "read": "datafile", "file_id": 4, "tablespace": "USERS", "chunk_bytes": d.CHUNK_BYTES}
     statements = [s for s, _ in db.executed]
     assert statements.index(q.SET_TRANSACTION_READ_ONLY_SQL) < statements.index(d.DATAFILES_SQL)
     assert statements[-1] == "ROLLBACK"

@@ -82,7 +82,7 @@ def test_discovery_goes_by_pages_and_resumes_at_the_page_it_had_not_found(monkey
     assert [s.name for s in found] == names
     extents_asked = [b for sql, b in db.executed if "FROM dba_extents" in sql]
     assert extents_asked == [{"owner": "APP", "after": "T5", "upto": "T6"}]  # only the page not found before
-    assert found[6].extents == (Extent(4, 56, 8),) and found[6].locator["data_object_id"] == 16
+    assert found[6].extents == (Extent(4, 56, 8),) and found[6].locator.to_json()["data_object_id"] == 16
 
 
 def test_a_global_index_whose_partitions_span_two_pages_is_still_one_segment(monkeypatch) -> None:
@@ -125,7 +125,7 @@ def test_lob_index_partitions_cluster_and_nested_table_segments_are_not_planned_
     as 'with_lob', counted read with no statement. None of them is a planned unit now."""
     found = {s.key: s for s in OracleEngine(lob_dictionary()).discover(DiscoveryOptions())}
     assert set(found) == {"APP.SYS_LOB0000071234C00002$$:SYS_LOB_P21#LOB PARTITION", "APP.DOCS#TABLE"}
-    assert {s.locator["read"] for s in found.values()} == {"lob", "rowid_range"}
+    assert {s.locator.to_json()["read"] for s in found.values()} == {"lob", "rowid_range"}
 
 
 def census_of(db: Dictionary, accessible_views: dict[str, list[tuple]]) -> dict[str, object]:

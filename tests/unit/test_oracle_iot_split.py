@@ -37,7 +37,7 @@ def read_piece(seg, first, key_type="NUMBER"):
 
 def test_an_overflow_is_planned_in_unit_sized_pieces_each_read_in_one_call() -> None:
     seg = overflow_segment()
-    assert seg.splittable and seg.locator["split"] == "key_range"
+    assert seg.splittable and seg.locator.to_json()["split"] == "key_range"
     plan = plan_units([seg], PlanOptions(unit_bytes=8 * 8192))
     assert [r.blocks for u in plan.units for r in u.ranges] == [8, 8, 8, 8] and not plan.oversized_units
 

@@ -30,7 +30,8 @@ def lob_segment(iot=None):
 
 def test_a_heap_tables_lob_is_planned_in_unit_sized_pieces_each_read_in_one_call() -> None:
     seg = lob_segment()
-    assert seg.splittable and seg.locator["split"] == "table_rowid" and seg.locator["table_segment_type"] == "TABLE"
+    assert seg.splittable
+    assert seg.locator.to_json()["split"] == "table_rowid" and seg.locator.to_json()["table_segment_type"] == "TABLE"
     plan = plan_units([seg], PlanOptions(unit_bytes=8 * 8192))
     ranges = [r for u in plan.units for r in u.ranges]
     assert [r.blocks for r in ranges] == [8, 8, 8, 8] and not any(r.splittable for r in ranges)

@@ -56,7 +56,7 @@ def test_a_local_index_partition_reads_the_table_partition_at_its_position():
 def test_an_iot_overflow_segment_is_read_through_its_iot_never_by_its_own_name():
     (seg,) = discover(seg_row("APP", "SYS_IOT_OVER_7301", None, "TABLE", objd=7301, iot_type="IOT_OVERFLOW",
                               iot_name="EVENTS")).values()
-    assert seg.locator["read"] == "iot_overflow" and seg.locator["table"] == "EVENTS"
+    assert seg.locator.to_json()["read"] == "iot_overflow" and seg.locator.to_json()["table"] == "EVENTS"
     # the whole overflow in one piece (its extents now: LOB_EXTENTS_SQL); slices: tests/unit/test_oracle_iot_split.py
     db = read(seg, {"FROM dba_tab_columns": [("ID",), ("PAYLOAD",)],
                     "segment_name = :name AND segment_type": [(4, 8, 8)]}, {"COUNT(t.": 8})
@@ -81,16 +81,17 @@ def test_a_hidden_lob_column_is_found_in_dba_tab_cols_and_an_unknown_type_is_not
         seg_row("APP", "SYS_LOB0002$$", None, "LOBSEGMENT", lob_table="PO", lob_column="SYS_NC00009$",
                 lob_type=None))
     xml = found["APP.SYS_LOB0001$$#LOBSEGMENT"].locator
-    assert (xml["read"], xml["column"], xml["data_type"]) == ("lob", "SYS_NC00004$", "CLOB")
+    assert (xml.read, xml.column, xml.data_type) == ("lob", "SYS_NC00004$", "CLOB")
     unknown = found["APP.SYS_LOB0002$$#LOBSEGMENT"].locator
-    assert unknown["read"] == "unsupported" and "SYS_NC00009$" in unknown["why"]
+    assert unknown.read == "unsupported" and "SYS_NC00009$" in str(unknown.why)
 
 
 def test_a_lob_subpartition_reads_only_its_table_subpartition():
     assert "LEFT JOIN dba_lob_subpartitions lsp" in q.SEGMENTS_SQL
     (seg,) = discover(seg_row("APP", "SYS_LOB0003$$", "SYS_LOB_SUBP41", "LOB SUBPARTITION", lob_table="DOCS",
                               lob_column="BODY", lob_type="BLOB", lob_subpart="SYS_SUBP41")).values()
-    assert seg.locator["table_partition"] == "SYS_SUBP41" and seg.locator["table_subpartition"] is True
+    assert seg.locator.to_json()["table_partition"] == "SYS_SUBP41"
+    assert seg.locator.to_json()["table_subpartition"] is True
     db = read(seg, {"segment_name = :name AND segment_type": [(4, 8, 8)]}, {"DBMS_LOB.READ": 8})  # LOB_EXTENTS_SQL
     (block, _), = db.statements("DBMS_LOB.READ")
     assert 'FROM "APP"."DOCS" SUBPARTITION ("SYS_SUBP41") t' in block
@@ -99,7 +100,7 @@ def test_a_lob_subpartition_reads_only_its_table_subpartition():
 def test_an_invisible_index_is_read_with_use_invisible_indexes():
     (seg,) = discover(seg_row("APP", "HIDDEN_IDX", None, "INDEX", idx_owner="APP", idx_table="T",
                               index_type="NORMAL", visibility="INVISIBLE")).values()
-    assert seg.locator["invisible"] is True
+    assert seg.locator.to_json()["invisible"] is True
     db = read(seg, {"dba_ind_columns": [(1, "ID", "N", "NO")]}, {"INDEX_FFS": 8})
     (ffs, _), = db.statements("INDEX_FFS")
     assert "USE_INVISIBLE_INDEXES" in ffs

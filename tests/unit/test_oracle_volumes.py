@@ -57,8 +57,8 @@ def test_discovery_maps_each_segment_file_to_its_volume_when_rds_lists_additiona
     found = {s.name: s for s in modes.discover(
         OracleEngine(db), DiscoveryOptions(additional_volumes=("RDSDBDATA2", "RDSDBDATA3")), modes.SEGMENTS)}
     assert "file_volumes" not in found["ORDERS"].locator  # USERS is on the primary volume
-    assert found["ORDERS_HIST"].locator["file_volumes"] == {"1024": "RDSDBDATA2"}
-    assert found["EVENTS"].locator["file_volumes"] == {"8": "RDSDBDATA3"}  # its file 7 is on the primary
+    assert found["ORDERS_HIST"].locator.to_json()["file_volumes"] == {"1024": "RDSDBDATA2"}
+    assert found["EVENTS"].locator.to_json()["file_volumes"] == {"8": "RDSDBDATA3"}  # its file 7 is on the primary
     (paths_sql, _), = db.statements("FROM dba_data_files df")
     assert paths_sql == q.DATAFILE_PATHS_SQL and "df.file_name" in paths_sql and "df.relative_fno" in paths_sql
     # the segments of the two tablespaces with a file off the primary volume, by bind, one query each
@@ -78,7 +78,7 @@ def test_a_datafile_of_the_datafile_pass_is_mapped_by_its_file_id():
     files = [datafile_segment(4, "USERS", 1000, 8192), datafile_segment(6, "HIST", 5000, 8192)]
     mapped = {s.name: s for s in engine.map_volumes(files, ("RDSDBDATA2", "RDSDBDATA3"))}
     assert "file_volumes" not in mapped["file_4"].locator
-    assert mapped["file_6"].locator["file_volumes"] == {"6": "RDSDBDATA2"}
+    assert mapped["file_6"].locator.to_json()["file_volumes"] == {"6": "RDSDBDATA2"}
 
 
 def test_a_merged_global_index_takes_the_files_of_every_partition_tablespace():
@@ -89,5 +89,5 @@ def test_a_merged_global_index_takes_the_files_of_every_partition_tablespace():
     idx = Segment(schema="APP", name="G_IDX", kind="INDEX", bytes=8192 * 30, block_size=8192,
                   extents=(Extent(1024, 10, 10), Extent(8, 10, 20)), locator={"read": "index"}, splittable=False)
     (mapped,) = OracleEngine(db).map_volumes([idx], ("RDSDBDATA2", "RDSDBDATA3"))
-    assert mapped.locator["file_volumes"] == {"1024": "RDSDBDATA2", "8": "RDSDBDATA3"}
+    assert mapped.locator.to_json()["file_volumes"] == {"1024": "RDSDBDATA2", "8": "RDSDBDATA3"}
     assert "file_volumes_ambiguous" not in mapped.locator

@@ -242,16 +242,16 @@ def test_a_hot_set_within_half_the_cache_is_marked_for_it_and_nothing_else_is() 
     assert decided is not None
     assert decided._asdict() == {"bytes": hot_bytes, "cache_bytes": 2 * hot_bytes, "share": 0.5, "marked": True,
                                  "marked_bytes": hot_bytes}
-    marked = {r.segment_key for u in plan.units for r in u.ranges if r.locator.get("cache")}
+    marked = {r.segment_key for u in plan.units for r in u.ranges if r.locator.to_json().get("cache")}
     assert marked == {"app.accounts#table", "app.branches#table"}
-    assert all(not r.locator.get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)
+    assert all(not r.locator.to_json().get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)
 
 
 def test_an_engine_without_a_cache_size_or_a_run_without_a_hot_set_marks_nothing() -> None:
     plan = _hot_plan()
     decided = cache_hot_set(plan, 0, cache_bytes=None)
     assert decided is not None and decided.marked is False and decided.marked_bytes == 0
-    assert not any(r.locator.get("cache") for u in plan.units for r in u.ranges)
+    assert not any(r.locator.to_json().get("cache") for u in plan.units for r in u.ranges)
     assert cache_hot_set(_hot_plan(), None, cache_bytes=10**12) is None  # no hot set
 
 
@@ -263,7 +263,7 @@ def _marked(plan) -> dict[str, int]:
     out: dict[str, int] = {}
     for unit in plan.units:
         for r in unit.ranges:
-            if r.locator.get("cache"):
+            if r.locator.to_json().get("cache"):
                 out[r.segment_key] = out.get(r.segment_key, 0) + r.blocks
     return out
 
@@ -290,7 +290,7 @@ def test_a_hot_set_over_half_the_cache_has_what_fits_marked_the_indexes_first_th
     assert _marked(plan) == {"app.accounts_pkey#index.main": 16, "app.accounts#table": 24}
     assert sorted((r.segment_key, b) for u in plan.units for r in u.ranges for b in _blocks(r)) == blocks_before
     assert sum(u.bytes for u in plan.units) == sum(r.bytes for u in plan.units for r in u.ranges)
-    assert all(not r.locator.get("cache") for u in plan.units if u.priority == 1 for r in u.ranges)  # never the rest
+    assert all(not r.locator.cache for u in plan.units if u.priority == 1 for r in u.ranges)  # never the rest
 
 
 def test_a_range_the_engine_cannot_read_in_part_is_not_cut_for_the_cache() -> None:

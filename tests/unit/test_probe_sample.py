@@ -15,6 +15,7 @@ import pytest
 
 from cutover_prep.benchmark.steps import probe
 from cutover_prep.dal.store import evidence_key
+from cutover_prep.engines.locators import PgLocator
 from cutover_prep.measure.sample import BlockPicker, block_key, chunk_key, overlap
 from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
@@ -107,8 +108,8 @@ class Reader:
     def __init__(self, volume: Volume) -> None:
         self.volume = volume
 
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
-        self.volume.read(locator["oid"], block)
+    def read_block(self, locator: PgLocator, file_id: int, block: int) -> None:
+        self.volume.read(locator.oid, block)
 
     def close(self) -> None:
         pass

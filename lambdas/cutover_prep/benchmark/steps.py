@@ -196,7 +196,7 @@ def plan_sweep(run: RunContext, *, store: Store, open_driver: DriverOpener,
     options = sweep_options(bench)
     target = scan_target(_units(store, run_id))
     def once() -> SweepPlan:  # what the engine's driver says: its engine, capabilities and IO-size points
-        driver = open_driver(run, target.locator.get("database") if target else None)
+        driver = open_driver(run, target.locator.database if target else None)
         try:
             return SweepPlan(run_id=run_id, engine=driver.engine, capabilities=driver.capabilities(), target=target,
                              points=driver.io_size_points(options, target) if target else [])
@@ -246,7 +246,7 @@ def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
     target = plan.target
     ranges = list(unit_ranges(_units(store, run_id))) if spec.kind == "random" else []
     seed = seed_of(f"{run_id}/{spec.point_id}")
-    database = target.locator.get("database") if target else None
+    database = target.locator.database if target else None
 
     def once() -> PointMeasurement:
         driver = open_driver(run, database)

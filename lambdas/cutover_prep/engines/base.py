@@ -19,7 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, Protocol, TypedDict
 
+from pydantic import JsonValue
+
 from cutover_prep.engines import keys
+from cutover_prep.engines.locators import Locator, parse_locator
 
 
 class EngineError(Exception):
@@ -94,8 +97,9 @@ class Extent:
 class Segment:
     """Something with storage that must be read.
 
-    ``locator`` holds what the engine needs to read it again (PostgreSQL: database, oid,
-    fork; Oracle: data_object_id, segment type, LOB column ...). It must be JSON-safe.
+    ``locator`` holds what the engine needs to read it again, typed per engine (``engines.locators``:
+    PostgreSQL: database, oid, fork; Oracle: data_object_id, segment type, LOB column ...); one given as its
+    JSON is parsed here.
     ``splittable`` says whether the engine can read any block sub-range of it on its own.
     ``quote_char`` is the engine's identifier quote (``engines.keys``: ``"``, MySQL's `````); ``key_names``
     the identifiers the key names after the schema when ``name`` is not one (MySQL: table, index).
@@ -107,12 +111,15 @@ class Segment:
     bytes: int
     block_size: int
     extents: tuple[Extent, ...]
-    locator: dict[str, Any]
+    locator: Locator
     partition: str | None = None
     database: str | None = None
     splittable: bool = True
     quote_char: str = keys.ANSI
     key_names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "locator", parse_locator(self.locator))
 
     @property
     def blocks(self) -> int:
@@ -140,7 +147,7 @@ class RangeDoc(TypedDict):
     ``splittable`` reads as splittable."""
 
     segment: str
-    locator: dict[str, Any]
+    locator: dict[str, JsonValue]  # ``Locator.to_json``
     extents: list[list[int]]
     block_size: int
     splittable: NotRequired[bool]
@@ -151,10 +158,13 @@ class ReadRange:
     """A piece of one segment assigned to a work unit: extents of blocks to read."""
 
     segment_key: str
-    locator: dict[str, Any]
+    locator: Locator
     extents: tuple[Extent, ...]
     block_size: int
     splittable: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "locator", parse_locator(self.locator))
 
     @property
     def blocks(self) -> int:
@@ -167,7 +177,7 @@ class ReadRange:
     def to_json(self) -> RangeDoc:
         return {
             "segment": self.segment_key,
-            "locator": self.locator,
+            "locator": self.locator.to_json(),
             "extents": [[e.file_id, e.first_block, e.blocks] for e in self.extents],
             "block_size": self.block_size,
             "splittable": self.splittable,
@@ -177,7 +187,7 @@ class ReadRange:
     def from_json(cls, data: RangeDoc) -> ReadRange:
         return cls(
             segment_key=data["segment"],
-            locator=data["locator"],
+            locator=parse_locator(data["locator"]),
             extents=tuple(Extent(int(f), int(b), int(n)) for f, b, n in data["extents"]),
             block_size=int(data["block_size"]),
             splittable=bool(data.get("splittable", True)),

@@ -37,11 +37,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypedDict
+from typing import Protocol, TypedDict
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from cutover_prep.engines.base import Extent, ReadRange, ReadResult
+from cutover_prep.engines.locators import BaseLocator, Locator, parse_locator
 from cutover_prep.engines.scratch import Dropped, Scratch
 
 
@@ -83,7 +84,7 @@ class TargetDoc(TypedDict):
     """A ``SweepTarget`` as the benchmark's plan stores it: ``extents`` as ``[file_id, first_block, blocks]``."""
 
     segment: str
-    locator: dict[str, Any]
+    locator: dict[str, JsonValue]  # ``Locator.to_json``
     extents: list[list[int]]
     block_size: int
 
@@ -104,21 +105,24 @@ class SweepTarget:
     """What a point reads: one big segment for scans, many block ranges for random reads."""
 
     segment_key: str
-    locator: dict[str, Any]
+    locator: Locator
     extents: tuple[tuple[int, int, int], ...]  # (file_id, first_block, blocks)
     block_size: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "locator", parse_locator(self.locator))
 
     @property
     def bytes(self) -> int:
         return sum(e[2] for e in self.extents) * self.block_size
 
     def to_json(self) -> TargetDoc:
-        return {"segment": self.segment_key, "locator": self.locator,
+        return {"segment": self.segment_key, "locator": self.locator.to_json(),
                 "extents": [list(e) for e in self.extents], "block_size": self.block_size}
 
     @classmethod
     def from_json(cls, d: TargetDoc) -> SweepTarget:
-        return cls(d["segment"], d["locator"], tuple(tuple(int(x) for x in e) for e in d["extents"]),
+        return cls(d["segment"], parse_locator(d["locator"]), tuple(tuple(int(x) for x in e) for e in d["extents"]),
                    int(d["block_size"]))
 
 
@@ -156,7 +160,7 @@ class ScanResult:
 
 
 class RandomReader(Protocol):
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> float | None:
+    def read_block(self, locator: BaseLocator, file_id: int, block: int) -> float | None:
         """Read one block; the seconds the database server measured for the read, when it can time it in the
         statement that reads (``measure.runner.run_probe`` then takes the server's latency), else None."""
         ...

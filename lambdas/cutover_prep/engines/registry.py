@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from cutover_prep.engines import mysql, oracle, postgres
 from cutover_prep.engines.base import EngineError
+from cutover_prep.engines.locators import BaseLocator
 from cutover_prep.engines.mysql import activity as mysql_activity
 from cutover_prep.engines.mysql import hotset as mysql_hotset
 from cutover_prep.engines.mysql import preflight as mysql_preflight
@@ -100,7 +101,7 @@ class EngineFamily:
     identifier_max_chars: int
     open_engine: Callable[..., Engine]  # (spec, *, call_timeout_seconds, create_extension) -> warm-up engine
     open_bench: Callable[..., Any]  # (spec, database, *, call_timeout_seconds, create_extension) -> BenchDriver
-    block_readable: Callable[[dict[str, Any]], bool]  # may a probe read this locator's single blocks?
+    block_readable: Callable[[BaseLocator], bool]  # may a probe read this locator's single blocks?
     # a local run's DSN parameters (name, value pairs) -> (engines.transport mode, CA file or None); refuses
     # what it cannot honour by name (transport.DsnTlsProblem)
     dsn_tls: Callable[[Iterable[tuple[str, str]]], tuple[str, str | None]]
@@ -269,7 +270,7 @@ def check_warmup_mode(engine: str, mode: str) -> None:
                                     f"{', '.join(fam.warmup_modes)}")
 
 
-def block_readable(locator: dict[str, Any]) -> bool:
+def block_readable(locator: BaseLocator) -> bool:
     """Whether some engine reads this locator's single blocks on its own (locators differ per engine)."""
     return any(f.block_readable(locator) for f in FAMILIES)
 

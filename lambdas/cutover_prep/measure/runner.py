@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cutover_prep.engines.bench import BenchDriver, PointSpec, ScanResult, SweepTarget
+from cutover_prep.engines.locators import parse_locator
 from cutover_prep.engines.scratch import Scratch
 from cutover_prep.measure.model import ClientCount, PointMeasurement, histogram, percentiles
 from cutover_prep.measure.sample import BlockPicker, SampledBlock
@@ -57,8 +58,9 @@ def run_probe(driver: BenchDriver, blocks: list[SampledBlock], *, phase: str, ma
         for b in blocks:
             if time.monotonic() - t0 >= max_seconds:
                 break
+            locator = parse_locator(b["locator"])
             s = time.perf_counter()
-            timed = reader.read_block(b["locator"], b["file_id"], b["block"])
+            timed = reader.read_block(locator, b["file_id"], b["block"])
             client.append((time.perf_counter() - s) * 1e6)
             server.append(None if timed is None else float(timed) * 1e6)
             block_size = b["block_size"]
@@ -104,8 +106,9 @@ def _random_sessions(driver: BenchDriver, spec: PointSpec, picker: Callable[[int
             start.wait()
             while time.monotonic() < deadline:
                 b = next(blocks)
+                locator = parse_locator(b["locator"])
                 s = time.perf_counter()
-                readers[i].read_block(b["locator"], b["file_id"], b["block"])
+                readers[i].read_block(locator, b["file_id"], b["block"])
                 mine.append((time.perf_counter() - s) * 1e6)
         except Exception as exc:  # noqa: BLE001 - reported with the point, the others go on
             errors.append(f"session {i + 1}: {exc}")

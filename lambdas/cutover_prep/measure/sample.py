@@ -17,9 +17,12 @@ import bisect
 import random
 import zlib
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple, TypedDict
+from typing import NamedTuple, TypedDict
+
+from pydantic import JsonValue
 
 from cutover_prep.engines.bench import SweepTarget
+from cutover_prep.engines.locators import parse_locator
 from cutover_prep.engines.registry import block_readable
 
 __all__ = ["BlockPicker", "SampledBlock", "UnitRange", "block_key", "block_readable", "overlap", "scan_target",
@@ -41,7 +44,7 @@ class UnitRange(TypedDict):
     """A range of a work unit, as units.json holds it (``ReadRange.to_json``)."""
 
     segment: str
-    locator: dict[str, Any]  # the engine's own (``Segment.locator``)
+    locator: dict[str, JsonValue]  # the engine's own (``Locator.to_json``)
     extents: list[list[int]]  # [file_id, first_block, blocks]
     block_size: int
 
@@ -56,7 +59,7 @@ class SampledBlock(TypedDict):
     """One block a probe or a random point reads; probes/sample.json holds them as they are."""
 
     segment: str
-    locator: dict[str, Any]  # the engine's own (``Segment.locator``)
+    locator: dict[str, JsonValue]  # the engine's own (``Locator.to_json``)
     file_id: int
     block: int
     block_size: int
@@ -101,7 +104,7 @@ class BlockPicker:
         self._ends: list[int] = []
         total = 0
         for rng in ranges:
-            if not block_readable(rng["locator"]):
+            if not block_readable(parse_locator(rng["locator"])):
                 continue
             for file_id, first, blocks in rng["extents"]:
                 if blocks <= 0:
@@ -187,11 +190,11 @@ def scan_target(units: list[Unit]) -> SweepTarget | None:
     """The readable segment with the most blocks, its extents merged in block order."""
     by_segment: dict[str, tuple[UnitRange, list[tuple[int, int, int]]]] = {}
     for rng in unit_ranges(units):
-        if not block_readable(rng["locator"]):
+        if not block_readable(parse_locator(rng["locator"])):
             continue
         _, extents = by_segment.setdefault(rng["segment"], (rng, []))
         extents.extend((int(f), int(b), int(n)) for f, b, n in rng["extents"])
     if not by_segment:
         return None
     key, (first, extents) = max(by_segment.items(), key=lambda kv: sum(e[2] for e in kv[1][1]))
-    return SweepTarget(key, first["locator"], tuple(sorted(extents)), int(first["block_size"]))
+    return SweepTarget(key, parse_locator(first["locator"]), tuple(sorted(extents)), int(first["block_size"]))

@@ -212,7 +212,7 @@ def _pieces(segment: Segment, unit_bytes: int) -> Iterator[ReadRange]:
         parts = (segment.extents,)
     # ``whole_pieces``: the engine reads each planned piece in one call and cannot read a smaller one (Oracle's LOB
     # slices, engines.oracle.lobsplit): the pieces are not chunked further (warmup.unit.chunks)
-    whole = bool(segment.locator.get("whole_pieces"))
+    whole = segment.locator.whole_pieces
     for extents in parts:
         yield ReadRange(segment.key, segment.locator, extents, segment.block_size, segment.splittable and not whole)
 
@@ -293,11 +293,11 @@ def cache_hot_set(plan: Plan, hot_rank: int | None, cache_bytes: int | None,
         piece = unit.ranges[i]
         left = int(room) - marked
         if piece.bytes <= left:
-            unit.ranges[i] = replace(piece, locator={**piece.locator, "cache": True})
+            unit.ranges[i] = replace(piece, locator=piece.locator.with_fields(cache=True))
             marked += piece.bytes
-        elif piece.splittable and not piece.locator.get("whole_pieces") and left >= piece.block_size:
+        elif piece.splittable and not piece.locator.whole_pieces and left >= piece.block_size:
             head, tail = _cut(piece.extents, left // piece.block_size)  # the cache's last room: part of this range
-            unit.ranges[i:i + 1] = [replace(piece, extents=head, locator={**piece.locator, "cache": True}),
+            unit.ranges[i:i + 1] = [replace(piece, extents=head, locator=piece.locator.with_fields(cache=True)),
                                     replace(piece, extents=tail)]
             places = [(u, j + 1 if u is unit and j > i else j) for u, j in places]
             marked += sum(e.blocks for e in head) * piece.block_size

@@ -78,7 +78,7 @@ def chunks(ranges: list[ReadRange], cursor: dict[str, int], chunk_bytes: int | C
             yield Chunk(ri, 0, 0, rng)
             continue
         # an engine whose every call has a fixed cost (starting a process) asks for bigger chunks in its locator
-        least = int(rng.locator.get("chunk_bytes") or 0)
+        least = int(rng.locator.chunk_bytes or 0)
         first_extent = cursor["extent"] if ri == cursor["range"] else 0
         for ei in range(first_extent, len(rng.extents)):
             ext = rng.extents[ei]

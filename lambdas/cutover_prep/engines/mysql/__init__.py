@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.engines.mysql.locator import MysqlLocator
+from cutover_prep.engines.locators import BaseLocator, MysqlLocator
 
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec, Engine
@@ -33,7 +33,7 @@ def open_bench(spec: ConnectionSpec, database: str | None, *, call_timeout_secon
     return MySQLBench.from_spec(spec, database or spec.database, call_timeout_seconds=call_timeout_seconds)
 
 
-def block_readable(locator: dict[str, Any]) -> bool:
+def block_readable(locator: BaseLocator) -> bool:
     """A clustered index with an integer single-column key: one row is found by one index dive."""
     loc = MysqlLocator.of(locator)
     return loc.read == "pk_walk" and bool(loc.probe)

@@ -35,9 +35,9 @@ from cutover_prep.engines.bench import (
     SweepTarget,
     read_in_order,
 )
+from cutover_prep.engines.locators import BaseLocator, MysqlLocator
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.engine import MySQLEngine, map_error
-from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 SCAN_CALL_PAGES = 512  # 8 MiB of 16 KiB pages per read_range call
@@ -199,14 +199,14 @@ class RowReader:
         self._ranges: dict[tuple[str, str, str | None], tuple[int, int] | None] = {}
 
     def _key_range(self, cur: Any, loc: MysqlLocator) -> tuple[int, int] | None:
-        key = (loc.schema, loc.table, loc.partition)
+        key = (loc.schema_name, loc.table, loc.partition)
         if key not in self._ranges:
             cur.execute(q.key_range_sql(loc))
             low, high = cur.fetchone()
             self._ranges[key] = None if low is None else (int(low), int(high))
         return self._ranges[key]
 
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
+    def read_block(self, locator: BaseLocator, file_id: int, block: int) -> None:
         loc = MysqlLocator.of(locator)
         try:
             with self._engine.conn.cursor() as cur:

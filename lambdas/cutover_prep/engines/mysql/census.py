@@ -45,7 +45,7 @@ from typing import Any
 
 from cutover_prep.engines import base, keys
 from cutover_prep.engines.base import CensusObject, DiscoveryOptions, Segment
-from cutover_prep.engines.mysql.locator import MysqlLocator
+from cutover_prep.engines.locators import MysqlLocator
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS, decode_filename, split_file_name, stats_table_key
 
 NO_PRIVILEGE, NOT_SQL, EXCLUDED = "no privilege", "not readable by SQL", "excluded by input"

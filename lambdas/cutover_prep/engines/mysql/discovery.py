@@ -22,10 +22,10 @@ import fnmatch
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from cutover_prep.engines import keys
 from cutover_prep.engines.base import DiscoveryOptions, Extent, Segment
+from cutover_prep.engines.locators import MysqlLocator
 from cutover_prep.engines.mysql.sql import SYSTEM_SCHEMAS, decode_filename, is_offpage
 
 NO_STORAGE_ENGINES = {"memory", "blackhole", "sequence"}
@@ -115,7 +115,7 @@ def pages_of(nbytes: int, page_size: int) -> int:
     return max(1, math.ceil(int(nbytes) / page_size))
 
 
-def make_segment(schema: str, name: str, kind: str, pages: int, page_size: int, locator: dict[str, Any],
+def make_segment(schema: str, name: str, kind: str, pages: int, page_size: int, locator: MysqlLocator,
                  partition: str | None, splittable: bool, key_names: tuple[str, ...] = ()) -> Segment:
     """A segment keyed with MySQL's quotes (``engines.keys``); ``key_names``: (table, index) of an index."""
     return Segment(schema=schema, name=name, kind=kind, bytes=pages * page_size, block_size=page_size,
@@ -142,8 +142,9 @@ def segments(cat: Catalogue, options: DiscoveryOptions) -> list[Segment]:
         if schema_selected(schema, options):
             aux = decode_filename(rest)
             out.append(make_segment(schema, aux, "fulltext_aux", pages_of(size, cat.page_size), cat.page_size,
-                                    {"read": "not_readable", "schema": schema, "table": aux,
-                                     "why": "an InnoDB FULLTEXT auxiliary table has no SQL read path"}, None, False))
+                                    MysqlLocator(read="not_readable", schema=schema, table=aux,
+                                                 why="an InnoDB FULLTEXT auxiliary table has no SQL read path"),
+                                    None, False))
     return out
 
 
@@ -165,13 +166,14 @@ def _table_segments(cat: Catalogue, schema: str, table: str, engine: str, indexe
             types = {c.name: c.data_type for c in columns}
             if len(key_columns) == 1 and types.get(key_columns[0]) in INTEGER_TYPES:
                 locator["probe"] = {"column": key_columns[0]}  # single-row lookups for the probes and the sweep
-            out.append(make_segment(schema, table, "clustered", pages, page, locator, part, True))
+            out.append(make_segment(schema, table, "clustered", pages, page, MysqlLocator.model_validate(locator),
+                                    part, True))
         else:
             kind = "clustered (GEN_CLUST_INDEX)" if engine == "innodb" else "table"
-            out.append(make_segment(schema, table, kind, pages, page, {
+            out.append(make_segment(schema, table, kind, pages, page, MysqlLocator.model_validate({
                 **base, "read": "full_scan", "partition": part, "rows": rows,
                 "indexes": sorted(n for n, i in indexes.items() if not i.ignored),  # IGNORE INDEX (ignored): 1176
-                "columns": [c.name for c in stored]}, part, False))
+                "columns": [c.name for c in stored]}), part, False))
         out.extend(_index_segments(cat, schema, table, engine, part, index_len, secondary, key_columns))
     return out
 
@@ -188,18 +190,17 @@ def _index_segments(cat: Catalogue, schema: str, table: str, engine: str, part: 
     out = []
     for index in secondary:
         pages = known.get(index.name) or even
-        locator: dict[str, Any] = {"schema": schema, "table": table, "engine": engine, "partition": part,
-                                   "index": index.name}
+        names = {"schema": schema, "table": table, "engine": engine, "partition": part, "index": index.name}
         why = IGNORED_INDEX if index.ignored else NOT_READABLE_INDEX.get(index.index_type)
         if why:
-            locator.update(read="not_readable", why=why)
+            locator = MysqlLocator.model_validate({**names, "read": "not_readable", "why": why})
         else:
             whole = [c for c, prefix in index.columns if prefix is None]
             # InnoDB secondary entries also hold the clustered key: reading it stays covering.
             extra = [c for c in key_columns if c not in whole] if engine == "innodb" else []
-            locator.update(read="index_scan", index_columns=whole + extra)
-            if index.columns and index.columns[0][1] is not None:  # starts with a prefix: no covering scan
-                locator.update(range_column=index.columns[0][0])
+            prefixed = bool(index.columns and index.columns[0][1] is not None)  # a prefix first: no covering scan
+            locator = MysqlLocator.model_validate({**names, "read": "index_scan", "index_columns": whole + extra,
+                                                   **({"range_column": index.columns[0][0]} if prefixed else {})})
         # named table.index (each quoted where needed), keyed by the two names apart: `b`.`c.t` index i and
         # `b`.`c` index `t.i` are two keys (issue 32)
         out.append(make_segment(schema, keys.label((table, index.name), q=keys.MYSQL), "index", max(1, int(pages)),

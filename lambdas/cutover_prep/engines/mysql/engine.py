@@ -60,10 +60,10 @@ from cutover_prep.engines.base import (
     TransientDatabaseError,
 )
 from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, SessionBounds, session_bounds, wait_words
+from cutover_prep.engines.locators import MysqlLocator
 from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.engines.mysql.evidence import Explained, Tally, delta, status
-from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.mysql.tls import mysql_params
 
 LOCK_WAIT_TIMEOUT = 1205  # ER_LOCK_WAIT_TIMEOUT: lock_wait_timeout (metadata locks), innodb_lock_wait_timeout
@@ -350,8 +350,8 @@ class MySQLEngine:
                 handler = delta(handler_before, status(cur, q.HANDLER_SQL))
                 innodb = delta(innodb_before, self._server_reads(cur))
         except pymysql.err.MySQLError as exc:
-            if exc.args and exc.args[0] == LOCK_WAIT_TIMEOUT and loc.schema and loc.table:
-                raise self.lock_wait(f"reading {rng.segment_key}", str(loc.schema), str(loc.table)) from None
+            if exc.args and exc.args[0] == LOCK_WAIT_TIMEOUT and loc.schema_name and loc.table:
+                raise self.lock_wait(f"reading {rng.segment_key}", str(loc.schema_name), str(loc.table)) from None
             raise self._drop(map_error(exc, f"reading {rng.segment_key}")) from None
         except ValueError as exc:  # an identifier MySQL cannot quote
             raise PermanentReadError(f"{rng.segment_key}: {exc}") from None

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cutover_prep.engines.locators import MysqlLocator
 from cutover_prep.engines.mysql.evidence import delta
-from cutover_prep.engines.mysql.locator import MysqlLocator
 from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,

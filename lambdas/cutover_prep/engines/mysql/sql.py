@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cutover_prep.engines.mysql.locator import MysqlLocator
+from cutover_prep.engines.locators import MysqlLocator
 
 SYSTEM_SCHEMAS = ("mysql", "sys", "performance_schema", "information_schema")
 # Column types InnoDB may store off-page (BLOB pages): read only when the column is read.
@@ -318,7 +318,7 @@ def boundary_sql(loc: MysqlLocator, lower: Sequence[Any] | None, offset: int) ->
     columns = loc.key_columns
     clause, params = where([key_bound(columns, ">=", lower)] if lower is not None else [])
     cols = ", ".join(quote_ident(c) for c in columns)
-    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
+    source = from_clause(loc.schema_name, loc.table, loc.partition, force_index(loc.key_index))
     text = f"SELECT {cols} FROM {source}{clause} ORDER BY {cols} LIMIT 1 OFFSET %s"  # noqa: S608
     return text, [*params, int(offset)]
 
@@ -332,14 +332,14 @@ def chunk_sql(loc: MysqlLocator, lower: Sequence[Any] | None, upper: Sequence[An
     if upper is not None:
         conditions.append(key_bound(columns, "<", upper))
     clause, params = where(conditions)
-    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
+    source = from_clause(loc.schema_name, loc.table, loc.partition, force_index(loc.key_index))
     read = loc.offpage or loc.key_columns  # a column read keeps MySQL 8 from counting another way
     return f"SELECT COUNT(*), {lengths_sum(read)} FROM {source}{clause}", params  # noqa: S608
 
 
 def full_scan_sql(loc: MysqlLocator) -> str:
     """A whole-table scan (no key to walk: GEN_CLUST_INDEX, MyISAM, Aria) reading every column."""
-    source = from_clause(loc.schema, loc.table, loc.partition, ignore_indexes(loc.indexes))
+    source = from_clause(loc.schema_name, loc.table, loc.partition, ignore_indexes(loc.indexes))
     return f"SELECT COUNT(*), {lengths_sum(loc.columns)} FROM {source}"  # noqa: S608
 
 
@@ -351,7 +351,7 @@ def index_scan_sql(loc: MysqlLocator) -> tuple[str, list[Any]]:
     An index that starts with a column prefix (``KEY (doc(10))``) cannot cover anything and the
     server will not scan it whole: it is read as a range over all values of its first column
     (``IS NULL OR >= ''``), each entry then looked up in the clustered index (read already)."""
-    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.index))
+    source = from_clause(loc.schema_name, loc.table, loc.partition, force_index(loc.index))
     text = f"SELECT COUNT(*), {lengths_sum(loc.index_columns)} FROM {source}"  # noqa: S608
     if loc.range_column:
         column = quote_ident(loc.range_column)
@@ -361,8 +361,8 @@ def index_scan_sql(loc: MysqlLocator) -> tuple[str, list[Any]]:
 
 def probe_sql(loc: MysqlLocator) -> str:
     """One single-row lookup by primary key: the first row at or after a value of the (integer) key."""
-    column = quote_ident(loc.probe["column"])
-    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
+    column = quote_ident(loc.probe.column if loc.probe else "")
+    source = from_clause(loc.schema_name, loc.table, loc.partition, force_index(loc.key_index))
     return (f"SELECT {column}, {row_lengths(loc.offpage)} FROM {source} WHERE {column} >= %s "  # noqa: S608
             f"ORDER BY {column} LIMIT 1")
 
@@ -370,7 +370,7 @@ def probe_sql(loc: MysqlLocator) -> str:
 def key_range_sql(loc: MysqlLocator) -> str:
     """The smallest and largest value of an integer single-column key: two index dives."""
     column = quote_ident(loc.key_columns[0])
-    source = from_clause(loc.schema, loc.table, loc.partition, force_index(loc.key_index))
+    source = from_clause(loc.schema_name, loc.table, loc.partition, force_index(loc.key_index))
     return f"SELECT MIN({column}), MAX({column}) FROM {source}"  # noqa: S608
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.engines.oracle.locator import OracleLocator
+from cutover_prep.engines.locators import BaseLocator, OracleLocator
 
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec, Engine
@@ -34,6 +34,6 @@ def open_bench(spec: ConnectionSpec, database: str | None, *, call_timeout_secon
     return OracleBench.from_spec(spec, call_timeout_seconds=call_timeout_seconds)
 
 
-def block_readable(locator: dict[str, Any]) -> bool:
+def block_readable(locator: BaseLocator) -> bool:
     """A table (partition) segment: its single blocks can be read by rowid range."""
     return OracleLocator.of(locator).read == "rowid_range"

@@ -34,11 +34,11 @@ import oracledb
 
 from cutover_prep.engines.base import ConnectionSpec
 from cutover_prep.engines.bench import BenchCapabilities, PointSpec, ScanResult, SweepOptions, SweepTarget
+from cutover_prep.engines.locators import BaseLocator, OracleLocator
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle.engine import OracleEngine, allow_writes, map_error
-from cutover_prep.engines.oracle.locator import OracleLocator
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
 PIECE_BLOCKS = 8192
@@ -462,7 +462,7 @@ class _BlockReader:
         with conn.cursor() as cur:
             self._waits_before = session_events(cur)
 
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> None:
+    def read_block(self, locator: BaseLocator, file_id: int, block: int) -> None:
         loc = OracleLocator.of(locator)
         sql = rq.rowid_range_count_sql(loc.owner, loc.table, loc.partition, loc.subpartition)
         try:

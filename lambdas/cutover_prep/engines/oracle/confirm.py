@@ -31,8 +31,8 @@ from typing import Any, NamedTuple
 import oracledb
 
 from cutover_prep.engines.base import PermanentReadError, ReadRange, ShortRead
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.oracle import read_sql as rq
-from cutover_prep.engines.oracle.locator import OracleLocator
 
 NO_PRIVILEGE_CODES = {942, 1031}
 TOLERANCE_FRACTION = 0.10  # of the planned blocks, either way

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cutover_prep.engines.base import Extent, PermanentReadError, ReadRange, ReadResult, Segment
+from cutover_prep.engines.locators import OracleLocator
 
 METHOD = "rman_validate_datafile"
 KIND = "DATAFILE"
@@ -140,8 +141,8 @@ def datafile_segment(file_id: int, tablespace: str, blocks: int, block_size: int
     """One datafile as a splittable segment: one extent of blocks 1..``blocks``."""
     return Segment(schema=tablespace, name=f"file_{file_id}", kind=KIND, bytes=blocks * block_size,
                    block_size=block_size, extents=(Extent(file_id, 1, blocks),),
-                   locator={"read": "datafile", "file_id": file_id, "tablespace": tablespace,
-                            "chunk_bytes": CHUNK_BYTES},
+                   locator=OracleLocator(read="datafile", file_id=file_id, tablespace=tablespace,
+                                         chunk_bytes=CHUNK_BYTES),
                    splittable=True)
 
 
@@ -166,7 +167,7 @@ def _dbms_output(cur: Any) -> list[str]:
 
 def validate_range(cur: Any, rng: ReadRange) -> ReadResult:
     """Validate each extent of ``rng`` (blocks of one datafile) with one RMAN call; what RMAN confirmed."""
-    file_id = int(rng.locator["file_id"])
+    file_id = int(OracleLocator.of(rng.locator).file_id or 0)
     started = time.monotonic()
     confirmed, details = 0, {"calls": 0, "empty_blocks": 0, "sources": []}
     cur.execute(DBMS_OUTPUT_ENABLE_SQL)

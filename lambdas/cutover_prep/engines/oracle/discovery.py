@@ -23,10 +23,12 @@ import hashlib
 from collections.abc import MutableMapping
 from typing import Any, TypedDict
 
+from pydantic import JsonValue
+
 from cutover_prep.engines.base import DiscoveryOptions, Extent, Segment
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import sql as q
-from cutover_prep.engines.oracle.locator import OracleLocator
 
 TABLE_TYPES = {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
 INDEX_TYPES = {"INDEX", "INDEX PARTITION", "INDEX SUBPARTITION"}
@@ -58,7 +60,7 @@ class SegmentDoc(TypedDict):
     bytes: int
     block_size: int
     extents: list[list[int]]
-    locator: dict[str, Any]
+    locator: dict[str, JsonValue]  # ``Locator.to_json``
     partition: str | None
     splittable: bool
 
@@ -73,7 +75,7 @@ class PageDoc(TypedDict):
 
 def segment_json(s: Segment) -> SegmentDoc:
     return {"schema": s.schema, "name": s.name, "kind": s.kind, "bytes": s.bytes, "block_size": s.block_size,
-            "extents": [[e.file_id, e.first_block, e.blocks] for e in s.extents], "locator": s.locator,
+            "extents": [[e.file_id, e.first_block, e.blocks] for e in s.extents], "locator": s.locator.to_json(),
             "partition": s.partition, "splittable": s.splittable}
 
 
@@ -81,7 +83,8 @@ def segment_of(d: SegmentDoc) -> Segment:
     return Segment(schema=d["schema"], name=d["name"], kind=d["kind"], bytes=int(d["bytes"]),
                    block_size=int(d["block_size"]), extents=tuple(Extent(int(f), int(b), int(n))
                                                                   for f, b, n in d["extents"]),
-                   locator=d["locator"], partition=d["partition"], splittable=bool(d["splittable"]))
+                   locator=OracleLocator.model_validate(d["locator"]), partition=d["partition"],
+                   splittable=bool(d["splittable"]))
 
 
 def owners(cur: Any, options: DiscoveryOptions, system: set[str]) -> list[str]:
@@ -162,7 +165,7 @@ def classify(row: tuple, extents: dict[ExtentKey, list[Extent]]) -> Segment | No
     found = extents.get((owner, name, part, seg_type))
     if not found:
         return None
-    locator: dict[str, Any] = {"owner": owner, "segment": name, "partition": part, "segment_type": seg_type}
+    locator: dict[str, JsonValue] = {"owner": owner, "segment": name, "partition": part, "segment_type": seg_type}
     splittable = False
     if seg_type in TABLE_TYPES and iot_type == "IOT_OVERFLOW" and iot_name:
         # SYS_IOT_OVER_n cannot be selected from (ORA-25191): its rows are read through their IOT
@@ -195,4 +198,5 @@ def classify(row: tuple, extents: dict[ExtentKey, list[Extent]]) -> Segment | No
     else:
         locator.update(read="unsupported")  # a type SEGMENTS_SQL gained without a read path: reported by name
     return Segment(schema=owner, name=name, kind=seg_type, bytes=int(size), block_size=int(block_size),
-                   extents=tuple(found), locator=locator, partition=part, splittable=splittable)
+                   extents=tuple(found), locator=OracleLocator.model_validate(locator), partition=part,
+                   splittable=splittable)

@@ -41,6 +41,7 @@ from cutover_prep.engines.base import (
     Segment,
 )
 from cutover_prep.engines.bounds import session_bounds
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.oracle import census, confirm, datafiles, discovery, reads
 from cutover_prep.engines.oracle import sql as q
 from cutover_prep.engines.oracle import volumes as ora_volumes
@@ -236,6 +237,6 @@ class OracleEngine:
 
     # -- reading -----------------------------------------------------------------------
     def read_range(self, rng: ReadRange) -> ReadResult:
-        if rng.locator["read"] == "datafile":
+        if OracleLocator.of(rng.locator).read == "datafile":
             return self._validate(rng)
         return reads.read_range(self, rng)

@@ -17,14 +17,13 @@ reads the whole overflow, and the others read nothing and say so (``details["unc
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from decimal import Decimal, localcontext
 from typing import Any
 
 from cutover_prep.engines.base import ReadRange
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.oracle import lobsplit
 from cutover_prep.engines.oracle import read_sql as rq
-from cutover_prep.engines.oracle.locator import OracleLocator
 
 
 def key_bounds(lo: int, hi: int, blocks: int, low: Decimal, high: Decimal) -> tuple[Decimal, Decimal | None]:
@@ -45,7 +44,8 @@ def read(cur: Any, rng: ReadRange, columns: list[str], partition: str | None,
     """Read the overflow rows of ``rng``'s share of its IOT's key; the planned blocks gone from the segment.
     ``begin``: called right before the statement that reads data (``lobsplit.read``)."""
     loc = OracleLocator.of(rng.locator)
-    overflow = lobsplit.lob_extents(cur, replace(loc, segment=loc.overflow))  # any segment's extents, in order
+    # any segment's extents, in order
+    overflow = lobsplit.lob_extents(cur, loc.model_copy(update={"segment": loc.overflow}))
     where = lobsplit.window(rng.extents, overflow) if rng.extents and overflow else None
     if where is None:
         return lobsplit.Sliced(rng.blocks, None)

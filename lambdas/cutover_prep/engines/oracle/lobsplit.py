@@ -21,9 +21,9 @@ from typing import Any, NamedTuple
 import oracledb
 
 from cutover_prep.engines.base import Extent, ReadRange
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
-from cutover_prep.engines.oracle.locator import OracleLocator
 
 GONE_LOB_FREE = "free or retained LOB space (DBMS_SPACE.SPACE_USAGE), never read by a query"
 SPACE_OUTS = ("size_blocks", "size_bytes", "used_blocks", "used_bytes", "expired_blocks", "expired_bytes",

@@ -25,7 +25,7 @@ import re
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.engines.oracle.locator import OracleLocator
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.preflight import (
     CONNECTION,
     FAIL,
@@ -266,7 +266,8 @@ def _methods(engine: Any, options: Any, errors: tuple[type[BaseException], ...])
     seg = bigfile[0]
     last = seg.extents[-1]
     block = last.first_block + last.blocks - 1
-    binds = rid.rowid_range_binds(int(seg.locator["data_object_id"]), last.file_id, block, block, True)
+    objd = int(OracleLocator.of(seg.locator).data_object_id or 0)
+    binds = rid.rowid_range_binds(objd, last.file_id, block, block, True)
     back = _one(engine, rid.BIGFILE_ROUNDTRIP_SQL, objd=binds["objd"], fno=binds["lo_fno"], block=binds["lo_block"])
     ok = back is not None and int(back) == block
     out.append(Check(METHOD, "bigfile round trip", PASS if ok else FAIL,

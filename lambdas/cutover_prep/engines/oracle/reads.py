@@ -42,11 +42,11 @@ from cutover_prep.engines.base import (
     ReadRange,
     ReadResult,
 )
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.oracle import confirm, iotsplit, lobsplit
 from cutover_prep.engines.oracle import read_sql as rq
 from cutover_prep.engines.oracle import rowids as rid
 from cutover_prep.engines.oracle.errors import map_error
-from cutover_prep.engines.oracle.locator import OracleLocator
 
 ROWID_METHOD = "rowid_range_scan"
 Now = tuple[int | None, tuple[Extent, ...], dict[tuple[int, int], int]]  # objd, extents, extent_id by (file, block)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cutover_prep.engines.base import Segment
-from cutover_prep.engines.oracle.locator import OracleLocator
+from cutover_prep.engines.locators import OracleLocator
 from cutover_prep.engines.volumes import ADDITIONAL_VOLUME_NAMES, PRIMARY_VOLUME, volume_of_path
 
 
@@ -87,6 +87,6 @@ def annotate(segments: list[Segment], files: DatafileVolumes,
         if not mapping:
             out.append(seg)
             continue
-        locator = {**seg.locator, "file_volumes": mapping, **({"file_volumes_ambiguous": True} if ambiguous else {})}
+        locator = loc.with_fields(file_volumes=mapping, **({"file_volumes_ambiguous": True} if ambiguous else {}))
         out.append(replace(seg, locator=locator))
     return out

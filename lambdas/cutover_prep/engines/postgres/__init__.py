@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cutover_prep.engines.postgres.locator import PgLocator
+from cutover_prep.engines.locators import BaseLocator, PgLocator
 
 if TYPE_CHECKING:
     from cutover_prep.engines.base import ConnectionSpec, Engine
@@ -43,7 +43,7 @@ def open_bench(spec: ConnectionSpec, database: str | None, *, call_timeout_secon
                                    create_extension=create_extension)
 
 
-def block_readable(locator: dict[str, Any]) -> bool:
+def block_readable(locator: BaseLocator) -> bool:
     """A heap main fork of a user relation: its single blocks can be read by TID range."""
     loc = PgLocator.of(locator)
     return (loc.fork == "main" and loc.relkind in HEAP_RELKINDS

@@ -33,9 +33,9 @@ from cutover_prep.engines.bench import (
     SweepTarget,
     read_in_order,
 )
+from cutover_prep.engines.locators import BaseLocator, PgLocator
 from cutover_prep.engines.postgres.datafiles import relation_file_base, segment_file
 from cutover_prep.engines.postgres.engine import PostgresEngine
-from cutover_prep.engines.postgres.locator import PgLocator
 from cutover_prep.engines.postgres.session import map_error
 from cutover_prep.engines.scratch import Dropped, Scratch, ScratchExists, refuse_drop
 
@@ -205,7 +205,8 @@ class PostgresBench:
         try:
             conn.execute(sql.SQL("SET io_combine_limit = {}").format(sql.Literal(spec.knobs["io_combine_limit"])))
             conn.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(timeout_ms)))
-            conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(str(loc.schema), str(loc.relname))))
+            table = sql.Identifier(str(loc.schema_name), str(loc.relname))
+            conn.execute(sql.SQL("SELECT count(*) FROM {}").format(table))
             notes.append("the whole table was scanned before the point's time was up")
         except psycopg.errors.QueryCanceled:
             pass  # the deadline: this is how a point ends
@@ -350,7 +351,7 @@ class _BlockReader:
         self._paths: dict[tuple[str, int, str], str] = {}
         self._on_close = on_close
 
-    def read_block(self, locator: dict[str, Any], file_id: int, block: int) -> float | None:
+    def read_block(self, locator: BaseLocator, file_id: int, block: int) -> float | None:
         loc = PgLocator.of(locator)
         database = loc.database or self._database
         caps = self._engine.capabilities(database)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import psycopg
 
 from cutover_prep.engines.base import PermanentReadError
-from cutover_prep.engines.postgres.locator import PgLocator
+from cutover_prep.engines.locators import PgLocator
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # one pg_read_binary_file call at most
 

@@ -72,9 +72,9 @@ from cutover_prep.engines.base import (
     TransientDatabaseError,
 )
 from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, session_bounds, wait_words
+from cutover_prep.engines.locators import PgLocator
 from cutover_prep.engines.postgres import census
 from cutover_prep.engines.postgres.datafiles import read_files
-from cutover_prep.engines.postgres.locator import PgLocator
 from cutover_prep.engines.postgres.session import LOCK_HOLDERS_SQL, holders_words, map_error, session_options
 from cutover_prep.engines.postgres.tls import postgres_params
 
@@ -300,8 +300,8 @@ class PostgresEngine:
                 segments.append(Segment(
                     schema=schema, name=name, kind=kind, bytes=row.bytes, block_size=caps.block_size,
                     extents=(Extent(0, 0, row.bytes // caps.block_size),),
-                    locator={"database": database, "oid": row.oid, "fork": row.fork,
-                             "relkind": row.relkind, "schema": row.schema, "relname": row.relname},
+                    locator=PgLocator(database=database, oid=row.oid, fork=row.fork, relkind=row.relkind,
+                                      schema=row.schema, relname=row.relname),
                     database=database, splittable=True,
                 ))
         return segments
@@ -409,7 +409,7 @@ class PostgresEngine:
     def _tid_scan(self, database: str, loc: PgLocator, first: int, last: int) -> int:
         if loc.fork != "main" or loc.relkind not in ("r", "m", "t"):
             raise PermanentReadError(
-                f"{keys.label((str(loc.schema), str(loc.relname)))} ({loc.fork} fork, relkind {loc.relkind}) "
+                f"{keys.label((str(loc.schema_name), str(loc.relname)))} ({loc.fork} fork, relkind {loc.relkind}) "
                 "cannot be read without pg_prewarm or EXECUTE on pg_read_binary_file; "
                 "install pg_prewarm in this database or pass create_extension"
             )
@@ -418,7 +418,7 @@ class PostgresEngine:
         query = sql.SQL(
             "SELECT count(*), pg_relation_size(%s::oid) / current_setting('block_size')::bigint "
             "FROM {} WHERE ctid >= %s::tid AND ctid < %s::tid"
-        ).format(sql.Identifier(str(loc.schema), str(loc.relname)))
+        ).format(sql.Identifier(str(loc.schema_name), str(loc.relname)))
         _, nblocks = self.connection(database).execute(
             query, (loc.oid, f"({first},0)", f"({last + 1},0)")).fetchone()
         return max(0, min(last, int(nblocks) - 1) - first + 1)
