@@ -103,8 +103,8 @@ def test_two_configurations_are_measured_compared_and_both_instances_deleted(aws
         assert findings["coverage_pct"] == 100.0
         assert findings["started_by"] == desc["executionArn"]  # the child names its parent (console link)
         restore = store.get_run(run_id).restore
-        assert restore["storage_type"] == configuration["storage_type"]
-        assert restore["allocated_gb"] == configuration["allocated_gb"]
+        assert restore.storage_type == configuration["storage_type"]
+        assert restore.allocated_gb == configuration["allocated_gb"]
         instance = f"cprep-{run_id}"  # the child's ValidateInput recorded its restore before StartRestore ran
         assert get_comparison(store, "cmp1").restore_of(instance).run_id == run_id
 

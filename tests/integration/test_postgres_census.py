@@ -159,7 +159,7 @@ def test_a_table_created_during_the_warm_up_is_read_by_the_catch_up_pass(small_d
     """Issue 21's third case: a table created while the warm-up ran was in no evidence file and the run was
     READY at 100 %. Now the end census finds it and the catch-up pass reads it. Deterministic: the table is
     created by the first WarmUnit invocation (a wrapper around the real one), before it reads anything."""
-    import handlers.warm_unit as warm_unit_handler
+    import cutover_prep.steps.warm_unit as warm_unit_handler
 
     real, created, lock = warm_unit_handler.warm_unit, [], threading.Lock()
 
