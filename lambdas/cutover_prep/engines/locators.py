@@ -31,7 +31,22 @@ MYSQL_READS = frozenset({"pk_walk", "full_scan", "index_scan", "not_readable"})
 ORACLE_READS = frozenset({"rowid_range", "index", "iot_overflow", "lob", "datafile", "unsupported"})
 
 
-class BaseLocator(BaseModel):
+class KeysInOrder(BaseModel):
+    """A model read from JSON that remembers the order of the keys it was given (``_order``), so that it can be
+    written back in the engine's order (``BaseLocator``, ``dal.records.plan.RangeLocator``)."""
+
+    _order: tuple[str, ...] = PrivateAttr(default=())  # the fields in the order the engine wrote them
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_order(cls, data: object, handler: ValidatorFunctionWrapHandler) -> Self:
+        model = handler(data)
+        if isinstance(data, dict):
+            model._order = tuple(data)
+        return model
+
+
+class BaseLocator(KeysInOrder):
     """What every engine's locator may hold and the warm-up reads of any of them: ``cache`` (a hot-set range,
     loaded into the engine's buffer cache: ``planning.cache_hot_set``), ``whole_pieces`` (a chunk may not stop
     inside one of its pieces), ``chunk_bytes`` (the least a call should read: an engine whose every call costs a
@@ -44,15 +59,6 @@ class BaseLocator(BaseModel):
     whole_pieces: bool = False
     chunk_bytes: int | None = None
     database: str | None = None
-    _order: tuple[str, ...] = PrivateAttr(default=())  # the fields in the order the engine wrote them
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _keep_order(cls, data: object, handler: ValidatorFunctionWrapHandler) -> BaseLocator:
-        locator = handler(data)
-        if isinstance(data, dict):
-            locator._order = tuple(data)
-        return locator
 
     def to_json(self) -> dict[str, JsonValue]:
         """The locator as the engine wrote it: the fields it set, in its order."""

@@ -19,16 +19,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     SerializerFunctionWrapHandler,
-    ValidatorFunctionWrapHandler,
     field_serializer,
     model_serializer,
-    model_validator,
 )
 
 from cutover_prep.dal.records.base import Record
 from cutover_prep.dal.records.section import Json
+from cutover_prep.engines.locators import KeysInOrder
 from cutover_prep.models.steps import CensusScope, EndCensusPlan
 from cutover_prep.models.warmup import Warmup
 
@@ -71,7 +69,7 @@ class PlanSummary(BaseModel):
     hot_set_cache: dict[str, Any] | None = None
 
 
-class RangeLocator(BaseModel):
+class RangeLocator(KeysInOrder):
     """Where the engine finds a range (``ReadRange.locator``): the engine's own fields, kept; the findings read
     ``cache`` (the range goes into the engine's buffer cache, ``planning.cache_hot_set``) and ``file_volumes``
     (``{file number: RDS additional storage volume}``, ``engines.oracle.volumes``)."""
@@ -80,15 +78,6 @@ class RangeLocator(BaseModel):
 
     cache: bool | None = None
     file_volumes: dict[str, str] | None = None
-    _order: tuple[str, ...] = PrivateAttr(default=())  # the fields in the order the engine wrote them
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _keep_order(cls, data: object, handler: ValidatorFunctionWrapHandler) -> RangeLocator:
-        locator = handler(data)
-        if isinstance(data, dict):
-            locator._order = tuple(data)
-        return locator
 
     @model_serializer(mode="wrap")
     def _in_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Json]:
