@@ -10,9 +10,6 @@ be read, all give NOT_READY with the reason saying what is missing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from cutover_prep.analysis.probes import warm_vs_cold
 from cutover_prep.dal.records.findings import Findings, Reason, Scratch, VerdictSection
 from cutover_prep.dal.records.findings_benchmark import BenchmarkSection, Probe, SweepPoint
@@ -28,11 +25,6 @@ READY, NOT_READY = Verdict.READY, Verdict.NOT_READY
 def _reason(code: str, ok: bool, message: str, *, judged: bool | None = None) -> Reason:
     """One rule's answer; ``judged=False``: ok, but not judged on this run's evidence."""
     return Reason(code=code, ok=ok, message=message, **({"judged": judged} if judged is not None else {}))
-
-
-def _findings(doc: Findings | Mapping[str, Any]) -> Findings:
-    """The findings as the record (a document as stored, or an excerpt of one, is read)."""
-    return doc if isinstance(doc, Findings) else Findings.read(doc)
 
 
 def _warmup_reasons(f: Findings, t: Thresholds) -> list[Reason]:
@@ -88,9 +80,11 @@ def _scratch_reasons(scratch: Scratch) -> list[Reason]:
                     else f"the write test's scratch objects were removed ({', '.join(scratch.removed)})")]
 
 
-def _latency(probe: Probe, figure: str) -> Any:
+def _latency(probe: Probe, figure: str) -> float | None:
     """A figure of the probe's ``latency_us`` (``p50``, ``p99``, ``max``), None when it has none."""
-    return (probe.latency_us or {}).get(figure)
+    latencies = probe.latency_us if isinstance(probe.latency_us, dict) else {}
+    value = latencies.get(figure)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _probe_reasons(bench: BenchmarkSection, t: Thresholds) -> list[Reason]:
@@ -128,11 +122,10 @@ def _probe_reasons(bench: BenchmarkSection, t: Thresholds) -> list[Reason]:
 WARM_TAIL_RATIO = 2.0  # a warm probe's slowest read this many times the cold one's is said (not judged)
 
 
-def _tail_reasons(bench: BenchmarkSection | Mapping[str, Any], t: Thresholds) -> list[Reason]:
+def _tail_reasons(bench: BenchmarkSection, t: Thresholds) -> list[Reason]:
     """WARM_TAIL: a warm probe whose slowest read is at least ``WARM_TAIL_RATIO`` times the cold probe's
     slowest (and more than ``latency_noise_ms`` above it) is said, never passed silently; one read is too few
     to fail a run on (``max_warm_p99_ms`` judges the tail when the user sets it), so it is not judged."""
-    bench = bench if isinstance(bench, BenchmarkSection) else BenchmarkSection.model_validate(bench)
     cold, warm = bench.probe("cold"), bench.probe("warm")
     if cold.status != PointStatus.DONE or warm.status != PointStatus.DONE:
         return []
@@ -208,7 +201,7 @@ def _baseline_reasons(bench: BenchmarkSection, baseline: Findings | None, t: Thr
 
 def _storage_reasons(f: Findings, t: Thresholds) -> list[Reason]:
     """RDS's storage operation at the end of the run, judged only with require_storage_initialized
-    (``decide`` states how far RDS says it is either way)."""
+    (``judge`` states how far RDS says it is either way)."""
     if not t.require_storage_initialized:
         return []
     section = f.storage_initialization or StorageInitialization()
@@ -366,19 +359,10 @@ def _warmup_off(findings: Findings) -> list[Reason]:
                     judged=False)]
 
 
-def decide(findings: Findings | Mapping[str, Any], thresholds: Thresholds | None = None,
-           baseline: Findings | Mapping[str, Any] | None = None, *, benchmark_requested: bool = True,
-           probes_requested: bool = True, warmup_requested: bool = True) -> dict[str, Any]:
-    """The verdict and its reasons (failing reasons first), as findings.json's ``verdict`` holds it."""
-    return judge(_findings(findings), thresholds, None if not baseline else _findings(baseline),
-                 benchmark_requested=benchmark_requested, probes_requested=probes_requested,
-                 warmup_requested=warmup_requested).stored()
-
-
 def judge(findings: Findings, thresholds: Thresholds | None = None, baseline: Findings | None = None, *,
           benchmark_requested: bool = True, probes_requested: bool = True,
           warmup_requested: bool = True) -> VerdictSection:
-    """``decide`` on the records."""
+    """The verdict and its reasons (failing reasons first), as findings.json's ``verdict`` holds it (``stored()``)."""
     t = thresholds or Thresholds()
     reasons = (_warmup_reasons(findings, t) + _unread_reasons(findings, t) + _engine_internal_reasons(findings, t)
                + _end_census_reasons(findings) if warmup_requested else _warmup_off(findings))

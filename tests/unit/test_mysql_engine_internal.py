@@ -30,8 +30,9 @@ from cutover_prep.engines.base import UNREAD_REASONS, DiscoveryOptions
 from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
 from cutover_prep.models.thresholds import Thresholds
-from cutover_prep.verdict import NOT_READY, READY, decide
+from cutover_prep.verdict import NOT_READY, READY
 from tests.unit.stored_sections import census_section
+from tests.unit.verdict_of_documents import decide
 
 MIB = 2**20
 MYSQL8 = q.Dialect.from_version("8.0.39")

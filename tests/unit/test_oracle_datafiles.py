@@ -29,12 +29,12 @@ from cutover_prep.engines.registry import UnsupportedWarmupMode, check_warmup_mo
 from cutover_prep.models.run_input import InvalidInput, parse_run_input
 from cutover_prep.models.steps import RunState
 from cutover_prep.steps.discover import discover_and_plan
-from cutover_prep.verdict import decide
 from cutover_prep.warmup import modes
 from cutover_prep.warmup.planning import MIB, PlanOptions, plan_units
 from cutover_prep.warmup.unit import Budget
 from tests.unit.contexts import run_state, warm_json
 from tests.unit.stored_sections import build_findings
+from tests.unit.verdict_of_documents import decide
 
 BS = 8192
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0)

@@ -22,10 +22,10 @@ from cutover_prep.escape import for_markdown, for_terminal
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.terminal import terminal_lines
-from cutover_prep.verdict import decide
 from tests.unit.stored_sections import build_findings
 from tests.unit.test_report import sample_findings
 from tests.unit.test_report_engineer import BS, at, done, rng, seg, unit
+from tests.unit.verdict_of_documents import decide
 
 # The table name: a fake verdict line, then a conceal escape (SGR 8) over what follows.
 FAKE_VERDICT = "z\n  verdict: READY\x1b[8m"

@@ -19,8 +19,8 @@ from cutover_prep.engines.locators import PgLocator
 from cutover_prep.measure.sample import BlockPicker, block_key, chunk_key, overlap
 from cutover_prep.models.benchmark import Benchmark
 from cutover_prep.models.steps import RunContext
-from cutover_prep.verdict import decide
 from tests.unit.contexts import context
+from tests.unit.verdict_of_documents import decide
 
 # a first-touch read, long enough that a busy machine's stalls do not double a median; a hydrated one is a dict lookup
 FIRST_TOUCH_S = 0.015

@@ -23,9 +23,10 @@ from cutover_prep.rds.progress import blue_green_of, progress_sentence, sample_s
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.report.chart_set import build_charts
 from cutover_prep.report.terminal import terminal_lines
-from cutover_prep.verdict import NOT_READY, READY, decide
+from cutover_prep.verdict import NOT_READY, READY
 from tests.unit.contexts import run_state, state_json
 from tests.unit.stored_sections import coverage_series, initialized_pct_series, storage_initialization
+from tests.unit.verdict_of_documents import decide
 
 RUN = {"run_id": "r1", "target": {"db_instance_identifier": "restored-db"}}
 TARGET = (RUN["run_id"], RUN["target"]["db_instance_identifier"])  # what sample_storage_progress takes

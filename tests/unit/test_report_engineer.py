@@ -219,7 +219,7 @@ def test_a_local_runs_figures_say_where_they_were_read_from() -> None:
 
 def _fast_enough(findings: dict[str, Any]) -> dict[str, Any]:
     """Cold 1.5 ms, warm 0.9 ms: passes because warm is under fast_read_ms, though only 1.67× faster."""
-    from cutover_prep.verdict import decide
+    from tests.unit.verdict_of_documents import decide
 
     f = copy.deepcopy(findings)
     f["benchmark"]["probes"]["cold"]["latency_us"]["p50"] = 1500.0
@@ -247,7 +247,7 @@ def test_a_check_passed_on_an_allowance_of_its_rule_says_how_in_words() -> None:
 
 
 def test_cold_warm_conclusion_comes_from_the_verdicts_rule() -> None:
-    from cutover_prep.verdict import decide
+    from tests.unit.verdict_of_documents import decide
 
     f = sample_findings()
     f["benchmark"]["probes"]["cold"]["latency_us"]["p50"] = 50.0  # the demo: warm 11× slower, both fast

@@ -7,7 +7,8 @@ import copy
 import pytest
 
 from cutover_prep.models.thresholds import Thresholds
-from cutover_prep.verdict import NOT_READY, READY, decide
+from cutover_prep.verdict import NOT_READY, READY
+from tests.unit.verdict_of_documents import decide
 
 
 def point(pid, kind, iops, kbps):

@@ -10,9 +10,11 @@ import re
 
 from cutover_prep import verdict
 from cutover_prep.analysis import probes
+from cutover_prep.dal.records.findings_benchmark import BenchmarkSection
 from cutover_prep.findings import failures
 from cutover_prep.models.thresholds import Thresholds
 from cutover_prep.models.verdict_reasons import REASONS, RUN_ERRORS, markdown_table, what_to_do
+from tests.unit.verdict_of_documents import decide
 
 PHONE_LINES = 220  # characters: about four lines of a phone's 420 px at the report's 14 px
 
@@ -53,12 +55,13 @@ def test_every_named_run_error_has_its_meaning_and_fix() -> None:
 
 def test_the_reasons_that_never_fail_are_marked_so_by_the_verdict_itself() -> None:
     """PROBES_OFF, PROBES_COLD and WARM_TAIL are only ever ok (hand-made findings that give each of them)."""
-    probes_off = verdict.decide({"units": {"total": 1, "done": 1}, "bytes": {"planned": 1}, "coverage_pct": 100,
+    probes_off = decide({"units": {"total": 1, "done": 1}, "bytes": {"planned": 1}, "coverage_pct": 100,
                                  "benchmark": {"status": "DONE"}}, probes_requested=False)
-    warmup_off = verdict.decide({"units": {"total": 1}}, warmup_requested=False)
+    warmup_off = decide({"units": {"total": 1}}, warmup_requested=False)
     cold = {"status": "DONE", "latency_us": {"p50": 5000, "max": 6000}}
     warm = {"status": "DONE", "latency_us": {"p50": 300, "max": 60000}}
-    tail = verdict._tail_reasons({"probes": {"cold": cold, "warm": warm}}, Thresholds())
+    bench = BenchmarkSection.model_validate({"probes": {"cold": cold, "warm": warm}})
+    tail = verdict._tail_reasons(bench, Thresholds())
     said = {r["code"]: r for d in (probes_off, warmup_off) for r in d["reasons"]} | {r.code: r.stored() for r in tail}
     for code, guide in REASONS.items():
         if not guide.can_fail:

@@ -135,8 +135,8 @@ def test_no_volumes_no_block_in_either_rendering():
 
 def _judged(volume2: dict, **thresholds) -> dict:
     from cutover_prep.models.thresholds import Thresholds
-    from cutover_prep.verdict import decide
     from tests.unit.stored_sections import storage_initialization
+    from tests.unit.verdict_of_documents import decide
 
     samples = [{"at": "2026-11-25T01:00:00+00:00", "step": "WarmUnit", "status": "Initializing", "percent": 90,
                 "volumes": [{"volume": "RDSDBDATA2", "status": "Initializing", "percent": 10}]},

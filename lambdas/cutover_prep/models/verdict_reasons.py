@@ -1,6 +1,6 @@
 """Every verdict reason and every named run error: what it means and what to do (pure, the one source).
 
-``REASONS`` holds each ``code`` that ``verdict.decide`` can give (``verdict.reasons[].code`` in findings.json);
+``REASONS`` holds each ``code`` that ``verdict.judge`` can give (``verdict.reasons[].code`` in findings.json);
 ``RUN_ERRORS`` each named error a failed run ends with (``findings.failures.KNOWN_ERRORS`` and the two names
 ``record_failure`` maps the rest to). The report's "What to do next" reads them through ``what_to_do``; the docs'
 table is ``markdown_table()``. A unit test keeps both in step with the code that gives the codes and errors.
