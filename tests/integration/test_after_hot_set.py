@@ -8,12 +8,12 @@ server's catalogue says is on the volume."""
 
 from __future__ import annotations
 
-import copy
 import time
 from typing import Any
 
 import pytest
 
+from cutover_prep.dal.records.run import WarmupControl
 from cutover_prep.dal.store import Store
 from tests.integration.test_workflow import aws, finish, run_input, store_of  # noqa: F401  (aws: the fixture)
 from tests.integration.test_workflow_slots import _hold
@@ -25,11 +25,11 @@ def test_after_the_hot_set_at_most_n_units_hold_slots_and_everything_is_read(aws
     accepted_versions: list[tuple[int, dict[str, Any]]] = []
     put = Store.put_warmup_control
 
-    def recorded(self: Store, run_id: str, doc: dict[str, Any], *, version: int | None) -> bool:
-        accepted = put(self, run_id, doc, version=version)
+    def recorded(self: Store, run_id: str, control: WarmupControl, *, version: int | None) -> bool:
+        accepted = put(self, run_id, control, version=version)
         if accepted:
             now_at = (version or 0) + 1  # the version DynamoDB accepted (Store.put_warmup_control)
-            kept = copy.deepcopy(doc)
+            kept = control.state()  # as written
             if now_at % 3 == 0:  # an adverse schedule, as on a loaded machine: this writer is descheduled between
                 time.sleep(0.05)  # DynamoDB's acceptance and this record, and later versions are recorded first
             accepted_versions.append((now_at, kept))

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cutover_prep.dal.records.run import WarmupControl
 from cutover_prep.engines import PermanentReadError
 from cutover_prep.warmup import slots
 from tests.integration.test_workflow import aws, finish, run_input, store_of  # noqa: F401  (aws: the fixture)
@@ -100,8 +101,8 @@ def test_a_restart_keeps_the_level_and_drops_the_old_attempts_slots(aws, sample_
     # as the controller would leave it after settling at 2, with slots an aborted execution never gave back
     control = {**doc["control"], "level": 2, "best_level": 2, "best_mib_per_s": 50.0, "settled": "no_growth"}
     kept = {k: v for k, v in doc.items() if k not in ("pk", "sk", "version", "updated_at")}
-    assert store.put_warmup_control("again", {**kept, "control": control, "holders": ["x1", "x2"]},
-                                    version=doc["version"])
+    assert store.put_warmup_control("again", WarmupControl.model_validate(
+        {**kept, "control": control, "holders": ["x1", "x2"]}), version=doc["version"])
     for unit in store.units("again"):  # the next attempt has units to read
         store._ddb.delete_item(TableName=store.table, Key={"pk": {"S": "RUN#again"}, "sk": {"S": unit.sk}})
     second = finish(aws, payload)

@@ -2,7 +2,9 @@
 records kept): the scenario ``test_records_run`` replays on today's code and compares with the items the code of
 before the records (issue 34) wrote, ``records_before_34.json``.
 
-Regenerate that file only from a checkout of before the records, never from this code (it is the judge):
+Since then ``put_point``, ``put_scratch`` and ``put_warmup_control`` take their records (``PointItem.new`` ...), not
+attribute mappings: the items they write are compared the same. Regenerate that file only from a checkout of before
+the records (with those three calls written as they were then), never from this code (it is the judge):
 ``PYTHONPATH=<old checkout>/lambdas:. python -m tests.unit.records_scenario > tests/unit/records_before_34.json``
 """
 
@@ -38,7 +40,7 @@ def write_items(ddb: Any, s3: Any, table: str, bucket: str) -> None:
     """The calls, against ``ddb``/``s3`` (moto) and the table and bucket they hold."""
     from cutover_prep.comparison.workflow import start, update_comparison
     from cutover_prep.dal import profiles
-    from cutover_prep.dal.records.run import StorageSample, VolumeSample
+    from cutover_prep.dal.records.run import PointItem, ScratchItem, StorageSample, VolumeSample, WarmupControl
     from cutover_prep.dal.store import Store
     from cutover_prep.pricing.book import PriceBook
     from cutover_prep.restore.trigger import Starter
@@ -62,12 +64,12 @@ def write_items(ddb: Any, s3: Any, table: str, bucket: str) -> None:
                      preflight={"enabled": False}, benchmark_status="DISABLED", end_census_error="X",
                      end_census_cause="y")
     store.update_run("r2", status="FAILED", step="failed", error="E", cause="c", coverage_pct=97.25)
-    store.put_point("r1", "probe-cold", {"status": "DONE", "phase": "cold", "iops": 1234.5, "blocks_read": 100,
-                                         "latency_us": {"p50": 800, "p99": 2500.5}, "started_at": FIXED,
-                                         "finished_at": FIXED, "retries": 0, "nothing": None})
-    store.put_point("r1", "seq-8", {"status": "FAILED", "error": "E", "cause": "c", "retries": 2})
-    store.put_scratch("r1", "cprep_scratch", {"status": "CREATING", "engine": "postgres", "database": "app",
-                                              "point_id": "write-direct", "max_bytes": 1024, "created_at": FIXED})
+    store.put_point("r1", PointItem.new(point_id="probe-cold", status="DONE", phase="cold", iops=1234.5,
+                                        blocks_read=100, latency_us={"p50": 800, "p99": 2500.5}, started_at=FIXED,
+                                        finished_at=FIXED, retries=0, nothing=None))
+    store.put_point("r1", PointItem.new(point_id="seq-8", status="FAILED", error="E", cause="c", retries=2))
+    store.put_scratch("r1", ScratchItem.new(name="cprep_scratch", status="CREATING", engine="postgres", database="app",
+                                            point_id="write-direct", max_bytes=1024, created_at=FIXED))
     store.put_storage_sample("r1", StorageSample.new(at="2001-02-03T04:06:00.000001+00:00", step="WarmUnit",
                                                      status="optimizing", percent=42))
     store.put_storage_sample("r1", StorageSample.new(at="2001-02-03T04:07:00.000001+00:00", step="Finalize",
@@ -76,12 +78,13 @@ def write_items(ddb: Any, s3: Any, table: str, bucket: str) -> None:
         at="2001-02-03T04:08:00.000001+00:00", step="WarmUnit", status="optimizing", percent=50,
         volumes=[VolumeSample(volume="rdsdbdata2", status="optimizing", percent=10)]))
     store.claim_storage_sample("r1", FIXED, 60)
-    store.put_warmup_control("r1", {"attempt": 0, "holders": ["u1"], "t0": 1000.5, "window_started": 1000.5,
-                                    "control": {"level": 2, "best_level": None, "best_mib_per_s": None, "strikes": 0,
-                                                "settled": False, "samples": [[1.5, 2, 30.25]]},
-                                    "window_bytes": 0, "window_chunks": 0, "adaptive": True, "maximum": 8,
-                                    "rate": {"mib_per_s_per_reader": 20.0, "source": "assumed"},
-                                    "hot_left": ["u1"], "after_hot_set": None}, version=None)
+    store.put_warmup_control("r1", WarmupControl.model_validate(
+        {"attempt": 0, "holders": ["u1"], "t0": 1000.5, "window_started": 1000.5,
+         "control": {"level": 2, "best_level": None, "best_mib_per_s": None, "strikes": 0,
+                     "settled": False, "samples": [[1.5, 2, 30.25]]},
+         "window_bytes": 0, "window_chunks": 0, "adaptive": True, "maximum": 8,
+         "rate": {"mib_per_s_per_reader": 20.0, "source": "assumed"},
+         "hot_left": ["u1"], "after_hot_set": None}), version=None)
     profiles.save(ddb, table, "default", {"warmup": {"max_concurrency": 2}})
     starter = Starter(dynamodb=ddb, table=table, stepfunctions=None, state_machine_arn="arn:sm", rds=None)
     starter.claim("db-abc", "RDS-EVENT-0043")

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from cutover_prep.benchmark import evidence
+from cutover_prep.dal.records.run import PointItem
 from cutover_prep.dal.store import Store
 from cutover_prep.models.run_input import parse_run_input
 from cutover_prep.models.steps import RunContext
@@ -31,7 +32,7 @@ def judged(store: Store, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setattr(evidence, "analyze", analyze)
     store.start_run(parse_run_input(INPUT))  # the record says 1.5
     for phase in ("cold", "warm"):
-        store.put_point("r1", f"probe-{phase}", {"status": "DONE"})
+        store.put_point("r1", PointItem.new(point_id=f"probe-{phase}", status="DONE"))
     return seen
 
 

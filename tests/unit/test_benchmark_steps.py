@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from cutover_prep.benchmark.steps import measure_point, plan_sweep, probe, record_benchmark_failure
+from cutover_prep.dal.records.run import PointItem
 from cutover_prep.dal.store import evidence_key
 from cutover_prep.engines import PermanentReadError, TransientDatabaseError
 from cutover_prep.engines.bench import PointSpec, ScanResult
@@ -230,7 +231,7 @@ def test_a_point_that_did_not_finish_is_recorded_failed_once(store, run):
         "point_id": "random-01s", "status": "FAILED", "error": "States.Timeout", "recorded": True}
     item = store.get_point("r1", "random-01s").stored()
     assert (item["status"], item["error"], item["cause"]) == ("FAILED", "States.Timeout", "States.Timeout")
-    store.put_point("r1", "seq", {"status": "DONE", "iops": 5.0})
+    store.put_point("r1", PointItem.new(point_id="seq", status="DONE", iops=5.0))
     assert record_point_failure("r1", "seq", error, store=store).to_json() == {
         "point_id": "seq", "status": "DONE", "recorded": False}
     assert store.get_point("r1", "seq").status == "DONE"

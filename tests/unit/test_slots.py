@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from cutover_prep.dal.records.run import PointItem, WarmupControl
 from cutover_prep.dal.store import Store
 from cutover_prep.models.steps import RunContext
 from cutover_prep.warmup import slots
@@ -180,7 +181,7 @@ def test_not_adaptive_grants_every_ask_without_writing(store: Store, monkeypatch
 
 def test_the_sizing_rate_is_the_cold_probes_when_it_ran(store: Store) -> None:
     start(store)
-    store.put_point(RUN_ID, "probe-cold", {"status": "DONE", "throughput_kbps": 2048.0})
+    store.put_point(RUN_ID, PointItem.new(point_id="probe-cold", status="DONE", throughput_kbps=2048.0))
     out = ask(run(), "u0", store=store, clock=Clock())
     assert out["rate"] == {"mib_per_s": 2.0, "source": "cold_probe"}
 
@@ -194,11 +195,11 @@ def test_a_lost_write_is_decided_again_on_the_new_state(store: Store, monkeypatc
     real_put = store.put_warmup_control
     calls = {"n": 0}
 
-    def racing(run_id: str, doc: dict[str, Any], *, version: int | None) -> bool:
+    def racing(run_id: str, control: WarmupControl, *, version: int | None) -> bool:
         calls["n"] += 1
         if calls["n"] == 1:  # another unit takes the last slot between our read and our write
-            assert real_put(run_id, {**doc, "holders": ["u0", "other"]}, version=version)
-        return real_put(run_id, doc, version=version)
+            assert real_put(run_id, control.model_copy(update={"holders": ["u0", "other"]}), version=version)
+        return real_put(run_id, control, version=version)
 
     monkeypatch.setattr(store, "put_warmup_control", racing)
     out = ask(run(), "u1", store=store, clock=clock)

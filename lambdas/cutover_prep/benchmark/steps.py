@@ -25,7 +25,7 @@ from cutover_prep.benchmark.results import (
 from cutover_prep.benchmark.scratch import ScratchStatus, scratch_for_run, scratch_summary, write_cap_bytes
 from cutover_prep.dal.records import evidence
 from cutover_prep.dal.records.findings import Scratch as ScratchSummary
-from cutover_prep.dal.records.run import ScratchItem
+from cutover_prep.dal.records.run import PointItem, ScratchItem
 from cutover_prep.dal.records.sweep import Capabilities, Measured, SweepPlan
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines.bench import BenchDriver, PointSpec, SweepOptions
@@ -72,8 +72,15 @@ def _units(store: Store, run_id: str) -> list[Unit]:
 
 
 def _failed(store: Store, run_id: str, point_id: str, exc: Exception, *, retries: int = 0) -> None:
-    store.put_point(run_id, point_id, {"status": "FAILED", "error": type(exc).__name__, "cause": str(exc)[:2000],
-                                       "retries": retries})
+    store.put_point(run_id, PointItem.new(point_id=point_id, status="FAILED", error=type(exc).__name__,
+                                          cause=str(exc)[:2000], retries=retries))
+
+
+def _measured_point(point_id: str, result: dict[str, Any]) -> PointItem:
+    """The point item of a measurement that finished: what it measured but its raw counters (kept in its evidence
+    object only)."""
+    return PointItem.new(**{"point_id": point_id, "status": "DONE",
+                            **{k: v for k, v in result.items() if k != "counters"}})
 
 
 def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpener,
@@ -92,7 +99,8 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     if phase == "warm":
         cold = store.get_point(run_id, "probe-cold")
         if not cold or cold.status != "DONE":
-            store.put_point(run_id, point_id, {"status": "SKIPPED", "cause": "there is no cold probe to compare with"})
+            store.put_point(run_id, PointItem.new(point_id=point_id, status="SKIPPED",
+                                                  cause="there is no cold probe to compare with"))
             return ProbeResult(phase=phase, status="SKIPPED")
     sample_key = evidence_key(run_id, evidence.PROBE_SAMPLE)
     if store.exists(sample_key):
@@ -104,7 +112,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
     blocks, sample_note = (cold_blocks, None) if phase == "cold" else _warm_sample(run_id, bench, cold_blocks,
                                                                                   store=store)
     if not blocks:
-        store.put_point(run_id, point_id, {"status": "SKIPPED", "cause": "no table blocks to sample"})
+        store.put_point(run_id, PointItem.new(point_id=point_id, status="SKIPPED", cause="no table blocks to sample"))
         return ProbeResult(phase=phase, status="SKIPPED")
     warmed_units = sum(1 for u in store.units(run_id) if u.status == "DONE") if phase == "cold" else 0
 
@@ -135,7 +143,7 @@ def probe(run: RunContext, phase: str, *, store: Store, open_driver: DriverOpene
         result["note"] = (f"{warmed_units} units were already warmed when this cold probe ran (a restarted run): "
                           "some sampled blocks may not be cold")
     store.put_json(evidence_key(run_id, evidence.probe(phase)), result)
-    store.put_point(run_id, point_id, {"status": "DONE", **{k: v for k, v in result.items() if k != "counters"}})
+    store.put_point(run_id, _measured_point(point_id, result))
     return _probe_summary(Measured.read(result), reused=False)
 
 
@@ -240,7 +248,7 @@ def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
         return _point_summary(Measured.read(done.stored()), reused=True)
     if spec.kind in WRITE_KINDS and not run.benchmark.write_test:
         cause = "not run: this run's input does not ask for the write test (benchmark.write_test)"
-        store.put_point(run_id, spec.point_id, {"status": "SKIPPED", "kind": spec.kind, "cause": cause})
+        store.put_point(run_id, PointItem.new(point_id=spec.point_id, status="SKIPPED", kind=spec.kind, cause=cause))
         return PointResult(point_id=spec.point_id, status="SKIPPED", cause=cause, reused=False)
     plan = SweepPlan.read(store.get_json(evidence_key(run_id, evidence.SWEEP_PLAN)))
     target = plan.target
@@ -270,7 +278,7 @@ def measure_point(run: RunContext, point: dict[str, Any], *, store: Store,
         raise
     doc = {**measurement.to_json(), "retries": retries.count}
     store.put_json(evidence_key(run_id, evidence.sweep_point(spec.point_id)), doc)
-    store.put_point(run_id, spec.point_id, {"status": "DONE", **{k: v for k, v in doc.items() if k != "counters"}})
+    store.put_point(run_id, _measured_point(spec.point_id, doc))
     return _point_summary(Measured.read(doc), reused=False)
 
 
@@ -282,17 +290,17 @@ def _register_scratch(run: RunContext, plan: SweepPlan, engine: str, database: s
     if plan.write_cap_bytes is not None:
         cap = min(cap, plan.write_cap_bytes)
     scratch = scratch_for_run(run.run_id, engine, cap)
-    store.put_scratch(run.run_id, scratch.name, {"status": ScratchStatus.CREATING, "engine": engine,
-                                                    "database": database, "point_id": spec.point_id,
-                                                    "max_bytes": cap, "created_at": now_iso()})
+    store.put_scratch(run.run_id, ScratchItem.new(name=scratch.name, status=ScratchStatus.CREATING, engine=engine,
+                                                  database=database, point_id=spec.point_id, max_bytes=cap,
+                                                  created_at=now_iso()))
     return scratch
 
 
 def _settle_scratch(run_id: str, scratch: Scratch, outcome: Dropped, *, store: Store) -> None:
     item = next((i for i in store.scratch_objects(run_id) if i.name == scratch.name), None)
     status, note = SETTLED[outcome]
-    store.put_scratch(run_id, scratch.name, {**(item.carried() if item else {}),
-                                             "status": status, "note": note, "settled_at": now_iso()})
+    store.put_scratch(run_id, ScratchItem.new(**{**(item.carried() if item else {}), "name": scratch.name,
+                                                 "status": status, "note": note, "settled_at": now_iso()}))
 
 
 def _point_summary(doc: Measured, *, reused: bool) -> PointResult:
@@ -330,7 +338,7 @@ def record_point_failure(run_id: str, point_id: str, error: StepError, *, store:
     existing = store.get_point(run_id, point_id)
     if existing is not None and existing.status in ("DONE", "FAILED", "SKIPPED"):
         return PointFailureRecorded(point_id=point_id, status=existing.status, recorded=False)
-    store.put_point(run_id, point_id, {"status": "FAILED", "error": name, "cause": cause[:2000] or name})
+    store.put_point(run_id, PointItem.new(point_id=point_id, status="FAILED", error=name, cause=cause[:2000] or name))
     return PointFailureRecorded(point_id=point_id, status="FAILED", error=name, recorded=True)
 
 

@@ -36,7 +36,7 @@ no step holds a whole census or plan in memory to write or read it (issue 32).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -109,7 +109,6 @@ def run_pk(run_id: str) -> str:
     return f"RUN#{run_id}"
 
 
-_R = TypeVar("_R", bound=records.run.TableItem)
 _Read = TypeVar("_Read", bound=Record)  # a record read from its item
 
 # Written by ``cutover-prep local`` alone (the emulated restored volume's evidence); Finalize reads it.
@@ -119,11 +118,6 @@ EMULATION_EVIDENCE = evidence.STORAGE_EMULATION
 def evidence_key(run_id: str, name: str) -> str:
     """The S3 key of a run's evidence object ``name`` (``records.evidence``)."""
     return evidence.key(run_id, name)
-
-
-def _new(cls: type[_R], attrs: Mapping[str, Any]) -> _R:
-    """A record written now of ``attrs`` (a rewrite's ``schema_version`` is this code's, not the one read)."""
-    return cls.new(**{k: v for k, v in attrs.items() if k != "schema_version"})
 
 
 class Store:
@@ -207,9 +201,9 @@ class Store:
         return self._children(run_id, UNIT_PREFIX, UnitProgress)
 
     # -- benchmark points --------------------------------------------------------------
-    def put_point(self, run_id: str, point_id: str, attrs: Mapping[str, Any]) -> None:
-        """The point (or probe) ``point_id`` as ``attrs`` (``PointItem``'s attributes; None ones left out)."""
-        self._put(run_id, POINT_PREFIX + point_id, _new(PointItem, {"point_id": point_id, **attrs}))
+    def put_point(self, run_id: str, point: PointItem) -> None:
+        """The point (or probe) as measured (``PointItem.new``; None attributes left out)."""
+        self._put(run_id, POINT_PREFIX + point.point_id, point)
 
     def get_point(self, run_id: str, point_id: str) -> PointItem | None:
         return self._get(run_id, POINT_PREFIX + point_id, PointItem)
@@ -218,8 +212,8 @@ class Store:
         return self._children(run_id, POINT_PREFIX, PointItem)
 
     # -- scratch objects of the write test ---------------------------------------------
-    def put_scratch(self, run_id: str, name: str, attrs: Mapping[str, Any]) -> None:
-        self._put(run_id, SCRATCH_PREFIX + name, _new(ScratchItem, {"name": name, **attrs}))
+    def put_scratch(self, run_id: str, scratch: ScratchItem) -> None:
+        self._put(run_id, SCRATCH_PREFIX + scratch.name, scratch)
 
     def scratch_objects(self, run_id: str) -> Iterator[ScratchItem]:
         return self._children(run_id, SCRATCH_PREFIX, ScratchItem)
@@ -370,12 +364,10 @@ class Store:
     def get_warmup_control(self, run_id: str) -> WarmupControl | None:
         return self._get(run_id, WARMUP_CONTROL_SK, WarmupControl)
 
-    def put_warmup_control(self, run_id: str, state: Mapping[str, Any], *, version: int | None) -> bool:
-        """Write the control item (``state``: ``WarmupControl``'s attributes) as ``version + 1`` if it is still
-        at ``version`` (None: only if there is none). False when another writer came first: read it again and
-        decide again."""
-        fields = {k: v for k, v in state.items() if k not in ("pk", "sk", "version", "updated_at", "schema_version")}
-        record = _new(WarmupControl, {"pk": run_pk(run_id), "sk": WARMUP_CONTROL_SK, **fields,
+    def put_warmup_control(self, run_id: str, control: WarmupControl, *, version: int | None) -> bool:
+        """Write the control item as ``version + 1`` if it is still at ``version`` (None: only if there is none).
+        False when another writer came first: read it again and decide again."""
+        record = WarmupControl.new(**{**control.state(), "pk": run_pk(run_id), "sk": WARMUP_CONTROL_SK,
                                       "version": (version or 0) + 1, "updated_at": now_iso()})
         condition = ({"ConditionExpression": "attribute_not_exists(pk)"} if version is None else
                      {"ConditionExpression": "version = :v", "ExpressionAttributeValues": {":v": _dyn(version)}})

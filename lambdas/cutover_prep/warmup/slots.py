@@ -264,7 +264,8 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
                             rate=state.rate.model_dump() if state.rate else None)
         if item is not None and state == before:
             return result
-        if store.put_warmup_control(run_id, state.model_dump(mode="json"), version=version):
+        if store.put_warmup_control(run_id, WarmupControl.model_validate(state.model_dump(mode="json")),
+                                    version=version):
             return result
     raise SlotContention(f"unit {unit_id}: the warm-up's slot item changed {ATTEMPTS} times while this unit "
                          "asked for a slot")
@@ -279,7 +280,7 @@ def release(run: RunContext, unit_id: str, *, store: Store) -> SlotReleased:
             return SlotReleased(released=False)
         version = int(item.version or 0)
         item.holders = [h for h in item.holders or [] if h != unit_id]
-        if store.put_warmup_control(run_id, item.state(), version=version):
+        if store.put_warmup_control(run_id, item, version=version):
             return SlotReleased(released=True)
     raise SlotContention(f"unit {unit_id}: the warm-up's slot item changed {ATTEMPTS} times while this unit "
                          "gave its slot back")

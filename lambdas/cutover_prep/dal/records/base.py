@@ -50,8 +50,9 @@ class Record(BaseModel):
 
     @classmethod
     def new(cls, **fields: Any) -> Self:
-        """A record written now: the current ``SCHEMA_VERSION``."""
-        return cls(schema_version=cls.SCHEMA_VERSION, **fields)
+        """A record written now: the current ``SCHEMA_VERSION`` (a rewrite's ``schema_version`` is this code's, not
+        the one read)."""
+        return cls(**{**fields, "schema_version": cls.SCHEMA_VERSION})
 
     def stored(self) -> dict[str, Any]:
         """The mapping to store (JSON types; ``None`` fields left out)."""
