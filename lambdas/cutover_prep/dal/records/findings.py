@@ -27,7 +27,7 @@ from cutover_prep.dal.records.findings_estimate import EstimateFindings
 from cutover_prep.dal.records.findings_storage import StorageInitialization, VolumesSection
 from cutover_prep.dal.records.run import ControlRate
 from cutover_prep.dal.records.run_input import RecordedTarget
-from cutover_prep.dal.records.section import Json, Num, OpenSection, Section
+from cutover_prep.dal.records.section import Json, Num, OpenSection, Section, SegmentNames
 
 
 # -- counts and times ----------------------------------------------------------------------------------------------
@@ -78,14 +78,9 @@ class ReadRate(Section):
     database_reading_seconds: Num | None = None
 
 
-class TruncatedSegment(Section):
+class TruncatedSegment(Section, SegmentNames):
     """``truncated[]``: a segment whose planned blocks no longer existed when its units read them."""
 
-    key: str
-    database: str | None = None
-    schema_: str | None = Field(None, alias="schema")
-    name: str | None = None
-    kind: str | None = None
     bytes_planned: int = 0
     bytes_gone: int = 0
     reason: str | None = None

@@ -18,14 +18,13 @@ from typing import Any, NamedTuple
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
     SerializerFunctionWrapHandler,
     field_serializer,
     model_serializer,
 )
 
 from cutover_prep.dal.records.base import Record
-from cutover_prep.dal.records.section import Json
+from cutover_prep.dal.records.section import Json, SegmentNames
 from cutover_prep.engines.locators import KeysInOrder
 from cutover_prep.models.steps import CensusScope, EndCensusPlan
 from cutover_prep.models.warmup import Warmup
@@ -111,18 +110,13 @@ class PlanRange(BaseModel):
         return bool(self.locator and self.locator.cache)
 
 
-class PlanSegment(BaseModel):
+class PlanSegment(SegmentNames):
     """One segment of the plan (a row of ``plan-segments.jsonl``, ``dal.plan_evidence``; a plan of before issue 32
     kept the list in plan.json): its key and names, size, the units that hold its ranges and the hot set's names it
     answers to (``planning.hot_set_labels``; absent before issue 32)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    key: str
-    database: str | None = None
-    schema_: str | None = Field(None, alias="schema")
-    name: str | None = None
-    kind: str | None = None
     bytes: int = 0
     blocks: int = 0
     units: list[str] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 Num = int | float  # kept as given: an int stays an int, a float a float (json.dumps writes them differently)
 Json = Any  # a value another phase's record holds, kept as written (the plan's summary, the benchmark's analysis)
@@ -18,6 +18,17 @@ class Section(BaseModel):
 
     def stored(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+class SegmentNames(BaseModel):
+    """What names a segment in a record (a plan's segment, a truncated one): its key, database, schema, name and
+    kind (``engines.base.Segment``'s)."""
+
+    key: str
+    database: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    name: str | None = None
+    kind: str | None = None
 
 
 class OpenSection(Section):
