@@ -59,6 +59,13 @@ def test_rule_pattern(event, matches):
 
 
 @pytest.fixture(autouse=True)
+def no_default_amis(monkeypatch):
+    """moto's RDS makes an EC2 backend per test, which loads moto's thousands of default AMIs (most of this
+    file's time); nothing here reads an AMI. moto reads this setting when a backend is made."""
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+
+
+@pytest.fixture(autouse=True)
 def unique_resource_ids(monkeypatch):
     """moto gives every DB instance the same DbiResourceId; AWS gives each new instance its own."""
     import itertools
