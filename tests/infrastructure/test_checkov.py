@@ -45,9 +45,16 @@ def checkov_reports(plain: Synth, in_vpc: Synth, tmp_path_factory: pytest.TempPa
     for name, synth in (("plain", plain), ("in_vpc", in_vpc)):
         files[str(_template_file(synth).resolve())] = name
         bare = tmp_path_factory.mktemp("unacknowledged") / f"{name}.template.json"
-        bare.write_text(json.dumps(_without_acknowledgments(synth.template)))
+        # indented like the CDK's own template: on one line, every result's code block is the whole file
+        # (300 MB of checkov JSON for four templates, 2/3 of the run spent encoding and printing it)
+        bare.write_text(json.dumps(_without_acknowledgments(synth.template), indent=1))
         files[str(bare.resolve())] = f"{name}-unacknowledged"
-    args = [str(CHECKOV), "--skip-download", "--framework", "cloudformation", "-o", "json"]
+    # the JSON report goes to a file: the advanced form of --output-file-path in checkov --help (one
+    # destination per -o, comma-separated; here json only) writes it there and not to stdout,
+    # where colorama scans every byte for ANSI codes
+    report_file = tmp_path_factory.mktemp("checkov-report") / "results.json"
+    args = [str(CHECKOV), "--skip-download", "--framework", "cloudformation", "-o", "json",
+            "--output-file-path", f"{report_file},"]
     for path in files:
         args += ["-f", path]
     # checkov's HCL parser (lark) writes a grammar cache into the temporary directory and leaves it there:
@@ -55,7 +62,8 @@ def checkov_reports(plain: Synth, in_vpc: Synth, tmp_path_factory: pytest.TempPa
     env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("checkov-tmp"))}
     done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False, env=env)
     assert done.returncode in (0, 1), f"checkov failed to run ({done.returncode}): {done.stderr[-2000:]}"
-    output = json.loads(done.stdout)
+    assert report_file.is_file(), f"checkov wrote no report: {done.stdout[-2000:]} {done.stderr[-2000:]}"
+    output = json.loads(report_file.read_text())
     reports = output if isinstance(output, list) else [output]
     by_file: dict[str, dict[str, list[dict[str, Any]]]] = {p: {"passed": [], "failed": [], "skipped": []}
                                                          for p in files}

@@ -50,35 +50,40 @@ def _read_all(path: Path, block: int = MIB) -> str:
     return digest.hexdigest()
 
 
+FILE_MIB = 16  # 32 snapshot chunks of 512 KiB, 64 IOs of 256 KiB: what is counted is per chunk and per IO
+
+
 def test_cold_then_warm_read_and_the_state_survives_a_remount(workdir):
-    payload = os.urandom(64 * MIB)
+    chunks, size = FILE_MIB * MIB // PROFILE.chunk_bytes, FILE_MIB * MIB
+    assert chunks == 32
+    payload = os.urandom(size)
     with EmulatedVolume(workdir, PROFILE, seed=1) as vol:
         target = vol.mountpoint / "data" / "file.bin"
         target.parent.mkdir()
         target.write_bytes(payload)
-        assert (vol.backing / "data" / "file.bin").stat().st_size == 64 * MIB
+        assert (vol.backing / "data" / "file.bin").stat().st_size == size
         vol.restore()
         before = vol.counters()
-        assert before["chunks_total"] == 128 and before["chunks_hydrated"] == 0 and before["hydrated_pct"] == 0
-        assert before["bytes_written"] == 64 * MIB
+        assert before["chunks_total"] == chunks and before["chunks_hydrated"] == 0 and before["hydrated_pct"] == 0
+        assert before["bytes_written"] == size
 
         assert _read_all(target) == hashlib.sha256(payload).hexdigest()
         cold = vol.counters()
         assert cold["hydrated_pct"] == 100.0
-        assert cold["fetches"] - before["fetches"] == 128  # one per chunk
-        assert cold["bytes_served"] - before["bytes_served"] == 64 * MIB
+        assert cold["fetches"] - before["fetches"] == chunks  # one per chunk
+        assert cold["bytes_served"] - before["bytes_served"] == size
         assert cold["fetch_wait_s"] > 0 and cold["first_touch_ms_p50"] > 0
-        assert cold["ios_counted"] - before["ios_counted"] == 256  # 64 MiB in 256 KiB IOs
+        assert cold["ios_counted"] - before["ios_counted"] == size // (256 * 1024)  # in 256 KiB IOs
 
         _read_all(target)
         warm = vol.counters()
         assert warm["fetches"] == cold["fetches"] and warm["fetch_wait_s"] == cold["fetch_wait_s"]
-        assert warm["bytes_served"] - cold["bytes_served"] == 64 * MIB
+        assert warm["bytes_served"] - cold["bytes_served"] == size
         assert vol.hydrated_pct("/data") == 100.0 and vol.hydrated_pct("/nothing") is None
     assert not os.path.ismount(workdir / "mnt")
 
     with EmulatedVolume(workdir, PROFILE) as vol:  # a restarted run sees the same volume
-        assert vol.counters()["chunks_hydrated"] == 128
+        assert vol.counters()["chunks_hydrated"] == chunks
         _read_all(vol.mountpoint / "data" / "file.bin")
         assert vol.counters()["fetches"] == 0
     vol.restore()  # unmounted: the state file is rewritten

@@ -1,5 +1,9 @@
 """Issue 20, finding 5: inputs `cutover-prep validate` used to call valid. Each one, run through the
-command as a process, is now exit code 2 and one line naming the field (never a traceback).
+command, is now exit code 2 and one line naming the field (never a traceback).
+
+The command runs through ``main()`` in this process (``run_validate``: its exit code, stdout and stderr, in an
+environment without AWS_* and CUTOVER_PREP_*, as the process had), not a Python start of 1-2 s per case; the tests
+that say so run it as a process of its own (``run_validate_process``: the exit code and streams a shell sees).
 
 The storage cases are judged by the limits RDS documents for each storage type ("Amazon RDS DB
 instance storage", https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/CHAP_Storage.html):
@@ -43,15 +47,46 @@ def text_of(data: Any) -> str:
     return data if isinstance(data, str) else json.dumps(data)
 
 
-def run_validate(tmp_path: Path, data: Any, *args: str,
-                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    path = tmp_path / "input.json"
-    path.write_text(text_of(data), encoding="utf-8")
+def _environment(tmp_path: Path, env: dict[str, str] | None) -> dict[str, str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CUTOVER_PREP_"))}
     environ.update({"PYTHONPATH": str(ROOT / "lambdas"), "AWS_CONFIG_FILE": str(tmp_path / "none"),
                     **(env or {})})
+    return environ
+
+
+def _input(tmp_path: Path, data: Any) -> Path:
+    path = tmp_path / "input.json"
+    path.write_text(text_of(data), encoding="utf-8")
+    return path
+
+
+def run_validate_process(tmp_path: Path, data: Any, *args: str,
+                         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`cutover-prep validate` as a process of its own."""
+    path = _input(tmp_path, data)
     return subprocess.run([sys.executable, "-m", "cutover_prep.cli.main", "validate", "--input", str(path), *args],
-                          capture_output=True, text=True, env=environ, timeout=120, check=False)
+                          capture_output=True, text=True, env=_environment(tmp_path, env), timeout=120, check=False)
+
+
+def run_validate(tmp_path: Path, data: Any, *args: str,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`cutover-prep validate` through ``main()`` in this process, in the environment ``run_validate_process``
+    gives its process: the exit code, stdout and stderr (an exception ``main()`` let out fails the test)."""
+    import contextlib
+    import io
+    from unittest import mock
+
+    from cutover_prep.cli.main import main
+
+    argv = ["validate", "--input", str(_input(tmp_path, data)), *args]
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, _environment(tmp_path, env), clear=True), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # as the process would end
+            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 def refused_naming(proc: subprocess.CompletedProcess, field: str) -> str:
@@ -153,6 +188,14 @@ def test_validate_refuses_with_one_line_naming_the_field(case: str, tmp_path: Pa
 def test_the_host_with_a_password_is_not_repeated(tmp_path: Path) -> None:
     line = refused_naming(run_validate(tmp_path, target(host="user:hunter2@attacker")), "target.host")
     assert "hunter2" not in line
+
+
+def test_as_a_process_a_refused_input_is_exit_2_one_line_and_an_accepted_one_exit_0(tmp_path: Path) -> None:
+    """The process boundary itself: what a shell sees (exit code, streams), for one case of each kind."""
+    line = refused_naming(run_validate_process(tmp_path, target(host="user:hunter2@attacker")), "target.host")
+    assert "hunter2" not in line
+    proc = run_validate_process(tmp_path, ACCEPTED["IPv6"])
+    assert proc.returncode == 0 and proc.stdout.startswith("valid:"), proc.stderr[-1000:]
 
 
 def test_non_finite_numbers_are_named_as_such(tmp_path: Path) -> None:

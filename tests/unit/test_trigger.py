@@ -59,6 +59,13 @@ def test_rule_pattern(event, matches):
 
 
 @pytest.fixture(autouse=True)
+def no_default_amis(monkeypatch):
+    """moto's RDS makes an EC2 backend per test, which loads moto's thousands of default AMIs (most of this
+    file's time); nothing here reads an AMI. moto reads this setting when a backend is made."""
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+
+
+@pytest.fixture(autouse=True)
 def unique_resource_ids(monkeypatch):
     """moto gives every DB instance the same DbiResourceId; AWS gives each new instance its own."""
     import itertools
@@ -73,11 +80,24 @@ def unique_resource_ids(monkeypatch):
     monkeypatch.setattr(DBInstance, "__init__", init_with_own_id)
 
 
+_SESSIONS: list[boto3.session.Session] = []
+
+
+def _session() -> boto3.session.Session:
+    """One boto3 session for the file's RDS, Step Functions and IAM clients: moto gives every test a new
+    default session, which loads each service model (RDS's is large) from disk again. Its clients are
+    made inside each test's mock_aws, like boto3.client's."""
+    if not _SESSIONS:
+        _SESSIONS.append(boto3.session.Session())
+    return _SESSIONS[0]
+
+
 @pytest.fixture
 def env(store):
-    rds = boto3.client("rds", region_name="us-east-1")
-    sfn = boto3.client("stepfunctions", region_name="us-east-1")
-    iam = boto3.client("iam", region_name="us-east-1")
+    session = _session()
+    rds = session.client("rds", region_name="us-east-1")
+    sfn = session.client("stepfunctions", region_name="us-east-1")
+    iam = session.client("iam", region_name="us-east-1")
     role = iam.create_role(RoleName="sfn", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
     arn = sfn.create_state_machine(name="m", roleArn=role, definition=json.dumps(
         {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))["stateMachineArn"]

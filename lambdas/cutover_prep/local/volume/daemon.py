@@ -128,6 +128,8 @@ class Daemon:
                 os.kill(os.getpid(), signal.SIGTERM)
             try:
                 self.write(state=force)
+                if force:  # the caller waits for the second write after the one it saw (EmulatedVolume.
+                    self.write(state=False)  # _signal_and_wait): now, not WRITE_EVERY_S later
             except OSError as exc:  # a full disk must not kill the filesystem
                 logging.getLogger(__name__).warning("could not write the counters: %s", exc)
 
