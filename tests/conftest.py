@@ -23,6 +23,9 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 # The PostgreSQL servers of the tests (the machine's, pgserver) offer no TLS; the tests of TLS set
 # CUTOVER_PREP_TLS=require themselves. A deployed function has no such variable: it requires TLS.
 os.environ.setdefault("CUTOVER_PREP_TLS", "disable")
+# moto's RDS makes an EC2 backend, which loads thousands of default machine images no test reads (moto's setting,
+# read when the backend is made; tests/unit/test_trigger.py measured 28.6 -> 24.3 s for one file)
+os.environ.setdefault("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
 
 # Every run gets a private temporary directory and must leave it empty (tests/tmp_guard.py).
 pytest_plugins = ("tests.tmp_guard",)
