@@ -10,9 +10,6 @@ PostgreSQL manual, "Logical Replication": https://www.postgresql.org/docs/curren
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
 import subprocess
 import sys
 import tempfile
@@ -20,9 +17,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from unittest import mock
 
 import pytest
+
+from tests.cli_in_process import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,17 +36,7 @@ def gate(*args: str) -> GateRun:
     """``cutover-prep gate ARGS`` through ``main()`` in this process (the process boundary is not what these tests
     prove; a Python start cost 1-2 s per call), in the environment the tests gave its process: no AWS settings,
     ``CUTOVER_PREP_TLS=prefer``."""
-    from cutover_prep.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    env = {"PATH": "/usr/bin:/bin", "CUTOVER_PREP_TLS": "prefer"}
-    with mock.patch.dict(os.environ, env, clear=True), contextlib.redirect_stdout(out), \
-            contextlib.redirect_stderr(err):
-        try:
-            code = main(["gate", *args])
-        except SystemExit as exc:  # as the process would end
-            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
-    return GateRun(code, out.getvalue(), err.getvalue())
+    return GateRun(*run_main(["gate", *args], {"PATH": "/usr/bin:/bin", "CUTOVER_PREP_TLS": "prefer"}))
 
 
 def gate_process(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.cli_in_process import run_main
+
 ROOT = Path(__file__).resolve().parents[2]
 ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbC123"
 STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:CutoverPrep"
@@ -72,21 +74,8 @@ def run_validate(tmp_path: Path, data: Any, *args: str,
                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`cutover-prep validate` through ``main()`` in this process, in the environment ``run_validate_process``
     gives its process: the exit code, stdout and stderr (an exception ``main()`` let out fails the test)."""
-    import contextlib
-    import io
-    from unittest import mock
-
-    from cutover_prep.cli.main import main
-
     argv = ["validate", "--input", str(_input(tmp_path, data)), *args]
-    out, err = io.StringIO(), io.StringIO()
-    with mock.patch.dict(os.environ, _environment(tmp_path, env), clear=True), \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:  # as the process would end
-            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
-    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess(argv, *run_main(argv, _environment(tmp_path, env)))
 
 
 def refused_naming(proc: subprocess.CompletedProcess, field: str) -> str:

@@ -6,7 +6,6 @@ over HTTP (``cli_releasing``, and the tests that say so: the process boundary it
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import subprocess
@@ -15,9 +14,9 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from unittest import mock
 
 from cutover_prep.local.harness import LocalAws
+from tests.cli_in_process import run_main
 
 PASSWORD_MARK = "pw-must-not-leak-7f3a"
 
@@ -44,16 +43,9 @@ def cli(aws: LocalAws, *args: str) -> Result:
     """``cutover-prep ARGS`` through ``main()`` in this process: its stdout, stderr and exit code. Its boto3 clients
     reach the harness's moto backend (the one the server serves); the environment is the harness's, as
     ``cli_env``'s, without the stack named by the caller's environment."""
-    from cutover_prep.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with mock.patch.dict(os.environ), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        os.environ.pop("CUTOVER_PREP_STACK", None)
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # as the process would end
-            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
-    return Result(code, out.getvalue(), err.getvalue())
+    environ = dict(os.environ)
+    environ.pop("CUTOVER_PREP_STACK", None)
+    return Result(*run_main(list(args), environ))
 
 
 @contextlib.contextmanager
