@@ -74,13 +74,19 @@ def engine_opener(context: Any, margin_seconds: float) -> Callable[[ConnectionSp
         1.0, context.get_remaining_time_in_millis() / 1000 - margin_seconds))
 
 
+def target_spec(run: RunContext) -> ConnectionSpec:
+    """The run's target as the engines connect to it (``connection_spec``: the secret checked against the
+    instance, the host against the endpoint and allow-list, the deployment's TLS mode)."""
+    return connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
+
+
 def cached_engine(run: RunContext, call_timeout_seconds: float) -> Engine:
     """One connection per container and target, reused across invocations.
 
     ``connection_spec`` refuses a secret that belongs to another instance and a host that is neither
     the RDS endpoint nor allow-listed, and carries the deployment's TLS mode; ``engine.transport``
     then says what protected it."""
-    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
+    spec = target_spec(run)
     me = threading.current_thread()
     key = (spec.engine, spec.host, spec.port, spec.database, spec.user, spec.tls, me.ident or 0)
     with _engines_lock:
@@ -102,17 +108,15 @@ def activity_reader(run: RunContext, call_timeout_seconds: float = 10.0) -> Call
     """The warm-up's yield signal (issue 36 §1): the other sessions' read counters from the engine's family hook
     (``EngineFamily.activity``), on this container's engine; None from a family without one."""
     def read() -> dict[str, Any] | None:
-        engine = cached_engine(run, call_timeout_seconds)
-        spec = connection_spec(run.connection_input(), read_secret, read_tags=read_secret_tags)
-        hook = registry.family(spec.engine).activity
-        return None if hook is None else hook(engine).to_json()
+        hook = registry.family(target_spec(run).engine).activity
+        return None if hook is None else hook(cached_engine(run, call_timeout_seconds)).to_json()
     return read
 
 
 def open_bench(run: RunContext, database: str | None, *, call_timeout_seconds: float | None = None) -> Any:
     """A benchmark driver for the run's target (its own connections, closed by the caller), from its
     engine's family in ``engines.registry``."""
-    spec = connection_spec(run.target, run.instance, read_secret, read_tags=read_secret_tags)
+    spec = target_spec(run)
     return registry.family(spec.engine).open_bench(spec, database, call_timeout_seconds=call_timeout_seconds,
                                                    create_extension=run.warmup.create_extension)
 

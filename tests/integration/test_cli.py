@@ -64,6 +64,20 @@ def test_local_run_against_a_dsn_writes_the_evidence(sample_db, one_local_run):
 
 
 @pytest.mark.postgres
+def test_the_run_reads_the_applications_signal_from_the_server(one_local_run):
+    """Issue 36 §1: the warm-up yields on the server's own counters (PostgreSQL: pg_stat_io, or pg_stat_database
+    before 16). The product's reader (deps.activity_reader) raised AttributeError on every acquire since the
+    run context lost connection_input(), and the run recorded 'no_signal' at every acquire and never yielded;
+    the tests fed the slots a signal of their own, and benchmarks/yielding.py read the counters its own way."""
+    code, out, err, tmp_path = one_local_run
+    assert code == 0, out + err[-2000:]
+    yielding = json.loads((tmp_path / "findings.json").read_text())["warmup"]["concurrency"]["yielding"]
+    assert yielding is not None and yielding["source"] in ("pg_stat_io", "pg_stat_database"), yielding
+    errors = [s["decision"] for s in yielding["samples"] if ":" in s["decision"]]
+    assert errors == [], errors[:3]
+
+
+@pytest.mark.postgres
 def test_the_terminal_summary_md_and_findings_tell_one_warm_up_time_and_rate(one_local_run):
     """Issue 23 §5: the bar ended at '01:06 … 9.9 MiB/s' while the report and summary.md said '20.6 s at
     15.6 MiB/s'. One run: the terminal's 'warm-up ended' line, summary.md and findings.json agree."""

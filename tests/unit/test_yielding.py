@@ -208,3 +208,25 @@ def test_one_fast_window_does_not_hold_the_warm_up_at_one_for_good() -> None:
 def _yielding(store: Store) -> dict:
     """The findings' ``warmup.concurrency.yielding`` from the control item the slots wrote."""
     return slots.concurrency_findings(store.get_warmup_control(RUN_ID))["concurrency"]["yielding"]
+
+
+def test_a_signal_that_fails_is_tried_once_a_window_not_on_every_acquire(store: Store) -> None:
+    """A failed reading left no reading behind, and the window is counted from the last reading: every acquire
+    of the run (each unit's, each poll of a unit waiting for a slot) read the counters again and wrote one more
+    sample (a local run of 113 units: 100+ 'no_signal' samples, one at every acquire, and a write of the control
+    item at each). A failing signal is tried once a window, as a working one is read."""
+    start(store)
+    clock = Clock()
+    calls = []
+
+    def broken() -> dict[str, Any]:
+        calls.append(clock.t)
+        raise RuntimeError("the server went away")
+
+    for i in range(6):  # six acquires within one window
+        assert ask(fixed(), f"u{i}", store=store, clock=clock, activity=broken)["granted"] is True
+        clock.t += 0.3
+    assert len(calls) == 1 and len(_yielding(store)["samples"]) == 1
+    clock.t += 2
+    ask(fixed(), "u6", store=store, clock=clock, activity=broken)
+    assert len(calls) == 2 and len(_yielding(store)["samples"]) == 2

@@ -76,11 +76,13 @@ Activity = Callable[[], "dict[str, Any] | None"]  # deps.activity_reader: the en
 
 
 class YieldRecord(BaseModel):
-    """The yield controller's state between acquires: its cap and samples, the last counters read, since when
-    it decides (s after the first acquire) and where the counters come from."""
+    """The yield controller's state between acquires: its cap and samples, the last counters read, when they
+    were last tried (``tried``, s; a reading that failed leaves no counters), since when it decides (s after the
+    first acquire) and where the counters come from."""
 
     state: Yielding
     last: Reading | None = None
+    tried: Number | None = None
     since: Number | None = None
     source: str | None = None
 
@@ -169,7 +171,8 @@ def _yield(state: SlotState, ysettings: YieldSettings, *, now: float, own_bytes:
     reads the engine's counters once (``read``: cached by the caller across its optimistic retries)."""
     record = state.yielding or YieldRecord(state=yield_start(ysettings), since=round(now - float(state.t0), 3))
     current, last = record.state, record.last
-    if last is not None and now - last.at < ysettings.window_seconds:
+    tried = record.tried if record.tried is not None else (last.at if last is not None else None)
+    if tried is not None and now - float(tried) < ysettings.window_seconds:  # one try a window, read or failed
         return current
     try:
         counters = read()
@@ -183,7 +186,7 @@ def _yield(state: SlotState, ysettings: YieldSettings, *, now: float, own_bytes:
         per_s, ms = application_window(last, reading) if (last is not None and reading is not None) else (None, None)
         current = yield_observe(current, ysettings, t_s=now - float(state.t0), reads_per_s=per_s,
                                 ms_per_read=ms, error=error)
-    state.yielding = YieldRecord(state=current, last=reading or last, since=record.since,
+    state.yielding = YieldRecord(state=current, last=reading or last, tried=now, since=record.since,
                                  source=(reading.source if reading else None) or record.source)
     return current
 
