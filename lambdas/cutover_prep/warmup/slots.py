@@ -67,6 +67,8 @@ class SlotContention(Exception):
     """The slot item kept changing under this unit; the workflow records the unit as failed."""
 
 
+# what an acquire reads of the run item (not its plan summary, estimate or findings: each unit's every acquire reads it)
+RUN_FIELDS = ("restarts", "bytes_read", "chunks_read", "hot_set_units")
 POLL_SECONDS = 5.0  # a unit without a slot keeps asking for this long inside one invocation
 POLL_INTERVAL = 0.5
 WAIT_SECONDS = 1  # then the ASL's WaitForSlot waits this long before the next invocation
@@ -219,7 +221,7 @@ def _acquire_once(run: RunContext, unit_id: str, *, store: Store, clock: Callabl
     read = _read_once(activity)
 
     for _ in range(ATTEMPTS):
-        run_item = store.get_run(run_id) or RunItem(run_id=run_id)
+        run_item = store.get_run_fields(run_id, RUN_FIELDS) or RunItem(run_id=run_id)
         attempt, bytes_now = int(run_item.restarts or 0), int(run_item.bytes_read or 0)
         chunks_now = int(run_item.chunks_read or 0)
         item, now = store.get_warmup_control(run_id), clock()
