@@ -98,7 +98,7 @@ def test_reads_all_chunks_and_marks_done(store: Store, ranges: list[ReadRange]) 
     assert unit is not None
     assert unit["status"] == "DONE"
     assert unit["blocks_read"] == 400 and unit["bytes_read"] == 400 * BS
-    assert unit["seq"] == 5
+    assert unit["seq"] == 3  # commits at 128, 128, then 44 + 50 + 50: the last two ranges' chunks in one batch
     assert unit["method"] == "fake"
     assert unit.get("cursor") is None
     run = store.get_run(RUN_ID).stored()
@@ -357,3 +357,65 @@ def test_an_outage_longer_than_the_invocation_continues_from_the_committed_chunk
     eng.down_calls = 0
     done = warm_json(nxt, store=store, engine=lambda: eng, budget=ALWAYS, sleep=clock.sleep, clock=clock)
     assert done["status"] == "DONE" and read_blocks(eng.reads) == planned_blocks(ranges)
+
+
+# -- small ranges are committed together (warmup.unit.Batch) -------------------------------------------------
+def small_ranges(n: int = 40, blocks: int = 4) -> list[ReadRange]:
+    """A catalog's worth of relations: ``n`` ranges of ``blocks`` blocks, each its own chunk."""
+    return [rng(f"pg_catalog.r{i}#table", [(0, i * 100, blocks)]) for i in range(n)]
+
+
+def test_many_small_ranges_are_committed_a_chunks_worth_at_a_time_and_each_block_is_read_once(store: Store) -> None:
+    start(store)
+    eng, ranges = FakeEngine(), small_ranges()
+    out = warm_json(make_event(ranges), store=store, engine=lambda: eng, budget=ALWAYS, **NO_SLEEP)
+    assert out["status"] == "DONE" and read_blocks(eng.reads) == planned_blocks(ranges)
+    assert len(eng.reads) == 40  # one read a relation, as before
+    unit = store.get_unit(RUN_ID, "u000001").stored()
+    # 160 blocks: one commit at 128 (a 1 MiB chunk's worth, 32 relations), one at the end: 2 transactions, not 40
+    assert unit["seq"] == 2 and len(unit["chunks"]) == 2 and unit["blocks_read"] == 160
+    run = store.get_run(RUN_ID)
+    assert run.chunks_read == 40 and run.blocks_read == 160 and run.units_done == 1  # chunks counted, not commits
+
+
+def test_an_error_mid_batch_keeps_the_chunks_before_it_counted_and_the_retry_reads_only_the_rest(store: Store) -> None:
+    start(store)
+    ranges = small_ranges()
+
+    class FailTenth(FakeEngine):
+        def read_range(self, r: ReadRange) -> ReadResult:
+            if len(self.reads) == 9:
+                raise PermanentReadError("boom")
+            return super().read_range(r)
+
+    first = FailTenth()
+    with pytest.raises(PermanentReadError):
+        warm_json(make_event(ranges), store=store, engine=lambda: first, budget=ALWAYS, **NO_SLEEP)
+    unit = store.get_unit(RUN_ID, "u000001").stored()
+    assert unit["status"] != "DONE" and unit["blocks_read"] == 9 * 4  # the nine read before it, committed
+    second = FakeEngine()
+    out = warm_json(make_event(ranges), store=store, engine=lambda: second, budget=ALWAYS, **NO_SLEEP)
+    assert out["status"] == "DONE"
+    assert read_blocks(first.reads + second.reads) == planned_blocks(ranges)  # no block twice, none missed
+    assert store.get_run(RUN_ID).blocks_read == 160
+
+
+def test_a_budget_stop_commits_the_batch_and_the_next_invocation_goes_on_from_it(store: Store) -> None:
+    start(store)
+    ranges = small_ranges()
+    calls = []
+
+    def remaining() -> float:  # asked before every chunk but the first (always read): time for six, then none
+        calls.append(1)
+        return 10_000.0 if len(calls) <= 5 else 0.0
+
+    first = FakeEngine()
+    out = warm_json(make_event(ranges), store=store, engine=lambda: first,
+                    budget=Budget(remaining_seconds=remaining, safety_margin_seconds=30.0), **NO_SLEEP)
+    assert out["status"] == "CONTINUE" and len(first.reads) == 6
+    unit = store.get_unit(RUN_ID, "u000001").stored()
+    assert unit["blocks_read"] == 24 and unit["cursor"] == out["cursor"] == {"range": 6, "extent": 0, "offset": 0}
+    second = FakeEngine()
+    assert warm_json(make_event(ranges), store=store, engine=lambda: second, budget=ALWAYS,
+                     **NO_SLEEP)["status"] == "DONE"
+    assert read_blocks(first.reads + second.reads) == planned_blocks(ranges)

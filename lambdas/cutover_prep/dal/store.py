@@ -274,7 +274,7 @@ class Store:
                         blocks: int, bytes_: int, seconds: float, method: str, done: bool,
                         planned_bytes: int, retries: int = 0,
                         gone: tuple[str, int, int, int, str] | None = None, reconnects: int = 0,
-                        longest_outage_seconds: float | None = None) -> None:
+                        longest_outage_seconds: float | None = None, chunks: int = 1) -> None:
         """Move the unit's cursor from ``seq`` to ``seq + 1`` and count what was read, once.
 
         ``gone``: ``(segment key, range index, blocks, bytes, reason)`` of the chunk's planned blocks that no
@@ -283,7 +283,9 @@ class Store:
         (``findings.coverage``).
 
         ``reconnects``: outages ridden out before this chunk (added); ``longest_outage_seconds``: the unit's
-        longest so far (set when given: the unit's invocations run one after the other).
+        longest so far (set when given: the unit's invocations run one after the other). ``chunks``: how many
+        chunks the commit holds (``warmup.unit.Batch``: small ranges are committed together), added to the run's
+        ``chunks_read``.
 
         Each chunk is also appended to the unit's ``chunks`` as ``[finished_at, bytes, seconds]``:
         the warm-up's progress over time in the report. Only the first ``MAX_CHUNK_SAMPLES`` are kept,
@@ -325,7 +327,8 @@ class Store:
                                 + (", units_done :one" if done else "")
                                 + (", bytes_gone :gone_bytes" if gone else ""),  # no longer to read (steps.live_emit)
             "ExpressionAttributeValues": {":now": _dyn(now), ":bytes": _dyn(bytes_), ":blocks": _dyn(blocks),
-                                          ":chunk": _dyn(1 if bytes_ else 0), **({":one": _dyn(1)} if done else {}),
+                                          ":chunk": _dyn(chunks if bytes_ else 0),
+                                          **({":one": _dyn(1)} if done else {}),
                                           **({":gone_bytes": _dyn(gone[3])} if gone else {})},
         }
         try:

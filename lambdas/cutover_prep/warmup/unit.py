@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cutover_prep.dal.records.units import Cursor, UnitProgress
@@ -43,7 +43,7 @@ from cutover_prep.engines.base import GONE_TRUNCATED
 from cutover_prep.engines.retry import Outage, OutageContinues, Retries
 from cutover_prep.models.status import UnitStatus, WarmStep
 from cutover_prep.models.steps import CarriedWarmProgress, UnitRate, WarmProgress, WarmUnitEvent
-from cutover_prep.warmup.planning import MIB, chunk_bytes_for
+from cutover_prep.warmup.planning import CHUNK_SECONDS, MIB, chunk_bytes_for
 
 
 @dataclass(frozen=True)
@@ -143,43 +143,99 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
         return held[0].read_range(rng)
 
     cap = opts.chunk_mb * MIB
+    batch = Batch(cursor)
+
+    def commit(done: bool, gone: tuple[str, int, int, int, str] | None = None) -> bool:
+        """The batch committed (False: another invocation moved the unit on); each of its chunks told."""
+        nonlocal seq, batch
+        try:
+            store.commit_progress(run_id, unit_id, seq=seq, cursor=None if done else batch.cursor,
+                                  blocks=batch.blocks, bytes_=batch.bytes, seconds=batch.seconds,
+                                  method=batch.method, done=done, planned_bytes=int(unit["bytes"]),
+                                  retries=batch.retries, reconnects=batch.reconnects, chunks=len(batch.chunk_bytes),
+                                  longest_outage_seconds=longest if batch.reconnects else None, gone=gone)
+        except StaleProgress:  # a parallel or earlier invocation moved this unit on: stop here
+            return False
+        seq += 1
+        for n in batch.chunk_bytes if on_chunk is not None else ():
+            on_chunk(n)
+        batch = Batch(batch.cursor)
+        return True
+
+    def stop(progress: WarmProgress) -> WarmProgress:
+        """``progress`` once what was read is committed (ALREADY_DONE when another invocation moved the unit on)."""
+        return progress if not batch.chunk_bytes or commit(False) else WarmProgress(status=WarmStep.ALREADY_DONE)
+
     for chunk in chunks(ranges, cursor, lambda: chunk_bytes_for(rate(), cap_bytes=cap)):
         estimate = chunk.rng.bytes / max(rate() / 2, 1.0)  # half the rate: a safety factor
         if done_here and budget.remaining_seconds() - budget.safety_margin_seconds < estimate:
-            return WarmProgress(status=WarmStep.CONTINUE, cursor=cursor, rate=measured())
+            return stop(WarmProgress(status=WarmStep.CONTINUE, cursor=batch.cursor, rate=measured()))
         retried, reconnected = retries.count, retries.reconnects
         try:
             result = retries.call(lambda chunk=chunk: read(chunk.rng))
         except OutageContinues as cont:  # this invocation's time is spent: the next one goes on waiting
-            return WarmProgress(status=WarmStep.CONTINUE, cursor=cursor, rate=measured(), outage=cont.outage.to_json())
+            return stop(WarmProgress(status=WarmStep.CONTINUE, cursor=batch.cursor, rate=measured(),
+                                     outage=cont.outage.to_json()))
+        except Exception:
+            _commit_before_raising(lambda: batch.chunk_bytes and commit(False))  # the chunks before it stay counted
+            raise
         longest = max(longest, retries.longest_outage_seconds)
         gone = max(0, min(int(result.gone), chunk.rng.blocks))
         if result.blocks + gone < chunk.rng.blocks or result.bytes + gone * chunk.rng.block_size < chunk.rng.bytes:
+            _commit_before_raising(lambda: batch.chunk_bytes and commit(False))
             raise ShortRead(f"unit {unit_id}: {chunk.rng.segment_key} read {result.blocks} of "
                             f"{chunk.rng.blocks - gone} planned blocks that exist ({result.method}; {gone} "
                             "no longer exist); the unit is not done")
         cursor = _cursor_after(chunk, ranges)
         finished = all(not r.extents and r.splittable for r in ranges[cursor["range"]:])
-        try:
-            store.commit_progress(run_id, unit_id, seq=seq, cursor=None if finished else cursor,
-                                  blocks=result.blocks, bytes_=result.bytes, seconds=result.seconds,
-                                  method=result.method, done=finished, planned_bytes=int(unit["bytes"]),
-                                  retries=retries.count - retried, reconnects=retries.reconnects - reconnected,
-                                  longest_outage_seconds=longest if retries.reconnects > reconnected else None,
-                                  gone=(chunk.rng.segment_key, chunk.range_index, gone, gone * chunk.rng.block_size,
-                                        str(result.details.get("gone_reason") or GONE_TRUNCATED)) if gone else None)
-        except StaleProgress:  # a parallel or earlier invocation moved this unit on: stop here
-            return WarmProgress(status=WarmStep.ALREADY_DONE)
-        seq += 1
+        batch.add(result, cursor=cursor, retries=retries.count - retried, reconnects=retries.reconnects - reconnected)
         done_here += 1
-        if on_chunk is not None:
-            on_chunk(result.bytes)
         seen_bytes += result.bytes
         seen_seconds += result.seconds
+        if finished or gone or batch.full(chunk_bytes_for(rate(), cap_bytes=cap)):
+            if not commit(finished, (chunk.rng.segment_key, chunk.range_index, gone, gone * chunk.rng.block_size,
+                                     str(result.details.get("gone_reason") or GONE_TRUNCATED)) if gone else None):
+                return WarmProgress(status=WarmStep.ALREADY_DONE)
     if not finished:  # nothing left to read (an empty unit, or every range read before a restart)
         store.commit_progress(run_id, unit_id, seq=seq, cursor=None, blocks=0, bytes_=0, seconds=0.0,
                               method="none", done=True, planned_bytes=int(unit["bytes"]))
     return WarmProgress(status=WarmStep.DONE, rate=measured())
+
+
+@dataclass
+class Batch:
+    """Chunks read and not yet committed. A unit commits once its batch holds a chunk's worth (``chunk_bytes_for``:
+    what the rate reads in ``CHUNK_SECONDS``, at most ``chunk_mb``) or ``CHUNK_SECONDS`` of reading, at a range
+    with gone blocks, at its end, and before it returns or raises: a unit of many small relations (a catalog:
+    hundreds of ranges of a few blocks) made one DynamoDB transaction per relation. A restart re-reads at most one
+    batch, as it re-read at most one chunk. ``cursor``: where the unit stands once the batch is committed."""
+
+    cursor: dict[str, int]
+    blocks: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    method: str = "none"
+    retries: int = 0
+    reconnects: int = 0
+    chunk_bytes: list[int] = field(default_factory=list)
+
+    def add(self, result: Any, *, cursor: dict[str, int], retries: int, reconnects: int) -> None:
+        self.cursor, self.method = cursor, result.method
+        self.blocks, self.bytes, self.seconds = self.blocks + result.blocks, self.bytes + result.bytes, \
+            self.seconds + result.seconds
+        self.retries, self.reconnects = self.retries + retries, self.reconnects + reconnects
+        self.chunk_bytes.append(result.bytes)
+
+    def full(self, chunk_bytes: int) -> bool:
+        return self.bytes >= chunk_bytes or self.seconds >= CHUNK_SECONDS
+
+
+def _commit_before_raising(commit: Callable[[], Any]) -> None:
+    """Commit what was read before an error is raised; a failed commit does not hide the error."""
+    try:
+        commit()
+    except Exception:  # noqa: BLE001, S110 - the error being raised is the one to report
+        pass
 
 
 def known_rate(rates: Iterable[UnitRate | None], assumed_mib_per_s: float) -> UnitRate:
