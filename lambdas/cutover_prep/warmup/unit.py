@@ -1,7 +1,8 @@
 """Warm one work unit, chunk by chunk, inside one Lambda invocation's time budget.
 
 - Idempotent: a unit whose item says DONE is not read again; a unit in progress resumes
-  from its committed cursor (a retried or restarted run never re-reads finished chunks).
+  from its committed cursor (a retried or restarted run never re-reads committed chunks).
+  Chunks are committed a chunk's worth at a time (``Batch``: small ranges together, decision 92).
 - Sized from a measured rate: each chunk is what the current rate reads in about
   ``planning.CHUNK_SECONDS`` (at most ``chunk_mb``). The rate is this invocation's own
   chunks' once it has read one; before that the rate handed in with the event: a previous
