@@ -101,8 +101,9 @@ def _replication_reader(replica_dsn: str, source_dsn: str | None, spec: GateSpec
 @click.option("--source-dsn", help="PostgreSQL: the publisher, for the slot's lag in bytes.")
 @click.option("--max-lag-seconds", type=FiniteFloatRange(0, 86_400), default=10, show_default=True,
               help="MySQL/MariaDB: seconds behind the source at most.")
-@click.option("--max-lag-bytes", type=click.IntRange(0), default=16 * 2**20, show_default=True,
-              help="PostgreSQL: the slot's lag behind the source's WAL at most (bytes).")
+@click.option("--max-lag-bytes", type=click.IntRange(0), default=0, show_default=True,
+              help="PostgreSQL: the slot's lag behind the source's WAL at most (bytes). 0: every transaction the "
+              "source committed is applied; above 0, committed transactions may still be missing.")
 @click.option("--wait", is_flag=True, help="Check until the gate opens or --timeout passes; a line per change.")
 @click.option("--timeout", type=FiniteFloatRange(1, 7 * 86_400), default=3600, show_default=True,
               help="Seconds --wait waits.")

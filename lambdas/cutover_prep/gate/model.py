@@ -77,7 +77,9 @@ class GateSpec(BaseModel):
     require_verdict: Literal["ready", "hot_set_warm", "off"] = "ready"
     dms: DmsSpec | None = None
     max_lag_seconds: float = Field(default=10, ge=0, le=86_400)
-    max_lag_bytes: int = Field(default=16 * 2**20, ge=0)
+    # 0: open only when every transaction the source committed is applied (a lag above 0 may hide whole committed
+    # transactions: engines/postgres/replication.py)
+    max_lag_bytes: int = Field(default=0, ge=0)
 
 
 
