@@ -33,6 +33,7 @@ def measure(size_mb: int, unit_mbs: list[int], concurrency: int, arms: list[str]
     from cutover_prep.engines.postgres.sample_db import embedded_postgres
     from cutover_prep.local import moto_fast
     from cutover_prep.local.emulated import Emulation
+    from cutover_prep.local.input_file import Sections
     from cutover_prep.local.runner import LocalOptions, _execute
 
     cuts = moto_fast.patches
@@ -41,21 +42,21 @@ def measure(size_mb: int, unit_mbs: list[int], concurrency: int, arms: list[str]
         for unit_mb, arm in ((u, a) for u in unit_mbs for a in arms):
             moto_fast.patches = cuts if arm == "cuts" else list  # "none": moto as it is
             run_id = f"overhead-{unit_mb}mb-{arm}-{int(time.time())}"
-            options = LocalOptions(out=Path(work) / run_id, run_id=run_id, progress=False,
-                                   warmup={"max_concurrency": concurrency, "unit_mb": unit_mb},
-                                   benchmark={"enabled": False, "metrics_wait_minutes": 0, "compare_limits": False})
+            sections = Sections(warmup={"max_concurrency": concurrency, "unit_mb": unit_mb},
+                                benchmark={"enabled": False, "metrics_wait_minutes": 0, "compare_limits": False})
+            options = LocalOptions(out=Path(work) / run_id, run_id=run_id, progress=False, sections=sections)
             started, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
             result = _execute(spec, options, Emulation(reason="benchmark: the ordinary disk"))
             seconds = time.monotonic() - started
             after = resource.getrusage(resource.RUSAGE_SELF)
             cpu_s = after.ru_utime - cpu.ru_utime + after.ru_stime - cpu.ru_stime
-            doc = json.loads((Path(result["out"]) / "findings.json").read_text())
+            doc = json.loads((Path(result.out) / "findings.json").read_text())
             wall = doc["timings"]["warmup_wall_seconds"]
             reading = doc["read_rate"].get("database_reading_seconds")
             busy = doc["timings"]["unit_busy_seconds"]
             n = doc["units"]["total"]
             timeline = doc.get("warmup_timeline") or {}
-            chunk_seconds = sum(float(s) for s in _chunk_seconds(Path(result["out"])))
+            chunk_seconds = sum(float(s) for s in _chunk_seconds(Path(result.out)))
             rows.append({"unit_mb": unit_mb, "arm": arm, "units": n, "cpu_s_per_unit": round(cpu_s / n, 3),
                          "run_seconds": round(seconds, 1), "wall": round(wall, 2),
                          "reading": reading, "harness_share": round(1 - reading / wall, 3) if wall else None,

@@ -1,10 +1,12 @@
 """moto's DynamoDB as the local harness runs it (``serialise_dynamodb``, started by ``LocalAws``): one lock around
 the backend for the Map's threads, a transaction that backs up only the items it names, a projection that converts
-only the attributes it names, and AttributeValues handed to the JSON protocol as they are. What moto answers does
-not change (tests/unit/test_harness_transactions.py, test_harness_projection.py, test_harness_serialization.py)."""
+only the attributes it names, AttributeValues handed to the JSON protocol as they are, and no copy of the item an
+UpdateItem changes on a table without a stream. What moto answers does not change (tests/unit/test_harness_*.py:
+transactions, projection, serialization, expressions)."""
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import re
 import threading
@@ -34,7 +36,9 @@ def serialise_dynamodb() -> list[Any]:
 
     def method(name: str) -> Callable[..., Any]:
         original = getattr(DynamoDBBackend, name)
-        return _backing_up_items(original) if name == "transact_write_items" else original
+        if name == "transact_write_items":
+            return _backing_up_items(original)
+        return _item_not_copied_without_stream(original) if name == "update_item" else original
 
     return [mock.patch.object(models, "copy", _TablesNotCopied), _projecting_named_attributes(),
             _attribute_values_as_they_are(),
@@ -119,6 +123,27 @@ def _plain_attribute_value(value: Any) -> AttributeValue | None:
 _LIST_ITEM = re.compile(r"(.+)\[(\d+)\]$")  # moto's own pattern of a path's list element (``find_nested_key``)
 
 
+# True while an UpdateItem runs on a table without a stream (``_item_not_copied_without_stream``)
+_NO_STREAM: contextvars.ContextVar[bool] = contextvars.ContextVar("cutover_prep_no_stream", default=False)
+
+
+def _item_not_copied_without_stream(update_item: Callable[..., Any]) -> Callable[..., Any]:
+    """moto's UpdateItem deep-copies the item it updates (``orig_item``) before anything else, for the table's
+    stream record only (``table.stream_shard.add(orig_item, item)``): the run item (the plan's summary, the
+    estimate) and a unit's item (its chunks) at every commit. On a table without a stream (the harness's run
+    table has none) that copy is the item itself (``_TablesNotCopied.deepcopy``), which nothing reads."""
+
+    def call(backend: Any, table_name: str, *args: Any, **kwargs: Any) -> Any:
+        table = backend.tables.get(table_name)
+        token = _NO_STREAM.set(table is not None and table.stream_shard is None)
+        try:
+            return update_item(backend, table_name, *args, **kwargs)
+        finally:
+            _NO_STREAM.reset(token)
+
+    return call
+
+
 class _TablesNotCopied:
     """``copy`` as moto's DynamoDB backend sees it in the harness: a table "copied" is the table itself.
     moto backs up every table a transaction writes to with a deep copy of the whole table, for its
@@ -129,9 +154,11 @@ class _TablesNotCopied:
 
     @staticmethod
     def deepcopy(value: Any, memo: dict[int, Any] | None = None) -> Any:
-        from moto.dynamodb.models import Table
+        from moto.dynamodb.models import Item, Table
 
-        return value if isinstance(value, Table) else copy.deepcopy(value, memo)
+        if isinstance(value, Table) or (isinstance(value, Item) and _NO_STREAM.get()):
+            return value
+        return copy.deepcopy(value, memo)
 
 
 def _backing_up_items(transact: Callable[..., Any]) -> Callable[..., Any]:
