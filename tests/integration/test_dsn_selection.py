@@ -158,7 +158,7 @@ def test_local_with_a_dsn_naming_a_database_reads_it_only_says_so_first_and_name
     admin, names = two_databases["admin"], two_databases["names"]
     out = tmp_path / "run"
     code = main(["local", "--dsn", dsn_of(admin), "--out", str(out), "--run-id", "sel-local",
-                 "--no-benchmark", "--unit-mb", "1", "--max-concurrency", "2", "--preflight", "warn"])
+                 "--no-benchmark", "--unit-mb", "64", "--max-concurrency", "2", "--preflight", "warn"])  # a few units
     stdout, stderr = capsys.readouterr()
     assert code == 0, stdout + stderr
     findings = json.loads((out / "findings.json").read_text())

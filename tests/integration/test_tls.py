@@ -14,6 +14,7 @@ import socket
 import ssl
 import struct
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,7 +104,11 @@ class FakePostgres:
 
 
 @pytest.fixture
-def fake_server():
+def fake_server(monkeypatch):
+    """Also: the engine's connect timeout at libpq's least (2 s). A failed connection is followed by a libpq
+    ping (``PostgresEngine._may_answer_again``) that holds the GIL, so this in-process server cannot answer it
+    and the ping waits out the connection's timeout (10 s by default, 3 of these tests)."""
+    monkeypatch.setattr(PostgresEngine, "connect_timeout_seconds", 2)
     servers: list[FakePostgres] = []
 
     def start(context: ssl.SSLContext | None = None) -> FakePostgres:
@@ -167,8 +172,11 @@ def test_a_host_planted_in_the_input_is_refused_and_never_contacted(fake_server,
 
 def test_an_allow_listed_host_without_tls_never_gets_the_password(fake_server) -> None:
     server = fake_server()
+    started = time.monotonic()
     with pytest.raises(DatabaseUnreachable, match="TLS is required") as err:
         _connect(_run(server.port), ConnectionPolicy(ALLOWED_DB_HOSTS="127.0.0.1"))
+    # the ping after the failure waited the connection's timeout (2 s here), not a bound of its own (10 s)
+    assert time.monotonic() - started < 9
     assert "\n" not in str(err.value) and PASSWORD not in str(err.value)
     assert server.connections >= 1  # it was reached, and refused before the password
     assert PASSWORD.encode() not in server.received

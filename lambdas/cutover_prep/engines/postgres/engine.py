@@ -113,6 +113,9 @@ class Capabilities:
 
 class PostgresEngine:
     name = "postgres"
+    # libpq's connect_timeout, seconds, of every connection and of the ping that follows a failed one (libpq
+    # counts it per host attempt and takes at least 2)
+    connect_timeout_seconds = 10
 
     def __init__(self, spec: ConnectionSpec, *, call_timeout_seconds: float | None = None,
                  create_extension: bool = False, read_method: str | None = None, prewarm_mode: str = "read") -> None:
@@ -144,7 +147,7 @@ class PostgresEngine:
             conn = psycopg.connect(
                 host=self._spec.host, port=self._spec.port, dbname=database,
                 user=self._spec.user, password=self._spec.password,
-                connect_timeout=10, application_name="cutover-prep", autocommit=True,
+                connect_timeout=self.connect_timeout_seconds, application_name="cutover-prep", autocommit=True,
                 options=session_options(self.bounds),
                 **params,
             )
@@ -199,9 +202,13 @@ class PostgresEngine:
         """Whether a failed connection may succeed later (a restart, a failover), by libpq's ``PQping``:
         REJECT (starting up, shutting down, in recovery) or NO_RESPONSE (nothing answered) may pass; a server
         that accepts connections and refused this one refused the login or the database. (The message is
-        the server's, in its language; libpq gives no SQLSTATE for a failed connection.)"""
+        the server's, in its language; libpq gives no SQLSTATE for a failed connection.) The ping waits as long
+        as the connection did (``connect_timeout_seconds``), not a bound of its own: a failed connect costs at
+        most twice the one setting, and PQping holds the GIL while it waits (psycopg's binary build), so every
+        other thread of the process (an in-process server too) stands still until it returns."""
         conninfo = psycopg.conninfo.make_conninfo(
-            host=self._spec.host, port=self._spec.port, dbname=database, user=self._spec.user, connect_timeout=10,
+            host=self._spec.host, port=self._spec.port, dbname=database, user=self._spec.user,
+            connect_timeout=self.connect_timeout_seconds,
             **{k: v for k, v in params.items() if isinstance(v, str | int)})
         return psycopg.pq.PGconn.ping(conninfo.encode()) in (psycopg.pq.Ping.REJECT, psycopg.pq.Ping.NO_RESPONSE)
 
