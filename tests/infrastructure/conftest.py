@@ -99,8 +99,10 @@ def loaded(outdir: Path, stack_name: str, error: Exception | None) -> Synth:
 
 @pytest.fixture(scope="module")
 def synth_factory(tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict[str, Any]], Synth]:
+    """``make(context)`` -> the synth of that context, made once per run like ``plain``'s: two modules that ask
+    for the same context (test_stack and test_safety both set one ``secret_arn_pattern``) share one synth."""
     def make(context: dict[str, Any]) -> Synth:
-        return synthesize(tmp_path_factory.mktemp("cdk.out"), context)
+        return synthesized_once(tmp_path_factory, context)
 
     return make
 
