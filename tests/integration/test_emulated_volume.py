@@ -65,6 +65,8 @@ def test_cold_then_warm_read_and_the_state_survives_a_remount(workdir):
         vol.restore()
         before = vol.counters()
         assert before["chunks_total"] == chunks and before["chunks_hydrated"] == 0 and before["hydrated_pct"] == 0
+        # the daemon serves the caps its parent computed for the profile (it no longer imports the analyser)
+        assert before["profile"] == PROFILE.describe()
         assert before["bytes_written"] == size
 
         assert _read_all(target) == hashlib.sha256(payload).hexdigest()
@@ -264,3 +266,25 @@ def test_a_postgresql_tablespace_on_the_volume_reads_cold_then_warm(workdir, pg_
             conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(ident))
             conn.execute(sql.SQL("DROP TABLESPACE IF EXISTS {}").format(ident))
     assert not os.path.ismount(workdir / "mnt")
+
+
+def test_the_daemon_imports_neither_the_analyser_nor_the_engine_registry():
+    """The daemon's start (each mount) is its imports: the caps come from its parent (``--caps``), so neither
+    ``cutover_prep.analysis`` (its package pulled in the analysis of points and the findings records) nor the
+    engine registry is imported there (1.4 s of CPU a mount before)."""
+    code = ("import sys, cutover_prep.local.volume.daemon; "
+            "print(sorted(m for m in sys.modules if m.startswith(('cutover_prep.analysis', 'cutover_prep.engines'))))")
+    lambdas = Path(__file__).resolve().parents[2] / "lambdas"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(lambdas), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_profile_given_its_caps_is_the_profile_that_computed_them(monkeypatch):
+    from cutover_prep.analysis import limits
+    from cutover_prep.local.volume.profile import VolumeProfile as Profile
+
+    gp2 = Profile(storage_type="gp2", allocated_gb=50, time_scale=2.0)
+    monkeypatch.setattr(limits, "expected_limits", lambda *a, **k: pytest.fail("caps computed again"))
+    given = Profile.from_dict(gp2.to_dict(), gp2.caps)
+    assert given == gp2 and given.describe() == gp2.describe() and given.burst_credits == gp2.burst_credits

@@ -94,12 +94,23 @@ class Watcher:
             time.sleep(0.005)  # a poll of the server, not a wait for an event to happen by itself
 
 
-def pg_in_flight(spec: Any) -> Callable[[], int]:
-    def count() -> int:
-        with psycopg.connect(host=spec.host, port=spec.port, dbname=spec.database, user=spec.user,
-                             autocommit=True) as conn:
-            return int(conn.execute(IN_FLIGHT_SQL).fetchone()[0])
-    return count
+class PgInFlight:
+    """The server's count of the run's sessions running a statement, polled on one connection of the test's own
+    (a new connection per poll cost ~10 ms of a loaded machine's CPU each: polls fewer and a read missed by
+    all of them within the watcher's 30 s, seen once). Called only before the event; closed after the run."""
+
+    def __init__(self, spec: Any) -> None:
+        self.spec, self.conn = spec, None
+
+    def __call__(self) -> int:
+        if self.conn is None or self.conn.closed:
+            self.conn = psycopg.connect(host=self.spec.host, port=self.spec.port, dbname=self.spec.database,
+                                        user=self.spec.user, autocommit=True)
+        return int(self.conn.execute(IN_FLIGHT_SQL).fetchone()[0])
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
 
 
 def _start_time(spec: Any) -> Any:
@@ -144,11 +155,15 @@ def _run(tmp_path: Path, run_id: str, event: Callable[[ServerControl], Callable[
     with demo_database(SIZE_MB, PROFILE) as (spec, emulation):
         control = ServerControl(spec)
         started = _start_time(spec)
-        watcher = Watcher(run_id, AFTER_UNITS, pg_in_flight(spec), event(control))
+        in_flight = PgInFlight(spec)
+        watcher = Watcher(run_id, AFTER_UNITS, in_flight, event(control))
         options = LocalOptions(out=tmp_path / run_id, size_mb=SIZE_MB, run_id=run_id, progress=False,
                                sections=Sections(warmup={"max_concurrency": 4, "unit_mb": 1, "chunk_mb": 1},
                                                  benchmark={"enabled": False}))
-        result = _execute(spec, options, emulation, faults={"handlers.warm_unit": [watcher] * 2000})
+        try:
+            result = _execute(spec, options, emulation, faults={"handlers.warm_unit": [watcher] * 2000})
+        finally:
+            in_flight.close()
         hydrated = emulation.volume.hydrated_pct(emulation.database_dir)
         restarted = _start_time(spec) > started
     doc = json.loads((Path(result.out) / "findings.json").read_text())

@@ -16,6 +16,7 @@ latencies. The counters say what it got (``nice``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -34,6 +35,7 @@ from cutover_prep.local.volume.state import HydrationState
 WRITE_EVERY_S = 0.5
 MAX_THREADS = 128
 DAEMON_NICE = -10
+_STOPPING = 0  # a byte on the wake-up pipe that is no signal's number: the filesystem is being unmounted
 
 
 def _raise_priority(nice: int = DAEMON_NICE) -> int:
@@ -57,7 +59,7 @@ class Daemon:
 
         self.backing, self.mountpoint = Path(args.backing), Path(args.mountpoint)
         self.state_path, self.counters_path = Path(args.state), Path(args.counters)
-        self.profile = VolumeProfile.from_dict(json.loads(args.profile))
+        self.profile = VolumeProfile.from_dict(json.loads(args.profile), json.loads(args.caps) if args.caps else None)
         self.parent_pid = args.parent_pid
         rng = random.Random(args.seed)
         self.state = HydrationState.load(self.state_path, self.profile.chunk_bytes)
@@ -70,11 +72,11 @@ class Daemon:
         self.mounted = False
         self.restores = 0
         self._stop = threading.Event()
-        self._wake_r, wake_w = os.pipe()
-        os.set_blocking(wake_w, False)
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
         for sig in (signal.SIGUSR1, signal.SIGUSR2):
             signal.signal(sig, lambda *_: None)
-        signal.set_wakeup_fd(wake_w)  # the C handler writes the signal number even while fuse_main runs
+        signal.set_wakeup_fd(self._wake_w)  # the C handler writes the signal number even while fuse_main runs
         self._writer = threading.Thread(target=self._write_loop, name="volume-writer", daemon=True)
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -84,6 +86,8 @@ class Daemon:
 
     def _stopping(self, path: str) -> None:
         self._stop.set()
+        with contextlib.suppress(OSError):  # wake the writer from its select (a full pipe is awake already)
+            os.write(self._wake_w, bytes([_STOPPING]))
         if self._writer.is_alive():
             self._writer.join(timeout=5)
         self.mounted = False
@@ -115,23 +119,26 @@ class Daemon:
         os.replace(tmp, self.counters_path)
 
     def _write_loop(self) -> None:
+        force = False
         while not self._stop.is_set():
-            ready, _, _ = select.select([self._wake_r], [], [], WRITE_EVERY_S)
-            force = False
-            if ready:
-                for signum in os.read(self._wake_r, 64):
-                    if signum == signal.SIGUSR2:
-                        self.state.reset_from(self.backing)
-                        self.restores += 1
-                    force = True
             if _orphaned(self.parent_pid):  # unmount and go
                 os.kill(os.getpid(), signal.SIGTERM)
-            try:
+            try:  # at once when mounted (the parent waits for this first write), then every WRITE_EVERY_S
                 self.write(state=force)
                 if force:  # the caller waits for the second write after the one it saw (EmulatedVolume.
                     self.write(state=False)  # _signal_and_wait): now, not WRITE_EVERY_S later
             except OSError as exc:  # a full disk must not kill the filesystem
                 logging.getLogger(__name__).warning("could not write the counters: %s", exc)
+            ready, _, _ = select.select([self._wake_r], [], [], WRITE_EVERY_S)
+            force = False
+            if ready:
+                for signum in os.read(self._wake_r, 64):
+                    if signum == _STOPPING:  # _stopping(): the loop ends now, not WRITE_EVERY_S later
+                        continue
+                    if signum == signal.SIGUSR2:
+                        self.state.reset_from(self.backing)
+                        self.restores += 1
+                    force = True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state", required=True)
     parser.add_argument("--counters", required=True)
     parser.add_argument("--profile", default="{}", help="the VolumeProfile as JSON")
+    parser.add_argument("--caps", default=None, help="the profile's caps as JSON (VolumeProfile.caps), else computed")
     parser.add_argument("--parent-pid", type=int, default=os.getppid())
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)

@@ -104,6 +104,8 @@ class EmulatedVolume:
                "--mountpoint", str(self.mountpoint), "--state", str(self.state_path),
                "--counters", str(self.counters_path), "--profile", json.dumps(self.profile.to_dict()),
                "--parent-pid", str(os.getpid())]
+        if self.profile.limits:  # computed here once: the daemon need not import the analyser's table
+            cmd += ["--caps", json.dumps(self.profile.caps)]
         if self.seed is not None:
             cmd += ["--seed", str(self.seed)]
         with open(self.log_path, "ab") as log:

@@ -26,9 +26,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from cutover_prep.analysis.limits import InvalidStorage, UnknownInstanceClass, expected_limits
-from cutover_prep.engines.registry import POSTGRES
-
 IO_KIB = 256  # the largest IO an EBS SSD volume counts as one
 EMULATED_STORAGE_TYPES = ("gp2", "gp3", "io1", "io2")
 MIN_GB = {"gp2": 20, "gp3": 20, "io1": 100, "io2": 100}
@@ -46,7 +43,7 @@ class VolumeProfile:
     iops: int | None = None
     storage_throughput: float | None = None  # MiB/s, as RDS StorageThroughput
     instance_class: str = "db.t3.medium"
-    engine: str = POSTGRES.name  # RDS striping rules; the demo database's engine
+    engine: str = "postgres"  # RDS striping rules; the demo database's engine (engines.registry.POSTGRES.name)
     chunk_kib: int = 512  # the snapshot block: the unit of lazy loading
     first_touch_p50_ms: float = 5.4  # lognormal median of one chunk's fetch (mean 5.85 ms with sigma 0.4)
     first_touch_sigma: float = 0.4
@@ -57,12 +54,16 @@ class VolumeProfile:
 
     def __post_init__(self) -> None:
         _validate(self)
-        if self.limits:
+        if self.limits and _eager_caps and "caps" not in self.__dict__:
             self.caps  # noqa: B018 (fail now, with the flag named, not at first use)
 
     # --- the analyser's caps -------------------------------------------------------------
     @cached_property
     def caps(self) -> dict[str, Any]:
+        # imported here: the analyser's table pulls in the engine registry (~0.4 s), which the daemon, given the
+        # caps by its parent (``from_dict``), does not need
+        from cutover_prep.analysis.limits import InvalidStorage, UnknownInstanceClass, expected_limits
+
         try:
             return expected_limits(self.instance_class, self.storage_type, self.allocated_gb, iops=self.iops,
                                    throughput_mbps=self.storage_throughput, engine=self.engine)
@@ -147,12 +148,20 @@ class VolumeProfile:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> VolumeProfile:
+    def from_dict(cls, data: dict[str, Any], caps: dict[str, Any] | None = None) -> VolumeProfile:
+        """``caps``: what ``caps`` gave for the same profile in the process that made ``data`` (the daemon's parent),
+        taken as they are, not computed again: the daemon then starts without importing the analyser and the
+        engine registry."""
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:
             raise InvalidProfile(f"unknown profile option(s) {', '.join(unknown)}: expected {', '.join(sorted(names))}")
-        return cls(**data)
+        if caps is None:
+            return cls(**data)
+        profile = cls.__new__(cls)
+        profile.__dict__["caps"] = caps  # the cached_property's own slot: __post_init__ finds it
+        profile.__init__(**data)  # type: ignore[misc]
+        return profile
 
     def describe(self) -> dict[str, Any]:
         """The profile and its derived caps, for counters and findings."""
@@ -214,4 +223,8 @@ def _validate(p: VolumeProfile) -> None:
         raise InvalidProfile(f"max_fetches must be a whole number of at least 1, not {p.max_fetches!r}")
 
 
+# the default's caps are computed at first use, not at import: the daemon imports this module and is given its
+# caps by its parent (``from_dict``); every other profile, the user's, is checked when made
+_eager_caps = False
 DEFAULT_PROFILE = VolumeProfile()
+_eager_caps = True
