@@ -8,8 +8,8 @@ same run with a secret that names its target does connect there (so the listener
 from __future__ import annotations
 
 import json
-import socket
-import threading
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -20,38 +20,48 @@ PASSWORD = "pw-never-sent-7f3a"
 ACCESS_TAG = [{"Key": "cutover-prep:access", "Value": "read"}]  # the stack's IAM condition
 
 
+# The listener's loop, in a process of its own: the engine asks libpq's PQping whether a failed connection may
+# answer later, and psycopg's binary PGconn.ping holds the GIL until it returns, so a listener thread in this
+# process could not accept the ping's connection and close it: the ping waited its whole connect_timeout
+# (10 s) with every thread of the run frozen. It prints its port, then, when its stdin closes, the count.
+_SERVE = """
+import select, socket, sys
+server = socket.create_server(("127.0.0.1", 0))
+print(server.getsockname()[1], flush=True)
+accepted = 0
+while True:
+    ready = select.select([server, sys.stdin], [], [])[0]
+    if server in ready:
+        server.accept()[0].close()
+        accepted += 1
+    elif sys.stdin in ready:
+        break
+server.setblocking(False)
+try:  # anything still waiting in the backlog was a connection too
+    while True:
+        server.accept()[0].close()
+        accepted += 1
+except OSError:
+    pass
+print(accepted, flush=True)
+"""
+
+
 class Listener:
-    """Accepts TCP connections on 127.0.0.1 and closes them at once, counting them."""
+    """Accepts TCP connections on 127.0.0.1 and closes them at once, counting them (in a child process)."""
 
     def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.2)
-        self.port, self.accepted, self._stop = self.sock.getsockname()[1], 0, threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.accepted += 1
-            conn.close()
+        self._proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _SERVE], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True)
+        self.port, self.accepted = int(self._proc.stdout.readline()), 0
+        self._closed = False
 
     def close(self) -> int:
-        if self._stop.is_set():
+        if self._closed:
             return self.accepted
-        self._stop.set()
-        self._thread.join()
-        self.sock.setblocking(False)
-        try:  # anything still waiting in the backlog was a connection too
-            while True:
-                self.sock.accept()[0].close()
-                self.accepted += 1
-        except (BlockingIOError, OSError):
-            pass
-        self.sock.close()
+        self._closed = True
+        out, _ = self._proc.communicate(timeout=30)  # closes its stdin: it counts the backlog and says how many
+        self.accepted = int(out.split()[-1])
         return self.accepted
 
 
