@@ -14,7 +14,8 @@ run starts, or in a hook (``LocalAws.hooks``) run in sequence with the handler t
 
 What the harness changes in moto lives beside it, one module per part: ``moto_dynamodb`` (the backend's lock,
 transactions, projections and answers), ``moto_sfn`` (the interpreter's waits, its Step Functions integration
-and its clients), ``moto_fast`` (two per-unit costs); the Lambda context and stdout in ``lambda_runtime``.
+and its clients), ``moto_fast`` (moto's per-call costs: an UpdateExpression parsed and checked once per text,
+item sizes, JSONPaths); the Lambda context and stdout in ``lambda_runtime``.
 """
 
 from __future__ import annotations
