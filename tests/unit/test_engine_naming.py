@@ -174,7 +174,18 @@ STILL_NAMING_ENGINES: dict[tuple[str, str], str] = {
         "libpq keyword conninfo parser for --dsn; wants a family.parse_conninfo hook",
     ("cutover_prep/local/dsn.py", "from psycopg.conninfo import conninfo_to_dict"):
         "libpq keyword conninfo parser for --dsn; wants a family.parse_conninfo hook",
+    # The emulated volume's daemon builds its profile without importing the engine registry (0.4 s a mount); the
+    # default is the demo database's engine, held equal to the registry's by the test below.
+    ("cutover_prep/local/volume/profile.py", 'literal "postgres"'):
+        "the emulated volume daemon's profile default, without the registry's import; equal to POSTGRES.name",
 }
+
+
+def test_the_emulated_volumes_default_engine_is_the_registrys_postgresql() -> None:
+    from cutover_prep.engines.registry import POSTGRES
+    from cutover_prep.local.volume.profile import VolumeProfile
+
+    assert VolumeProfile.__dataclass_fields__["engine"].default == POSTGRES.name
 
 
 def test_outside_the_engines_folder_nothing_else_names_an_engine() -> None:
