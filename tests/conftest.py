@@ -33,54 +33,54 @@ pytest_plugins = ("tests.tmp_guard",)
 from cutover_prep.engines import ConnectionSpec  # noqa: E402
 from cutover_prep.engines.postgres.sample_db import create_sample  # noqa: E402
 
-# The slowest test modules, slowest first (seconds of `--durations=0` in one quiet `make test`, 2026-11-28 10:25:
-# 17:42 wall, 2,066 worker-seconds; the order is what counts). Under pytest-xdist a worker takes the
+# The slowest test modules, slowest first (seconds of `--durations=0` in one quiet `make test`, 2026-11-28 13:37:
+# 10:09 wall, 1,182 worker-seconds; the order is what counts). Under pytest-xdist a worker takes the
 # next module when it is nearly done with its own, in collection order (`--no-loadscope-reorder` in the Makefile:
 # xdist's default puts the modules with the most tests first, which left heavy modules of 2-4 tests, such as
 # test_restart_outage's 6 minutes, for the end while the other worker stood idle); with the slowest first the
 # modules left at the end are short ones and both workers end close together. A module not named here keeps its
 # place after these.
 SLOWEST_FIRST = (
-    "tests/integration/test_workflow.py",  # 165
-    "tests/integration/test_restart_outage.py",  # 115
-    "tests/integration/test_compare_local.py",  # 101
-    "tests/integration/test_emulated_demo.py",  # 89
-    "tests/integration/test_local_stdout.py",  # 86
-    "tests/integration/test_compare_workflow.py",  # 78
-    "tests/integration/test_cli.py",  # 67
-    "tests/integration/test_workflow_slots.py",  # 64
-    "tests/integration/test_emulated_census.py",  # 57
-    "tests/infrastructure/test_checkov.py",  # 52
-    "tests/integration/test_deploy_rehearsal.py",  # 51
-    "tests/integration/test_local_run_id.py",  # 50
-    "tests/integration/test_dsn_selection.py",  # 50
-    "tests/integration/test_postgres_census.py",  # 46
-    "tests/integration/test_lock_waits.py",  # 45
-    "tests/integration/test_preflight_workflow.py",  # 38
-    "tests/integration/remote/test_remote_cli.py",  # 36
-    "tests/infrastructure/test_stack.py",  # 36
-    "tests/unit/test_finalize_memory.py",  # 34
-    "tests/integration/test_tls.py",  # 30
-    "tests/integration/test_mysql_local.py",  # 29
-    "tests/integration/remote/test_remote_cli_running.py",  # 29
-    "tests/integration/test_emulated_volume.py",  # 26
-    "tests/integration/test_secret_binding_workflow.py",  # 25
-    "tests/integration/test_dsn_tls.py",  # 24
-    "tests/integration/test_mysql_rebuilt_while_running.py",  # 22
-    "tests/integration/test_gate_replication.py",  # 19
-    "tests/integration/test_report_browser.py",  # 19
-    "tests/integration/test_compare_cli.py",  # 18
-    "tests/infrastructure/test_safety.py",  # 18
-    "tests/integration/test_truncated_while_running.py",  # 18
-    "tests/integration/test_mysql_engine_internal_workflow.py",  # 16
+    "tests/integration/test_workflow.py",  # 97
+    "tests/integration/test_restart_outage.py",  # 64
+    "tests/integration/test_compare_workflow.py",  # 58
+    "tests/integration/test_emulated_demo.py",  # 57
+    "tests/integration/test_compare_local.py",  # 47
+    "tests/infrastructure/test_checkov.py",  # 44
+    "tests/integration/test_cli.py",  # 39
+    "tests/integration/test_deploy_rehearsal.py",  # 39
+    "tests/integration/test_local_stdout.py",  # 39
+    "tests/integration/test_lock_waits.py",  # 37
+    "tests/unit/test_finalize_memory.py",  # 32
+    "tests/integration/test_workflow_slots.py",  # 31
+    "tests/integration/test_local_run_id.py",  # 26
+    "tests/integration/test_report_browser.py",  # 22
+    "tests/integration/test_mysql_local.py",  # 22
+    "tests/integration/test_compare_cli.py",  # 20
+    "tests/integration/remote/test_remote_cli.py",  # 18
+    "tests/infrastructure/test_stack.py",  # 18
+    "tests/integration/test_emulated_census.py",  # 17
+    "tests/integration/remote/test_remote_cli_running.py",  # 17
+    "tests/integration/test_mysql_rebuilt_while_running.py",  # 17
+    "tests/integration/test_preflight_workflow.py",  # 17
+    "tests/integration/test_gate_replication.py",  # 17
     "tests/integration/test_gate_workflow.py",  # 16
-    "tests/unit/test_trigger.py",  # 15
-    "tests/integration/test_rds_progress_workflow.py",  # 15
-    "tests/integration/test_mysql_ready.py",  # 14
-    "tests/unit/test_slots.py",  # 14
-    "tests/infrastructure/test_context_values.py",  # 14
-    "tests/integration/test_hot_set_engine_workflow.py",  # 14
-    "tests/unit/test_census_streaming.py",  # 13
+    "tests/integration/test_dsn_selection.py",  # 13
+    "tests/integration/test_emulated_volume.py",  # 11
+    "tests/integration/test_postgres_census.py",  # 11
+    "tests/infrastructure/test_safety.py",  # 11
+    "tests/integration/test_mysql_engine_internal_workflow.py",  # 10
+    "tests/infrastructure/test_context_values.py",  # 10
+    "tests/integration/test_truncated_while_running.py",  # 10
+    "tests/integration/test_mysql_ready.py",  # 9
+    "tests/integration/test_dsn_tls.py",  # 9
+    "tests/integration/test_end_census_workflow.py",  # 9
+    "tests/integration/test_rds_progress_workflow.py",  # 9
+    "tests/unit/test_census_streaming.py",  # 8
+    "tests/integration/test_mysql_engine.py",  # 8
+    "tests/integration/test_estimate_bytes.py",  # 7
+    "tests/integration/test_tls.py",  # 6
+    "tests/integration/test_after_hot_set.py",  # 6
 )
 
 
