@@ -75,7 +75,8 @@ def test_the_run_reads_the_applications_signal_from_the_server(one_local_run):
     assert code == 0, out + err[-2000:]
     yielding = json.loads((tmp_path / "findings.json").read_text())["warmup"]["concurrency"]["yielding"]
     assert yielding is not None and yielding["source"] in ("pg_stat_io", "pg_stat_database"), yielding
-    assert yielding["samples"], yielding  # the old reader's failure shows in the samples: there must be some
+    # the source is set by the first reading, which the old reader never made; a run shorter than two windows
+    # decides nothing (no sample: seen in a full run at 7 units), so the samples may be empty, but never an error
     errors = [s["decision"] for s in yielding["samples"] if ":" in s["decision"]]
     assert errors == [], errors[:3]
 
