@@ -108,8 +108,9 @@ def activity_reader(run: RunContext, call_timeout_seconds: float = 10.0) -> Call
     """The warm-up's yield signal (issue 36 §1): the other sessions' read counters from the engine's family hook
     (``EngineFamily.activity``), on this container's engine; None from a family without one."""
     def read() -> dict[str, Any] | None:
-        hook = registry.family(target_spec(run).engine).activity
-        return None if hook is None else hook(cached_engine(run, call_timeout_seconds)).to_json()
+        engine = cached_engine(run, call_timeout_seconds)  # the target's spec (its secret) read once, here
+        hook = registry.family(engine.name).activity
+        return None if hook is None else hook(engine).to_json()
     return read
 
 
