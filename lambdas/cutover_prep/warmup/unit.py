@@ -143,6 +143,16 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
             held.append(engine())
         return held[0].read_range(rng)
 
+    def confirmed(chunk: Chunk) -> tuple[Any, int]:
+        """The chunk read (retried) and its blocks found gone; ``ShortRead`` when the engine confirms fewer."""
+        result = retries.call(lambda: read(chunk.rng))
+        gone = max(0, min(int(result.gone), chunk.rng.blocks))
+        if result.blocks + gone < chunk.rng.blocks or result.bytes + gone * chunk.rng.block_size < chunk.rng.bytes:
+            raise ShortRead(f"unit {unit_id}: {chunk.rng.segment_key} read {result.blocks} of "
+                            f"{chunk.rng.blocks - gone} planned blocks that exist ({result.method}; {gone} "
+                            "no longer exist); the unit is not done")
+        return result, gone
+
     cap = opts.chunk_mb * MIB
     batch = Batch(cursor)
 
@@ -173,20 +183,14 @@ def warm_unit(event: WarmUnitEvent, *, store: Store, engine: Callable[[], Engine
             return stop(WarmProgress(status=WarmStep.CONTINUE, cursor=batch.cursor, rate=measured()))
         retried, reconnected = retries.count, retries.reconnects
         try:
-            result = retries.call(lambda chunk=chunk: read(chunk.rng))
+            result, gone = confirmed(chunk)
         except OutageContinues as cont:  # this invocation's time is spent: the next one goes on waiting
             return stop(WarmProgress(status=WarmStep.CONTINUE, cursor=batch.cursor, rate=measured(),
                                      outage=cont.outage.to_json()))
-        except Exception:
-            _commit_before_raising(lambda: batch.chunk_bytes and commit(False))  # the chunks before it stay counted
+        except Exception:  # a failed or short read: the chunks before it stay counted
+            _commit_before_raising(lambda: batch.chunk_bytes and commit(False))
             raise
         longest = max(longest, retries.longest_outage_seconds)
-        gone = max(0, min(int(result.gone), chunk.rng.blocks))
-        if result.blocks + gone < chunk.rng.blocks or result.bytes + gone * chunk.rng.block_size < chunk.rng.bytes:
-            _commit_before_raising(lambda: batch.chunk_bytes and commit(False))
-            raise ShortRead(f"unit {unit_id}: {chunk.rng.segment_key} read {result.blocks} of "
-                            f"{chunk.rng.blocks - gone} planned blocks that exist ({result.method}; {gone} "
-                            "no longer exist); the unit is not done")
         cursor = _cursor_after(chunk, ranges)
         finished = all(not r.extents and r.splittable for r in ranges[cursor["range"]:])
         batch.add(result, cursor=cursor, retries=retries.count - retried, reconnects=retries.reconnects - reconnected)
