@@ -12,7 +12,12 @@ this one refused the login or the database.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -68,6 +73,46 @@ def test_postgres_a_server_that_does_not_answer_is_reconnectable_a_refusal_is_no
     with pytest.raises(DatabaseUnreachable) as err:
         PostgresEngine.connect(replace(sample_db, user="cutover_prep_no_such_role"))
     assert not err.value.reconnectable
+
+
+@contextmanager
+def starting_front(spec, refuse: int) -> Iterator[int]:
+    """``tests/integration/pg_starting_front.py`` before ``spec``'s server: its port."""
+    root = Path(__file__).resolve().parents[2]
+    front = subprocess.Popen([sys.executable, "-m", "tests.integration.pg_starting_front", "0", spec.host,
+                              str(spec.port), str(refuse)], cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        line = front.stdout.readline().split()
+        assert line[:1] == ["ready"], line
+        yield int(line[1])
+    finally:
+        front.kill()
+        front.wait()
+
+
+@pytest.mark.postgres
+def test_postgres_a_server_that_finished_starting_after_the_refusal_is_connected(sample_db) -> None:
+    # CI, 2026-11-28: a unit's connection got "the database system is starting up" (SQLSTATE 57P03, PostgreSQL
+    # docs, Appendix A: cannot_connect_now), the ping that followed found the server up (PQPING_OK), and the
+    # refusal was taken for the login's or the database's: the unit failed, not reconnectable, and the run was
+    # NOT_READY. A server that accepts connections now may have refused one a moment ago for a state that has
+    # ended; the engine tries it once more before it calls the refusal final.
+    with starting_front(sample_db, refuse=1) as port:
+        engine = PostgresEngine.connect(replace(sample_db, host="127.0.0.1", port=port))
+        try:
+            assert engine.connection(sample_db.database).execute("SELECT current_database()").fetchone()[0] \
+                == sample_db.database
+        finally:
+            engine.close()
+
+
+@pytest.mark.postgres
+def test_postgres_a_server_still_starting_is_reconnectable(sample_db) -> None:
+    # every connection and every ping gets "starting up": PQping says REJECT, so the outage is ridden out
+    with starting_front(sample_db, refuse=1000) as port:
+        with pytest.raises(DatabaseUnreachable) as err:
+            PostgresEngine.connect(replace(sample_db, host="127.0.0.1", port=port))
+    assert err.value.reconnectable and "starting up" in str(err.value)
 
 
 @pytest.mark.mysql

@@ -143,22 +143,7 @@ class PostgresEngine:
         if conn is not None and not conn.closed and not conn.broken:
             return conn
         params, transport = postgres_params(self._spec)
-        try:
-            conn = psycopg.connect(
-                host=self._spec.host, port=self._spec.port, dbname=database,
-                user=self._spec.user, password=self._spec.password,
-                connect_timeout=self.connect_timeout_seconds, application_name="cutover-prep", autocommit=True,
-                options=session_options(self.bounds),
-                **params,
-            )
-        except psycopg.Error as exc:
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            hint = "" if transport == tls.TRANSPORT_UNIX_SOCKET else tls.tls_hint(self._spec)
-            hint = f" ({hint})" if hint else ""
-            raise DatabaseUnreachable(
-                f"cannot connect to PostgreSQL {self._spec.host}:{self._spec.port}/{database} "
-                f"as {self._spec.user}: {first_line}{hint}", reconnectable=self._may_answer_again(database, params)
-            ) from None
+        conn = self._open(database, params, transport)
         if not transport:  # prefer: whatever the server offered
             transport = tls.TRANSPORT_TLS_UNVERIFIED if conn.pgconn.ssl_in_use else tls.TRANSPORT_PLAINTEXT
         self.transport = transport
@@ -172,6 +157,38 @@ class PostgresEngine:
                                       f"session: {str(exc).strip()}", reconnectable=True) from None
         self._conns[database] = conn
         return conn
+
+    def _open(self, database: str, params: dict[str, str], transport: str) -> psycopg.Connection:
+        """A new session, or ``DatabaseUnreachable``. A refused connection is tried once more when the server
+        accepts connections by the time it is pinged: a restart's "the database system is starting up" may
+        have ended between the two (seen in CI), and only a second refusal from a server that is up is the
+        login's or the database's (not reconnectable)."""
+        try:
+            return self._session(database, params)
+        except psycopg.Error as exc:
+            if self._may_answer_again(database, params):
+                raise self._unreachable(database, transport, exc, reconnectable=True) from None
+        try:
+            return self._session(database, params)
+        except psycopg.Error as exc:
+            raise self._unreachable(database, transport, exc,
+                                    reconnectable=self._may_answer_again(database, params)) from None
+
+    def _session(self, database: str, params: dict[str, str]) -> psycopg.Connection:
+        return psycopg.connect(
+            host=self._spec.host, port=self._spec.port, dbname=database,
+            user=self._spec.user, password=self._spec.password,
+            connect_timeout=self.connect_timeout_seconds, application_name="cutover-prep", autocommit=True,
+            options=session_options(self.bounds), **params,
+        )
+
+    def _unreachable(self, database: str, transport: str, exc: psycopg.Error, *,
+                     reconnectable: bool) -> DatabaseUnreachable:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        hint = "" if transport == tls.TRANSPORT_UNIX_SOCKET else tls.tls_hint(self._spec)
+        hint = f" ({hint})" if hint else ""
+        return DatabaseUnreachable(f"cannot connect to PostgreSQL {self._spec.host}:{self._spec.port}/{database} "
+                                   f"as {self._spec.user}: {first_line}{hint}", reconnectable=reconnectable)
 
     def lock_wait(self, database: str, what: str, oid: int | None = None) -> LockWaitTimeout:
         """``what`` waited ``lock_timeout`` for a lock (on relation ``oid``, or any of ``database``'s): the
