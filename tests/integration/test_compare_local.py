@@ -47,6 +47,9 @@ def test_gp2_and_io1_are_measured_priced_judged_and_cleaned_up(tmp_path):
     example = json.loads(EXAMPLE.read_text())
     example["benchmark"]["seconds_per_point"] = 1
     example["warmup"]["unit_mb"] = 64
+    # and its target 500 IOPS, not 1,000: the emulated io1 volume delivers what this machine's CPU lets it (978
+    # measured in one CI run beside the other worker); 500 still sits between gp2's sustained 300 and that
+    example["targets"]["min_read_iops"] = 500
     result = compare(tmp_path, example)
     assert result.exit_code == 0, result.output
     out = tmp_path / "out"
@@ -64,7 +67,7 @@ def test_gp2_and_io1_are_measured_priced_judged_and_cleaned_up(tmp_path):
     # priced from the shipped file, io1 costs more
     assert gp2["price_per_hour_usd"] and io1["price_per_hour_usd"] > gp2["price_per_hour_usd"]
     assert doc["prices"]["source"].startswith("shipped price file (dated")
-    # judged on the sustained figures: gp2's 300 IOPS miss the 1,000 target, io1 meets it
+    # judged on the sustained figures: gp2's 300 IOPS miss the 500 target, io1 meets it
     assert gp2["meets_targets"] is False and "sustained" in gp2["why"]
     assert io1["meets_targets"] is True
     assert doc["recommendation"]["name"] == "io1"
