@@ -328,6 +328,17 @@ def _engine_internal_reasons(f: Findings, t: Thresholds) -> list[Reason]:
                     "strict makes it fail)", judged=False)]
 
 
+def _server_reasons(f: Findings) -> list[Reason]:
+    """SERVER_RESTARTED: the database server's start time moved between Discover and the end census
+    (``findings.server``). Never a failure: the run rides a restart out (issue 32 §4) and the volume it read stays
+    read; said so that a DBA knows the buffer cache is cold again and checks that it was not a Multi-AZ failover,
+    whose standby volume the run did not read."""
+    server = f.server
+    if server is None or not server.restarted:
+        return []
+    return [_reason("SERVER_RESTARTED", True, server.note or "the database server restarted during the run")]
+
+
 def _end_census_reasons(f: Findings) -> list[Reason]:
     """END_CENSUS: the census taken again after the warm-up (``warmup.end_census``) is the run's only view of
     what was created or grew while it ran; a run whose start census was taken and whose end census is missing,
@@ -365,7 +376,8 @@ def judge(findings: Findings, thresholds: Thresholds | None = None, baseline: Fi
     """The verdict and its reasons (failing reasons first), as findings.json's ``verdict`` holds it (``stored()``)."""
     t = thresholds or Thresholds()
     reasons = (_warmup_reasons(findings, t) + _unread_reasons(findings, t) + _engine_internal_reasons(findings, t)
-               + _end_census_reasons(findings) if warmup_requested else _warmup_off(findings))
+               + _end_census_reasons(findings) + _server_reasons(findings) if warmup_requested
+               else _warmup_off(findings))
     bench = findings.benchmark or BenchmarkSection()
     if benchmark_requested and t.require_benchmark:
         reasons.append(_benchmark_reason(bench))

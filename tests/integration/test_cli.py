@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import psycopg
 import pytest
@@ -59,6 +60,13 @@ def test_local_run_against_a_dsn_writes_the_evidence(sample_db, one_local_run):
     assert findings["coverage_pct"] == 100.0 and findings["units"]["failed"] == 0
     with psycopg.connect(conninfo(sample_db)) as conn:  # the stand-in instance carries the server's version
         assert findings["instance"]["engine_version"] == conn.execute("SHOW server_version").fetchone()[0].split()[0]
+        started = conn.execute("SELECT pg_postmaster_start_time()").fetchone()[0]
+    # no restart under the run: both readings are the server's own start time
+    server = findings["server"]
+    assert server["restarted"] is False and server["note"] is None, server
+    assert {datetime.fromisoformat(server[k].replace("Z", "+00:00")) for k in ("started_at", "started_at_end")} \
+        == {started}, (server, started)
+    assert "SERVER_RESTARTED" not in {r["code"] for r in findings["verdict"]["reasons"]}
     assert "report:   " in out and (tmp_path / "report.html").exists()
     assert {p.name for p in tmp_path.iterdir()} >= {"plan.json", "units.json", "findings.json", "execution.json"}
     assert sample_db.password == "" or sample_db.password not in (tmp_path / "execution.json").read_text()

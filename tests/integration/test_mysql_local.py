@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pymysql
 import pytest
@@ -84,3 +85,17 @@ def test_local_run_reads_every_table_and_index_and_writes_nothing(scheme, option
                                           "free space", "redo_log"}, unread
     assert "(innodb).innodb_system#system_tablespace" in {u["key"] for u in unread}
     assert checksums(mysql_admin, database) == before  # nothing written
+    # no restart under the run; judged by the server's own clock and Uptime, read here (whole seconds)
+    conn = pymysql.connect(host=mysql_admin.host, port=mysql_admin.port, user=mysql_admin.user,
+                           password=mysql_admin.password)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT UTC_TIMESTAMP() - INTERVAL VARIABLE_VALUE SECOND FROM information_schema.GLOBAL_STATUS "
+                        "WHERE VARIABLE_NAME = 'UPTIME'")
+            started = cur.fetchone()[0].replace(tzinfo=UTC)
+    finally:
+        conn.close()
+    server = findings["server"]
+    assert server["restarted"] is False, server
+    for key in ("started_at", "started_at_end"):
+        assert abs((datetime.fromisoformat(server[key].replace("Z", "+00:00")) - started).total_seconds()) <= 2, server

@@ -24,6 +24,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -169,9 +170,15 @@ def _run(tmp_path: Path, run_id: str, event: Callable[[ServerControl], Callable[
         finally:
             in_flight.close()
         hydrated = emulation.volume.hydrated_pct(emulation.database_dir)
-        restarted = _start_time(spec) > started
+        started_after = _start_time(spec)
     doc = json.loads((Path(result.out) / "findings.json").read_text())
-    return {"result": result, "doc": doc, "hydrated": hydrated, "restarted": restarted, "watcher": watcher}
+    # the findings' server section, judged by the server's own start times read by the test before and after
+    server = doc["server"]
+    assert datetime.fromisoformat(server["started_at"].replace("Z", "+00:00")) == started, server
+    assert datetime.fromisoformat(server["started_at_end"].replace("Z", "+00:00")) == started_after, server
+    assert server["restarted"] is (started_after > started), server
+    return {"result": result, "doc": doc, "hydrated": hydrated, "restarted": started_after > started,
+            "watcher": watcher}
 
 
 def _ready(run: dict[str, Any], waived: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -187,6 +194,8 @@ def _ready(run: dict[str, Any], waived: frozenset[str] = frozenset()) -> dict[st
     assert run["result"].status == "SUCCEEDED" and not failing - waived, doc["verdict"]
     assert doc["verdict"]["verdict"] == "READY" or failing
     assert doc["reconnects"]["count"] >= 1 and doc["reconnects"]["units"] >= 1
+    said = {r["code"]: r for r in doc["verdict"]["reasons"]}
+    assert said["SERVER_RESTARTED"]["ok"] and "failover" in said["SERVER_RESTARTED"]["message"]
     return doc
 
 

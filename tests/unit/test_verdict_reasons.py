@@ -54,7 +54,8 @@ def test_every_named_run_error_has_its_meaning_and_fix() -> None:
 
 
 def test_the_reasons_that_never_fail_are_marked_so_by_the_verdict_itself() -> None:
-    """PROBES_OFF, PROBES_COLD and WARM_TAIL are only ever ok (hand-made findings that give each of them)."""
+    """PROBES_OFF, PROBES_COLD, WARM_TAIL and SERVER_RESTARTED are only ever ok (hand-made findings that give each
+    of them)."""
     probes_off = decide({"units": {"total": 1, "done": 1}, "bytes": {"planned": 1}, "coverage_pct": 100,
                                  "benchmark": {"status": "DONE"}}, probes_requested=False)
     warmup_off = decide({"units": {"total": 1}}, warmup_requested=False)
@@ -62,7 +63,10 @@ def test_the_reasons_that_never_fail_are_marked_so_by_the_verdict_itself() -> No
     warm = {"status": "DONE", "latency_us": {"p50": 300, "max": 60000}}
     bench = BenchmarkSection.model_validate({"probes": {"cold": cold, "warm": warm}})
     tail = verdict._tail_reasons(bench, Thresholds())
-    said = {r["code"]: r for d in (probes_off, warmup_off) for r in d["reasons"]} | {r.code: r.stored() for r in tail}
+    restarted = decide({"units": {"total": 1, "done": 1}, "bytes": {"planned": 1}, "coverage_pct": 100,
+                        "server": {"restarted": True, "note": "the database server restarted"}})
+    said = {r["code"]: r for d in (probes_off, warmup_off, restarted) for r in d["reasons"]} \
+        | {r.code: r.stored() for r in tail}
     for code, guide in REASONS.items():
         if not guide.can_fail:
             assert said[code]["ok"] is True, code

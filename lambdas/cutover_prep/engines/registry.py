@@ -18,6 +18,7 @@ only when called.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -128,6 +129,9 @@ class EngineFamily:
     # the warm-up's yield signal (issue 36 §1): (the warm-up's engine) -> engines.activity.Activity, the other
     # sessions' reads and read time from the server's own counters (None: the warm-up never yields)
     activity: Callable[[Engine], Any] | None = None
+    # when the server last started, as it says (the warm-up's engine) -> ISO 8601: Discover and the end census read
+    # it, so the findings say whether the database restarted under the run (None: never known)
+    started: Callable[[Engine], str] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -151,7 +155,7 @@ POSTGRES = EngineFamily(
     catalogue_schemas=frozenset({"pg_catalog", "information_schema"}),
     large_objects=(("pg_catalog", "pg_largeobject"),),  # pg_largeobject, _metadata and their indexes
     include_system_applies=False, hotset=postgres_hotset.run, replication=postgres_replication.check,
-    activity=postgres_activity.read,
+    activity=postgres_activity.read, started=postgres_activity.started,
 )
 
 ORACLE = EngineFamily(
@@ -166,7 +170,7 @@ ORACLE = EngineFamily(
     dsn_tls=oracle_dsn_tls,
     warmup_modes=(SEGMENTS, DATAFILES, BOTH), preflight=oracle_preflight.run,
     catalogue_schemas=frozenset(ORACLE_SYSTEM_SCHEMAS), hotset=oracle_hotset.run, hotset_awr=True,
-    activity=oracle_activity.read,
+    activity=oracle_activity.read, started=oracle_activity.started,
 )
 
 # MySQL and MariaDB: one engine folder (engines/mysql/ tells them apart by VERSION()), two
@@ -181,6 +185,7 @@ MYSQL = EngineFamily(
     dsn_tls=mysql_dsn_tls, server_version=mysql.server_version, preflight=mysql_preflight.run,
     catalogue_schemas=frozenset(MYSQL_SYSTEM_SCHEMAS), hotset=mysql_hotset.run, hotset_buffer_pool=True,
     database_is_schema=True, replication=mysql_replication.check, activity=mysql_activity.read,
+    started=mysql_activity.started,
 )
 
 MARIADB = replace(MYSQL, name="mariadb", label="MariaDB", rds_engines=("mariadb",),
@@ -229,6 +234,18 @@ def family(name_or_rds_engine: str) -> EngineFamily:
     if key in ANALYSIS_ONLY:
         raise UnknownEngine(f"engine {name_or_rds_engine!r} is not supported yet; use one of: {accepted}")
     raise UnknownEngine(f"unknown engine {name_or_rds_engine!r}; use one of: {accepted}")
+
+
+def server_started(engine: Engine) -> str | None:
+    """When ``engine``'s server last started (its family's ``started``); None when the family cannot say or the
+    server did not answer (the findings then say a restart is not known, never that there was none)."""
+    try:
+        hook = family(engine.name).started
+        return None if hook is None else hook(engine)
+    except Exception as exc:  # noqa: BLE001 - a fact for the findings, never a reason to fail the step
+        logging.getLogger(__name__).warning("the server's start time could not be read: %s: %s",
+                                            type(exc).__name__, str(exc).strip()[:200])
+        return None
 
 
 def identifier_max_chars(engine: str | None = None) -> int:

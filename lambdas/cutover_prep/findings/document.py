@@ -58,6 +58,7 @@ from cutover_prep.findings.coverage import (
 from cutover_prep.findings.eta import EtaFindings
 from cutover_prep.findings.modes import findings_fields
 from cutover_prep.findings.plan_pass import PlanPass
+from cutover_prep.findings.server import server_section
 from cutover_prep.findings.timeline import database_reading, warmup_timeline, warmup_wall
 from cutover_prep.models.status import BenchmarkStatus, RunStatus, UnitStatus
 
@@ -229,6 +230,8 @@ def build_record(run: RunItem, plan: Plan, unit_items: Items, benchmark: Benchma
     reading_seconds, reading_bytes = database_reading(items)
     mode = findings_fields(plan, summaries, status_of, segment_done)
     summary = plan.summary
+    # the hot set's names the plan's segments answer to (the names the planner matched them by, their "labels")
+    hot_set = hot_set_section(options.hot_set, list(options.priority), plan_pass.hot_matched, summaries, progress)
     return Findings.new(
         run_id=run.run_id,
         status=RunStatus.SUCCEEDED if complete else RunStatus.INCOMPLETE,
@@ -252,6 +255,7 @@ def build_record(run: RunItem, plan: Plan, unit_items: Items, benchmark: Benchma
         read_amplification=round(read_blocks / planned_blocks, 4) if planned_blocks else None,
         retries=Retries(warmup_reads=retries),
         reconnects=reconnects_section(items),
+        server=server_section(run, hot_set),
         read_rate=ReadRate(
             mib_per_s_wall=wall_rate,
             mib_per_s_per_worker=round(read_bytes / busy_seconds / 2**20, 3) if busy_seconds else None,
@@ -269,8 +273,7 @@ def build_record(run: RunItem, plan: Plan, unit_items: Items, benchmark: Benchma
         coverage=Coverage(by_database=seen.by_database.rows(), by_schema=seen.by_schema.rows(),
                           largest=largest, relations=relations),
         priority=priority_section(list(options.priority), summaries, progress, hot_set=bool(options.hot_set)),
-        # the hot set's names the plan's segments answer to (the names the planner matched them by, their "labels")
-        hot_set=hot_set_section(options.hot_set, list(options.priority), plan_pass.hot_matched, summaries, progress),
+        hot_set=hot_set,
         unread_units=plan_pass.unread_units[:listed],
         time_to_warm=time_to_warm(planned_bytes, wall_rate, options.production_size_gb),
         warmup_mode=mode.warmup_mode,

@@ -29,6 +29,7 @@ from cutover_prep.dal.records.units import UnitProgress
 from cutover_prep.dal.store import Store, evidence_key, now_iso
 from cutover_prep.engines import DiscoveryOptions, EngineError, Extent, ReadRange, TransientDatabaseError
 from cutover_prep.engines.base import GONE_REBUILT
+from cutover_prep.engines.registry import server_started
 from cutover_prep.engines.retry import Retries
 from cutover_prep.findings.census import recreated
 from cutover_prep.models.steps import (
@@ -168,6 +169,8 @@ def take_end_census(event: EndCensusEvent, *, store: Store, read_secret: SecretR
     engine = open_engine(spec, run.warmup)  # create_extension: the context carries it (CONTEXT_WARMUP)
     catch_up: list[dict[str, Any]] = []
     try:
+        # when the server last started: the findings compare it with Discover's (a restart under the run)
+        store.update_run(run_id, server_started_at_end=server_started(engine))
         options = options_of(plan.scope)
         try:
             end = census_json(Retries(attempts).call(lambda: engine.census(options)))

@@ -17,7 +17,7 @@ from cutover_prep.dal.records.plan import Plan as PlanRecord
 from cutover_prep.dal.records.plan import PlanSummary
 from cutover_prep.dal.store import Store, evidence_key
 from cutover_prep.engines import ConnectionSpec, DiscoveryOptions, Engine
-from cutover_prep.engines.registry import check_hot_set_engine
+from cutover_prep.engines.registry import check_hot_set_engine, server_started
 from cutover_prep.engines.retry import Retries
 from cutover_prep.models.run_input import RunIdReused
 from cutover_prep.models.steps import CONTEXT_WARMUP, DiscoverResult, RunContext
@@ -108,6 +108,7 @@ class Planned:
     selected: Any  # modes.select's answer (the datafile pass, the oversized segments)
     census: list[CensusObjectJson] | None = None  # everything on the volume (findings.census), if taken
     hot_set_cache: HotSetCache | None = None
+    server_started_at: str | None = None  # when the server last started, as it said before the census
 
 
 class StoredPages(MutableMapping[str, Any]):
@@ -156,9 +157,11 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
     # the engine found (the input's, else RDS's): a hot set of another engine names nothing here
     check_hot_set_engine(warmup.hot_set.engine if warmup.hot_set else None, spec.engine)
 
-    def once() -> tuple[list[Any], dict[str, str], Connection, list[CensusObjectJson] | None, int | None]:
+    def once() -> tuple[list[Any], dict[str, str], Connection, list[CensusObjectJson] | None, int | None,
+                        str | None]:
         engine = open_engine(spec, warmup)
         try:
+            started = server_started(engine)  # before the census: a restart after it moves it (findings.server)
             options = DiscoveryOptions(
                 include_schemas=tuple(warmup.include_schemas), exclude_schemas=tuple(warmup.exclude_schemas),
                 databases=tuple(warmup.databases), include_system=warmup.include_system,
@@ -172,11 +175,11 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
             cache = cache if isinstance(cache, int) and not isinstance(cache, bool) else None
             return found, (engine.read_methods() if hasattr(engine, "read_methods") else {}), Connection(
                 transport=getattr(engine, "transport", None),
-                read_only_guard=getattr(engine, "read_only_guard", "session")), census, cache
+                read_only_guard=getattr(engine, "read_only_guard", "session")), census, cache, started
         finally:
             engine.close()
 
-    segments, methods, transport, census, cache = Retries(attempts).call(once)
+    segments, methods, transport, census, cache, started = Retries(attempts).call(once)
     unit_bytes = (warmup.unit_mb * MIB if warmup.unit_mb
                   else unit_bytes_for(cold_mib_per_s=warmup.assumed_cold_mib_per_s,
                                       lambda_timeout_s=lambda_timeout_s, total_bytes=sum(s.bytes for s in segments),
@@ -187,7 +190,7 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
                                                      hot_set=hot_set))
     hot_cache = cache_hot_set(plan, len(warmup.priority) if hot_set else None, cache)
     return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
-                   selected=selected, census=census, hot_set_cache=hot_cache)
+                   selected=selected, census=census, hot_set_cache=hot_cache, server_started_at=started)
 
 
 def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
@@ -252,6 +255,7 @@ def discover_and_plan(run: RunState, *, store: Store, read_secret: SecretReader,
     store.update_run(run_id, step="planned", engine=spec.engine, units_total=len(plan.units), selection=selection,
                      hot_set_units=[u.unit_id for u in plan.units if u.priority == hot_rank],
                      bytes_planned=plan.bytes, plan=summary_json, plan_key=plan_key,
+                     server_started_at=planned.server_started_at,
                      # the facts DescribeInstance returned, for the findings (without the polling fields)
                      instance={k: v for k, v in run.instance.items() if k not in ("status", "ready") and v is not None},
                      estimate=estimate_plan(run, store=store, plan_summary=summary_json, engine=spec.engine,

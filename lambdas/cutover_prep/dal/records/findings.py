@@ -71,6 +71,17 @@ class Reconnects(Section):
     longest_outage_seconds: Num | None = None
 
 
+class ServerStarts(Section):
+    """``server``: when the database server last started, as it said at Discover (``started_at``) and at the end
+    census (``started_at_end``); ``restarted``: they differ (None: one was not read); ``note``: what a restart
+    means for the run."""
+
+    started_at: str | None = None
+    started_at_end: str | None = None
+    restarted: bool | None = None
+    note: str | None = None
+
+
 class ReadRate(Section):
     mib_per_s_wall: Num | None = None
     mib_per_s_per_worker: Num | None = None
@@ -404,6 +415,7 @@ class Findings(Record):
     read_amplification: Num | None = None
     retries: Retries = Retries()
     reconnects: Reconnects | None = None
+    server: ServerStarts | None = None  # absent before 2026-11-28
     read_rate: ReadRate = ReadRate()
     plan: Json = None  # the plan's summary (the plan's record)
     failed_units: list[FailedUnit] = []

@@ -107,9 +107,11 @@ class RunItem(TableItem):
     plan_key: str | None = None
     instance: dict[str, Any] | None = None  # DescribeInstance's facts (``rds.instances``), as RDS said them
     estimate: RunEstimate | None = None  # ``estimate.run``'s estimate, read by ``estimate.run.estimate_section``
+    server_started_at: str | None = None  # when the server last started, as it said at Discover (``findings.server``)
     # EndCensus, Preflight, benchmark
     end_census_error: str | None = None
     end_census_cause: str | None = None
+    server_started_at_end: str | None = None  # ... and as it said at the end census
     preflight: RunPreflight | None = None
     benchmark_status: str | None = None
     benchmark_points: int | None = None

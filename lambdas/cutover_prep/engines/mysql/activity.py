@@ -13,6 +13,7 @@ sessions disconnected counts fewer reads (never negative: the caller floors the 
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
 from typing import Any
 
 from cutover_prep.engines.activity import Activity
@@ -26,6 +27,7 @@ WAITS_SQL = (
     "AND NOT EXISTS (SELECT 1 FROM performance_schema.session_connect_attrs a "
     "WHERE a.PROCESSLIST_ID = t.PROCESSLIST_ID AND a.ATTR_NAME = 'program_name' AND a.ATTR_VALUE = %s)")
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'Innodb_data_reads'"
+UPTIME_SQL = "SHOW GLOBAL STATUS LIKE 'Uptime'"
 
 
 def read(engine: Any) -> Activity:
@@ -41,3 +43,15 @@ def read(engine: Any) -> Activity:
         row = cur.fetchone()
     return Activity(reads=int(row[1]), read_ms=None, block_size=int(engine.page_size), own_included=True,
                     source="Innodb_data_reads")
+
+
+def started(engine: Any) -> str:
+    """When the server last started: the server's UTC clock less its ``Uptime`` (whole seconds, so two readings of
+    one start may differ by a second), ISO 8601."""
+    engine._live()  # noqa: SLF001 - the engine of this folder
+    with engine.conn.cursor() as cur:
+        cur.execute(UPTIME_SQL)
+        uptime = int(cur.fetchone()[1])
+        cur.execute("SELECT UTC_TIMESTAMP()")
+        now = cur.fetchone()[0]
+    return (now.replace(tzinfo=UTC) - timedelta(seconds=uptime)).isoformat().replace("+00:00", "Z")

@@ -36,3 +36,13 @@ def read(engine: Any) -> Activity:
     timing = str(timed or "").upper() == "TRUE"
     return Activity(reads=max(0, int(reads or 0)), read_ms=float(micro or 0) / 1000 if timing else None,
                     block_size=int(block_size or 8192), own_included=False, source="V$SYSSTAT")
+
+
+STARTED_SQL = "SELECT to_char(startup_time, 'YYYY-MM-DD\"T\"HH24:MI:SS') FROM v$instance"
+
+
+def started(engine: Any) -> str:
+    """When the instance last started (``V$INSTANCE.STARTUP_TIME``, the database server's own clock, no zone)."""
+    with engine.conn.cursor() as cur:
+        cur.execute(STARTED_SQL)
+        return str(cur.fetchone()[0])

@@ -23,6 +23,8 @@ IO_SQL = ("SELECT coalesce(sum(reads), 0)::bigint, sum(read_time)::float8, "
 DATABASE_SQL = ("SELECT coalesce(sum(blks_read), 0)::bigint, sum(blk_read_time)::float8, "
                 "current_setting('track_io_timing')::bool, current_setting('block_size')::int FROM pg_stat_database")
 BUFFERED_METHODS = ("tid_range_scan",)
+STARTED_SQL = ("SELECT to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', "
+               "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")
 
 
 def read(engine: Any) -> Activity:
@@ -34,3 +36,9 @@ def read(engine: Any) -> Activity:
     own = any(m in BUFFERED_METHODS for m in engine.read_methods().values())
     return Activity(reads=int(reads), read_ms=float(read_ms or 0.0) if timing else None, block_size=int(block_size),
                     own_included=own, source="pg_stat_io" if io else "pg_stat_database")
+
+
+def started(engine: Any) -> str:
+    """When the server last started (``pg_postmaster_start_time()``, UTC, ISO 8601): a restart moves it."""
+    conn = engine.connection(engine._spec.database)  # noqa: SLF001 - the engine of this folder
+    return str(conn.execute(STARTED_SQL).fetchone()[0])
