@@ -352,6 +352,9 @@ class _Evidence:
     def put_json(self, key: str, value: Any) -> None:
         self.objects[key] = value
 
+    def update_run(self, run_id: str, **attrs: Any) -> None:  # the server's start time, for findings.server
+        self.objects.setdefault(f"run:{run_id}", {}).update(attrs)
+
 
 @pytest.mark.postgres
 def test_the_end_census_ends_within_its_bound_and_the_findings_name_the_table_and_the_holder(

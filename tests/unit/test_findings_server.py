@@ -34,7 +34,7 @@ def test_a_restart_says_the_cache_is_cold_and_names_a_failover() -> None:
     run = RunItem(run_id="r", server_started_at="2026-11-28T10:00:00Z", server_started_at_end="2026-11-28T10:30:00Z")
     section = server_section(run)
     assert section.restarted is True
-    assert "buffer cache is empty again" in section.note and "failover" in section.note
+    assert "buffer cache started empty again" in section.note and "failover" in section.note
     assert "hot set" not in section.note
 
 

@@ -41,8 +41,8 @@ def server_section(run: RunItem, hot_set: HotSet | None = None) -> ServerStarts:
     again = restarted(first, last)
     note = None
     if again:
-        note = (f"the database server restarted during the run (started {first}, then {last}): its buffer cache is "
-                "empty again")
+        note = (f"the database server restarted during the run (started {first}, then {last}): its buffer cache "
+                "started empty again")
         warm_at = _at(hot_set.warm_at) if hot_set is not None and hot_set.buffer_cache and hot_set.warm_at else None
         end = _at(last or "")
         if warm_at is not None and end is not None and warm_at.tzinfo and end.tzinfo and warm_at < end:
