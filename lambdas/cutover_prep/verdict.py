@@ -329,14 +329,20 @@ def _engine_internal_reasons(f: Findings, t: Thresholds) -> list[Reason]:
 
 
 def _server_reasons(f: Findings) -> list[Reason]:
-    """SERVER_RESTARTED: the database server's start time moved between Discover and the end census
-    (``findings.server``). Never a failure: the run rides a restart out (issue 32 §4) and the volume it read stays
-    read; said so that a DBA knows the buffer cache is cold again and checks that it was not a Multi-AZ failover,
-    whose standby volume the run did not read."""
+    """FAILED_OVER: the instance's availability zone at Finalize is not the one before Discover (``findings.server``):
+    a Multi-AZ failover, and the database is served from the standby's volume, which the run did not read: not READY.
+    SERVER_RESTARTED otherwise, when the server's start time moved between Discover and the end census. Never a
+    failure: the run rides a restart out (issue 32 §4) and the volume it read stays read; said so that a DBA knows the
+    buffer cache is cold again and checks the events for a failover RDS does not show yet."""
     server = f.server
-    if server is None or not server.restarted:
+    if server is None:
         return []
-    return [_reason("SERVER_RESTARTED", True, server.note or "the database server restarted during the run")]
+    out = []
+    if server.failed_over:
+        out.append(_reason("FAILED_OVER", False, server.note or "the instance failed over during the run"))
+    elif server.restarted:
+        out.append(_reason("SERVER_RESTARTED", True, server.note or "the database server restarted during the run"))
+    return out
 
 
 def _end_census_reasons(f: Findings) -> list[Reason]:

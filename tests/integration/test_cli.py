@@ -64,6 +64,8 @@ def test_local_run_against_a_dsn_writes_the_evidence(sample_db, one_local_run):
     # no restart under the run: both readings are the server's own start time
     server = findings["server"]
     assert server["restarted"] is False and server["note"] is None, server
+    # the stand-in instance stayed where moto put it: the same zone before Discover and at Finalize
+    assert server["availability_zone"] == server["availability_zone_end"] == "us-east-1a" and not server["failed_over"]
     assert {datetime.fromisoformat(server[k].replace("Z", "+00:00")) for k in ("started_at", "started_at_end")} \
         == {started}, (server, started)
     assert "SERVER_RESTARTED" not in {r["code"] for r in findings["verdict"]["reasons"]}

@@ -174,7 +174,8 @@ def build_record(run: RunItem, plan: Plan, unit_items: Items, benchmark: Benchma
                  units: Iterable[PlanUnit] = (), censuses: Censuses = Censuses(),
                  unread_sink: Callable[[UnreadObject], None] | None = None,
                  segment_sink: Callable[[SegmentRow], None] | None = None,
-                 plan_pass: PlanPass | None = None, listed: int | None = None) -> Findings:
+                 plan_pass: PlanPass | None = None, listed: int | None = None,
+                 zone_end: str | None = None) -> Findings:
     """Pure: combine the plan, the unit items and the run item into the findings document. ``censuses``: the
     censuses in key order (``Censuses``); ``unread_sink`` is given every unread object of the census,
     ``segment_sink`` every planned segment with what was read of it.
@@ -182,7 +183,8 @@ def build_record(run: RunItem, plan: Plan, unit_items: Items, benchmark: Benchma
     ``plan_pass``: the plan's units and segments already taken in (``findings.plan_pass``, what Finalize does, from
     streams); without it, ``units`` and the plan's listed segments (a plan of before issue 32, a test's) are taken in
     here. Either way the document holds bounded lists: at most ``listed`` segments (those not read first), truncated
-    segments and units not read; the counts say how many there are (issue 32 §8)."""
+    segments and units not read; the counts say how many there are (issue 32 §8). ``zone_end``: the instance's
+    availability zone as RDS said it at Finalize (``findings.server``)."""
     listed = LISTED if listed is None else listed
     options = plan.options
     if plan_pass is None:
@@ -190,7 +192,7 @@ def build_record(run: RunItem, plan: Plan, unit_items: Items, benchmark: Benchma
             made.add_units(units)
             made.add_segments(plan.listed_segments())
             return build_record(run, plan, unit_items, benchmark, censuses=censuses, unread_sink=unread_sink,
-                                segment_sink=segment_sink, plan_pass=made, listed=listed)
+                                segment_sink=segment_sink, plan_pass=made, listed=listed, zone_end=zone_end)
     summaries = plan_pass.units  # each unit without its ranges (PlanUnit.summary)
     progress = progress_by_unit(unit_items)
     items = list(progress.values())
@@ -255,7 +257,7 @@ def build_record(run: RunItem, plan: Plan, unit_items: Items, benchmark: Benchma
         read_amplification=round(read_blocks / planned_blocks, 4) if planned_blocks else None,
         retries=Retries(warmup_reads=retries),
         reconnects=reconnects_section(items),
-        server=server_section(run, hot_set),
+        server=server_section(run, hot_set, zone_end),
         read_rate=ReadRate(
             mib_per_s_wall=wall_rate,
             mib_per_s_per_worker=round(read_bytes / busy_seconds / 2**20, 3) if busy_seconds else None,

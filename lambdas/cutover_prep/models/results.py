@@ -70,6 +70,7 @@ class InstanceDescribed(_Result):
     db_instance_arn: str | None
     monitoring_interval: int | None
     additional_storage_volumes: list[dict[str, str | int | None]] | None = None  # engines.volumes.Facts each
+    availability_zone: str | None = None  # the primary's, for findings.server (a Multi-AZ failover moves it)
     restored_from: dict[str, str] | None = None  # StartRestore's, for secret_binding
     blue_green: BlueGreenFacts | None = None
 

@@ -67,6 +67,10 @@ REASONS: dict[str, Guide] = {
         "the cold or the warm probe did not finish or has no latency figures, so warm vs cold cannot be judged",
         "read the probe's cause (Benchmark → Cold vs warm) and run again; benchmark.probe_blocks 0 turns the "
         "probes off (then warm vs cold is not judged)"),
+    "FAILED_OVER": Guide(
+        "the instance failed over (Multi-AZ) during the run: the database is served from the standby's volume, which "
+        "the run did not read",
+        "run again on the new primary, after the failover"),
     "SERVER_RESTARTED": Guide(
         "never fails: the database server restarted during the run, so its buffer cache is cold again; a Multi-AZ "
         "failover would serve the database from the standby's volume, which the run did not read",

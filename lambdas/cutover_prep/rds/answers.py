@@ -48,6 +48,7 @@ class DbInstance(_Answer):
     dbi_resource_id: str | None = Field(None, alias="DbiResourceId")
     arn: str | None = Field(None, alias="DBInstanceArn")
     monitoring_interval: int | None = Field(None, alias="MonitoringInterval")
+    availability_zone: str | None = Field(None, alias="AvailabilityZone")  # a Multi-AZ failover moves it
     endpoint: Endpoint | None = Field(None, alias="Endpoint")
     tag_list: list[Tag] = Field([], alias="TagList")
     created: datetime | None = Field(None, alias="InstanceCreateTime")

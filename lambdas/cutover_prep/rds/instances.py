@@ -45,6 +45,7 @@ class InstanceFacts(TypedDict):
     db_instance_arn: str | None
     monitoring_interval: int | None
     additional_storage_volumes: NotRequired[list[dict[str, Any]]]  # engines.volumes.additional_volumes
+    availability_zone: NotRequired[str]  # where the primary runs (findings.server: a failover moves it)
 
 
 class DescribedInstance(InstanceFacts):
@@ -226,6 +227,7 @@ def instance_facts(instance: DbInstance) -> InstanceFacts:
         "db_instance_arn": instance.arn,
         "monitoring_interval": instance.monitoring_interval,
         **({"additional_storage_volumes": extra} if extra else {}),
+        **({"availability_zone": instance.availability_zone} if instance.availability_zone else {}),
     }
 
 

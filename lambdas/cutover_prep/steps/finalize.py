@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from contextlib import nullcontext
 from typing import Any
 
-from pydantic import BaseModel
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import BaseModel, ValidationError
 
 from cutover_prep.benchmark.scratch import scratch_summary
 from cutover_prep.dal.plan_evidence import SEGMENT_FINDINGS, UNITS, plan_segments
@@ -38,6 +39,8 @@ from cutover_prep.findings.storage_init import storage_initialization
 from cutover_prep.findings.volumes import add_volume_findings
 from cutover_prep.live.completion import completion_detail, publish, timing_of
 from cutover_prep.live.names import dashboard_link
+from cutover_prep.rds.answers import DbInstance
+from cutover_prep.rds.instances import describe
 from cutover_prep.rds.progress import sample_storage_progress
 from cutover_prep.report import render_report, summary_markdown
 from cutover_prep.steps.end_census import END_CENSUS
@@ -69,13 +72,23 @@ class Finalized(BaseModel):
     benchmark: BenchmarkCounts
 
 
+def _described(rds: Any, identifier: str | None) -> DbInstance | None:
+    """The instance as RDS describes it now; None when it cannot be (deleted, no permission, throttled)."""
+    try:
+        return describe(rds, identifier) if identifier else None
+    except (ClientError, BotoCoreError, LookupError, TypeError, ValidationError):
+        return None
+
+
 def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) -> Finalized:
     """``rds``: sample RDS's storage progress once more, at the end of the run (``restore.progress``)."""
     record = store.get_run(run_id)
     if record is None:
         raise LookupError(f"run {run_id} has no record")
-    if rds is not None:
-        sample_storage_progress(run_id, record.db_instance_identifier, rds=rds, store=store, step="Finalize")
+    end_instance = _described(rds, record.db_instance_identifier) if rds is not None else None
+    if rds is not None:  # the instance described once for both (None: the sample records why it could not be)
+        sample_storage_progress(run_id, record.db_instance_identifier, rds=rds, store=store, step="Finalize",
+                                instance=end_instance)
     plan = Plan.read(store.get_json(evidence_key(run_id, "plan.json")))
     # the censuses as streams from their own objects (a run planned before issue 32 kept them in these documents)
     end_key = evidence_key(run_id, END_CENSUS)
@@ -106,6 +119,7 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
         plan_pass.add_units(PlanUnit.model_validate(u) for u in store.json_array(units_key))
         plan_pass.add_segments(PlanSegment.model_validate(s) for s in plan_segments(plan.stored(), store))
         findings = build_record(record, plan, unit_items, benchmark, censuses=censuses, plan_pass=plan_pass,
+                                zone_end=end_instance.availability_zone if end_instance is not None else None,
                                 unread_sink=(lambda row: unread.write(row.stored())) if unread is not None else None,
                                 segment_sink=lambda seg: segs.write(seg.stored()))
     units = plan_pass.units  # each unit's id, bytes, rank and range count (PlanUnit.summary)

@@ -73,12 +73,16 @@ class Reconnects(Section):
 
 class ServerStarts(Section):
     """``server``: when the database server last started, as it said at Discover (``started_at``) and at the end
-    census (``started_at_end``); ``restarted``: they differ (None: one was not read); ``note``: what a restart
-    means for the run."""
+    census (``started_at_end``); ``restarted``: they differ (None: one was not read); the instance's availability
+    zone before Discover and at Finalize, as RDS said it, and ``failed_over``: they differ (None: not known);
+    ``note``: what a restart or a failover means for the run."""
 
     started_at: str | None = None
     started_at_end: str | None = None
     restarted: bool | None = None
+    availability_zone: str | None = None
+    availability_zone_end: str | None = None
+    failed_over: bool | None = None
     note: str | None = None
 
 
