@@ -20,10 +20,12 @@ DYNAMODB_CALLS = ("get_item", "put_item", "update_item", "delete_item", "query",
 
 def serialise_dynamodb() -> list[Any]:
     """moto's DynamoDB backend is not thread-safe (transactions deep-copy tables while
-    other threads write); Lambda containers never share it, the local Map's threads do.
+    other threads write; an answer is serialized from the live items); Lambda containers never share it, the local
+    Map's threads do.
     Its transactions back up only the items they name (``_backing_up_items``)."""
     from moto.dynamodb import models
     from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.responses import DynamoHandler
 
     lock = threading.RLock()
 
@@ -40,8 +42,12 @@ def serialise_dynamodb() -> list[Any]:
             return _backing_up_items(original)
         return _item_not_copied_without_stream(original) if name == "update_item" else original
 
+    # the whole request under the lock, not only the backend's call: moto answers a GetItem (a Query, ...) with the
+    # live items and serializes them after the call, while another thread's UpdateItem changes one in place ("dictionary
+    # changed size during iteration", seen in CI under a CLI's polling read of the run item)
     return [mock.patch.object(models, "copy", _TablesNotCopied), _projecting_named_attributes(),
             _attribute_values_as_they_are(),
+            mock.patch.object(DynamoHandler, "call_action", guarded(DynamoHandler.call_action)),
             *(mock.patch.object(DynamoDBBackend, name, guarded(method(name))) for name in DYNAMODB_CALLS)]
 
 
