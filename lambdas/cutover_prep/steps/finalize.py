@@ -85,8 +85,9 @@ def finalize(run_id: str, *, store: Store, events: Any = None, rds: Any = None) 
     record = store.get_run(run_id)
     if record is None:
         raise LookupError(f"run {run_id} has no record")
-    end_instance = _described(rds, record.db_instance_identifier) if rds is not None else None
-    if rds is not None:  # the instance described once for both (None: the sample records why it could not be)
+    end_instance = None
+    if rds is not None:  # described once, for the sample and the zone (None: the sample records why it could not be)
+        end_instance = _described(rds, record.db_instance_identifier)
         sample_storage_progress(run_id, record.db_instance_identifier, rds=rds, store=store, step="Finalize",
                                 instance=end_instance)
     plan = Plan.read(store.get_json(evidence_key(run_id, "plan.json")))
