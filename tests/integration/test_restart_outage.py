@@ -247,6 +247,7 @@ def test_a_run_rides_out_a_mariadb_restart_to_ready(tmp_path: Path, refused: thr
     builder, volume = EmulatedVolume(work, VolumeProfile.unlimited()), EmulatedVolume(work, PROFILE)
     builder.mount()
     server = None
+    polls: list[Any] = []  # one connection of the test's own for every poll (PgInFlight's reason), before the event
     try:
         try:
             server = PrivateServer(buffer_pool_mb=16, performance_schema=False, data_dir=builder.mountpoint / "data",
@@ -269,7 +270,9 @@ def test_a_run_rides_out_a_mariadb_restart_to_ready(tmp_path: Path, refused: thr
         started = server.port
 
         def in_flight() -> int:
-            with connect() as c, c.cursor() as cur:
+            if not polls:
+                polls.append(connect())
+            with polls[0].cursor() as cur:
                 cur.execute(MARIADB_IN_FLIGHT_SQL)
                 return int(cur.fetchone()[0])
 
@@ -294,6 +297,11 @@ def test_a_run_rides_out_a_mariadb_restart_to_ready(tmp_path: Path, refused: thr
         reread = _read_everything(spec)
         hydrated_after_reread = volume.hydrated_pct("data/app")
     finally:
+        for poll in polls:
+            try:
+                poll.close()
+            except Exception:  # noqa: BLE001, S110 - the restart ended its session; nothing to close
+                pass
         if server is not None:
             server.close()
         for vol in (builder, volume):
