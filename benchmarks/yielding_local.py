@@ -68,7 +68,10 @@ def run_input(args: argparse.Namespace, hot: dict[str, Any], *, after: int | Non
 def local_run(server: Server, work: Path, name: str, data: dict) -> dict:
     """One ``cutover-prep local`` run of the plan; its findings."""
     spec = server.spec(DATABASE)
-    plan_file, out = work / f"{name}.json", work / "out" / name
+    runs = work / "out"
+    runs.mkdir(exist_ok=True)
+    out = runs / f"{len(list(runs.iterdir()))}-{name}"  # a plan run twice writes its evidence anew
+    plan_file = work / f"{out.name}.json"
     plan_file.write_text(json.dumps(data))
     dsn = f"host={spec.host} port={spec.port} user=postgres dbname={DATABASE}"
     cmd = [str(CLI), "local", "--dsn", dsn, "--input", str(plan_file), "--out", str(out), "--run-id",
@@ -94,7 +97,8 @@ def result_of(findings: dict) -> dict:
             "levels": [(s["t_s"], s["level"]) for s in concurrency.get("samples") or []],
             "decisions": [[d["t_s"], d["level"], d["app_reads_per_s"], d["app_ms_per_read"], d["decision"]]
                           for d in decisions],
-            "verdict": (findings.get("verdict") or {}).get("verdict"), "source": (concurrency.get("yielding") or {}).get("source"),
+            "verdict": (findings.get("verdict") or {}).get("verdict"),
+            "source": (concurrency.get("yielding") or {}).get("source"),
             "buffer_cache": hot.get("buffer_cache")}
 
 
