@@ -122,7 +122,12 @@ def test_mariadb_replication_opens_the_gate_only_when_the_target_has_the_source_
     my(replica, "START SLAVE SQL_THREAD")
     waited = gate("--replica-dsn", dsn, "--max-lag-seconds", "3", "--wait", "--timeout", "60", "--poll", "1")
     assert waited.returncode == 0, waited.stdout + waited.stderr
-    assert my(replica, "SELECT count(*) FROM gate_t.t WHERE id = 2")[0][0] == 1
+    # the row is there within a moment of the gate's opening. Not at once: with MariaDB's parallel replication
+    # (slave_parallel_mode optimistic, the default) Exec_Master_Log_Pos reached the row's end and the SQL thread said
+    # "Slave has read all relay log" (Seconds_Behind_Master 0) while a worker still committed it; seen once in six
+    # runs here, the row visible right after. A gap the gate cannot see from SHOW SLAVE STATUS (docs/gate.md).
+    until("the replica has row 2", lambda: my(replica, "SELECT count(*) FROM gate_t.t WHERE id = 2")[0][0] == 1,
+          within=2)
 
 
 def test_a_server_that_is_not_a_replica_keeps_the_gate_closed(mariadb_pair) -> None:

@@ -5,6 +5,11 @@ threads running and ``Seconds_Behind_Source`` (MySQL) / ``Seconds_Behind_Master`
 threshold; NULL means the SQL thread is not applying (MariaDB KB "SHOW REPLICA STATUS":
 https://mariadb.com/kb/en/show-replica-status/; MySQL 8.0 manual 15.7.7.35). Privilege: REPLICA MONITOR
 (MariaDB 10.5.9+) or REPLICATION CLIENT. Returns ``replication.Found`` (the gate makes it a condition).
+
+A 0 is not proof: the manual says "When no event is currently being processed on the slave, this value is 0"
+(MySQL 5.6 manual, SHOW SLAVE STATUS), and right after ``START SLAVE SQL_THREAD`` the SQL thread reads 0 before it
+takes its first event from the relay log. So a 0 counts only when the replica has applied all it received (the
+executed source position is the received one); else the gate stays closed, naming both positions.
 """
 
 from __future__ import annotations
@@ -44,8 +49,16 @@ def replica_status(conn: Any, *, max_lag_seconds: float) -> Found:
         problems.append(f"IO thread {io}")
     if sql != "Yes":
         problems.append(f"SQL thread {sql}")
+    received = (_first(row, "Source_Log_File", "Master_Log_File"), _first(row, "Read_Source_Log_Pos",
+                                                                         "Read_Master_Log_Pos"))
+    applied = (_first(row, "Relay_Source_Log_File", "Relay_Master_Log_File"), _first(row, "Exec_Source_Log_Pos",
+                                                                                    "Exec_Master_Log_Pos"))
+    evidence |= {"received": f"{received[0]}:{received[1]}", "applied": f"{applied[0]}:{applied[1]}"}
     if behind is None:
         problems.append("seconds behind the source unknown (NULL: not applying)")
+    elif float(behind) == 0 and received != applied:
+        problems.append(f"received up to {received[0]}:{received[1]}, applied up to {applied[0]}:{applied[1]} "
+                        "(0 s behind is what the SQL thread reads between events: not proof)")
     elif float(behind) > max_lag_seconds:
         problems.append(f"{behind} s behind the source (threshold {max_lag_seconds:g} s)")
     if error:
