@@ -179,6 +179,11 @@ def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sampl
         pytest.skip("the test server listens on a unix socket only; --dsn needs host:port")
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo / "lambdas"), str(repo)])}
+    # the write points come after the probes and the read points: no probes (--probe-blocks 0) and no random read
+    # point (an --input file, as a user sets them), so the run reaches its write point some seconds sooner; what
+    # precedes the write test is not this test's
+    no_reads = tmp_path / "write-points-only.json"
+    no_reads.write_text(json.dumps({"benchmark": {"sessions": []}}))
 
     def scratch_schemas() -> int:
         with psycopg.connect(conninfo(sample_db)) as conn:
@@ -193,7 +198,8 @@ def test_ctrl_c_during_the_write_test_stops_the_run_and_removes_its_schema(sampl
             [sys.executable, "-c", "import sys; from cutover_prep.cli.main import main; sys.exit(main(sys.argv[1:]))",
              "local", "--dsn", dsn_of(sample_db), "--out", str(tmp_path), "--no-progress", "--unit-mb", "8",
              "--database", sample_db.database, "--include-schema", "docs",  # what is warmed first does not matter
-             "--write-test", "--point-seconds", "1", "--run-id", "ctrl-c"],
+             "--write-test", "--point-seconds", "1", "--probe-blocks", "0", "--input", str(no_reads),
+             "--run-id", "ctrl-c"],
             env=env, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
         err_parts: list[str] = []
         reader = threading.Thread(target=lambda: err_parts.extend(iter(lambda: child.stderr.read(1), "")))

@@ -24,7 +24,10 @@ from cutover_prep.local.emulated import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "benchmarks" / "compare" / "gp2-vs-io1.json"
-SIZE_MB = "40"
+# 20 MB, not 40: the IOPS judged below are the random points' single-block reads (the demo's server reads them with
+# pg_read_binary_file, and the volume is mounted direct_io: each read reaches the volume's daemon and its caps,
+# whatever the database's size); half the sample is half the building and warming of each configuration's volume
+SIZE_MB = "20"
 needs_fuse = pytest.mark.skipif(unavailable() is not None and not os.environ.get("CUTOVER_PREP_REQUIRE_FUSE"),
                                 reason=f"no emulated volume: {unavailable()}")
 
@@ -47,6 +50,13 @@ def test_gp2_and_io1_are_measured_priced_judged_and_cleaned_up(tmp_path):
     example = json.loads(EXAMPLE.read_text())
     example["benchmark"]["seconds_per_point"] = 1
     example["warmup"]["unit_mb"] = 64
+    # and of its random points, the 8 sessions' only: a configuration's read IOPS is the highest random point's
+    # (comparison.result.measures), the most sessions' (the example's 1 and 4 sessions measured 50 and 190 IOPS on the
+    # wall clock here, 8 sessions 310); two points fewer a configuration
+    assert max(example["benchmark"]["sessions"]) == 8
+    example["benchmark"]["sessions"] = [8]
+    # and no cold and warm probes: no figure judged below is theirs (the warm p99 is one only with a target on it)
+    example["benchmark"]["probe_blocks"] = 0
     # and its target 500 IOPS, not 1,000: the emulated io1 volume delivers what this machine's CPU lets it (978
     # measured in one CI run beside the other worker); 500 still sits between gp2's sustained 300 and that
     example["targets"]["min_read_iops"] = 500

@@ -28,6 +28,9 @@ pytestmark = pytest.mark.postgres
 
 QUICK_BENCHMARK = {"seconds_per_point": 1, "sessions": [1, 2], "probe_blocks": 40, "metrics_wait_minutes": 0,
                    "compare_limits": False}
+# for the tests about what a comparison deletes, keeps or records when a step fails, not about its measures: one
+# random point a child (a configuration is MEASURED with one), not two, each a second of the child's run
+ONE_POINT = {**QUICK_BENCHMARK, "sessions": [1]}
 # db.t3.medium: a class the shipped price file prices (moto has no Price List API: the file is used)
 CONFIGURATIONS = [
     {"name": "gp2", "db_instance_class": "db.t3.medium", "storage_type": "gp2", "allocated_gb": 100},
@@ -152,7 +155,7 @@ def test_a_customer_instance_restored_from_a_snapshot_of_a_comparison_instance_s
         gate.wait(120)
 
     aws.faults["handlers.discover"] = [hold]
-    parent = start(aws, comparison_input(aws, sample_db, "cmp6", max_parallel=1))
+    parent = start(aws, comparison_input(aws, sample_db, "cmp6", max_parallel=1, benchmark=ONE_POINT))
     rds = aws.client("rds")
     try:
         assert restored.wait(120), "the child never reached Discover"
@@ -180,7 +183,7 @@ def test_a_configuration_that_fails_is_recorded_and_the_rest_goes_on(aws, sample
         raise RestoreFailed("restore of cprep-cmp2-gp2 was refused: StorageQuotaExceeded (injected)")
 
     aws.faults["handlers.start_restore"] = [refused]  # the first child (max_parallel 1: gp2)
-    desc = finish(aws, comparison_input(aws, sample_db, "cmp2", max_parallel=1))
+    desc = finish(aws, comparison_input(aws, sample_db, "cmp2", max_parallel=1, benchmark=ONE_POINT))
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     document = store_of(aws).get_json("runs/cmp2/comparison.json")
     by_name = {c["name"]: c for c in document["configurations"]}
@@ -195,7 +198,7 @@ def test_a_step_that_fails_still_ends_in_cleanup_and_the_comparison_fails_by_nam
         raise RuntimeError("the findings could not be read (injected)")
 
     aws.faults["handlers.compare_collect"] = [broken]
-    desc = finish(aws, comparison_input(aws, sample_db, "cmp5"))
+    desc = finish(aws, comparison_input(aws, sample_db, "cmp5", benchmark=ONE_POINT))
     assert desc["status"] == "FAILED" and desc["error"] == "ComparisonFailed"
     assert "(injected)" in desc["cause"] and "cleanup deleted 2 instance(s)" in desc["cause"]
     rds = aws.client("rds")
@@ -225,6 +228,9 @@ def test_the_reaper_deletes_what_a_stopped_comparison_left(aws, sample_db):
     def hold(_event):  # the first child (gp2) waits after its restore, before Discover
         restored.set()
         gate.wait(120)
+        # let go once every judge below has run: the child's Discover fails and its run ends there (the test only
+        # waits for its thread); before, it warmed and benchmarked the database for nobody
+        raise RuntimeError("the comparison was stopped and its instance reaped (injected)")
 
     aws.faults["handlers.discover"] = [hold]
     payload = comparison_input(aws, sample_db, "cmp4", max_parallel=1, ttl_hours=1)

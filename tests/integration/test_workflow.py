@@ -26,6 +26,8 @@ def planned_bytes(spec) -> int:
 
 
 QUICK_BENCHMARK = {"seconds_per_point": 1, "sessions": [1, 2], "probe_blocks": 40, "metrics_wait_minutes": 0}
+# for the tests whose claim needs a sweep of points but not two random ones (each point is a second of the run)
+ONE_RANDOM_POINT = {**QUICK_BENCHMARK, "sessions": [1]}
 
 
 def run_input(aws: LocalAws, spec, run_id: str | None = None, benchmark: dict[str, Any] | None = None,
@@ -377,7 +379,7 @@ def test_probes_and_sweep_run_in_order_and_land_in_the_findings(bench_run):
 
 
 def test_probes_turned_off_still_give_a_verdict(aws, sample_db):
-    desc = finish(aws, run_input(aws, sample_db, run_id="noprobes", benchmark={**QUICK_BENCHMARK, "probe_blocks": 0}))
+    desc = finish(aws, run_input(aws, sample_db, run_id="noprobes", benchmark={**ONE_RANDOM_POINT, "probe_blocks": 0}))
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     out = desc["output_json"]
     assert out["verdict"] == "READY", out["reasons"]
@@ -390,7 +392,7 @@ def test_probes_turned_off_still_give_a_verdict(aws, sample_db):
 def test_warm_up_turned_off_reads_no_unit_measures_the_storage_as_restored_and_is_never_ready(aws, sample_db):
     """warmup.enabled false (a comparison of cold configurations): the probes and the sweep run on the
     storage as restored, no WarmUnit is invoked, the run is complete and its verdict says WARMUP_OFF."""
-    payload = run_input(aws, sample_db, run_id="cold", benchmark=QUICK_BENCHMARK, enabled=False)
+    payload = run_input(aws, sample_db, run_id="cold", benchmark=ONE_RANDOM_POINT, enabled=False)
     desc = finish(aws, payload)
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     out = desc["output_json"]
@@ -444,7 +446,8 @@ def test_points_killed_before_they_record_anything_are_failed_and_not_ready(aws,
 
 
 def test_the_write_test_leaves_nothing_and_the_findings_say_so(aws, sample_db):
-    bench = {**QUICK_BENCHMARK, "sessions": [1], "write_test": True}
+    # the write points only: no probes and no random read point (they run before the write points; not this claim)
+    bench = {**QUICK_BENCHMARK, "sessions": [], "probe_blocks": 0, "write_test": True}
     desc = finish(aws, run_input(aws, sample_db, run_id="writes", benchmark=bench))
     assert desc["status"] == "SUCCEEDED", desc.get("cause")
     findings = store_of(aws).get_json("runs/writes/findings.json")
