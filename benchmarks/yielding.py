@@ -312,6 +312,24 @@ def print_table(rows: list[tuple[str, dict]], rate: float) -> None:
         print(f"| {name} | {r['seconds']:.1f} | {ratio} | {r['hot_after']:.1f} | {app} |")
 
 
+def prepare(server: Server, builder: EmulatedVolume, args: argparse.Namespace) -> tuple[ConnectionSpec, float, Any]:
+    """The database built on the unlimited volume (``builder``, mounted, the server started), everything read, its
+    statistics reset, pgbench -S run on it (its tps) and the hot set profiled (``cutover_prep.hotset.take``); the
+    server stopped and the volume unmounted after. The connection spec, the tps and the profile."""
+    build(server, builder, args.scale, args.cold_mb)
+    spec = server.spec(DATABASE)
+    with psycopg.connect(host=spec.host, port=spec.port, user="postgres", dbname=DATABASE, autocommit=True) as c:
+        c.execute("SELECT pg_stat_reset()")
+        c.execute("SELECT pg_prewarm(oid) FROM pg_class WHERE relnamespace = 'public'::regnamespace "
+                  "AND relkind IN ('r', 'i')")
+    unlimited_tps = tps(spec, 10, args.clients)
+    time.sleep(1.5)
+    profile = take(spec, HotsetOptions(databases=(DATABASE,)), top=10)
+    server.stop()
+    builder.unmount()
+    return spec, unlimited_tps, profile
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=5)
@@ -353,18 +371,8 @@ def main() -> None:
         builder.mount()
         server.start()
         try:
-            build(server, builder, args.scale, args.cold_mb)
-            spec = server.spec(DATABASE)
-            with psycopg.connect(host=spec.host, port=spec.port, user="postgres", dbname=DATABASE,
-                                 autocommit=True) as c:
-                c.execute("SELECT pg_stat_reset()")
-                c.execute("SELECT pg_prewarm(oid) FROM pg_class WHERE relnamespace = 'public'::regnamespace "
-                          "AND relkind IN ('r', 'i')")
-            unlimited_tps = tps(spec, 10, args.clients)
-            time.sleep(1.5)
-            names = tuple(take(spec, HotsetOptions(databases=(DATABASE,)), top=10).names())
-            server.stop()
-            builder.unmount()
+            spec, unlimited_tps, profile = prepare(server, builder, args)
+            names = tuple(profile.names())
             print(f"pgbench -S on the unlimited volume, everything read: {unlimited_tps:.0f} tps; {args.concurrency} "
                   f"sessions, {args.cold_mb} MiB cold; ceiling {DEFAULT_PROFILE.ceiling_mib_per_s:.2f} MiB/s wall",
                   flush=True)

@@ -32,12 +32,9 @@ from pathlib import Path
 from typing import Any
 
 import hotset  # benchmarks/hotset.py: the database, the hot set, pgbench
-import psycopg
 import yielding  # benchmarks/yielding.py: the server, the application, the judge
-from hotset import DATABASE, build, tps
+from hotset import DATABASE, tps
 
-from cutover_prep.engines.hotset import HotsetOptions
-from cutover_prep.hotset import take
 from cutover_prep.local.volume import DEFAULT_PROFILE, EmulatedVolume, VolumeProfile, fuse_unavailable
 
 REPO = Path(__file__).resolve().parent.parent
@@ -169,18 +166,7 @@ def main() -> None:
         builder.mount()
         server.start()
         try:
-            build(server, builder, args.scale, args.cold_mb)
-            spec = server.spec(DATABASE)
-            with psycopg.connect(host=spec.host, port=spec.port, user="postgres", dbname=DATABASE,
-                                 autocommit=True) as c:
-                c.execute("SELECT pg_stat_reset()")
-                c.execute("SELECT pg_prewarm(oid) FROM pg_class WHERE relnamespace = 'public'::regnamespace "
-                          "AND relkind IN ('r', 'i')")
-            tps(spec, 10, args.clients)
-            time.sleep(1.5)
-            hot = take(spec, HotsetOptions(databases=(DATABASE,)), top=10).to_input()
-            server.stop()
-            builder.unmount()
+            hot = yielding.prepare(server, builder, args)[2].to_input()
             if args.pin:
                 os.sched_setaffinity(0, {int(OTHERS_CPU)})  # this process and what it starts: the volume daemon
             print(f"{args.concurrency} units at once, {args.cold_mb} MiB cold, shared_buffers {args.shared_buffers}, "
