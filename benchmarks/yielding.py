@@ -330,6 +330,23 @@ def prepare(server: Server, builder: EmulatedVolume, args: argparse.Namespace) -
     return spec, unlimited_tps, profile
 
 
+def save_and_print(rows: list[tuple[str, dict]], rate: float, args: argparse.Namespace) -> None:
+    """``--save``'s file (every plan's result, the application's transactions too), then the goal's table."""
+    if args.save:
+        args.save.write_text(json.dumps({"rate": rate, "args": vars(args) | {"save": str(args.save)}, "rows": rows},
+                                        default=str))
+    print_table(rows, rate)
+
+
+def quietly(*steps: Callable[[], Any]) -> None:
+    """Each step of a benchmark's cleanup, whatever the one before did (the server or volume already stopped)."""
+    for step in steps:
+        try:
+            step()
+        except Exception:  # noqa: BLE001 (already stopped)
+            pass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=5)
@@ -397,16 +414,9 @@ def main() -> None:
                       + " ".join(f"{t:.0f}:{lv}" for t, lv in r["levels"][::4]), flush=True)
                 if r["decisions"]:
                     print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
-            if args.save:
-                args.save.write_text(json.dumps({"rate": rate, "args": vars(args) | {"save": str(args.save)},
-                                                 "rows": rows}, default=str))
-            print_table(rows, rate)
+            save_and_print(rows, rate, args)
         finally:
-            for step in (server.stop, builder.unmount, volume.unmount):
-                try:
-                    step()
-                except Exception:  # noqa: BLE001 (already stopped)
-                    pass
+            quietly(server.stop, builder.unmount, volume.unmount)
 
 
 if __name__ == "__main__":

@@ -191,16 +191,9 @@ def main() -> None:
                       flush=True)
                 if r["decisions"]:
                     print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
-            if args.save:
-                args.save.write_text(json.dumps({"rate": rate, "args": vars(args) | {"save": str(args.save)},
-                                                 "rows": rows}, default=str))
-            yielding.print_table(rows, rate)
+            yielding.save_and_print(rows, rate, args)
         finally:
-            for step in (server.stop, builder.unmount, volume.unmount):
-                try:
-                    step()
-                except Exception:  # noqa: BLE001 (already stopped)
-                    pass
+            yielding.quietly(server.stop, builder.unmount, volume.unmount)
 
 
 if __name__ == "__main__":
