@@ -11,8 +11,9 @@ was warm (``hot_set.warm_after_s``) and the controller's decisions (``warmup.con
 judged as ``yielding.py`` judges them (``judge``, ``print_table``), from the warm-up's first unit on.
 
 ``--pin``: the database server on CPU 1, everything else (the volume daemon, the run's moto and handlers, pgbench)
-on CPU 0. In AWS the EBS volume, Lambda, Step Functions and the application's client do not run on the
-instance's CPU; only the server's backends (the application's and the warm-up's own) do.
+on CPU 0, the run at niceness ``RUN_NICE``. In AWS the EBS volume, Lambda, Step Functions and the application's
+client do not run on the instance's CPU, nor on each other's; only the server's backends (the application's and
+the warm-up's own) share the instance's.
 
     .venv/bin/python benchmarks/yielding_local.py [--cold-mb 1536] [--shared-buffers 64MB] [--pin] [--save F]
 """
@@ -40,6 +41,7 @@ from cutover_prep.local.volume import DEFAULT_PROFILE, EmulatedVolume, VolumePro
 REPO = Path(__file__).resolve().parent.parent
 CLI = REPO / ".venv" / "bin" / "cutover-prep"
 SERVER_CPU, OTHERS_CPU = "1", "0"
+RUN_NICE = 10  # --pin: the run's niceness (the benchmark, the daemon and the client keep theirs)
 
 
 class Server(yielding.Server):
@@ -62,19 +64,20 @@ def run_input(args: argparse.Namespace, hot: dict[str, Any], *, after: int | Non
     return {"warmup": warmup, "benchmark": {"enabled": False}}
 
 
-def local_run(server: Server, work: Path, name: str, data: dict) -> dict:
-    """One ``cutover-prep local`` run of the plan; its findings."""
-    spec = server.spec(DATABASE)
+def local_run(dsn: str, pinned: bool, work: Path, name: str, data: dict) -> dict:
+    """One ``cutover-prep local --dsn DSN`` run of the plan (on ``OTHERS_CPU`` when ``pinned``); its findings."""
     runs = work / "out"
     runs.mkdir(exist_ok=True)
     out = runs / f"{len(list(runs.iterdir()))}-{name}"  # a plan run twice writes its evidence anew
     plan_file = work / f"{out.name}.json"
     plan_file.write_text(json.dumps(data))
-    dsn = f"host={spec.host} port={spec.port} user=postgres dbname={DATABASE}"
     cmd = [str(CLI), "local", "--dsn", dsn, "--input", str(plan_file), "--out", str(out), "--run-id",
            f"yielding-{name}-{int(time.time())}", "--no-progress", "--preflight", "warn"]
-    pin = ["taskset", "-c", OTHERS_CPU] if server.cpus else []
-    done = subprocess.run([*pin, *cmd], capture_output=True, text=True, cwd=work)  # noqa: S603 - our own CLI
+    pin = ["taskset", "-c", OTHERS_CPU] if pinned else []
+    # pinned, the run (the emulated AWS: moto, Step Functions, the handlers) yields CPU 0 to the volume daemon and
+    # the application's client, which it never shares a machine with in AWS
+    done = subprocess.run([*pin, *cmd], capture_output=True, text=True, cwd=work,  # noqa: S603 - our own CLI
+                          preexec_fn=(lambda: os.setpriority(os.PRIO_PROCESS, 0, RUN_NICE)) if pinned else None)
     findings = out / "findings.json"
     if not findings.is_file():
         sys.exit(f"benchmarks/yielding_local.py: the {name} run wrote no findings (exit {done.returncode}): "
@@ -96,7 +99,9 @@ def result_of(findings: dict) -> dict:
                           for d in decisions],
             "verdict": (findings.get("verdict") or {}).get("verdict"),
             "source": (concurrency.get("yielding") or {}).get("source"),
-            "buffer_cache": hot.get("buffer_cache")}
+            "buffer_cache": hot.get("buffer_cache"),
+            "hot_set": {k: hot.get(k) for k in ("names_matched", "units", "units_done", "warm_after_s", "pct_of_warmup",
+                                                "later_units_finished_first")}}
 
 
 def run_once(server: Server, volume: EmulatedVolume, work: Path, name: str, args: argparse.Namespace, hot: dict,
@@ -119,7 +124,9 @@ def run_once(server: Server, volume: EmulatedVolume, work: Path, name: str, args
             time.sleep(hydrated_for + args.full_s)
             return {"seconds": hydrated_for, "started": started, "hot_after": 0.0, "levels": [], "decisions": [],
                     "app": application.stop()}
-        result = result_of(local_run(server, work, name, run_input(args, hot, after=after, yielding_on=yielding_on)))
+        dsn = f"host={spec.host} port={spec.port} user=postgres dbname={DATABASE}"
+        result = result_of(local_run(dsn, bool(server.cpus), work, name,
+                                     run_input(args, hot, after=after, yielding_on=yielding_on)))
         if application is None:  # fully warm, on the emulated volume
             result["full_tps"] = tps(spec, 10, args.clients)
         else:

@@ -188,7 +188,8 @@ def make_plan(spec: ConnectionSpec, warmup: Warmup, open_engine: EngineOpener, *
     hot_set = hot_set_names(warmup)
     plan = plan_units(selected.segments, PlanOptions(unit_bytes=unit_bytes, priority=tuple(warmup.priority),
                                                      hot_set=hot_set))
-    hot_cache = cache_hot_set(plan, len(warmup.priority) if hot_set else None, cache)
+    hot_cache = cache_hot_set(plan, len(warmup.priority) if hot_set else None,
+                              cache if warmup.hot_set_cache else None)  # None: nothing marked
     return Planned(mode=mode, segments=selected.segments, plan=plan, methods=methods, transport=transport,
                    selected=selected, census=census, hot_set_cache=hot_cache, server_started_at=started)
 

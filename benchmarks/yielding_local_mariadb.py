@@ -1,0 +1,153 @@
+"""benchmarks/yielding_local.py on MariaDB: every plan a real ``cutover-prep local --dsn mariadb://`` run.
+
+The server, the tables and the application are ``benchmarks/yielding_mariadb.py``'s: a private MariaDB 10.11
+(``performance_schema`` on, the yield signal's source) whose datadir is on the emulated restored volume,
+``ybench.hot`` (the hot set) and cold tables, our own open-loop point SELECTs at half the fully warm rate. The run
+is the product's, as in ``yielding_local.py``: moto, the workflow, the handlers, the slots, the MySQL engine's
+reads, the hot set given as the run input's ``warmup.hot_set`` (the table the application reads), and everything
+judged read from the run's findings (``yielding_local.result_of``) by ``yielding.py``'s judge. The plan ``buffer``
+is the product's default plan without yielding: the hot set read first, at full concurrency, and (decision 0094)
+read again into InnoDB's young sublist; ``once`` is the same with the hot set read once (the run input's
+``warmup.hot_set_cache`` false: the hot set's ranges not marked, as before 0094).
+
+``--pin``: the server on CPU 1; the volume daemon, the run (at ``yielding_local.RUN_NICE``), and the application
+(threads of this process) on CPU 0.
+
+    .venv/bin/python benchmarks/yielding_local_mariadb.py [--cold-mb 768] [--pool-mb 256] [--pin] [--save F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yielding  # benchmarks/yielding.py: the judge, the table
+import yielding_local as local  # the run, its findings
+import yielding_mariadb as maria  # the tables, the application
+from yielding_mariadb import DB
+
+from cutover_prep.engines.mysql.sample_db import PrivateServer
+from cutover_prep.local.volume import DEFAULT_PROFILE, EmulatedVolume, VolumeProfile, fuse_unavailable
+
+
+def start(server: PrivateServer, pinned: bool) -> None:
+    server.start()
+    if pinned:  # every thread of the server; those it starts later inherit the mask
+        pid = (server.dir / "pid").read_text().strip()
+        subprocess.run(["taskset", "-a", "-p", "-c", local.SERVER_CPU, pid], check=True, capture_output=True)
+
+
+def run_input(args: argparse.Namespace, *, after: int | None, yielding_on: bool, young: bool) -> dict:
+    """The plan as a run input: ``yielding_local.run_input``'s, the hot set the application's table. ``young``
+    False: the run's ``warmup.hot_set_cache`` off (the hot set read once, not into the young sublist)."""
+    hot = {"engine": "mariadb", "server": "benchmarks/yielding_local_mariadb.py", "sources": ["the benchmark"],
+           "taken_at": datetime.now(UTC).isoformat(timespec="seconds"), "relations": 1, "names": [f"{DB}.hot"]}
+    data = local.run_input(args, hot, after=after, yielding_on=yielding_on)
+    if not young:
+        data["warmup"]["hot_set_cache"] = False
+    return data
+
+
+def run_once(server: PrivateServer, volume: EmulatedVolume, work: Path, name: str, args: argparse.Namespace,
+             hot_rows: int, *, app: bool, after: int | None, yielding_on: bool, young: bool, rate: float | None,
+             hydrated_for: float | None = None) -> dict:
+    """One plan from a restarted server on the restored volume (``hydrated_for``: the plan ``warm``, no run)."""
+    if hydrated_for is None:
+        volume.restore()
+    volume.mount()
+    start(server, args.pin)
+    try:
+        application = maria.App(server.port, rate, args.latency_limit_ms, args.clients, hot_rows) if app else None
+        if hydrated_for is not None and application is not None:
+            started = time.time()
+            time.sleep(hydrated_for + args.full_s)
+            return {"seconds": hydrated_for, "started": started, "hot_after": 0.0, "levels": [], "decisions": [],
+                    "app": application.stop()}
+        dsn = f"mariadb://root@127.0.0.1:{server.port}/{DB}?ssl-mode=DISABLED"
+        result = local.result_of(local.local_run(dsn, args.pin, work, name, run_input(
+            args, after=after, yielding_on=yielding_on, young=young)))
+        if application is None:
+            result["full_tps"] = maria.closed_loop_rate(server.port, args.clients, hot_rows)
+        else:
+            time.sleep(args.full_s)
+            result["app"] = application.stop()
+        return result
+    finally:
+        server.stop()
+        volume.unmount()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hot-mb", type=int, default=64)
+    parser.add_argument("--cold-mb", type=int, default=768)
+    parser.add_argument("--pool-mb", type=int, default=256)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--unit-mb", type=int, default=16)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--latency-limit-ms", type=float, default=50.0)
+    parser.add_argument("--full-s", type=int, default=15)
+    parser.add_argument("--after-hot-set", type=int, default=1)
+    parser.add_argument("--window-s", type=float, default=2.0)
+    parser.add_argument("--plans", default="alone,once,buffer,yielding")
+    parser.add_argument("--rate", type=float)
+    parser.add_argument("--pin", action="store_true", help="the server on CPU 1, every other process on CPU 0")
+    parser.add_argument("--save", type=Path)
+    args = parser.parse_args()
+    if reason := fuse_unavailable():
+        sys.exit(f"benchmarks/yielding_local_mariadb.py: {reason}")
+    if args.pin and (os.cpu_count() or 1) < 2:
+        sys.exit("benchmarks/yielding_local_mariadb.py: --pin needs two CPUs")
+    with tempfile.TemporaryDirectory(prefix="cutover-prep-yielding-local-mariadb-") as tmp:
+        work = Path(tmp)
+        builder = EmulatedVolume(work / "vol", VolumeProfile.unlimited())
+        volume = EmulatedVolume(work / "vol", DEFAULT_PROFILE)
+        builder.mount()
+        server = PrivateServer(buffer_pool_mb=args.pool_mb, performance_schema=True,
+                               data_dir=builder.mountpoint / "data", options=maria.FUSE_OPTIONS)
+        try:
+            server.start()
+            hot_rows = maria.build(server.port, args.hot_mb, args.cold_mb)
+            server.stop()
+            builder.unmount()
+            if args.pin:
+                os.sched_setaffinity(0, {int(local.OTHERS_CPU)})  # this process, its threads, what it starts
+            print(f"MariaDB, performance_schema on, buffer pool {args.pool_mb} MiB; hot {args.hot_mb} MiB, cold "
+                  f"{args.cold_mb} MiB; {args.concurrency} units at once; pinned: {args.pin}", flush=True)
+            plans: dict[str, dict[str, Any]] = {
+                "alone": dict(app=False, after=None, yielding_on=True, young=True),
+                "warm": dict(app=True, after=None, yielding_on=False, young=True),
+                "once": dict(app=True, after=None, yielding_on=False, young=False),
+                "buffer": dict(app=True, after=None, yielding_on=False, young=True),
+                "after_hot_set": dict(app=True, after=args.after_hot_set, yielding_on=False, young=True),
+                "yielding": dict(app=True, after=None, yielding_on=True, young=True)}
+            rows, rate = [], args.rate
+            for name in args.plans.split(","):
+                hydrated_for = yielding.warm_seconds(name, rows, "benchmarks/yielding_local_mariadb.py")
+                r = run_once(server, volume, work, name, args, hot_rows, rate=rate, hydrated_for=hydrated_for,
+                             **plans[name])
+                rows.append((name, r))
+                if rate is None and "full_tps" in r:
+                    rate = r["full_tps"] / 2
+                    print(f"fully warm (closed loop, {args.clients} clients) after the warm-up alone: "
+                          f"{r['full_tps']:.0f} tx/s; the application: {rate:.0f} tx/s, latency limit "
+                          f"{args.latency_limit_ms:g} ms", flush=True)
+                print(f"{name}: warm-up {r['seconds']:.1f} s, hot set after {r['hot_after']:.1f} s, verdict "
+                      f"{r.get('verdict')}, signal {r.get('source')}, hot set into the pool {r.get('buffer_cache')}",
+                      flush=True)
+                if r["decisions"]:
+                    print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
+            yielding.save_and_print(rows, rate, args)
+        finally:
+            yielding.quietly(server.close, builder.unmount, volume.unmount)
+
+
+if __name__ == "__main__":
+    main()
