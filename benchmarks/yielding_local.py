@@ -11,9 +11,8 @@ was warm (``hot_set.warm_after_s``) and the controller's decisions (``warmup.con
 judged as ``yielding.py`` judges them (``judge``, ``print_table``), from the warm-up's first unit on.
 
 ``--pin``: the database server on CPU 1, everything else (the volume daemon, the run's moto and handlers, pgbench)
-on CPU 0, the run at niceness ``RUN_NICE``. In AWS the EBS volume, Lambda, Step Functions and the application's
-client do not run on the instance's CPU, nor on each other's; only the server's backends (the application's and
-the warm-up's own) share the instance's.
+on CPU 0. In AWS the EBS volume, Lambda, Step Functions and the application's client do not run on the
+instance's CPU; only the server's backends (the application's and the warm-up's own) do.
 
     .venv/bin/python benchmarks/yielding_local.py [--cold-mb 1536] [--shared-buffers 64MB] [--pin] [--save F]
 """
@@ -41,7 +40,6 @@ from cutover_prep.local.volume import DEFAULT_PROFILE, EmulatedVolume, VolumePro
 REPO = Path(__file__).resolve().parent.parent
 CLI = REPO / ".venv" / "bin" / "cutover-prep"
 SERVER_CPU, OTHERS_CPU = "1", "0"
-RUN_NICE = 10  # --pin: the run's niceness (the benchmark, the daemon and the client keep theirs)
 
 
 class Server(yielding.Server):
@@ -74,10 +72,7 @@ def local_run(dsn: str, pinned: bool, work: Path, name: str, data: dict) -> dict
     cmd = [str(CLI), "local", "--dsn", dsn, "--input", str(plan_file), "--out", str(out), "--run-id",
            f"yielding-{name}-{int(time.time())}", "--no-progress", "--preflight", "warn"]
     pin = ["taskset", "-c", OTHERS_CPU] if pinned else []
-    # pinned, the run (the emulated AWS: moto, Step Functions, the handlers) yields CPU 0 to the volume daemon and
-    # the application's client, which it never shares a machine with in AWS
-    done = subprocess.run([*pin, *cmd], capture_output=True, text=True, cwd=work,  # noqa: S603 - our own CLI
-                          preexec_fn=(lambda: os.setpriority(os.PRIO_PROCESS, 0, RUN_NICE)) if pinned else None)
+    done = subprocess.run([*pin, *cmd], capture_output=True, text=True, cwd=work)  # noqa: S603 - our own CLI
     findings = out / "findings.json"
     if not findings.is_file():
         sys.exit(f"benchmarks/yielding_local.py: the {name} run wrote no findings (exit {done.returncode}): "

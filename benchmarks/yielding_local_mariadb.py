@@ -10,8 +10,7 @@ is the product's default plan without yielding: the hot set read first, at full 
 read again into InnoDB's young sublist; ``once`` is the same with the hot set read once (the run input's
 ``warmup.hot_set_cache`` false: the hot set's ranges not marked, as before 0094).
 
-``--pin``: the server on CPU 1; the volume daemon, the run (at ``yielding_local.RUN_NICE``), and the application
-(threads of this process) on CPU 0.
+``--pin``: the server on CPU 1; the volume daemon, the run and the application (threads of this process) on CPU 0.
 
     .venv/bin/python benchmarks/yielding_local_mariadb.py [--cold-mb 768] [--pool-mb 256] [--pin] [--save F]
 """
