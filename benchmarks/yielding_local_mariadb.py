@@ -5,10 +5,9 @@ The server, the tables and the application are ``benchmarks/yielding_mariadb.py`
 ``ybench.hot`` (the hot set) and cold tables, our own open-loop point SELECTs at half the fully warm rate. The run
 is the product's, as in ``yielding_local.py``: moto, the workflow, the handlers, the slots, the MySQL engine's
 reads, the hot set given as the run input's ``warmup.hot_set`` (the table the application reads), and everything
-judged read from the run's findings (``yielding_local.result_of``) by ``yielding.py``'s judge. The plan ``buffer``
-is the product's default plan without yielding: the hot set read first, at full concurrency, and (decision 0094)
-read again into InnoDB's young sublist; ``once`` is the same with the hot set read once (the run input's
-``warmup.hot_set_cache`` false: the hot set's ranges not marked, as before 0094).
+judged read from the run's findings (``yielding_local.result_of``) by ``yielding.py``'s judge. ``buffer``: full
+concurrency after the hot set (the MySQL engine reads the hot set into the buffer pool as it reads everything: it
+marks nothing, decision 0094).
 
 ``--pin``: the server on CPU 1; the volume daemon, the run and the application (threads of this process) on CPU 0.
 
@@ -43,19 +42,15 @@ def start(server: PrivateServer, pinned: bool) -> None:
         subprocess.run(["taskset", "-a", "-p", "-c", local.SERVER_CPU, pid], check=True, capture_output=True)
 
 
-def run_input(args: argparse.Namespace, *, after: int | None, yielding_on: bool, young: bool) -> dict:
-    """The plan as a run input: ``yielding_local.run_input``'s, the hot set the application's table. ``young``
-    False: the run's ``warmup.hot_set_cache`` off (the hot set read once, not into the young sublist)."""
+def run_input(args: argparse.Namespace, *, after: int | None, yielding_on: bool) -> dict:
+    """The plan as a run input: ``yielding_local.run_input``'s, the hot set the application's table."""
     hot = {"engine": "mariadb", "server": "benchmarks/yielding_local_mariadb.py", "sources": ["the benchmark"],
            "taken_at": datetime.now(UTC).isoformat(timespec="seconds"), "relations": 1, "names": [f"{DB}.hot"]}
-    data = local.run_input(args, hot, after=after, yielding_on=yielding_on)
-    if not young:
-        data["warmup"]["hot_set_cache"] = False
-    return data
+    return local.run_input(args, hot, after=after, yielding_on=yielding_on)
 
 
 def run_once(server: PrivateServer, volume: EmulatedVolume, work: Path, name: str, args: argparse.Namespace,
-             hot_rows: int, *, app: bool, after: int | None, yielding_on: bool, young: bool, rate: float | None,
+             hot_rows: int, *, app: bool, after: int | None, yielding_on: bool, rate: float | None,
              hydrated_for: float | None = None) -> dict:
     """One plan from a restarted server on the restored volume (``hydrated_for``: the plan ``warm``, no run)."""
     if hydrated_for is None:
@@ -71,7 +66,7 @@ def run_once(server: PrivateServer, volume: EmulatedVolume, work: Path, name: st
                     "app": application.stop()}
         dsn = f"mariadb://root@127.0.0.1:{server.port}/{DB}?ssl-mode=DISABLED"
         result = local.result_of(local.local_run(dsn, args.pin, work, name, run_input(
-            args, after=after, yielding_on=yielding_on, young=young)))
+            args, after=after, yielding_on=yielding_on)))
         if application is None:
             result["full_tps"] = maria.closed_loop_rate(server.port, args.clients, hot_rows)
         else:
@@ -95,7 +90,7 @@ def main() -> None:
     parser.add_argument("--full-s", type=int, default=15)
     parser.add_argument("--after-hot-set", type=int, default=1)
     parser.add_argument("--window-s", type=float, default=2.0)
-    parser.add_argument("--plans", default="alone,once,buffer,yielding")
+    parser.add_argument("--plans", default="alone,buffer,yielding")
     parser.add_argument("--rate", type=float)
     parser.add_argument("--pin", action="store_true", help="the server on CPU 1, every other process on CPU 0")
     parser.add_argument("--save", type=Path)
@@ -121,12 +116,11 @@ def main() -> None:
             print(f"MariaDB, performance_schema on, buffer pool {args.pool_mb} MiB; hot {args.hot_mb} MiB, cold "
                   f"{args.cold_mb} MiB; {args.concurrency} units at once; pinned: {args.pin}", flush=True)
             plans: dict[str, dict[str, Any]] = {
-                "alone": dict(app=False, after=None, yielding_on=True, young=True),
-                "warm": dict(app=True, after=None, yielding_on=False, young=True),
-                "once": dict(app=True, after=None, yielding_on=False, young=False),
-                "buffer": dict(app=True, after=None, yielding_on=False, young=True),
-                "after_hot_set": dict(app=True, after=args.after_hot_set, yielding_on=False, young=True),
-                "yielding": dict(app=True, after=None, yielding_on=True, young=True)}
+                "alone": dict(app=False, after=None, yielding_on=True),
+                "warm": dict(app=True, after=None, yielding_on=False),
+                "buffer": dict(app=True, after=None, yielding_on=False),
+                "after_hot_set": dict(app=True, after=args.after_hot_set, yielding_on=False),
+                "yielding": dict(app=True, after=None, yielding_on=True)}
             rows, rate = [], args.rate
             for name in args.plans.split(","):
                 hydrated_for = yielding.warm_seconds(name, rows, "benchmarks/yielding_local_mariadb.py")

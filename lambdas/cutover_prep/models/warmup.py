@@ -122,10 +122,9 @@ class Warmup(_Strict):
         default=None, description="A hot-set profile's relations (cutover-prep hotset): read after the priority "
         "patterns' units and before the rest; the findings' hot_set section says when they were all read.")
     hot_set_cache: bool = Field(
-        default=True, description="Read the hot set, as far as it fits, into the engine's buffer cache, where the "
-        "warm-up's reads of the rest do not evict it: PostgreSQL's shared_buffers (pg_prewarm 'buffer'), InnoDB's "
-        "young sublist (each chunk read again after innodb_old_blocks_time; decisions 91, 94). false: the hot set "
-        "is read once, as the rest.")
+        default=True, description="Read the hot set, as far as it fits 0.9 of it, into the engine's buffer cache: "
+        "PostgreSQL's shared_buffers (pg_prewarm 'buffer'; decision 91). MySQL/MariaDB and Oracle mark nothing "
+        "(decision 94). false: the hot set is read as the rest.")
     after_hot_set: AfterHotSet | None = Field(
         default=None, description="Once every unit of hot_set is read, read the rest with at most this many "
         "units at once, so the application finds the volume's IOPS free (issue 23 §1). Without it (the default) "

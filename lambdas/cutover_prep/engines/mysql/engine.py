@@ -17,10 +17,6 @@ Discovery: ``engines.mysql.discovery`` (what is read, as segments). Reading:
 - ``index_scan``: a covering scan of one secondary index with ``FORCE INDEX``;
 - ``full_scan``: tables without a key to walk (``GEN_CLUST_INDEX``, MyISAM, Aria), whole.
 
-A hot-set range marked ``cache`` (``cache_bytes()``: InnoDB's young sublist) is read again once
-``innodb_old_blocks_time`` has passed, so its pages are young and outlive the warm-up's scans
-(``engines.mysql.young``; ``details.young`` has the server's counters of it).
-
 Every statement's plan is checked once per segment with EXPLAIN (``FORMAT=TRADITIONAL`` on
 MySQL, whatever ``explain_format`` says; the intended index, and
 ``Using index`` for covering scans), and every read with the session's ``Handler_read_*``
@@ -65,9 +61,9 @@ from cutover_prep.engines.base import (
 )
 from cutover_prep.engines.bounds import DIAGNOSIS_SECONDS, SessionBounds, session_bounds, wait_words
 from cutover_prep.engines.locators import MysqlLocator
-from cutover_prep.engines.mysql import census, discovery, young
+from cutover_prep.engines.mysql import census, discovery
 from cutover_prep.engines.mysql import sql as q
-from cutover_prep.engines.mysql.evidence import Explained, Tally, delta, sessions_words, status
+from cutover_prep.engines.mysql.evidence import Explained, Tally, delta, status
 from cutover_prep.engines.mysql.tls import mysql_params
 
 LOCK_WAIT_TIMEOUT = 1205  # ER_LOCK_WAIT_TIMEOUT: lock_wait_timeout (metadata locks), innodb_lock_wait_timeout
@@ -93,6 +89,17 @@ def map_error(exc: Exception, what: str) -> Exception:
     if code in TRANSIENT_CODES or isinstance(exc, pymysql.err.OperationalError) and code >= 2000:
         return TransientDatabaseError(f"{what}: ({code}) {message}")
     return PermanentReadError(f"{what}: ({code}) {message}")
+
+
+def sessions_words(rows: list[tuple]) -> str:
+    """Rows of (id, lock mode, user, host, command, seconds, state) as words, one session each."""
+    out = []
+    for ident, mode, user, host, command, seconds, state in rows:
+        about = ", ".join(str(part) for part in (
+            mode, f"user {user}" if user else "", f"host {host}" if host else "",
+            f"{command} for {seconds} s" if command else "", state or "") if part)
+        out.append(f"id {ident}" + (f" ({about})" if about else ""))
+    return "; ".join(out)
 
 
 def ordinal(block: int, loc: MysqlLocator) -> int:
@@ -327,13 +334,21 @@ class MySQLEngine:
             with self.conn.cursor() as cur:
                 innodb_before = self._server_reads(cur)
                 handler_before = status(cur, q.HANDLER_SQL)
-                self._pass(cur, rng, loc, tally)
+                cur.execute(q.START_READ_ONLY_SQL)
+                try:
+                    if loc.read == "pk_walk":
+                        for ext in rng.extents:
+                            self._walk(cur, rng.segment_key, loc, ext.first_block, ext.blocks, tally)
+                    elif loc.read == "index_scan":
+                        self._whole(cur, rng.segment_key, loc, *q.index_scan_sql(loc), tally)
+                    elif loc.read == "full_scan":
+                        self._whole(cur, rng.segment_key, loc, q.full_scan_sql(loc), [], tally)
+                    else:
+                        raise PermanentReadError(f"{rng.segment_key}: unknown read method {loc.read!r}")
+                finally:
+                    cur.execute("COMMIT")
                 handler = delta(handler_before, status(cur, q.HANDLER_SQL))
                 innodb = delta(innodb_before, self._server_reads(cur))
-                seconds = time.monotonic() - started  # the storage's: a second read below is from the pool
-                # a hot-set chunk read again once InnoDB would make its pages young (engines.mysql.young)
-                again = young.make_young(cur, lambda: self._pass(cur, rng, loc, Tally())) \
-                    if loc.cache and loc.engine in ("innodb", None) else None
         except pymysql.err.MySQLError as exc:
             if exc.args and exc.args[0] == LOCK_WAIT_TIMEOUT and loc.schema_name and loc.table:
                 raise self.lock_wait(f"reading {rng.segment_key}", str(loc.schema_name), str(loc.table)) from None
@@ -344,36 +359,8 @@ class MySQLEngine:
         self.confirmation["pages_planned"] += rng.blocks
         self.confirmation["innodb_pages_read"] += innodb["innodb_pages_read"]
         self.confirmation["innodb_buffer_pool_reads"] += innodb["innodb_buffer_pool_reads"]
-        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=seconds,
-                          method=loc.read, details={**tally.to_json(), "handler": handler, "innodb": innodb,
-                                                    **({"young": again} if again is not None else {})})
-
-    def _pass(self, cur: Any, rng: ReadRange, loc: MysqlLocator, tally: Tally) -> None:
-        """The range's statements in one read-only transaction."""
-        cur.execute(q.START_READ_ONLY_SQL)
-        try:
-            if loc.read == "pk_walk":
-                for ext in rng.extents:
-                    self._walk(cur, rng.segment_key, loc, ext.first_block, ext.blocks, tally)
-            elif loc.read == "index_scan":
-                self._whole(cur, rng.segment_key, loc, *q.index_scan_sql(loc), tally)
-            elif loc.read == "full_scan":
-                self._whole(cur, rng.segment_key, loc, q.full_scan_sql(loc), [], tally)
-            else:
-                raise PermanentReadError(f"{rng.segment_key}: unknown read method {loc.read!r}")
-        finally:
-            cur.execute("COMMIT")
-
-    def cache_bytes(self) -> int | None:
-        """InnoDB's young sublist in bytes, where the hot set's pages go when read twice (``engines.mysql.young``);
-        None when ``innodb_old_blocks_time`` is longer than a chunk waits (the hot set is not marked)."""
-        self._live()
-        try:
-            with self.conn.cursor() as cur:
-                pool = young.read_pool(cur)
-        except pymysql.err.MySQLError as exc:
-            raise self._drop(map_error(exc, "reading the InnoDB buffer pool's settings")) from None
-        return pool.young_bytes if pool.can_make_young else None
+        return ReadResult(blocks=rng.blocks, bytes=rng.bytes, seconds=time.monotonic() - started,
+                          method=loc.read, details={**tally.to_json(), "handler": handler, "innodb": innodb})
 
     def lock_wait(self, what: str, schema: str, table: str) -> LockWaitTimeout:
         """``what`` waited ``lock_wait_timeout`` for a lock on ``schema.table``: the error, naming the table and

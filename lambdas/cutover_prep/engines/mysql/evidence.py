@@ -52,14 +52,3 @@ def status(cur: Any, statement: str) -> dict[str, int]:
 def delta(before: dict[str, int], after: dict[str, int]) -> Counter[str]:
     """What each counter of ``after`` moved since ``before``; a counter not listed moved 0."""
     return Counter({k: after[k] - before.get(k, 0) for k in after})
-
-
-def sessions_words(rows: list[tuple]) -> str:
-    """Rows of (id, lock mode, user, host, command, seconds, state) as words, one session each."""
-    out = []
-    for ident, mode, user, host, command, seconds, state in rows:
-        about = ", ".join(str(part) for part in (
-            mode, f"user {user}" if user else "", f"host {host}" if host else "",
-            f"{command} for {seconds} s" if command else "", state or "") if part)
-        out.append(f"id {ident}" + (f" ({about})" if about else ""))
-    return "; ".join(out)
