@@ -64,14 +64,18 @@ def test_the_items_are_stored_as_the_code_before_the_records_stored_them(monkeyp
                          "COMPARISON", "PRICE"}  # not the unit (the findings') nor the sample claim (one attribute)
 
 
+NEWER_OPTIONS = ("yielding", "hot_set_cache")
+
+
 def _without_newer_options(item: dict[str, Any]) -> dict[str, Any]:
     """The item but its schema_version and the run input's options added after ``records_before_34.json`` was
-    written (issue 36 §1: ``warmup.yielding``, a new section of the input, not a change of the records)."""
+    written (issue 36 §1: ``warmup.yielding``, a new section of the input, and ``warmup.hot_set_cache``, a new
+    option: not changes of the records)."""
     out = {k: v for k, v in item.items() if k != "schema_version"}
     warmup = out.get("input", {}).get("M", {}).get("warmup", {}).get("M")
     if warmup is not None:
         out["input"] = {"M": {**out["input"]["M"], "warmup": {"M": {k: v for k, v in warmup.items()
-                                                                     if k != "yielding"}}}}
+                                                                     if k not in NEWER_OPTIONS}}}}
     return out
 
 
