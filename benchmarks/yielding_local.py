@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -133,10 +134,40 @@ def run_once(server: Server, volume: EmulatedVolume, work: Path, name: str, args
         volume.unmount()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=int, default=5)
-    parser.add_argument("--cold-mb", type=int, default=1536)
+def plans(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Each plan's application, ``after_hot_set`` level and yielding (``warm``: the application alone on the volume
+    ``alone`` left hydrated; ``buffer``: full concurrency after the hot set)."""
+    return {"alone": dict(app=False, after=None, yielding_on=True),
+            "warm": dict(app=True, after=None, yielding_on=False),
+            "buffer": dict(app=True, after=None, yielding_on=False),
+            "after_hot_set": dict(app=True, after=args.after_hot_set, yielding_on=False),
+            "yielding": dict(app=True, after=None, yielding_on=True)}
+
+
+def run_plans(args: argparse.Namespace, script: str, run: Callable[..., dict],
+              said: Callable[[float, float], str]) -> tuple[list[tuple[str, dict]], float]:
+    """``args.plans`` in order, each ``run(name, rate, hydrated_for, **plan)``; the application's rate half the fully
+    warm rate of the first plan that measured it (``said(tps, rate)`` prints it) unless ``--rate``; each plan's
+    line and the controller's decisions printed; the rows and the rate."""
+    rows: list[tuple[str, dict]] = []
+    rate = args.rate
+    for name in args.plans.split(","):
+        r = run(name, rate, yielding.warm_seconds(name, rows, script), **plans(args)[name])
+        rows.append((name, r))
+        if rate is None and "full_tps" in r:
+            rate = r["full_tps"] / 2
+            print(said(r["full_tps"], rate), flush=True)
+        print(f"{name}: warm-up {r['seconds']:.1f} s, hot set after {r['hot_after']:.1f} s, verdict "
+              f"{r.get('verdict')}, signal {r.get('source')}, hot set into the cache {r.get('buffer_cache')}",
+              flush=True)
+        if r["decisions"]:
+            print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
+    return rows, rate
+
+
+def arguments(parser: argparse.ArgumentParser, *, plans: str) -> argparse.Namespace:
+    """The arguments both benchmarks through the product take (this one's and ``yielding_local_mariadb.py``'s),
+    after the ones ``parser`` already holds; parsed."""
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--unit-mb", type=int, default=16)
     parser.add_argument("--clients", type=int, default=4)
@@ -144,12 +175,19 @@ def main() -> None:
     parser.add_argument("--full-s", type=int, default=15)
     parser.add_argument("--after-hot-set", type=int, default=1)
     parser.add_argument("--window-s", type=float, default=2.0)
-    parser.add_argument("--shared-buffers", default="64MB")
-    parser.add_argument("--plans", default="alone,warm,buffer,after_hot_set,yielding")
+    parser.add_argument("--plans", default=plans)
     parser.add_argument("--rate", type=float)
     parser.add_argument("--pin", action="store_true", help="the server on CPU 1, every other process on CPU 0")
     parser.add_argument("--save", type=Path)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=5)
+    parser.add_argument("--cold-mb", type=int, default=1536)
+    parser.add_argument("--shared-buffers", default="64MB")
+    args = arguments(parser, plans="alone,warm,buffer,after_hot_set,yielding")
     if reason := fuse_unavailable():
         sys.exit(f"benchmarks/yielding_local.py: {reason}")
     if args.pin and (os.cpu_count() or 1) < 2:
@@ -173,26 +211,12 @@ def main() -> None:
                 os.sched_setaffinity(0, {int(OTHERS_CPU)})  # this process and what it starts: the volume daemon
             print(f"{args.concurrency} units at once, {args.cold_mb} MiB cold, shared_buffers {args.shared_buffers}, "
                   f"hot set {len(hot['names'])} names; pinned: {args.pin}", flush=True)
-            plans = {"alone": dict(app=False, after=None, yielding_on=True),
-                     "warm": dict(app=True, after=None, yielding_on=False),
-                     "buffer": dict(app=True, after=None, yielding_on=False),
-                     "after_hot_set": dict(app=True, after=args.after_hot_set, yielding_on=False),
-                     "yielding": dict(app=True, after=None, yielding_on=True)}
-            rows, rate = [], args.rate
-            for name in args.plans.split(","):
-                hydrated_for = yielding.warm_seconds(name, rows, "benchmarks/yielding_local.py")
-                r = run_once(server, volume, work, name, args, hot, rate=rate, hydrated_for=hydrated_for,
-                             **plans[name])
-                rows.append((name, r))
-                if rate is None and "full_tps" in r:
-                    rate = r["full_tps"] / 2
-                    print(f"fully warm pgbench -S after the warm-up alone: {r['full_tps']:.0f} tps; the application: "
-                          f"-R {rate:.0f} --latency-limit {args.latency_limit_ms:g} -c {args.clients}", flush=True)
-                print(f"{name}: warm-up {r['seconds']:.1f} s, hot set after {r['hot_after']:.1f} s, verdict "
-                      f"{r.get('verdict')}, signal {r.get('source')}, hot set into buffers {r.get('buffer_cache')}",
-                      flush=True)
-                if r["decisions"]:
-                    print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
+            rows, rate = run_plans(
+                args, "benchmarks/yielding_local.py",
+                lambda name, rate, hydrated_for, **plan: run_once(server, volume, work, name, args, hot, rate=rate,
+                                                                  hydrated_for=hydrated_for, **plan),
+                lambda full, rate: f"fully warm pgbench -S after the warm-up alone: {full:.0f} tps; the application: "
+                f"-R {rate:.0f} --latency-limit {args.latency_limit_ms:g} -c {args.clients}")
             yielding.save_and_print(rows, rate, args)
         finally:
             yielding.quietly(server.stop, builder.unmount, volume.unmount)

@@ -24,7 +24,6 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import yielding  # benchmarks/yielding.py: the judge, the table
 import yielding_local as local  # the run, its findings
@@ -83,18 +82,7 @@ def main() -> None:
     parser.add_argument("--hot-mb", type=int, default=64)
     parser.add_argument("--cold-mb", type=int, default=768)
     parser.add_argument("--pool-mb", type=int, default=256)
-    parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--unit-mb", type=int, default=16)
-    parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--latency-limit-ms", type=float, default=50.0)
-    parser.add_argument("--full-s", type=int, default=15)
-    parser.add_argument("--after-hot-set", type=int, default=1)
-    parser.add_argument("--window-s", type=float, default=2.0)
-    parser.add_argument("--plans", default="alone,buffer,yielding")
-    parser.add_argument("--rate", type=float)
-    parser.add_argument("--pin", action="store_true", help="the server on CPU 1, every other process on CPU 0")
-    parser.add_argument("--save", type=Path)
-    args = parser.parse_args()
+    args = local.arguments(parser, plans="alone,buffer,yielding")
     if reason := fuse_unavailable():
         sys.exit(f"benchmarks/yielding_local_mariadb.py: {reason}")
     if args.pin and (os.cpu_count() or 1) < 2:
@@ -115,28 +103,12 @@ def main() -> None:
                 os.sched_setaffinity(0, {int(local.OTHERS_CPU)})  # this process, its threads, what it starts
             print(f"MariaDB, performance_schema on, buffer pool {args.pool_mb} MiB; hot {args.hot_mb} MiB, cold "
                   f"{args.cold_mb} MiB; {args.concurrency} units at once; pinned: {args.pin}", flush=True)
-            plans: dict[str, dict[str, Any]] = {
-                "alone": dict(app=False, after=None, yielding_on=True),
-                "warm": dict(app=True, after=None, yielding_on=False),
-                "buffer": dict(app=True, after=None, yielding_on=False),
-                "after_hot_set": dict(app=True, after=args.after_hot_set, yielding_on=False),
-                "yielding": dict(app=True, after=None, yielding_on=True)}
-            rows, rate = [], args.rate
-            for name in args.plans.split(","):
-                hydrated_for = yielding.warm_seconds(name, rows, "benchmarks/yielding_local_mariadb.py")
-                r = run_once(server, volume, work, name, args, hot_rows, rate=rate, hydrated_for=hydrated_for,
-                             **plans[name])
-                rows.append((name, r))
-                if rate is None and "full_tps" in r:
-                    rate = r["full_tps"] / 2
-                    print(f"fully warm (closed loop, {args.clients} clients) after the warm-up alone: "
-                          f"{r['full_tps']:.0f} tx/s; the application: {rate:.0f} tx/s, latency limit "
-                          f"{args.latency_limit_ms:g} ms", flush=True)
-                print(f"{name}: warm-up {r['seconds']:.1f} s, hot set after {r['hot_after']:.1f} s, verdict "
-                      f"{r.get('verdict')}, signal {r.get('source')}, hot set into the pool {r.get('buffer_cache')}",
-                      flush=True)
-                if r["decisions"]:
-                    print(f"{name}: decisions [t, cap, app reads/s, ms/read, decision]: {r['decisions']}", flush=True)
+            rows, rate = local.run_plans(
+                args, "benchmarks/yielding_local_mariadb.py",
+                lambda name, rate, hydrated_for, **plan: run_once(server, volume, work, name, args, hot_rows,
+                                                                  rate=rate, hydrated_for=hydrated_for, **plan),
+                lambda tps, rate: f"fully warm (closed loop, {args.clients} clients) after the warm-up alone: "
+                f"{tps:.0f} tx/s; the application: {rate:.0f} tx/s, latency limit {args.latency_limit_ms:g} ms")
             yielding.save_and_print(rows, rate, args)
         finally:
             yielding.quietly(server.close, builder.unmount, volume.unmount)
